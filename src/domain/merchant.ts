@@ -1,0 +1,129 @@
+import type { MerchantStatus } from "../schemas/envelope.ts";
+import type { BrandVoice } from "../store/schema.ts";
+import type { SignalSource, SignalStatus, SignalValue } from "./trust/signal-catalog.ts";
+
+/** Plain data the domain works on, as the store hands it over (no ORM objects leak out). */
+export interface Merchant {
+  abId: string;
+  siret: string;
+  legalName: string;
+  businessName: string;
+  slug: string;
+  nafCode: string;
+  sector: string;
+  status: MerchantStatus;
+  rcs: string | null;
+  vatIntracom: string | null;
+  street: string;
+  postalCode: string;
+  city: string;
+  phone: string | null;
+  email: string | null;
+  website: string | null;
+  description: string | null;
+  descriptionLlmUnreviewed: boolean;
+  brandVoice: BrandVoice | null;
+  brandUpdatedAt: string | null;
+  hours: Record<string, string> | null;
+  timezone: string;
+  zones: string[];
+  areasDeclaredAt: string | null;
+  deliveryEnabled: boolean;
+  deliveryRadiusKm: number | null;
+  languages: string[];
+  foundedOn: string;
+  domainAgeYears: number | null;
+  listingRating: number | null;
+  listingReviewCount: number | null;
+  listingPhotosCount: number;
+  terrainPhotos: string[];
+  sameAs: string[];
+  paymentSetup: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TerritorialProof {
+  latitude: number | null;
+  longitude: number | null;
+  inseeCode: string | null;
+  postalCode: string | null;
+  cityNormalized: string | null;
+  geocodingSource: string | null;
+  geocodingScore: number | null;
+  verified: boolean;
+  verifiedAt: string | null;
+  population: number | null;
+  departmentCode: string | null;
+  regionCode: string | null;
+  epciCode: string | null;
+}
+
+export interface Product {
+  productId: string;
+  brickId: string;
+  abId: string;
+  slug: string;
+  brickType: string;
+  name: string;
+  description: string;
+  priceCents: number | null;
+  currency: string;
+  pricingModel: string;
+  inventoryStatus: string;
+  imageUrl: string | null;
+  externalUrl: string | null;
+  tags: string[];
+  isLocked: boolean;
+  position: number;
+  updatedAt: string;
+}
+
+export interface Signal {
+  key: string;
+  status: SignalStatus;
+  proofStatus: string;
+  source: SignalSource;
+  sourceUrl: string | null;
+  value: SignalValue;
+  verifiedAt: string | null;
+  recordedAt: string;
+  expiresAt: string | null;
+}
+
+export interface QaNode {
+  nodeId: string;
+  intent: string;
+  question: string;
+  answer: string;
+  answerBluf: string;
+  claimSentence: string;
+  verificationLevel: string;
+  factLevel: string;
+  factSourceUrl: string | null;
+  editedByMerchant: boolean;
+  driftSeverity: string | null;
+  humanVerifiedAt: string | null;
+  position: number;
+}
+
+export interface QaCluster {
+  clusterId: string;
+  abId: string;
+  label: string;
+  type: string;
+  scope: "merchant" | "brick";
+  brickId: string | null;
+  position: number;
+  updatedAt: string;
+  nodes: QaNode[];
+}
+
+/** Everything known about one merchant: what resolve, the decision card and documents read. */
+export interface MerchantProfile {
+  merchant: Merchant;
+  territorialProof: TerritorialProof | null;
+  products: Product[];
+  signals: Signal[];
+  clusters: QaCluster[];
+}

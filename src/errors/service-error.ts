@@ -1,0 +1,44 @@
+import type { ErrorCode } from "./catalog.ts";
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export interface ServiceErrorDetails {
+  issues?: ValidationIssue[];
+  blockedBecause?: string[];
+  abId?: string;
+  allow?: string[];
+  retryAfterSeconds?: number;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A failure the domain can name. Transport-free: it carries a catalog code and details; the
+ * HTTP status and recovery actions come from the catalog when it is rendered.
+ */
+export class ServiceError extends Error {
+  override name = "ServiceError";
+  readonly code: ErrorCode;
+  readonly details: ServiceErrorDetails;
+
+  constructor(code: ErrorCode, message?: string, details: ServiceErrorDetails = {}) {
+    super(message ?? code);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isServiceError(value: unknown): value is ServiceError {
+  return value instanceof ServiceError;
+}
+
+export const validationError = (issues: ValidationIssue[], message?: string) =>
+  new ServiceError("VALIDATION_ERROR", message ?? describeIssues(issues), { issues });
+
+function describeIssues(issues: ValidationIssue[]): string {
+  const first = issues.slice(0, 3).map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
+  const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : "";
+  return `Invalid request: ${first.join("; ")}${more}`;
+}

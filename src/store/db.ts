@@ -1,0 +1,48 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { migrations } from "./migrations/index.ts";
+import * as schema from "./schema.ts";
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+export interface OpenOptions {
+  readonly?: boolean;
+}
+
+/** Opens DATA_DIR's database in WAL mode and applies the committed migrations. */
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file, { readonly: options.readonly ?? false });
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("cache_size = -65536");
+  sqlite.pragma("mmap_size = 268435456");
+  sqlite.pragma("temp_store = MEMORY");
+  if (!options.readonly) applyMigrations(sqlite);
+  return drizzle(sqlite, { schema }) as Db;
+}
+
+export function applyMigrations(sqlite: Database.Database): string[] {
+  sqlite.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))",
+  );
+  const applied = new Set(sqlite.prepare("SELECT id FROM schema_migrations").pluck().all() as string[]);
+  const pending = migrations.filter((migration) => !applied.has(migration.id));
+  const record = sqlite.prepare("INSERT INTO schema_migrations (id) VALUES (?)");
+  // BEGIN IMMEDIATE: two processes starting at once cannot both apply the same migration.
+  const apply = sqlite.transaction(() => {
+    for (const migration of pending) {
+      const stillPending =
+        sqlite.prepare("SELECT 1 FROM schema_migrations WHERE id = ?").get(migration.id) === undefined;
+      if (!stillPending) continue;
+      for (const statement of migration.statements) sqlite.exec(statement);
+      record.run(migration.id);
+    }
+  });
+  if (pending.length > 0) apply.immediate();
+  return pending.map((migration) => migration.id);
+}

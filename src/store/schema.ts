@@ -1,0 +1,183 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/*
+ * Tables for the whole contract. Timestamps are ISO-8601 strings (UTC) so that documents can
+ * echo them unchanged; JSON columns hold small, bounded structures read as a whole.
+ * Keep in step with src/store/migrations/ (test/unit/store-schema.test.ts checks both agree).
+ */
+
+export const merchants = sqliteTable(
+  "merchants",
+  {
+    abId: text("ab_id").primaryKey(),
+    siret: text("siret").notNull(),
+    legalName: text("legal_name").notNull(),
+    businessName: text("business_name").notNull(),
+    slug: text("slug").notNull(),
+    nafCode: text("naf_code").notNull(),
+    sector: text("sector").notNull(),
+    status: text("status").notNull(),
+    rcs: text("rcs"),
+    vatIntracom: text("vat_intracom"),
+    street: text("street").notNull(),
+    postalCode: text("postal_code").notNull(),
+    city: text("city").notNull(),
+    phone: text("phone"),
+    email: text("email"),
+    website: text("website"),
+    description: text("description"),
+    descriptionLlmUnreviewed: integer("description_llm_unreviewed", { mode: "boolean" }).notNull().default(false),
+    brandVoice: text("brand_voice", { mode: "json" }).$type<BrandVoice | null>(),
+    brandUpdatedAt: text("brand_updated_at"),
+    hours: text("hours", { mode: "json" }).$type<Record<string, string> | null>(),
+    timezone: text("timezone").notNull().default("Europe/Paris"),
+    zones: text("zones", { mode: "json" }).$type<string[]>().notNull(),
+    areasDeclaredAt: text("areas_declared_at"),
+    deliveryEnabled: integer("delivery_enabled", { mode: "boolean" }).notNull().default(false),
+    deliveryRadiusKm: real("delivery_radius_km"),
+    languages: text("languages", { mode: "json" }).$type<string[]>().notNull(),
+    foundedOn: text("founded_on").notNull(),
+    domainAgeYears: integer("domain_age_years"),
+    listingRating: real("listing_rating"),
+    listingReviewCount: integer("listing_review_count"),
+    listingPhotosCount: integer("listing_photos_count").notNull().default(0),
+    terrainPhotos: text("terrain_photos", { mode: "json" }).$type<string[]>().notNull(),
+    sameAs: text("same_as", { mode: "json" }).$type<string[]>().notNull(),
+    paymentSetup: integer("payment_setup", { mode: "boolean" }).notNull().default(false),
+    paymentAccountId: text("payment_account_id"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("merchants_status").on(table.status), index("merchants_siret").on(table.siret)],
+);
+
+export interface BrandVoice {
+  tone: string;
+  values: string[];
+  do: string[];
+  dont: string[];
+  consumer_surface: string;
+  is_published: boolean;
+}
+
+export const territorialProofs = sqliteTable("territorial_proofs", {
+  abId: text("ab_id")
+    .primaryKey()
+    .references(() => merchants.abId, { onDelete: "cascade" }),
+  latitude: real("latitude"),
+  longitude: real("longitude"),
+  inseeCode: text("insee_code"),
+  postalCode: text("postal_code"),
+  cityNormalized: text("city_normalized"),
+  geocodingSource: text("geocoding_source"),
+  geocodingScore: real("geocoding_score"),
+  verified: integer("verified", { mode: "boolean" }).notNull().default(false),
+  verifiedAt: text("verified_at"),
+  population: integer("population"),
+  departmentCode: text("department_code"),
+  regionCode: text("region_code"),
+  epciCode: text("epci_code"),
+});
+
+/** Products are "bricks": the unit an agent can name in a lead (brick_id) or an order (product_id). */
+export const products = sqliteTable(
+  "products",
+  {
+    productId: text("product_id").primaryKey(),
+    brickId: text("brick_id").notNull(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    brickType: text("brick_type").notNull(),
+    name: text("name").notNull(),
+    description: text("description").notNull(),
+    priceCents: integer("price_cents"),
+    currency: text("currency").notNull().default("EUR"),
+    pricingModel: text("pricing_model").notNull(),
+    inventoryStatus: text("inventory_status").notNull(),
+    imageUrl: text("image_url"),
+    externalUrl: text("external_url"),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
+    isLocked: integer("is_locked", { mode: "boolean" }).notNull().default(false),
+    position: integer("position").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    index("products_merchant").on(table.abId, table.position),
+    uniqueIndex("products_brick").on(table.brickId),
+    uniqueIndex("products_merchant_slug").on(table.abId, table.slug),
+  ],
+);
+
+/**
+ * One row per merchant and signal key: credentials (siret_verified, company_age_years, ...) and
+ * evidence signals share this table. `value` holds the observed value (a number, a rating, a
+ * boolean) the scoring rules read.
+ */
+export const signals = sqliteTable(
+  "signals",
+  {
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    status: text("status").notNull(),
+    proofStatus: text("proof_status").notNull(),
+    source: text("source").notNull(),
+    sourceUrl: text("source_url"),
+    value: text("value", { mode: "json" }).$type<number | string | boolean | null>(),
+    verifiedAt: text("verified_at"),
+    recordedAt: text("recorded_at").notNull(),
+    expiresAt: text("expires_at"),
+  },
+  (table) => [primaryKey({ columns: [table.abId, table.key] })],
+);
+
+export const qaClusters = sqliteTable(
+  "qa_clusters",
+  {
+    clusterId: text("cluster_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId, { onDelete: "cascade" }),
+    label: text("label").notNull(),
+    type: text("type").notNull(),
+    scope: text("scope").notNull(),
+    brickId: text("brick_id"),
+    position: integer("position").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("qa_clusters_merchant").on(table.abId, table.position)],
+);
+
+export const qaNodes = sqliteTable(
+  "qa_nodes",
+  {
+    nodeId: text("node_id").primaryKey(),
+    clusterId: text("cluster_id")
+      .notNull()
+      .references(() => qaClusters.clusterId, { onDelete: "cascade" }),
+    intent: text("intent").notNull(),
+    question: text("question").notNull(),
+    answer: text("answer").notNull(),
+    answerBluf: text("answer_bluf").notNull(),
+    claimSentence: text("claim_sentence").notNull().default(""),
+    verificationLevel: text("verification_level").notNull(),
+    factLevel: text("fact_level").notNull(),
+    factSourceUrl: text("fact_source_url"),
+    editedByMerchant: integer("edited_by_merchant", { mode: "boolean" }).notNull().default(false),
+    driftSeverity: text("drift_severity"),
+    humanVerifiedAt: text("human_verified_at"),
+    position: integer("position").notNull(),
+  },
+  (table) => [index("qa_nodes_cluster").on(table.clusterId, table.position)],
+);
+
+/** Key/value settings operators change at run time (kill switch, ...). */
+export const settings = sqliteTable("settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: text("updated_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+});
