@@ -10,7 +10,6 @@ export default defineConfig({
   adapter: node({ mode: "standalone" }),
   server: { port: 4321, host: "127.0.0.1" },
   security: { checkOrigin: false },
-  telemetry: false,
   devToolbar: { enabled: false },
   vite: {
     build: { sourcemap: false },
