@@ -1,0 +1,185 @@
+/**
+ * `npm run bench`: seeds demo registries of several sizes, serves each with the built server and
+ * measures the read routes under load next to bare node:http serving the same bytes (same run,
+ * same machine), plus the domain's own cost in-process, seed time and memory.
+ *
+ *   npm run bench -- --sizes 10000,100000 --duration 10 --connections 10
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { resolveMerchant } from "../src/domain/registry/resolve-merchant.ts";
+import { searchRegistry } from "../src/domain/registry/search-registry.ts";
+import { searchQuerySchema } from "../src/schemas/registry.ts";
+import {
+  type LoadFigure,
+  load,
+  round,
+  rssMegabytes,
+  spawnNode,
+  startBareServer,
+  timeInProcess,
+  waitForHealth,
+} from "./lib.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const { values } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "10000,100000" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" },
+    port: { type: "string", default: "4399" },
+  },
+});
+const sizes = values.sizes.split(",").map(Number);
+const durationSeconds = Number(values.duration);
+const connections = Number(values.connections);
+const tsxImport = ["--import", "tsx"];
+
+interface Row {
+  size: number;
+  scenario: string;
+  server: LoadFigure;
+  bare: LoadFigure;
+  domain: { opsPerSecond: number; p50Ms: number; p99Ms: number };
+}
+
+const TEXT_QUERIES = [
+  "boulangerie",
+  "plombier",
+  "coiffure",
+  "garage",
+  "restaurant",
+  "fleuriste",
+  "plombier lyon",
+  "électricien paris",
+  "pâtisserie",
+  "agence immobilière",
+  "traiteur mariage",
+  "vétérinaire",
+];
+
+if (!existsSync(path.join(root, "dist/server/entry.mjs"))) {
+  execFileSync("npx", ["astro", "build"], { cwd: root, stdio: "inherit" });
+}
+
+const rows: Row[] = [];
+const notes: string[] = [];
+for (const size of sizes) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `abeille-bench-${size}-`));
+  const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", DEMO_SEED_COUNT: "0" };
+  process.stdout.write(`\n== ${size} merchants ==\n`);
+  const seedStarted = performance.now();
+  execFileSync(process.execPath, [...tsxImport, "jobs/seed.ts", "--count", String(size)], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
+  notes.push(`seed ${size}: ${seedSeconds} s wall (${Math.round(size / seedSeconds)} merchants/s)`);
+
+  const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as {
+    cases: Record<string, string[]>;
+    geo_queries: { q: string; lat: number; lng: number; radius: number; tags: string[] }[];
+  };
+  const app = createApp(loadConfig({ ...env }));
+  const resolvable = app.db.$client
+    .prepare("SELECT ab_id FROM merchants WHERE status IN ('ACTIVE','PROBATION') ORDER BY ab_id LIMIT 2000")
+    .pluck()
+    .all() as string[];
+  const geo = roster.geo_queries;
+  const scenarios: Record<string, string[]> = {
+    search_text: TEXT_QUERIES.map((q) => `/api/registry/search?q=${encodeURIComponent(q)}`),
+    search_geo: geo.map(
+      (g) => `/api/registry/search?q=${encodeURIComponent(g.q)}&lat=${g.lat}&lng=${g.lng}&radius=${g.radius}`,
+    ),
+    search_tags: geo.map(
+      (g) =>
+        `/api/registry/search?q=${encodeURIComponent(g.q)}&tags=${encodeURIComponent(g.tags.join(","))}&lat=${g.lat}&lng=${g.lng}&radius=${g.radius}`,
+    ),
+    resolve: resolvable.map((abId) => `/api/registry/resolve/${abId}`),
+  };
+
+  const port = values.port;
+  const server = spawnNode([...tsxImport, "jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1" });
+  server.stdout?.resume();
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealth(url, server);
+
+  const deps = {
+    search: app.search,
+    merchants: app.merchants,
+    baseUrl: app.config.baseUrl,
+    orderRailEnabled: false,
+    embedderConfigured: false,
+    now: () => new Date(),
+  };
+  for (const [scenario, paths] of Object.entries(scenarios)) {
+    if (paths.length === 0) continue;
+    const sample = await fetch(`${url}${paths[0]}`);
+    const body = Buffer.from(await sample.arrayBuffer());
+    const bare = await startBareServer(body, sample.headers.get("content-type") ?? "application/json");
+    await load(url, paths, { connections, durationSeconds: 1 }); // warm-up
+    const serverFigure = await load(url, paths, { connections, durationSeconds });
+    const bareFigure = await load(bare.url, ["/"], { connections, durationSeconds });
+    bare.close();
+    const domain = await timeInProcess(async (iteration) => {
+      const target = new URL(paths[iteration % paths.length] ?? "/", url);
+      if (scenario === "resolve") {
+        resolveMerchant(deps, target.pathname.split("/").at(-1) ?? "");
+      } else {
+        const query = searchQuerySchema.parse(Object.fromEntries(target.searchParams));
+        await searchRegistry(deps, query);
+      }
+    }, 2000);
+    rows.push({ size, scenario, server: serverFigure, bare: bareFigure, domain });
+    process.stdout.write(
+      `${scenario}: ${serverFigure.requestsPerSecond} req/s (p50 ${serverFigure.p50Ms} ms, p99 ${serverFigure.p99Ms} ms) vs bare ${bareFigure.requestsPerSecond} req/s; domain p99 ${domain.p99Ms} ms\n`,
+    );
+  }
+  const memory = rssMegabytes(server.pid ?? 0);
+  notes.push(`server memory at ${size} merchants after load: RSS ${memory.rss} MB (peak ${memory.peak} MB)`);
+  server.kill("SIGTERM");
+  app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const header =
+  "| merchants | scenario | server req/s | bare node:http req/s | ratio | server p50 ms | server p99 ms | bare p99 ms | domain-only p50 ms | domain-only p99 ms | errors |";
+const lines = rows.map((row) =>
+  [
+    row.size,
+    row.scenario,
+    row.server.requestsPerSecond,
+    row.bare.requestsPerSecond,
+    round(row.server.requestsPerSecond / Math.max(1, row.bare.requestsPerSecond), 3),
+    row.server.p50Ms,
+    row.server.p99Ms,
+    row.bare.p99Ms,
+    row.domain.p50Ms,
+    row.domain.p99Ms,
+    row.server.errors + row.server.non2xx,
+  ].join(" | "),
+);
+const report = [
+  `# Bench ${new Date().toISOString()}`,
+  "",
+  `Node ${process.version}, ${os.cpus().length} cores, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback.`,
+  "Bare node:http serves the same response bytes in the same run; domain-only is the same domain call in-process without HTTP.",
+  "",
+  header,
+  `|${"---|".repeat(11)}`,
+  ...lines.map((line) => `| ${line} |`),
+  "",
+  ...notes.map((note) => `- ${note}`),
+  "",
+].join("\n");
+mkdirSync(path.join(root, "bench/results"), { recursive: true });
+writeFileSync(path.join(root, "bench/results/latest.md"), report);
+writeFileSync(path.join(root, "bench/results/latest.json"), `${JSON.stringify({ rows, notes }, null, 2)}\n`);
+process.stdout.write(`\n${report}`);
+process.exit(0);

@@ -1,0 +1,36 @@
+import { type Capabilities, evaluateCapabilities, TRUST_THRESHOLDS } from "./capabilities.ts";
+import type { Merchant, Signal } from "./merchant.ts";
+import { computeTrust, type TrustResult } from "./trust/compute-trust.ts";
+
+export interface Assessment {
+  trust: TrustResult;
+  /** certified: identity verified and trust at merchant_ready or more; verified: identity only; declared: neither. */
+  trustLevel: "certified" | "verified" | "declared";
+  capabilities: Capabilities;
+}
+
+export interface AssessOptions {
+  orderRailEnabled: boolean;
+  now: Date;
+}
+
+/** Trust and capabilities of one merchant: what every read surface shows about it. */
+export function assessMerchant(merchant: Merchant, signals: readonly Signal[], options: AssessOptions): Assessment {
+  const trust = computeTrust(signals, merchant.sector, options.now);
+  const identityVerified = signals.some((signal) => signal.key === "siret_verified" && signal.status === "verified");
+  const trustLevel = !identityVerified
+    ? "declared"
+    : trust.breakdown.total >= TRUST_THRESHOLDS.merchant_ready
+      ? "certified"
+      : "verified";
+  const capabilities = evaluateCapabilities({
+    status: merchant.status,
+    trustScore: trust.breakdown.total,
+    paymentSetup: merchant.paymentSetup,
+    descriptionLlmUnreviewed: merchant.descriptionLlmUnreviewed,
+    hasContactChannel: merchant.email !== null,
+    brandVoicePublished: merchant.brandVoice?.is_published === true,
+    orderRailEnabled: options.orderRailEnabled,
+  });
+  return { trust, trustLevel, capabilities };
+}

@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Canonical JSON in the style of RFC 8785 (JSON Canonicalization Scheme): object members sorted
+ * by their keys' UTF-16 code units, no insignificant whitespace, numbers in the shortest
+ * ECMAScript form (what `Number.prototype.toString` and `JSON.stringify` print, with -0 as 0),
+ * strings escaped as `JSON.stringify` escapes them. As in `JSON.stringify`, object members whose
+ * value is undefined are dropped, undefined array items print as null and `toJSON` (a Date) is
+ * honoured. Values JSON cannot carry (NaN, Infinity, bigint, functions, symbols, cycles) throw,
+ * so two equal documents always give the same bytes and the same hash.
+ */
+export function canonicalJson(value: unknown): string {
+  const out = serialize(value, new Set());
+  if (out === undefined) throw new TypeError("canonicalJson: the value has no JSON form");
+  return out;
+}
+
+/** `sha256:` followed by the 64 lowercase hex digits of the SHA-256 of the canonical form (UTF-8). */
+export function contentHash(value: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(value))}`;
+}
+
+/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+function serialize(value: unknown, ancestors: Set<object>): string | undefined {
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "boolean":
+      return value ? "true" : "false";
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} has no JSON form`);
+      // JSON.stringify prints the shortest round-trip form (ECMA-262 Number::toString) and -0 as 0.
+      return JSON.stringify(value);
+    case "undefined":
+      return undefined;
+    case "function":
+    case "symbol":
+    case "bigint":
+      throw new TypeError(`canonicalJson: a ${typeof value} has no JSON form`);
+    default:
+      break;
+  }
+  const object = value as object;
+  const withToJson = object as { toJSON?: unknown };
+  if (typeof withToJson.toJSON === "function") {
+    return serialize((withToJson.toJSON as () => unknown).call(object), ancestors);
+  }
+  if (ancestors.has(object)) throw new TypeError("canonicalJson: the value contains a cycle");
+  ancestors.add(object);
+  try {
+    if (Array.isArray(object)) {
+      return `[${object.map((item: unknown) => serialize(item, ancestors) ?? "null").join(",")}]`;
+    }
+    const record = object as Record<string, unknown>;
+    // Default string comparison orders by UTF-16 code units, which is what RFC 8785 asks for.
+    const keys = Object.keys(record).sort();
+    const members: string[] = [];
+    for (const key of keys) {
+      const member = serialize(record[key], ancestors);
+      if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`);
+    }
+    return `{${members.join(",")}}`;
+  } finally {
+    ancestors.delete(object);
+  }
+}

@@ -1,0 +1,105 @@
+import { ServiceError } from "../../errors/service-error.ts";
+import type { Action, MerchantState } from "../../schemas/envelope.ts";
+import type { Credential, ResolvedMerchant } from "../../schemas/registry.ts";
+import type { MerchantRepository } from "../../store/merchant-repository.ts";
+import { type Assessment, assessMerchant } from "../assess-merchant.ts";
+import { formatAddress, formatPrice } from "../format.ts";
+import type { MerchantProfile, Signal } from "../merchant.ts";
+import { tradeForNaf } from "../sectors.ts";
+import type { TrustContribution } from "../trust/compute-trust.ts";
+import { signalDefinition, signalPosition } from "../trust/signal-catalog.ts";
+import { merchantActions } from "./merchant-actions.ts";
+
+export interface ResolveDeps {
+  merchants: MerchantRepository;
+  baseUrl: string;
+  orderRailEnabled: boolean;
+  now: () => Date;
+}
+
+export interface LoadedMerchant {
+  profile: MerchantProfile;
+  assessment: Assessment;
+}
+
+/** Loads a listed merchant; unknown and archived ones are the same 404 to the outside. */
+export function loadMerchant(deps: ResolveDeps, abId: string): LoadedMerchant {
+  const profile = deps.merchants.findProfile(abId);
+  if (!profile || profile.merchant.status === "ARCHIVED") {
+    throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
+  }
+  const assessment = assessMerchant(profile.merchant, profile.signals, {
+    orderRailEnabled: deps.orderRailEnabled,
+    now: deps.now(),
+  });
+  return { profile, assessment };
+}
+
+export interface ResolveAnswer extends ResolvedMerchant {
+  actions: Action[];
+  state: MerchantState;
+}
+
+export function resolveMerchant(deps: ResolveDeps, abId: string): ResolveAnswer {
+  const { profile, assessment } = loadMerchant(deps, abId);
+  const { merchant } = profile;
+  return {
+    merchant: {
+      ab_id: merchant.abId,
+      name: merchant.businessName,
+      legal_name: merchant.legalName,
+      siret: merchant.siret,
+      address: formatAddress(merchant),
+      phone: merchant.phone,
+      website: merchant.website,
+      sector: merchant.sector,
+      trade: tradeForNaf(merchant.nafCode)?.label ?? merchant.nafCode,
+      naf_code: merchant.nafCode,
+      trust: {
+        score: assessment.trust.breakdown.total,
+        status: assessment.trustLevel,
+        breakdown: assessment.trust.breakdown,
+      },
+    },
+    products: profile.products.map((product) => ({
+      id: product.productId,
+      name: product.name,
+      description: product.description,
+      price: formatPrice(product),
+    })),
+    credentials: describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment.trust.contributions),
+    actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
+    state: assessment.capabilities.state,
+  };
+}
+
+/** Every recorded signal with what it contributed, so an agent can trace each trust point. */
+export function describeCredentials(
+  baseUrl: string,
+  abId: string,
+  signals: readonly Signal[],
+  contributions: readonly TrustContribution[],
+): Credential[] {
+  const counted = new Map(contributions.map((contribution) => [contribution.signal, contribution.counted]));
+  return [...signals]
+    .sort((a, b) => signalPosition(a.key) - signalPosition(b.key))
+    .flatMap((signal) => {
+      const definition = signalDefinition(signal.key);
+      if (!definition) return [];
+      return [
+        {
+          key: signal.key,
+          label: definition.label,
+          status: signal.status,
+          proof_status: signal.proofStatus,
+          source: signal.source,
+          source_url: signal.sourceUrl,
+          verified_at: signal.verifiedAt,
+          recorded_at: signal.recordedAt,
+          component: definition.component,
+          points: counted.get(signal.key) ?? 0,
+          evidence_url: definition.evidence ? `${baseUrl}/api/verify/${signal.key}/${abId}` : null,
+        },
+      ];
+    });
+}

@@ -1,0 +1,128 @@
+import type { APIContext, APIRoute } from "astro";
+import type { z } from "zod";
+import { type App, getApp } from "../app.ts";
+import { ServiceError, validationError } from "../errors/service-error.ts";
+import type { RequestContext } from "./envelope.ts";
+import { renderError } from "./respond.ts";
+
+export interface RouteContext {
+  app: App;
+  request: Request;
+  url: URL;
+  params: Record<string, string | undefined>;
+  context: RequestContext;
+}
+
+export type RouteHandler = (route: RouteContext) => Response | Promise<Response>;
+
+/**
+ * Wraps an endpoint: builds the request context, runs the handler, renders any failure in the
+ * envelope. Every route goes through here so no fault escapes as a bare 500.
+ */
+export function route(handler: RouteHandler): APIRoute {
+  return async (astro: APIContext) => {
+    const app = getApp();
+    const context = requestContext(app, astro.request, astro.locals);
+    try {
+      return await handler({
+        app,
+        request: astro.request,
+        url: new URL(astro.request.url),
+        params: astro.params,
+        context,
+      });
+    } catch (failure) {
+      return renderError(context, failure);
+    }
+  };
+}
+
+/** For the `ALL` export of an endpoint: any method it does not implement. */
+export function methodNotAllowed(allowed: string[]): APIRoute {
+  const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])];
+  return route(({ request }) => {
+    throw new ServiceError("METHOD_NOT_ALLOWED", `Method ${request.method} is not allowed; use ${allow.join(", ")}`, {
+      allow,
+    });
+  });
+}
+
+export function requestContext(app: App, request: Request, locals: unknown): RequestContext {
+  const url = new URL(request.url);
+  const requestId =
+    typeof locals === "object" && locals !== null && "requestId" in locals && typeof locals.requestId === "string"
+      ? locals.requestId
+      : crypto.randomUUID();
+  return {
+    baseUrl: app.config.baseUrl,
+    requestId,
+    selfUrl: `${app.config.baseUrl}${url.pathname}${url.search}`,
+    now: app.now(),
+  };
+}
+
+/** Parses query parameters with a zod schema; a repeated parameter is refused rather than guessed. */
+export function parseQuery<Schema extends z.ZodType>(schema: Schema, params: URLSearchParams): z.output<Schema> {
+  const values: Record<string, string> = {};
+  const repeated: string[] = [];
+  for (const [key, value] of params) {
+    if (key in values) repeated.push(key);
+    values[key] = value;
+  }
+  if (repeated.length > 0) {
+    throw validationError(repeated.map((key) => ({ path: key, message: "must be given once" })));
+  }
+  return parseInput(schema, values);
+}
+
+export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw validationError(zodIssues(parsed.error));
+  return parsed.data;
+}
+
+export function zodIssues(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Reads a JSON body with a size cap, refusing wrong content types and malformed JSON in the envelope. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) {
+    throw validationError(
+      [{ path: "", message: "Content-Type must be application/json" }],
+      "Content-Type must be application/json",
+    );
+  }
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new ServiceError("PAYLOAD_TOO_LARGE");
+  const text = await readCapped(request);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw validationError([{ path: "", message: "body is not valid JSON" }], "Malformed JSON body");
+  }
+}
+
+async function readCapped(request: Request): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new ServiceError("PAYLOAD_TOO_LARGE");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,22 @@
+import { searchRegistry } from "../../../domain/registry/search-registry.ts";
+import { ok } from "../../../http/respond.ts";
+import { methodNotAllowed, parseQuery, route } from "../../../http/route.ts";
+import { searchQuerySchema } from "../../../schemas/registry.ts";
+
+export const GET = route(async ({ app, url, context }) => {
+  const query = parseQuery(searchQuerySchema, url.searchParams);
+  const answer = await searchRegistry(
+    {
+      search: app.search,
+      merchants: app.merchants,
+      baseUrl: app.config.baseUrl,
+      orderRailEnabled: app.config.publicOrderRailEnabled,
+      embedderConfigured: app.config.searchEmbedderUrl !== null,
+      now: app.now,
+    },
+    query,
+  );
+  return ok(context, { topLevel: answer });
+});
+
+export const ALL = methodNotAllowed(["GET"]);

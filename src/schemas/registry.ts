@@ -1,0 +1,152 @@
+import { z } from "zod";
+import { abIdSchema, emptyAsUndefined, queryBoolean } from "./common.ts";
+import { actionSchema, merchantStateSchema } from "./envelope.ts";
+
+export const SEARCH_LIMIT_MAX = 50;
+export const SEARCH_RADIUS_MAX_KM = 1000;
+export const SEARCH_QUERY_MAX = 200;
+export const SEARCH_TAGS_MAX = 10;
+
+const optionalNumber = (schema: z.ZodNumber) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().pipe(schema).optional());
+
+export const searchQuerySchema = z
+  .object({
+    q: z
+      .string({ message: "is required (the text to search for)" })
+      .trim()
+      .min(1, "must not be empty")
+      .max(SEARCH_QUERY_MAX, `must be at most ${SEARCH_QUERY_MAX} characters`),
+    tags: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .max(500, "must be at most 500 characters")
+        .transform((value) =>
+          value
+            .split(",")
+            .map((tag) => tag.trim())
+            .filter(Boolean),
+        )
+        .pipe(
+          z
+            .array(z.string().max(50, "each tag must be at most 50 characters"))
+            .max(SEARCH_TAGS_MAX, `at most ${SEARCH_TAGS_MAX} tags`),
+        )
+        .optional(),
+    ),
+    lat: optionalNumber(z.number().min(-90, "must be between -90 and 90").max(90, "must be between -90 and 90")),
+    lng: optionalNumber(z.number().min(-180, "must be between -180 and 180").max(180, "must be between -180 and 180")),
+    radius: optionalNumber(
+      z
+        .number()
+        .positive("must be a positive number of kilometres")
+        .max(SEARCH_RADIUS_MAX_KM, `must be at most ${SEARCH_RADIUS_MAX_KM} km`),
+    ),
+    limit: optionalNumber(
+      z
+        .number()
+        .int("must be an integer")
+        .min(1, "must be at least 1")
+        .max(SEARCH_LIMIT_MAX, `must be at most ${SEARCH_LIMIT_MAX}`),
+    ),
+    semantic: queryBoolean,
+  })
+  .superRefine((value, context) => {
+    if ((value.lat === undefined) !== (value.lng === undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: [value.lat === undefined ? "lat" : "lng"],
+        message: "lat and lng must be given together",
+      });
+    }
+    if (value.radius !== undefined && value.lat === undefined) {
+      context.addIssue({ code: "custom", path: ["radius"], message: "radius needs lat and lng" });
+    }
+  });
+export type SearchQueryInput = z.output<typeof searchQuerySchema>;
+
+export const searchProductSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  price: z.string(),
+  tags: z.array(z.string()),
+});
+
+export const searchResultSchema = z
+  .object({
+    merchant: z.object({
+      ab_id: abIdSchema,
+      name: z.string(),
+      address: z.string(),
+      city: z.string(),
+      sector: z.string(),
+      trade: z.string(),
+      rating: z.number().nullable(),
+      review_count: z.number().int().nullable(),
+      trust_score: z.number().int().min(0).max(100),
+      distance_km: z.number().optional(),
+    }),
+    products: z.array(searchProductSchema),
+    _actions: z.array(actionSchema),
+    _state: merchantStateSchema,
+  })
+  .meta({ id: "SearchResultItem" });
+export type SearchResult = z.infer<typeof searchResultSchema>;
+
+export const searchAnswerSchema = z.object({
+  query: z.string(),
+  results: z.array(searchResultSchema),
+  count: z.number().int(),
+  retrieval_degraded: z.enum(["embedding_unavailable", "embedding_disabled"]).optional(),
+});
+export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
+
+export const trustBreakdownSchema = z
+  .object({
+    experience: z.number().int().min(0).max(25),
+    expertise: z.number().int().min(0).max(25),
+    authority: z.number().int().min(0).max(25),
+    trust: z.number().int().min(0).max(25),
+    total: z.number().int().min(0).max(100),
+  })
+  .meta({ id: "TrustBreakdown" });
+
+export const credentialSchema = z
+  .object({
+    key: z.string(),
+    label: z.string(),
+    status: z.string(),
+    proof_status: z.string(),
+    source: z.enum(["official_api", "platform_observed", "merchant_declared"]),
+    source_url: z.string().nullable(),
+    verified_at: z.string().nullable(),
+    recorded_at: z.string(),
+    component: z.enum(["experience", "expertise", "authority", "trust"]),
+    points: z.number().int(),
+    evidence_url: z.string().nullable(),
+  })
+  .meta({ id: "Credential" });
+export type Credential = z.infer<typeof credentialSchema>;
+
+export const resolvedMerchantSchema = z.object({
+  merchant: z.object({
+    ab_id: abIdSchema,
+    name: z.string(),
+    legal_name: z.string(),
+    siret: z.string(),
+    address: z.string(),
+    phone: z.string().nullable(),
+    website: z.string().nullable(),
+    sector: z.string(),
+    trade: z.string(),
+    naf_code: z.string(),
+    trust: z.object({ score: z.number().int(), status: z.string(), breakdown: trustBreakdownSchema }),
+  }),
+  products: z.array(z.object({ id: z.string(), name: z.string(), description: z.string(), price: z.string() })),
+  credentials: z.array(credentialSchema),
+});
+export type ResolvedMerchant = z.infer<typeof resolvedMerchantSchema>;
+
+export const abIdParamsSchema = z.object({ ab_id: abIdSchema });

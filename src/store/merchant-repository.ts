@@ -1,0 +1,168 @@
+import { asc, eq, inArray, sql } from "drizzle-orm";
+import type {
+  Merchant,
+  MerchantProfile,
+  Product,
+  QaCluster,
+  QaNode,
+  Signal,
+  TerritorialProof,
+} from "../domain/merchant.ts";
+import type { Db } from "./db.ts";
+import { merchants, products, qaClusters, qaNodes, signals, territorialProofs } from "./schema.ts";
+
+/** Read side of the registry: whole merchant profiles, loaded with prepared statements. */
+export interface MerchantRepository {
+  findProfile(abId: string): MerchantProfile | null;
+  findMerchants(abIds: string[]): Merchant[];
+  findProducts(abIds: string[]): Product[];
+  findSignals(abIds: string[]): Map<string, Signal[]>;
+  findCluster(clusterId: string): QaCluster | null;
+  findClusters(abId: string): QaCluster[];
+}
+
+export function createMerchantRepository(db: Db): MerchantRepository {
+  const merchantById = db
+    .select()
+    .from(merchants)
+    .where(eq(merchants.abId, placeholderText("abId")))
+    .prepare();
+  const proofById = db
+    .select()
+    .from(territorialProofs)
+    .where(eq(territorialProofs.abId, placeholderText("abId")))
+    .prepare();
+  const productsById = db
+    .select()
+    .from(products)
+    .where(eq(products.abId, placeholderText("abId")))
+    .orderBy(asc(products.position))
+    .prepare();
+  const signalsById = db
+    .select()
+    .from(signals)
+    .where(eq(signals.abId, placeholderText("abId")))
+    .prepare();
+  const clustersById = db
+    .select()
+    .from(qaClusters)
+    .where(eq(qaClusters.abId, placeholderText("abId")))
+    .orderBy(asc(qaClusters.position))
+    .prepare();
+  const clusterById = db
+    .select()
+    .from(qaClusters)
+    .where(eq(qaClusters.clusterId, placeholderText("clusterId")))
+    .prepare();
+
+  const loadNodes = (clusterIds: string[]): Map<string, QaNode[]> => {
+    const byCluster = new Map<string, QaNode[]>();
+    if (clusterIds.length === 0) return byCluster;
+    const rows = db
+      .select()
+      .from(qaNodes)
+      .where(inArray(qaNodes.clusterId, clusterIds))
+      .orderBy(asc(qaNodes.clusterId), asc(qaNodes.position))
+      .all();
+    for (const { clusterId, ...node } of rows) {
+      const list = byCluster.get(clusterId) ?? [];
+      list.push(node);
+      byCluster.set(clusterId, list);
+    }
+    return byCluster;
+  };
+
+  const withNodes = (rows: (typeof qaClusters.$inferSelect)[]): QaCluster[] => {
+    const nodes = loadNodes(rows.map((row) => row.clusterId));
+    return rows.map((row) => ({ ...toCluster(row), nodes: nodes.get(row.clusterId) ?? [] }));
+  };
+
+  return {
+    findProfile(abId) {
+      const merchant = merchantById.get({ abId });
+      if (!merchant) return null;
+      const proof = proofById.get({ abId });
+      return {
+        merchant: toMerchant(merchant),
+        territorialProof: proof ? toProof(proof) : null,
+        products: productsById.all({ abId }).map(toProduct),
+        signals: signalsById.all({ abId }).map(toSignal),
+        clusters: withNodes(clustersById.all({ abId })),
+      };
+    },
+    findMerchants(abIds) {
+      if (abIds.length === 0) return [];
+      return db.select().from(merchants).where(inArray(merchants.abId, abIds)).all().map(toMerchant);
+    },
+    findProducts(abIds) {
+      if (abIds.length === 0) return [];
+      return db
+        .select()
+        .from(products)
+        .where(inArray(products.abId, abIds))
+        .orderBy(asc(products.abId), asc(products.position))
+        .all()
+        .map(toProduct);
+    },
+    findSignals(abIds) {
+      const byMerchant = new Map<string, Signal[]>();
+      if (abIds.length === 0) return byMerchant;
+      for (const { abId, ...row } of db.select().from(signals).where(inArray(signals.abId, abIds)).all()) {
+        const list = byMerchant.get(abId) ?? [];
+        list.push(toSignal(row));
+        byMerchant.set(abId, list);
+      }
+      return byMerchant;
+    },
+    findCluster(clusterId) {
+      const row = clusterById.get({ clusterId });
+      return row ? (withNodes([row])[0] ?? null) : null;
+    },
+    findClusters(abId) {
+      return withNodes(clustersById.all({ abId }));
+    },
+  };
+}
+
+function placeholderText(name: string) {
+  return sql.placeholder(name) as unknown as string;
+}
+
+function toMerchant(row: typeof merchants.$inferSelect): Merchant {
+  const { paymentAccountId: _paymentAccountId, ...merchant } = row;
+  return {
+    ...merchant,
+    status: merchant.status as Merchant["status"],
+    zones: merchant.zones ?? [],
+    languages: merchant.languages ?? [],
+    terrainPhotos: merchant.terrainPhotos ?? [],
+    sameAs: merchant.sameAs ?? [],
+  };
+}
+
+function toProof(row: typeof territorialProofs.$inferSelect): TerritorialProof {
+  const { abId: _abId, ...proof } = row;
+  return proof;
+}
+
+function toProduct(row: typeof products.$inferSelect): Product {
+  return { ...row, tags: row.tags ?? [] };
+}
+
+function toSignal(row: Omit<typeof signals.$inferSelect, "abId"> & { abId?: string }): Signal {
+  return {
+    key: row.key,
+    status: row.status as Signal["status"],
+    proofStatus: row.proofStatus,
+    source: row.source as Signal["source"],
+    sourceUrl: row.sourceUrl,
+    value: row.value ?? null,
+    verifiedAt: row.verifiedAt,
+    recordedAt: row.recordedAt,
+    expiresAt: row.expiresAt,
+  };
+}
+
+function toCluster(row: typeof qaClusters.$inferSelect): Omit<QaCluster, "nodes"> {
+  return { ...row, scope: row.scope === "brick" ? "brick" : "merchant" };
+}

@@ -1,0 +1,69 @@
+/**
+ * Starts the built server in this test process on a free port, over a fresh DATA_DIR seeded with
+ * a small deterministic demo registry. Every integration test talks to it through real HTTP.
+ */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startServer } from "../../jobs/serve.ts";
+import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
+import { openDatabase } from "../../src/store/db.ts";
+
+export const TEST_BASE_URL = "http://abeille.test";
+export const TEST_NOW = new Date("2026-11-01T10:00:00.000Z");
+
+export interface DemoRoster {
+  cases: Record<string, string[]>;
+  geo_queries: { q: string; lat: number; lng: number; radius: number; tags: string[] }[];
+}
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  roster: DemoRoster;
+  get(pathAndQuery: string, init?: RequestInit): Promise<Response>;
+  getJson(pathAndQuery: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: JsonObject }>;
+  close(): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: test assertions walk arbitrary JSON.
+export type JsonObject = Record<string, any>;
+
+export async function startTestServer(
+  options: { count?: number; env?: Record<string, string> } = {},
+): Promise<TestServer> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-test-"));
+  const db = openDatabase(path.join(dataDir, "abeille.db"));
+  await seedDemoRegistry(db, { count: options.count ?? 300, seed: 7, now: TEST_NOW, dataDir });
+  db.$client.close();
+  Object.assign(process.env, {
+    DATA_DIR: dataDir,
+    BASE_URL: TEST_BASE_URL,
+    LOG_LEVEL: "warn",
+    ...(options.env ?? {}),
+  });
+  const running = await startServer({ port: 0, host: "127.0.0.1" });
+  const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as DemoRoster;
+  const get = (pathAndQuery: string, init?: RequestInit) => fetch(`${running.url}${pathAndQuery}`, init);
+  return {
+    url: running.url,
+    dataDir,
+    roster,
+    get,
+    async getJson(pathAndQuery, init) {
+      const response = await get(pathAndQuery, init);
+      const text = await response.text();
+      let body: JsonObject;
+      try {
+        body = JSON.parse(text) as JsonObject;
+      } catch {
+        throw new Error(`${pathAndQuery} answered ${response.status} with non-JSON: ${text.slice(0, 200)}`);
+      }
+      return { status: response.status, headers: response.headers, body };
+    },
+    async close() {
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

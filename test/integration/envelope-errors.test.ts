@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectErrorEnvelope } from "../helpers/envelope.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ count: 60 });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("the envelope holds for failures outside any operation", () => {
+  it("answers an unknown /api route with 404 NOT_FOUND in the envelope", async () => {
+    const { status, body, headers } = await server.getJson("/api/does-not-exist/at-all");
+    expect(status).toBe(404);
+    expect(headers.get("content-type")).toMatch(/application\/json/);
+    expectErrorEnvelope(body, "NOT_FOUND");
+  });
+
+  it("answers a wrong method with 405 METHOD_NOT_ALLOWED and an Allow header", async () => {
+    const { status, body, headers } = await server.getJson("/api/registry/search?q=pain", { method: "POST" });
+    expect(status).toBe(405);
+    expect(headers.get("allow")).toContain("GET");
+    expectErrorEnvelope(body, "METHOD_NOT_ALLOWED");
+  });
+
+  it("answers DELETE on resolve with 405", async () => {
+    const { status, body } = await server.getJson("/api/registry/resolve/ab_aaaaaaaa", { method: "DELETE" });
+    expect(status).toBe(405);
+    expectErrorEnvelope(body, "METHOD_NOT_ALLOWED");
+  });
+
+  it("echoes a request id header and carries it in _meta", async () => {
+    const { body, headers } = await server.getJson("/api/registry/search?q=boulangerie", {
+      headers: { "x-request-id": "trace-123" },
+    });
+    expect(headers.get("x-request-id")).toBe("trace-123");
+    expect(body._meta.request_id).toBe("trace-123");
+  });
+
+  it("answers the health check", async () => {
+    const { status, body } = await server.getJson("/api/health");
+    expect(status).toBe(200);
+    expect(body.data.status).toBe("ok");
+  });
+});

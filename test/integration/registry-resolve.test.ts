@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
+import { startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ count: 200 });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const first = (name: string) => {
+  const id = server.roster.cases[name]?.[0];
+  if (!id) throw new Error(`the demo roster has no ${name} merchant`);
+  return id;
+};
+
+describe("GET /api/registry/resolve/{ab_id}", () => {
+  it("resolves an active merchant to its profile, trust breakdown, products and credentials", async () => {
+    const abId = first("active_contactable");
+    const { status, body } = await server.getJson(`/api/registry/resolve/${abId}`);
+    expect(status).toBe(200);
+    expect(body.success).toBe(true);
+    expectMeta(body);
+    expect(body.merchant.ab_id).toBe(abId);
+    expect(body.merchant.siret).toMatch(/^\d{14}$/);
+    const { breakdown } = body.merchant.trust;
+    expect(breakdown.total).toBe(breakdown.experience + breakdown.expertise + breakdown.authority + breakdown.trust);
+    expect(body.merchant.trust.score).toBe(breakdown.total);
+    for (const component of ["experience", "expertise", "authority", "trust"]) {
+      expect(breakdown[component]).toBeGreaterThanOrEqual(0);
+      expect(breakdown[component]).toBeLessThanOrEqual(25);
+    }
+    expect(body.products.length).toBeGreaterThan(0);
+    for (const product of body.products) {
+      expect(Object.keys(product).sort()).toEqual(["description", "id", "name", "price"]);
+    }
+    expect(body.credentials.length).toBeGreaterThan(0);
+    expect(body._state.trust_score).toBe(breakdown.total);
+    expect(body._state.can_contact).toBe(true);
+    expect(body._state.can_order).toBe(false);
+    expect(body._state.blocked_because).toContain("order_rail_disabled");
+    expect(Array.isArray(body._actions)).toBe(false);
+    expect(body._actions.create_lead.href).toBe(`${TEST_BASE_URL}/api/contact/brick`);
+    expect(body._links.self).toBe(`${TEST_BASE_URL}/api/registry/resolve/${abId}`);
+  });
+
+  it("traces every trust point to a credential", async () => {
+    const abId = first("order_ready");
+    const { body } = await server.getJson(`/api/registry/resolve/${abId}`);
+    const perComponent: Record<string, number> = { experience: 0, expertise: 0, authority: 0, trust: 0 };
+    for (const credential of body.credentials) perComponent[credential.component] += credential.points;
+    const { breakdown } = body.merchant.trust;
+    for (const component of Object.keys(perComponent)) expect(perComponent[component]).toBe(breakdown[component]);
+    expect(breakdown.total).toBeGreaterThanOrEqual(55);
+  });
+
+  it("tells why a merchant with an unreviewed generated description cannot be contacted", async () => {
+    const { body } = await server.getJson(`/api/registry/resolve/${first("contact_disabled")}`);
+    expect(body._state.can_contact).toBe(false);
+    expect(body._state.blocked_because.length).toBeGreaterThan(0);
+    expect(body._actions.create_lead).toBeUndefined();
+  });
+
+  it.each(["paused", "suspended"])(
+    "resolves a %s merchant but refuses contact with the status as reason",
+    async (name) => {
+      const { status, body } = await server.getJson(`/api/registry/resolve/${first(name)}`);
+      expect(status).toBe(200);
+      expect(body._state.merchant_status).toBe(name.toUpperCase());
+      expect(body._state.can_contact).toBe(false);
+      expect(body._state.blocked_because).toContain(`merchant_${name}`);
+    },
+  );
+
+  it("answers 404 MERCHANT_NOT_FOUND for an archived merchant", async () => {
+    const { status, body } = await server.getJson(`/api/registry/resolve/${first("archived")}`);
+    expect(status).toBe(404);
+    expectErrorEnvelope(body, "MERCHANT_NOT_FOUND");
+  });
+
+  it("answers 404 MERCHANT_NOT_FOUND for a well-formed unknown id", async () => {
+    const { status, body } = await server.getJson("/api/registry/resolve/ab_zzzzzzzz");
+    expect(status).toBe(404);
+    expectErrorEnvelope(body, "MERCHANT_NOT_FOUND");
+  });
+
+  it.each(["AB_12345678", "ab_123", "ab_1234567890", "ab_ABCDEFGH", "12345678", "ab_1234567%2F"])(
+    "answers 400 VALIDATION_ERROR for the malformed id %s",
+    async (abId) => {
+      const { status, body } = await server.getJson(`/api/registry/resolve/${abId}`);
+      expect(status).toBe(400);
+      expectErrorEnvelope(body, "VALIDATION_ERROR");
+      expect(body.data.issues[0].path).toBe("ab_id");
+    },
+  );
+});

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
+import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ count: 300 });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const search = (query: string) => server.getJson(`/api/registry/search?${query}`);
+
+describe("GET /api/registry/search", () => {
+  it("finds merchants by trade with the spec's result shape", async () => {
+    const { status, body } = await search("q=boulangerie");
+    expect(status).toBe(200);
+    expect(body.success).toBe(true);
+    expect(body.query).toBe("boulangerie");
+    expectMeta(body);
+    expect(body.count).toBe(body.results.length);
+    expect(body.count).toBeGreaterThan(0);
+    const item = body.results[0];
+    expect(item.merchant.ab_id).toMatch(/^ab_[a-z0-9]{8}$/);
+    expect(typeof item.merchant.name).toBe("string");
+    expect(typeof item.merchant.address).toBe("string");
+    expect(item.merchant.trust_score).toBeGreaterThanOrEqual(0);
+    expect(Array.isArray(item.products)).toBe(true);
+    expect(Array.isArray(item._actions)).toBe(true);
+    expect(typeof item._state.can_contact).toBe("boolean");
+    expect(item.merchant.distance_km).toBeUndefined();
+  });
+
+  it("matches whatever the case, accents and plural of the words typed", async () => {
+    const plain = await search("q=boulangerie");
+    const variants = await Promise.all(["q=BOULANGERIES", "q=Boulangéries", "q=boulan"].map(search));
+    const ids = (body: JsonObject) => new Set(body.results.map((result: JsonObject) => result.merchant.ab_id));
+    for (const variant of variants) {
+      expect(variant.status).toBe(200);
+      expect(variant.body.count).toBeGreaterThan(0);
+      expect([...ids(variant.body)].some((id) => ids(plain.body).has(id))).toBe(true);
+    }
+  });
+
+  it("finds a merchant by its city and by its name", async () => {
+    const { body: resolved } = await server.getJson(
+      `/api/registry/resolve/${server.roster.cases.active_contactable?.[0]}`,
+    );
+    const byName = await search(`q=${encodeURIComponent(resolved.merchant.name)}&limit=50`);
+    expect(byName.body.results.map((result: JsonObject) => result.merchant.ab_id)).toContain(resolved.merchant.ab_id);
+    const city = resolved.merchant.address
+      .split(", ")
+      .at(-1)
+      .replace(/^\d{5} /, "");
+    const byCity = await search(`q=${encodeURIComponent(city)}&limit=50`);
+    expect(byCity.body.count).toBeGreaterThan(0);
+  });
+
+  it("keeps every geo result within the radius and reports distance_km", async () => {
+    const geo = server.roster.geo_queries[0];
+    if (!geo) throw new Error("the demo roster has no geo query");
+    const { status, body } = await search(
+      `q=${encodeURIComponent(geo.q)}&lat=${geo.lat}&lng=${geo.lng}&radius=${geo.radius}&tags=${encodeURIComponent(geo.tags.join(","))}`,
+    );
+    expect(status).toBe(200);
+    expect(body.count).toBeGreaterThan(0);
+    for (const result of body.results) {
+      expect(result.merchant.distance_km).toBeLessThanOrEqual(geo.radius);
+      const tags = result.products.flatMap((product: JsonObject) => product.tags);
+      for (const tag of geo.tags) expect(tags).toContain(tag);
+    }
+  });
+
+  it("requires every listed tag to be carried by a product", async () => {
+    const { body } = await search("q=boulangerie&tags=a-tag-nobody-has");
+    expect(body.count).toBe(0);
+  });
+
+  it("never lists archived or suspended merchants", async () => {
+    for (const name of ["archived", "suspended"]) {
+      for (const abId of server.roster.cases[name] ?? []) {
+        const { body: resolved } = await server.getJson(`/api/registry/resolve/${abId}`);
+        const query = resolved.merchant?.name ?? abId;
+        const { body } = await search(`q=${encodeURIComponent(query)}&limit=50`);
+        expect(body.results.map((result: JsonObject) => result.merchant.ab_id)).not.toContain(abId);
+      }
+    }
+  });
+
+  it("honours limit and answers semantic requests as degraded full-text", async () => {
+    const { body } = await search("q=a&limit=3&semantic=true");
+    expect(body.results.length).toBeLessThanOrEqual(3);
+    expect(body.retrieval_degraded).toBe("embedding_disabled");
+  });
+
+  it.each([
+    ["", "q"],
+    ["q=", "q"],
+    ["q=pain&limit=0", "limit"],
+    ["q=pain&limit=51", "limit"],
+    ["q=pain&limit=2.5", "limit"],
+    ["q=pain&limit=ten", "limit"],
+    ["q=pain&lat=91&lng=2", "lat"],
+    ["q=pain&lat=45&lng=181", "lng"],
+    ["q=pain&lat=45", "lng"],
+    ["q=pain&lng=4", "lat"],
+    ["q=pain&lat=45&lng=4&radius=0", "radius"],
+    ["q=pain&lat=45&lng=4&radius=-3", "radius"],
+    ["q=pain&radius=5", "radius"],
+    ["q=pain&semantic=maybe", "semantic"],
+    [`q=${"x".repeat(201)}`, "q"],
+    ["q=pain&q=vin", "q"],
+  ])("refuses %s with 400 VALIDATION_ERROR on %s", async (query, field) => {
+    const { status, body } = await search(query);
+    expect(status).toBe(400);
+    expectErrorEnvelope(body, "VALIDATION_ERROR");
+    expect(body.data.issues.map((issue: JsonObject) => issue.path)).toContain(field);
+  });
+
+  it.each([
+    '"',
+    "pain*",
+    "NEAR(pain vin)",
+    "pain OR vin",
+    "-pain",
+    "^pain",
+    "name:pain",
+    "{pain}",
+    "'; DROP TABLE merchants; --",
+    "🍞🥐",
+    "pain\u0000vin",
+    "AND",
+    "( ( (",
+    "x".repeat(200),
+  ])("answers the hostile query %j without failing", async (text) => {
+    const { status, body } = await search(`q=${encodeURIComponent(text)}`);
+    expect(status).toBe(200);
+    expect(body.success).toBe(true);
+  });
+});

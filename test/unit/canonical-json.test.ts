@@ -1,0 +1,110 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { canonicalJson, contentHash, sha256Hex } from "../../src/domain/canonical-json.ts";
+
+describe("canonicalJson", () => {
+  it("sorts object keys at every depth and prints no whitespace", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 0, y: 1 }], c: "x" } })).toBe(
+      '{"a":{"c":"x","d":[3,{"y":1,"z":0}]},"b":1}',
+    );
+  });
+
+  it("orders keys by UTF-16 code units, not by code points (RFC 8785 sorting example)", () => {
+    const value = {
+      "\u20ac": "Euro Sign",
+      "\r": "Carriage Return",
+      "\ufb33": "Hebrew Letter Dalet With Dagesh",
+      "1": "One",
+      "\ud83d\ude00": "Emoji: Grinning Face",
+      "\u0080": "Control",
+      "\u00f6": "Latin Small Letter O With Diaeresis",
+    };
+    const keys = Object.keys(JSON.parse(canonicalJson(value)) as Record<string, string>);
+    // Object.keys puts integer-like keys first, so read the order from the text instead.
+    const order = [...canonicalJson(value).matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((match) =>
+      JSON.parse(`"${match[1]}"`),
+    );
+    expect(order).toEqual(["\r", "1", "\u0080", "\u00f6", "\u20ac", "\ud83d\ude00", "\ufb33"]);
+    expect(keys).toHaveLength(7);
+  });
+
+  it("prints numbers in their shortest ECMAScript form", () => {
+    expect(
+      canonicalJson([
+        Number("333333333.33333329"),
+        1e30,
+        4.5,
+        2e-3,
+        1e-27,
+        1e21,
+        1e-7,
+        0.000001,
+        100,
+        -0,
+        9007199254740991,
+      ]),
+    ).toBe("[333333333.3333333,1e+30,4.5,0.002,1e-27,1e+21,1e-7,0.000001,100,0,9007199254740991]");
+  });
+
+  it("reproduces the RFC 8785 sample output byte for byte", () => {
+    const input = JSON.parse(
+      '{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],' +
+        '"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}',
+    ) as unknown;
+    expect(canonicalJson(input)).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
+  });
+
+  it("keeps non-ASCII text as UTF-8 and escapes only control characters, quotes and backslashes", () => {
+    expect(canonicalJson({ ville: "Besançon €", tab: "a\tb", ctl: "\u0001", q: 'say "hi" \\' })).toBe(
+      '{"ctl":"\\u0001","q":"say \\"hi\\" \\\\","tab":"a\\tb","ville":"Besançon €"}',
+    );
+  });
+
+  it("drops undefined members and prints undefined array items as null, like JSON.stringify", () => {
+    expect(canonicalJson({ a: undefined, b: [undefined, 1], c: null })).toBe('{"b":[null,1],"c":null}');
+  });
+
+  it("uses toJSON, so a Date prints as its ISO string", () => {
+    expect(canonicalJson({ at: new Date("2026-04-01T10:00:00.000Z") })).toBe('{"at":"2026-04-01T10:00:00.000Z"}');
+  });
+
+  it("refuses values JSON cannot carry: NaN, Infinity, bigint, functions, cycles", () => {
+    expect(() => canonicalJson({ n: Number.NaN })).toThrow(TypeError);
+    expect(() => canonicalJson([Number.POSITIVE_INFINITY])).toThrow(TypeError);
+    expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
+    expect(() => canonicalJson({ f: () => 1 })).toThrow(TypeError);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => canonicalJson(cyclic)).toThrow(/cycle/);
+  });
+
+  it("accepts a value shared twice without being a cycle", () => {
+    const shared = { x: 1 };
+    expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"x":1},"b":{"x":1}}');
+  });
+
+  it("gives the same text whatever the key insertion order", () => {
+    expect(canonicalJson({ a: 1, b: { c: 2, d: 3 } })).toBe(canonicalJson({ b: { d: 3, c: 2 }, a: 1 }));
+  });
+});
+
+describe("contentHash", () => {
+  it("is sha256: followed by 64 hex digits of the canonical form", () => {
+    expect(contentHash({})).toBe("sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
+    const value = { b: "é", a: [1, 2.5] };
+    const expected = createHash("sha256").update('{"a":[1,2.5],"b":"é"}', "utf8").digest("hex");
+    expect(contentHash(value)).toBe(`sha256:${expected}`);
+    expect(contentHash(value)).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it("changes when any value changes and not when only key order does", () => {
+    expect(contentHash({ a: 1, b: 2 })).toBe(contentHash({ b: 2, a: 1 }));
+    expect(contentHash({ a: 1, b: 2 })).not.toBe(contentHash({ a: 1, b: 3 }));
+  });
+
+  it("sha256Hex hashes the UTF-8 bytes of a string", () => {
+    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  });
+});

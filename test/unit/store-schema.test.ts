@@ -1,0 +1,53 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { is } from "drizzle-orm";
+import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
+import { afterAll, describe, expect, it } from "vitest";
+import { applyMigrations, openDatabase } from "../../src/store/db.ts";
+import { migrations } from "../../src/store/migrations/index.ts";
+import * as schema from "../../src/store/schema.ts";
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-schema-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const tables = (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable));
+
+describe("the store schema", () => {
+  it("embeds exactly the SQL migrations drizzle-kit wrote", () => {
+    const folder = path.resolve("src/store/migrations/sql");
+    const files = readdirSync(folder)
+      .filter((name) => name.endsWith(".sql"))
+      .sort();
+    expect(migrations.map((migration) => migration.id)).toEqual(files.map((name) => name.replace(/\.sql$/, "")));
+    for (const [index, file] of files.entries()) {
+      const statements = readFileSync(path.join(folder, file), "utf8")
+        .split("--> statement-breakpoint")
+        .map((statement) => statement.trim())
+        .filter(Boolean);
+      expect(migrations[index]?.statements).toEqual(statements);
+    }
+  });
+
+  it("creates every drizzle table with the same columns", () => {
+    const db = openDatabase(path.join(dataDir, "columns.db"));
+    expect(tables.length).toBeGreaterThan(5);
+    for (const table of tables) {
+      const config = getTableConfig(table);
+      const columns = db.$client.prepare(`PRAGMA table_info(${config.name})`).all() as { name: string }[];
+      expect(columns.map((column) => column.name).sort(), config.name).toEqual(
+        config.columns.map((column) => column.name).sort(),
+      );
+    }
+    db.$client.close();
+  });
+
+  it("applies migrations once, even when opened again", () => {
+    const file = path.join(dataDir, "twice.db");
+    openDatabase(file).$client.close();
+    const db = openDatabase(file);
+    expect(applyMigrations(db.$client)).toEqual([]);
+    expect(db.$client.pragma("journal_mode", { simple: true })).toBe("wal");
+    db.$client.close();
+  });
+});
