@@ -3,10 +3,12 @@ import type { z } from "zod";
 import { type App, getApp } from "../app.ts";
 import { ServiceError, validationError } from "../errors/service-error.ts";
 import type { RequestContext } from "./envelope.ts";
+import { type Caller, guardRequest, type Operation } from "./guard.ts";
 import { renderError } from "./respond.ts";
 
 export interface RouteContext {
   app: App;
+  caller: Caller;
   request: Request;
   url: URL;
   params: Record<string, string | undefined>;
@@ -19,28 +21,48 @@ export type RouteHandler = (route: RouteContext) => Response | Promise<Response>
  * Wraps an endpoint: builds the request context, runs the handler, renders any failure in the
  * envelope. Every route goes through here so no fault escapes as a bare 500.
  */
-export function route(handler: RouteHandler): APIRoute {
+export function route(operation: Operation, handler: RouteHandler): APIRoute {
   return async (astro: APIContext) => {
     const app = getApp();
     const context = requestContext(app, astro.request, astro.locals);
+    let guardHeaders: Record<string, string> = {};
     try {
-      return await handler({
+      const guard = await guardRequest(app, astro.request, operation, clientAddressOf(astro));
+      guardHeaders = guard.headers;
+      const response = await handler({
+        caller: guard.caller,
         app,
         request: astro.request,
         url: new URL(astro.request.url),
         params: astro.params,
         context,
       });
+      return withHeaders(response, guardHeaders);
     } catch (failure) {
-      return renderError(context, failure);
+      return withHeaders(renderError(context, failure), guardHeaders);
     }
   };
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!response.headers.has(name)) response.headers.set(name, value);
+  }
+  return response;
+}
+
+function clientAddressOf(astro: APIContext): string {
+  try {
+    return astro.clientAddress;
+  } catch {
+    return "unknown";
+  }
 }
 
 /** For the `ALL` export of an endpoint: any method it does not implement. */
 export function methodNotAllowed(allowed: string[]): APIRoute {
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])];
-  return route(({ request }) => {
+  return route("open", ({ request }) => {
     throw new ServiceError("METHOD_NOT_ALLOWED", `Method ${request.method} is not allowed; use ${allow.join(", ")}`, {
       allow,
     });

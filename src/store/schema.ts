@@ -181,3 +181,177 @@ export const settings = sqliteTable("settings", {
   value: text("value").notNull(),
   updatedAt: text("updated_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
+
+/* ---- Write side: leads, their delivery, agents, attribution, orders ---- */
+
+export const leads = sqliteTable(
+  "leads",
+  {
+    leadId: text("lead_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    brickId: text("brick_id"),
+    intent: text("intent"),
+    leadType: text("lead_type").notNull(),
+    contactName: text("contact_name").notNull(),
+    contactEmail: text("contact_email").notNull(),
+    contactPhone: text("contact_phone"),
+    message: text("message"),
+    aiContext: text("ai_context"),
+    intentData: text("intent_data", { mode: "json" }).$type<Record<string, string> | null>(),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),
+    agentId: text("agent_id"),
+    /** received -> delivered | failed; anonymized once the retention period is over. */
+    trackingStatus: text("tracking_status").notNull(),
+    createdAt: text("created_at").notNull(),
+    deliveredAt: text("delivered_at"),
+    failedAt: text("failed_at"),
+    anonymizedAt: text("anonymized_at"),
+  },
+  (table) => [index("leads_merchant").on(table.abId, table.createdAt), index("leads_created").on(table.createdAt)],
+);
+
+/**
+ * The 24-hour duplicate rule as a constraint: one row per (merchant, normalised email, lead type)
+ * holding the lead that opened the window. An upsert replaces it only once the window is over, so
+ * concurrent identical submissions cannot both create a lead.
+ */
+export const leadDedupWindows = sqliteTable(
+  "lead_dedup_windows",
+  {
+    abId: text("ab_id").notNull(),
+    emailNormalized: text("email_normalized").notNull(),
+    leadType: text("lead_type").notNull(),
+    leadId: text("lead_id").notNull(),
+    windowEndsAt: text("window_ends_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.abId, table.emailNormalized, table.leadType] })],
+);
+
+/** Idempotency-Key answers, scoped by caller (agent id or client address) and operation. */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    scope: text("scope").notNull(),
+    key: text("key").notNull(),
+    requestHash: text("request_hash").notNull(),
+    resourceId: text("resource_id").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.scope, table.key] })],
+);
+
+export const leadMessages = sqliteTable(
+  "lead_messages",
+  {
+    messageId: text("message_id").primaryKey(),
+    leadId: text("lead_id")
+      .notNull()
+      .references(() => leads.leadId),
+    /** agent_to_merchant, merchant_to_agent */
+    direction: text("direction").notNull(),
+    body: text("body").notNull(),
+    status: text("status").notNull(),
+    createdAt: text("created_at").notNull(),
+    anonymizedAt: text("anonymized_at"),
+  },
+  (table) => [index("lead_messages_lead").on(table.leadId, table.createdAt)],
+);
+
+/** Transactional outbox: written with the record it announces, delivered by a worker with retries. */
+export const outbox = sqliteTable(
+  "outbox",
+  {
+    messageId: text("message_id").primaryKey(),
+    /** lead_notification, lead_follow_up, platform_contact */
+    kind: text("kind").notNull(),
+    subjectId: text("subject_id").notNull(),
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: text("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: text("created_at").notNull(),
+    sentAt: text("sent_at"),
+  },
+  (table) => [index("outbox_due").on(table.status, table.nextAttemptAt)],
+);
+
+export const platformContacts = sqliteTable("platform_contacts", {
+  contactId: text("contact_id").primaryKey(),
+  type: text("type").notNull(),
+  name: text("name").notNull(),
+  email: text("email").notNull(),
+  phone: text("phone"),
+  company: text("company"),
+  message: text("message").notNull(),
+  status: text("status").notNull(),
+  createdAt: text("created_at").notNull(),
+  anonymizedAt: text("anonymized_at"),
+});
+
+export const agents = sqliteTable(
+  "agents",
+  {
+    agentId: text("agent_id").primaryKey(),
+    agentName: text("agent_name").notNull(),
+    agentUrl: text("agent_url"),
+    contactEmail: text("contact_email").notNull(),
+    requestedLevel: integer("requested_level").notNull(),
+    certificationLevel: integer("certification_level").notNull(),
+    /** active, pending_verification, suspended, revoked */
+    status: text("status").notNull(),
+    capabilities: text("capabilities", { mode: "json" }).$type<string[]>().notNull(),
+    keyHash: text("key_hash").notNull(),
+    keyPrefix: text("key_prefix").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("agents_key_hash").on(table.keyHash)],
+);
+
+export const attributionSessions = sqliteTable(
+  "attribution_sessions",
+  {
+    sessionId: text("session_id").primaryKey(),
+    agentId: text("agent_id"),
+    abId: text("ab_id"),
+    /** bot_user_agent, campaign or referrer: the strongest evidence present. */
+    evidenceLevel: text("evidence_level").notNull(),
+    referrer: text("referrer"),
+    campaign: text("campaign", { mode: "json" }).$type<Record<string, string> | null>(),
+    userAgentFamily: text("user_agent_family"),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    convertedAt: text("converted_at"),
+    leadId: text("lead_id"),
+    orderId: text("order_id"),
+  },
+  (table) => [index("attribution_expires").on(table.expiresAt)],
+);
+
+export const orders = sqliteTable(
+  "orders",
+  {
+    orderId: text("order_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    items: text("items", { mode: "json" }).$type<{ product_id: string; quantity: number; unit_cents: number }[]>().notNull(),
+    amountCents: integer("amount_cents").notNull(),
+    currency: text("currency").notNull(),
+    fulfillmentType: text("fulfillment_type").notNull(),
+    deliveryAddress: text("delivery_address", { mode: "json" }).$type<Record<string, string> | null>(),
+    userEmail: text("user_email"),
+    customerNotes: text("customer_notes"),
+    agentId: text("agent_id"),
+    /** payment_pending, paid, cancelled */
+    status: text("status").notNull(),
+    paymentProvider: text("payment_provider").notNull(),
+    paymentIntentId: text("payment_intent_id"),
+    checkoutUrl: text("checkout_url"),
+    createdAt: text("created_at").notNull(),
+    anonymizedAt: text("anonymized_at"),
+  },
+  (table) => [index("orders_merchant").on(table.abId, table.createdAt)],
+);

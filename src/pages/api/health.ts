@@ -2,7 +2,7 @@ import { ok } from "../../http/respond.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 
 /** Liveness and readiness for operators and load balancers: answers even while agent access is suspended. */
-export const GET = route(({ app, context }) => {
+export const GET = route("open", ({ app, context }) => {
   app.db.$client.prepare("SELECT 1").get();
   return ok(context, { data: { status: "ok" } }, { headers: { "cache-control": "no-store" } });
 });

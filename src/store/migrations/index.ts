@@ -23,5 +23,26 @@ export const migrations: Migration[] = [
       "CREATE TABLE `signals` (\n\t`ab_id` text NOT NULL,\n\t`key` text NOT NULL,\n\t`status` text NOT NULL,\n\t`proof_status` text NOT NULL,\n\t`source` text NOT NULL,\n\t`source_url` text,\n\t`value` text,\n\t`verified_at` text,\n\t`recorded_at` text NOT NULL,\n\t`expires_at` text,\n\tPRIMARY KEY(`ab_id`, `key`),\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE cascade\n);",
       "CREATE TABLE `territorial_proofs` (\n\t`ab_id` text PRIMARY KEY NOT NULL,\n\t`latitude` real,\n\t`longitude` real,\n\t`insee_code` text,\n\t`postal_code` text,\n\t`city_normalized` text,\n\t`geocoding_source` text,\n\t`geocoding_score` real,\n\t`verified` integer DEFAULT false NOT NULL,\n\t`verified_at` text,\n\t`population` integer,\n\t`department_code` text,\n\t`region_code` text,\n\t`epci_code` text,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE cascade\n);"
     ]
+  },
+  {
+    "id": "0001_write_side",
+    "statements": [
+      "CREATE TABLE `agents` (\n\t`agent_id` text PRIMARY KEY NOT NULL,\n\t`agent_name` text NOT NULL,\n\t`agent_url` text,\n\t`contact_email` text NOT NULL,\n\t`requested_level` integer NOT NULL,\n\t`certification_level` integer NOT NULL,\n\t`status` text NOT NULL,\n\t`capabilities` text NOT NULL,\n\t`key_hash` text NOT NULL,\n\t`key_prefix` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`updated_at` text NOT NULL\n);",
+      "CREATE UNIQUE INDEX `agents_key_hash` ON `agents` (`key_hash`);",
+      "CREATE TABLE `attribution_sessions` (\n\t`session_id` text PRIMARY KEY NOT NULL,\n\t`agent_id` text,\n\t`ab_id` text,\n\t`evidence_level` text NOT NULL,\n\t`referrer` text,\n\t`campaign` text,\n\t`user_agent_family` text,\n\t`created_at` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`converted_at` text,\n\t`lead_id` text,\n\t`order_id` text\n);",
+      "CREATE INDEX `attribution_expires` ON `attribution_sessions` (`expires_at`);",
+      "CREATE TABLE `idempotency_keys` (\n\t`scope` text NOT NULL,\n\t`key` text NOT NULL,\n\t`request_hash` text NOT NULL,\n\t`resource_id` text NOT NULL,\n\t`created_at` text NOT NULL,\n\tPRIMARY KEY(`scope`, `key`)\n);",
+      "CREATE TABLE `lead_dedup_windows` (\n\t`ab_id` text NOT NULL,\n\t`email_normalized` text NOT NULL,\n\t`lead_type` text NOT NULL,\n\t`lead_id` text NOT NULL,\n\t`window_ends_at` text NOT NULL,\n\tPRIMARY KEY(`ab_id`, `email_normalized`, `lead_type`)\n);",
+      "CREATE TABLE `lead_messages` (\n\t`message_id` text PRIMARY KEY NOT NULL,\n\t`lead_id` text NOT NULL,\n\t`direction` text NOT NULL,\n\t`body` text NOT NULL,\n\t`status` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`anonymized_at` text,\n\tFOREIGN KEY (`lead_id`) REFERENCES `leads`(`lead_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `lead_messages_lead` ON `lead_messages` (`lead_id`,`created_at`);",
+      "CREATE TABLE `leads` (\n\t`lead_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`brick_id` text,\n\t`intent` text,\n\t`lead_type` text NOT NULL,\n\t`contact_name` text NOT NULL,\n\t`contact_email` text NOT NULL,\n\t`contact_phone` text,\n\t`message` text,\n\t`ai_context` text,\n\t`intent_data` text,\n\t`metadata` text,\n\t`agent_id` text,\n\t`tracking_status` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`delivered_at` text,\n\t`failed_at` text,\n\t`anonymized_at` text,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `leads_merchant` ON `leads` (`ab_id`,`created_at`);",
+      "CREATE INDEX `leads_created` ON `leads` (`created_at`);",
+      "CREATE TABLE `orders` (\n\t`order_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`items` text NOT NULL,\n\t`amount_cents` integer NOT NULL,\n\t`currency` text NOT NULL,\n\t`fulfillment_type` text NOT NULL,\n\t`delivery_address` text,\n\t`user_email` text,\n\t`customer_notes` text,\n\t`agent_id` text,\n\t`status` text NOT NULL,\n\t`payment_provider` text NOT NULL,\n\t`payment_intent_id` text,\n\t`checkout_url` text,\n\t`created_at` text NOT NULL,\n\t`anonymized_at` text,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `orders_merchant` ON `orders` (`ab_id`,`created_at`);",
+      "CREATE TABLE `outbox` (\n\t`message_id` text PRIMARY KEY NOT NULL,\n\t`kind` text NOT NULL,\n\t`subject_id` text NOT NULL,\n\t`status` text NOT NULL,\n\t`attempts` integer DEFAULT 0 NOT NULL,\n\t`next_attempt_at` text NOT NULL,\n\t`last_error` text,\n\t`created_at` text NOT NULL,\n\t`sent_at` text\n);",
+      "CREATE INDEX `outbox_due` ON `outbox` (`status`,`next_attempt_at`);",
+      "CREATE TABLE `platform_contacts` (\n\t`contact_id` text PRIMARY KEY NOT NULL,\n\t`type` text NOT NULL,\n\t`name` text NOT NULL,\n\t`email` text NOT NULL,\n\t`phone` text,\n\t`company` text,\n\t`message` text NOT NULL,\n\t`status` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`anonymized_at` text\n);"
+    ]
   }
 ];

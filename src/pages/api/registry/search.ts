@@ -3,7 +3,7 @@ import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, parseQuery, route } from "../../../http/route.ts";
 import { searchQuerySchema } from "../../../schemas/registry.ts";
 
-export const GET = route(async ({ app, url, context }) => {
+export const GET = route("search", async ({ app, url, context }) => {
   const query = parseQuery(searchQuerySchema, url.searchParams);
   const answer = await searchRegistry(
     {

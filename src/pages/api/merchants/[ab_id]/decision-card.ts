@@ -3,7 +3,7 @@ import { ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
 import { abIdParamsSchema } from "../../../../schemas/registry.ts";
 
-export const GET = route(({ app, params, context }) => {
+export const GET = route("read", ({ app, params, context }) => {
   const { ab_id } = parseInput(abIdParamsSchema, params);
   const { card, state } = decisionCardWithState(
     {
