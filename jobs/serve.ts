@@ -1,11 +1,20 @@
 /**
  * Our HTTP server around the Astro bundle. Astro's standalone handler serves routes and static
- * files; we own listening, shutdown and (later) the published-artifact fast path.
+ * files; we own listening, shutdown and the published-artifact fast path: requests for a
+ * merchant's published documents are answered from DATA_DIR/publish when the files are fresh
+ * (src/publish/fast-path.ts), before Astro is involved at all.
  */
 import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { loadConfig } from "../src/config/config.ts";
+import { logger } from "../src/logging.ts";
+import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/fast-path.ts";
+import { publishKeyOf } from "../src/publish/serve-index.ts";
+import { loadPublishSettings } from "../src/publish/settings.ts";
+import { createPublishSource } from "../src/publish/source-store.ts";
+import { type Db, openDatabase } from "../src/store/db.ts";
 
 type NodeHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -15,7 +24,27 @@ export interface RunningServer {
   url: string;
   port: number;
   server: http.Server;
+  /** Null when the fast path is off (PUBLISH_FAST_PATH=false, or agent access suspended). */
+  fastPath: PublishedFastPath | null;
   close(): Promise<void>;
+}
+
+/**
+ * The fast path needs its own read connection to check each merchant's source stamp. While agent
+ * access is suspended it stays off, so every document route answers the kill switch's 503.
+ */
+function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
+  const config = loadConfig();
+  const settings = loadPublishSettings(config);
+  if (!settings.fastPath || config.agentAccessSuspended) return null;
+  const db = openDatabase(config.databaseFile);
+  const source = createPublishSource(db);
+  const fastPath = createPublishedFastPath({
+    publishDir: settings.publishDir,
+    stampOf: (abId) => source.stampOf(abId),
+    publishKey: publishKeyOf(config),
+  });
+  return { fastPath, db };
 }
 
 export async function startServer(options: { port: number; host: string }): Promise<RunningServer> {
@@ -24,7 +53,21 @@ export async function startServer(options: { port: number; host: string }): Prom
   }
   process.env.ASTRO_NODE_AUTOSTART = "disabled";
   const entry = (await import(serverEntry)) as { handler: NodeHandler };
-  const server = http.createServer(entry.handler);
+  const published = publishedFastPath();
+  const handler: NodeHandler = published
+    ? (request, response) => {
+        let handled = false;
+        try {
+          handled = published.fastPath.handle(request, response);
+        } catch (error) {
+          // A fault in the fast path never takes a request down: Astro renders the answer instead.
+          logger.warn("published fast path failed", { error: error instanceof Error ? error.message : String(error) });
+          handled = response.headersSent;
+        }
+        if (!handled) entry.handler(request, response);
+      }
+    : entry.handler;
+  const server = http.createServer(handler);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
@@ -38,9 +81,13 @@ export async function startServer(options: { port: number; host: string }): Prom
     url: `http://${host}:${port}`,
     port,
     server,
+    fastPath: published?.fastPath ?? null,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => {
+          published?.db.$client.close();
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };

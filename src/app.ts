@@ -1,8 +1,26 @@
+import path from "node:path";
 import { type Config, loadConfig } from "./config/config.ts";
+import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
+import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
+import { notifyOutbox } from "./mail/outbox-signal.ts";
+import type { PaymentProvider } from "./payments/payment-provider.ts";
+import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
 import { createEmbeddedSearchIndex } from "./search/embedded/index.ts";
 import type { SearchIndex } from "./search/search-index.ts";
+import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
+import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
+import { type AttributionRepository, createAttributionRepository } from "./store/attribution-repository.ts";
 import { type Db, openDatabase } from "./store/db.ts";
+import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
+import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
+import { createOutboxRepository, type OutboxRepository } from "./store/outbox-repository.ts";
+import {
+  createPlatformContactRepository,
+  type PlatformContactRepository,
+} from "./store/platform-contact-repository.ts";
+import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
+import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
 
 /** The composition root: every service the routes and jobs use, built once from one config. */
 export interface App {
@@ -10,6 +28,25 @@ export interface App {
   db: Db;
   merchants: MerchantRepository;
   search: SearchIndex;
+  /** Manifest signing keys under DATA_DIR/keys (lazy: no file is touched before first use). */
+  keys: KeyStore;
+  /** Agents, orders, attribution, operator settings; access = kill switch + keys + rate limits. */
+  agents: AgentRepository;
+  orders: OrderRepository;
+  attribution: AttributionRepository;
+  settings: SettingsRepository;
+  access: AccessServices;
+  /** Hosted checkout on the merchant's connected account; null without STRIPE_SECRET_KEY. */
+  payments: PaymentProvider | null;
+  /** Leads, their follow-ups, platform messages, the mail outbox and the retention job's queries. */
+  leads: LeadRepository;
+  outbox: OutboxRepository;
+  platformContacts: PlatformContactRepository;
+  retention: RetentionRepository;
+  /** Lead tracking tokens (HMAC keyed by DATA_DIR/secrets/lead-tracking.key, created on first use). */
+  trackingTokens: TrackingTokens;
+  /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
+  notifyOutbox: () => void;
   now: () => Date;
   close(): void;
 }
@@ -17,11 +54,35 @@ export interface App {
 export function createApp(config: Config, options: { now?: () => Date } = {}): App {
   const db = openDatabase(config.databaseFile);
   const now = options.now ?? (() => new Date());
+  const agents = createAgentRepository(db);
+  const settings = createSettingsRepository(db);
   return {
     config,
     db,
     merchants: createMerchantRepository(db),
     search: createEmbeddedSearchIndex(db, { now }),
+    keys: createKeyStore(config, { now }),
+    agents,
+    orders: createOrderRepository(db),
+    attribution: createAttributionRepository(db),
+    settings,
+    access: createAccessServices({
+      environmentSuspended: config.agentAccessSuspended,
+      limits: config.rateLimitHourly,
+      trustProxyHops: config.trustProxyHops,
+      agents,
+      settings,
+      ...(options.now ? { limiterClock: () => now().getTime() } : {}),
+    }),
+    payments: paymentProviderFromConfig(config.stripe),
+    leads: createLeadRepository(db),
+    outbox: createOutboxRepository(db),
+    platformContacts: createPlatformContactRepository(db),
+    retention: createRetentionRepository(db),
+    trackingTokens: createTrackingTokens(() =>
+      loadOrCreateSecret(path.join(config.dataDir, "secrets", "lead-tracking.key")),
+    ),
+    notifyOutbox,
     now,
     close: () => db.$client.close(),
   };

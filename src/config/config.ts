@@ -8,6 +8,34 @@ const booleanFlag = z
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+const emptyToUndefined = (value: unknown) => (value === "" ? undefined : value);
+const optionalText = z.preprocess(emptyToUndefined, z.string().min(1).optional());
+
+/** SMTP settings, or null: without them the outbox writes .eml files under DATA_DIR/outbox/. */
+export type SmtpSettings =
+  | { url: string }
+  | { host: string; port: number; secure: boolean; user: string | null; pass: string | null };
+
+function smtpSettings(env: {
+  SMTP_URL?: string | undefined;
+  SMTP_HOST?: string | undefined;
+  SMTP_PORT?: number | undefined;
+  SMTP_USER?: string | undefined;
+  SMTP_PASS?: string | undefined;
+  SMTP_SECURE: boolean;
+}): SmtpSettings | null {
+  if (env.SMTP_URL) return { url: env.SMTP_URL };
+  if (!env.SMTP_HOST) return null;
+  const port = env.SMTP_PORT ?? (env.SMTP_SECURE ? 465 : 587);
+  return {
+    host: env.SMTP_HOST,
+    port,
+    secure: env.SMTP_SECURE || port === 465,
+    user: env.SMTP_USER ?? null,
+    pass: env.SMTP_PASS ?? null,
+  };
+}
+
 /** Every setting the service reads from the environment, parsed once. */
 export const configSchema = z
   .object({
@@ -26,6 +54,27 @@ export const configSchema = z
     RATE_LIMIT_L3_HOURLY: positiveInt(20000),
     RATE_LIMIT_L4_HOURLY: positiveInt(50000),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+    // Client addresses: 0 (default) uses the socket peer; N trusts N proxies appending to X-Forwarded-For.
+    TRUST_PROXY: z.preprocess(
+      (value) => (value === undefined || value === "" || value === "false" ? 0 : value === "true" ? 1 : value),
+      z.coerce.number().int().min(0).max(10),
+    ),
+    // Orders (only used while PUBLIC_ORDER_RAIL_ENABLED=true): Stripe Checkout on the merchant's connected account.
+    STRIPE_SECRET_KEY: z.preprocess((value) => (value === "" ? undefined : value), z.string().min(1).optional()),
+    STRIPE_API_BASE: z.preprocess((value) => (value === "" ? undefined : value), z.url().optional()),
+    // Mail: SMTP_URL (smtp:// or smtps://) or SMTP_HOST/PORT/USER/PASS/SECURE; neither -> .eml files in DATA_DIR/outbox.
+    SMTP_URL: optionalText,
+    SMTP_HOST: optionalText,
+    SMTP_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65535).optional()),
+    SMTP_USER: optionalText,
+    SMTP_PASS: optionalText,
+    SMTP_SECURE: booleanFlag,
+    MAIL_FROM: z.preprocess(emptyToUndefined, z.string().min(3).default("Abeille <no-reply@abeille.local>")),
+    PLATFORM_TEAM_EMAIL: z.preprocess(emptyToUndefined, z.email().default("equipe@abeille.local")),
+    LEAD_RETENTION_MONTHS: positiveInt(24),
+    OUTBOX_POLL_MS: positiveInt(2000),
+    // inprocess: the server process runs the outbox worker (jobs/start.ts); off: run `npm run outbox` apart.
+    OUTBOX_WORKER: z.preprocess(emptyToUndefined, z.enum(["inprocess", "off"]).default("inprocess")),
   })
   .transform((env) => {
     const dataDir = path.resolve(env.DATA_DIR);
@@ -49,6 +98,17 @@ export const configSchema = z
         level4: env.RATE_LIMIT_L4_HOURLY,
       },
       logLevel: env.LOG_LEVEL,
+      trustProxyHops: env.TRUST_PROXY,
+      stripe: { secretKey: env.STRIPE_SECRET_KEY ?? null, apiBase: env.STRIPE_API_BASE ?? null },
+      mail: {
+        smtp: smtpSettings(env),
+        from: env.MAIL_FROM,
+        platformTeamEmail: env.PLATFORM_TEAM_EMAIL,
+        outboxDir: path.join(dataDir, "outbox"),
+      },
+      leadRetentionMonths: env.LEAD_RETENTION_MONTHS,
+      outboxPollMs: env.OUTBOX_POLL_MS,
+      outboxWorker: env.OUTBOX_WORKER,
     };
   });
 

@@ -76,6 +76,11 @@ export const errorCatalog = {
     message: "The merchant's trust score or payment setup does not allow orders; send a lead",
     recovery: ({ baseUrl }) => [createLeadAction(baseUrl)],
   },
+  PAYMENT_UNAVAILABLE: {
+    status: 502,
+    message: "The payment provider could not open a checkout; no order was created. Retry later or send a lead",
+    recovery: ({ baseUrl }) => [createLeadAction(baseUrl)],
+  },
   UNAUTHORIZED: {
     status: 401,
     message: "The API key presented is unknown, revoked or malformed",

@@ -1,15 +1,42 @@
 import type { App } from "../app.ts";
+import { addressBucket, clientAddress as resolveClientAddress } from "../domain/access/client-address.ts";
+import {
+  type AppliedPolicy,
+  HOURLY_WINDOW_SECONDS,
+  REGISTRATION_HOURLY_PER_ADDRESS,
+  rateLimitHeaders,
+} from "../domain/access/rate-limit-policy.ts";
+import { presentedKey } from "../domain/agents/api-keys.ts";
+import {
+  ANONYMOUS_PERMISSIONS as ANONYMOUS,
+  effectiveLevel,
+  hourlyLimitFor,
+  LEVEL_NAMES,
+  type Permission,
+  permissionsFor,
+} from "../domain/agents/levels.ts";
 import { ServiceError } from "../errors/service-error.ts";
 
 /**
  * What a route is, for access control: the kill switch and rate limits apply per operation.
- * `open` routes (discovery documents, health) keep answering while agent access is suspended.
+ * `open` routes (discovery documents, health) keep answering while agent access is suspended
+ * and are neither counted nor authenticated.
  */
-export type Operation = "search" | "resolve" | "read" | "lead" | "order" | "agent_registration" | "tool" | "open";
+export type Operation =
+  | "search"
+  | "resolve"
+  | "read"
+  | "lead"
+  | "order"
+  | "agent_registration"
+  | "attribution"
+  | "tool"
+  | "open";
 
 export interface Caller {
   /** null for anonymous callers. */
   agentId: string | null;
+  /** The certification level in force (2 for a pending level 3-4 agent); null for anonymous callers. */
   level: number | null;
   permissions: string[];
   /** The client address, as the key anonymous limits are counted on. */
@@ -22,20 +49,143 @@ export interface GuardResult {
   headers: Record<string, string>;
 }
 
-export const ANONYMOUS_PERMISSIONS = ["registry:read", "leads:write"];
+export const ANONYMOUS_PERMISSIONS: string[] = [...ANONYMOUS];
 
-/** Runs before every route: kill switch, API key, rate limit. */
+/**
+ * The permission each operation needs. Reads and lead creation are open to anonymous callers;
+ * a level-1 key (Reader) does not carry leads:write, so it is refused lead creation (403): a key
+ * says what its holder registered to do. Orders need orders:write, checked only while the order
+ * rail is open (closed, every caller gets ORDER_DISABLED from the route). The tool endpoint
+ * needs registry:read here; each tool checks its own permission with `requirePermission`.
+ */
+const REQUIRED_PERMISSION: Partial<Record<Operation, Permission>> = {
+  search: "registry:read",
+  resolve: "registry:read",
+  read: "registry:read",
+  tool: "registry:read",
+  lead: "leads:write",
+  order: "orders:write",
+};
+
+/**
+ * Runs before every route, in this order:
+ * 1. `open` operations pass untouched;
+ * 2. kill switch (environment or operator command) -> 503 SERVICE_SUSPENDED, no Retry-After;
+ * 3. API key, when one is presented: malformed, unknown or revoked -> 401 UNAUTHORIZED (never a
+ *    silent downgrade to anonymous; the attempt counts against the client address's budget);
+ *    suspended agent -> 403 FORBIDDEN;
+ * 4. rate limit: one hourly budget per agent (by level) or per client address -> 429 RATE_LIMITED
+ *    with Retry-After; every counted answer carries RateLimit-Policy and RateLimit;
+ * 5. permission of the operation -> 403 FORBIDDEN.
+ */
 export async function guardRequest(
   app: App,
-  _request: Request,
+  request: Request,
   operation: Operation,
   clientAddress: string,
 ): Promise<GuardResult> {
-  if (operation !== "open" && app.config.agentAccessSuspended) {
+  if (operation === "open") {
+    return {
+      caller: { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress },
+      headers: {},
+    };
+  }
+  const access = app.access;
+  if (app.config.agentAccessSuspended || access.killSwitch.isSuspended()) {
     throw new ServiceError("SERVICE_SUSPENDED");
   }
-  return {
-    caller: { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress },
-    headers: {},
-  };
+  const address = resolveClientAddress(access.trustProxyHops, request.headers, clientAddress);
+  const addressKey = `ip:${addressBucket(address)}`;
+  const anonymousLimit = access.limits.anonymous;
+
+  const presented = presentedKey(request.headers);
+  let caller: Caller;
+  let budgetKey: string;
+  let limit: number;
+  if (presented.kind === "none") {
+    caller = { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress: address };
+    budgetKey = addressKey;
+    limit = anonymousLimit;
+  } else {
+    const agent = presented.kind === "key" ? access.authenticator.authenticate(presented.key) : null;
+    if (!agent || agent.status === "revoked") {
+      const headers = countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
+      throw new ServiceError(
+        "UNAUTHORIZED",
+        presented.kind === "invalid"
+          ? `Unusable credentials: ${presented.reason}; send no key to call anonymously`
+          : "The API key presented is unknown or revoked; send no key to call anonymously",
+        { headers: { ...headers, "WWW-Authenticate": 'Bearer realm="abeille"' } },
+      );
+    }
+    if (agent.status === "suspended") {
+      const headers = countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
+      throw new ServiceError(
+        "FORBIDDEN",
+        `Agent ${agent.agentId} is suspended by the operators; write to the platform team`,
+        { headers },
+      );
+    }
+    const level = effectiveLevel(agent);
+    caller = { agentId: agent.agentId, level, permissions: permissionsFor(level), clientAddress: address };
+    budgetKey = `agent:${agent.agentId}`;
+    limit = hourlyLimitFor(access.limits, level);
+  }
+
+  const budgets: Budget[] = [{ name: "hourly", key: budgetKey, limit }];
+  if (operation === "agent_registration") {
+    budgets.push({ name: "registration", key: `reg:${addressKey}`, limit: REGISTRATION_HOURLY_PER_ADDRESS });
+  }
+  const headers = countOrRefuse(app, budgets);
+
+  const needed =
+    operation === "order" && !app.config.publicOrderRailEnabled ? undefined : REQUIRED_PERMISSION[operation];
+  if (needed && !caller.permissions.includes(needed)) {
+    throw new ServiceError("FORBIDDEN", forbiddenMessage(caller, needed), { headers });
+  }
+  return { caller, headers };
+}
+
+interface Budget {
+  name: string;
+  key: string;
+  limit: number;
+}
+
+/** Counts the request on each budget; the first exhausted one refuses with 429 and Retry-After. */
+function countOrRefuse(app: App, budgets: Budget[]): Record<string, string> {
+  const applied: AppliedPolicy[] = [];
+  let refused: AppliedPolicy | null = null;
+  for (const budget of budgets) {
+    const decision = app.access.limiter.consume(budget.key, budget.limit, HOURLY_WINDOW_SECONDS);
+    const policy = { name: budget.name, limit: budget.limit, windowSeconds: HOURLY_WINDOW_SECONDS, decision };
+    applied.push(policy);
+    if (!decision.allowed && !refused) refused = policy;
+  }
+  const headers = rateLimitHeaders(applied);
+  if (refused) {
+    throw new ServiceError(
+      "RATE_LIMITED",
+      `Quota exceeded: ${refused.limit} requests per hour (${refused.name}); retry in ${refused.decision.retryAfterSeconds} s`,
+      { retryAfterSeconds: refused.decision.retryAfterSeconds, headers },
+    );
+  }
+  return headers;
+}
+
+function forbiddenMessage(caller: Caller, needed: string): string {
+  if (caller.level === null) return `This operation needs the ${needed} permission; present an API key that carries it`;
+  const name = LEVEL_NAMES[caller.level as keyof typeof LEVEL_NAMES] ?? "";
+  return `This API key (level ${caller.level}${name ? `, ${name}` : ""}) does not carry ${needed}`;
+}
+
+/** For handlers that check a finer permission than their operation (each tool of the tool endpoint). */
+export function requirePermission(caller: Caller, permission: Permission): void {
+  if (!caller.permissions.includes(permission)) {
+    throw new ServiceError("FORBIDDEN", forbiddenMessage(caller, permission));
+  }
+}
+
+export function hasPermission(caller: Caller, permission: Permission): boolean {
+  return caller.permissions.includes(permission);
 }

@@ -2,6 +2,7 @@ import type { APIContext, APIRoute } from "astro";
 import type { z } from "zod";
 import { type App, getApp } from "../app.ts";
 import { ServiceError, validationError } from "../errors/service-error.ts";
+import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
 import type { RequestContext } from "./envelope.ts";
 import { type Caller, guardRequest, type Operation } from "./guard.ts";
 import { renderError } from "./respond.ts";
@@ -26,6 +27,7 @@ export function route(operation: Operation, handler: RouteHandler): APIRoute {
     const app = getApp();
     const context = requestContext(app, astro.request, astro.locals);
     let guardHeaders: Record<string, string> = {};
+    const links = discoveryLinks(app.config.baseUrl, new URL(astro.request.url).pathname, astro.params);
     try {
       const guard = await guardRequest(app, astro.request, operation, clientAddressOf(astro));
       guardHeaders = guard.headers;
@@ -37,9 +39,9 @@ export function route(operation: Operation, handler: RouteHandler): APIRoute {
         params: astro.params,
         context,
       });
-      return withHeaders(response, guardHeaders);
+      return addDiscoveryLinks(withHeaders(response, guardHeaders), links);
     } catch (failure) {
-      return withHeaders(renderError(context, failure), guardHeaders);
+      return addDiscoveryLinks(withHeaders(renderError(context, failure), guardHeaders), links);
     }
   };
 }
@@ -78,9 +80,19 @@ export function requestContext(app: App, request: Request, locals: unknown): Req
   return {
     baseUrl: app.config.baseUrl,
     requestId,
-    selfUrl: `${app.config.baseUrl}${url.pathname}${url.search}`,
+    selfUrl: `${app.config.baseUrl}${url.pathname}${redactSecrets(url)}`,
     now: app.now(),
   };
+}
+
+/** Query parameters that carry a secret (an API key, a tracking token): never echoed in `_links.self`. */
+const SECRET_PARAMETERS = ["token"];
+
+function redactSecrets(url: URL): string {
+  if (!SECRET_PARAMETERS.some((name) => url.searchParams.has(name))) return url.search;
+  const params = new URLSearchParams(url.search);
+  for (const name of SECRET_PARAMETERS) if (params.has(name)) params.set(name, "REDACTED");
+  return `?${params.toString()}`;
 }
 
 /** Parses query parameters with a zod schema; a repeated parameter is refused rather than guessed. */

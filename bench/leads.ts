@@ -1,0 +1,235 @@
+/**
+ * Lead bench: leads accepted per second through POST /api/contact/brick with the outbox (every
+ * accepted lead writes its lead row, duplicate window and outbox row in one transaction), and
+ * what duplicate detection costs. The server is the built bundle started like `npm start`.
+ *
+ *   npx tsx bench/leads.ts [--merchants 2000] [--duration 10] [--connections 10] [--worker separate|none]
+ *
+ * Scenarios, each against the same server:
+ * - distinct: every request a new lead (distinct emails through autocannon's setupRequest);
+ * - duplicate: identical submissions (all answered 200 deduplicated after the first);
+ * - domain-only: createLead in-process without HTTP, for the share of the framework.
+ * With `--worker separate` (default) an outbox worker process drains the rows to .eml files
+ * during the load, as a deployment with a separate worker would; `none` leaves them pending.
+ * After the load the bench checks that every 201 has its lead and outbox row, then times the
+ * drain of what is left (emails written per second).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { createLead } from "../src/domain/leads/create-lead.ts";
+import { leadDeps } from "../src/domain/leads/lead-deps.ts";
+import { setLogLevel } from "../src/logging.ts";
+import { drainOutbox } from "../src/mail/dispatch-outbox.ts";
+import { dispatchDeps } from "../src/mail/outbox-worker.ts";
+import { createMailTransport } from "../src/mail/transport.ts";
+import { round, rssMegabytes, spawnNode, timeInProcess, waitForHealth } from "./lib.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const { values } = parseArgs({
+  options: {
+    merchants: { type: "string", default: "2000" },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "10" },
+    port: { type: "string", default: "4398" },
+    worker: { type: "string", default: "separate" },
+  },
+});
+const durationSeconds = Number(values.duration);
+const connections = Number(values.connections);
+const tsxImport = ["--import", "tsx"];
+
+interface Figure {
+  scenario: string;
+  requestsPerSecond: number;
+  acceptedPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  status: Record<string, number>;
+  errors: number;
+}
+
+if (!existsSync(path.join(root, "dist/server/entry.mjs"))) {
+  execFileSync("npx", ["astro", "build"], { cwd: root, stdio: "inherit" });
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-bench-leads-"));
+const env = {
+  DATA_DIR: dataDir,
+  LOG_LEVEL: "warn",
+  DEMO_SEED_COUNT: "0",
+  RATE_LIMIT_ANON_HOURLY: "1000000000",
+  SMTP_URL: "",
+  SMTP_HOST: "",
+  OUTBOX_POLL_MS: "500",
+};
+process.stdout.write(`seeding ${values.merchants} merchants...\n`);
+execFileSync(process.execPath, [...tsxImport, "jobs/seed.ts", "--count", values.merchants], {
+  cwd: root,
+  env: { ...process.env, ...env },
+  stdio: ["ignore", "inherit", "inherit"],
+});
+const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as {
+  cases: Record<string, string[]>;
+};
+const contactable = (roster.cases.active_contactable ?? []).slice(0, 200);
+if (contactable.length === 0) throw new Error("the demo roster has no contactable merchant");
+
+const port = values.port;
+const url = `http://127.0.0.1:${port}`;
+const server = spawnNode([...tsxImport, "jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1", BASE_URL: url });
+server.stdout?.resume();
+await waitForHealth(url, server);
+const worker =
+  values.worker === "separate" ? spawnNode([...tsxImport, "jobs/outbox-worker.ts"], { ...env, BASE_URL: url }) : null;
+worker?.stdout?.resume();
+
+let sequence = 0;
+const distinctBody = () =>
+  JSON.stringify({
+    ab_id: contactable[sequence % contactable.length],
+    contact_name: "Camille Martin",
+    contact_email: `bench.${process.pid}.${sequence++}@example.fr`,
+    contact_phone: "+33 6 12 34 56 78",
+    lead_type: "quote",
+    message: "Bonjour, je souhaite recevoir un devis pour des travaux de rénovation de ma cuisine.",
+    intent_data: { urgency: "within_month", preferred_contact: "email" },
+  });
+const duplicateBody = JSON.stringify({
+  ab_id: contactable[0],
+  contact_name: "Camille Martin",
+  contact_email: "bench.duplicate@example.fr",
+  lead_type: "quote",
+  message: "Bonjour, je souhaite recevoir un devis.",
+});
+
+async function run(scenario: string, body: () => string, seconds: number): Promise<Figure> {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: "POST",
+        path: "/api/contact/brick",
+        headers: { "content-type": "application/json" },
+        setupRequest: (request) => ({ ...request, body: body() }),
+      },
+    ],
+  });
+  const status = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, stat.count ?? 0]),
+  );
+  return {
+    scenario,
+    requestsPerSecond: Math.round(result.requests.average),
+    acceptedPerSecond: Math.round((status["201"] ?? 0) / seconds),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    status,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+await run("warm-up", distinctBody, 1);
+const figures: Figure[] = [];
+const distinct = await run("distinct leads (201)", distinctBody, durationSeconds);
+figures.push(distinct);
+// The first identical submission creates the lead; every other one is a duplicate (200).
+figures.push(await run("identical submissions (200 deduplicated)", () => duplicateBody, durationSeconds));
+const serverMemory = rssMegabytes(server.pid ?? 0);
+
+if (worker) {
+  worker.kill("SIGTERM");
+  await new Promise((resolve) => worker.once("exit", resolve));
+}
+server.kill("SIGTERM");
+await new Promise((resolve) => server.once("exit", resolve));
+
+// Every acknowledged lead is stored with its outbox row.
+setLogLevel("silent");
+const app = createApp(loadConfig({ ...env, BASE_URL: url }));
+const sqlite = app.db.$client;
+const leadRows = sqlite.prepare("SELECT count(*) FROM leads").pluck().get() as number;
+const orphanLeads = sqlite
+  .prepare(
+    "SELECT count(*) FROM leads l WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.subject_id = l.lead_id AND o.kind = 'lead_notification')",
+  )
+  .pluck()
+  .get() as number;
+const created201 = figures.reduce((sum, figure) => sum + (figure.status["201"] ?? 0), 0);
+const byStatusDuringLoad = app.outbox.countByStatus();
+
+// Drain what is left to .eml files, in-process, and time it.
+const transport = createMailTransport(app.config.mail);
+const drainStarted = performance.now();
+const drained = await drainOutbox({ ...dispatchDeps(app, transport), batchSize: 200 });
+const drainSeconds = (performance.now() - drainStarted) / 1000;
+transport.close();
+
+// Domain only: createLead without HTTP (distinct, then duplicates).
+const deps = { ...leadDeps(app), notifyOutbox: () => {} };
+const domainDistinct = await timeInProcess(
+  (iteration) =>
+    createLead(
+      deps,
+      {
+        ab_id: contactable[iteration % contactable.length] as string,
+        contact_name: "Camille Martin",
+        contact_email: `domain.${iteration}@example.fr`,
+        lead_type: "quote",
+        message: "Bonjour, je souhaite recevoir un devis.",
+      },
+      { agentId: null, idempotency: null },
+    ),
+  5000,
+);
+const domainDuplicate = await timeInProcess(
+  () =>
+    createLead(
+      deps,
+      {
+        ab_id: contactable[0] as string,
+        contact_name: "Camille Martin",
+        contact_email: "domain.duplicate@example.fr",
+        lead_type: "quote",
+      },
+      { agentId: null, idempotency: null },
+    ),
+  5000,
+);
+app.close();
+rmSync(dataDir, { recursive: true, force: true });
+
+const lines = [
+  `# Lead bench ${new Date().toISOString()}`,
+  "",
+  `Node ${process.version}, ${os.cpus().length} cores, ${values.merchants} merchants, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback; outbox worker: ${values.worker}.`,
+  "",
+  "| scenario | req/s | accepted (201) /s | p50 ms | p99 ms | statuses | errors |",
+  "|---|---|---|---|---|---|---|",
+  ...figures.map(
+    (figure) =>
+      `| ${figure.scenario} | ${figure.requestsPerSecond} | ${figure.acceptedPerSecond} | ${figure.p50Ms} | ${figure.p99Ms} | ${JSON.stringify(figure.status)} | ${figure.errors} |`,
+  ),
+  "",
+  `- domain only, createLead in-process: distinct ${domainDistinct.opsPerSecond}/s (p50 ${domainDistinct.p50Ms} ms, p99 ${domainDistinct.p99Ms} ms); duplicate ${domainDuplicate.opsPerSecond}/s (p50 ${domainDuplicate.p50Ms} ms, p99 ${domainDuplicate.p99Ms} ms)`,
+  `- stored: ${leadRows} leads for ${created201} answers 201 (warm-up included); leads without an outbox row: ${orphanLeads}`,
+  `- outbox after the load: ${JSON.stringify(byStatusDuringLoad)}; drain of the rest to .eml: ${drained.sent} in ${round(drainSeconds, 2)} s (${Math.round(drained.sent / Math.max(drainSeconds, 0.001))} emails/s)`,
+  `- server memory after the load: RSS ${serverMemory.rss} MB (peak ${serverMemory.peak} MB)`,
+  "",
+];
+const report = lines.join("\n");
+mkdirSync(path.join(root, "bench/results"), { recursive: true });
+writeFileSync(path.join(root, "bench/results/leads-latest.md"), report);
+writeFileSync(
+  path.join(root, "bench/results/leads-latest.json"),
+  `${JSON.stringify({ figures, domainDistinct, domainDuplicate, leadRows, created201, orphanLeads, drained, drainSeconds }, null, 2)}\n`,
+);
+process.stdout.write(`\n${report}`);
+process.exit(0);

@@ -1,0 +1,157 @@
+/**
+ * Operator command for the manifest signing keys in DATA_DIR/keys/.
+ *
+ *   npm run keys -- list [--json]
+ *   npm run keys -- rotate [--activate-after <duration>]   (default 1h; 0 = sign with it now)
+ *   npm run keys -- retire <kid>
+ *
+ * Durations: a number of seconds, or a number with ms, s, m, h or d (`90s`, `15m`, `1h`, `2d`).
+ * `rotate` publishes the next key at once and lets it sign after the delay; the current key is
+ * retired at that moment and stays in the key set until every manifest it signed has expired.
+ * A running server picks the change up within a second. Exit codes: 0 done, 1 refused, 2 usage.
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config/config.ts";
+import { JWKS_PUBLIC_PATH, writeJwksFile } from "../src/signing/jwks-file.ts";
+import {
+  createKeyStore,
+  type KeyInfo,
+  type KeyStore,
+  KeyStoreError,
+  type KeyStoreOptions,
+} from "../src/signing/key-store.ts";
+import { DEFAULT_ACTIVATION_DELAY_SECONDS } from "../src/signing/policy.ts";
+
+const USAGE = `usage: npm run keys -- list [--json]
+       npm run keys -- rotate [--activate-after <duration>]   (default 1h, 0 = now)
+       npm run keys -- retire <kid>`;
+
+/** Seconds in a duration such as `0`, `3600`, `90s`, `15m`, `1h`, `2d`, `500ms`; null when malformed. */
+export function parseDuration(text: string): number | null {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!match?.[1]) return null;
+  const amount = Number(match[1]);
+  const unit = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 }[(match[2] ?? "s") as "ms" | "s" | "m" | "h" | "d"];
+  return amount * unit;
+}
+
+export interface KeysIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Runs one command; returns the exit code. */
+export function runKeysCommand(
+  args: string[],
+  config: { dataDir: string },
+  io: KeysIo,
+  storeOptions: KeyStoreOptions = {},
+): number {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    io.err(`keys: ${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  // Every command reloads the index itself; no throttle in a one-shot process.
+  const store = createKeyStore(config, { reloadIntervalMs: 0, ...storeOptions });
+  try {
+    switch (command) {
+      case "list": {
+        if (rest.length > 0) break;
+        const keys = store.list();
+        io.out(values.json ? `${JSON.stringify(keys, null, 2)}\n` : table(keys));
+        return 0;
+      }
+      case "rotate": {
+        if (rest.length > 0) break;
+        const delay =
+          values["activate-after"] === undefined
+            ? DEFAULT_ACTIVATION_DELAY_SECONDS
+            : parseDuration(values["activate-after"]);
+        if (delay === null) {
+          io.err(`keys: --activate-after must be a duration such as 0, 90s, 15m, 1h or 2d\n`);
+          return 2;
+        }
+        const key = store.rotate({ activateAfterSeconds: delay });
+        io.out(
+          `created ${key.kid}: published now, signs from ${key.activates_at}` +
+            `${delay === 0 ? " (at once)" : ""}; the previous key retires at that moment\n`,
+        );
+        io.out(table(store.list()));
+        republish(config, store, io);
+        return 0;
+      }
+      case "retire": {
+        const [kid, ...extra] = rest;
+        if (!kid || extra.length > 0) break;
+        const key = store.retire(kid);
+        io.out(
+          `retired ${key.kid}: ${key.published ? `stays in the key set until ${key.not_after}` : "no unexpired manifest carries it; dropped from the key set"}\n`,
+        );
+        io.out(table(store.list()));
+        republish(config, store, io);
+        return 0;
+      }
+      default:
+        break;
+    }
+  } catch (error) {
+    if (error instanceof KeyStoreError) {
+      io.err(`keys: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  io.err(`${USAGE}\n`);
+  return 2;
+}
+
+/** The static key set in the publish folder must hold a new key before it signs: rewrite it now. */
+function republish(config: { dataDir: string }, store: KeyStore, io: KeysIo): void {
+  const publishDir = path.join(config.dataDir, "publish");
+  if (!existsSync(publishDir)) return;
+  if (writeJwksFile(publishDir, store.jwks())) io.out(`rewrote ${path.join(publishDir, JWKS_PUBLIC_PATH)}\n`);
+}
+
+function parse(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    options: { "activate-after": { type: "string" }, json: { type: "boolean" } },
+  });
+}
+
+function table(keys: KeyInfo[]): string {
+  const header = ["kid", "state", "in key set", "activates_at", "retired_at", "not_after"];
+  const rows = keys.map((key) => [
+    key.kid,
+    key.state,
+    key.published ? "yes" : "no",
+    key.activates_at,
+    key.retired_at ?? "-",
+    key.not_after ?? "-",
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
+  const line = (cells: string[]) =>
+    `${cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join("  ")
+      .trimEnd()}\n`;
+  return [line(header), ...rows.map(line)].join("");
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // Only DATA_DIR matters here: an unrelated setting must not block an emergency rotation.
+  const code = runKeysCommand(process.argv.slice(2), loadConfig({ DATA_DIR: process.env.DATA_DIR }), {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
+  process.exitCode = code;
+}

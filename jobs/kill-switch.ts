@@ -1,0 +1,37 @@
+/**
+ * Operator kill switch for agent access, effective on running servers within a second, no restart.
+ *
+ *   npm run kill-switch -- on       every agent-facing route answers 503 SERVICE_SUSPENDED
+ *   npm run kill-switch -- off      back to normal (unless AGENT_ACCESS_SUSPENDED=true on the server)
+ *   npm run kill-switch -- status
+ *
+ * Discovery documents (/.well-known/*, /openapi.json) and the health check keep answering.
+ */
+import { loadConfig } from "../src/config/config.ts";
+import { KILL_SWITCH_SETTING, parseSwitchValue } from "../src/domain/access/kill-switch.ts";
+import { openDatabase } from "../src/store/db.ts";
+import { createSettingsRepository } from "../src/store/settings-repository.ts";
+
+const command = process.argv[2];
+if (command !== "on" && command !== "off" && command !== "status") {
+  process.stderr.write("usage: npm run kill-switch -- on|off|status\n");
+  process.exit(1);
+}
+
+const config = loadConfig();
+const db = openDatabase(config.databaseFile);
+const settings = createSettingsRepository(db);
+try {
+  if (command !== "status") settings.set(KILL_SWITCH_SETTING, command, new Date());
+  const stored = settings.find(KILL_SWITCH_SETTING);
+  const operator = parseSwitchValue(stored?.value ?? null);
+  process.stdout.write(
+    `operator kill switch: ${operator ? "ON (agent access suspended)" : "off"}${stored ? ` since ${stored.updatedAt}` : ""}\n`,
+  );
+  if (config.agentAccessSuspended) {
+    process.stdout.write("AGENT_ACCESS_SUSPENDED=true in this environment: servers started with it stay suspended\n");
+  }
+  if (command !== "status") process.stdout.write("running servers apply it within 1 s\n");
+} finally {
+  db.$client.close();
+}

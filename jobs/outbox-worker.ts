@@ -1,0 +1,56 @@
+/**
+ * The mail outbox worker.
+ *
+ *   npm run outbox            keep delivering (polls every OUTBOX_POLL_MS) until SIGINT/SIGTERM
+ *   npm run outbox -- --once  deliver what is due now, print the counts, exit
+ *
+ * Servers run it in-process with `startOutboxWorker(app)` (jobs/start.ts). Several workers may run
+ * against one database: their claims never overlap. Without SMTP settings, emails are written as
+ * .eml files under DATA_DIR/outbox/.
+ */
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { logger } from "../src/logging.ts";
+import { drainOutbox } from "../src/mail/dispatch-outbox.ts";
+import { dispatchDeps, startOutboxWorker } from "../src/mail/outbox-worker.ts";
+import { createMailTransport } from "../src/mail/transport.ts";
+
+export { type OutboxWorker, startOutboxWorker } from "../src/mail/outbox-worker.ts";
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { once: { type: "boolean", default: false } } });
+  const app = createApp(loadConfig());
+  if (values.once) {
+    const transport = createMailTransport(app.config.mail);
+    try {
+      const report = await drainOutbox(dispatchDeps(app, transport));
+      const pending = app.outbox.countByStatus();
+      process.stdout.write(
+        `outbox: ${report.sent} sent, ${report.retried} to retry, ${report.failed} failed; ` +
+          `rows by status ${JSON.stringify(pending)} (${transport.kind === "file" ? app.config.mail.outboxDir : "SMTP"})\n`,
+      );
+    } finally {
+      transport.close();
+      app.close();
+    }
+    return;
+  }
+  const worker = startOutboxWorker(app);
+  const stop = (signal: string) => {
+    logger.info("outbox worker stopping", { signal });
+    void worker.stop().then(() => {
+      app.close();
+      process.exit(0);
+    });
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  // Keep the process alive: the worker's timer is unref'd for servers.
+  setInterval(() => {}, 1 << 30);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}

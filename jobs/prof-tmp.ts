@@ -1,0 +1,44 @@
+import { loadConfig } from "../src/config/config.ts";
+import { openDatabase } from "../src/store/db.ts";
+import { createMerchantRepository } from "../src/store/merchant-repository.ts";
+import { createPublishSource, createProfileLoader } from "../src/publish/source-store.ts";
+import { merchantView } from "../src/publish/view.ts";
+import { MERCHANT_RENDERERS, MERCHANT_DOCUMENT_KINDS } from "../src/publish/documents.ts";
+import { profileFingerprint } from "../src/publish/render-batch.ts";
+import { publishSigning } from "../src/publish/signing-hooks.ts";
+import { buildPublishedDecisionCard } from "../src/publish/decision-card.ts";
+const config = loadConfig();
+const db = openDatabase(config.databaseFile);
+const source = createPublishSource(db);
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+let t = cpu();
+const stamps = source.stampsAfter("", 100000);
+console.log("stamps", stamps.length, (cpu() - t).toFixed(0), "ms");
+const repo = createMerchantRepository(db);
+t = cpu();
+const profiles0 = stamps.map((s) => repo.findProfile(s.abId)!);
+console.log("profiles findProfile", (cpu() - t).toFixed(0), "ms");
+const loader = createProfileLoader(db);
+t = cpu();
+const ids = stamps.map((s) => s.abId);
+const loaded = new Map();
+for (let i = 0; i < ids.length; i += 500) for (const [k, v] of loader.load(ids.slice(i, i + 500))) loaded.set(k, v);
+console.log("profiles bulk", (cpu() - t).toFixed(0), "ms");
+const profiles = ids.map((id) => loaded.get(id));
+let diff = 0;
+for (let i = 0; i < ids.length; i++) { const a = profiles0[i]; const b = profiles[i]; a.signals.sort((x, y) => x.key < y.key ? -1 : 1); if (JSON.stringify(a) !== JSON.stringify(b)) { diff++; if (diff < 2) { const ja = JSON.stringify(a), jb = JSON.stringify(b); let k = 0; while (ja[k] === jb[k]) k++; console.log("DIFF", ja.slice(k - 80, k + 80), "\n", jb.slice(k - 80, k + 80)); } } }
+console.log("differences", diff);
+t = cpu();
+for (const p of profiles) profileFingerprint(p);
+console.log("fingerprints", (cpu() - t).toFixed(0), "ms");
+const now = new Date();
+const views = profiles.map((p) => merchantView(p, { baseUrl: config.baseUrl, orderRailEnabled: false, now }));
+for (const kind of MERCHANT_DOCUMENT_KINDS) {
+  t = cpu();
+  for (const v of views) MERCHANT_RENDERERS[kind](v);
+  console.log(kind, (cpu() - t).toFixed(0), "ms");
+}
+const signing = publishSigning(config);
+t = cpu();
+for (const v of views.slice(0, 500)) signing.snapshotIssuer!(v, buildPublishedDecisionCard(v), now);
+console.log("snapshot x500", (cpu() - t).toFixed(0), "ms");

@@ -1,0 +1,59 @@
+/**
+ * Personal-data retention.
+ *
+ *   npm run retention   anonymise leads, follow-up messages and platform contacts older than
+ *                       LEAD_RETENTION_MONTHS (default 24), drop expired duplicate windows, old
+ *                       lead Idempotency-Keys and old .eml files, print the counts, exit
+ *
+ * Servers run it daily with `startRetentionSchedule(app)` (jobs/start.ts).
+ */
+
+import { pathToFileURL } from "node:url";
+import cron, { type ScheduledTask } from "node-cron";
+import type { App } from "../src/app.ts";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config/config.ts";
+import { anonymizeExpired, type RetentionReport } from "../src/domain/privacy/anonymize-expired.ts";
+import { logger } from "../src/logging.ts";
+import { pruneMailFiles } from "../src/mail/outbox-files.ts";
+
+/** Every day at 03:17, Paris time. */
+export const RETENTION_CRON = "17 3 * * *";
+
+export function runRetention(app: App): RetentionReport {
+  return anonymizeExpired({
+    retention: app.retention,
+    now: app.now,
+    retentionMonths: app.config.leadRetentionMonths,
+    pruneMailFiles: (cutoff) => pruneMailFiles(app.config.mail.outboxDir, cutoff),
+  });
+}
+
+/** Schedules the retention run daily in this process; stop() the task on shutdown. */
+export function startRetentionSchedule(app: App): ScheduledTask {
+  return cron.schedule(
+    RETENTION_CRON,
+    () => {
+      try {
+        runRetention(app);
+      } catch (failure) {
+        logger.error("retention run failed", { error: failure instanceof Error ? failure.name : "unknown" });
+      }
+    },
+    { name: "lead-retention", timezone: "Europe/Paris", noOverlap: true },
+  );
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const app = createApp(loadConfig());
+  try {
+    const report = runRetention(app);
+    process.stdout.write(
+      `retention (before ${report.cutoff}): ${report.leads} leads, ${report.leadMessages} messages, ` +
+        `${report.platformContacts} platform contacts anonymised; ${report.dedupWindows} duplicate windows, ` +
+        `${report.idempotencyKeys} idempotency keys, ${report.mailFiles} mail files removed\n`,
+    );
+  } finally {
+    app.close();
+  }
+}

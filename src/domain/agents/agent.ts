@@ -1,0 +1,33 @@
+import type { AgentStatus, CertificationLevel } from "./levels.ts";
+
+/** A registered agent as the domain sees it: never its key, only the key's display prefix. */
+export interface Agent {
+  agentId: string;
+  agentName: string;
+  agentUrl: string | null;
+  contactEmail: string;
+  requestedLevel: CertificationLevel;
+  /** The level granted: the requested one once approved; 2 while a level 3-4 request is pending. */
+  certificationLevel: CertificationLevel;
+  status: AgentStatus;
+  capabilities: string[];
+  keyPrefix: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewAgent extends Agent {
+  keyHash: string;
+}
+
+/** Storage the agent rules need (src/store/agent-repository.ts implements it on SQLite). */
+export interface AgentStore {
+  insert(agent: NewAgent): void;
+  findByKeyHash(keyHash: string): Agent | null;
+  findById(agentId: string): Agent | null;
+  list(filter?: { status?: AgentStatus }): Agent[];
+  update(
+    agentId: string,
+    change: { status: AgentStatus; certificationLevel: CertificationLevel; now: Date },
+  ): Agent | null;
+}

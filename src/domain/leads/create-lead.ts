@@ -1,0 +1,148 @@
+import { randomUUID } from "node:crypto";
+import { ServiceError, type ValidationIssue, validationError } from "../../errors/service-error.ts";
+import { logger } from "../../logging.ts";
+import type { Action, MerchantState } from "../../schemas/envelope.ts";
+import type { LeadRequest } from "../../schemas/leads.ts";
+import { canonicalJson, sha256Hex } from "../canonical-json.ts";
+import { validateSectorMetadata } from "../lead-contract.ts";
+import { contactBlockers } from "./contact-blockers.ts";
+import { leadActions } from "./lead-actions.ts";
+import { DEDUP_WINDOW_MS, IDEMPOTENCY_WINDOW_MS, type LeadDeps } from "./lead-deps.ts";
+import { loadLeadTarget } from "./load-lead-target.ts";
+import { resolveBrick } from "./resolve-brick.ts";
+
+export interface CreateLeadOptions {
+  /** The registered agent that sent the lead, or null for an anonymous caller. */
+  agentId: string | null;
+  /** Idempotency-Key and the caller it is scoped to (agent id, else client address). */
+  idempotency: { key: string; callerScope: string } | null;
+}
+
+export interface LeadReceipt {
+  /** 201 for a new lead; 200 when an existing lead is returned (duplicate, or replay of a duplicate). */
+  status: 201 | 200;
+  deduplicated: boolean;
+  /** True when the answer repeats an earlier one for the same Idempotency-Key. */
+  replayed: boolean;
+  leadId: string;
+  trackingToken: string;
+  /** `received` on creation. */
+  trackingStatus: string;
+  abId: string;
+  state: MerchantState;
+  actions: Action[];
+}
+
+/**
+ * POST /api/contact/brick and the MCP lead tools: checks the merchant can be contacted and the
+ * sector fields fit its lead contract, then records the lead and its outbox row in one
+ * transaction, applying the 24-hour duplicate rule (same merchant, same trimmed lower-cased email,
+ * same lead type) and the Idempotency-Key.
+ */
+export function createLead(deps: LeadDeps, request: LeadRequest, options: CreateLeadOptions): LeadReceipt {
+  const target = loadLeadTarget(deps, request.ab_id, { withProducts: request.brick_id !== undefined });
+  const { assessment } = target;
+  const { state } = assessment.capabilities;
+  if (!state.can_contact) {
+    const reasons = contactBlockers(state);
+    throw new ServiceError(
+      "CONTACT_DISABLED",
+      `Merchant ${request.ab_id} cannot be contacted right now (${reasons.join(", ")}); see error.blocked_because`,
+      { blockedBecause: reasons, abId: request.ab_id },
+    );
+  }
+
+  const issues: ValidationIssue[] = [];
+  let brickId: string | null = null;
+  if (request.brick_id !== undefined) {
+    const brick = resolveBrick(target.products, request.ab_id, request.brick_id);
+    if (brick.ok) brickId = brick.product.brickId;
+    else issues.push({ path: "brick_id", message: brick.message });
+  }
+  const metadata = validateSectorMetadata(target.merchant.sector, request.metadata);
+  if (!metadata.ok) issues.push(...metadata.issues);
+  if (issues.length > 0) throw validationError(issues);
+
+  const now = deps.now();
+  const createdAt = now.toISOString();
+  const leadId = randomUUID();
+  const intentData = compact(request.intent_data);
+  const sectorValues = metadata.ok && Object.keys(metadata.value).length > 0 ? metadata.value : null;
+  const outcome = deps.leads.insertLead({
+    lead: {
+      leadId,
+      abId: request.ab_id,
+      brickId,
+      intent: request.intent ?? null,
+      leadType: request.lead_type,
+      contactName: request.contact_name,
+      contactEmail: request.contact_email,
+      contactPhone: request.contact_phone ?? null,
+      message: request.message ?? null,
+      aiContext: request.ai_context ?? null,
+      intentData,
+      metadata: sectorValues,
+      agentId: options.agentId,
+      createdAt,
+    },
+    emailNormalized: normalizeEmail(request.contact_email),
+    windowEndsAt: new Date(now.getTime() + DEDUP_WINDOW_MS).toISOString(),
+    outboxMessageId: randomUUID(),
+    idempotency: options.idempotency
+      ? {
+          scope: `lead:${options.idempotency.callerScope}`,
+          key: options.idempotency.key,
+          requestHash: leadRequestHash(request),
+          forgetBefore: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS).toISOString(),
+        }
+      : null,
+  });
+
+  if (outcome.kind === "idempotency_conflict") {
+    throw new ServiceError(
+      "CONFLICT",
+      "This Idempotency-Key was already used with a different request body; send a new key for a new lead",
+    );
+  }
+  if (outcome.kind === "created") {
+    deps.notifyOutbox();
+    logger.info("lead accepted", { lead_id: outcome.leadId, ab_id: request.ab_id, agent_id: options.agentId });
+  } else {
+    logger.debug("lead answered with an existing lead", {
+      lead_id: outcome.leadId,
+      ab_id: request.ab_id,
+      outcome: outcome.kind,
+    });
+  }
+
+  const created = outcome.kind === "created" || (outcome.kind === "replayed" && outcome.originalKind === "created");
+  const existing = created ? null : deps.leads.findSummary(outcome.leadId);
+  return {
+    status: created ? 201 : 200,
+    deduplicated: !created,
+    replayed: outcome.kind === "replayed",
+    leadId: outcome.leadId,
+    trackingToken: deps.trackingTokens.issue(outcome.leadId),
+    // A creation (or its replay) answers as it did the first time; a duplicate tells where the lead is now.
+    trackingStatus: created ? "received" : (existing?.trackingStatus ?? "received"),
+    abId: request.ab_id,
+    state,
+    actions: leadActions(deps.baseUrl, outcome.leadId, request.ab_id),
+  };
+}
+
+/** The duplicate rule's email key: trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Fingerprint of a validated request: key order and absent-versus-null do not change it. */
+export function leadRequestHash(request: LeadRequest): string {
+  return sha256Hex(canonicalJson(request));
+}
+
+function compact(intentData: LeadRequest["intent_data"]): Record<string, string> | null {
+  if (!intentData) return null;
+  const entries = Object.entries(intentData).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return entries.length > 0 ? Object.fromEntries(entries) : null;
+}

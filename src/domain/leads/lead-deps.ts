@@ -1,0 +1,29 @@
+import type { App } from "../../app.ts";
+import type { LeadRepository } from "../../store/lead-repository.ts";
+import type { ResolveDeps } from "../registry/resolve-merchant.ts";
+import type { TrackingTokens } from "./tracking-token.ts";
+
+/** What the lead functions need; REST routes and MCP tools build it with `leadDeps(app)`. */
+export interface LeadDeps extends ResolveDeps {
+  leads: LeadRepository;
+  trackingTokens: TrackingTokens;
+  /** Called after a commit that wrote outbox rows: wakes the in-process outbox worker at once. */
+  notifyOutbox: () => void;
+}
+
+export function leadDeps(app: App): LeadDeps {
+  return {
+    merchants: app.merchants,
+    baseUrl: app.config.baseUrl,
+    orderRailEnabled: app.config.publicOrderRailEnabled,
+    now: app.now,
+    leads: app.leads,
+    trackingTokens: app.trackingTokens,
+    notifyOutbox: app.notifyOutbox,
+  };
+}
+
+/** Lead follow-up limits. */
+export const MAX_FOLLOW_UPS_PER_LEAD = 20;
+export const DEDUP_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

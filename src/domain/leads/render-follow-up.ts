@@ -1,0 +1,57 @@
+import { frenchDateTime, type RenderedEmail, renderLayout } from "./email-format.ts";
+import { leadTypeNoun } from "./lead-labels.ts";
+import { PLATFORM_SIGNATURE } from "./render-lead-notification.ts";
+
+export interface FollowUpEmailInput {
+  messageId: string;
+  body: string;
+  createdAt: string;
+  position: number;
+  lead: {
+    leadId: string;
+    abId: string;
+    leadType: string;
+    contactName: string;
+    contactEmail: string;
+    contactPhone: string | null;
+    createdAt: string;
+    merchantName: string;
+  };
+}
+
+/** The French email that carries an agent's follow-up message on a lead to the merchant. */
+export function renderFollowUp(input: FollowUpEmailInput): RenderedEmail {
+  const { lead } = input;
+  const noun = leadTypeNoun(lead.leadType);
+  const subject = `Nouveau message au sujet d'une ${noun} reçue via Abeille`;
+  const { text, html } = renderLayout({
+    heading: subject,
+    intro: [
+      "Bonjour,",
+      `${lead.contactName} vous écrit de nouveau, par l'intermédiaire de son assistant IA, au sujet de la ${noun} envoyée à ${lead.merchantName} le ${frenchDateTime(lead.createdAt)}.`,
+    ],
+    sections: [
+      { title: "Message", body: input.body },
+      {
+        title: "Comment répondre",
+        paragraphs: [
+          `Répondez simplement à cet e-mail : votre réponse partira directement à ${lead.contactName} (${lead.contactEmail}).`,
+          ...(lead.contactPhone ? [`Vous pouvez aussi appeler le ${lead.contactPhone}.`] : []),
+        ],
+      },
+      {
+        title: "Référence",
+        rows: [
+          { label: "Demande", value: lead.leadId },
+          { label: "Message", value: `n° ${input.position} (${input.messageId})` },
+          { label: "Envoyé le", value: frenchDateTime(input.createdAt) },
+        ],
+      },
+    ],
+    footer: [
+      PLATFORM_SIGNATURE,
+      `Vous recevez ce message parce que ${lead.merchantName} (${lead.abId}) a reçu cette demande via Abeille.`,
+    ],
+  });
+  return { subject, text, html };
+}

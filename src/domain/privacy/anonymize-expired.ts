@@ -1,0 +1,65 @@
+import { logger } from "../../logging.ts";
+import type { RetentionCounts, RetentionRepository } from "../../store/retention-repository.ts";
+
+export interface RetentionDeps {
+  retention: RetentionRepository;
+  now: () => Date;
+  /** LEAD_RETENTION_MONTHS (default 24). */
+  retentionMonths: number;
+  /** Deletes mail files (the .eml outbox of a demo) written before the cutoff; returns how many. */
+  pruneMailFiles?: (cutoff: Date) => number;
+}
+
+export interface RetentionReport extends RetentionCounts {
+  cutoff: string;
+  mailFiles: number;
+}
+
+/** Lead Idempotency-Keys are honoured for 24 hours; after that they only hold fingerprints. */
+const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Anonymises leads, their follow-up messages and platform contacts older than the retention
+ * period: personal data goes, ids, dates, merchant, lead type and statuses stay for statistics.
+ * Also drops the expired duplicate windows (they hold normalised emails), old lead
+ * Idempotency-Keys, and mail files older than the period. Idempotent: run it as often as wanted.
+ */
+export function anonymizeExpired(deps: RetentionDeps): RetentionReport {
+  const now = deps.now();
+  const cutoff = retentionCutoff(now, deps.retentionMonths);
+  const counts = deps.retention.anonymizeBefore({
+    cutoff: cutoff.toISOString(),
+    now: now.toISOString(),
+    idempotencyCutoff: new Date(now.getTime() - IDEMPOTENCY_KEEP_MS).toISOString(),
+  });
+  const mailFiles = deps.pruneMailFiles?.(cutoff) ?? 0;
+  const report = { cutoff: cutoff.toISOString(), ...counts, mailFiles };
+  logger.info("retention run", {
+    cutoff: report.cutoff,
+    leads: report.leads,
+    lead_messages: report.leadMessages,
+    platform_contacts: report.platformContacts,
+    dedup_windows: report.dedupWindows,
+    idempotency_keys: report.idempotencyKeys,
+    mail_files: report.mailFiles,
+  });
+  return report;
+}
+
+/** `months` calendar months before `now` (UTC), clamped to the last day of a shorter month. */
+export function retentionCutoff(now: Date, months: number): Date {
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth() - months;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return new Date(
+    Date.UTC(
+      year,
+      month,
+      Math.min(now.getUTCDate(), lastDay),
+      now.getUTCHours(),
+      now.getUTCMinutes(),
+      now.getUTCSeconds(),
+      now.getUTCMilliseconds(),
+    ),
+  );
+}

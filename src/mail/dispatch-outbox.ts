@@ -1,0 +1,205 @@
+import { renderFollowUp } from "../domain/leads/render-follow-up.ts";
+import { renderLeadNotification } from "../domain/leads/render-lead-notification.ts";
+import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
+import { logger } from "../logging.ts";
+import type { LeadRepository } from "../store/lead-repository.ts";
+import type { OutboxMessage, OutboxRepository, OutboxResult } from "../store/outbox-repository.ts";
+import type { PlatformContactRepository } from "../store/platform-contact-repository.ts";
+import { retryDelayMs } from "./backoff.ts";
+import type { MailTransport, OutgoingMail } from "./transport.ts";
+
+export interface DispatchDeps {
+  outbox: OutboxRepository;
+  leads: LeadRepository;
+  platformContacts: PlatformContactRepository;
+  transport: MailTransport;
+  platformTeamEmail: string;
+  now: () => Date;
+  /** Rows claimed per batch (default 25). */
+  batchSize?: number;
+  /** How long a claim holds before another worker may take the row again (default 5 min). */
+  leaseMs?: number;
+}
+
+export interface DispatchReport {
+  claimed: number;
+  sent: number;
+  retried: number;
+  failed: number;
+}
+
+const DEFAULT_BATCH = 25;
+const DEFAULT_LEASE_MS = 5 * 60_000;
+
+/** A failure no retry can cure: the message fails at once. */
+class PermanentFailure extends Error {}
+
+/**
+ * Claims one batch of due rows, delivers them concurrently, then records every result in one
+ * transaction (one write lock per batch, so a busy worker barely delays lead creation).
+ */
+export async function dispatchDueMessages(deps: DispatchDeps): Promise<DispatchReport> {
+  const now = deps.now();
+  const claimed = deps.outbox.claimDue({
+    now: now.toISOString(),
+    leaseUntil: new Date(now.getTime() + (deps.leaseMs ?? DEFAULT_LEASE_MS)).toISOString(),
+    limit: deps.batchSize ?? DEFAULT_BATCH,
+  });
+  const results = await Promise.all(claimed.map((message) => deliver(deps, message)));
+  deps.outbox.settle(results);
+  const report: DispatchReport = { claimed: claimed.length, sent: 0, retried: 0, failed: 0 };
+  for (const result of results) {
+    if (result.outcome === "sent") {
+      report.sent += 1;
+      logger.debug("outbox message delivered", {
+        message_id: result.messageId,
+        kind: kindOf(claimed, result.messageId),
+        attempt: result.attempts,
+        transport: deps.transport.kind,
+      });
+    } else if (result.outcome === "retry") {
+      report.retried += 1;
+    } else {
+      report.failed += 1;
+    }
+  }
+  if (report.claimed > 0) logger.info("outbox batch", { ...report, transport: deps.transport.kind });
+  return report;
+}
+
+function kindOf(claimed: readonly OutboxMessage[], messageId: string): string {
+  return claimed.find((message) => message.messageId === messageId)?.kind ?? "unknown";
+}
+
+/** Delivers batches until no row is due; returns the totals. */
+export async function drainOutbox(deps: DispatchDeps, maxBatches = Number.POSITIVE_INFINITY): Promise<DispatchReport> {
+  const total: DispatchReport = { claimed: 0, sent: 0, retried: 0, failed: 0 };
+  for (let batch = 0; batch < maxBatches; batch++) {
+    const report = await dispatchDueMessages(deps);
+    total.claimed += report.claimed;
+    total.sent += report.sent;
+    total.retried += report.retried;
+    total.failed += report.failed;
+    if (report.claimed < (deps.batchSize ?? DEFAULT_BATCH)) break;
+  }
+  return total;
+}
+
+async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<OutboxResult> {
+  const base = { messageId: message.messageId, attempts: message.attempts };
+  try {
+    await deps.transport.send(compose(deps, message));
+    return { ...base, outcome: "sent", at: deps.now().toISOString() };
+  } catch (failure) {
+    const error = describeFailure(failure);
+    const delay = failure instanceof PermanentFailure ? null : retryDelayMs(message.attempts);
+    const now = deps.now();
+    const fields = {
+      message_id: message.messageId,
+      kind: message.kind,
+      attempt: message.attempts,
+      ...errorCodes(failure),
+    };
+    if (delay === null) {
+      logger.error("outbox message failed for good", fields);
+      return { ...base, outcome: "failed", at: now.toISOString(), error };
+    }
+    const nextAttemptAt = new Date(now.getTime() + delay).toISOString();
+    logger.warn("outbox message refused; will retry", { ...fields, next_attempt_at: nextAttemptAt });
+    return { ...base, outcome: "retry", nextAttemptAt, error };
+  }
+}
+
+/** Renders the email an outbox row announces, from the current state of its subject. */
+export function compose(
+  deps: Pick<DispatchDeps, "leads" | "platformContacts" | "platformTeamEmail">,
+  message: OutboxMessage,
+): OutgoingMail {
+  const fileStem = `${compactTimestamp(message.createdAt)}-${message.kind}`;
+  switch (message.kind) {
+    case "lead_notification": {
+      const lead = deps.leads.findForDelivery(message.subjectId);
+      if (!lead) throw new PermanentFailure("the lead no longer exists");
+      if (lead.anonymizedAt) throw new PermanentFailure("the lead was anonymised before delivery");
+      if (!lead.merchantEmail) throw new PermanentFailure("the merchant has no email address");
+      const email = renderLeadNotification(lead);
+      return {
+        outboxId: message.messageId,
+        fileStem,
+        to: lead.merchantEmail,
+        replyTo: { name: lead.contactName, address: lead.contactEmail },
+        ...email,
+        headers: { "X-Abeille-Lead-Id": lead.leadId },
+      };
+    }
+    case "lead_follow_up": {
+      const followUp = deps.leads.findFollowUpForDelivery(message.subjectId);
+      if (!followUp) throw new PermanentFailure("the follow-up message no longer exists");
+      if (followUp.anonymizedAt || followUp.lead.anonymizedAt) {
+        throw new PermanentFailure("the follow-up message was anonymised before delivery");
+      }
+      if (!followUp.lead.merchantEmail) throw new PermanentFailure("the merchant has no email address");
+      const email = renderFollowUp(followUp);
+      return {
+        outboxId: message.messageId,
+        fileStem,
+        to: followUp.lead.merchantEmail,
+        replyTo: { name: followUp.lead.contactName, address: followUp.lead.contactEmail },
+        ...email,
+        headers: { "X-Abeille-Lead-Id": followUp.lead.leadId },
+      };
+    }
+    case "platform_contact": {
+      const contact = deps.platformContacts.find(message.subjectId);
+      if (!contact) throw new PermanentFailure("the platform contact no longer exists");
+      if (contact.anonymizedAt) throw new PermanentFailure("the platform contact was anonymised before delivery");
+      const email = renderPlatformNotification(contact);
+      return {
+        outboxId: message.messageId,
+        fileStem,
+        to: deps.platformTeamEmail,
+        replyTo: { name: contact.name, address: contact.email },
+        ...email,
+        headers: { "X-Abeille-Contact-Id": contact.contactId },
+      };
+    }
+    default:
+      throw new PermanentFailure(`unknown outbox kind ${String(message.kind)}`);
+  }
+}
+
+/** 2026-11-22T07:20:58.123Z -> 20261122T072058Z */
+function compactTimestamp(iso: string): string {
+  return iso.replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+}
+
+interface MailError {
+  code?: unknown;
+  responseCode?: unknown;
+  command?: unknown;
+  message?: unknown;
+}
+
+const EMAIL = /[^\s<>"'@]+@[^\s<>"'@]+/g;
+
+/** What is stored in outbox.last_error: codes and the server's words with addresses removed. */
+export function describeFailure(failure: unknown): string {
+  const error = (typeof failure === "object" && failure !== null ? failure : {}) as MailError;
+  const parts = [error.code, error.responseCode, error.command].filter(
+    (part) => typeof part === "string" || typeof part === "number",
+  );
+  const text = typeof error.message === "string" ? error.message : String(failure);
+  const clean = text.replace(EMAIL, "<address>").replace(/\s+/g, " ").slice(0, 300);
+  return parts.length > 0 ? `${parts.join(" ")}: ${clean}` : clean;
+}
+
+/** Log fields of a failure: codes only, never the server's text (it may quote an address). */
+function errorCodes(failure: unknown): Record<string, unknown> {
+  if (failure instanceof PermanentFailure) return { reason: failure.message };
+  const error = (typeof failure === "object" && failure !== null ? failure : {}) as MailError;
+  return {
+    error_code: typeof error.code === "string" ? error.code : null,
+    response_code: typeof error.responseCode === "number" ? error.responseCode : null,
+    command: typeof error.command === "string" ? error.command : null,
+  };
+}

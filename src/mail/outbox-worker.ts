@@ -1,0 +1,99 @@
+import type { App } from "../app.ts";
+import { logger } from "../logging.ts";
+import { type DispatchDeps, type DispatchReport, drainOutbox } from "./dispatch-outbox.ts";
+import { outboxSignal } from "./outbox-signal.ts";
+import { createMailTransport, type MailTransport } from "./transport.ts";
+
+export interface OutboxWorker {
+  /** Runs a drain now (or waits for the one running) and returns what it did. */
+  runNow(): Promise<DispatchReport>;
+  /** Stops polling, waits for the drain in progress, closes the transport. */
+  stop(): Promise<void>;
+}
+
+export interface OutboxWorkerOptions {
+  transport?: MailTransport;
+  /** Poll interval; defaults to OUTBOX_POLL_MS (2 s). */
+  pollMs?: number;
+  now?: () => Date;
+}
+
+export function dispatchDeps(app: App, transport: MailTransport, now: () => Date = app.now): DispatchDeps {
+  return {
+    outbox: app.outbox,
+    leads: app.leads,
+    platformContacts: app.platformContacts,
+    transport,
+    platformTeamEmail: app.config.mail.platformTeamEmail,
+    now,
+  };
+}
+
+/**
+ * The outbox worker for a server process: drains due rows every poll interval and at once when a
+ * commit in this process wrote rows (the nudge). One drain at a time per worker; several workers
+ * (processes) can run, their claims never overlap.
+ */
+export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): OutboxWorker {
+  const transport = options.transport ?? createMailTransport(app.config.mail);
+  const deps = dispatchDeps(app, transport, options.now ?? app.now);
+  const pollMs = options.pollMs ?? app.config.outboxPollMs;
+  let current: Promise<DispatchReport> | null = null;
+  let again = false;
+  let stopped = false;
+  let immediate: NodeJS.Immediate | null = null;
+
+  const run = (): Promise<DispatchReport> => {
+    if (current) {
+      again = true;
+      return current;
+    }
+    current = (async () => {
+      const total: DispatchReport = { claimed: 0, sent: 0, retried: 0, failed: 0 };
+      do {
+        again = false;
+        try {
+          const report = await drainOutbox(deps);
+          total.claimed += report.claimed;
+          total.sent += report.sent;
+          total.retried += report.retried;
+          total.failed += report.failed;
+        } catch (failure) {
+          logger.error("outbox drain failed", {
+            error: failure instanceof Error ? failure.name : "unknown",
+            code: (failure as { code?: unknown } | null)?.code ?? null,
+          });
+        }
+      } while (again && !stopped);
+      return total;
+    })().finally(() => {
+      current = null;
+    });
+    return current;
+  };
+
+  const nudge = () => {
+    if (stopped || immediate) return;
+    immediate = setImmediate(() => {
+      immediate = null;
+      void run();
+    });
+  };
+  const timer = setInterval(() => void run(), pollMs);
+  timer.unref();
+  outboxSignal().on("written", nudge);
+  nudge();
+  logger.info("outbox worker started", { transport: transport.kind, poll_ms: pollMs });
+
+  return {
+    runNow: () => run(),
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      if (immediate) clearImmediate(immediate);
+      outboxSignal().off("written", nudge);
+      await current;
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** JSON-RPC 2.0 framing of POST /api/mcp, for the OpenAPI document. */
+
+const idSchema = z.union([z.string(), z.number().int(), z.null()]);
+
+export const jsonRpcRequestSchema = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: idSchema.optional().meta({ description: "Omitted for a notification (answered 202 without a body)" }),
+    method: z.string().meta({
+      description: "initialize, tools/list, tools/call, ping, or a notification such as notifications/initialized",
+    }),
+    params: z.record(z.string(), z.unknown()).optional().meta({
+      description: "For tools/call: { name, arguments }; the tool schemas are at /.well-known/mcp.json",
+    }),
+  })
+  .meta({ id: "JsonRpcRequest", description: "One JSON-RPC 2.0 message per POST; batches are refused" });
+
+export const jsonRpcErrorObjectSchema = z.object({
+  code: z.number().int().meta({
+    description:
+      "-32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params or unknown tool, -32603 internal error, -32000 transport error",
+  }),
+  message: z.string(),
+  data: z.unknown().optional(),
+});
+
+export const jsonRpcResponseSchema = z
+  .object({
+    jsonrpc: z.literal("2.0"),
+    id: idSchema,
+    result: z.record(z.string(), z.unknown()).optional().meta({
+      description:
+        "initialize: server info and capabilities; tools/list: { tools }; tools/call: { content, structuredContent, isError? }",
+    }),
+    error: jsonRpcErrorObjectSchema.optional(),
+  })
+  .meta({ id: "JsonRpcResponse", description: "Either result or error" });
+
+export const jsonRpcErrorResponseSchema = z
+  .object({ jsonrpc: z.literal("2.0"), id: idSchema, error: jsonRpcErrorObjectSchema })
+  .meta({ id: "JsonRpcErrorResponse" });

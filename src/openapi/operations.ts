@@ -1,0 +1,585 @@
+import { z } from "zod";
+import type { ErrorCode } from "../errors/catalog.ts";
+import type { Operation } from "../http/guard.ts";
+import { agentCardSchema, mcpDiscoveryShape } from "../mcp/discovery.ts";
+import {
+  agentRegistrationSchema,
+  agentVerificationSchema,
+  registerAgentBodySchema,
+  verifyAgentQuerySchema,
+} from "../schemas/agents.ts";
+import {
+  attributionConversionSchema,
+  attributionSessionSchema,
+  convertSessionBodySchema,
+  openSessionBodySchema,
+} from "../schemas/attribution.ts";
+import { abIdSchema } from "../schemas/common.ts";
+import { aiDigestSchema, clusterDocumentSchema, clusterListSchema, clusterParamsSchema } from "../schemas/documents.ts";
+import {
+  followUpMessageSchema,
+  idempotencyKeySchema,
+  leadIdParamsSchema,
+  leadRequestSchema,
+} from "../schemas/leads.ts";
+import { createOrderBodySchema, orderCreatedSchema } from "../schemas/orders.ts";
+import { platformContactRequestSchema } from "../schemas/platform-contact.ts";
+import { abIdParamsSchema, searchQuerySchema } from "../schemas/registry.ts";
+import {
+  evidenceDataSchema,
+  evidenceSignalSchema,
+  jwksSchema,
+  manifestDataSchema,
+  manifestQuerySchema,
+  publicKeyDataSchema,
+} from "../schemas/signing.ts";
+import { successEnvelopeSchema } from "./envelopes.ts";
+import { jsonRpcErrorResponseSchema, jsonRpcRequestSchema, jsonRpcResponseSchema } from "./jsonrpc.ts";
+import {
+  decisionCardResponseSchema,
+  healthResponseSchema,
+  leadCreatedResponseSchema,
+  leadMessageResponseSchema,
+  leadStatusResponseSchema,
+  platformContactResponseSchema,
+  resolveResponseSchema,
+  searchResponseSchema,
+} from "./responses.ts";
+
+/**
+ * Every route the service answers, described once: parameters and bodies by their zod schemas,
+ * success answers by their envelope schemas, and the error codes each can answer (statuses come
+ * from the error catalog). `src/openapi/document.ts` turns this table into OpenAPI 3.1; the
+ * integration tests check real answers of every entry against the generated document.
+ */
+
+export interface HeaderSpec {
+  name: string;
+  description: string;
+  required?: boolean;
+  schema: z.ZodType;
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** Body schema (JSON unless `contentType` says otherwise); omitted for answers without a body. */
+  schema?: z.ZodType;
+  /** For non-JSON bodies: the media type and a plain JSON Schema of it. */
+  contentType?: string;
+  headers?: string[];
+}
+
+export interface OperationSpec {
+  method: "get" | "post";
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** The guard operation of the route: every operation but `open` can answer 401, 403, 429 and 503. */
+  access: Operation;
+  pathParams?: z.ZodObject;
+  query?: z.ZodObject;
+  headers?: HeaderSpec[];
+  body?: z.ZodType;
+  /** The body is JSON-RPC: malformed bodies are JSON-RPC errors, not VALIDATION_ERROR envelopes. */
+  jsonRpc?: boolean;
+  responses: Record<string, ResponseSpec>;
+  /** Error codes of the operation itself; the generic ones (validation, guard, 500) are added. */
+  errors?: ErrorCode[];
+  deprecated?: boolean;
+}
+
+const merchantState = "merchant" as const;
+
+/** The top-level fields of a schema that already spells part of the envelope (success, _actions, _state). */
+function topLevelOf(schema: z.ZodObject): z.ZodRawShape {
+  const { success: _success, _actions, _state, ...rest } = schema.shape;
+  return rest;
+}
+
+const documentCaching = ["ETag", "Cache-Control"];
+const notModified: ResponseSpec = { description: "Not modified (If-None-Match matched the ETag)", headers: ["ETag"] };
+
+const trackingTokenHeader: HeaderSpec = {
+  name: "X-Tracking-Token",
+  description: "The lead's tracking token (preferred to the token query parameter: it stays out of logs)",
+  schema: z.string().max(200),
+};
+
+const idempotencyHeader: HeaderSpec = {
+  name: "Idempotency-Key",
+  description: "Replays the first answer for the same body within 24 hours; another body with the same key is 409",
+  schema: idempotencyKeySchema,
+};
+
+export const OPERATIONS: OperationSpec[] = [
+  {
+    method: "get",
+    path: "/api/registry/search",
+    operationId: "searchRegistry",
+    summary: "Search merchants and products",
+    description:
+      "Full-text search over merchants and their products, optionally within `radius` km of `lat`/`lng` and restricted to product `tags` (every tag must be carried). With `semantic=true` and no vector search available, `retrieval_degraded` says so: an empty result is then not proof that nothing matches.",
+    tags: ["Registry"],
+    access: "search",
+    query: searchQuerySchema,
+    responses: { "200": { description: "Search answer", schema: searchResponseSchema } },
+  },
+  {
+    method: "get",
+    path: "/api/registry/resolve/{ab_id}",
+    operationId: "resolveMerchant",
+    summary: "Full merchant profile",
+    description:
+      "Identity, trust score with its breakdown, products and credentials. Archived and unknown merchants are 404.",
+    tags: ["Registry"],
+    access: "resolve",
+    pathParams: abIdParamsSchema,
+    responses: { "200": { description: "The merchant", schema: resolveResponseSchema } },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/api/merchants/{ab_id}/decision-card",
+    operationId: "getDecisionCard",
+    summary: "Merchant decision card",
+    tags: ["Merchant documents"],
+    access: "read",
+    pathParams: abIdParamsSchema,
+    responses: { "200": { description: "The decision card", schema: decisionCardResponseSchema } },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/api/registry/verify/{ab_id}",
+    operationId: "getVerificationManifest",
+    summary: "Signed verification manifest",
+    description:
+      "A freshly signed Ed25519 manifest (compact JWS) on every call; `snapshot=1` gives one valid 24 hours. Verify it with the key set at /.well-known/ab-public-keys.json. The signature attests the integrity of the envelope, not the truth of each claim.",
+    tags: ["Trust"],
+    access: "read",
+    pathParams: abIdParamsSchema,
+    query: manifestQuerySchema,
+    responses: {
+      "200": {
+        description: "The manifest and its JWS",
+        schema: successEnvelopeSchema({ id: "ManifestResponse", data: manifestDataSchema, state: merchantState }),
+        headers: ["Cache-Control", "Last-Modified"],
+      },
+    },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/api/verify/{signal}/{ab_id}",
+    operationId: "getSignalEvidence",
+    summary: "Evidence for one verification signal",
+    tags: ["Trust"],
+    access: "read",
+    pathParams: z.object({ signal: evidenceSignalSchema, ab_id: abIdSchema }),
+    responses: {
+      "200": {
+        description: "The evidence and what it contributed to the trust score",
+        schema: successEnvelopeSchema({ id: "EvidenceResponse", data: evidenceDataSchema, state: merchantState }),
+      },
+    },
+    errors: ["MERCHANT_NOT_FOUND", "NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/api/trust/public-key",
+    operationId: "getPublicKey",
+    summary: "Active public key (legacy)",
+    description:
+      "Legacy alias: the key that signs now, as JWK and PEM. Prefer the key set at /.well-known/ab-public-keys.json.",
+    tags: ["Trust"],
+    access: "read",
+    responses: {
+      "200": {
+        description: "The active key",
+        schema: successEnvelopeSchema({ id: "PublicKeyResponse", data: publicKeyDataSchema }),
+        headers: ["Cache-Control"],
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/api/trust/attestation/{ab_id}",
+    operationId: "getTrustAttestation",
+    summary: "Withdrawn trust attestation",
+    description:
+      "Retired: answers 410 TRUST_ATTESTATION_WITHDRAWN with recovery steps to the signed manifest and the key set.",
+    tags: ["Trust"],
+    access: "read",
+    deprecated: true,
+    pathParams: z.object({ ab_id: z.string() }),
+    responses: {},
+    errors: ["TRUST_ATTESTATION_WITHDRAWN"],
+  },
+  {
+    method: "get",
+    path: "/.well-known/ab-public-keys.json",
+    operationId: "getJwks",
+    summary: "Public key set (JWKS)",
+    description: "RFC 7517 key set, bare (not in the envelope) so that JOSE libraries read it as it is.",
+    tags: ["Trust"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "The key set",
+        schema: jwksSchema,
+        contentType: "application/jwk-set+json",
+        headers: ["Cache-Control"],
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/contact/brick",
+    operationId: "createLead",
+    summary: "Send a lead to a merchant",
+    description:
+      "A contact, estimate, appointment or quote request. The same merchant, contact email (trimmed, lower-cased) and lead type within 24 hours answer 200 with the first lead and `deduplicated: true`. Keep the tracking token: lead status and follow-up messages need it.",
+    tags: ["Leads"],
+    access: "lead",
+    headers: [idempotencyHeader],
+    body: leadRequestSchema,
+    responses: {
+      "201": { description: "Lead created", schema: leadCreatedResponseSchema, headers: ["Location"] },
+      "200": {
+        description: "An existing lead (duplicate within 24 hours, or an idempotent replay)",
+        schema: leadCreatedResponseSchema,
+      },
+    },
+    errors: ["CONTACT_DISABLED", "MERCHANT_NOT_FOUND", "CONFLICT"],
+  },
+  {
+    method: "get",
+    path: "/api/leads/{lead_id}",
+    operationId: "getLeadStatus",
+    summary: "Status of a lead",
+    description:
+      "For the holder of the lead's tracking token; a wrong token answers exactly like an unknown lead (404).",
+    tags: ["Leads"],
+    access: "read",
+    pathParams: leadIdParamsSchema,
+    query: z.object({
+      token: z.string().max(200).optional().meta({ description: "The tracking token, when the header cannot be sent" }),
+    }),
+    headers: [trackingTokenHeader],
+    responses: { "200": { description: "The lead's status", schema: leadStatusResponseSchema } },
+    errors: ["NOT_FOUND"],
+  },
+  {
+    method: "post",
+    path: "/api/leads/{lead_id}/messages",
+    operationId: "sendLeadMessage",
+    summary: "Follow-up message on a lead",
+    tags: ["Leads"],
+    access: "lead",
+    pathParams: leadIdParamsSchema,
+    headers: [trackingTokenHeader],
+    body: followUpMessageSchema,
+    responses: { "201": { description: "Message queued for the merchant", schema: leadMessageResponseSchema } },
+    errors: ["NOT_FOUND", "CONTACT_DISABLED", "CONFLICT"],
+  },
+  {
+    method: "post",
+    path: "/api/contact/platform",
+    operationId: "contactPlatform",
+    summary: "Message to the platform team",
+    tags: ["Platform"],
+    access: "lead",
+    body: platformContactRequestSchema,
+    responses: { "201": { description: "Message received", schema: platformContactResponseSchema } },
+  },
+  {
+    method: "post",
+    path: "/api/orders/create",
+    operationId: "createOrder",
+    summary: "Create an order (closed to public agents)",
+    description:
+      "While PUBLIC_ORDER_RAIL_ENABLED is false every call answers 400 ORDER_DISABLED: send the purchase intention as a lead. Check readiness with the MCP tool quote_order_readiness.",
+    tags: ["Orders"],
+    access: "order",
+    headers: [{ ...idempotencyHeader, schema: z.string().min(1).max(255) }],
+    body: createOrderBodySchema,
+    responses: {
+      "201": {
+        description: "Order created, checkout opened",
+        schema: successEnvelopeSchema({
+          id: "OrderCreatedResponse",
+          topLevel: topLevelOf(orderCreatedSchema),
+          actions: "object",
+          state: merchantState,
+        }),
+      },
+    },
+    errors: ["ORDER_DISABLED", "ORDER_TRUST_TOO_LOW", "MERCHANT_NOT_FOUND", "CONFLICT", "PAYMENT_UNAVAILABLE"],
+  },
+  {
+    method: "get",
+    path: "/api/merchants/{ab_id}/jsonld",
+    operationId: "getMerchantJsonLd",
+    summary: "Schema.org JSON-LD",
+    tags: ["Merchant documents"],
+    access: "read",
+    pathParams: abIdParamsSchema,
+    responses: {
+      "200": {
+        description: "A Schema.org LocalBusiness (or a more specific type)",
+        contentType: "application/ld+json",
+        schema: z
+          .looseObject({
+            "@context": z.unknown(),
+            "@type": z.unknown(),
+            name: z.string(),
+          })
+          .meta({ id: "JsonLdLocalBusiness" }),
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/api/merchants/{ab_id}/ai-digest",
+    operationId: "getMerchantAiDigest",
+    summary: "Compact AI digest",
+    tags: ["Merchant documents"],
+    access: "read",
+    pathParams: abIdParamsSchema,
+    responses: {
+      "200": {
+        description: "The digest in data",
+        schema: successEnvelopeSchema({ id: "AiDigestResponse", data: aiDigestSchema, state: "nullable" }),
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/api/merchants/{ab_id}/clusters",
+    operationId: "listMerchantClusters",
+    summary: "Question-and-answer clusters of a merchant",
+    tags: ["Merchant documents"],
+    access: "read",
+    pathParams: abIdParamsSchema,
+    responses: {
+      "200": {
+        description: "The clusters in data",
+        schema: successEnvelopeSchema({ id: "ClusterListResponse", data: clusterListSchema, state: "nullable" }),
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/api/clusters/{cluster_id}",
+    operationId: "getCluster",
+    summary: "One question-and-answer cluster",
+    tags: ["Merchant documents"],
+    access: "read",
+    pathParams: clusterParamsSchema,
+    responses: {
+      "200": {
+        description: "The cluster with its nodes and their verification status",
+        schema: successEnvelopeSchema({ id: "ClusterResponse", data: clusterDocumentSchema, state: "nullable" }),
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+    errors: ["NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/m/{ab_id}/ai.md",
+    operationId: "getMerchantAiMd",
+    summary: "Plain-text microsite snapshot (Markdown)",
+    tags: ["Merchant documents"],
+    access: "read",
+    pathParams: abIdParamsSchema,
+    responses: {
+      "200": {
+        description: "The merchant as Markdown",
+        contentType: "text/markdown",
+        schema: z.string(),
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/m/{ab_id}",
+    operationId: "getMerchantMicrosite",
+    summary: "Merchant microsite (HTML, French)",
+    description:
+      "For people: an HTML page; unknown, malformed, suspended and archived merchants get a French HTML 404 page.",
+    tags: ["Merchant documents"],
+    access: "open",
+    pathParams: z.object({ ab_id: z.string() }),
+    responses: {
+      "200": { description: "The microsite", contentType: "text/html", schema: z.string(), headers: documentCaching },
+      "304": notModified,
+      "404": { description: "No published merchant (HTML page)", contentType: "text/html", schema: z.string() },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/agents/register",
+    operationId: "registerAgent",
+    summary: "Register an agent and receive an API key",
+    description:
+      "Levels 1 and 2 are active at once; 3 and 4 wait for manual verification. The API key is shown only in this answer.",
+    tags: ["Agents"],
+    access: "agent_registration",
+    body: registerAgentBodySchema,
+    responses: {
+      "201": {
+        description: "The agent record with its API key",
+        schema: successEnvelopeSchema({
+          id: "AgentRegistrationResponse",
+          topLevel: topLevelOf(agentRegistrationSchema),
+        }),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/api/agents/verify",
+    operationId: "verifyAgentKey",
+    summary: "Check an API key",
+    description: "200 with valid false for an unknown, revoked or malformed key; 400 when token is missing.",
+    tags: ["Agents"],
+    access: "read",
+    query: verifyAgentQuerySchema,
+    responses: {
+      "200": {
+        description: "What the key allows",
+        schema: successEnvelopeSchema({
+          id: "AgentVerificationResponse",
+          topLevel: topLevelOf(agentVerificationSchema),
+        }),
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/api/attribution/session",
+    operationId: "openAttributionSession",
+    summary: "Open an attribution session",
+    tags: ["Attribution"],
+    access: "attribution",
+    body: openSessionBodySchema,
+    responses: {
+      "201": {
+        description: "The session",
+        schema: successEnvelopeSchema({ id: "AttributionSessionResponse", data: attributionSessionSchema }),
+      },
+    },
+    errors: ["MERCHANT_NOT_FOUND"],
+  },
+  {
+    method: "post",
+    path: "/api/attribution/convert",
+    operationId: "convertAttributionSession",
+    summary: "Mark an attribution session converted",
+    tags: ["Attribution"],
+    access: "attribution",
+    body: convertSessionBodySchema,
+    responses: {
+      "200": {
+        description: "The conversion",
+        schema: successEnvelopeSchema({ id: "AttributionConversionResponse", data: attributionConversionSchema }),
+      },
+    },
+    errors: ["NOT_FOUND", "CONFLICT"],
+  },
+  {
+    method: "post",
+    path: "/api/mcp",
+    operationId: "mcp",
+    summary: "MCP tool endpoint (JSON-RPC 2.0)",
+    description:
+      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers: initialize, tools/list, tools/call (tool schemas at /.well-known/mcp.json). One message per POST (batches are refused). Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. The kill switch, API keys and rate limits answer in the envelope before any JSON-RPC is read. GET answers 405.",
+    tags: ["Tools"],
+    access: "tool",
+    jsonRpc: true,
+    body: jsonRpcRequestSchema,
+    responses: {
+      "200": { description: "A JSON-RPC response (result or error)", schema: jsonRpcResponseSchema },
+      "202": { description: "A notification (or a response message) was accepted; no body" },
+      "400": {
+        description: "Parse error (-32700) or invalid request (-32600, batches included)",
+        schema: jsonRpcErrorResponseSchema,
+      },
+      "413": { description: "Body over 64 KiB (-32600)", schema: jsonRpcErrorResponseSchema },
+      "415": { description: "Content-Type is not application/json (-32600)", schema: jsonRpcErrorResponseSchema },
+      "500": { description: "Internal error (-32603)", schema: jsonRpcErrorResponseSchema },
+    },
+  },
+  {
+    method: "get",
+    path: "/.well-known/mcp.json",
+    operationId: "getMcpDiscovery",
+    summary: "MCP tool schemas and endpoint",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "The tools of /api/mcp, as tools/list gives them, and how to reach the endpoint",
+        schema: successEnvelopeSchema({ id: "McpDiscoveryResponse", topLevel: mcpDiscoveryShape }),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/.well-known/agent-card.json",
+    operationId: "getAgentCard",
+    summary: "A2A agent card",
+    tags: ["Discovery"],
+    access: "open",
+    responses: { "200": { description: "The agent card (bare, as A2A clients read it)", schema: agentCardSchema } },
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    operationId: "getOpenApi",
+    summary: "This OpenAPI document",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "OpenAPI 3.1",
+        schema: z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/llms.txt",
+    operationId: "getLlmsTxt",
+    summary: "Service description for language models",
+    tags: ["Discovery"],
+    access: "open",
+    responses: { "200": { description: "Markdown text (llms.txt)", contentType: "text/plain", schema: z.string() } },
+  },
+  {
+    method: "get",
+    path: "/api/health",
+    operationId: "getHealth",
+    summary: "Health check",
+    description: "Answers even while agent access is suspended.",
+    tags: ["Operations"],
+    access: "open",
+    responses: { "200": { description: "The service and its database answer", schema: healthResponseSchema } },
+  },
+];

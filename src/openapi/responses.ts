@@ -1,0 +1,84 @@
+import { z } from "zod";
+import { abIdSchema } from "../schemas/common.ts";
+import { decisionCardDocumentSchema } from "../schemas/decision-card.ts";
+import { leadCreatedSchema } from "../schemas/leads.ts";
+import { platformContactCreatedSchema } from "../schemas/platform-contact.ts";
+import { resolvedMerchantSchema, searchAnswerSchema } from "../schemas/registry.ts";
+import { successEnvelopeSchema } from "./envelopes.ts";
+
+/**
+ * The success envelopes of the REST routes, one zod schema each. The OpenAPI document is
+ * generated from them and the MCP tools with a REST twin publish them as their output schema.
+ */
+
+export const searchResponseSchema = successEnvelopeSchema({
+  id: "SearchResponse",
+  description: "Search answer: query, results and count at the top level of the envelope",
+  topLevel: searchAnswerSchema.shape,
+  state: "none",
+});
+
+export const resolveResponseSchema = successEnvelopeSchema({
+  id: "ResolveResponse",
+  description: "Resolved merchant: merchant, products and credentials at the top level; _actions keyed by rel",
+  topLevel: resolvedMerchantSchema.shape,
+  actions: "object",
+  state: "merchant",
+});
+
+export const decisionCardResponseSchema = successEnvelopeSchema({
+  id: "DecisionCardResponse",
+  description: "The merchant decision card in data",
+  data: decisionCardDocumentSchema,
+  state: "merchant",
+});
+
+export const healthResponseSchema = successEnvelopeSchema({
+  id: "HealthResponse",
+  data: z.object({ status: z.literal("ok") }),
+});
+
+export const leadCreatedResponseSchema = successEnvelopeSchema({
+  id: "LeadCreatedResponse",
+  description:
+    "Lead record at the top level (201 new lead; 200 an existing lead with deduplicated true); _actions keyed by rel",
+  topLevel: leadCreatedSchema.shape,
+  actions: "object",
+  state: "merchant",
+});
+
+export const leadStatusSchema = z
+  .object({
+    lead_id: z.uuid(),
+    tracking_status: z.enum(["received", "delivered", "failed"]),
+    lead_type: z.enum(["estimation", "contact", "rdv", "quote"]),
+    created_at: z.iso.datetime(),
+    delivered_at: z.iso.datetime().nullable(),
+    failed_at: z.iso.datetime().nullable(),
+    merchant: z.object({ ab_id: abIdSchema, name: z.string() }),
+    messages_count: z.number().int().min(0),
+    messages_remaining: z.number().int().min(0),
+    anonymized: z.boolean(),
+  })
+  .meta({ id: "LeadStatus" });
+
+export const leadStatusResponseSchema = successEnvelopeSchema({ id: "LeadStatusResponse", data: leadStatusSchema });
+
+export const leadMessageSchema = z
+  .object({
+    message_id: z.uuid(),
+    lead_id: z.uuid(),
+    status: z.literal("queued"),
+    created_at: z.iso.datetime(),
+    messages_count: z.number().int().min(1),
+    messages_remaining: z.number().int().min(0),
+  })
+  .meta({ id: "LeadFollowUp" });
+
+export const leadMessageResponseSchema = successEnvelopeSchema({ id: "LeadMessageResponse", data: leadMessageSchema });
+
+export const platformContactResponseSchema = successEnvelopeSchema({
+  id: "PlatformContactResponse",
+  description: "contact_id and status at the top level",
+  topLevel: platformContactCreatedSchema.shape,
+});

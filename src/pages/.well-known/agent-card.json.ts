@@ -1,0 +1,14 @@
+import { jsonResponse } from "../../http/respond.ts";
+import { methodNotAllowed, route } from "../../http/route.ts";
+import { agentCard } from "../../mcp/discovery.ts";
+
+/** The A2A agent card, bare (A2A clients read the card's own fields); skills come from the tool registry. */
+export const GET = route("open", ({ app, context }) =>
+  jsonResponse(200, agentCard(app.config.baseUrl), {
+    "cache-control": "public, max-age=300",
+    "access-control-allow-origin": "*",
+    "x-request-id": context.requestId,
+  }),
+);
+
+export const ALL = methodNotAllowed(["GET"]);

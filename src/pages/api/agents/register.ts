@@ -1,0 +1,35 @@
+import { registerAgent } from "../../../domain/agents/register-agent.ts";
+import { action } from "../../../http/actions.ts";
+import { ok } from "../../../http/respond.ts";
+import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
+import { registerAgentBodySchema } from "../../../schemas/agents.ts";
+
+/** POST /api/agents/register: 201 with the agent record; the API key is in this answer only. */
+export const POST = route("agent_registration", async ({ app, request, context }) => {
+  const input = parseInput(registerAgentBodySchema, await readJsonBody(request));
+  const registration = registerAgent({ agents: app.agents, limits: app.config.rateLimitHourly, now: app.now }, input);
+  const baseUrl = app.config.baseUrl;
+  return ok(
+    context,
+    {
+      topLevel: { ...registration },
+      actions: [
+        action(
+          "verify_key",
+          "GET",
+          `${baseUrl}/api/agents/verify?token={api_key}`,
+          "Check the key and what it allows",
+          [{ name: "token", type: "string", required: true }],
+        ),
+        action("search", "GET", `${baseUrl}/api/registry/search?q={q}`, "Search the registry with the key", [
+          { name: "q", type: "string", required: true },
+        ]),
+      ],
+      links: { describedby: `${baseUrl}/openapi.json` },
+    },
+    // The answer carries a secret: never stored by a cache.
+    { status: 201, headers: { "cache-control": "no-store" } },
+  );
+});
+
+export const ALL = methodNotAllowed(["POST"]);

@@ -1,0 +1,16 @@
+import { verifyAgentKey } from "../../../domain/agents/verify-agent.ts";
+import { ok } from "../../../http/respond.ts";
+import { methodNotAllowed, parseQuery, route } from "../../../http/route.ts";
+import { verifyAgentQuerySchema } from "../../../schemas/agents.ts";
+
+/** GET /api/agents/verify?token=<api key>: 200 with `valid`; 400 when `token` is missing. */
+export const GET = route("read", ({ app, url, context }) => {
+  const { token } = parseQuery(verifyAgentQuerySchema, url.searchParams);
+  const verification = verifyAgentKey(
+    { authenticator: app.access.authenticator, limits: app.config.rateLimitHourly },
+    token,
+  );
+  return ok(context, { topLevel: verification }, { headers: { "cache-control": "no-store" } });
+});
+
+export const ALL = methodNotAllowed(["GET"]);

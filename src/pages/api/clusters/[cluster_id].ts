@@ -1,0 +1,29 @@
+import { ServiceError } from "../../../errors/service-error.ts";
+import { methodNotAllowed, parseInput, route } from "../../../http/route.ts";
+import { renderClusterDocument } from "../../../publish/clusters.ts";
+import { documentResponse } from "../../../publish/http.ts";
+import { isPublishedStatus, merchantView } from "../../../publish/view.ts";
+import { clusterParamsSchema } from "../../../schemas/documents.ts";
+
+/**
+ * One Q&A cluster with its nodes and their verification status. A cluster of a merchant that is
+ * not published (suspended, archived) is the same 404 as an unknown one.
+ */
+export const GET = route("read", ({ app, params, request }) => {
+  const { cluster_id } = parseInput(clusterParamsSchema, params);
+  const notFound = () => new ServiceError("NOT_FOUND", `No published Q&A cluster has id ${cluster_id}`);
+  const cluster = app.merchants.findCluster(cluster_id);
+  if (!cluster) throw notFound();
+  const profile = app.merchants.findProfile(cluster.abId);
+  if (!profile || !isPublishedStatus(profile.merchant.status)) throw notFound();
+  const view = merchantView(profile, {
+    baseUrl: app.config.baseUrl,
+    orderRailEnabled: app.config.publicOrderRailEnabled,
+    now: app.now(),
+  });
+  const current = profile.clusters.find((item) => item.clusterId === cluster_id) ?? cluster;
+  return documentResponse(request, renderClusterDocument(view, current));
+});
+
+export const HEAD = GET;
+export const ALL = methodNotAllowed(["GET"]);

@@ -1,0 +1,71 @@
+import { createLead } from "../../../domain/leads/create-lead.ts";
+import { leadDeps } from "../../../domain/leads/lead-deps.ts";
+import { validationError } from "../../../errors/service-error.ts";
+import { actionsByRel } from "../../../http/actions.ts";
+import { ok } from "../../../http/respond.ts";
+import { methodNotAllowed, readJsonBody, route, zodIssues } from "../../../http/route.ts";
+import {
+  IDEMPOTENCY_KEY_MAX,
+  idempotencyKeySchema,
+  LEAD_REQUEST_FIELDS,
+  leadRequestSchema,
+  parseStrictRequest,
+} from "../../../schemas/leads.ts";
+
+/**
+ * POST /api/contact/brick: create a lead. 201 with lead_id, tracking_token, tracking_status;
+ * 200 with the first lead's id and token and `deduplicated: true` for a duplicate within 24 hours.
+ * An `Idempotency-Key` header (1-128 printable characters, scoped to the caller) replays the first
+ * answer for the same body and refuses another body with 409 CONFLICT.
+ */
+export const POST = route("lead", async ({ app, caller, request, context }) => {
+  const key = request.headers.get("idempotency-key");
+  let idempotencyKey: string | null = null;
+  if (key !== null) {
+    const parsed = idempotencyKeySchema.safeParse(key);
+    if (!parsed.success) {
+      throw validationError(
+        zodIssues(parsed.error).map((issue) => ({ path: "Idempotency-Key", message: issue.message })),
+        `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`,
+      );
+    }
+    idempotencyKey = parsed.data;
+  }
+  const body = await readJsonBody(request);
+  const lead = parseStrictRequest(leadRequestSchema, body, LEAD_REQUEST_FIELDS);
+  const receipt = createLead(leadDeps(app), lead, {
+    agentId: caller.agentId,
+    idempotency: idempotencyKey
+      ? {
+          key: idempotencyKey,
+          callerScope: caller.agentId ? `agent:${caller.agentId}` : `ip:${caller.clientAddress}`,
+        }
+      : null,
+  });
+  const leadUrl = `${app.config.baseUrl}/api/leads/${receipt.leadId}`;
+  return ok(
+    context,
+    {
+      topLevel: {
+        lead_id: receipt.leadId,
+        tracking_token: receipt.trackingToken,
+        tracking_status: receipt.trackingStatus,
+        deduplicated: receipt.deduplicated,
+      },
+      actions: actionsByRel(receipt.actions),
+      state: receipt.state,
+      links: { canonical: leadUrl, merchant: `${app.config.baseUrl}/api/registry/resolve/${receipt.abId}` },
+    },
+    {
+      status: receipt.status,
+      headers: {
+        // The answer carries a bearer capability (the tracking token): never cache it.
+        "cache-control": "no-store",
+        ...(receipt.status === 201 ? { location: leadUrl } : {}),
+        ...(receipt.replayed ? { "idempotent-replayed": "true" } : {}),
+      },
+    },
+  );
+});
+
+export const ALL = methodNotAllowed(["POST"]);

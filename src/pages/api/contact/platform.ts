@@ -1,0 +1,32 @@
+import { submitPlatformContact } from "../../../domain/platform-contact/submit-platform-contact.ts";
+import { action } from "../../../http/actions.ts";
+import { ok } from "../../../http/respond.ts";
+import { methodNotAllowed, readJsonBody, route } from "../../../http/route.ts";
+import { parseStrictRequest } from "../../../schemas/leads.ts";
+import { PLATFORM_CONTACT_FIELDS, platformContactRequestSchema } from "../../../schemas/platform-contact.ts";
+
+/** POST /api/contact/platform: a message to the platform team, emailed to them through the outbox. */
+export const POST = route("lead", async ({ app, request, context }) => {
+  const body = await readJsonBody(request);
+  const contact = parseStrictRequest(platformContactRequestSchema, body, PLATFORM_CONTACT_FIELDS);
+  const receipt = submitPlatformContact(
+    { platformContacts: app.platformContacts, now: app.now, notifyOutbox: app.notifyOutbox },
+    contact,
+  );
+  const base = app.config.baseUrl;
+  return ok(
+    context,
+    {
+      topLevel: { contact_id: receipt.contact_id, status: receipt.status },
+      actions: [
+        action("search", "GET", `${base}/api/registry/search?q={q}`, "Search the registry", [
+          { name: "q", type: "string", required: true },
+        ]),
+        action("describedby", "GET", `${base}/openapi.json`, "Read the API description"),
+      ],
+    },
+    { status: 201, headers: { "cache-control": "no-store" } },
+  );
+});
+
+export const ALL = methodNotAllowed(["POST"]);

@@ -1,0 +1,34 @@
+import { leadDeps } from "../../../../domain/leads/lead-deps.ts";
+import { sendLeadMessage } from "../../../../domain/leads/send-lead-message.ts";
+import { ok } from "../../../../http/respond.ts";
+import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../../http/route.ts";
+import {
+  FOLLOW_UP_FIELDS,
+  followUpMessageSchema,
+  leadIdParamsSchema,
+  parseStrictRequest,
+} from "../../../../schemas/leads.ts";
+import { trackingTokenOf } from "../_tracking-token.ts";
+
+/**
+ * POST /api/leads/{lead_id}/messages: a follow-up message from the agent to the merchant,
+ * `{ "message": "...", "tracking_token"?: "..." }` (or the token in X-Tracking-Token). 201 with
+ * the queued message; it reaches the merchant by email through the outbox.
+ */
+export const POST = route("lead", async ({ app, request, params, context }) => {
+  const { lead_id } = parseInput(leadIdParamsSchema, params);
+  const body = parseStrictRequest(followUpMessageSchema, await readJsonBody(request), FOLLOW_UP_FIELDS);
+  const trackingToken = trackingTokenOf(request, body.tracking_token);
+  const { message, actions } = sendLeadMessage(leadDeps(app), {
+    leadId: lead_id,
+    trackingToken,
+    message: body.message,
+  });
+  return ok(
+    context,
+    { data: message, actions, links: { lead: `${app.config.baseUrl}/api/leads/${lead_id}` } },
+    { status: 201, headers: { "cache-control": "no-store" } },
+  );
+});
+
+export const ALL = methodNotAllowed(["POST"]);

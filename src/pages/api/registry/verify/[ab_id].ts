@@ -1,0 +1,46 @@
+import { ok } from "../../../../http/respond.ts";
+import { methodNotAllowed, parseInput, parseQuery, route } from "../../../../http/route.ts";
+import { abIdParamsSchema } from "../../../../schemas/registry.ts";
+import { manifestQuerySchema } from "../../../../schemas/signing.ts";
+import { jwksUrl, manifestActions, manifestUrl } from "../../../../signing/actions.ts";
+import { issueMerchantManifest, manifestCacheControl } from "../../../../signing/manifest.ts";
+import { keyStoreFor } from "../../../../signing/registry.ts";
+
+/** A freshly signed manifest on every call (new nonce and dates); snapshot=1 for one valid 24 hours. */
+export const GET = route("read", ({ app, params, url, context }) => {
+  const { ab_id } = parseInput(abIdParamsSchema, params);
+  const { snapshot } = parseQuery(manifestQuerySchema, url.searchParams);
+  const kind = snapshot ? "snapshot" : "live";
+  const { issued, state, now } = issueMerchantManifest(
+    {
+      merchants: app.merchants,
+      baseUrl: app.config.baseUrl,
+      orderRailEnabled: app.config.publicOrderRailEnabled,
+      now: app.now,
+      signer: keyStoreFor(app),
+    },
+    ab_id,
+    kind,
+  );
+  const canonical = manifestUrl(app.config.baseUrl, ab_id);
+  return ok(
+    context,
+    {
+      data: issued,
+      state,
+      actions: manifestActions(app.config.baseUrl, ab_id, kind),
+      links: {
+        canonical: kind === "snapshot" ? `${canonical}?snapshot=1` : canonical,
+        jwks: jwksUrl(app.config.baseUrl),
+      },
+    },
+    {
+      headers: {
+        "cache-control": manifestCacheControl(issued.manifest.expires_at, now),
+        "last-modified": new Date(issued.manifest.issued_at).toUTCString(),
+      },
+    },
+  );
+});
+
+export const ALL = methodNotAllowed(["GET"]);

@@ -1,0 +1,201 @@
+import { buildLeadContract, LEAD_REQUIRED_FIELDS } from "../domain/lead-contract.ts";
+import { factConfidence, yearsBetween } from "../domain/registry/decision-card.ts";
+import { sectorOf } from "../domain/sectors.ts";
+import { trustComponents } from "../domain/trust/signal-catalog.ts";
+import { MARKDOWN_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
+import { contactBlockedBecause, evidenceFacts, isBusinessEmail } from "./facts.ts";
+import {
+  BLOCKED_REASON_FR,
+  COMPONENT_LABELS_FR,
+  formatDateFr,
+  formatPriceFr,
+  LANGUAGE_LABELS_FR,
+  LEAD_TYPE_LABELS_FR,
+  PROOF_LABELS_FR,
+  STATUS_LABELS_FR,
+} from "./format-fr.ts";
+import { weekHours } from "./hours.ts";
+import { leadTypesFor } from "./lead-types.ts";
+import { clusterUrl } from "./links.ts";
+import type { MerchantView } from "./view.ts";
+
+/** Markdown-significant characters in inline text, escaped so merchant text cannot change the structure. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>|#]/g, (char) => `\\${char}`).replace(/\s*\n\s*/g, " ");
+}
+
+const line = (label: string, value: string | null | undefined) =>
+  value === null || value === undefined || value === "" ? [] : [`- ${label} : ${value}`];
+
+/**
+ * `/m/{ab_id}/ai.md`: the microsite as Markdown for language models. Section headings are stable
+ * technical English (so a model or a parser can find its way); the merchant's content is French,
+ * as on the microsite. Every claim carries its proof level and, where there is one, its evidence URL.
+ */
+export function buildAiMd(view: MerchantView): string {
+  const { profile, assessment, links, options, trade } = view;
+  const { merchant } = profile;
+  const state = assessment.capabilities.state;
+  const { breakdown } = assessment.trust;
+  const facts = evidenceFacts(view);
+  const out: string[] = [];
+  const name = escapeMarkdown(merchant.businessName);
+  const tradeLabel = trade?.label ?? sectorOf(merchant.sector)?.label ?? merchant.nafCode;
+
+  out.push(`# ${name} — ${escapeMarkdown(tradeLabel)} à ${escapeMarkdown(merchant.city)}`, "");
+  out.push(
+    `> Fiche Abeille ${merchant.abId} : commerçant ${merchant.status === "ACTIVE" ? "actif" : (STATUS_LABELS_FR[merchant.status] ?? merchant.status).toLowerCase()}, ` +
+      `score de confiance ${breakdown.total}/100 (${assessment.trustLevel}). ` +
+      `Contenu à jour au ${view.generatedAt}. Source : registre Abeille (${options.baseUrl}).`,
+    "",
+  );
+
+  out.push("## Identity", "");
+  const siret = facts.find((fact) => fact.signal.key === "siret_verified");
+  out.push(
+    ...line("Nom commercial", name),
+    ...line("Raison sociale", escapeMarkdown(merchant.legalName)),
+    ...line(
+      "SIRET",
+      `${merchant.siret}${siret?.status === "verified" ? ` (vérifié au répertoire SIRENE le ${formatDateFr(siret.signal.verifiedAt ?? siret.signal.recordedAt)} : ${siret.evidenceUrl})` : " (non vérifié)"}`,
+    ),
+    ...line("Code NAF", `${merchant.nafCode} (${escapeMarkdown(tradeLabel)})`),
+    ...line("Secteur", sectorOf(merchant.sector)?.label ?? merchant.sector),
+    ...line("Adresse", escapeMarkdown(`${merchant.street}, ${merchant.postalCode} ${merchant.city}`)),
+    ...line(
+      "Coordonnées GPS",
+      profile.territorialProof?.latitude != null && profile.territorialProof.longitude != null
+        ? `${profile.territorialProof.latitude}, ${profile.territorialProof.longitude}`
+        : null,
+    ),
+    ...line("Téléphone", merchant.phone),
+    ...line("E-mail", isBusinessEmail(merchant.email, merchant.website) ? merchant.email : null),
+    ...line("Site web", merchant.website),
+    ...line("Statut", `${merchant.status} (${STATUS_LABELS_FR[merchant.status] ?? merchant.status})`),
+    ...line("Création", `${formatDateFr(merchant.foundedOn)} (${yearsBetween(merchant.foundedOn, options.now)} ans d'activité)`),
+    ...line("Langues", merchant.languages.map((code) => LANGUAGE_LABELS_FR[code] ?? code).join(", ")),
+    ...line("Zone d'intervention", merchant.zones.map(escapeMarkdown).join(", ")),
+    ...line("Autres pages", merchant.sameAs.join(", ")),
+  );
+  out.push("");
+  if (merchant.description && !merchant.descriptionLlmUnreviewed) {
+    out.push("### Description (validée par le commerçant)", "", escapeMarkdown(merchant.description), "");
+  } else if (merchant.description) {
+    out.push(
+      "_Description : un texte généré automatiquement attend la validation du commerçant ; il n'est pas publié._",
+      "",
+    );
+  }
+
+  out.push("## Trust", "");
+  out.push(`Score de confiance : **${breakdown.total}/100** (niveau ${assessment.trustLevel}).`, "");
+  out.push("| Composante | Points |", "|---|---|");
+  for (const component of trustComponents) {
+    out.push(`| ${COMPONENT_LABELS_FR[component]} (${component}) | ${breakdown[component]}/25 |`);
+  }
+  out.push("");
+  out.push("### Evidence", "");
+  const counted = facts.filter((fact) => fact.points > 0 || (fact.status === "verified" && fact.evidenceUrl));
+  if (counted.length === 0) out.push("Aucune preuve vérifiée pour le moment.");
+  for (const fact of counted) {
+    const when = fact.signal.verifiedAt ?? fact.signal.recordedAt;
+    const status = fact.status === "verified" ? `vérifié le ${formatDateFr(when)}` : fact.status;
+    const points = fact.points > 0 ? `, +${fact.points} pt ${fact.component}` : "";
+    out.push(
+      `- ${fact.definition.labelFr} : ${status} (${PROOF_LABELS_FR[fact.proof] ?? fact.proof}${points})${fact.evidenceUrl ? ` — ${fact.evidenceUrl}` : ""}`,
+    );
+  }
+  out.push("");
+  if (merchant.listingRating !== null && merchant.listingReviewCount !== null && merchant.listingReviewCount > 0) {
+    out.push(`Note moyenne publique : ${merchant.listingRating}/5 sur ${merchant.listingReviewCount} avis.`, "");
+  }
+
+  out.push("## Products", "");
+  if (profile.products.length === 0) out.push("Aucune prestation publiée.");
+  for (const product of profile.products) {
+    out.push(
+      `- **${escapeMarkdown(product.name)}** — ${formatPriceFr(product)} — ${escapeMarkdown(product.description)} (brick_id \`${product.brickId}\`${product.tags.length > 0 ? `, tags : ${product.tags.map(escapeMarkdown).join(", ")}` : ""})`,
+    );
+  }
+  out.push("");
+
+  out.push("## Opening hours", "");
+  const week = weekHours(merchant.hours);
+  if (!week || week.length === 0) out.push("Horaires non communiqués.");
+  else {
+    out.push("| Jour | Horaires |", "|---|---|");
+    for (const day of week) out.push(`| ${day.day} | ${escapeMarkdown(day.text.replace(/,/g, ", "))} |`);
+  }
+  out.push("");
+
+  out.push("## Q&A", "");
+  const nodes = profile.clusters.flatMap((cluster) => cluster.nodes.map((node) => ({ cluster, node })));
+  if (nodes.length === 0) out.push("Aucune question publiée.");
+  for (const cluster of profile.clusters) {
+    if (cluster.nodes.length === 0) continue;
+    out.push(`### ${escapeMarkdown(cluster.label)}`, "");
+    for (const node of cluster.nodes) {
+      const confidence = factConfidence(node.factLevel);
+      out.push(
+        `**${escapeMarkdown(node.question)}**`,
+        "",
+        escapeMarkdown(node.answerBluf || node.answer),
+        "",
+        `_Niveau de preuve : ${confidence} (${node.verificationLevel}${node.humanVerifiedAt ? `, relu le ${formatDateFr(node.humanVerifiedAt)}` : ""}). Source : ${clusterUrl(options.baseUrl, cluster.clusterId)}#${node.nodeId}_`,
+        "",
+      );
+    }
+  }
+  if (nodes.length === 0) out.push("");
+
+  out.push("## Lead", "");
+  const blocked = contactBlockedBecause(state);
+  if (!state.can_contact) {
+    out.push(
+      `Contact désactivé pour le moment : ${blocked.map((reason) => BLOCKED_REASON_FR[reason] ?? reason).join(" ; ")} (blocked_because : ${blocked.join(", ")}).`,
+      "",
+    );
+  } else {
+    const contract = buildLeadContract(options.baseUrl, merchant.sector, merchant.abId, { today: options.now });
+    const leadTypes = leadTypesFor(merchant.sector);
+    const example = { ...contract.example_payload, lead_type: leadTypes[0] ?? "contact" };
+    out.push(
+      `Envoyer une demande : \`POST ${contract.endpoint}\` avec un corps \`application/json\`.`,
+      "",
+      `- Champs obligatoires : ${LEAD_REQUIRED_FIELDS.map((field) => `\`${field}\``).join(", ")}`,
+      `- Champs facultatifs : \`contact_phone\`, \`message\`, \`intent_data\`, \`ai_context\``,
+      `- Types de demande adaptés : ${leadTypes.map((type) => `\`${type}\` (${LEAD_TYPE_LABELS_FR[type] ?? type})`).join(", ")}`,
+      ...(contract.sector_fields.length > 0
+        ? [
+            `- Champs du secteur, dans \`${contract.sector_fields_path}\` : ${contract.sector_fields
+              .map((field) => `\`${field.name}\` (${field.type}${field.options ? ` : ${field.options.join(" | ")}` : ""})`)
+              .join(", ")}`,
+          ]
+        : []),
+      "- Réponse : 201 avec `lead_id` et `tracking_token` ; une même demande dans les 24 heures renvoie 200 avec `deduplicated: true`.",
+      "",
+      "```json",
+      JSON.stringify(example, null, 2),
+      "```",
+      "",
+    );
+  }
+
+  out.push("## Links", "");
+  out.push(
+    `- Microsite : ${links.microsite}`,
+    `- JSON-LD (Schema.org) : ${links.jsonld}`,
+    `- AI digest : ${links.aiDigest}`,
+    `- Decision card : ${links.decisionCard}`,
+    `- Q&A clusters : ${links.clusters}`,
+    `- Verification manifest (JWS signé) : ${links.manifest}`,
+    `- Snapshot manifest (24 h) : ${links.snapshot}`,
+    `- Public keys (JWKS) : ${links.jwks}`,
+    "",
+  );
+  return out.join("\n");
+}
+
+export function renderAiMd(view: MerchantView): RenderedDocument {
+  return renderedDocument(buildAiMd(view), MARKDOWN_TYPE);
+}

@@ -1,0 +1,167 @@
+import type { Signal } from "../domain/merchant.ts";
+import type { MerchantState } from "../schemas/envelope.ts";
+import {
+  EVIDENCE_SIGNALS,
+  type ProofStatus,
+  proofStatusFor,
+  type SignalDefinition,
+  signalDefinition,
+  signalPosition,
+  type TrustComponent,
+} from "../domain/trust/signal-catalog.ts";
+import { evidenceUrl } from "./links.ts";
+import type { MerchantView } from "./view.ts";
+
+/** Facts several documents share, derived once from a merchant view. */
+
+const ROLE_MAILBOXES = new Set([
+  "contact",
+  "bonjour",
+  "hello",
+  "info",
+  "infos",
+  "accueil",
+  "commande",
+  "commandes",
+  "reservation",
+  "reservations",
+  "devis",
+  "rdv",
+  "agence",
+  "boutique",
+  "atelier",
+  "cabinet",
+  "clinique",
+  "garage",
+  "salon",
+  "service",
+  "sav",
+  "secretariat",
+  "direction",
+]);
+
+/**
+ * Whether an email address is the business's own (published) rather than a person's. Only a role
+ * mailbox (contact@, info@, ...) on the merchant's own website domain counts: a webmail address or
+ * a named mailbox is personal data and stays out of public documents; leads reach it anyway.
+ */
+export function isBusinessEmail(email: string | null, website: string | null): boolean {
+  if (!email || !website) return false;
+  const at = email.lastIndexOf("@");
+  if (at <= 0) return false;
+  const local = email.slice(0, at).toLowerCase();
+  const domain = email.slice(at + 1).toLowerCase();
+  let host: string;
+  try {
+    host = new URL(website).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  const siteDomain = host.startsWith("www.") ? host.slice(4) : host;
+  return domain === siteDomain && ROLE_MAILBOXES.has(local);
+}
+
+export function isExpiredAt(signal: Signal, now: Date): boolean {
+  if (signal.expiresAt === null) return false;
+  const at = Date.parse(signal.expiresAt);
+  return !Number.isNaN(at) && at <= now.getTime();
+}
+
+/** The status a reader should see: a verified signal past its expiry is expired. */
+export function statusAt(signal: Signal, now: Date): Signal["status"] {
+  return signal.status === "verified" && isExpiredAt(signal, now) ? "expired" : signal.status;
+}
+
+export function proofOf(signal: Signal): ProofStatus {
+  const recorded = signal.proofStatus;
+  if (
+    recorded === "official_source_verified" ||
+    recorded === "machine_consistent" ||
+    recorded === "merchant_declared"
+  ) {
+    return recorded;
+  }
+  return proofStatusFor(signal.source);
+}
+
+/** Who stands behind a signal: the official register, or the platform's own check, or the merchant. */
+const AUTHORITIES: Record<string, { name: string; url: string }> = {
+  siret_verified: { name: "INSEE, répertoire SIRENE", url: "https://www.sirene.fr/" },
+  company_age_years: { name: "INSEE, répertoire SIRENE", url: "https://www.sirene.fr/" },
+  bodacc_clean: { name: "DILA, BODACC", url: "https://www.bodacc.fr/" },
+  rne_verified: { name: "INPI, registre national des entreprises", url: "https://data.inpi.fr/" },
+  officer_identity: { name: "INPI, registre national des entreprises", url: "https://data.inpi.fr/" },
+  territorial_address_verified: { name: "Base Adresse Nationale", url: "https://adresse.data.gouv.fr/" },
+  orias_registered: { name: "ORIAS", url: "https://www.orias.fr/" },
+  alimconfiance_score: { name: "Ministère de l'Agriculture, Alim'confiance", url: "https://alim-confiance.gouv.fr/" },
+};
+const PLATFORM = { name: "Abeille, registre des commerçants vérifiés", url: "" };
+
+export function authorityOf(key: string, baseUrl: string): { name: string; url: string } {
+  return AUTHORITIES[key] ?? { ...PLATFORM, url: `${baseUrl}/` };
+}
+
+export interface EvidenceFact {
+  signal: Signal;
+  definition: SignalDefinition;
+  status: Signal["status"];
+  proof: ProofStatus;
+  component: TrustComponent;
+  /** Points that counted in the score (after the per-component cap). */
+  points: number;
+  /** The evidence page, for the 26 evidence signals; null otherwise. */
+  evidenceUrl: string | null;
+}
+
+const factsByView = new WeakMap<MerchantView, EvidenceFact[]>();
+
+/** Every known signal of the merchant in catalog order, with its status now and what it brought (computed once per view). */
+export function evidenceFacts(view: MerchantView): EvidenceFact[] {
+  let facts = factsByView.get(view);
+  if (!facts) {
+    facts = computeEvidenceFacts(view);
+    factsByView.set(view, facts);
+  }
+  return facts;
+}
+
+function computeEvidenceFacts(view: MerchantView): EvidenceFact[] {
+  const { profile, assessment, options } = view;
+  const evidence = new Set<string>(EVIDENCE_SIGNALS);
+  const counted = new Map(assessment.trust.contributions.map((item) => [item.signal, item.counted]));
+  return [...profile.signals]
+    .sort((a, b) => signalPosition(a.key) - signalPosition(b.key))
+    .flatMap((signal) => {
+      const definition = signalDefinition(signal.key);
+      if (!definition) return [];
+      return [
+        {
+          signal,
+          definition,
+          status: statusAt(signal, options.now),
+          proof: proofOf(signal),
+          component: definition.component,
+          points: counted.get(signal.key) ?? 0,
+          evidenceUrl: evidence.has(signal.key)
+            ? evidenceUrl(options.baseUrl, signal.key, profile.merchant.abId)
+            : null,
+        },
+      ];
+    });
+}
+
+/** The reasons that refuse contact (src/domain/capabilities.ts); the others are about orders. */
+export const CONTACT_REASONS = [
+  "merchant_paused",
+  "merchant_suspended",
+  "merchant_archived",
+  "description_llm_unreviewed",
+  "trust_score_below_basic_threshold",
+  "no_contact_channel",
+] as const;
+
+export function contactBlockedBecause(state: MerchantState): string[] {
+  if (state.can_contact) return [];
+  const contact = new Set<string>(CONTACT_REASONS);
+  return state.blocked_because.filter((reason) => contact.has(reason));
+}

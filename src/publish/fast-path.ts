@@ -1,0 +1,201 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import path from "node:path";
+import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
+import {
+  bodyHash,
+  DOCUMENT_CACHE_CONTROL,
+  etagOf,
+  JSON_TYPE,
+  JSONLD_TYPE,
+  MARKDOWN_TYPE,
+  matchesIfNoneMatch,
+} from "./document.ts";
+import { matchPublishedPath, type PublishedKind, publishedPath } from "./documents.ts";
+import { SERVE_INDEX_FILENAME, STATE_DIRNAME } from "./publish-folder.ts";
+import { parseServeIndex, type ServeIndex } from "./serve-index.ts";
+import type { MerchantStamp } from "./source-store.ts";
+import { isPublishedStatus } from "./view.ts";
+
+const CONTENT_TYPES: Record<PublishedKind, string> = {
+  jsonld: JSONLD_TYPE,
+  "ai-digest": JSON_TYPE,
+  "decision-card": JSON_TYPE,
+  "ai-md": MARKDOWN_TYPE,
+  snapshot: JSON_TYPE,
+};
+
+/** A snapshot closer than this to its expiry is not served from the folder (the live route signs a fresh one). */
+const SNAPSHOT_MIN_REMAINING_MS = 60_000;
+const INDEX_RECHECK_MS = 1000;
+
+export interface FastPathOptions {
+  publishDir: string;
+  /** What the store says about a merchant now (status and source stamp). */
+  stampOf: (abId: string) => MerchantStamp | null;
+  /** The server's publish key (BASE_URL, order rail, format): files published under another one are not served. */
+  publishKey: string;
+  nowMs?: () => number;
+  /** Bytes of file bodies kept in memory (default 64 MiB). */
+  maxCacheBytes?: number;
+}
+
+export interface FastPathStats {
+  served: number;
+  notModified: number;
+  passed: number;
+}
+
+export interface PublishedFastPath {
+  /** Answers the request from the publish folder when it can; false: let the next handler answer. */
+  handle(request: IncomingMessage, response: ServerResponse): boolean;
+  stats(): FastPathStats;
+}
+
+interface CachedFile {
+  ino: number;
+  mtimeMs: number;
+  size: number;
+  body: Buffer;
+  etag: string;
+}
+
+/**
+ * The published-file fast path in front of Astro. A request for a published document is answered
+ * from `DATA_DIR/publish/<url path>` when the file is fresh:
+ *
+ * - the serve index (written by the refresh job) lists the merchant under this server's publish key;
+ * - the store's source stamp of the merchant equals the one the file was rendered from, and the
+ *   merchant is still published (one indexed lookup per request);
+ * - the content period has not ended (a signal expiry, an anniversary: period.ts), and a snapshot
+ *   manifest is more than a minute from its expiry.
+ *
+ * Otherwise the request falls through to the route, which renders the same bytes on demand. The
+ * answer has the strong ETag of its bytes, 304 on If-None-Match, and the same headers as the route.
+ */
+export function createPublishedFastPath(options: FastPathOptions): PublishedFastPath {
+  const nowMs = options.nowMs ?? Date.now;
+  const indexFile = path.join(options.publishDir, STATE_DIRNAME, SERVE_INDEX_FILENAME);
+  const maxCacheBytes = options.maxCacheBytes ?? 64 * 1024 * 1024;
+  const cache = new Map<string, CachedFile>();
+  let cacheBytes = 0;
+  let index: ServeIndex | null = null;
+  let indexSignature = "";
+  let indexCheckedAt = Number.NEGATIVE_INFINITY;
+  const counters: FastPathStats = { served: 0, notModified: 0, passed: 0 };
+
+  const currentIndex = (): ServeIndex | null => {
+    const at = performance.now();
+    if (at - indexCheckedAt < INDEX_RECHECK_MS) return index;
+    indexCheckedAt = at;
+    const stat = statSync(indexFile, { throwIfNoEntry: false });
+    const signature = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : "";
+    if (signature !== indexSignature) {
+      indexSignature = signature;
+      try {
+        index = stat ? parseServeIndex(readFileSync(indexFile, "utf8")) : null;
+      } catch {
+        index = null;
+      }
+      cache.clear();
+      cacheBytes = 0;
+    }
+    return index;
+  };
+
+  const readFile = (relative: string): CachedFile | null => {
+    const full = path.join(options.publishDir, relative);
+    const stat = statSync(full, { throwIfNoEntry: false });
+    if (!stat?.isFile()) return null;
+    const cached = cache.get(relative);
+    if (cached && cached.ino === stat.ino && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
+      // Refresh its place in the LRU order.
+      cache.delete(relative);
+      cache.set(relative, cached);
+      return cached;
+    }
+    let body: Buffer;
+    try {
+      body = readFileSync(full);
+    } catch {
+      return null;
+    }
+    const file: CachedFile = {
+      ino: stat.ino,
+      mtimeMs: stat.mtimeMs,
+      size: body.length,
+      body,
+      etag: etagOf(bodyHash(body)),
+    };
+    if (cached) cacheBytes -= cached.size;
+    cache.delete(relative);
+    if (body.length <= maxCacheBytes / 16) {
+      cache.set(relative, file);
+      cacheBytes += body.length;
+      for (const [key, value] of cache) {
+        if (cacheBytes <= maxCacheBytes) break;
+        cache.delete(key);
+        cacheBytes -= value.size;
+      }
+    }
+    return file;
+  };
+
+  const pass = () => {
+    counters.passed += 1;
+    return false;
+  };
+
+  return {
+    stats: () => ({ ...counters }),
+    handle(request, response) {
+      if (request.method !== "GET" && request.method !== "HEAD") return false;
+      const url = request.url ?? "/";
+      const query = url.indexOf("?");
+      const pathname = query === -1 ? url : url.slice(0, query);
+      const match = matchPublishedPath(pathname, query === -1 ? "" : url.slice(query));
+      if (!match) return false;
+
+      const served = currentIndex();
+      if (!served || served.publishKey !== options.publishKey) return pass();
+      const entry = served.entries.get(match.abId);
+      const now = nowMs();
+      if (!entry || now >= entry.untilMs) return pass();
+      let cacheControl = DOCUMENT_CACHE_CONTROL;
+      if (match.kind === "snapshot") {
+        const remaining = entry.snapshotExpiresMs - now;
+        if (!(remaining > SNAPSHOT_MIN_REMAINING_MS)) return pass();
+        cacheControl = `public, max-age=${Math.min(MANIFEST_CACHE_MAX_SECONDS, Math.floor(remaining / 1000))}`;
+      }
+      const current = options.stampOf(match.abId);
+      if (!current || current.stamp !== entry.stamp || !isPublishedStatus(current.status)) return pass();
+      const file = readFile(publishedPath(match.kind, match.abId));
+      if (!file) return pass();
+
+      const incomingId = request.headers["x-request-id"];
+      const requestId =
+        typeof incomingId === "string" && /^[A-Za-z0-9._-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
+      const headers: Record<string, string | number> = {
+        etag: file.etag,
+        "cache-control": cacheControl,
+        "access-control-allow-origin": "*",
+        "x-content-type-options": "nosniff",
+        "x-request-id": requestId,
+        "x-served-from": "publish-folder",
+      };
+      if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) {
+        counters.notModified += 1;
+        response.writeHead(304, headers);
+        response.end();
+        return true;
+      }
+      counters.served += 1;
+      headers["content-type"] = CONTENT_TYPES[match.kind];
+      headers["content-length"] = file.body.length;
+      response.writeHead(200, headers);
+      response.end(request.method === "HEAD" ? undefined : file.body);
+      return true;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import type { Product } from "../domain/merchant.ts";
+
+/** French renderings for merchant-facing text (microsite, ai.md, snippets). */
+
+/** "1 234,50 €" with a regular space as the group separator (no ICU: stable and fast). */
+export function formatAmountFr(cents: number, currency: string): string {
+  const sign = cents < 0 ? "-" : "";
+  const absolute = Math.abs(Math.round(cents));
+  const units = String(Math.floor(absolute / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
+  const text = `${sign}${units},${String(absolute % 100).padStart(2, "0")}`;
+  return currency === "EUR" ? `${text} €` : `${text} ${currency}`;
+}
+
+/** "120,00 €", "à partir de 45,00 €", "60,00 € / heure" or "sur devis". */
+export function formatPriceFr(product: Pick<Product, "priceCents" | "currency" | "pricingModel">): string {
+  if (product.priceCents === null || product.pricingModel === "on_quote") return "sur devis";
+  const amount = formatAmountFr(product.priceCents, product.currency);
+  if (product.pricingModel === "from") return `à partir de ${amount}`;
+  if (product.pricingModel === "hourly") return `${amount} / heure`;
+  return amount;
+}
+
+const MONTHS = [
+  "janvier",
+  "février",
+  "mars",
+  "avril",
+  "mai",
+  "juin",
+  "juillet",
+  "août",
+  "septembre",
+  "octobre",
+  "novembre",
+  "décembre",
+];
+
+/** "1er mars 2026" from an ISO date or date-time (UTC calendar day); the input itself when unreadable. */
+export function formatDateFr(iso: string | null): string {
+  if (!iso) return "";
+  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(iso);
+  if (!match) return iso;
+  const day = Number(match[3]);
+  const month = MONTHS[Number(match[2]) - 1] ?? match[2];
+  return `${day === 1 ? "1er" : day} ${month} ${match[1]}`;
+}
+
+export const STATUS_LABELS_FR: Record<string, string> = {
+  ACTIVE: "Actif",
+  PROBATION: "En période probatoire",
+  PAUSED: "En pause",
+  SUSPENDED: "Suspendu",
+  ARCHIVED: "Archivé",
+};
+
+export const COMPONENT_LABELS_FR = {
+  experience: "Expérience",
+  expertise: "Expertise",
+  authority: "Autorité",
+  trust: "Fiabilité",
+} as const;
+
+export const PROOF_LABELS_FR: Record<string, string> = {
+  official_source_verified: "source officielle",
+  machine_consistent: "contrôle automatique",
+  merchant_declared: "déclaration du commerçant",
+};
+
+export const LEAD_TYPE_LABELS_FR: Record<string, string> = {
+  contact: "Demande de contact",
+  quote: "Demande de devis",
+  estimation: "Demande d'estimation",
+  rdv: "Demande de rendez-vous",
+};
+
+/** Why contact is refused, in French, for people reading the microsite. */
+export const BLOCKED_REASON_FR: Record<string, string> = {
+  merchant_paused: "le commerçant a mis son activité en pause",
+  merchant_suspended: "la fiche du commerçant est suspendue",
+  merchant_archived: "la fiche du commerçant est archivée",
+  description_llm_unreviewed: "la description de la fiche attend la validation du commerçant",
+  trust_score_below_basic_threshold: "la fiche n'a pas encore assez de preuves vérifiées",
+  no_contact_channel: "aucun moyen de contact n'est enregistré",
+};
+
+export const LANGUAGE_LABELS_FR: Record<string, string> = {
+  fr: "français",
+  en: "anglais",
+  es: "espagnol",
+  de: "allemand",
+  it: "italien",
+  pt: "portugais",
+  nl: "néerlandais",
+  ar: "arabe",
+  zh: "chinois",
+};

@@ -1,0 +1,39 @@
+import type { App } from "../app.ts";
+import { DOCUMENT_CACHE_CONTROL, etagOf, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
+import type { ViewDeps } from "./view.ts";
+
+export function viewDepsOf(app: App): ViewDeps {
+  return {
+    merchants: app.merchants,
+    baseUrl: app.config.baseUrl,
+    orderRailEnabled: app.config.publicOrderRailEnabled,
+    now: app.now,
+  };
+}
+
+/**
+ * The HTTP answer for a rendered document: strong ETag from the body's hash, 304 without a body
+ * when If-None-Match matches, the same headers as a published file served by jobs/serve.ts.
+ */
+export function documentResponse(
+  request: Request,
+  document: RenderedDocument,
+  options: { status?: number; cacheControl?: string; headers?: Record<string, string> } = {},
+): Response {
+  const etag = etagOf(document.hash);
+  const status = options.status ?? 200;
+  const headers: Record<string, string> = {
+    "content-type": document.contentType,
+    etag,
+    "cache-control": options.cacheControl ?? DOCUMENT_CACHE_CONTROL,
+    // Public, read-only documents: any origin may read them (the published files say the same).
+    ...(document.contentType.startsWith("text/html") ? {} : { "access-control-allow-origin": "*" }),
+    "x-content-type-options": "nosniff",
+    ...(options.headers ?? {}),
+  };
+  if (status === 200 && matchesIfNoneMatch(request.headers.get("if-none-match"), etag)) {
+    return new Response(null, { status: 304, headers: { etag, "cache-control": headers["cache-control"] ?? "" } });
+  }
+  headers["content-length"] = String(document.body.byteLength);
+  return new Response(request.method === "HEAD" ? null : new Uint8Array(document.body), { status, headers });
+}

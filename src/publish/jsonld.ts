@@ -1,0 +1,213 @@
+import { LEAD_REQUIRED_FIELDS, type LeadType } from "../domain/lead-contract.ts";
+import type { Product } from "../domain/merchant.ts";
+import { sectorOf } from "../domain/sectors.ts";
+import { JSONLD_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
+import { authorityOf, evidenceFacts, isBusinessEmail } from "./facts.ts";
+import { openingHoursSpecification, weekHours } from "./hours.ts";
+import { leadTypesFor } from "./lead-types.ts";
+import type { MerchantView } from "./view.ts";
+
+export type JsonLd = Record<string, unknown>;
+
+/**
+ * The merchant as Schema.org JSON-LD: a LocalBusiness subtype fitting the trade, with its legal
+ * identifiers, address, position, hours, offers, the evidence-backed credentials, the lead form as
+ * `potentialAction` (only while the merchant can be contacted) and links to its other documents.
+ * A generated description the merchant has not reviewed is left out, as in the decision card.
+ */
+export function buildJsonLd(view: MerchantView): JsonLd {
+  const { profile, assessment, links } = view;
+  const { merchant } = profile;
+  const proof = profile.territorialProof;
+  const state = assessment.capabilities.state;
+  const id = `${links.microsite}#business`;
+  const week = weekHours(merchant.hours);
+  const hours = openingHoursSpecification(week);
+  const sameAs = unique([...(merchant.website ? [merchant.website] : []), ...merchant.sameAs]);
+
+  const document: JsonLd = {
+    "@context": "https://schema.org",
+    "@type": view.trade?.schemaOrgType ?? "LocalBusiness",
+    "@id": id,
+    name: merchant.businessName,
+    legalName: merchant.legalName,
+    url: links.microsite,
+    identifier: identifiers(view),
+    ...(merchant.vatIntracom ? { vatID: merchant.vatIntracom } : {}),
+    ...(merchant.descriptionLlmUnreviewed || !merchant.description ? {} : { description: merchant.description }),
+    ...(merchant.phone ? { telephone: merchant.phone } : {}),
+    ...(isBusinessEmail(merchant.email, merchant.website) && merchant.email ? { email: merchant.email } : {}),
+    address: {
+      "@type": "PostalAddress",
+      streetAddress: merchant.street,
+      postalCode: merchant.postalCode,
+      addressLocality: merchant.city,
+      addressCountry: "FR",
+    },
+    ...(proof && proof.latitude !== null && proof.longitude !== null
+      ? { geo: { "@type": "GeoCoordinates", latitude: proof.latitude, longitude: proof.longitude } }
+      : {}),
+    ...(hours.length > 0 ? { openingHoursSpecification: hours } : {}),
+    ...(merchant.zones.length > 0 ? { areaServed: [...merchant.zones] } : {}),
+    ...(merchant.languages.length > 0 ? { knowsLanguage: [...merchant.languages] } : {}),
+    foundingDate: merchant.foundedOn,
+    ...(view.trade ? { knowsAbout: view.trade.label } : {}),
+    potentialAction: state.can_contact ? potentialActions(view) : [],
+    hasCredential: credentials(view),
+    sameAs,
+    offers: profile.products.map((product) => offer(view, product)),
+    ...(merchant.listingRating !== null && merchant.listingReviewCount !== null && merchant.listingReviewCount > 0
+      ? {
+          aggregateRating: {
+            "@type": "AggregateRating",
+            ratingValue: merchant.listingRating,
+            reviewCount: merchant.listingReviewCount,
+            bestRating: 5,
+            worstRating: 1,
+          },
+        }
+      : {}),
+    additionalProperty: [
+      {
+        "@type": "PropertyValue",
+        propertyID: "abeille:trust_score",
+        name: "Score de confiance Abeille",
+        value: assessment.trust.breakdown.total,
+        minValue: 0,
+        maxValue: 100,
+        url: links.decisionCard,
+      },
+      {
+        "@type": "PropertyValue",
+        propertyID: "abeille:merchant_status",
+        name: "Statut dans le registre Abeille",
+        value: merchant.status,
+      },
+    ],
+    subjectOf: [
+      { "@type": "DigitalDocument", name: "Fiche pour les modèles de langage", url: links.aiMd, encodingFormat: "text/markdown" },
+      { "@type": "DigitalDocument", name: "Manifeste de vérification signé", url: links.manifest, encodingFormat: "application/json" },
+    ],
+    mainEntityOfPage: links.microsite,
+    dateModified: view.generatedAt,
+  };
+  return document;
+}
+
+export function renderJsonLd(view: MerchantView): RenderedDocument {
+  return renderedDocument(JSON.stringify(buildJsonLd(view)), JSONLD_TYPE);
+}
+
+function identifiers(view: MerchantView): JsonLd[] {
+  const { merchant } = view.profile;
+  const siretSource =
+    view.profile.signals.find((signal) => signal.key === "siret_verified")?.sourceUrl ??
+    `https://annuaire-entreprises.data.gouv.fr/etablissement/${merchant.siret}`;
+  return [
+    { "@type": "PropertyValue", propertyID: "SIRET", value: merchant.siret, url: siretSource },
+    { "@type": "PropertyValue", propertyID: "SIREN", value: merchant.siret.slice(0, 9) },
+    { "@type": "PropertyValue", propertyID: "NAF", value: merchant.nafCode },
+    { "@type": "PropertyValue", propertyID: "abeille:ab_id", value: merchant.abId },
+  ];
+}
+
+/** The lead types a sector's visitors send most, as the Schema.org action that fits each. */
+const ACTION_BY_LEAD_TYPE: Record<LeadType, { type: string; name: string }> = {
+  contact: { type: "CommunicateAction", name: "Envoyer une demande de contact" },
+  quote: { type: "QuoteAction", name: "Demander un devis" },
+  estimation: { type: "QuoteAction", name: "Demander une estimation" },
+  rdv: { type: "ReserveAction", name: "Demander un rendez-vous" },
+};
+
+function potentialActions(view: MerchantView): JsonLd[] {
+  const { merchant } = view.profile;
+  const leadTypes = leadTypesFor(merchant.sector);
+  const sectorFields = (sectorOf(merchant.sector)?.leadFields ?? []).map((field) => `metadata.${field.name}`);
+  return leadTypes.map((leadType) => {
+    const kind = ACTION_BY_LEAD_TYPE[leadType];
+    return {
+      "@type": kind.type,
+      name: kind.name,
+      description:
+        `POST a JSON body with ab_id "${merchant.abId}" and lead_type "${leadType}". ` +
+        `Required: ${LEAD_REQUIRED_FIELDS.join(", ")}. Optional: contact_phone, message` +
+        `${sectorFields.length > 0 ? `, ${sectorFields.join(", ")}` : ""}. Lead contract: ${view.links.decisionCard}`,
+      target: {
+        "@type": "EntryPoint",
+        urlTemplate: view.links.lead,
+        httpMethod: "POST",
+        contentType: "application/json",
+        encodingType: "application/json",
+      },
+      recipient: { "@id": `${view.links.microsite}#business` },
+    };
+  });
+}
+
+/** One credential per verified, unexpired evidence signal, with its evidence page. */
+function credentials(view: MerchantView): JsonLd[] {
+  const { baseUrl } = view.options;
+  return evidenceFacts(view)
+    .filter((fact) => fact.status === "verified" && fact.evidenceUrl !== null)
+    .map((fact) => {
+      const authority = authorityOf(fact.signal.key, baseUrl);
+      return {
+        "@type": "EducationalOccupationalCredential",
+        "@id": fact.evidenceUrl,
+        name: fact.definition.labelFr,
+        credentialCategory: fact.proof,
+        recognizedBy: { "@type": "Organization", name: authority.name, url: authority.url },
+        url: fact.evidenceUrl,
+        ...(fact.signal.verifiedAt ? { dateCreated: fact.signal.verifiedAt } : {}),
+        ...(fact.signal.expiresAt ? { expires: fact.signal.expiresAt } : {}),
+      };
+    });
+}
+
+const UNIT_BY_MODEL: Record<string, string> = { hourly: "HUR" };
+
+function offer(view: MerchantView, product: Product): JsonLd {
+  const item: JsonLd = {
+    "@type": product.brickType === "service" ? "Service" : "Product",
+    name: product.name,
+    description: product.description,
+    ...(product.brickType === "service" ? { provider: { "@id": `${view.links.microsite}#business` } } : {}),
+    ...(product.imageUrl ? { image: product.imageUrl } : {}),
+  };
+  const price = product.priceCents === null || product.pricingModel === "on_quote" ? null : product.priceCents / 100;
+  const unit = UNIT_BY_MODEL[product.pricingModel];
+  let pricing: JsonLd = {};
+  if (price !== null && product.pricingModel === "from") {
+    pricing = {
+      priceSpecification: {
+        "@type": "PriceSpecification",
+        minPrice: price,
+        priceCurrency: product.currency,
+      },
+    };
+  } else if (price !== null && unit) {
+    pricing = {
+      priceSpecification: {
+        "@type": "UnitPriceSpecification",
+        price,
+        priceCurrency: product.currency,
+        unitCode: unit,
+      },
+    };
+  } else if (price !== null) {
+    pricing = { price: price.toFixed(2), priceCurrency: product.currency };
+  }
+  return {
+    "@type": "Offer",
+    "@id": `${view.links.microsite}#${product.slug}`,
+    sku: product.brickId,
+    itemOffered: item,
+    ...pricing,
+    url: `${view.links.microsite}#${product.slug}`,
+    ...(product.tags.length > 0 ? { category: product.tags.join(", ") } : {}),
+  };
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

@@ -1,0 +1,328 @@
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import path from "node:path";
+import { createTask } from "node-cron";
+import type { Db } from "../store/db.ts";
+import { bodyHash } from "./document.ts";
+import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
+import {
+  INDEX_FILENAME,
+  type IndexEntry,
+  type PublishIndex,
+  PublishFolder,
+  SERVE_INDEX_FILENAME,
+} from "./publish-folder.ts";
+import { type BatchContext, type BatchItem, type BatchResult, emptyCounters, renderBatch } from "./render-batch.ts";
+import { formatServeIndex, publishKeyOf } from "./serve-index.ts";
+import type { PublishSettings } from "./settings.ts";
+import type { SnapshotIssuer } from "./snapshot.ts";
+import { createProfileLoader, createPublishSource } from "./source-store.ts";
+import { STATIC_CONFIG_FILES } from "./static-config.ts";
+import { isPublishedStatus } from "./view.ts";
+
+export interface RefreshConfig {
+  baseUrl: string;
+  publicOrderRailEnabled: boolean;
+  dataDir: string;
+  databaseFile: string;
+}
+
+/** Renders batches somewhere (in this thread, or in worker threads). */
+export interface BatchRunner {
+  /** Batches in flight at once. */
+  concurrency: number;
+  run(items: BatchItem[]): Promise<BatchResult>;
+  close(): Promise<void>;
+}
+
+export interface RefreshInput {
+  db: Db;
+  config: RefreshConfig;
+  settings: PublishSettings;
+  /** The run's clock (default: now). */
+  now?: Date;
+  /** The next scheduled run; undefined: computed from REFRESH_CRON; null: no schedule. */
+  nextRunAt?: Date | null;
+  /** Signs snapshot manifests; null or absent: no snapshot is published. */
+  snapshotIssuer?: SnapshotIssuer | null;
+  /** The public key set as served; null or absent: not published. */
+  keySet?: (() => unknown) | null;
+  /** Hash of the rendering code (jobs/refresh.ts passes the source tree's); a change re-renders everything. */
+  codeKey?: string;
+  batchSize?: number;
+  /** Where batches render (default: this thread). */
+  runner?: (context: Omit<BatchContext, "loadProfiles" | "folder" | "readTransaction">) => BatchRunner;
+  onProgress?: (progress: { done: number; total: number }) => void;
+}
+
+export interface RefreshSummary {
+  /** Published merchants (ACTIVE, PROBATION, PAUSED). */
+  merchants: number;
+  /** Merchants rendered; the others were proven unchanged without rendering. */
+  rendered: number;
+  skipped: number;
+  /** Files written (their bytes changed), files left as they were. */
+  written: number;
+  unchanged: number;
+  snapshotsSigned: number;
+  /** Merchants whose files were deleted (suspended, archived, gone), and the files deleted. */
+  withdrawn: number;
+  deleted: number;
+  failed: number;
+  seconds: number;
+}
+
+export class RefreshBusyError extends Error {
+  override name = "RefreshBusyError";
+}
+
+const LOCK_FILENAME = "refresh.lock";
+/** A snapshot is renewed when it would expire within this long, when no schedule says when the next run is. */
+const UNSCHEDULED_RENEW_SECONDS = 12 * 3600;
+
+/** The next run of a cron expression after now, or null when there is no schedule. */
+export function nextScheduledRun(cron: string | null, timezone: string | null): Date | null {
+  if (!cron) return null;
+  const task = createTask(cron, () => undefined, timezone ? { timezone } : {});
+  try {
+    return task.getNextRuns(1)[0] ?? null;
+  } finally {
+    void task.destroy();
+  }
+}
+
+/**
+ * One refresh of the publish folder: every published merchant's documents and snapshot manifest,
+ * the key set and the static server configuration; withdrawn merchants' files deleted; the index
+ * (job state) and the serve index (what jobs/serve.ts reads) written last, atomically.
+ */
+export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
+  const started = performance.now();
+  const now = input.now ?? new Date();
+  const folder = new PublishFolder(input.settings.publishDir);
+  folder.open();
+  const releaseLock = acquireLock(path.join(folder.stateDir, LOCK_FILENAME));
+  try {
+    return await refreshLocked(input, folder, now, started);
+  } finally {
+    folder.close();
+    releaseLock();
+  }
+}
+
+async function refreshLocked(
+  input: RefreshInput,
+  folder: PublishFolder,
+  now: Date,
+  started: number,
+): Promise<RefreshSummary> {
+  const { config, settings } = input;
+  const publishKey = publishKeyOf(config);
+  const codeKey = input.codeKey ?? "";
+  const previous = folder.readIndex();
+  const skipAllowed =
+    previous !== null && previous.publishKey === publishKey && codeKey !== "" && previous.codeKey === codeKey;
+  const oldEntries = previous?.merchants ?? {};
+
+  const nextRunAt =
+    input.nextRunAt === undefined ? nextScheduledRun(settings.refreshCron, settings.refreshTimezone) : input.nextRunAt;
+  const renewBeforeMs = nextRunAt
+    ? nextRunAt.getTime() + settings.snapshotRenewMarginSeconds * 1000
+    : now.getTime() + UNSCHEDULED_RENEW_SECONDS * 1000;
+
+  const contextBase = {
+    baseUrl: config.baseUrl,
+    orderRailEnabled: config.publicOrderRailEnabled,
+    now,
+    skipAllowed,
+    renewBeforeMs,
+    issueSnapshot: input.snapshotIssuer ?? null,
+  };
+  const loader = createProfileLoader(input.db);
+  const runner = input.runner
+    ? input.runner(contextBase)
+    : inlineRunner({
+        ...contextBase,
+        loadProfiles: (abIds) => loader.load(abIds),
+        folder,
+        readTransaction: readTransactionOf(input.db),
+      });
+
+  const source = createPublishSource(input.db);
+  const total = source.count();
+  const batchSize = input.batchSize ?? 500;
+  const entries = new Map<string, IndexEntry>();
+  const totals = emptyCounters();
+  const seen = new Set<string>();
+  const withdrawnIds: string[] = [];
+  let published = 0;
+  let done = 0;
+  const inFlight: Promise<void>[] = [];
+  const maxInFlight = Math.max(1, runner.concurrency);
+  const failures: { abId: string; message: string }[] = [];
+
+  const collect = (result: BatchResult, size: number) => {
+    for (const [abId, entry] of result.entries) entries.set(abId, entry);
+    for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += result[key];
+    failures.push(...result.failures);
+    done += size;
+    input.onProgress?.({ done, total });
+  };
+
+  try {
+    let after = "";
+    for (;;) {
+      // Stamps are read before the profiles: a file is never recorded with a stamp newer than its content.
+      const stamps = source.stampsAfter(after, batchSize);
+      if (stamps.length === 0) break;
+      after = stamps[stamps.length - 1]?.abId ?? after;
+      const items: BatchItem[] = [];
+      let skippedHere = 0;
+      for (const stamp of stamps) {
+        seen.add(stamp.abId);
+        if (!isPublishedStatus(stamp.status)) {
+          if (oldEntries[stamp.abId]) withdrawnIds.push(stamp.abId);
+          skippedHere += 1;
+          continue;
+        }
+        published += 1;
+        items.push({ abId: stamp.abId, stamp: stamp.stamp, status: stamp.status, old: oldEntries[stamp.abId] ?? null });
+      }
+      if (skippedHere > 0) {
+        done += skippedHere;
+        input.onProgress?.({ done, total });
+      }
+      if (items.length === 0) continue;
+      const task = runner.run(items).then((result) => collect(result, items.length));
+      inFlight.push(task);
+      if (inFlight.length >= maxInFlight) await inFlight.shift();
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await runner.close();
+  }
+
+  // Withdrawal: merchants no longer published, merchants gone from the store, folders nobody owns.
+  for (const abId of Object.keys(oldEntries)) if (!seen.has(abId)) withdrawnIds.push(abId);
+  const withdrawn = new Set(withdrawnIds);
+  for (const abId of folder.merchantsOnDisk()) if (!entries.has(abId)) withdrawn.add(abId);
+  let deleted = totals.deleted;
+  for (const abId of withdrawn) deleted += folder.removeMerchant(abId);
+
+  // Files that belong to no merchant: the key set and the static server configuration.
+  const files: Record<string, string> = {};
+  const writeGlobal = (relative: string, text: string) => {
+    const hash = bodyHash(Buffer.from(text, "utf8"));
+    files[relative] = hash;
+    if (previous?.files[relative] === hash && folder.exists(relative)) totals.unchanged += 1;
+    else {
+      folder.write(relative, text);
+      totals.written += 1;
+    }
+  };
+  if (input.keySet) writeGlobal(KEY_SET_PATH, JSON.stringify(input.keySet()));
+  else if (folder.remove(KEY_SET_PATH)) deleted += 1;
+  for (const [name, build] of Object.entries(STATIC_CONFIG_FILES)) writeGlobal(name, build());
+
+  const index: PublishIndex = {
+    version: 1,
+    publishKey,
+    codeKey,
+    generatedAt: now.toISOString(),
+    merchants: Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    files,
+  };
+  folder.writeState(INDEX_FILENAME, JSON.stringify(index));
+  folder.writeState(
+    SERVE_INDEX_FILENAME,
+    formatServeIndex(
+      publishKey,
+      Object.entries(index.merchants).map(([abId, entry]) => [
+        abId,
+        entry.stamp,
+        entry.until,
+        entry.hashes.snapshot ? entry.snapshotExpiresAt : null,
+      ]),
+    ),
+  );
+
+  if (failures.length > 0) {
+    process.emitWarning(
+      `refresh: ${failures.length} merchant(s) failed to render, e.g. ${failures[0]?.abId}: ${failures[0]?.message}`,
+    );
+  }
+  return {
+    merchants: published,
+    rendered: totals.rendered,
+    skipped: totals.skipped,
+    written: totals.written,
+    unchanged: totals.unchanged,
+    snapshotsSigned: totals.snapshotsSigned,
+    withdrawn: withdrawn.size,
+    deleted,
+    failed: totals.failed,
+    seconds: Math.round((performance.now() - started) / 10) / 100,
+  };
+}
+
+function inlineRunner(context: BatchContext): BatchRunner {
+  return {
+    concurrency: 1,
+    run: async (items) => renderBatch(context, items),
+    close: async () => undefined,
+  };
+}
+
+/** Runs a function in one read transaction: the profiles of a batch come from one snapshot of the store. */
+export function readTransactionOf(db: Db): <T>(work: () => T) => T {
+  return <T>(work: () => T): T => db.$client.transaction(work)();
+}
+
+/** Every kind a merchant may have on disk (for tests and tools). */
+export const MERCHANT_FILE_KINDS = PUBLISHED_KINDS;
+
+/** One refresh at a time per publish folder: a lock file holding the owner's pid (stale locks are taken over). */
+function acquireLock(file: string): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(file);
+        } catch {
+          // already removed
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const owner = Number(readFileSafe(file));
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new RefreshBusyError(`another refresh (pid ${owner}) is running on this publish folder`);
+      }
+      try {
+        unlinkSync(file);
+      } catch {
+        // someone else took it over first; retry once
+      }
+    }
+  }
+  throw new RefreshBusyError("could not take the refresh lock");
+}
+
+function readFileSafe(file: string): string {
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * A refresh worker thread: renders the batches the main thread sends, on its own read-only
+ * connection, writing into the same publish folder (atomic renames, distinct merchants per batch).
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { openDatabase } from "../store/db.ts";
+import { readTransactionOf } from "./publisher.ts";
+import { PublishFolder } from "./publish-folder.ts";
+import { type BatchItem, renderBatch } from "./render-batch.ts";
+import { publishSigning } from "./signing-hooks.ts";
+import { createProfileLoader } from "./source-store.ts";
+
+export interface WorkerSetup {
+  databaseFile: string;
+  dataDir: string;
+  publishDir: string;
+  baseUrl: string;
+  orderRailEnabled: boolean;
+  nowIso: string;
+  skipAllowed: boolean;
+  renewBeforeMs: number;
+  snapshots: boolean;
+}
+
+const setup = workerData as WorkerSetup;
+const db = openDatabase(setup.databaseFile, { readonly: true });
+const loader = createProfileLoader(db);
+const context = {
+  loadProfiles: (abIds: readonly string[]) => loader.load(abIds),
+  folder: new PublishFolder(setup.publishDir),
+  baseUrl: setup.baseUrl,
+  orderRailEnabled: setup.orderRailEnabled,
+  now: new Date(setup.nowIso),
+  skipAllowed: setup.skipAllowed,
+  renewBeforeMs: setup.renewBeforeMs,
+  issueSnapshot: setup.snapshots ? publishSigning({ dataDir: setup.dataDir }).snapshotIssuer : null,
+  readTransaction: readTransactionOf(db),
+};
+
+parentPort?.on("message", (message: { id: number; items: BatchItem[] } | { close: true }) => {
+  if ("close" in message) {
+    db.$client.close();
+    parentPort?.close();
+    return;
+  }
+  parentPort?.postMessage({ id: message.id, result: renderBatch(context, message.items) });
+});

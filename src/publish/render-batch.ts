@@ -1,0 +1,168 @@
+import { createHash } from "node:crypto";
+import type { MerchantProfile } from "../domain/merchant.ts";
+import { buildPublishedDecisionCard, renderDecisionCard } from "./decision-card.ts";
+import { MERCHANT_DOCUMENT_KINDS, MERCHANT_RENDERERS, type PublishedKind, publishedPath } from "./documents.ts";
+import { contentPeriod } from "./period.ts";
+import type { IndexEntry, PublishFolder } from "./publish-folder.ts";
+import type { SnapshotIssuer } from "./snapshot.ts";
+import { merchantView } from "./view.ts";
+
+export interface BatchContext {
+  /** The profiles of a batch (source-store.ts createProfileLoader). */
+  loadProfiles: (abIds: readonly string[]) => Map<string, MerchantProfile>;
+  folder: PublishFolder;
+  baseUrl: string;
+  orderRailEnabled: boolean;
+  now: Date;
+  /** False when the code or the publish key changed since the last run: everything is rendered again. */
+  skipAllowed: boolean;
+  /** A snapshot expiring at or before this instant (epoch ms) is re-signed. */
+  renewBeforeMs: number;
+  issueSnapshot: SnapshotIssuer | null;
+  /** Runs the batch's reads in one transaction (one snapshot of the store); default: none. */
+  readTransaction?: <T>(work: () => T) => T;
+}
+
+export interface BatchItem {
+  abId: string;
+  stamp: string;
+  status: string;
+  old: IndexEntry | null;
+}
+
+export interface BatchCounters {
+  rendered: number;
+  skipped: number;
+  written: number;
+  unchanged: number;
+  snapshotsSigned: number;
+  deleted: number;
+  failed: number;
+}
+
+export interface BatchResult extends BatchCounters {
+  entries: [abId: string, entry: IndexEntry][];
+  failures: { abId: string; message: string }[];
+}
+
+export function emptyCounters(): BatchCounters {
+  return { rendered: 0, skipped: 0, written: 0, unchanged: 0, snapshotsSigned: 0, deleted: 0, failed: 0 };
+}
+
+/** Hash of the loaded profile: the renderers are pure, so equal profiles (and period) give equal files. */
+export function profileFingerprint(profile: unknown): string {
+  return createHash("sha256").update(JSON.stringify(profile)).digest("base64url").slice(0, 27);
+}
+
+/**
+ * Renders and writes one batch of published merchants. A merchant whose inputs (profile
+ * fingerprint, content period) are those of the last run, and whose files are all still there, is
+ * not rendered at all; otherwise each document is rendered and written only when its hash changed.
+ * The snapshot manifest is re-signed when the card changed or it would expire before the next run.
+ */
+export function renderBatch(context: BatchContext, items: readonly BatchItem[]): BatchResult {
+  const inTransaction = context.readTransaction ?? (<T>(work: () => T) => work());
+  return inTransaction(() => renderItems(context, items));
+}
+
+function renderItems(context: BatchContext, items: readonly BatchItem[]): BatchResult {
+  const result: BatchResult = { ...emptyCounters(), entries: [], failures: [] };
+  const profiles = context.loadProfiles(items.map((item) => item.abId));
+  for (const item of items) {
+    try {
+      const profile = profiles.get(item.abId);
+      const entry = profile ? renderOne(context, item, profile, result) : null;
+      if (entry) result.entries.push([item.abId, entry]);
+    } catch (error) {
+      result.failed += 1;
+      result.failures.push({ abId: item.abId, message: error instanceof Error ? error.message : String(error) });
+      // Keep what was published: the server compares stamps, so stale files are not served as fresh.
+      if (item.old) result.entries.push([item.abId, item.old]);
+    }
+  }
+  return result;
+}
+
+function snapshotDue(context: BatchContext, old: IndexEntry | null, cardHash: string | null): boolean {
+  if (!context.issueSnapshot) return false;
+  if (!old || !old.snapshotExpiresAt || !old.hashes.snapshot) return true;
+  if (cardHash !== null && cardHash !== old.cardHash) return true;
+  return Date.parse(old.snapshotExpiresAt) <= context.renewBeforeMs;
+}
+
+function renderOne(
+  context: BatchContext,
+  item: BatchItem,
+  profile: MerchantProfile,
+  counters: BatchCounters,
+): IndexEntry | null {
+  const fingerprint = profileFingerprint(profile);
+  const period = contentPeriod(profile, context.now);
+  const { old, abId } = item;
+  const folder = context.folder;
+
+  if (
+    context.skipAllowed &&
+    old &&
+    old.fingerprint === fingerprint &&
+    old.since === period.since &&
+    old.until === period.until &&
+    !snapshotDue(context, old, null) &&
+    MERCHANT_DOCUMENT_KINDS.every((kind) => old.hashes[kind] !== undefined && folder.exists(publishedPath(kind, abId))) &&
+    (!old.hashes.snapshot || folder.exists(publishedPath("snapshot", abId)))
+  ) {
+    counters.skipped += 1;
+    counters.unchanged += Object.keys(old.hashes).length;
+    return { ...old, status: item.status, stamp: item.stamp };
+  }
+
+  counters.rendered += 1;
+  const view = merchantView(profile, {
+    baseUrl: context.baseUrl,
+    orderRailEnabled: context.orderRailEnabled,
+    now: context.now,
+  });
+  const card = buildPublishedDecisionCard(view);
+  const hashes: Partial<Record<PublishedKind, string>> = {};
+  for (const kind of MERCHANT_DOCUMENT_KINDS) {
+    const document = kind === "decision-card" ? renderDecisionCard(view, card) : MERCHANT_RENDERERS[kind](view);
+    const relative = publishedPath(kind, abId);
+    hashes[kind] = document.hash;
+    if (old?.hashes[kind] === document.hash && folder.exists(relative)) {
+      counters.unchanged += 1;
+    } else {
+      folder.write(relative, document.body);
+      counters.written += 1;
+    }
+  }
+
+  const cardHash = card.decision_card.content_hash;
+  let snapshotExpiresAt = old?.snapshotExpiresAt ?? null;
+  if (context.issueSnapshot) {
+    if (snapshotDue(context, old, cardHash) || !folder.exists(publishedPath("snapshot", abId))) {
+      const issued = context.issueSnapshot(view, card, context.now);
+      folder.write(publishedPath("snapshot", abId), issued.document.body);
+      hashes.snapshot = issued.document.hash;
+      snapshotExpiresAt = issued.expiresAt;
+      counters.written += 1;
+      counters.snapshotsSigned += 1;
+    } else if (old?.hashes.snapshot) {
+      hashes.snapshot = old.hashes.snapshot;
+      counters.unchanged += 1;
+    }
+  } else {
+    snapshotExpiresAt = null;
+    if (folder.remove(publishedPath("snapshot", abId))) counters.deleted += 1;
+  }
+
+  return {
+    status: item.status,
+    stamp: item.stamp,
+    fingerprint,
+    since: period.since,
+    until: period.until,
+    hashes,
+    cardHash,
+    snapshotExpiresAt,
+  };
+}

@@ -1,0 +1,158 @@
+import { z } from "zod";
+import { LEAD_FIELD_LIMITS, LEAD_TYPES } from "../domain/lead-contract.ts";
+import { type ValidationIssue, validationError } from "../errors/service-error.ts";
+import { AB_ID_PATTERN } from "./common.ts";
+
+/*
+ * Requests of the lead operations: creation (POST /api/contact/brick), status and follow-up
+ * messages. The single source for validation, types, the OpenAPI document and the MCP tool
+ * schemas. Limits come from the lead contract (LEAD_FIELD_LIMITS), which the decision card
+ * publishes, so the document and the endpoint cannot disagree.
+ */
+
+export const INTENT_URGENCIES = ["immediate", "within_week", "within_month", "within_quarter", "exploring"] as const;
+export const PREFERRED_CONTACTS = ["email", "phone", "whatsapp", "both"] as const;
+export const INTENT_TEXT_MAX = 200;
+export const INTENT_MAX = 100;
+export const BRICK_ID_MAX = 200;
+export const LEAD_MESSAGE_MAX = 2000;
+export const IDEMPOTENCY_KEY_MAX = 128;
+
+/** Phone numbers: digits, spaces, dots, dashes, parentheses, an optional leading +; 6 to 20 characters. */
+export const PHONE_PATTERN = /^\+?[0-9 .()-]{6,20}$/;
+
+/** Characters as people count them (code points), not UTF-16 units. */
+const charCount = (text: string) => [...text].length;
+
+/** A string field: required or optional; `null` counts as "not given" for optional fields. */
+function text(options: { max: number; min?: number; trim?: boolean }) {
+  let schema = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
+  if (options.trim) schema = schema.trim();
+  const min = options.min ?? 0;
+  return schema
+    .refine((value) => charCount(value) >= min, { message: min === 1 ? "must not be empty" : `at least ${min}` })
+    .refine((value) => charCount(value) <= options.max, { message: `must be at most ${options.max} characters` });
+}
+
+const optional = <Schema extends z.ZodType>(schema: Schema) =>
+  z.preprocess((value) => (value === null ? undefined : value), schema.optional());
+
+export const emailSchema = z
+  .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+  .trim()
+  .max(LEAD_FIELD_LIMITS.contact_email, `must be at most ${LEAD_FIELD_LIMITS.contact_email} characters`)
+  .pipe(z.email({ message: "must be an email address" }));
+
+export const phoneSchema = z
+  .string({ error: "must be a string" })
+  .trim()
+  .max(LEAD_FIELD_LIMITS.contact_phone, `must be at most ${LEAD_FIELD_LIMITS.contact_phone} characters`)
+  .regex(PHONE_PATTERN, "must be a phone number (digits, spaces, dots, dashes, parentheses, optional leading +)");
+
+const enumOf = <const Values extends readonly [string, ...string[]]>(values: Values) =>
+  z.enum(values, { error: `must be one of: ${values.join(", ")}` });
+
+export const intentDataSchema = z
+  .strictObject({
+    urgency: optional(enumOf(INTENT_URGENCIES)),
+    budget_range: optional(text({ max: INTENT_TEXT_MAX })),
+    project_type: optional(text({ max: INTENT_TEXT_MAX })),
+    timeline: optional(text({ max: INTENT_TEXT_MAX })),
+    preferred_contact: optional(enumOf(PREFERRED_CONTACTS)),
+  })
+  .meta({ id: "IntentData" });
+export type IntentData = z.output<typeof intentDataSchema>;
+
+export const leadRequestSchema = z
+  .strictObject({
+    ab_id: z
+      .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+      .regex(AB_ID_PATTERN, "must match ^ab_[a-z0-9]{8}$ (ab_ followed by 8 lowercase letters or digits)"),
+    contact_name: text({ max: LEAD_FIELD_LIMITS.contact_name, min: 1, trim: true }),
+    contact_email: emailSchema,
+    contact_phone: optional(phoneSchema),
+    lead_type: z.enum(LEAD_TYPES, {
+      error: (issue) => (issue.input === undefined ? "is required" : `must be one of: ${LEAD_TYPES.join(", ")}`),
+    }),
+    message: optional(text({ max: LEAD_FIELD_LIMITS.message })),
+    ai_context: optional(text({ max: LEAD_FIELD_LIMITS.ai_context })),
+    intent_data: optional(intentDataSchema),
+    /** Sector fields; checked against the merchant's lead contract once the merchant is known. */
+    metadata: optional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
+    /** The product (brick) the lead is about: its brick_id, its product_id, or brk_<ab_id>_<slug>. */
+    brick_id: optional(text({ max: BRICK_ID_MAX, min: 1, trim: true })),
+    /** The agent's short label for what the person wants (e.g. request_quote). */
+    intent: optional(text({ max: INTENT_MAX, min: 1, trim: true })),
+  })
+  .meta({ id: "LeadRequest" });
+export type LeadRequest = z.output<typeof leadRequestSchema>;
+
+export const followUpMessageSchema = z
+  .strictObject({
+    /** The tracking token may come in the body or in the X-Tracking-Token header. */
+    tracking_token: optional(text({ max: 200, min: 1, trim: true })),
+    message: text({ max: LEAD_MESSAGE_MAX, min: 1, trim: true }),
+  })
+  .meta({ id: "LeadFollowUpMessage" });
+export type FollowUpMessageRequest = z.output<typeof followUpMessageSchema>;
+
+export const leadIdParamsSchema = z.object({
+  lead_id: z.uuid({ message: "must be a lead id (uuid)" }),
+});
+
+/** Idempotency-Key: 1 to 128 printable ASCII characters. */
+export const idempotencyKeySchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(IDEMPOTENCY_KEY_MAX, `must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
+  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII characters");
+
+/**
+ * Parses a strict request object, turning zod's one "unrecognized keys" issue into one issue per
+ * unknown field that names the allowed fields, so an agent sees exactly what to drop or rename.
+ */
+export function parseStrictRequest<Schema extends z.ZodType>(
+  schema: Schema,
+  input: unknown,
+  allowedFields: AllowedFields,
+): z.output<Schema> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw validationError(strictIssues(parsed.error, allowedFields));
+}
+
+/** The fields each strict object accepts, keyed by its path ("" for the body itself). */
+export type AllowedFields = Record<string, readonly string[]>;
+
+export function strictIssues(error: z.ZodError, allowedFields: AllowedFields): ValidationIssue[] {
+  return error.issues.flatMap((issue): ValidationIssue[] => {
+    const base = issue.path.map(String).join(".");
+    if (issue.code === "unrecognized_keys") {
+      const allowed = allowedFields[base]?.join(", ") ?? "see the API description";
+      return issue.keys.map((key) => ({
+        path: base ? `${base}.${key}` : key,
+        message: `is not a field of this request; allowed fields: ${allowed}`,
+      }));
+    }
+    if (issue.code === "invalid_type" && issue.path.length === 0) {
+      return [{ path: "", message: "the body must be a JSON object" }];
+    }
+    return [{ path: base, message: issue.message }];
+  });
+}
+
+export const LEAD_REQUEST_FIELDS: AllowedFields = {
+  "": Object.keys(leadRequestSchema.shape),
+  intent_data: Object.keys(intentDataSchema.shape),
+};
+export const FOLLOW_UP_FIELDS: AllowedFields = { "": Object.keys(followUpMessageSchema.shape) };
+
+/** The answer fields of lead creation (spec "Lead record"), for the OpenAPI document. */
+export const leadCreatedSchema = z
+  .object({
+    lead_id: z.uuid(),
+    tracking_token: z.string(),
+    tracking_status: z.enum(["received", "delivered", "failed"]),
+    deduplicated: z.boolean(),
+  })
+  .meta({ id: "LeadRecord" });

@@ -1,0 +1,328 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Db, openDatabase } from "../../store/db.ts";
+import type { SearchHit, SearchIndex, SearchQuery } from "../search-index.ts";
+import { FIXTURE, fixtureMerchants, insertFixtureMerchants, LYON, newcomer } from "./contract-fixture.ts";
+
+/**
+ * The behaviour every SearchIndex implementation must show, on the fixture registry of
+ * contract-fixture.ts written into a fresh database in a temporary DATA_DIR. `makeIndex` builds
+ * the implementation over that database; the suite calls rebuild() once, then refresh() as it
+ * changes the store.
+ */
+export function describeSearchIndexContract(name: string, makeIndex: (db: Db) => SearchIndex | Promise<SearchIndex>) {
+  describe(`SearchIndex contract: ${name}`, () => {
+    let dataDir: string;
+    let db: Db;
+    let index: SearchIndex;
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(path.join(tmpdir(), "abeille-search-contract-"));
+      db = openDatabase(path.join(dataDir, "abeille.db"));
+      insertFixtureMerchants(db, fixtureMerchants);
+      index = await makeIndex(db);
+      await index.rebuild();
+    });
+
+    afterAll(() => {
+      db?.$client.close();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    const search = async (text: string, more: Partial<SearchQuery> = {}): Promise<SearchHit[]> =>
+      await index.search({ text, tags: [], near: null, limit: 50, ...more });
+    const idsOf = async (text: string, more: Partial<SearchQuery> = {}): Promise<string[]> =>
+      (await search(text, more)).map((hit) => hit.abId);
+    const hitFor = async (abId: string, text: string, more: Partial<SearchQuery> = {}): Promise<SearchHit> => {
+      const hit = (await search(text, more)).find((candidate) => candidate.abId === abId);
+      if (!hit) throw new Error(`${abId} not found for ${JSON.stringify(text)}`);
+      return hit;
+    };
+    const nearLyon = (radiusKm: number) => ({ near: { ...LYON, radiusKm } });
+
+    describe("text matching", () => {
+      it("finds merchants by trade and leaves other trades out", async () => {
+        const ids = await idsOf("boulangerie");
+        expect(ids).toEqual(expect.arrayContaining([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]));
+        expect(ids).not.toContain(FIXTURE.plumberLyon);
+        expect(ids).not.toContain(FIXTURE.hairAtelier);
+      });
+
+      it("ignores case and accents", async () => {
+        const plain = await idsOf("boulangerie");
+        expect(await idsOf("BOULANGERIE")).toEqual(plain);
+        expect(await idsOf("Bôulangérie")).toEqual(plain);
+        expect(await idsOf("ÉCURIE")).toEqual([FIXTURE.stable]);
+        expect(await idsOf("ecurie")).toEqual([FIXTURE.stable]);
+      });
+
+      it("folds plurals to singulars, stop words aside", async () => {
+        const expected = await idsOf("plombier lyon");
+        expect(expected).toEqual([FIXTURE.plumberLyon]);
+        expect(await idsOf("Plombiers à Lyon")).toEqual(expected);
+        expect(await idsOf("PLOMBIER LYON")).toEqual(expected);
+        expect(await idsOf("gâteaux")).toEqual(expect.arrayContaining([FIXTURE.bakeryTrusted]));
+        expect(await idsOf("chevaux")).toEqual([FIXTURE.stable]);
+      });
+
+      it("requires every word to match somewhere in the merchant", async () => {
+        expect(await idsOf("plombier paris")).toEqual([FIXTURE.plumberParis]);
+        expect(await idsOf("plombier marseille")).toEqual([]);
+      });
+
+      it("matches the last word typed as a prefix", async () => {
+        expect(await idsOf("boulan")).toEqual(
+          expect.arrayContaining([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]),
+        );
+        expect(await idsOf("plomb")).toEqual(expect.arrayContaining([FIXTURE.plumberLyon, FIXTURE.plumberParis]));
+        expect(await idsOf("coiffure villeur")).toEqual([FIXTURE.hairVilleurbanne]);
+      });
+
+      it("drops French elisions", async () => {
+        expect(await idsOf("l'atelier")).toEqual([FIXTURE.hairAtelier]);
+        expect(await idsOf("L’Atelier du cheveu")).toEqual([FIXTURE.hairAtelier]);
+      });
+
+      it("matches a postal code against the merchant's place", async () => {
+        expect(await idsOf("69100")).toEqual([FIXTURE.hairVilleurbanne]);
+        expect(await idsOf("boulangerie 69003")).toEqual(
+          expect.arrayContaining([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]),
+        );
+      });
+
+      it("finds a merchant by its name", async () => {
+        expect(await idsOf("Martin Dépannage")).toEqual([FIXTURE.plumberLyon]);
+      });
+
+      it("lists the products matching the text first, and none when only the merchant matched", async () => {
+        expect((await hitFor(FIXTURE.bakeryTrusted, "gâteaux")).matchedProductIds[0]).toBe("pr_bake0001_2");
+        expect((await hitFor(FIXTURE.bakeryTrusted, "pain campagne")).matchedProductIds[0]).toBe("pr_bake0001_1");
+        expect((await hitFor(FIXTURE.plumberLyon, "plombier")).matchedProductIds).toEqual([]);
+      });
+    });
+
+    describe("tags", () => {
+      it("keeps only merchants carrying every listed tag, each on some product", async () => {
+        const ids = await idsOf("coiffure", { tags: ["bio", "sur rendez-vous"] });
+        expect(ids.sort()).toEqual([FIXTURE.hairMarseille, FIXTURE.hairVilleurbanne].sort());
+      });
+
+      it("normalises tags like text (case, accents, separators)", async () => {
+        const ids = await idsOf("coiffure", { tags: ["BIO", "Sur Rendez Vous"] });
+        expect(ids.sort()).toEqual([FIXTURE.hairMarseille, FIXTURE.hairVilleurbanne].sort());
+      });
+
+      it("lists the products carrying the most requested tags first", async () => {
+        const hit = await hitFor(FIXTURE.hairVilleurbanne, "coiffure", { tags: ["bio", "sur rendez-vous"] });
+        expect(hit.matchedProductIds).toEqual(["pr_hair0001_2", "pr_hair0001_1"]);
+      });
+
+      it("matches nothing for a tag nobody carries", async () => {
+        expect(await idsOf("boulangerie", { tags: ["a-tag-nobody-has"] })).toEqual([]);
+      });
+    });
+
+    describe("geo", () => {
+      it("keeps every hit within the radius and reports its distance", async () => {
+        const hits = await search("coiffure", nearLyon(10));
+        expect(hits.map((hit) => hit.abId).sort()).toEqual([FIXTURE.hairAtelier, FIXTURE.hairVilleurbanne].sort());
+        for (const hit of hits) {
+          const merchant = fixtureMerchants.find((candidate) => candidate.abId === hit.abId);
+          if (!merchant?.point) throw new Error(`unexpected hit ${hit.abId}`);
+          expect(hit.distanceKm).not.toBeNull();
+          expect(hit.distanceKm ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(10);
+          expect(hit.distanceKm ?? 0).toBeCloseTo(referenceDistanceKm(LYON, merchant.point), 1);
+          expect(Math.round((hit.distanceKm ?? 0) * 100) / 100).toBe(hit.distanceKm);
+        }
+      });
+
+      it("reports no distance without a point", async () => {
+        for (const hit of await search("coiffure")) expect(hit.distanceKm).toBeNull();
+      });
+
+      it("leaves out merchants without coordinates when a point is given", async () => {
+        expect(await idsOf("boulangerie")).toContain(FIXTURE.bakeryNoPoint);
+        expect(await idsOf("boulangerie", nearLyon(1000))).not.toContain(FIXTURE.bakeryNoPoint);
+      });
+
+      it("combines a point and tags", async () => {
+        expect(await idsOf("coiffure", { ...nearLyon(10), tags: ["bio", "sur rendez-vous"] })).toEqual([
+          FIXTURE.hairVilleurbanne,
+        ]);
+      });
+    });
+
+    describe("listing", () => {
+      it("never lists archived merchants, even by their own name", async () => {
+        expect(await idsOf("boulangerie")).not.toContain(FIXTURE.bakeryArchived);
+        expect(await idsOf("Boulangerie Fantôme")).toEqual([]);
+        expect(await idsOf("pain", { tags: ["bio"], ...nearLyon(50) })).not.toContain(FIXTURE.bakeryArchived);
+      });
+
+      it("never lists suspended merchants", async () => {
+        expect(await idsOf("plombier")).not.toContain(FIXTURE.plumberSuspended);
+        expect(await idsOf("Plomberie Suspendue")).toEqual([]);
+      });
+
+      it("lists paused and probation merchants (their state says they cannot be contacted)", async () => {
+        expect(await idsOf("Fleurs de Saône")).toEqual([FIXTURE.floristPaused]);
+        expect(await idsOf("vidange")).toEqual([FIXTURE.garageProbation]);
+      });
+    });
+
+    describe("ranking", () => {
+      it("orders hits by score, highest first", async () => {
+        const hits = await search("boulangerie");
+        const scores = hits.map((hit) => hit.score);
+        expect(scores).toEqual([...scores].sort((a, b) => b - a));
+      });
+
+      it("ranks the more trusted of two equally relevant merchants first", async () => {
+        const ids = await idsOf("boulangerie");
+        expect(ids.indexOf(FIXTURE.bakeryTrusted)).toBeLessThan(ids.indexOf(FIXTURE.bakeryLessTrusted));
+      });
+
+      it("ranks the closer of two equally relevant and trusted merchants first", async () => {
+        const ids = await idsOf("fleuriste", nearLyon(10));
+        expect(ids).toContain(FIXTURE.floristFar);
+        expect(ids.indexOf(FIXTURE.floristNear)).toBeLessThan(ids.indexOf(FIXTURE.floristFar));
+      });
+    });
+
+    describe("queries with nothing searchable", () => {
+      it("matches nothing when every word is a stop word and nothing else narrows the query", async () => {
+        expect(await idsOf("de la")).toEqual([]);
+        expect(await idsOf("   ")).toEqual([]);
+      });
+
+      it("matches by point alone when the words are all stop words", async () => {
+        const hits = await search("de la", nearLyon(3));
+        expect(hits.length).toBeGreaterThan(0);
+        for (const hit of hits) expect(hit.distanceKm ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(3);
+      });
+
+      it("matches by tags alone when the words are all stop words", async () => {
+        const ids = await idsOf("le", { tags: ["urgence"] });
+        expect(ids.sort()).toEqual([FIXTURE.plumberLyon, FIXTURE.plumberParis].sort());
+      });
+    });
+
+    describe("limit", () => {
+      it("returns at most `limit` hits, the best ones", async () => {
+        const all = await idsOf("boulangerie");
+        expect(all.length).toBeGreaterThan(2);
+        expect(await idsOf("boulangerie", { limit: 1 })).toEqual(all.slice(0, 1));
+        expect(await idsOf("boulangerie", { limit: 2 })).toEqual(all.slice(0, 2));
+      });
+    });
+
+    describe("hostile input", () => {
+      const hostile = [
+        '"',
+        '""',
+        "*",
+        "pain*",
+        "NEAR(pain vin)",
+        "NEAR(",
+        "pain OR vin",
+        "OR",
+        "AND NOT",
+        "-pain",
+        "^pain",
+        "name:pain",
+        ":",
+        "{pain}",
+        "{}",
+        "( ( (",
+        "'",
+        "'; DROP TABLE merchants; --",
+        '" OR 1=1 --',
+        "🍞🥐",
+        "pain\u0000vin",
+        "\u0000",
+        "x".repeat(2_000),
+        "pain ".repeat(400),
+        "b",
+        "\u0301\u0301",
+        "\uFFFF\uD800",
+      ];
+
+      const label = (text: string) =>
+        JSON.stringify(text.length > 40 ? `${text.slice(0, 20)}… (${text.length} chars)` : text);
+      it.each(hostile.map((text) => [label(text), text]))("answers %s without failing", async (_label, text) => {
+        const hits = await search(text);
+        expect(Array.isArray(hits)).toBe(true);
+        expect(Array.isArray(await search(text, { tags: [text], ...nearLyon(10) }))).toBe(true);
+      });
+
+      it("still finds merchants when operators are typed around real words", async () => {
+        expect(await idsOf('"boulangerie" OR -plombier*')).not.toContain(FIXTURE.plumberLyon);
+        expect(await idsOf("(boulangerie)")).toContain(FIXTURE.bakeryTrusted);
+      });
+    });
+
+    describe("refresh and rebuild", () => {
+      const exec = (sql: string, ...params: unknown[]) => db.$client.prepare(sql).run(...params);
+
+      it("drops a merchant archived since, and lists it again once reactivated", async () => {
+        exec("UPDATE merchants SET status = 'ARCHIVED' WHERE ab_id = ?", FIXTURE.bakeryTrusted);
+        await index.refresh([FIXTURE.bakeryTrusted]);
+        expect(await idsOf("boulangerie")).not.toContain(FIXTURE.bakeryTrusted);
+        exec("UPDATE merchants SET status = 'ACTIVE' WHERE ab_id = ?", FIXTURE.bakeryTrusted);
+        await index.refresh([FIXTURE.bakeryTrusted]);
+        expect(await idsOf("boulangerie")).toContain(FIXTURE.bakeryTrusted);
+      });
+
+      it("adds a new merchant, follows its changes and forgets it once deleted", async () => {
+        insertFixtureMerchants(db, [newcomer]);
+        await index.refresh([FIXTURE.newcomer]);
+        expect(await idsOf("chocolaterie")).toEqual([FIXTURE.newcomer]);
+        expect(await idsOf("chocolaterie", nearLyon(5))).toEqual([FIXTURE.newcomer]);
+
+        exec(
+          "UPDATE merchants SET business_name = 'Confiserie Nouvelle', legal_name = 'Confiserie Nouvelle SARL' WHERE ab_id = ?",
+          FIXTURE.newcomer,
+        );
+        exec("UPDATE products SET tags = '[\"Praliné\"]' WHERE ab_id = ?", FIXTURE.newcomer);
+        await index.refresh([FIXTURE.newcomer]);
+        expect(await idsOf("confiserie")).toEqual([FIXTURE.newcomer]);
+        expect(await idsOf("chocolaterie")).toEqual([]);
+        expect(await idsOf("le", { tags: ["praline"] })).toEqual([FIXTURE.newcomer]);
+
+        exec("DELETE FROM merchants WHERE ab_id = ?", FIXTURE.newcomer);
+        await index.refresh([FIXTURE.newcomer]);
+        expect(await idsOf("confiserie")).toEqual([]);
+        expect(await idsOf("le", { tags: ["praline"] })).toEqual([]);
+      });
+
+      it("accepts unknown and repeated ids", async () => {
+        await index.refresh(["ab_unknown1", "ab_unknown1", FIXTURE.stable, FIXTURE.stable]);
+        expect(await idsOf("écurie")).toEqual([FIXTURE.stable]);
+      });
+
+      it("rebuilds to the same answers, reporting progress up to the total", async () => {
+        // Scores may move a little (text statistics are recomputed); the answers may not.
+        const answer = async () =>
+          (await search("coiffure", nearLyon(10))).map((hit) => [hit.abId, hit.distanceKm, hit.matchedProductIds]);
+        const before = await answer();
+        const progress: [number, number][] = [];
+        await index.rebuild((done, total) => progress.push([done, total]));
+        expect(await answer()).toEqual(before);
+        const last = progress.at(-1);
+        expect(last).toBeDefined();
+        expect(last?.[0]).toBe(last?.[1]);
+      });
+    });
+  });
+}
+
+/** Great-circle distance (mean Earth radius), the contract's own reference. */
+function referenceDistanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
+  const rad = Math.PI / 180;
+  const h =
+    Math.sin(((b.lat - a.lat) * rad) / 2) ** 2 +
+    Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(((b.lng - a.lng) * rad) / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.sqrt(h));
+}

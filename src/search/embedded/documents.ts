@@ -1,0 +1,159 @@
+import codesNaf from "@socialgouv/codes-naf";
+import { sectorOf, tradeForNaf } from "../../domain/sectors.ts";
+import { computeTrust, type ScorableSignal } from "../../domain/trust/compute-trust.ts";
+import type { SignalValue } from "../../domain/trust/signal-catalog.ts";
+import { indexTerms, normalizeForIndex, normalizeTag } from "../normalize.ts";
+
+/*
+ * Turns store rows into the documents the embedded index holds. Pure: the index reads the rows
+ * (see index.ts) and writes the documents.
+ */
+
+/**
+ * Statuses that are listed in search. ARCHIVED merchants are gone from the registry. SUSPENDED
+ * ones are under investigation: the registry does not vouch for them right now, so search does
+ * not send agents their way (resolve still answers them, with a `_state` that says so). PAUSED
+ * and PROBATION merchants are listed: their `_state` tells agents they cannot be contacted yet.
+ */
+export const LISTED_STATUSES: ReadonlySet<string> = new Set(["ACTIVE", "PROBATION", "PAUSED"]);
+
+export interface MerchantRow {
+  ab_id: string;
+  business_name: string;
+  legal_name: string;
+  naf_code: string;
+  sector: string;
+  status: string;
+  postal_code: string;
+  city: string;
+  description: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  proof_postal_code: string | null;
+  city_normalized: string | null;
+  department_code: string | null;
+}
+
+export interface ProductRow {
+  ab_id: string;
+  product_id: string;
+  name: string;
+  description: string;
+  tags: string;
+  position: number;
+}
+
+export interface SignalRow {
+  ab_id: string;
+  key: string;
+  status: string;
+  value: string | null;
+  expires_at: string | null;
+}
+
+export interface MerchantDocument {
+  abId: string;
+  status: string;
+  trust: number;
+  lat: number | null;
+  lng: number | null;
+  name: string;
+  trade: string;
+  products: string;
+  tagsText: string;
+  place: string;
+  about: string;
+  /** Canonical tags (normalizeTag) carried by at least one product, for exact tag filtering. */
+  tags: string[];
+}
+
+const nafLabels = new Map<string, string>(codesNaf.map((entry) => [entry.id, entry.label]));
+const tradeTexts = new Map<string, string>();
+
+/** NAF label, trade label, sector label and the trade's keywords, normalised (cached per NAF code). */
+export function tradeText(nafCode: string): string {
+  const cached = tradeTexts.get(nafCode);
+  if (cached !== undefined) return cached;
+  const trade = tradeForNaf(nafCode);
+  const parts = [nafLabels.get(nafCode) ?? ""];
+  if (trade) parts.push(trade.label, sectorOf(trade.sector)?.label ?? "", ...trade.keywords);
+  const text = normalizeForIndex(parts.join(" "));
+  tradeTexts.set(nafCode, text);
+  return text;
+}
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function parseSignalValue(text: string | null): SignalValue {
+  const value = parseJson(text);
+  return typeof value === "number" || typeof value === "string" || typeof value === "boolean" ? value : null;
+}
+
+export function parseTags(text: string): string[] {
+  const value = parseJson(text);
+  return Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === "string") : [];
+}
+
+export function trustOf(signals: readonly SignalRow[], sector: string, now: Date): number {
+  const scorable: ScorableSignal[] = signals.map((signal) => ({
+    key: signal.key,
+    status: signal.status,
+    value: parseSignalValue(signal.value),
+    expiresAt: signal.expires_at,
+  }));
+  return computeTrust(scorable, sector, now).breakdown.total;
+}
+
+function uniqueTerms(parts: readonly (string | null)[]): string {
+  return [...new Set(parts.flatMap((part) => indexTerms(part)))].join(" ");
+}
+
+export function buildMerchantDocument(
+  merchant: MerchantRow,
+  products: readonly ProductRow[],
+  trust: number,
+): MerchantDocument {
+  const productText: string[] = [];
+  const tagText: string[] = [];
+  const tags = new Set<string>();
+  for (const product of products) {
+    productText.push(normalizeForIndex(product.name), normalizeForIndex(product.description));
+    for (const tag of parseTags(product.tags)) {
+      const canonical = normalizeTag(tag);
+      if (canonical.length === 0) continue;
+      tags.add(canonical);
+      tagText.push(normalizeForIndex(tag));
+    }
+  }
+  const names =
+    merchant.legal_name === merchant.business_name
+      ? merchant.business_name
+      : `${merchant.business_name} ${merchant.legal_name}`;
+  return {
+    abId: merchant.ab_id,
+    status: merchant.status,
+    trust,
+    lat: merchant.latitude,
+    lng: merchant.longitude,
+    name: normalizeForIndex(names),
+    trade: tradeText(merchant.naf_code),
+    products: productText.join(" ").trim(),
+    tagsText: tagText.join(" ").trim(),
+    place: uniqueTerms([
+      merchant.city,
+      merchant.postal_code,
+      merchant.city_normalized,
+      merchant.proof_postal_code,
+      merchant.department_code,
+    ]),
+    about: normalizeForIndex(merchant.description),
+    tags: [...tags],
+  };
+}

@@ -1,0 +1,589 @@
+import type { Db } from "../../store/db.ts";
+import { normalizeTag, type QueryTerm, queryTerms } from "../normalize.ts";
+import type { SearchHit, SearchIndex, SearchQuery } from "../search-index.ts";
+import {
+  buildMerchantDocument,
+  LISTED_STATUSES,
+  type MerchantDocument,
+  type MerchantRow,
+  type ProductRow,
+  type SignalRow,
+  trustOf,
+} from "./documents.ts";
+import { matchProducts } from "./product-match.ts";
+import {
+  allTermsMatch,
+  blendedScore,
+  blendSql,
+  boundingBox,
+  haversineKm,
+  haversineSql,
+  roundKm,
+  type Weights,
+  weightsFor,
+} from "./ranking.ts";
+import { CREATE_STATEMENTS, DROP_STATEMENTS, INDEX_FORMAT, MERCHANT_WEIGHTS } from "./tables.ts";
+
+/*
+ * The default SearchIndex: SQLite FTS5 (text), R*Tree (geo) and a few plain tables, all derived
+ * from the store in the same database file (see tables.ts). Synchronous, like better-sqlite3.
+ */
+
+type Sqlite = Db["$client"];
+/** Statements take positional or named parameters; rows are typed where they are read. */
+const prepareStatement = (sqlite: Sqlite, source: string) => sqlite.prepare<unknown[], unknown>(source);
+type Statement = ReturnType<typeof prepareStatement>;
+
+export interface EmbeddedSearchIndexOptions {
+  /** Clock used to compute trust totals (signals expire) when documents are built. */
+  now?: () => Date;
+  /** How many text matches, best bm25 first, are re-ranked with trust and distance (default 400). */
+  candidatePool?: number;
+  /** At most this many text matches, the most trusted, get a bm25 score (default 1,000). */
+  maxRankedMatches?: number;
+}
+
+/** The embedded index adds one optional member to SearchIndex. */
+export interface EmbeddedSearchIndex extends SearchIndex {
+  search(query: SearchQuery): SearchHit[];
+  refresh(abIds: string[]): void;
+  rebuild(onProgress?: (done: number, total: number) => void): void;
+  /**
+   * True when the derived tables were just created, or were built by an older format of this
+   * index, and no rebuild has run since. The first search() or refresh() then rebuilds first;
+   * a start-up job can call rebuild() itself to do it eagerly, with progress.
+   */
+  needsRebuild(): boolean;
+}
+
+const BATCH_SIZE = 2_000;
+const REFRESH_CHUNK = 500;
+/** Upper bound on `limit`, whatever the caller passes (the API allows 50). */
+const MAX_LIMIT = 500;
+const DEFAULT_POOL = 400;
+const DEFAULT_MAX_RANKED = 1_000;
+/** Extra rows a search by point alone reads, for R*Tree rounding at the radius (see nearCandidates). */
+const NEAR_SLACK = 8;
+
+interface CandidateRow {
+  id: number;
+  abId: string;
+  trust: number;
+  lat: number | null;
+  lng: number | null;
+  bm?: number;
+}
+
+interface Candidate {
+  id: number;
+  abId: string;
+  score: number;
+  distanceKm: number | null;
+}
+
+interface NormalizedQuery {
+  terms: QueryTerm[];
+  tags: string[];
+  near: { lat: number; lng: number; radiusKm: number } | null;
+  limit: number;
+}
+
+const MERCHANT_SELECT = `
+  SELECT m.ab_id, m.business_name, m.legal_name, m.naf_code, m.sector, m.status, m.postal_code, m.city,
+         m.description, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
+         tp.department_code
+  FROM merchants m LEFT JOIN territorial_proofs tp ON tp.ab_id = m.ab_id`;
+const PRODUCT_SELECT = "SELECT ab_id, product_id, name, description, tags, position FROM products";
+const SIGNAL_SELECT = "SELECT ab_id, key, status, value, expires_at FROM signals";
+const LISTED_SQL = [...LISTED_STATUSES].map((status) => `'${status.replaceAll("'", "''")}'`).join(", ");
+
+export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOptions = {}): EmbeddedSearchIndex {
+  const sqlite: Sqlite = db.$client;
+  const now = options.now ?? (() => new Date());
+  const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
+  const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
+  const statements = new Map<string, Statement>();
+  let stale = true;
+
+  const prepare = (source: string): Statement => {
+    let statement = statements.get(source);
+    if (!statement) {
+      statement = prepareStatement(sqlite, source);
+      statements.set(source, statement);
+    }
+    return statement;
+  };
+
+  function createTables(): void {
+    for (const statement of CREATE_STATEMENTS) sqlite.exec(statement);
+  }
+
+  function dropTables(): void {
+    for (const statement of DROP_STATEMENTS) sqlite.exec(statement);
+    statements.clear();
+  }
+
+  function storedFormat(): string | undefined {
+    const exists = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_meta'").get();
+    if (exists === undefined) return undefined;
+    const row = sqlite.prepare("SELECT value FROM search_meta WHERE key = 'format'").get() as
+      | { value: string }
+      | undefined;
+    return row?.value;
+  }
+
+  // Set up: a current index is used as it is; a missing or outdated one is (re)created empty and
+  // marked stale, to be rebuilt from the store before it is first used.
+  {
+    const format = storedFormat();
+    stale = format !== INDEX_FORMAT;
+    if (stale && !sqlite.readonly) {
+      sqlite.transaction(() => {
+        if (format !== undefined) dropTables();
+        createTables();
+      })();
+    }
+  }
+
+  // --- writing documents ---------------------------------------------------------------------
+  //
+  // FTS5 keeps new entries in memory and flushes them to a new segment whenever a rowid is not
+  // larger than the previous one, and whenever a statement opens a savepoint (an UPSERT does).
+  // rebuild() therefore numbers merchants up front and inserts plain rows in ascending id order;
+  // refresh() touches few rows and may take the slower path.
+
+  function insertDocuments(id: number, doc: MerchantDocument): void {
+    prepare(
+      "INSERT INTO search_merchant_fts (rowid, name, trade, products, tags, place, about) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).run(id, doc.name, doc.trade, doc.products, doc.tagsText, doc.place, doc.about);
+    if (doc.lat !== null && doc.lng !== null) {
+      prepare("INSERT INTO search_geo (id, min_lat, max_lat, min_lng, max_lng, trust) VALUES (?, ?, ?, ?, ?, ?)").run(
+        id,
+        doc.lat,
+        doc.lat,
+        doc.lng,
+        doc.lng,
+        doc.trust,
+      );
+    }
+    const insertTag = prepare("INSERT INTO search_tags (tag, merchant_id) VALUES (?, ?)");
+    for (const tag of doc.tags) insertTag.run(tag, id);
+  }
+
+  function removeDocuments(id: number): void {
+    prepare("DELETE FROM search_merchant_fts WHERE rowid = ?").run(id);
+    prepare("DELETE FROM search_tags WHERE merchant_id = ?").run(id);
+    prepare("DELETE FROM search_geo WHERE id = ?").run(id);
+  }
+
+  function idOf(abId: string): number | undefined {
+    const id = prepare("SELECT id FROM search_merchants WHERE ab_id = ?").pluck().get(abId);
+    return typeof id === "number" ? id : undefined;
+  }
+
+  function removeMerchant(abId: string): void {
+    const id = idOf(abId);
+    if (id === undefined) return;
+    removeDocuments(id);
+    prepare("DELETE FROM search_merchants WHERE id = ?").run(id);
+  }
+
+  /** refresh(): replaces a merchant's documents, keeping its id (a new merchant gets the next id). */
+  function replaceMerchant(doc: MerchantDocument): void {
+    let id = idOf(doc.abId);
+    if (id === undefined) {
+      id = Number(
+        prepare("INSERT INTO search_merchants (ab_id, status, trust, lat, lng) VALUES (?, ?, ?, ?, ?)").run(
+          doc.abId,
+          doc.status,
+          doc.trust,
+          doc.lat,
+          doc.lng,
+        ).lastInsertRowid,
+      );
+    } else {
+      prepare("UPDATE search_merchants SET status = ?, trust = ?, lat = ?, lng = ? WHERE id = ?").run(
+        doc.status,
+        doc.trust,
+        doc.lat,
+        doc.lng,
+        id,
+      );
+      removeDocuments(id);
+    }
+    insertDocuments(id, doc);
+  }
+
+  function readMerchants(abIds: readonly string[]): { merchants: MerchantRow[]; products: Map<string, ProductRow[]> } {
+    const json = JSON.stringify(abIds);
+    const merchants = prepare(`${MERCHANT_SELECT} WHERE m.ab_id IN (SELECT value FROM json_each(?))`).all(
+      json,
+    ) as MerchantRow[];
+    return { merchants, products: readProducts(abIds) };
+  }
+
+  function readSignals(abIds: readonly string[]): Map<string, SignalRow[]> {
+    const rows = prepare(`${SIGNAL_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(abIds),
+    ) as SignalRow[];
+    return groupBy(rows);
+  }
+
+  function documentOf(merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument {
+    return buildMerchantDocument(withValidCoordinates(merchant), products, trust);
+  }
+
+  /**
+   * Trust totals of every listed merchant, most trusted first. Numbering merchants in this order
+   * lets search() cap the work on very common words by taking the most trusted matches (see
+   * textCandidates).
+   */
+  function listedByTrust(at: Date): { abId: string; trust: number }[] {
+    const listed = new Map<string, { sector: string; trust: number }>();
+    const rows = sqlite.prepare(`SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL})`).all() as {
+      ab_id: string;
+      sector: string;
+    }[];
+    for (const row of rows) listed.set(row.ab_id, { sector: row.sector, trust: 0 });
+    let current: string | undefined;
+    let group: SignalRow[] = [];
+    const flush = (): void => {
+      const entry = current === undefined ? undefined : listed.get(current);
+      if (entry) entry.trust = trustOf(group, entry.sector, at);
+      group = [];
+    };
+    for (const signal of sqlite.prepare(`${SIGNAL_SELECT} ORDER BY ab_id`).iterate() as IterableIterator<SignalRow>) {
+      if (signal.ab_id !== current) {
+        flush();
+        current = signal.ab_id;
+      }
+      group.push(signal);
+    }
+    flush();
+    return [...listed.entries()]
+      .map(([abId, entry]) => ({ abId, trust: entry.trust }))
+      .sort((a, b) => b.trust - a.trust || (a.abId < b.abId ? -1 : 1));
+  }
+
+  function rebuild(onProgress?: (done: number, total: number) => void): void {
+    const at = now();
+    // One transaction: readers keep the previous index until the new one is complete, and a
+    // failure leaves the previous index in place.
+    sqlite.transaction(() => {
+      const order = listedByTrust(at);
+      dropTables();
+      createTables();
+      const insertMerchant = prepare(
+        "INSERT INTO search_merchants (id, ab_id, status, trust, lat, lng) VALUES (?, ?, ?, ?, ?, ?)",
+      );
+      onProgress?.(0, order.length);
+      for (let start = 0; start < order.length; start += BATCH_SIZE) {
+        const batch = order.slice(start, start + BATCH_SIZE);
+        const { merchants, products } = readMerchants(batch.map((entry) => entry.abId));
+        const rows = new Map(merchants.map((merchant) => [merchant.ab_id, merchant]));
+        batch.forEach((entry, offset) => {
+          const merchant = rows.get(entry.abId);
+          if (!merchant) return;
+          const id = start + offset + 1;
+          const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
+          insertMerchant.run(id, doc.abId, doc.status, doc.trust, doc.lat, doc.lng);
+          insertDocuments(id, doc);
+        });
+        onProgress?.(Math.min(order.length, start + batch.length), order.length);
+      }
+      // Merge each FTS index into a single b-tree: the fastest layout to query.
+      sqlite.exec("INSERT INTO search_merchant_fts (search_merchant_fts) VALUES ('optimize')");
+      sqlite.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('format', ?)").run(INDEX_FORMAT);
+    })();
+    stale = false;
+  }
+
+  function refresh(abIds: string[]): void {
+    if (stale) {
+      rebuild();
+      return;
+    }
+    const unique = [...new Set(abIds.filter((abId) => typeof abId === "string"))];
+    const apply = sqlite.transaction((chunk: string[]) => {
+      const at = now();
+      const { merchants, products } = readMerchants(chunk);
+      const signals = readSignals(chunk);
+      const found = new Set(merchants.map((merchant) => merchant.ab_id));
+      for (const abId of chunk) if (!found.has(abId)) removeMerchant(abId); // deleted from the store
+      for (const merchant of merchants) {
+        if (!LISTED_STATUSES.has(merchant.status)) {
+          removeMerchant(merchant.ab_id);
+          continue;
+        }
+        const trust = trustOf(signals.get(merchant.ab_id) ?? [], merchant.sector, at);
+        replaceMerchant(documentOf(merchant, products.get(merchant.ab_id) ?? [], trust));
+      }
+    });
+    for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
+      apply(unique.slice(start, start + REFRESH_CHUNK));
+    }
+  }
+
+  // --- searching -----------------------------------------------------------------------------
+
+  function search(query: SearchQuery): SearchHit[] {
+    if (stale) {
+      if (sqlite.readonly) return [];
+      rebuild();
+    }
+    const normalized = normalizeQuery(query);
+    if (normalized === null) return [];
+    const { terms, tags, near, limit } = normalized;
+    // Nothing searchable typed (empty, or only stop words): tags or a point alone may still
+    // narrow the query; with neither, nothing matches rather than everything.
+    if (terms.length === 0 && tags.length === 0 && near === null) return [];
+    const weights = weightsFor(terms.length > 0, near !== null);
+    let candidates: Candidate[];
+    if (terms.length > 0) candidates = textCandidates(normalized, weights);
+    else if (near !== null) candidates = nearCandidates(normalized, weights);
+    else candidates = tagCandidates(normalized, weights);
+    const hits = candidates.slice(0, limit);
+    const products = hits.length > 0 ? readProducts(hits.map((hit) => hit.abId)) : new Map<string, ProductRow[]>();
+    return hits.map((hit) => ({
+      abId: hit.abId,
+      score: hit.score,
+      distanceKm: hit.distanceKm === null ? null : roundKm(hit.distanceKm),
+      matchedProductIds: matchProducts(products.get(hit.abId) ?? [], terms, tags),
+    }));
+  }
+
+  /**
+   * SQL conditions for the point and the tags of a query, on a row whose merchant id and
+   * coordinates are the given columns.
+   */
+  function filterClauses(
+    query: NormalizedQuery,
+    params: Record<string, unknown>,
+    columns: { id: string; lat: string; lng: string },
+  ): string[] {
+    const clauses: string[] = [];
+    if (query.near) {
+      Object.assign(params, boundingBox(query.near, query.near.radiusKm), {
+        lat: query.near.lat,
+        lng: query.near.lng,
+        radius: query.near.radiusKm,
+      });
+      clauses.push(
+        `${columns.lat} BETWEEN @minLat AND @maxLat AND ${columns.lng} BETWEEN @minLng AND @maxLng`,
+        `${haversineSql(columns.lat, columns.lng)} <= @radius`,
+      );
+    }
+    if (query.tags.length > 0) {
+      // One statement shape whatever the number of tags (prepared statements are cached by text).
+      Object.assign(params, { tags: JSON.stringify(query.tags), tagCount: query.tags.length });
+      clauses.push(
+        `(SELECT count(*) FROM search_tags t
+          WHERE t.merchant_id = ${columns.id} AND t.tag IN (SELECT value FROM json_each(@tags))) = @tagCount`,
+      );
+    }
+    return clauses;
+  }
+
+  /**
+   * Text queries, with bounded work. FTS5 has no top-k pruning: `ORDER BY rank LIMIT n` still
+   * computes bm25 for every matching document (a few microseconds each), so a common word
+   * ("qualite", "pa"*) over 100,000 merchants would cost hundreds of milliseconds. So:
+   * 1. Walk the matches in rowid order without scoring (cheap), the point and tag filters
+   *    applied, to find the `maxRanked`-th one. Filters apply here, so a point or tags never lose
+   *    their matches to better-ranked ones elsewhere.
+   * 2. Score with bm25 only the matches up to that one. Ids are given most trusted first at
+   *    rebuild, so these are the `maxRanked` most trusted matches.
+   * 3. Keep the best `pool` of them by bm25 and re-rank those with trust and distance.
+   * Trade-off: on a broad query (more matches than `maxRanked`), a merchant less trusted than the
+   * cut is not considered even if its text matches better; among thousands of matches of one
+   * common word text relevance varies little, and trust is what the blend would reward. On other
+   * queries every match is scored, and only near-ties at the pool's edge (below the pool's 400th
+   * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
+   * count as least trusted for this cut until the next rebuild; their score uses their real trust.
+   */
+  function textCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
+    const params: Record<string, unknown> = { pool: Math.max(pool, query.limit) };
+    const filters = filterClauses(query, params, { id: "m.id", lat: "m.lat", lng: "m.lng" });
+    const clauses = ["search_merchant_fts MATCH @match", ...filters];
+    const from = "FROM search_merchant_fts JOIN search_merchants m ON m.id = search_merchant_fts.rowid";
+    const cutStatement = prepare(
+      `SELECT search_merchant_fts.rowid ${filters.length > 0 ? from : "FROM search_merchant_fts"}
+       WHERE ${clauses.join(" AND ")}
+       ORDER BY search_merchant_fts.rowid LIMIT 1 OFFSET @offset`,
+    ).pluck();
+    const cutFor = (terms: readonly QueryTerm[]): unknown =>
+      cutStatement.get({ ...params, match: allTermsMatch(terms), offset: maxRanked - 1 });
+    // A prefix longer than the prefix indexes (4) makes FTS5 merge the doclists of every word it
+    // starts, for the whole table, on each statement. When the last word as typed already has
+    // `maxRanked` matches, its prefix expansion could only add longer words, at that cost: skip it.
+    let terms = query.terms;
+    let cut: unknown;
+    if (terms.some((term) => term.prefix)) {
+      const exact = terms.map((term) => ({ term: term.term, prefix: false }));
+      cut = cutFor(exact);
+      if (typeof cut === "number") terms = exact;
+      else cut = cutFor(terms);
+    } else {
+      cut = cutFor(terms);
+    }
+    params.match = allTermsMatch(terms);
+    if (typeof cut === "number") {
+      // A BigInt binds as INTEGER; FTS5 ignores a rowid bound given as REAL (how numbers bind).
+      params.cut = BigInt(cut);
+      clauses.push("search_merchant_fts.rowid <= @cut");
+    }
+    // bm25() rather than the `rank` column: FTS5 would sort by rank itself, scoring every match
+    // before the point and tag filters; this way only the rows that pass the filters are scored.
+    const rows = prepare(
+      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng,
+         bm25(search_merchant_fts, ${MERCHANT_WEIGHTS.join(", ")}) AS bm
+       ${from} WHERE ${clauses.join(" AND ")}
+       ORDER BY bm LIMIT @pool`,
+    ).all(params) as CandidateRow[];
+    const best = rows.reduce((max, row) => Math.max(max, -(row.bm ?? 0)), 0);
+    return rank(rows, query, weights, (row) => (best > 0 ? Math.max(0, -(row.bm ?? 0)) / best : 1));
+  }
+
+  /**
+   * A point (and maybe tags) without text: the R*Tree alone (its box, then the distance on its
+   * coordinates, trust from its auxiliary column) picks the best by trust and distance; their
+   * merchant rows are read afterwards. R*Tree coordinates are 32-bit floats (about 1 m here): the
+   * exact distance is computed again from the merchant row, and a few extra rows absorb the edge.
+   */
+  function nearCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
+    const params: Record<string, unknown> = { limit: query.limit + NEAR_SLACK };
+    const clauses = filterClauses(query, params, { id: "g.id", lat: "g.min_lat", lng: "g.min_lng" });
+    const ids = prepare(
+      `SELECT g.id FROM search_geo g
+       WHERE g.max_lat >= @minLat AND g.min_lat <= @maxLat AND g.max_lng >= @minLng AND g.min_lng <= @maxLng
+         AND ${clauses.join(" AND ")}
+       ORDER BY ${blendSql(weights, "g.trust", haversineSql("g.min_lat", "g.min_lng"))} DESC, g.id
+       LIMIT @limit`,
+    )
+      .pluck()
+      .all(params);
+    const rows = prepare(
+      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
+       FROM search_merchants m WHERE m.id IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(ids)) as CandidateRow[];
+    return rank(rows, query, weights, () => 1);
+  }
+
+  /**
+   * Tags alone: walk the merchants carrying the rarest tag in id order (most trusted first at the
+   * last rebuild) until `pool` carry every tag, then order those by their current trust.
+   */
+  function tagCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
+    const countTag = prepare("SELECT count(*) FROM search_tags WHERE tag = ?").pluck();
+    const byRarity = query.tags
+      .map((tag) => ({ tag, count: countTag.get(tag) as number }))
+      .sort((a, b) => a.count - b.count);
+    const rarest = byRarity[0];
+    if (!rarest || rarest.count === 0) return [];
+    const params: Record<string, unknown> = { rarest: rarest.tag, pool: Math.max(pool, query.limit) };
+    const clauses = filterClauses(query, params, { id: "m.id", lat: "m.lat", lng: "m.lng" });
+    const rows = prepare(
+      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
+       FROM search_tags r JOIN search_merchants m ON m.id = r.merchant_id
+       WHERE r.tag = @rarest AND ${clauses.join(" AND ")}
+       ORDER BY r.merchant_id LIMIT @pool`,
+    ).all(params) as CandidateRow[];
+    return rank(rows, query, weights, () => 1);
+  }
+
+  function rank(
+    rows: readonly CandidateRow[],
+    query: NormalizedQuery,
+    weights: Weights,
+    textOf: (row: CandidateRow) => number,
+  ): Candidate[] {
+    const candidates: Candidate[] = [];
+    for (const row of rows) {
+      let distanceKm: number | null = null;
+      if (query.near) {
+        if (row.lat === null || row.lng === null) continue;
+        distanceKm = haversineKm(query.near, { lat: row.lat, lng: row.lng });
+        if (distanceKm > query.near.radiusKm) continue; // the SQL filter already did; float guard
+      }
+      const score = blendedScore(
+        { text: textOf(row), trust: row.trust, distanceKm, radiusKm: query.near?.radiusKm ?? null },
+        weights,
+      );
+      candidates.push({ id: row.id, abId: row.abId, score, distanceKm });
+    }
+    return candidates.sort(
+      (a, b) =>
+        b.score - a.score ||
+        (a.distanceKm ?? 0) - (b.distanceKm ?? 0) ||
+        (a.abId < b.abId ? -1 : a.abId > b.abId ? 1 : 0),
+    );
+  }
+
+  function readProducts(abIds: readonly string[]): Map<string, ProductRow[]> {
+    const rows = prepare(
+      `${PRODUCT_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?)) ORDER BY ab_id, position, product_id`,
+    ).all(JSON.stringify(abIds)) as ProductRow[];
+    return groupBy(rows);
+  }
+
+  return {
+    name: "embedded",
+    search,
+    refresh,
+    rebuild,
+    needsRebuild: () => stale,
+  };
+}
+
+/** Turns the caller's query into safe, normalised parts; null when it cannot match anything. */
+function normalizeQuery(query: SearchQuery): NormalizedQuery | null {
+  const limit = Math.min(MAX_LIMIT, Math.floor(Number(query.limit)));
+  if (!Number.isFinite(limit) || limit < 1) return null;
+  const text = typeof query.text === "string" ? query.text : "";
+  const tags = [
+    ...new Set(
+      (Array.isArray(query.tags) ? query.tags : [])
+        .filter((tag): tag is string => typeof tag === "string")
+        .map(normalizeTag)
+        // A tag with no letter or digit is never indexed, so it cannot be checked: it is ignored.
+        .filter((tag) => tag.length > 0),
+    ),
+  ];
+  let near: NormalizedQuery["near"] = null;
+  if (query.near) {
+    const { lat, lng, radiusKm } = query.near;
+    const valid =
+      Number.isFinite(lat) &&
+      Number.isFinite(lng) &&
+      Number.isFinite(radiusKm) &&
+      Math.abs(lat) <= 90 &&
+      Math.abs(lng) <= 180 &&
+      radiusKm > 0;
+    if (!valid) return null;
+    near = { lat, lng, radiusKm };
+  }
+  return { terms: queryTerms(text), tags, near, limit };
+}
+
+/** Drops coordinates that cannot be placed on the R*Tree (missing, not finite, out of range). */
+function withValidCoordinates(row: MerchantRow): MerchantRow {
+  const { latitude: lat, longitude: lng } = row;
+  const valid =
+    typeof lat === "number" &&
+    typeof lng === "number" &&
+    Number.isFinite(lat) &&
+    Number.isFinite(lng) &&
+    Math.abs(lat) <= 90 &&
+    Math.abs(lng) <= 180;
+  return valid ? row : { ...row, latitude: null, longitude: null };
+}
+
+function groupBy<Row extends { ab_id: string }>(rows: readonly Row[]): Map<string, Row[]> {
+  const grouped = new Map<string, Row[]>();
+  for (const row of rows) {
+    const list = grouped.get(row.ab_id);
+    if (list) list.push(row);
+    else grouped.set(row.ab_id, [row]);
+  }
+  return grouped;
+}

@@ -1,0 +1,72 @@
+import { indexTerms, normalizeTag, type QueryTerm } from "../normalize.ts";
+import { type ProductRow, parseTags } from "./documents.ts";
+
+/*
+ * Which of a returned merchant's products match the query, best first. Runs on the few merchants
+ * a search returns, with the same normalisation as the index (see tables.ts for why there is no
+ * product FTS table).
+ */
+
+/** Points a query term earns in a product, by the best field it occurs in. */
+const FIELD_POINTS = { name: 3, tags: 2, description: 1 } as const;
+
+interface ProductTerms {
+  name: readonly string[];
+  tags: readonly string[];
+  description: readonly string[];
+}
+
+function occurs(term: QueryTerm, words: readonly string[]): boolean {
+  return term.prefix ? words.some((word) => word.startsWith(term.term)) : words.includes(term.term);
+}
+
+/** Sum over the query terms of the points of the best field each occurs in (0 when none does). */
+export function textPoints(product: ProductTerms, terms: readonly QueryTerm[]): number {
+  let points = 0;
+  for (const term of terms) {
+    if (occurs(term, product.name)) points += FIELD_POINTS.name;
+    else if (occurs(term, product.tags)) points += FIELD_POINTS.tags;
+    else if (occurs(term, product.description)) points += FIELD_POINTS.description;
+  }
+  return points;
+}
+
+/**
+ * Products that carry a requested tag or match a query term: the most requested tags first, then
+ * the most text points, then catalogue order. `tags` are canonical (normalizeTag).
+ */
+export function matchProducts(
+  products: readonly ProductRow[],
+  terms: readonly QueryTerm[],
+  tags: readonly string[],
+): string[] {
+  const scored: { productId: string; position: number; tags: number; text: number }[] = [];
+  for (const product of products) {
+    const rawTags = parseTags(product.tags);
+    const canonical = new Set(rawTags.map(normalizeTag));
+    const tagHits = tags.reduce((count, tag) => count + (canonical.has(tag) ? 1 : 0), 0);
+    const text =
+      terms.length === 0
+        ? 0
+        : textPoints(
+            {
+              name: indexTerms(product.name),
+              tags: rawTags.flatMap((tag) => indexTerms(tag)),
+              description: indexTerms(product.description),
+            },
+            terms,
+          );
+    if (tagHits > 0 || text > 0) {
+      scored.push({ productId: product.product_id, position: product.position, tags: tagHits, text });
+    }
+  }
+  return scored
+    .sort(
+      (a, b) =>
+        b.tags - a.tags ||
+        b.text - a.text ||
+        a.position - b.position ||
+        (a.productId < b.productId ? -1 : a.productId > b.productId ? 1 : 0),
+    )
+    .map((product) => product.productId);
+}

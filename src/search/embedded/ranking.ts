@@ -1,0 +1,123 @@
+import type { QueryTerm } from "../normalize.ts";
+
+/*
+ * Query building and ranking for the embedded index, as pure functions.
+ *
+ * Query safety: the user's text never reaches FTS5 as query syntax. It is reduced to normalised
+ * terms (letters and digits only, see normalize.ts) and each term is written as an FTS5 string
+ * ("term" or "term"*), so operators (OR, NOT, NEAR, ^, :, -, *, parentheses, braces) typed by a
+ * user are at worst searched as words.
+ */
+
+function quote(term: QueryTerm): string {
+  // Terms hold letters and digits only; doubling quotes is belt and braces.
+  const phrase = `"${term.term.replaceAll('"', '""')}"`;
+  return term.prefix ? `${phrase}*` : phrase;
+}
+
+/** Every term must match somewhere in the merchant document. */
+export function allTermsMatch(terms: readonly QueryTerm[]): string {
+  return terms.map(quote).join(" AND ");
+}
+
+/** Any term may match (products of an already matched merchant: the more terms, the better). */
+export function anyTermMatches(terms: readonly QueryTerm[]): string {
+  return terms.map(quote).join(" OR ");
+}
+
+const EARTH_RADIUS_KM = 6371.0088;
+const KM_PER_DEGREE_LAT = 111.32;
+
+export interface GeoPoint {
+  lat: number;
+  lng: number;
+}
+
+export function haversineKm(a: GeoPoint, b: GeoPoint): number {
+  const toRad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * toRad;
+  const dLng = (b.lng - a.lng) * toRad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * toRad) * Math.cos(b.lat * toRad) * Math.sin(dLng / 2) ** 2;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** The same distance in SQL (bundled SQLite has math functions), for filtering before LIMIT. */
+export function haversineSql(latColumn: string, lngColumn: string): string {
+  return `(2 * ${EARTH_RADIUS_KM} * asin(min(1, sqrt(
+    power(sin(radians(${latColumn} - @lat) / 2), 2) +
+    cos(radians(@lat)) * cos(radians(${latColumn})) * power(sin(radians(${lngColumn} - @lng) / 2), 2)
+  ))))`;
+}
+
+export interface BoundingBox {
+  minLat: number;
+  maxLat: number;
+  minLng: number;
+  maxLng: number;
+}
+
+/**
+ * A box that holds every point within radiusKm of the centre (slightly larger, never smaller).
+ * Near the poles or across the antimeridian it widens to every longitude.
+ */
+export function boundingBox(center: GeoPoint, radiusKm: number): BoundingBox {
+  const dLat = radiusKm / KM_PER_DEGREE_LAT + 1e-6;
+  const minLat = Math.max(-90, center.lat - dLat);
+  const maxLat = Math.min(90, center.lat + dLat);
+  const cosLat = Math.min(Math.cos((minLat * Math.PI) / 180), Math.cos((maxLat * Math.PI) / 180));
+  const dLng = cosLat > 1e-6 ? radiusKm / (KM_PER_DEGREE_LAT * cosLat) + 1e-6 : 360;
+  if (dLng >= 180 || center.lng - dLng < -180 || center.lng + dLng > 180) {
+    return { minLat, maxLat, minLng: -180, maxLng: 180 };
+  }
+  return { minLat, maxLat, minLng: center.lng - dLng, maxLng: center.lng + dLng };
+}
+
+/*
+ * Ranking blends three signals, each brought to [0, 1]:
+ * - text: bm25 relevance (FTS5 gives it negated) divided by the best relevance of the answer;
+ * - trust: the trust total (0-100) / 100;
+ * - proximity: 1 - distance / radius, when a point is given.
+ * Text leads when there is text; without text (tags or a point alone) trust and proximity decide.
+ */
+export const WEIGHTS = {
+  textAndNear: { text: 0.55, trust: 0.25, proximity: 0.2 },
+  textOnly: { text: 0.7, trust: 0.3, proximity: 0 },
+  nearOnly: { text: 0, trust: 0.5, proximity: 0.5 },
+  neither: { text: 0, trust: 1, proximity: 0 },
+} as const;
+
+export type Weights = (typeof WEIGHTS)[keyof typeof WEIGHTS];
+
+export function weightsFor(hasText: boolean, hasPoint: boolean): Weights {
+  if (hasText) return hasPoint ? WEIGHTS.textAndNear : WEIGHTS.textOnly;
+  return hasPoint ? WEIGHTS.nearOnly : WEIGHTS.neither;
+}
+
+export interface RankInput {
+  /** Text relevance already in [0, 1] (1 when there is no text). */
+  text: number;
+  trust: number;
+  distanceKm: number | null;
+  radiusKm: number | null;
+}
+
+export function blendedScore(input: RankInput, weights: Weights): number {
+  const trust = Math.min(100, Math.max(0, input.trust)) / 100;
+  const proximity =
+    input.distanceKm !== null && input.radiusKm !== null && input.radiusKm > 0
+      ? Math.max(0, 1 - input.distanceKm / input.radiusKm)
+      : 0;
+  const score = weights.text * input.text + weights.trust * trust + weights.proximity * proximity;
+  return Math.round(score * 1e6) / 1e4; // 0-100, six significant decimals
+}
+
+/** The same blend as SQL over trust and a distance column, for queries without text. */
+export function blendSql(weights: Weights, trustColumn: string, distanceColumn: string | null): string {
+  const trust = `${weights.trust} * ${trustColumn} / 100.0`;
+  if (distanceColumn === null || weights.proximity === 0) return `(${trust})`;
+  return `(${trust} + ${weights.proximity} * max(0, 1 - ${distanceColumn} / @radius))`;
+}
+
+export function roundKm(distanceKm: number): number {
+  return Math.round(distanceKm * 100) / 100;
+}

@@ -1,0 +1,67 @@
+import { NORMALIZATION_VERSION } from "../normalize.ts";
+
+/*
+ * The embedded index's own tables, derived from the store (merchants, territorial_proofs,
+ * products, signals) and rebuildable from it at any time.
+ *
+ * They are deliberately NOT drizzle migrations: they hold no data of record, their layout follows
+ * the normalisation rules and ranking needs of this one implementation (a Meilisearch deployment
+ * has none of them), and changing them never needs a data migration: the index drops and rebuilds
+ * them (see INDEX_FORMAT). Keeping them out of the migration history also keeps the store schema
+ * check (store vs migrations) about the store alone.
+ *
+ * Ids: each listed merchant gets a small integer id (search_merchants.id), the rowid of its FTS
+ * document and of its R*Tree entry. rebuild() numbers merchants most trusted first, which lets a
+ * search bound its work on very common words (see textCandidates in index.ts).
+ *
+ * There is no product-level FTS table: products are matched against the query, with the same
+ * normalisation, only for the few merchants a search returns (see product-match.ts). A product
+ * FTS table was measured: one lookup per returned merchant, restricted by rowid range, still walks
+ * the whole doclist of a common word (about 1 ms per merchant at 5,000 merchants, growing with the
+ * registry), where matching a merchant's handful of products in memory takes microseconds.
+ */
+
+/** Bump when the layout or the content of the derived tables changes. */
+export const INDEX_FORMAT = `embedded-5/norm-${NORMALIZATION_VERSION}`;
+
+/** bm25 weights of the merchant document columns, in column order. */
+export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about"] as const;
+export const MERCHANT_WEIGHTS = [10, 8, 2, 3, 4, 1] as const;
+
+const TOKENIZER = `tokenize = "unicode61 remove_diacritics 2", prefix = '2 3 4'`;
+
+/**
+ * A contentless FTS5 table (content='') with contentless_delete=1: documents are only ever matched
+ * and ranked, never read back, so storing their text twice would only cost space and build time.
+ */
+export const CREATE_STATEMENTS: readonly string[] = [
+  "CREATE TABLE IF NOT EXISTS search_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+  `CREATE TABLE IF NOT EXISTS search_merchants (
+    id INTEGER PRIMARY KEY,
+    ab_id TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL,
+    trust INTEGER NOT NULL,
+    lat REAL,
+    lng REAL
+  )`,
+  `CREATE TABLE IF NOT EXISTS search_tags (
+    tag TEXT NOT NULL,
+    merchant_id INTEGER NOT NULL,
+    PRIMARY KEY (tag, merchant_id)
+  ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS search_tags_merchant ON search_tags (merchant_id, tag)",
+  `CREATE VIRTUAL TABLE IF NOT EXISTS search_merchant_fts USING fts5(
+    ${MERCHANT_COLUMNS.join(", ")},
+    content = '', contentless_delete = 1, ${TOKENIZER}
+  )`,
+  // +trust: an auxiliary column, so a search by point alone never leaves the R*Tree.
+  "CREATE VIRTUAL TABLE IF NOT EXISTS search_geo USING rtree(id, min_lat, max_lat, min_lng, max_lng, +trust)",
+];
+
+export const DROP_STATEMENTS: readonly string[] = [
+  "DROP TABLE IF EXISTS search_merchant_fts",
+  "DROP TABLE IF EXISTS search_geo",
+  "DROP TABLE IF EXISTS search_tags",
+  "DROP TABLE IF EXISTS search_merchants",
+  "DROP TABLE IF EXISTS search_meta",
+];

@@ -1,0 +1,140 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** One commune of `data/communes.json` (see data/README.md for sources and licences). */
+export interface Commune {
+  insee: string;
+  name: string;
+  postalCodes: string[];
+  population: number;
+  department: string;
+  region: string;
+  epci: string | null;
+  lat: number;
+  lng: number;
+}
+
+export interface CommuneReference {
+  communes: Commune[];
+  /** Running population totals, for drawing a commune weighted by population. */
+  cumulativePopulation: Float64Array;
+  departments: Map<string, { name: string; prefecture: string }>;
+  regions: Map<string, string>;
+}
+
+type CommuneRow = [string, string, string, number, string, string, string | null, number, number];
+
+interface CommuneFile {
+  format: number;
+  fields: string[];
+  departments: Record<string, [string, string]>;
+  regions: Record<string, string>;
+  communes: CommuneRow[];
+}
+
+const EXPECTED_FIELDS = "insee,name,postal_codes,population,department,region,epci,lat,lng";
+
+/** Where `data/communes.json` is: next to the sources in a checkout, else under the working directory. */
+export function defaultCommunesFile(): string {
+  const candidates = [
+    path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../data/communes.json"),
+    path.resolve(process.cwd(), "data/communes.json"),
+  ];
+  return candidates.find((candidate) => existsSync(candidate)) ?? (candidates[1] as string);
+}
+
+const cache = new Map<string, CommuneReference>();
+
+export function loadCommuneReference(file: string = defaultCommunesFile()): CommuneReference {
+  const cached = cache.get(file);
+  if (cached) return cached;
+  const parsed = JSON.parse(readFileSync(file, "utf8")) as CommuneFile;
+  if (parsed.format !== 1 || parsed.fields.join(",") !== EXPECTED_FIELDS) {
+    throw new Error(`${file}: unexpected format; rebuild it with jobs/build-reference-data.ts`);
+  }
+  const communes: Commune[] = parsed.communes.map(
+    ([insee, name, postalCodes, population, department, region, epci, lat, lng]) => ({
+      insee,
+      name,
+      postalCodes: postalCodes.split(","),
+      population,
+      department,
+      region,
+      epci,
+      lat,
+      lng,
+    }),
+  );
+  const cumulativePopulation = new Float64Array(communes.length);
+  let total = 0;
+  communes.forEach((commune, index) => {
+    total += Math.max(commune.population, 1);
+    cumulativePopulation[index] = total;
+  });
+  const reference: CommuneReference = {
+    communes,
+    cumulativePopulation,
+    departments: new Map(
+      Object.entries(parsed.departments).map(([code, [name, prefecture]]) => [code, { name, prefecture }]),
+    ),
+    regions: new Map(Object.entries(parsed.regions)),
+  };
+  cache.set(file, reference);
+  return reference;
+}
+
+const CELL_DEGREES = 0.15;
+
+/** Finds the communes nearest to a commune (for intervention zones), memoised per commune. */
+export class NeighbourFinder {
+  private readonly grid = new Map<string, number[]>();
+  private readonly memo = new Map<number, number[]>();
+
+  constructor(private readonly communes: readonly Commune[]) {
+    communes.forEach((commune, index) => {
+      const key = this.cellKey(Math.floor(commune.lat / CELL_DEGREES), Math.floor(commune.lng / CELL_DEGREES));
+      const cell = this.grid.get(key);
+      if (cell) cell.push(index);
+      else this.grid.set(key, [index]);
+    });
+  }
+
+  /** Indexes of up to `limit` other communes within about 15 km, nearest first. */
+  near(index: number, limit = 6): number[] {
+    const memoised = this.memo.get(index);
+    if (memoised) return memoised;
+    const origin = this.communes[index];
+    if (!origin) return [];
+    const row = Math.floor(origin.lat / CELL_DEGREES);
+    const column = Math.floor(origin.lng / CELL_DEGREES);
+    const found: { index: number; distance: number }[] = [];
+    for (let dRow = -1; dRow <= 1; dRow++) {
+      for (let dColumn = -1; dColumn <= 1; dColumn++) {
+        for (const candidate of this.grid.get(this.cellKey(row + dRow, column + dColumn)) ?? []) {
+          if (candidate === index) continue;
+          const other = this.communes[candidate] as Commune;
+          const distance = distanceKm(origin.lat, origin.lng, other.lat, other.lng);
+          if (distance <= 15) found.push({ index: candidate, distance });
+        }
+      }
+    }
+    found.sort((a, b) => a.distance - b.distance || a.index - b.index);
+    const result = found.slice(0, limit).map((entry) => entry.index);
+    this.memo.set(index, result);
+    return result;
+  }
+
+  private cellKey(row: number, column: number): string {
+    return `${row}:${column}`;
+  }
+}
+
+/** Great-circle distance (haversine) in kilometres. */
+export function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
+  const toRad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * toRad;
+  const dLng = (lng2 - lng1) * toRad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.sin(dLng / 2) ** 2;
+  return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(h)));
+}

@@ -1,0 +1,71 @@
+import { asc, eq, sql } from "drizzle-orm";
+import type { Agent, AgentStore, NewAgent } from "../domain/agents/agent.ts";
+import { type AgentStatus, type CertificationLevel, isCertificationLevel } from "../domain/agents/levels.ts";
+import type { Db } from "./db.ts";
+import { agents } from "./schema.ts";
+
+export type AgentRepository = AgentStore;
+
+/** Agents on SQLite: keys are looked up by their SHA-256 through the unique index agents_key_hash. */
+export function createAgentRepository(db: Db): AgentRepository {
+  const byKeyHash = db
+    .select()
+    .from(agents)
+    .where(eq(agents.keyHash, sql.placeholder("keyHash") as unknown as string))
+    .prepare();
+  const byId = db
+    .select()
+    .from(agents)
+    .where(eq(agents.agentId, sql.placeholder("agentId") as unknown as string))
+    .prepare();
+
+  return {
+    insert(agent: NewAgent) {
+      db.insert(agents).values(agent).run();
+    },
+    findByKeyHash(keyHash) {
+      const row = byKeyHash.get({ keyHash });
+      return row ? toAgent(row) : null;
+    },
+    findById(agentId) {
+      const row = byId.get({ agentId });
+      return row ? toAgent(row) : null;
+    },
+    list(filter = {}) {
+      const query = db.select().from(agents);
+      const rows = filter.status
+        ? query.where(eq(agents.status, filter.status)).orderBy(asc(agents.createdAt)).all()
+        : query.orderBy(asc(agents.createdAt)).all();
+      return rows.map(toAgent);
+    },
+    update(agentId, change) {
+      const result = db
+        .update(agents)
+        .set({
+          status: change.status,
+          certificationLevel: change.certificationLevel,
+          updatedAt: change.now.toISOString(),
+        })
+        .where(eq(agents.agentId, agentId))
+        .run();
+      if (result.changes === 0) return null;
+      const row = byId.get({ agentId });
+      return row ? toAgent(row) : null;
+    },
+  };
+}
+
+function level(value: number): CertificationLevel {
+  return isCertificationLevel(value) ? value : 1;
+}
+
+function toAgent(row: typeof agents.$inferSelect): Agent {
+  const { keyHash: _keyHash, ...agent } = row;
+  return {
+    ...agent,
+    requestedLevel: level(agent.requestedLevel),
+    certificationLevel: level(agent.certificationLevel),
+    status: agent.status as AgentStatus,
+    capabilities: agent.capabilities ?? [],
+  };
+}

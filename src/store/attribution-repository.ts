@@ -1,0 +1,79 @@
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import type { Db } from "./db.ts";
+import { attributionSessions, leads, orders } from "./schema.ts";
+
+export interface AttributionSession {
+  sessionId: string;
+  agentId: string | null;
+  abId: string | null;
+  evidenceLevel: string;
+  referrer: string | null;
+  campaign: Record<string, string> | null;
+  userAgentFamily: string | null;
+  createdAt: string;
+  expiresAt: string;
+  convertedAt: string | null;
+  leadId: string | null;
+  orderId: string | null;
+}
+
+export interface AttributionRepository {
+  insert(session: AttributionSession): void;
+  findById(sessionId: string): AttributionSession | null;
+  /**
+   * Marks an open, unexpired session converted in one conditional UPDATE: of two concurrent
+   * conversions exactly one wins. False when the session was converted or expired meanwhile.
+   */
+  convert(sessionId: string, conversion: { leadId: string | null; orderId: string | null; at: string }): boolean;
+  /** The merchant of a lead or order, or null when it does not exist. */
+  leadMerchant(leadId: string): string | null;
+  orderMerchant(orderId: string): string | null;
+}
+
+const text = (name: string) => sql.placeholder(name) as unknown as string;
+
+export function createAttributionRepository(db: Db): AttributionRepository {
+  const byId = db
+    .select()
+    .from(attributionSessions)
+    .where(eq(attributionSessions.sessionId, text("id")))
+    .prepare();
+  const leadById = db
+    .select({ abId: leads.abId })
+    .from(leads)
+    .where(eq(leads.leadId, text("id")))
+    .prepare();
+  const orderById = db
+    .select({ abId: orders.abId })
+    .from(orders)
+    .where(eq(orders.orderId, text("id")))
+    .prepare();
+  return {
+    insert(session) {
+      db.insert(attributionSessions).values(session).run();
+    },
+    findById(sessionId) {
+      return byId.get({ id: sessionId }) ?? null;
+    },
+    convert(sessionId, conversion) {
+      const result = db
+        .update(attributionSessions)
+        .set({ convertedAt: conversion.at, leadId: conversion.leadId, orderId: conversion.orderId })
+        .where(
+          and(
+            eq(attributionSessions.sessionId, sessionId),
+            isNull(attributionSessions.convertedAt),
+            gt(attributionSessions.expiresAt, conversion.at),
+          ),
+        )
+        .run();
+      return result.changes === 1;
+    },
+    leadMerchant(leadId) {
+      return leadById.get({ id: leadId })?.abId ?? null;
+    },
+    orderMerchant(orderId) {
+      return orderById.get({ id: orderId })?.abId ?? null;
+    },
+  };
+}

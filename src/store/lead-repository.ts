@@ -1,0 +1,443 @@
+import { randomBytes } from "node:crypto";
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { asc, eq, sql } from "drizzle-orm";
+import type { Merchant, Product, Signal } from "../domain/merchant.ts";
+import type { Db } from "./db.ts";
+import { merchants, products, signals } from "./schema.ts";
+
+/*
+ * Write side of leads: creation with its duplicate window, Idempotency-Key and outbox row in one
+ * transaction; follow-up messages; the reads behind lead status and delivery.
+ *
+ * Concurrency: the 24-hour duplicate rule is the primary key of lead_dedup_windows. A new lead
+ * opens its window with an upsert that only takes over a window that is already over, so two
+ * identical submissions racing (in this process or another one on the same database) cannot both
+ * insert a lead: the loser's upsert returns no row and it answers with the winner's lead. The
+ * transactions are BEGIN IMMEDIATE, so the idempotency lookup and the follow-up count are read
+ * under the write lock.
+ */
+
+export interface NewLead {
+  leadId: string;
+  abId: string;
+  brickId: string | null;
+  intent: string | null;
+  leadType: string;
+  contactName: string;
+  contactEmail: string;
+  contactPhone: string | null;
+  message: string | null;
+  aiContext: string | null;
+  intentData: Record<string, string> | null;
+  metadata: Record<string, unknown> | null;
+  agentId: string | null;
+  createdAt: string;
+}
+
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  requestHash: string;
+  /** Keys recorded before this instant are forgotten (their window is over). */
+  forgetBefore: string;
+}
+
+export interface InsertLeadInput {
+  lead: NewLead;
+  emailNormalized: string;
+  windowEndsAt: string;
+  outboxMessageId: string;
+  idempotency: IdempotencyClaim | null;
+}
+
+export type InsertLeadOutcome =
+  | { kind: "created"; leadId: string }
+  | { kind: "duplicate"; leadId: string }
+  | { kind: "replayed"; leadId: string; originalKind: "created" | "duplicate" }
+  | { kind: "idempotency_conflict" };
+
+export interface LeadSummary {
+  leadId: string;
+  abId: string;
+  merchantName: string;
+  leadType: string;
+  trackingStatus: string;
+  createdAt: string;
+  deliveredAt: string | null;
+  failedAt: string | null;
+  anonymizedAt: string | null;
+  messagesCount: number;
+}
+
+/** A lead with what its notification email needs about the merchant and the brick. */
+export interface LeadForDelivery extends NewLead {
+  trackingStatus: string;
+  anonymizedAt: string | null;
+  merchantName: string;
+  merchantEmail: string | null;
+  merchantSector: string;
+  brickName: string | null;
+}
+
+export interface FollowUpForDelivery {
+  messageId: string;
+  body: string;
+  createdAt: string;
+  anonymizedAt: string | null;
+  lead: LeadForDelivery;
+  /** Position of this message among the lead's follow-ups (1-based). */
+  position: number;
+}
+
+export interface InsertFollowUpInput {
+  messageId: string;
+  leadId: string;
+  body: string;
+  createdAt: string;
+  outboxMessageId: string;
+  maxMessages: number;
+}
+
+export type InsertFollowUpOutcome = { kind: "created"; messagesCount: number } | { kind: "limit_reached" };
+
+/** What lead creation reads about its merchant: no clusters, no territorial proof. */
+export interface LeadTarget {
+  merchant: Merchant;
+  signals: Signal[];
+  /** Empty unless asked for (only a lead naming a brick_id needs them). */
+  products: Product[];
+}
+
+export interface LeadRepository {
+  /**
+   * The merchant a lead is sent to, read with three prepared statements. The lead path's share of
+   * MerchantRepository.findProfile (which also loads Q&A clusters and their nodes): half its cost.
+   */
+  findTarget(abId: string, options: { withProducts: boolean }): LeadTarget | null;
+  insertLead(input: InsertLeadInput): InsertLeadOutcome;
+  findSummary(leadId: string): LeadSummary | null;
+  findForDelivery(leadId: string): LeadForDelivery | null;
+  insertFollowUp(input: InsertFollowUpInput): InsertFollowUpOutcome;
+  findFollowUpForDelivery(messageId: string): FollowUpForDelivery | null;
+}
+
+interface LeadRow {
+  lead_id: string;
+  ab_id: string;
+  brick_id: string | null;
+  intent: string | null;
+  lead_type: string;
+  contact_name: string;
+  contact_email: string;
+  contact_phone: string | null;
+  message: string | null;
+  ai_context: string | null;
+  intent_data: string | null;
+  metadata: string | null;
+  agent_id: string | null;
+  tracking_status: string;
+  created_at: string;
+  anonymized_at: string | null;
+  merchant_name: string;
+  merchant_email: string | null;
+  merchant_sector: string;
+  brick_name: string | null;
+}
+
+const LEAD_FOR_DELIVERY = `
+  SELECT l.lead_id, l.ab_id, l.brick_id, l.intent, l.lead_type, l.contact_name, l.contact_email, l.contact_phone,
+         l.message, l.ai_context, l.intent_data, l.metadata, l.agent_id, l.tracking_status, l.created_at,
+         l.anonymized_at, m.business_name AS merchant_name, m.email AS merchant_email, m.sector AS merchant_sector,
+         p.name AS brick_name
+  FROM leads l
+  JOIN merchants m ON m.ab_id = l.ab_id
+  LEFT JOIN products p ON p.brick_id = l.brick_id
+  WHERE l.lead_id = ?`;
+
+export function createLeadRepository(db: Db): LeadRepository {
+  const sqlite = db.$client;
+  const merchantById = db
+    .select()
+    .from(merchants)
+    .where(eq(merchants.abId, placeholderText("abId")))
+    .prepare();
+  const signalsById = db
+    .select()
+    .from(signals)
+    .where(eq(signals.abId, placeholderText("abId")))
+    .prepare();
+  const productsById = db
+    .select()
+    .from(products)
+    .where(eq(products.abId, placeholderText("abId")))
+    .orderBy(asc(products.position))
+    .prepare();
+  const findIdempotency = sqlite.prepare<
+    [string, string],
+    { request_hash: string; resource_id: string; created_at: string }
+  >("SELECT request_hash, resource_id, created_at FROM idempotency_keys WHERE scope = ? AND key = ?");
+  const saveIdempotency = sqlite.prepare(
+    `INSERT INTO idempotency_keys (scope, key, request_hash, resource_id, created_at)
+     VALUES (@scope, @key, @requestHash, @resourceId, @createdAt)
+     ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash,
+       resource_id = excluded.resource_id, created_at = excluded.created_at`,
+  );
+  const openWindow = sqlite.prepare<
+    { abId: string; email: string; leadType: string; leadId: string; windowEndsAt: string; now: string },
+    { lead_id: string }
+  >(
+    `INSERT INTO lead_dedup_windows (ab_id, email_normalized, lead_type, lead_id, window_ends_at)
+     VALUES (@abId, @email, @leadType, @leadId, @windowEndsAt)
+     ON CONFLICT (ab_id, email_normalized, lead_type) DO UPDATE
+       SET lead_id = excluded.lead_id, window_ends_at = excluded.window_ends_at
+       WHERE lead_dedup_windows.window_ends_at <= @now
+     RETURNING lead_id`,
+  );
+  const currentWindow = sqlite.prepare<[string, string, string], { lead_id: string }>(
+    "SELECT lead_id FROM lead_dedup_windows WHERE ab_id = ? AND email_normalized = ? AND lead_type = ?",
+  );
+  const insertLeadRow = sqlite.prepare(
+    `INSERT INTO leads (lead_id, ab_id, brick_id, intent, lead_type, contact_name, contact_email, contact_phone,
+       message, ai_context, intent_data, metadata, agent_id, tracking_status, created_at)
+     VALUES (@leadId, @abId, @brickId, @intent, @leadType, @contactName, @contactEmail, @contactPhone,
+       @message, @aiContext, @intentData, @metadata, @agentId, 'received', @createdAt)`,
+  );
+  const insertOutbox = sqlite.prepare(
+    `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
+     VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
+  );
+  const summary = sqlite.prepare<
+    [string],
+    {
+      lead_id: string;
+      ab_id: string;
+      merchant_name: string;
+      lead_type: string;
+      tracking_status: string;
+      created_at: string;
+      delivered_at: string | null;
+      failed_at: string | null;
+      anonymized_at: string | null;
+      messages_count: number;
+    }
+  >(
+    `SELECT l.lead_id, l.ab_id, m.business_name AS merchant_name, l.lead_type, l.tracking_status, l.created_at,
+            l.delivered_at, l.failed_at, l.anonymized_at,
+            (SELECT count(*) FROM lead_messages lm WHERE lm.lead_id = l.lead_id) AS messages_count
+     FROM leads l JOIN merchants m ON m.ab_id = l.ab_id WHERE l.lead_id = ?`,
+  );
+  const forDelivery = sqlite.prepare<[string], LeadRow>(LEAD_FOR_DELIVERY);
+  const countMessages = sqlite
+    .prepare<[string], number>("SELECT count(*) FROM lead_messages WHERE lead_id = ?")
+    .pluck();
+  const insertMessage = sqlite.prepare(
+    `INSERT INTO lead_messages (message_id, lead_id, direction, body, status, created_at)
+     VALUES (?, ?, 'agent_to_merchant', ?, 'pending', ?)`,
+  );
+  const followUp = sqlite.prepare<
+    [string],
+    {
+      message_id: string;
+      lead_id: string;
+      body: string;
+      created_at: string;
+      anonymized_at: string | null;
+      position: number;
+    }
+  >(
+    `SELECT lm.message_id, lm.lead_id, lm.body, lm.created_at, lm.anonymized_at,
+            (SELECT count(*) FROM lead_messages o WHERE o.lead_id = lm.lead_id AND o.rowid <= lm.rowid) AS position
+     FROM lead_messages lm WHERE lm.message_id = ?`,
+  );
+
+  const insertLeadTx = sqlite.transaction((input: InsertLeadInput): InsertLeadOutcome => {
+    const { lead, idempotency } = input;
+    if (idempotency) {
+      const previous = findIdempotency.get(idempotency.scope, idempotency.key);
+      if (previous && previous.created_at >= idempotency.forgetBefore) {
+        if (previous.request_hash !== idempotency.requestHash) return { kind: "idempotency_conflict" };
+        const [originalKind, leadId] = splitResource(previous.resource_id);
+        return { kind: "replayed", leadId, originalKind };
+      }
+    }
+    const opened = openWindow.get({
+      abId: lead.abId,
+      email: input.emailNormalized,
+      leadType: lead.leadType,
+      leadId: lead.leadId,
+      windowEndsAt: input.windowEndsAt,
+      now: lead.createdAt,
+    });
+    let outcome: InsertLeadOutcome;
+    if (opened?.lead_id === lead.leadId) {
+      insertLeadRow.run({
+        ...lead,
+        intentData: lead.intentData ? JSON.stringify(lead.intentData) : null,
+        metadata: lead.metadata ? JSON.stringify(lead.metadata) : null,
+      });
+      insertOutbox.run(input.outboxMessageId, "lead_notification", lead.leadId, lead.createdAt, lead.createdAt);
+      outcome = { kind: "created", leadId: lead.leadId };
+    } else {
+      const existing = currentWindow.get(lead.abId, input.emailNormalized, lead.leadType);
+      if (!existing) throw new Error("lead_dedup_windows: the open window vanished inside its transaction");
+      outcome = { kind: "duplicate", leadId: existing.lead_id };
+    }
+    if (idempotency) {
+      saveIdempotency.run({
+        scope: idempotency.scope,
+        key: idempotency.key,
+        requestHash: idempotency.requestHash,
+        resourceId: `${outcome.kind}:${outcome.leadId}`,
+        createdAt: lead.createdAt,
+      });
+    }
+    return outcome;
+  });
+
+  const insertFollowUpTx = sqlite.transaction((input: InsertFollowUpInput): InsertFollowUpOutcome => {
+    const count = countMessages.get(input.leadId) ?? 0;
+    if (count >= input.maxMessages) return { kind: "limit_reached" };
+    insertMessage.run(input.messageId, input.leadId, input.body, input.createdAt);
+    insertOutbox.run(input.outboxMessageId, "lead_follow_up", input.messageId, input.createdAt, input.createdAt);
+    return { kind: "created", messagesCount: count + 1 };
+  });
+
+  return {
+    findTarget(abId, { withProducts }) {
+      const row = merchantById.get({ abId });
+      if (!row) return null;
+      const { paymentAccountId: _paymentAccountId, ...merchant } = row;
+      return {
+        // The same mapping as MerchantRepository's (src/store/merchant-repository.ts).
+        merchant: {
+          ...merchant,
+          status: merchant.status as Merchant["status"],
+          zones: merchant.zones ?? [],
+          languages: merchant.languages ?? [],
+          terrainPhotos: merchant.terrainPhotos ?? [],
+          sameAs: merchant.sameAs ?? [],
+        },
+        signals: signalsById.all({ abId }).map((signal) => ({
+          key: signal.key,
+          status: signal.status as Signal["status"],
+          proofStatus: signal.proofStatus,
+          source: signal.source as Signal["source"],
+          sourceUrl: signal.sourceUrl,
+          value: signal.value ?? null,
+          verifiedAt: signal.verifiedAt,
+          recordedAt: signal.recordedAt,
+          expiresAt: signal.expiresAt,
+        })),
+        products: withProducts
+          ? productsById.all({ abId }).map((product) => ({ ...product, tags: product.tags ?? [] }))
+          : [],
+      };
+    },
+    insertLead: (input) => insertLeadTx.immediate(input),
+    findSummary(leadId) {
+      const row = summary.get(leadId);
+      if (!row) return null;
+      return {
+        leadId: row.lead_id,
+        abId: row.ab_id,
+        merchantName: row.merchant_name,
+        leadType: row.lead_type,
+        trackingStatus: row.tracking_status,
+        createdAt: row.created_at,
+        deliveredAt: row.delivered_at,
+        failedAt: row.failed_at,
+        anonymizedAt: row.anonymized_at,
+        messagesCount: row.messages_count,
+      };
+    },
+    findForDelivery(leadId) {
+      const row = forDelivery.get(leadId);
+      return row ? toLeadForDelivery(row) : null;
+    },
+    insertFollowUp: (input) => insertFollowUpTx.immediate(input),
+    findFollowUpForDelivery(messageId) {
+      const row = followUp.get(messageId);
+      if (!row) return null;
+      const lead = forDelivery.get(row.lead_id);
+      if (!lead) return null;
+      return {
+        messageId: row.message_id,
+        body: row.body,
+        createdAt: row.created_at,
+        anonymizedAt: row.anonymized_at,
+        lead: toLeadForDelivery(lead),
+        position: row.position,
+      };
+    },
+  };
+}
+
+function placeholderText(name: string) {
+  return sql.placeholder(name) as unknown as string;
+}
+
+/** idempotency_keys.resource_id holds `<outcome>:<lead_id>` so a replay answers the original status. */
+function splitResource(resourceId: string): ["created" | "duplicate", string] {
+  const colon = resourceId.indexOf(":");
+  const kind = resourceId.slice(0, colon);
+  return [kind === "duplicate" ? "duplicate" : "created", resourceId.slice(colon + 1)];
+}
+
+function toLeadForDelivery(row: LeadRow): LeadForDelivery {
+  return {
+    leadId: row.lead_id,
+    abId: row.ab_id,
+    brickId: row.brick_id,
+    intent: row.intent,
+    leadType: row.lead_type,
+    contactName: row.contact_name,
+    contactEmail: row.contact_email,
+    contactPhone: row.contact_phone,
+    message: row.message,
+    aiContext: row.ai_context,
+    intentData: parseJson<Record<string, string>>(row.intent_data),
+    metadata: parseJson<Record<string, unknown>>(row.metadata),
+    agentId: row.agent_id,
+    createdAt: row.created_at,
+    trackingStatus: row.tracking_status,
+    anonymizedAt: row.anonymized_at,
+    merchantName: row.merchant_name,
+    merchantEmail: row.merchant_email,
+    merchantSector: row.merchant_sector,
+    brickName: row.brick_name,
+  };
+}
+
+function parseJson<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
+
+/**
+ * The lead tracking secret (32 random bytes) under DATA_DIR/secrets/, mode 0600, created on first
+ * use. Creation is write-to-temp then link, so two processes starting together agree on one key.
+ */
+export function loadOrCreateSecret(file: string): Buffer {
+  try {
+    return readSecret(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  writeFileSync(temporary, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+  return readSecret(file);
+}
+
+function readSecret(file: string): Buffer {
+  const key = Buffer.from(readFileSync(file, "utf8").trim(), "base64url");
+  if (key.length < 32) throw new Error(`${file} holds a secret shorter than 32 bytes`);
+  return key;
+}

@@ -1,0 +1,179 @@
+import type { Db } from "./db.ts";
+
+/*
+ * The transactional outbox. Rows are written by the lead, follow-up and platform-contact
+ * transactions; workers claim due rows with one UPDATE ... RETURNING (atomic in SQLite, so two
+ * workers, in one process or several, never claim the same row). A claim is a lease: the row
+ * turns `sending` and its next_attempt_at moves to the end of the lease, so a row whose worker
+ * died mid-send is claimed again once the lease is over (delivery is at least once; the
+ * Message-ID is stable so a receiving client can fold a repeat). A worker's result is applied only
+ * if the row still carries the attempt number it claimed.
+ *
+ * Statuses: pending -> sending -> sent | pending (retry later) | failed (attempts exhausted).
+ */
+
+export const OUTBOX_KINDS = ["lead_notification", "lead_follow_up", "platform_contact"] as const;
+export type OutboxKind = (typeof OUTBOX_KINDS)[number];
+
+export interface OutboxMessage {
+  messageId: string;
+  kind: OutboxKind;
+  subjectId: string;
+  status: string;
+  attempts: number;
+  nextAttemptAt: string;
+  lastError: string | null;
+  createdAt: string;
+  sentAt: string | null;
+}
+
+/** The result of one delivery attempt, as `settle` records it. */
+export type OutboxResult =
+  | { messageId: string; attempts: number; outcome: "sent"; at: string }
+  | { messageId: string; attempts: number; outcome: "retry"; nextAttemptAt: string; error: string }
+  | { messageId: string; attempts: number; outcome: "failed"; at: string; error: string };
+
+export interface OutboxRepository {
+  /** Claims up to `limit` due rows (pending, or sending with an expired lease); attempts counts this one. */
+  claimDue(input: { now: string; leaseUntil: string; limit: number }): OutboxMessage[];
+  /** Records a delivery and moves the subject along (lead delivered, message sent, contact forwarded). */
+  markSent(input: { messageId: string; attempts: number; at: string }): boolean;
+  markRetry(input: { messageId: string; attempts: number; nextAttemptAt: string; error: string }): boolean;
+  /** Gives up: the row and its subject turn failed. */
+  markFailed(input: { messageId: string; attempts: number; at: string; error: string }): boolean;
+  /**
+   * Records a batch of results in one transaction (one write lock for the whole batch); returns
+   * how many applied. A result whose row was claimed again since (lease over) is ignored.
+   */
+  settle(results: readonly OutboxResult[]): number;
+  /** When the earliest row that is not settled becomes due, or null when nothing is waiting. */
+  nextDueAt(): string | null;
+  find(messageId: string): OutboxMessage | null;
+  findBySubject(subjectId: string): OutboxMessage[];
+  countByStatus(): Record<string, number>;
+}
+
+interface OutboxRow {
+  message_id: string;
+  kind: string;
+  subject_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+const SUBJECT_SENT: Record<OutboxKind, string> = {
+  lead_notification:
+    "UPDATE leads SET tracking_status = 'delivered', delivered_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
+  lead_follow_up: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
+  platform_contact:
+    "UPDATE platform_contacts SET status = 'forwarded' WHERE contact_id = @subject AND status = 'received'",
+};
+
+const SUBJECT_FAILED: Record<OutboxKind, string> = {
+  lead_notification:
+    "UPDATE leads SET tracking_status = 'failed', failed_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
+  lead_follow_up: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
+  platform_contact:
+    "UPDATE platform_contacts SET status = 'failed' WHERE contact_id = @subject AND status = 'received'",
+};
+
+export function createOutboxRepository(db: Db): OutboxRepository {
+  const sqlite = db.$client;
+  const claim = sqlite.prepare<{ now: string; leaseUntil: string; limit: number }, OutboxRow>(
+    `UPDATE outbox SET status = 'sending', attempts = attempts + 1, next_attempt_at = @leaseUntil
+     WHERE message_id IN (
+       SELECT message_id FROM outbox
+       WHERE status IN ('pending', 'sending') AND next_attempt_at <= @now
+       ORDER BY next_attempt_at LIMIT @limit)
+       AND status IN ('pending', 'sending') AND next_attempt_at <= @now
+     RETURNING *`,
+  );
+  const settle = sqlite.prepare<
+    {
+      messageId: string;
+      attempts: number;
+      status: string;
+      nextAttemptAt: string | null;
+      error: string | null;
+      at: string | null;
+    },
+    { kind: string; subject_id: string }
+  >(
+    `UPDATE outbox SET status = @status, next_attempt_at = coalesce(@nextAttemptAt, next_attempt_at),
+       last_error = @error, sent_at = coalesce(@at, sent_at)
+     WHERE message_id = @messageId AND status = 'sending' AND attempts = @attempts
+     RETURNING kind, subject_id`,
+  );
+  const sentStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_SENT[kind]));
+  const failedStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_FAILED[kind]));
+  const nextDue = sqlite
+    .prepare<[], string | null>("SELECT min(next_attempt_at) FROM outbox WHERE status IN ('pending', 'sending')")
+    .pluck();
+  const byId = sqlite.prepare<[string], OutboxRow>("SELECT * FROM outbox WHERE message_id = ?");
+  const bySubject = sqlite.prepare<[string], OutboxRow>(
+    "SELECT * FROM outbox WHERE subject_id = ? ORDER BY created_at, rowid",
+  );
+  const counts = sqlite.prepare<[], { status: string; n: number }>(
+    "SELECT status, count(*) AS n FROM outbox GROUP BY status",
+  );
+
+  const applyOne = (result: OutboxResult): boolean => {
+    const settled = settle.get({
+      messageId: result.messageId,
+      attempts: result.attempts,
+      status: result.outcome === "retry" ? "pending" : result.outcome,
+      nextAttemptAt: result.outcome === "retry" ? result.nextAttemptAt : null,
+      error: result.outcome === "sent" ? null : result.error,
+      at: result.outcome === "sent" ? result.at : null,
+    });
+    if (!settled) return false;
+    const kind = settled.kind as OutboxKind;
+    if (result.outcome === "sent") sentStatements[kind]?.run({ subject: settled.subject_id, at: result.at });
+    if (result.outcome === "failed") failedStatements[kind]?.run({ subject: settled.subject_id, at: result.at });
+    return true;
+  };
+  const settleTx = sqlite.transaction((results: readonly OutboxResult[]): number => {
+    let applied = 0;
+    for (const result of results) if (applyOne(result)) applied += 1;
+    return applied;
+  });
+
+  return {
+    claimDue: (input) => claim.all(input).map(toMessage),
+    markSent: ({ messageId, attempts, at }) => settleTx.immediate([{ messageId, attempts, outcome: "sent", at }]) === 1,
+    markRetry: ({ messageId, attempts, nextAttemptAt, error }) =>
+      settleTx.immediate([{ messageId, attempts, outcome: "retry", nextAttemptAt, error }]) === 1,
+    markFailed: ({ messageId, attempts, at, error }) =>
+      settleTx.immediate([{ messageId, attempts, outcome: "failed", at, error }]) === 1,
+    settle: (results) => (results.length === 0 ? 0 : settleTx.immediate(results)),
+    nextDueAt: () => nextDue.get() ?? null,
+    find(messageId) {
+      const row = byId.get(messageId);
+      return row ? toMessage(row) : null;
+    },
+    findBySubject: (subjectId) => bySubject.all(subjectId).map(toMessage),
+    countByStatus: () => Object.fromEntries(counts.all().map((row) => [row.status, row.n])),
+  };
+}
+
+function mapKinds<T>(build: (kind: OutboxKind) => T): Partial<Record<OutboxKind, T>> {
+  return Object.fromEntries(OUTBOX_KINDS.map((kind) => [kind, build(kind)])) as Partial<Record<OutboxKind, T>>;
+}
+
+function toMessage(row: OutboxRow): OutboxMessage {
+  return {
+    messageId: row.message_id,
+    kind: row.kind as OutboxKind,
+    subjectId: row.subject_id,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    sentAt: row.sent_at,
+  };
+}

@@ -1,0 +1,101 @@
+import type { Db } from "./db.ts";
+
+/*
+ * Anonymisation of personal data past its retention period. What identifies or describes a
+ * person (names, emails, phones, companies, free text, AI context, sector details, free-text
+ * intent fields) is replaced by placeholders or cleared; ids, dates, merchant, lead type, enum
+ * intent fields and statuses stay for statistics. Work is done in batches so a large backlog
+ * never holds the write lock for long.
+ */
+
+export const ANONYMIZED_NAME = "Anonymisé";
+export const ANONYMIZED_EMAIL = "anonyme@anonymise.invalid";
+export const ANONYMIZED_TEXT = "[anonymisé]";
+
+export interface RetentionCounts {
+  leads: number;
+  leadMessages: number;
+  platformContacts: number;
+  dedupWindows: number;
+  idempotencyKeys: number;
+}
+
+export interface RetentionRepository {
+  /**
+   * Anonymises leads and platform contacts created before `cutoff`, the follow-up messages of
+   * anonymised leads (and any message older than `cutoff`), and deletes the lead duplicate windows
+   * that are over at `now` and lead Idempotency-Keys recorded before `idempotencyCutoff` (both hold
+   * emails or request fingerprints no longer needed).
+   */
+  anonymizeBefore(input: {
+    cutoff: string;
+    now: string;
+    idempotencyCutoff: string;
+    batchSize?: number;
+  }): RetentionCounts;
+}
+
+export function createRetentionRepository(db: Db): RetentionRepository {
+  const sqlite = db.$client;
+  const leads = sqlite.prepare(
+    `UPDATE leads SET contact_name = @name, contact_email = @email, contact_phone = NULL,
+       message = CASE WHEN message IS NULL THEN NULL ELSE @text END, ai_context = NULL, intent = NULL,
+       intent_data = CASE WHEN intent_data IS NULL THEN NULL
+         ELSE json_remove(intent_data, '$.budget_range', '$.project_type', '$.timeline') END,
+       metadata = NULL, anonymized_at = @now
+     WHERE rowid IN (SELECT rowid FROM leads WHERE created_at < @cutoff AND anonymized_at IS NULL LIMIT @batch)`,
+  );
+  const messages = sqlite.prepare(
+    `UPDATE lead_messages SET body = @text, anonymized_at = @now
+     WHERE rowid IN (
+       SELECT lm.rowid FROM lead_messages lm JOIN leads l ON l.lead_id = lm.lead_id
+       WHERE lm.anonymized_at IS NULL AND (lm.created_at < @cutoff OR l.anonymized_at IS NOT NULL)
+       LIMIT @batch)`,
+  );
+  const contacts = sqlite.prepare(
+    `UPDATE platform_contacts SET name = @name, email = @email, phone = NULL, company = NULL, message = @text,
+       anonymized_at = @now
+     WHERE rowid IN (
+       SELECT rowid FROM platform_contacts WHERE created_at < @cutoff AND anonymized_at IS NULL LIMIT @batch)`,
+  );
+  const windows = sqlite.prepare(
+    `DELETE FROM lead_dedup_windows WHERE rowid IN (
+       SELECT rowid FROM lead_dedup_windows WHERE window_ends_at <= @now LIMIT @batch)`,
+  );
+  const keys = sqlite.prepare(
+    `DELETE FROM idempotency_keys WHERE rowid IN (
+       SELECT rowid FROM idempotency_keys WHERE scope LIKE 'lead:%' AND created_at < @idempotencyCutoff LIMIT @batch)`,
+  );
+
+  const drain = (run: () => number): number => {
+    let total = 0;
+    for (;;) {
+      const changed = sqlite.transaction(run).immediate();
+      total += changed;
+      if (changed === 0) return total;
+    }
+  };
+
+  return {
+    anonymizeBefore({ cutoff, now, idempotencyCutoff, batchSize = 1000 }) {
+      const params = {
+        cutoff,
+        now,
+        idempotencyCutoff,
+        batch: batchSize,
+        name: ANONYMIZED_NAME,
+        email: ANONYMIZED_EMAIL,
+        text: ANONYMIZED_TEXT,
+      };
+      const pick = <K extends string>(...names: K[]) =>
+        Object.fromEntries(names.map((name) => [name, params[name as keyof typeof params]]));
+      return {
+        leads: drain(() => leads.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
+        leadMessages: drain(() => messages.run(pick("text", "now", "cutoff", "batch")).changes),
+        platformContacts: drain(() => contacts.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
+        dedupWindows: drain(() => windows.run(pick("now", "batch")).changes),
+        idempotencyKeys: drain(() => keys.run(pick("idempotencyCutoff", "batch")).changes),
+      };
+    },
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * What an agent finds before calling anything: /.well-known/mcp.json (the same tools as
+ * tools/list), the A2A agent card, /llms.txt, the OpenAPI document, and the Link headers that
+ * point to them from every answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument } from "../../src/openapi/document.ts";
+import { expectMeta } from "../helpers/envelope.ts";
+import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ count: 60 });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const first = (name: string) => {
+  const id = server.roster.cases[name]?.[0];
+  if (!id) throw new Error(`the demo roster has no ${name} merchant`);
+  return id;
+};
+
+async function toolsList(): Promise<JsonObject[]> {
+  const response = await fetch(`${server.url}/api/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  return ((await response.json()) as JsonObject).result.tools;
+}
+
+describe("/.well-known/mcp.json", () => {
+  it("publishes exactly the tools tools/list gives, and how to reach the endpoint", async () => {
+    const { status, headers, body } = await server.getJson("/.well-known/mcp.json");
+    expect(status).toBe(200);
+    expect(headers.get("content-type")).toMatch(/^application\/json/);
+    expect(body.success).toBe(true);
+    expectMeta(body);
+    expect(body.tools).toEqual(await toolsList());
+    expect(body.tools).toHaveLength(14);
+    expect(body.endpoint).toBe(`${TEST_BASE_URL}/api/mcp`);
+    expect(body.transport).toMatchObject({ type: "streamable-http", url: `${TEST_BASE_URL}/api/mcp`, stateless: true });
+    expect(body.serverInfo).toMatchObject({ name: "abeille", version: "1.0.0" });
+    expect(body.supportedProtocolVersions).toContain(body.protocolVersion);
+    expect(body.documents.openapi).toBe(`${TEST_BASE_URL}/openapi.json`);
+    for (const tool of body.tools) {
+      expect(Object.keys(tool).sort()).toEqual([
+        "annotations",
+        "description",
+        "inputSchema",
+        "name",
+        "outputSchema",
+        "title",
+      ]);
+    }
+  });
+});
+
+describe("/.well-known/agent-card.json", () => {
+  it("is an A2A agent card whose skills are the tools", async () => {
+    const { status, headers, body } = await server.getJson("/.well-known/agent-card.json");
+    expect(status).toBe(200);
+    expect(headers.get("content-type")).toMatch(/^application\/json/);
+    expect(body.success).toBeUndefined();
+    expect(body).toMatchObject({
+      name: "Abeille",
+      url: `${TEST_BASE_URL}/api/mcp`,
+      version: "1.0.0",
+      provider: { organization: "Abeille", url: TEST_BASE_URL },
+      defaultInputModes: ["application/json"],
+      defaultOutputModes: ["application/json"],
+      capabilities: { streaming: false, pushNotifications: false },
+    });
+    expect(typeof body.protocolVersion).toBe("string");
+    expect(body.description).toContain("MCP");
+    const tools = await toolsList();
+    expect(body.skills.map((skill: JsonObject) => skill.id)).toEqual(tools.map((tool) => tool.name));
+    for (const skill of body.skills) {
+      expect(skill.name.length).toBeGreaterThan(3);
+      expect(skill.description.length).toBeGreaterThan(100);
+      expect(skill.tags.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe("/llms.txt", () => {
+  it("describes the service and links the key documents", async () => {
+    const response = await server.get("/llms.txt");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await response.text();
+    expect(text.startsWith("# Abeille\n\n> ")).toBe(true);
+    for (const url of ["/openapi.json", "/.well-known/mcp.json", "/.well-known/agent-card.json", "/api/mcp"]) {
+      expect(text).toContain(`${TEST_BASE_URL}${url}`);
+    }
+    for (const tool of await toolsList()) expect(text).toContain(`- ${tool.name}: `);
+  });
+});
+
+describe("/openapi.json", () => {
+  it("is OpenAPI 3.1, version 1.0.0, the generated document", async () => {
+    const { status, body } = await server.getJson("/openapi.json");
+    expect(status).toBe(200);
+    expect(body.openapi).toBe("3.1.0");
+    expect(body.info.version).toBe("1.0.0");
+    expect(body).toEqual(JSON.parse(JSON.stringify(openApiDocument(TEST_BASE_URL))));
+  });
+
+  it("answers while agent access would be suspended, without counting (open route)", async () => {
+    const response = await server.get("/openapi.json");
+    expect(response.headers.get("ratelimit")).toBeNull();
+  });
+});
+
+describe("Link headers", () => {
+  it("point every API answer to the OpenAPI document", async () => {
+    for (const path of [
+      "/api/registry/search?q=pain",
+      "/api/health",
+      "/api/registry/resolve/ab_zzzzzzzz",
+      "/.well-known/mcp.json",
+    ]) {
+      const response = await server.get(path);
+      expect(response.headers.get("link"), path).toContain(`<${TEST_BASE_URL}/openapi.json>; rel="describedby"`);
+    }
+  });
+
+  it("point merchant resources to their Markdown snapshot", async () => {
+    const abId = first("active_contactable");
+    for (const path of [
+      `/api/registry/resolve/${abId}`,
+      `/api/merchants/${abId}/decision-card`,
+      `/api/merchants/${abId}/jsonld`,
+      `/api/registry/verify/${abId}`,
+    ]) {
+      const link = (await server.get(path)).headers.get("link") ?? "";
+      expect(link, path).toContain(`<${TEST_BASE_URL}/m/${abId}/ai.md>; rel="alternate"; type="text/markdown"`);
+    }
+  });
+
+  it("do not point a missing merchant, nor ai.md itself, to a snapshot", async () => {
+    const missing = (await server.get("/api/registry/resolve/ab_zzzzzzzz")).headers.get("link") ?? "";
+    expect(missing).not.toContain('rel="alternate"');
+    const abId = first("active_contactable");
+    const aiMd = (await server.get(`/m/${abId}/ai.md`)).headers.get("link") ?? "";
+    expect(aiMd).not.toContain('rel="alternate"');
+  });
+
+  it("keep a route's own links", async () => {
+    const link = (await server.get("/api/trust/public-key")).headers.get("link") ?? "";
+    expect(link).toContain('rel="alternate"; type="application/jwk-set+json"');
+    expect(link).toContain('rel="describedby"');
+  });
+});

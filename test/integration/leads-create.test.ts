@@ -1,0 +1,352 @@
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
+import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ count: 200, env: { RATE_LIMIT_ANON_HOURLY: "100000" } });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const first = (name: string, index = 0) => {
+  const id = server.roster.cases[name]?.[index];
+  if (!id) throw new Error(`the demo roster has no ${name} merchant`);
+  return id;
+};
+
+let emailCounter = 0;
+const uniqueEmail = () => `client.${Date.now()}.${++emailCounter}@example.fr`;
+
+const postLead = async (body: unknown, headers: Record<string, string> = {}) => {
+  const response = await server.get("/api/contact/brick", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: JSON.parse(text) as JsonObject };
+};
+
+const baseLead = (overrides: Record<string, unknown> = {}) => ({
+  ab_id: first("active_contactable"),
+  contact_name: "Camille Martin",
+  contact_email: uniqueEmail(),
+  lead_type: "contact",
+  ...overrides,
+});
+
+describe("POST /api/contact/brick: creation", () => {
+  it("creates a lead: 201 with lead_id, tracking_token, tracking_status received, _actions by rel, _state", async () => {
+    const abId = first("active_contactable");
+    const { status, headers, body } = await postLead(baseLead({ message: "Bonjour, un devis SVP." }));
+    expect(status).toBe(201);
+    expect(body.success).toBe(true);
+    expectMeta(body);
+    expect(body.lead_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(body.tracking_token).toMatch(new RegExp(`^${body.lead_id}\\.[A-Za-z0-9_-]{43}$`));
+    expect(body.tracking_status).toBe("received");
+    expect(body.deduplicated).toBe(false);
+    expect(body.data).toBeNull();
+    expect(Array.isArray(body._actions)).toBe(false);
+    expect(body._actions.lead_status.href).toBe(`${TEST_BASE_URL}/api/leads/${body.lead_id}`);
+    expect(body._actions.send_message.method).toBe("POST");
+    expect(body._actions.merchant.href).toBe(`${TEST_BASE_URL}/api/registry/resolve/${abId}`);
+    expect(body._state.can_contact).toBe(true);
+    expect(body._state.merchant_status).toMatch(/ACTIVE|PROBATION/);
+    expect(headers.get("location")).toBe(`${TEST_BASE_URL}/api/leads/${body.lead_id}`);
+    expect(headers.get("cache-control")).toBe("no-store");
+  });
+});
+
+const decisionCard = async (abId: string) => {
+  const { status, body } = await server.getJson(`/api/merchants/${abId}/decision-card`);
+  expect(status).toBe(200);
+  return body.data as JsonObject;
+};
+
+describe("POST /api/contact/brick: the lead contract", () => {
+  it("accepts the example_payload of every contactable merchant's decision card as it stands", async () => {
+    const merchants = (server.roster.cases.active_contactable ?? []).slice(0, 8);
+    const sectors = new Set<string>();
+    for (const abId of merchants) {
+      const card = await decisionCard(abId);
+      sectors.add(card.identity.sector);
+      const { status, body } = await postLead(card.lead_contract.example_payload);
+      expect([201, 200]).toContain(status);
+      expect(body.success).toBe(true);
+    }
+    expect(sectors.size).toBeGreaterThan(1);
+  });
+
+  it("accepts brick_id as the brick's uuid, the product id, or brk_<ab_id>_<slug>, and intent", async () => {
+    const abId = first("active_contactable");
+    const card = await decisionCard(abId);
+    const brick = card.decision_card.bricks_inventory[0];
+    for (const brickId of [brick.brick_id, brick.product_id, brick.brick_id.toUpperCase()]) {
+      const { status } = await postLead(baseLead({ ab_id: abId, brick_id: brickId, intent: "request_quote" }));
+      expect(status).toBe(201);
+    }
+  });
+
+  it("maps the spec's example shape brk_<ab_id>_<slug> to the product's slug", async () => {
+    const abId = first("active_contactable");
+    const db = new Database(path.join(server.dataDir, "abeille.db"), { readonly: true });
+    const slug = db.prepare("SELECT slug FROM products WHERE ab_id = ? ORDER BY position LIMIT 1").pluck().get(abId);
+    db.close();
+    const { status, body } = await postLead(baseLead({ ab_id: abId, brick_id: `brk_${abId}_${String(slug)}` }));
+    expect(status, JSON.stringify(body.data)).toBe(201);
+  });
+
+  it("refuses a brick of another merchant or an unknown brick with 400 VALIDATION_ERROR naming brick_id", async () => {
+    const abId = first("active_contactable");
+    const other = first("active_contactable", 1);
+    const otherCard = await decisionCard(other);
+    for (const brickId of [
+      otherCard.decision_card.bricks_inventory[0].brick_id,
+      `brk_${other}_${"x"}`,
+      `brk_${abId}_no-such-brick`,
+      "00000000-0000-4000-8000-000000000000",
+      "not a brick",
+    ]) {
+      const { status, body } = await postLead(baseLead({ ab_id: abId, brick_id: brickId }));
+      expect(status).toBe(400);
+      expectErrorEnvelope(body, "VALIDATION_ERROR");
+      expect(body.data.issues.map((issue: JsonObject) => issue.path)).toContain("brick_id");
+    }
+  });
+
+  it("checks metadata against the merchant's sector fields: unknown keys and wrong types are refused", async () => {
+    const abId = first("active_contactable");
+    const card = await decisionCard(abId);
+    const fields = card.lead_contract.sector_fields as JsonObject[];
+    const numberField = fields.find((field) => field.type === "number");
+    const payload = baseLead({ ab_id: abId, metadata: { not_a_field: "x" } });
+    const unknown = await postLead(payload);
+    expect(unknown.status).toBe(400);
+    expectErrorEnvelope(unknown.body, "VALIDATION_ERROR");
+    expect(unknown.body.data.issues[0].path).toBe("metadata.not_a_field");
+    expect(unknown.body.data.issues[0].message).toMatch(/allowed fields/);
+    if (numberField) {
+      const wrong = await postLead(baseLead({ ab_id: abId, metadata: { [numberField.name]: "beaucoup" } }));
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.data.issues[0].path).toBe(`metadata.${numberField.name}`);
+    }
+    const notObject = await postLead(baseLead({ ab_id: abId, metadata: [1, 2] }));
+    expect(notObject.status).toBe(400);
+    expect(notObject.body.data.issues[0].path).toBe("metadata");
+  });
+});
+
+describe("POST /api/contact/brick: validation", () => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["ab_id missing", { ab_id: undefined }, "ab_id"],
+    ["ab_id malformed", { ab_id: "AB_123" }, "ab_id"],
+    ["contact_name missing", { contact_name: undefined }, "contact_name"],
+    ["contact_name empty", { contact_name: "   " }, "contact_name"],
+    ["contact_name too long", { contact_name: "n".repeat(101) }, "contact_name"],
+    ["contact_email missing", { contact_email: undefined }, "contact_email"],
+    ["contact_email invalid", { contact_email: "pas-un-email" }, "contact_email"],
+    ["contact_email too long", { contact_email: `${"a".repeat(250)}@example.fr` }, "contact_email"],
+    ["contact_phone too long", { contact_phone: "+33 6 12 34 56 78 90 12" }, "contact_phone"],
+    ["contact_phone letters", { contact_phone: "appelez-moi" }, "contact_phone"],
+    ["lead_type missing", { lead_type: undefined }, "lead_type"],
+    ["lead_type unknown", { lead_type: "order" }, "lead_type"],
+    ["message too long", { message: "m".repeat(5001) }, "message"],
+    ["message not a string", { message: 42 }, "message"],
+    ["ai_context too long", { ai_context: "c".repeat(5001) }, "ai_context"],
+    ["intent_data not an object", { intent_data: "urgent" }, "intent_data"],
+    ["intent_data.urgency unknown", { intent_data: { urgency: "yesterday" } }, "intent_data.urgency"],
+    [
+      "intent_data.preferred_contact unknown",
+      { intent_data: { preferred_contact: "fax" } },
+      "intent_data.preferred_contact",
+    ],
+    [
+      "intent_data.budget_range too long",
+      { intent_data: { budget_range: "b".repeat(201) } },
+      "intent_data.budget_range",
+    ],
+    [
+      "intent_data.project_type too long",
+      { intent_data: { project_type: "p".repeat(201) } },
+      "intent_data.project_type",
+    ],
+    ["intent_data.timeline too long", { intent_data: { timeline: "t".repeat(201) } }, "intent_data.timeline"],
+    ["intent_data unknown key", { intent_data: { mood: "happy" } }, "intent_data.mood"],
+    ["intent too long", { intent: "i".repeat(101) }, "intent"],
+    ["brick_id not a string", { brick_id: 12 }, "brick_id"],
+    ["unknown top-level field", { customer_name: "x" }, "customer_name"],
+  ];
+  for (const [name, overrides, path] of cases) {
+    it(`answers 400 VALIDATION_ERROR when ${name}`, async () => {
+      const { status, body } = await postLead(baseLead(overrides));
+      expect(status).toBe(400);
+      expectErrorEnvelope(body, "VALIDATION_ERROR");
+      expect(body.data.issues.map((issue: JsonObject) => issue.path)).toContain(path);
+    });
+  }
+
+  it("names the allowed fields when an unknown top-level field is sent", async () => {
+    const { body } = await postLead(baseLead({ email: "x@example.fr", name: "x" }));
+    const paths = body.data.issues.map((issue: JsonObject) => issue.path);
+    expect(paths).toEqual(expect.arrayContaining(["email", "name"]));
+    expect(body.data.issues[0].message).toMatch(/allowed fields: ab_id, contact_name, contact_email/);
+  });
+
+  it("accepts every optional field at its limit and null for optional fields", async () => {
+    const { status } = await postLead(
+      baseLead({
+        contact_name: "é".repeat(100),
+        contact_phone: "+33 (0)6 12.34-56 78",
+        message: "m".repeat(5000),
+        ai_context: "c".repeat(5000),
+        intent_data: {
+          urgency: "within_week",
+          budget_range: "b".repeat(200),
+          project_type: "p".repeat(200),
+          timeline: "t".repeat(200),
+          preferred_contact: "whatsapp",
+        },
+        intent: "i".repeat(100),
+        metadata: null,
+        brick_id: null,
+      }),
+    );
+    expect(status).toBe(201);
+  });
+
+  it("answers 400 for malformed JSON, a body that is not an object, and a wrong content type", async () => {
+    const malformed = await postLead("{ not json");
+    expect(malformed.status).toBe(400);
+    expectErrorEnvelope(malformed.body, "VALIDATION_ERROR");
+    const array = await postLead([baseLead()]);
+    expect(array.status).toBe(400);
+    expectErrorEnvelope(array.body, "VALIDATION_ERROR");
+    const wrongType = await postLead(JSON.stringify(baseLead()), { "content-type": "text/plain" });
+    expect(wrongType.status).toBe(400);
+    expectErrorEnvelope(wrongType.body, "VALIDATION_ERROR");
+  });
+
+  it("answers 413 PAYLOAD_TOO_LARGE for a body over 64 KiB", async () => {
+    const { status, body } = await postLead(baseLead({ message: "x".repeat(70 * 1024) }));
+    expect(status).toBe(413);
+    expectErrorEnvelope(body, "PAYLOAD_TOO_LARGE");
+  });
+
+  it("answers 405 with Allow for other methods", async () => {
+    const response = await server.get("/api/contact/brick");
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expectErrorEnvelope((await response.json()) as JsonObject, "METHOD_NOT_ALLOWED");
+  });
+});
+
+describe("POST /api/contact/brick: merchants that cannot take the lead", () => {
+  it("answers 404 MERCHANT_NOT_FOUND for an unknown or archived merchant", async () => {
+    for (const abId of ["ab_zzzzzzzz", first("archived")]) {
+      const { status, body } = await postLead(baseLead({ ab_id: abId }));
+      expect(status).toBe(404);
+      expectErrorEnvelope(body, "MERCHANT_NOT_FOUND");
+    }
+  });
+
+  it("answers 400 CONTACT_DISABLED with blocked_because for unreviewed, paused and suspended merchants", async () => {
+    const expected: Record<string, string> = {
+      contact_disabled: "",
+      paused: "merchant_paused",
+      suspended: "merchant_suspended",
+    };
+    for (const [rosterCase, reason] of Object.entries(expected)) {
+      const { status, body } = await postLead(baseLead({ ab_id: first(rosterCase) }));
+      expect(status).toBe(400);
+      expectErrorEnvelope(body, "CONTACT_DISABLED");
+      expect(body.error.blocked_because.length).toBeGreaterThan(0);
+      expect(body.error.blocked_because).not.toContain("order_rail_disabled");
+      if (reason) expect(body.error.blocked_because).toContain(reason);
+      expect(body._actions.map((action: JsonObject) => action.rel)).toContain("merchant");
+    }
+  });
+});
+
+describe("POST /api/contact/brick: duplicates and Idempotency-Key", () => {
+  it("answers a duplicate within 24 hours with 200, the first lead's id and token, deduplicated true", async () => {
+    const email = uniqueEmail();
+    const created = await postLead(baseLead({ contact_email: email, lead_type: "quote" }));
+    expect(created.status).toBe(201);
+    const again = await postLead(
+      baseLead({ contact_email: `  ${email.toUpperCase()} `, lead_type: "quote", message: "autre texte" }),
+    );
+    expect(again.status).toBe(200);
+    expect(again.body.deduplicated).toBe(true);
+    expect(again.body.lead_id).toBe(created.body.lead_id);
+    expect(again.body.tracking_token).toBe(created.body.tracking_token);
+    expect(again.body._state.can_contact).toBe(true);
+    // Another lead type or another merchant is another lead.
+    const otherType = await postLead(baseLead({ contact_email: email, lead_type: "rdv" }));
+    expect(otherType.status).toBe(201);
+    const otherMerchant = await postLead(
+      baseLead({ contact_email: email, lead_type: "quote", ab_id: first("active_contactable", 1) }),
+    );
+    expect(otherMerchant.status).toBe(201);
+  });
+
+  it("creates exactly one lead from ten identical concurrent submissions", async () => {
+    const payload = baseLead({ contact_email: uniqueEmail(), lead_type: "estimation" });
+    const answers = await Promise.all(Array.from({ length: 10 }, () => postLead(payload)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
+    expect(new Set(answers.map((answer) => answer.body.lead_id)).size).toBe(1);
+    expect(answers.filter((answer) => answer.body.deduplicated === true)).toHaveLength(9);
+  });
+
+  it("replays the first answer for the same Idempotency-Key and body, 409 CONFLICT for another body", async () => {
+    const key = `key-${Date.now()}`;
+    const payload = baseLead();
+    const first201 = await postLead(payload, { "idempotency-key": key });
+    expect(first201.status).toBe(201);
+    const replay = await postLead(payload, { "idempotency-key": key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body.lead_id).toBe(first201.body.lead_id);
+    expect(replay.body.tracking_token).toBe(first201.body.tracking_token);
+    expect(replay.body.tracking_status).toBe("received");
+    // Key order does not make another body.
+    const reordered = Object.fromEntries(Object.entries(payload).reverse());
+    expect((await postLead(reordered, { "idempotency-key": key })).body.lead_id).toBe(first201.body.lead_id);
+    const conflict = await postLead({ ...payload, message: "autre" }, { "idempotency-key": key });
+    expect(conflict.status).toBe(409);
+    expectErrorEnvelope(conflict.body, "CONFLICT");
+    expect(conflict.body.error.message).toMatch(/Idempotency-Key/);
+  });
+
+  it("replays a deduplicated answer as 200 and concurrent same-key requests as one lead", async () => {
+    const payload = baseLead();
+    await postLead(payload);
+    const key = `dup-${Date.now()}`;
+    const dedup = await postLead(payload, { "idempotency-key": key });
+    expect(dedup.status).toBe(200);
+    const replay = await postLead(payload, { "idempotency-key": key });
+    expect(replay.status).toBe(200);
+    expect(replay.body.deduplicated).toBe(true);
+
+    const fresh = baseLead();
+    const concurrent = await Promise.all(
+      Array.from({ length: 5 }, () => postLead(fresh, { "idempotency-key": `c-${fresh.contact_email}` })),
+    );
+    expect(new Set(concurrent.map((answer) => answer.body.lead_id)).size).toBe(1);
+    expect(concurrent.every((answer) => answer.status === 201)).toBe(true);
+  });
+
+  it("refuses a malformed Idempotency-Key with 400", async () => {
+    for (const key of ["k".repeat(129), "clé-non-ascii"]) {
+      const { status, body } = await postLead(baseLead(), { "idempotency-key": key });
+      expect(status).toBe(400);
+      expectErrorEnvelope(body, "VALIDATION_ERROR");
+      expect(body.data.issues[0].path).toBe("Idempotency-Key");
+    }
+  });
+});

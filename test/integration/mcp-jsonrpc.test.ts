@@ -1,0 +1,285 @@
+/**
+ * The tool endpoint's JSON-RPC framing over raw HTTP: what a plain JSON-RPC client (no MCP SDK)
+ * meets, including the faults.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectErrorEnvelope } from "../helpers/envelope.ts";
+import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ count: 60 });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function post(
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: JsonObject | null }> {
+  const response = await fetch(`${server.url}/api/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: JsonObject | null = null;
+  try {
+    json = JSON.parse(text) as JsonObject;
+  } catch {
+    json = null;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+const initialize = (id: unknown = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+});
+
+describe("requests a plain JSON-RPC client sends", () => {
+  it("initialize answers the server info and the tools capability, without any Accept header", async () => {
+    const { status, json, headers } = await post(initialize(7));
+    expect(status).toBe(200);
+    expect(headers.get("content-type")).toMatch(/^application\/json/);
+    expect(headers.get("mcp-session-id")).toBeNull();
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: 7 });
+    expect(json?.result.serverInfo.name).toBe("abeille");
+    expect(json?.result.capabilities.tools).toBeDefined();
+    expect(json?.result.instructions).toContain("search_merchants");
+  });
+
+  it("tools/list works without initialize (stateless) and echoes a string id", async () => {
+    const { status, json } = await post({ jsonrpc: "2.0", id: "list-1", method: "tools/list" });
+    expect(status).toBe(200);
+    expect(json?.id).toBe("list-1");
+    expect(json?.result.tools).toHaveLength(14);
+  });
+
+  it("tools/call answers a result with structuredContent", async () => {
+    const { json } = await post({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "search_merchants", arguments: { q: "boulangerie", limit: 2 } },
+    });
+    expect(json?.result.isError).toBeUndefined();
+    expect(json?.result.structuredContent.success).toBe(true);
+  });
+
+  it("ping answers an empty result", async () => {
+    const { json } = await post({ jsonrpc: "2.0", id: 4, method: "ping" });
+    expect(json).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+  });
+
+  it("keeps a null id (JSON-RPC 2.0 allows it, the spec lists it)", async () => {
+    const { status, json } = await post({ jsonrpc: "2.0", id: null, method: "tools/list" });
+    expect(status).toBe(200);
+    expect(json?.id).toBeNull();
+    expect(json?.result.tools).toHaveLength(14);
+  });
+
+  it("carries the describedby Link and the request id", async () => {
+    const { headers } = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { "x-request-id": "rpc-trace-1" });
+    expect(headers.get("x-request-id")).toBe("rpc-trace-1");
+    expect(headers.get("link")).toContain('/openapi.json>; rel="describedby"');
+  });
+});
+
+describe("notifications", () => {
+  it("a notification without id is accepted with 202 and no body", async () => {
+    const { status, text } = await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(status).toBe(202);
+    expect(text).toBe("");
+  });
+
+  it("an unknown notification is still 202 (notifications are never answered)", async () => {
+    const { status, text } = await post({ jsonrpc: "2.0", method: "notifications/whatever", params: [1, 2] });
+    expect(status).toBe(202);
+    expect(text).toBe("");
+  });
+});
+
+describe("protocol faults are JSON-RPC errors with the id echoed", () => {
+  it("-32700 for a body that is not JSON", async () => {
+    const { status, json } = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    expect(status).toBe(400);
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } });
+  });
+
+  it("-32600 for a wrong jsonrpc version, with the id echoed", async () => {
+    const { status, json } = await post({ jsonrpc: "1.0", id: 42, method: "tools/list" });
+    expect(status).toBe(400);
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: 42, error: { code: -32600 } });
+    expect(json?.error.message).toContain('"jsonrpc"');
+  });
+
+  it("-32600 for a missing jsonrpc member", async () => {
+    const { json } = await post({ id: "a", method: "tools/list" });
+    expect(json).toMatchObject({ id: "a", error: { code: -32600 } });
+  });
+
+  it("-32600 for a method that is not a string", async () => {
+    const { json } = await post({ jsonrpc: "2.0", id: 5, method: 12 });
+    expect(json).toMatchObject({ id: 5, error: { code: -32600 } });
+  });
+
+  it("-32600 for an id that is neither a string nor an integer", async () => {
+    const { json } = await post({ jsonrpc: "2.0", id: { a: 1 }, method: "ping" });
+    expect(json).toMatchObject({ id: null, error: { code: -32600 } });
+    const fractional = await post({ jsonrpc: "2.0", id: 1.5, method: "ping" });
+    expect(fractional.json).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it("-32600 for a request with a member JSON-RPC does not define", async () => {
+    const { status, json } = await post({ jsonrpc: "2.0", id: 16, method: "tools/list", extra: true });
+    expect(status).toBe(400);
+    expect(json).toMatchObject({ id: 16, error: { code: -32600 } });
+    expect(json?.error.message).toContain('"extra"');
+  });
+
+  it("-32600 for a JSON value that is not an object", async () => {
+    for (const body of ["42", '"tools/list"', "null"]) {
+      const { status, json } = await post(body);
+      expect(status).toBe(400);
+      expect(json).toMatchObject({ id: null, error: { code: -32600 } });
+    }
+  });
+
+  it("-32601 for an unknown method, answered 200 with the id", async () => {
+    const { status, json } = await post({ jsonrpc: "2.0", id: 9, method: "resources/list" });
+    expect(status).toBe(200);
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: 9, error: { code: -32601 } });
+  });
+
+  it("-32602 for an unknown tool, naming the available ones", async () => {
+    const { json } = await post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "order_pizza" } });
+    expect(json).toMatchObject({ id: 10, error: { code: -32602 } });
+    expect(json?.error.message).toContain("search_merchants");
+  });
+
+  it("-32602 for malformed params of a known method", async () => {
+    const cases = [
+      { jsonrpc: "2.0", id: 11, method: "tools/call", params: { arguments: {} } },
+      { jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "search_merchants", arguments: [1] } },
+      { jsonrpc: "2.0", id: 13, method: "tools/list", params: [] },
+      { jsonrpc: "2.0", id: 14, method: "initialize", params: { protocolVersion: 2025 } },
+      { jsonrpc: "2.0", id: 15, method: "tools/list", params: { cursor: 3 } },
+    ];
+    for (const request of cases) {
+      const { status, json } = await post(request);
+      expect(status).toBe(200);
+      expect(json).toMatchObject({ jsonrpc: "2.0", id: request.id, error: { code: -32602 } });
+    }
+  });
+
+  it("a batch is refused as a whole with -32600 (MCP dropped JSON-RPC batching)", async () => {
+    const { status, json } = await post([
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ]);
+    expect(status).toBe(400);
+    expect(Array.isArray(json)).toBe(false);
+    expect(json).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(json?.error.message).toContain("batch");
+  });
+
+  it("an empty batch is refused the same way", async () => {
+    const { json } = await post([]);
+    expect(json).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it("a wrong content type is 415 with -32600", async () => {
+    const { status, json } = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), {
+      "content-type": "text/plain",
+    });
+    expect(status).toBe(415);
+    expect(json).toMatchObject({ error: { code: -32600 } });
+  });
+});
+
+describe("huge params", () => {
+  it("a body over 64 KiB is 413 with a JSON-RPC error, declared length or not", async () => {
+    const big = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "search_merchants", arguments: { q: "x".repeat(70_000) } },
+    };
+    const { status, json } = await post(big);
+    expect(status).toBe(413);
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, data: { max_bytes: 65536 } } });
+
+    // Streamed without Content-Length: the cap applies while reading.
+    const encoder = new TextEncoder();
+    const chunk = encoder.encode(" ".repeat(16 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 6) {
+          controller.enqueue(encoder.encode(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" })));
+          controller.close();
+          return;
+        }
+        sent += 1;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await fetch(`${server.url}/api/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+  });
+
+  it("large arguments under 64 KiB reach the tool, which refuses them with guidance", async () => {
+    const { status, json } = await post({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "search_merchants", arguments: { q: "x".repeat(60_000) } },
+    });
+    expect(status).toBe(200);
+    expect(json?.result.isError).toBe(true);
+    expect(json?.result.structuredContent.error.code).toBe("VALIDATION_ERROR");
+    expect(json?.result.content[0].text).toContain("at most 200 characters");
+  });
+
+  it("deeply nested arguments are refused, not crashed on", async () => {
+    let nested: unknown = "leaf";
+    for (let depth = 0; depth < 2000; depth += 1) nested = [nested];
+    const { status, json } = await post({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "resolve_merchant", arguments: { ab_id: nested } },
+    });
+    expect(status).toBe(200);
+    expect(json?.result.isError).toBe(true);
+  });
+});
+
+describe("other HTTP methods", () => {
+  it("GET answers 405 at once with Allow: POST (the SDK client then stops waiting for a stream)", async () => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 5000);
+    const response = await fetch(`${server.url}/api/mcp`, {
+      headers: { accept: "text/event-stream" },
+      signal: controller.signal,
+    });
+    clearTimeout(timer);
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+    expectErrorEnvelope((await response.json()) as JsonObject, "METHOD_NOT_ALLOWED");
+  });
+
+  it("DELETE answers 405 too (there are no sessions to end)", async () => {
+    const response = await fetch(`${server.url}/api/mcp`, { method: "DELETE" });
+    expect(response.status).toBe(405);
+  });
+});

@@ -1,0 +1,301 @@
+/**
+ * Real answers of every route, success and failure, validated against the served /openapi.json
+ * with ajv (JSON Schema 2020-12): the document and the code cannot drift apart unnoticed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fetchAndCheck, OpenApiValidator } from "../helpers/openapi.ts";
+import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+let validator: OpenApiValidator;
+const failures: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer({ count: 200 });
+  const { body } = await server.getJson("/openapi.json");
+  validator = new OpenApiValidator(body);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const first = (name: string) => {
+  const id = server.roster.cases[name]?.[0];
+  if (!id) throw new Error(`the demo roster has no ${name} merchant`);
+  return id;
+};
+
+const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(body),
+});
+
+/** Calls, checks against the document, and expects a status. */
+async function expectAnswer(method: string, path: string, status: number, init: RequestInit = {}) {
+  const answer = await fetchAndCheck(validator, server.url, method, path, init);
+  if (answer.check.errors.length > 0) {
+    failures.push(`${method} ${path} -> ${answer.status}: ${answer.check.errors.join("; ")}`);
+  }
+  expect(answer.check.errors, `${method} ${path} -> ${answer.status}`).toEqual([]);
+  expect(answer.status, `${method} ${path}: ${JSON.stringify(answer.body).slice(0, 300)}`).toBe(status);
+  return answer as { status: number; headers: Headers; body: JsonObject };
+}
+
+describe("registry", () => {
+  it("search", async () => {
+    await expectAnswer("GET", "/api/registry/search?q=boulangerie", 200);
+    const geo = server.roster.geo_queries[0];
+    if (geo) {
+      const tags = geo.tags.length > 0 ? `&tags=${encodeURIComponent(geo.tags.join(","))}` : "";
+      await expectAnswer(
+        "GET",
+        `/api/registry/search?q=${encodeURIComponent(geo.q)}&lat=${geo.lat}&lng=${geo.lng}&radius=${geo.radius}${tags}`,
+        200,
+      );
+    }
+    await expectAnswer("GET", "/api/registry/search?q=pain&semantic=true", 200);
+    await expectAnswer("GET", "/api/registry/search?q=pain&limit=500", 400);
+    await expectAnswer("GET", "/api/registry/search", 400);
+  });
+
+  it("resolve", async () => {
+    await expectAnswer("GET", `/api/registry/resolve/${first("active_contactable")}`, 200);
+    await expectAnswer("GET", `/api/registry/resolve/${first("contact_disabled")}`, 200);
+    await expectAnswer("GET", `/api/registry/resolve/${first("archived")}`, 404);
+    await expectAnswer("GET", "/api/registry/resolve/AB-1", 400);
+  });
+
+  it("decision card", async () => {
+    await expectAnswer("GET", `/api/merchants/${first("with_clusters")}/decision-card`, 200);
+    await expectAnswer("GET", `/api/merchants/${first("order_ready")}/decision-card`, 200);
+    await expectAnswer("GET", "/api/merchants/ab_zzzzzzzz/decision-card", 404);
+    await expectAnswer("GET", "/api/merchants/nope/decision-card", 400);
+  });
+});
+
+describe("trust", () => {
+  it("signed manifest, live and snapshot", async () => {
+    const abId = first("active_contactable");
+    await expectAnswer("GET", `/api/registry/verify/${abId}`, 200);
+    await expectAnswer("GET", `/api/registry/verify/${abId}?snapshot=1`, 200);
+    await expectAnswer("GET", "/api/registry/verify/ab_zzzzzzzz", 404);
+    await expectAnswer("GET", "/api/registry/verify/x", 400);
+  });
+
+  it("evidence pages", async () => {
+    const abId = first("order_ready");
+    await expectAnswer("GET", `/api/verify/siret_verified/${abId}`, 200);
+    await expectAnswer("GET", `/api/verify/orias_registered/${abId}`, 200);
+    await expectAnswer("GET", `/api/verify/made_up_signal/${abId}`, 404);
+    await expectAnswer("GET", "/api/verify/siret_verified/ab_zzzzzzzz", 404);
+    await expectAnswer("GET", "/api/verify/siret_verified/bad", 400);
+  });
+
+  it("public keys and the withdrawn attestation", async () => {
+    await expectAnswer("GET", "/api/trust/public-key", 200);
+    await expectAnswer("GET", "/.well-known/ab-public-keys.json", 200);
+    await expectAnswer("GET", `/api/trust/attestation/${first("active_contactable")}`, 410);
+  });
+});
+
+describe("leads", () => {
+  it("create, duplicate, idempotency conflict, refusals", async () => {
+    const abId = first("active_contactable");
+    const lead = {
+      ab_id: abId,
+      contact_name: "Camille Martin",
+      contact_email: "openapi@example.fr",
+      lead_type: "contact",
+    };
+    const created = await expectAnswer(
+      "POST",
+      "/api/contact/brick",
+      201,
+      json(lead, { "idempotency-key": "openapi-1" }),
+    );
+    await expectAnswer("POST", "/api/contact/brick", 200, json(lead));
+    await expectAnswer(
+      "POST",
+      "/api/contact/brick",
+      409,
+      json({ ...lead, message: "autre" }, { "idempotency-key": "openapi-1" }),
+    );
+    await expectAnswer("POST", "/api/contact/brick", 400, json({ ...lead, lead_type: "purchase" }));
+    await expectAnswer("POST", "/api/contact/brick", 400, json({ ...lead, ab_id: first("contact_disabled") }));
+    await expectAnswer("POST", "/api/contact/brick", 404, json({ ...lead, ab_id: "ab_zzzzzzzz" }));
+    await expectAnswer("POST", "/api/contact/brick", 400, {
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
+    await expectAnswer("POST", "/api/contact/brick", 413, json({ ...lead, message: "x".repeat(70_000) }));
+
+    const { lead_id: leadId, tracking_token: token } = created.body;
+    await expectAnswer("GET", `/api/leads/${leadId}`, 200, { headers: { "x-tracking-token": token } });
+    await expectAnswer("GET", `/api/leads/${leadId}?token=${encodeURIComponent(token)}`, 200);
+    await expectAnswer("GET", `/api/leads/${leadId}`, 404, { headers: { "x-tracking-token": "wrong" } });
+    await expectAnswer("GET", `/api/leads/${leadId}`, 400);
+    await expectAnswer("GET", "/api/leads/not-a-uuid", 400, { headers: { "x-tracking-token": token } });
+
+    await expectAnswer(
+      "POST",
+      `/api/leads/${leadId}/messages`,
+      201,
+      json({ message: "Précision", tracking_token: token }),
+    );
+    await expectAnswer(
+      "POST",
+      `/api/leads/${leadId}/messages`,
+      404,
+      json({ message: "Précision", tracking_token: "wrong" }),
+    );
+    await expectAnswer("POST", `/api/leads/${leadId}/messages`, 400, json({ tracking_token: token }));
+  });
+
+  it("platform contact", async () => {
+    const message = { type: "support", name: "Agent", email: "agent@example.fr", message: "Bonjour" };
+    await expectAnswer("POST", "/api/contact/platform", 201, json(message));
+    await expectAnswer("POST", "/api/contact/platform", 400, json({ ...message, type: "complaint" }));
+  });
+
+  it("orders are closed", async () => {
+    await expectAnswer(
+      "POST",
+      "/api/orders/create",
+      400,
+      json({ merchant_id: first("order_ready"), product_ids: ["x"], quantities: [1], fulfillment_type: "pickup" }),
+    );
+  });
+});
+
+describe("merchant documents", () => {
+  it("JSON-LD, with a 304 on a matching ETag", async () => {
+    const abId = first("active_contactable");
+    const answer = await expectAnswer("GET", `/api/merchants/${abId}/jsonld`, 200);
+    const etag = answer.headers.get("etag");
+    if (etag) await expectAnswer("GET", `/api/merchants/${abId}/jsonld`, 304, { headers: { "if-none-match": etag } });
+    await expectAnswer("GET", "/api/merchants/ab_zzzzzzzz/jsonld", 404);
+  });
+
+  it("AI digest", async () => {
+    await expectAnswer("GET", `/api/merchants/${first("with_clusters")}/ai-digest`, 200);
+    await expectAnswer("GET", "/api/merchants/ab_zzzzzzzz/ai-digest", 404);
+  });
+
+  it("Q&A clusters", async () => {
+    const list = await expectAnswer("GET", `/api/merchants/${first("with_clusters")}/clusters`, 200);
+    await expectAnswer("GET", "/api/merchants/ab_zzzzzzzz/clusters", 404);
+    const clusterId = list.body.data?.clusters?.[0]?.cluster_id;
+    if (clusterId) await expectAnswer("GET", `/api/clusters/${clusterId}`, 200);
+    await expectAnswer("GET", "/api/clusters/00000000-0000-4000-8000-000000000000", 404);
+    await expectAnswer("GET", "/api/clusters/nope", 400);
+  });
+
+  it("ai.md and the microsite", async () => {
+    const abId = first("active_contactable");
+    await expectAnswer("GET", `/m/${abId}/ai.md`, 200);
+    await expectAnswer("GET", "/m/ab_zzzzzzzz/ai.md", 404);
+    await expectAnswer("GET", `/m/${abId}`, 200);
+    await expectAnswer("GET", "/m/ab_zzzzzzzz", 404);
+  });
+});
+
+describe("agents and attribution", () => {
+  it("register and verify a key", async () => {
+    const registered = await expectAnswer(
+      "POST",
+      "/api/agents/register",
+      201,
+      json({ agent_name: "openapi-test", contact_email: "agent@example.fr", requested_level: 2 }),
+    );
+    await expectAnswer("POST", "/api/agents/register", 400, json({ agent_name: "x", requested_level: 9 }));
+    await expectAnswer("GET", `/api/agents/verify?token=${registered.body.api_key}`, 200);
+    await expectAnswer("GET", "/api/agents/verify?token=abk_nope", 200);
+    await expectAnswer("GET", "/api/agents/verify", 400);
+    // A bad key on a route is 401, never a silent downgrade.
+    await expectAnswer("GET", "/api/registry/search?q=pain", 401, { headers: { authorization: "Bearer abk_unknown" } });
+  });
+
+  it("open and convert an attribution session", async () => {
+    const abId = first("active_contactable");
+    const session = await expectAnswer(
+      "POST",
+      "/api/attribution/session",
+      201,
+      json({ ab_id: abId, referrer: "https://chat.example/conversation" }),
+    );
+    await expectAnswer("POST", "/api/attribution/session", 400, json({}));
+    await expectAnswer(
+      "POST",
+      "/api/attribution/session",
+      404,
+      json({ ab_id: "ab_zzzzzzzz", referrer: "https://a.example/" }),
+    );
+    const lead = await expectAnswer(
+      "POST",
+      "/api/contact/brick",
+      201,
+      json({ ab_id: abId, contact_name: "Camille", contact_email: "attribution@example.fr", lead_type: "quote" }),
+    );
+    const conversion = { session_id: session.body.data.session_id, lead_id: lead.body.lead_id };
+    await expectAnswer("POST", "/api/attribution/convert", 200, json(conversion));
+    await expectAnswer("POST", "/api/attribution/convert", 409, json(conversion));
+    await expectAnswer(
+      "POST",
+      "/api/attribution/convert",
+      404,
+      json({ session_id: "00000000-0000-4000-8000-000000000000", lead_id: lead.body.lead_id }),
+    );
+  });
+});
+
+describe("the tool endpoint and discovery", () => {
+  it("MCP answers", async () => {
+    await expectAnswer("POST", "/api/mcp", 200, json({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
+    await expectAnswer("POST", "/api/mcp", 200, json({ jsonrpc: "2.0", id: 2, method: "nope" }));
+    await expectAnswer("POST", "/api/mcp", 202, json({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    await expectAnswer("POST", "/api/mcp", 400, { headers: { "content-type": "application/json" }, body: "[" });
+    await expectAnswer("POST", "/api/mcp", 400, json([{ jsonrpc: "2.0", id: 1, method: "ping" }]));
+    await expectAnswer(
+      "POST",
+      "/api/mcp",
+      413,
+      json({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(70_000) } }),
+    );
+    await expectAnswer("POST", "/api/mcp", 415, { headers: { "content-type": "text/plain" }, body: "{}" });
+  });
+
+  it("discovery documents", async () => {
+    await expectAnswer("GET", "/.well-known/mcp.json", 200);
+    await expectAnswer("GET", "/.well-known/agent-card.json", 200);
+    await expectAnswer("GET", "/openapi.json", 200);
+    await expectAnswer("GET", "/llms.txt", 200);
+    await expectAnswer("GET", "/api/health", 200);
+  });
+});
+
+describe("coverage", () => {
+  it("every documented operation was exercised, with a success and, where it has any, a failure", () => {
+    expect(failures).toEqual([]);
+    const seenOperations = new Map<string, Set<string>>();
+    for (const entry of validator.seen) {
+      const [method, path, status] = entry.split(" ");
+      const key = `${method} ${path}`;
+      seenOperations.set(key, new Set([...(seenOperations.get(key) ?? []), status ?? ""]));
+    }
+    for (const declared of validator.declared()) {
+      const [method, path] = declared.split(" ");
+      const key = `${method} ${path}`;
+      const statuses = seenOperations.get(key);
+      expect(statuses, `${key} was never called`).toBeDefined();
+    }
+    // No success exists for the withdrawn attestation, nor for order creation while the rail is closed.
+    const noSuccessByDesign = ["GET /api/trust/attestation/{ab_id}", "POST /api/orders/create"];
+    const withoutSuccess = [...seenOperations]
+      .filter(
+        ([key, statuses]) =>
+          !noSuccessByDesign.includes(key) && ![...statuses].some((status) => status.startsWith("2")),
+      )
+      .map(([key]) => key);
+    expect(withoutSuccess).toEqual([]);
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * Lead creation, follow-ups and status against a real SQLite database (no HTTP): the 24-hour
+ * window, Idempotency-Key expiry, the follow-up limit, the token-only domain functions the MCP
+ * tools call, and several processes racing on the same duplicate.
+ */
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { checkLeadStatus } from "../../src/domain/leads/check-lead-status.ts";
+import { createLead } from "../../src/domain/leads/create-lead.ts";
+import { LEAD_NOT_FOUND_MESSAGE } from "../../src/domain/leads/find-tracked-lead.ts";
+import { leadDeps } from "../../src/domain/leads/lead-deps.ts";
+import { sendLeadMessage } from "../../src/domain/leads/send-lead-message.ts";
+import { isServiceError } from "../../src/errors/service-error.ts";
+import { setLogLevel } from "../../src/logging.ts";
+import type { LeadRequest } from "../../src/schemas/leads.ts";
+import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
+import { openDatabase } from "../../src/store/db.ts";
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "../..");
+let dataDir: string;
+let app: App;
+let clock = new Date("2026-11-22T10:00:00.000Z");
+let abId: string;
+let notified = 0;
+
+beforeAll(async () => {
+  setLogLevel("silent");
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-leads-unit-"));
+  const db = openDatabase(path.join(dataDir, "abeille.db"));
+  await seedDemoRegistry(db, { count: 40, seed: 11, now: new Date("2026-11-01T00:00:00Z"), dataDir });
+  db.$client.close();
+  const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8"));
+  abId = roster.cases.active_contactable[0];
+  app = createApp(loadConfig({ DATA_DIR: dataDir }), { now: () => clock });
+}, 60_000);
+
+afterAll(() => {
+  app?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const deps = () => ({ ...leadDeps(app), notifyOutbox: () => void notified++ });
+const request = (overrides: Partial<LeadRequest> = {}): LeadRequest => ({
+  ab_id: abId,
+  contact_name: "Camille Martin",
+  contact_email: `camille.${randomUUID()}@example.fr`,
+  lead_type: "quote",
+  ...overrides,
+});
+const anonymous = { agentId: null, idempotency: null };
+
+const errorOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (failure) {
+    if (isServiceError(failure)) return failure;
+    throw failure;
+  }
+  throw new Error("expected a ServiceError");
+};
+
+describe("createLead", () => {
+  it("opens a 24-hour window: a duplicate inside it returns the first lead, after it a new lead", () => {
+    const lead = request();
+    const first = createLead(deps(), lead, { agentId: "agt_test", idempotency: null });
+    expect(first).toMatchObject({ status: 201, deduplicated: false, trackingStatus: "received" });
+    expect(notified).toBeGreaterThan(0);
+    clock = new Date(clock.getTime() + 24 * 3_600_000 - 1);
+    const duplicate = createLead(deps(), { ...lead, contact_email: lead.contact_email.toUpperCase() }, anonymous);
+    expect(duplicate).toMatchObject({ status: 200, deduplicated: true, leadId: first.leadId });
+    expect(duplicate.trackingToken).toBe(first.trackingToken);
+    clock = new Date(clock.getTime() + 1);
+    const later = createLead(deps(), lead, anonymous);
+    expect(later.status).toBe(201);
+    expect(later.leadId).not.toBe(first.leadId);
+    const row = app.db.$client.prepare("SELECT agent_id FROM leads WHERE lead_id = ?").get(first.leadId);
+    expect(row).toEqual({ agent_id: "agt_test" });
+    expect(app.outbox.findBySubject(first.leadId)).toHaveLength(1);
+    expect(app.outbox.findBySubject(duplicate.leadId)).toHaveLength(1);
+  });
+
+  it("forgets an Idempotency-Key after 24 hours", () => {
+    const lead = request();
+    const options = { agentId: null, idempotency: { key: "k-1", callerScope: "ip:198.51.100.7" } };
+    const first = createLead(deps(), lead, options);
+    expect(createLead(deps(), lead, options)).toMatchObject({ leadId: first.leadId, replayed: true, status: 201 });
+    const other = errorOf(() => createLead(deps(), { ...lead, message: "autre" }, options));
+    expect(other.code).toBe("CONFLICT");
+    // The same key from another caller is another key.
+    const otherCaller = createLead(deps(), request(), { ...options, idempotency: { key: "k-1", callerScope: "ip:x" } });
+    expect(otherCaller.status).toBe(201);
+    clock = new Date(clock.getTime() + 24 * 3_600_000 + 1);
+    const fresh = createLead(deps(), { ...lead, message: "autre" }, options);
+    expect(fresh.replayed).toBe(false);
+  });
+
+  it("records the brick's uuid whichever form named it, and only the sector fields given", () => {
+    const profile = app.merchants.findProfile(abId);
+    const product = profile?.products[0];
+    if (!product) throw new Error("no product");
+    const created = createLead(
+      deps(),
+      request({ brick_id: `brk_${abId}_${product.slug}`, intent: "devis" }),
+      anonymous,
+    );
+    const row = app.db.$client
+      .prepare("SELECT brick_id, intent, metadata, intent_data FROM leads WHERE lead_id = ?")
+      .get(created.leadId);
+    expect(row).toEqual({ brick_id: product.brickId, intent: "devis", metadata: null, intent_data: null });
+  });
+});
+
+describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => {
+  it("work from the tracking token alone and count the follow-ups", () => {
+    const created = createLead(deps(), request(), anonymous);
+    const status = checkLeadStatus(deps(), { trackingToken: created.trackingToken });
+    expect(status.status).toMatchObject({ lead_id: created.leadId, tracking_status: "received", messages_count: 0 });
+    const sent = sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "Bonjour" });
+    expect(sent.message).toMatchObject({ status: "queued", messages_count: 1, messages_remaining: 19 });
+    expect(checkLeadStatus(deps(), { trackingToken: created.trackingToken }).status.messages_count).toBe(1);
+    expect(app.outbox.findBySubject(sent.message.message_id)[0]?.kind).toBe("lead_follow_up");
+  });
+
+  it("answer NOT_FOUND with one message for a bad token, a token of another lead and an unknown lead", () => {
+    const a = createLead(deps(), request(), anonymous);
+    const b = createLead(deps(), request(), anonymous);
+    const failures = [
+      errorOf(() => checkLeadStatus(deps(), { trackingToken: "nope" })),
+      errorOf(() => checkLeadStatus(deps(), { leadId: a.leadId, trackingToken: b.trackingToken })),
+      errorOf(() => checkLeadStatus(deps(), { trackingToken: app.trackingTokens.issue(randomUUID()) })),
+      errorOf(() => sendLeadMessage(deps(), { trackingToken: `${a.leadId}.${"x".repeat(43)}`, message: "x" })),
+    ];
+    for (const failure of failures) {
+      expect(failure.code).toBe("NOT_FOUND");
+      expect(failure.message).toBe(LEAD_NOT_FOUND_MESSAGE);
+    }
+  });
+
+  it("refuses the 21st follow-up with CONFLICT", () => {
+    const created = createLead(deps(), request(), anonymous);
+    for (let index = 0; index < 20; index++) {
+      sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: `n° ${index}` });
+    }
+    const refused = errorOf(() => sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "trop" }));
+    expect(refused.code).toBe("CONFLICT");
+  });
+});
+
+describe("several processes racing on one duplicate", () => {
+  it("create exactly one lead between them", async () => {
+    const email = `race.${randomUUID()}@example.fr`;
+    const script = `
+      const { createApp } = await import(${JSON.stringify(path.join(root, "src/app.ts"))});
+      const { loadConfig } = await import(${JSON.stringify(path.join(root, "src/config/config.ts"))});
+      const { createLead } = await import(${JSON.stringify(path.join(root, "src/domain/leads/create-lead.ts"))});
+      const { leadDeps } = await import(${JSON.stringify(path.join(root, "src/domain/leads/lead-deps.ts"))});
+      const app = createApp(loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)}, LOG_LEVEL: "silent" }));
+      const deps = { ...leadDeps(app), notifyOutbox: () => {} };
+      const ids = [];
+      const start = Date.now() + 300;
+      while (Date.now() < start) {}
+      for (let i = 0; i < 25; i++) {
+        const receipt = createLead(deps, { ab_id: ${JSON.stringify(abId)}, contact_name: "R", contact_email: ${JSON.stringify(email)}, lead_type: "contact" }, { agentId: null, idempotency: null });
+        ids.push(receipt.status + ":" + receipt.leadId);
+      }
+      process.stdout.write(JSON.stringify(ids));
+      app.close();
+    `;
+    const outputs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+          cwd: root,
+          env: { ...process.env, LOG_LEVEL: "silent" },
+        }),
+      ),
+    );
+    const answers = outputs.flatMap((output) => JSON.parse(output.stdout) as string[]);
+    expect(answers).toHaveLength(100);
+    expect(answers.filter((answer) => answer.startsWith("201:"))).toHaveLength(1);
+    expect(new Set(answers.map((answer) => answer.slice(4))).size).toBe(1);
+    const stored = app.db.$client.prepare("SELECT count(*) FROM leads WHERE contact_email = ?").pluck().get(email);
+    expect(stored).toBe(1);
+  }, 60_000);
+});

@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import { errorCodes } from "../../src/errors/catalog.ts";
+import { agentCard, llmsTxt, mcpDiscovery } from "../../src/mcp/discovery.ts";
+import { describeArguments, failureText } from "../../src/mcp/guidance.ts";
+import { findTool, inputSchemaOf, TOOL_NAMES, TOOLS, toolDescriptors } from "../../src/mcp/registry.ts";
+import { inlineJsonSchema } from "../../src/openapi/json-schema.ts";
+import { newAjv } from "../helpers/openapi.ts";
+
+const SPEC_TOOLS = [
+  "search_merchants",
+  "resolve_merchant",
+  "contact_merchant",
+  "get_trust_score",
+  "check_availability",
+  "compare_merchants",
+  "check_lead_status",
+  "send_lead_message",
+  "get_lead_fields",
+  "submit_lead",
+  "get_product_details",
+  "check_certifications",
+  "contact_service",
+  "quote_order_readiness",
+];
+
+describe("the tool registry", () => {
+  it("holds the 14 tools the spec names, in its order", () => {
+    expect(TOOL_NAMES).toEqual(SPEC_TOOLS);
+  });
+
+  it("describes each tool for a model: when to use it, what it returns, what next", () => {
+    for (const tool of TOOLS) {
+      expect(tool.description.length, tool.name).toBeGreaterThan(200);
+      // Every description points the model somewhere: another tool, or what to tell the user.
+      const mentionsOtherTool = SPEC_TOOLS.some((name) => name !== tool.name && tool.description.includes(name));
+      expect(mentionsOtherTool, `${tool.name} names no next step`).toBe(true);
+    }
+  });
+
+  it("publishes self-contained input schemas with an object root and no refs", () => {
+    for (const descriptor of toolDescriptors()) {
+      expect(descriptor.inputSchema.type).toBe("object");
+      expect(JSON.stringify(descriptor.inputSchema)).not.toContain('"$ref"');
+      expect(JSON.stringify(descriptor.outputSchema)).not.toContain('"$ref"');
+      expect(descriptor.annotations.title).toBe(descriptor.title);
+    }
+  });
+
+  it("compiles every schema with ajv (2020-12) and with the SDK client's draft-07 validator", async () => {
+    const { default: Ajv } = await import("ajv");
+    const { default: addFormats } = await import("ajv-formats");
+    // As the SDK's AjvJsonSchemaValidator builds it.
+    const draft07 = new Ajv({ strict: false, validateSchema: false, allErrors: true, validateFormats: true });
+    addFormats(draft07);
+    const ajv = newAjv();
+    for (const descriptor of toolDescriptors()) {
+      expect(() => ajv.compile(descriptor.inputSchema), descriptor.name).not.toThrow();
+      expect(() => ajv.compile(descriptor.outputSchema), descriptor.name).not.toThrow();
+      expect(() => draft07.compile(descriptor.outputSchema), descriptor.name).not.toThrow();
+    }
+  });
+
+  it("accepts both the success and the error envelope as structuredContent", () => {
+    const ajv = newAjv();
+    const descriptor = toolDescriptors().find((tool) => tool.name === "get_trust_score");
+    if (!descriptor) throw new Error("no get_trust_score");
+    const validate = ajv.compile(descriptor.outputSchema);
+    const errorEnvelope = {
+      success: false,
+      data: null,
+      error: { code: "MERCHANT_NOT_FOUND", message: "No active merchant has ab_id ab_zzzzzzzz" },
+      _actions: [],
+      _links: { self: "http://x/api/mcp" },
+      _state: null,
+      _meta: { protocol: "abeille/hateoas", version: "1.0", timestamp: "2026-01-01T00:00:00.000Z" },
+    };
+    expect(validate(errorEnvelope)).toBe(true);
+    expect(validate({ ...errorEnvelope, success: true })).toBe(false);
+  });
+
+  it("annotates read tools read-only and writes as additive, open-world operations", () => {
+    for (const tool of TOOLS) {
+      const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
+      expect(destructiveHint, tool.name).toBe(false);
+      if (readOnlyHint) {
+        expect(idempotentHint, tool.name).toBe(true);
+        expect(openWorldHint, tool.name).toBe(false);
+      } else {
+        expect(openWorldHint, tool.name).toBe(true);
+      }
+    }
+  });
+
+  it("checks the finer permission of the write tools and of quote_order_readiness", () => {
+    expect(findTool("submit_lead")?.permission).toBe("leads:write");
+    expect(findTool("contact_merchant")?.permission).toBe("leads:write");
+    expect(findTool("send_lead_message")?.permission).toBe("leads:write");
+    expect(findTool("quote_order_readiness")?.permission).toBe("orders:quote");
+    expect(findTool("search_merchants")?.permission).toBeUndefined();
+  });
+});
+
+describe("guidance for failed calls", () => {
+  it("describes arguments with types, requirement, allowed values and bounds", () => {
+    const tool = findTool("search_merchants");
+    if (!tool) throw new Error("no search_merchants");
+    const lines = describeArguments(inputSchemaOf(tool));
+    expect(lines[0]).toMatch(/^- q \(required\): string; at least 1 characters; at most 200 characters/);
+    expect(lines.some((line) => line.startsWith("- limit (optional): integer; minimum 1; maximum 50"))).toBe(true);
+    expect(lines.at(-1)).toBe("- no other argument is accepted");
+  });
+
+  it("lists enum values", () => {
+    const tool = findTool("contact_service");
+    if (!tool) throw new Error("no contact_service");
+    expect(describeArguments(inputSchemaOf(tool)).join("\n")).toContain(
+      "one of: merchant_inquiry, partnership, support",
+    );
+  });
+
+  it("has generic next steps for the codes a tool can meet", () => {
+    for (const code of [
+      "VALIDATION_ERROR",
+      "MERCHANT_NOT_FOUND",
+      "CONTACT_DISABLED",
+      "ORDER_DISABLED",
+      "FORBIDDEN",
+      "NOT_FOUND",
+      "CONFLICT",
+      "INTERNAL_ERROR",
+    ]) {
+      expect(errorCodes).toContain(code);
+      const text = failureText(
+        null,
+        "some_tool",
+        {
+          error: { code, message: "m" },
+          data: null,
+          _actions: [{ rel: "search", method: "GET", href: "http://x/api/registry/search?q={q}", title: "Search" }],
+          _meta: { request_id: "req-1" },
+        },
+        null,
+        null,
+      );
+      expect(text, code).toContain("What to do next:");
+      expect(text).toContain("- Search: GET http://x/api/registry/search?q={q}");
+    }
+  });
+
+  it("says to send a lead instead of an order", () => {
+    const text = failureText(
+      null,
+      "x",
+      { error: { code: "ORDER_DISABLED", message: "closed" }, data: null, _actions: [], _meta: {} },
+      null,
+      null,
+    );
+    expect(text).toContain("submit_lead");
+    expect(text).toContain('lead_type "quote"');
+  });
+});
+
+describe("discovery documents from the registry", () => {
+  const base = "https://abeille.example";
+
+  it("mcp.json lists the registry's descriptors and the endpoint", () => {
+    const document = mcpDiscovery(base);
+    expect(document.tools).toEqual(toolDescriptors());
+    expect(document.endpoint).toBe(`${base}/api/mcp`);
+  });
+
+  it("the agent card's skills are the tools", () => {
+    const card = agentCard(base);
+    expect(card.skills.map((skill) => skill.id)).toEqual(SPEC_TOOLS);
+    expect(card.url).toBe(`${base}/api/mcp`);
+    expect(card.version).toBe("1.0.0");
+  });
+
+  it("llms.txt follows the llms.txt layout: title, summary, link sections", () => {
+    const text = llmsTxt(base);
+    expect(text).toMatch(/^# Abeille\n\n> .+\n/);
+    expect(text).toContain(`[OpenAPI description](${base}/openapi.json)`);
+    expect(text).toContain("## Tools");
+  });
+
+  it("inlines $defs so the schemas stand alone", () => {
+    const tool = findTool("compare_merchants");
+    if (!tool) throw new Error("no compare_merchants");
+    const schema = inlineJsonSchema(tool.input, "input");
+    expect(JSON.stringify(schema)).toContain("^ab_[a-z0-9]{8}$");
+    expect(schema.$defs).toBeUndefined();
+  });
+});

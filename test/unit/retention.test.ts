@@ -1,0 +1,189 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { checkLeadStatus } from "../../src/domain/leads/check-lead-status.ts";
+import { createLead } from "../../src/domain/leads/create-lead.ts";
+import { leadDeps } from "../../src/domain/leads/lead-deps.ts";
+import { sendLeadMessage } from "../../src/domain/leads/send-lead-message.ts";
+import { submitPlatformContact } from "../../src/domain/platform-contact/submit-platform-contact.ts";
+import { anonymizeExpired, retentionCutoff } from "../../src/domain/privacy/anonymize-expired.ts";
+import { isServiceError } from "../../src/errors/service-error.ts";
+import { setLogLevel } from "../../src/logging.ts";
+import { pruneMailFiles } from "../../src/mail/outbox-files.ts";
+import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
+import { openDatabase } from "../../src/store/db.ts";
+import { ANONYMIZED_EMAIL, ANONYMIZED_NAME, ANONYMIZED_TEXT } from "../../src/store/retention-repository.ts";
+
+const run = promisify(execFile);
+/** This environment without BASE_URL, which vitest sets to "/" (Vite's base): not a setting of ours. */
+const childEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "BASE_URL"));
+const root = path.resolve(import.meta.dirname, "../..");
+let dataDir: string;
+let app: App;
+let clock = new Date("2024-09-01T08:00:00.000Z");
+let abId: string;
+
+beforeAll(async () => {
+  setLogLevel("silent");
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-retention-"));
+  const db = openDatabase(path.join(dataDir, "abeille.db"));
+  await seedDemoRegistry(db, { count: 30, seed: 13, now: new Date("2024-08-01T00:00:00Z"), dataDir });
+  db.$client.close();
+  abId = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")).cases.active_contactable[0];
+  app = createApp(loadConfig({ DATA_DIR: dataDir }), { now: () => clock });
+}, 60_000);
+
+afterAll(() => {
+  app?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("retentionCutoff", () => {
+  it("goes back whole calendar months, clamped to the end of shorter months", () => {
+    expect(retentionCutoff(new Date("2026-11-22T07:00:00.000Z"), 24).toISOString()).toBe("2024-11-22T07:00:00.000Z");
+    expect(retentionCutoff(new Date("2026-03-31T12:00:00.000Z"), 1).toISOString()).toBe("2026-02-28T12:00:00.000Z");
+    expect(retentionCutoff(new Date("2024-02-29T00:00:00.000Z"), 12).toISOString()).toBe("2023-02-28T00:00:00.000Z");
+    expect(retentionCutoff(new Date("2026-01-15T00:00:00.000Z"), 13).toISOString()).toBe("2024-12-15T00:00:00.000Z");
+  });
+});
+
+describe("anonymizeExpired", () => {
+  it("anonymises leads, their messages and platform contacts past the period, keeps what statistics need", () => {
+    const deps = { ...leadDeps(app), notifyOutbox: () => {} };
+    const old = createLead(
+      deps,
+      {
+        ab_id: abId,
+        contact_name: "Zéphyrine Quatremain",
+        contact_email: "zephyrine@exemple-prive.fr",
+        contact_phone: "+33 6 98 76 54 32",
+        lead_type: "quote",
+        message: "Texte privé",
+        ai_context: "Contexte privé",
+        intent_data: { urgency: "within_week", budget_range: "10 000 €", preferred_contact: "phone" },
+        intent: "request_quote",
+      },
+      { agentId: "agt_stats", idempotency: { key: "old-key", callerScope: "ip:x" } },
+    );
+    const message = sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "Message privé" });
+    const contact = submitPlatformContact(
+      { platformContacts: app.platformContacts, now: app.now, notifyOutbox: () => {} },
+      {
+        type: "support",
+        name: "Octave",
+        email: "octave@exemple-prive.fr",
+        phone: "0612345678",
+        company: "SARL",
+        message: "Aide",
+      },
+    );
+    const mailDir = app.config.mail.outboxDir;
+    mkdirSync(mailDir, { recursive: true });
+    const oldFile = path.join(mailDir, "old.eml");
+    writeFileSync(oldFile, "From: x");
+    utimesSync(oldFile, clock, clock);
+
+    clock = new Date("2026-11-22T08:00:00.000Z");
+    const recent = createLead(
+      deps,
+      { ab_id: abId, contact_name: "Récent", contact_email: `r.${randomUUID()}@example.fr`, lead_type: "rdv" },
+      { agentId: null, idempotency: null },
+    );
+    const recentFile = path.join(mailDir, "recent.eml");
+    writeFileSync(recentFile, "From: y");
+
+    const report = anonymizeExpired({
+      retention: app.retention,
+      now: app.now,
+      retentionMonths: 24,
+      pruneMailFiles: (cutoff) => pruneMailFiles(mailDir, cutoff),
+    });
+    expect(report).toMatchObject({
+      cutoff: "2024-11-22T08:00:00.000Z",
+      leads: 1,
+      leadMessages: 1,
+      platformContacts: 1,
+      idempotencyKeys: 1,
+      mailFiles: 1,
+    });
+    expect(report.dedupWindows).toBeGreaterThanOrEqual(1);
+    expect(existsSync(oldFile)).toBe(false);
+    expect(existsSync(recentFile)).toBe(true);
+
+    const sqlite = app.db.$client;
+    const lead = sqlite.prepare("SELECT * FROM leads WHERE lead_id = ?").get(old.leadId) as Record<string, unknown>;
+    expect(lead).toMatchObject({
+      lead_id: old.leadId,
+      ab_id: abId,
+      lead_type: "quote",
+      agent_id: "agt_stats",
+      contact_name: ANONYMIZED_NAME,
+      contact_email: ANONYMIZED_EMAIL,
+      contact_phone: null,
+      message: ANONYMIZED_TEXT,
+      ai_context: null,
+      intent: null,
+      metadata: null,
+      anonymized_at: "2026-11-22T08:00:00.000Z",
+    });
+    expect(JSON.parse(String(lead.intent_data))).toEqual({ urgency: "within_week", preferred_contact: "phone" });
+    expect(lead.created_at).toBe("2024-09-01T08:00:00.000Z");
+    expect(
+      sqlite
+        .prepare("SELECT body, anonymized_at FROM lead_messages WHERE message_id = ?")
+        .get(message.message.message_id),
+    ).toEqual({ body: ANONYMIZED_TEXT, anonymized_at: "2026-11-22T08:00:00.000Z" });
+    expect(
+      sqlite
+        .prepare("SELECT name, email, phone, company, message, type FROM platform_contacts WHERE contact_id = ?")
+        .get(contact.contact_id),
+    ).toEqual({
+      name: ANONYMIZED_NAME,
+      email: ANONYMIZED_EMAIL,
+      phone: null,
+      company: null,
+      message: ANONYMIZED_TEXT,
+      type: "support",
+    });
+    const everything = JSON.stringify(sqlite.prepare("SELECT * FROM leads WHERE lead_id = ?").get(old.leadId));
+    expect(everything).not.toMatch(/exemple-prive|Zéphyrine|98 76|privé/);
+    expect(
+      sqlite
+        .prepare("SELECT count(*) FROM lead_dedup_windows WHERE email_normalized LIKE '%exemple-prive%'")
+        .pluck()
+        .get(),
+    ).toBe(0);
+
+    const untouched = sqlite
+      .prepare("SELECT contact_name, anonymized_at FROM leads WHERE lead_id = ?")
+      .get(recent.leadId);
+    expect(untouched).toEqual({ contact_name: "Récent", anonymized_at: null });
+
+    // The token still answers the status (nothing personal in it); follow-ups are refused.
+    expect(checkLeadStatus(deps, { trackingToken: old.trackingToken }).status.anonymized).toBe(true);
+    try {
+      sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "encore" });
+      throw new Error("expected a refusal");
+    } catch (failure) {
+      expect(isServiceError(failure) && failure.code).toBe("CONFLICT");
+    }
+
+    // Idempotent.
+    const again = anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
+    expect(again).toMatchObject({ leads: 0, leadMessages: 0, platformContacts: 0 });
+  });
+
+  it("runs as `npm run retention` (jobs/retention.ts) and prints its counts", async () => {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "jobs/retention.ts"], {
+      cwd: root,
+      env: { ...childEnv(), DATA_DIR: dataDir, LOG_LEVEL: "silent", LEAD_RETENTION_MONTHS: "1" },
+    });
+    expect(stdout).toMatch(/^retention \(before .*\): \d+ leads, \d+ messages, \d+ platform contacts anonymised/);
+  });
+});

@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FIXTURE, fixtureMerchants, insertFixtureMerchants } from "../../src/search/embedded/contract-fixture.ts";
+import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
+import type { SearchQuery } from "../../src/search/search-index.ts";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+
+const now = () => new Date("2026-06-01T00:00:00.000Z");
+const query = (text: string, more: Partial<SearchQuery> = {}): SearchQuery => ({
+  text,
+  tags: [],
+  near: null,
+  limit: 50,
+  ...more,
+});
+
+let dataDir: string;
+let file: string;
+let db: Db;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "abeille-search-embedded-"));
+  file = path.join(dataDir, "abeille.db");
+  db = openDatabase(file);
+  insertFixtureMerchants(db, fixtureMerchants);
+});
+
+afterEach(() => {
+  db.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const tableNames = () =>
+  db.$client.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'search_%' ORDER BY name").pluck().all();
+
+describe("embedded search index", () => {
+  it("creates its own derived tables, outside the migrations", () => {
+    createEmbeddedSearchIndex(db, { now });
+    expect(tableNames()).toEqual(
+      expect.arrayContaining(["search_geo", "search_merchant_fts", "search_merchants", "search_meta", "search_tags"]),
+    );
+    const migrated = db.$client.prepare("SELECT id FROM schema_migrations").pluck().all() as string[];
+    expect(migrated.some((id) => id.includes("search"))).toBe(false);
+  });
+
+  it("needs a rebuild when new, and rebuilds by itself on the first search", () => {
+    const index = createEmbeddedSearchIndex(db, { now });
+    expect(index.needsRebuild()).toBe(true);
+    expect(index.search(query("boulangerie")).map((hit) => hit.abId)).toContain(FIXTURE.bakeryTrusted);
+    expect(index.needsRebuild()).toBe(false);
+  });
+
+  it("reuses a current index from another instance without rebuilding", () => {
+    createEmbeddedSearchIndex(db, { now }).rebuild();
+    const again = createEmbeddedSearchIndex(db, { now });
+    expect(again.needsRebuild()).toBe(false);
+    expect(again.search(query("coiffure")).length).toBeGreaterThan(0);
+  });
+
+  it("drops and rebuilds an index written by another format", () => {
+    createEmbeddedSearchIndex(db, { now }).rebuild();
+    db.$client.prepare("UPDATE search_meta SET value = 'an-older-format' WHERE key = 'format'").run();
+    const index = createEmbeddedSearchIndex(db, { now });
+    expect(index.needsRebuild()).toBe(true);
+    expect(index.search(query("coiffure")).length).toBeGreaterThan(0);
+    expect(index.needsRebuild()).toBe(false);
+  });
+
+  it("indexes only listed merchants: never archived or suspended ones", () => {
+    createEmbeddedSearchIndex(db, { now }).rebuild();
+    const indexed = db.$client.prepare("SELECT ab_id FROM search_merchants").pluck().all();
+    expect(indexed).not.toContain(FIXTURE.bakeryArchived);
+    expect(indexed).not.toContain(FIXTURE.plumberSuspended);
+    expect(indexed).toContain(FIXTURE.floristPaused);
+    expect(indexed).toContain(FIXTURE.garageProbation);
+  });
+
+  it("numbers merchants most trusted first at rebuild", () => {
+    createEmbeddedSearchIndex(db, { now }).rebuild();
+    const trusts = db.$client.prepare("SELECT trust FROM search_merchants ORDER BY id").pluck().all() as number[];
+    expect(trusts).toEqual([...trusts].sort((a, b) => b - a));
+  });
+
+  it("on a broad query, scores only the most trusted matches (maxRankedMatches)", () => {
+    const index = createEmbeddedSearchIndex(db, { now, maxRankedMatches: 2, candidatePool: 2 });
+    const hits = index.search(query("boulangerie"));
+    // Three listed bakeries match; the two kept are the most trusted (ties by ab_id).
+    expect(hits.map((hit) => hit.abId)).toEqual([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]);
+  });
+
+  it("keeps a point's matches when bounding the work (filters apply before the cut)", () => {
+    const index = createEmbeddedSearchIndex(db, { now, maxRankedMatches: 1, candidatePool: 1 });
+    const hits = index.search(query("coiffure", { near: { lat: 43.2965, lng: 5.3698, radiusKm: 5 } }));
+    expect(hits.map((hit) => hit.abId)).toEqual([FIXTURE.hairMarseille]);
+  });
+
+  it("answers nothing, without failing, from a read-only connection to an unbuilt index", () => {
+    const readonly = openDatabase(file, { readonly: true });
+    try {
+      const index = createEmbeddedSearchIndex(readonly, { now });
+      expect(index.needsRebuild()).toBe(true);
+      expect(index.search(query("boulangerie"))).toEqual([]);
+    } finally {
+      readonly.$client.close();
+    }
+  });
+
+  it("ignores a limit below 1 and an invalid point instead of failing", () => {
+    const index = createEmbeddedSearchIndex(db, { now });
+    expect(index.search(query("boulangerie", { limit: 0 }))).toEqual([]);
+    expect(index.search(query("boulangerie", { near: { lat: Number.NaN, lng: 4, radiusKm: 10 } }))).toEqual([]);
+    expect(index.search(query("boulangerie", { near: { lat: 45, lng: 4, radiusKm: -1 } }))).toEqual([]);
+  });
+});
