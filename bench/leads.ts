@@ -3,23 +3,30 @@
  * accepted lead writes its lead row, duplicate window and outbox row in one transaction), and
  * what duplicate detection costs. The server is the built bundle started like `npm start`.
  *
- *   npx tsx bench/leads.ts [--merchants 2000] [--duration 10] [--connections 10] [--worker separate|none]
+ *   npx tsx bench/leads.ts [--merchants 2000] [--duration 10] [--connections 10]
+ *                          [--worker separate|inprocess|none] [--mail eml|smtp]
+ *   BENCH_TMPDIR=/dev/shm npx tsx bench/leads.ts ...   (DATA_DIR on tmpfs: the disk out of the figure)
  *
  * Scenarios, each against the same server:
  * - distinct: every request a new lead (distinct emails through autocannon's setupRequest);
  * - duplicate: identical submissions (all answered 200 deduplicated after the first);
  * - domain-only: createLead in-process without HTTP, for the share of the framework.
- * With `--worker separate` (default) an outbox worker process drains the rows to .eml files
- * during the load, as a deployment with a separate worker would; `none` leaves them pending.
+ * With `--worker separate` (default) an outbox worker process (`npm run outbox`) drains the rows to
+ * .eml files during the load; `inprocess` leaves it to the server (OUTBOX_WORKER=inprocess, when
+ * jobs/start.ts runs it); `none` leaves the rows pending.
+ * `--mail eml` (default) delivers as the demo does (.eml files in DATA_DIR/outbox); `--mail smtp`
+ * delivers to an SMTP sink (smtp-server) run by the bench, as production would.
  * After the load the bench checks that every 201 has its lead and outbox row, then times the
  * drain of what is left (emails written per second).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { SMTPServer } from "smtp-server";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { createLead } from "../src/domain/leads/create-lead.ts";
@@ -38,6 +45,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "10" },
     port: { type: "string", default: "4398" },
     worker: { type: "string", default: "separate" },
+    mail: { type: "string", default: "eml" },
   },
 });
 const durationSeconds = Number(values.duration);
@@ -58,15 +66,37 @@ if (!existsSync(path.join(root, "dist/server/entry.mjs"))) {
   execFileSync("npx", ["astro", "build"], { cwd: root, stdio: "inherit" });
 }
 
-const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-bench-leads-"));
+let smtpSink: SMTPServer | null = null;
+let smtpUrl = "";
+let sunk = 0;
+if (values.mail === "smtp") {
+  smtpSink = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, _session, callback) {
+      stream.on("data", () => {});
+      stream.on("end", () => {
+        sunk += 1;
+        callback();
+      });
+    },
+  });
+  const sink = smtpSink;
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  smtpUrl = `smtp://127.0.0.1:${(sink.server.address() as AddressInfo).port}`;
+}
+
+const dataDir = mkdtempSync(path.join(process.env.BENCH_TMPDIR ?? os.tmpdir(), "abeille-bench-leads-"));
 const env = {
   DATA_DIR: dataDir,
   LOG_LEVEL: "warn",
   DEMO_SEED_COUNT: "0",
   RATE_LIMIT_ANON_HOURLY: "1000000000",
-  SMTP_URL: "",
+  SMTP_URL: smtpUrl,
   SMTP_HOST: "",
   OUTBOX_POLL_MS: "500",
+  OUTBOX_WORKER: values.worker === "inprocess" ? "inprocess" : "off",
 };
 process.stdout.write(`seeding ${values.merchants} merchants...\n`);
 execFileSync(process.execPath, [...tsxImport, "jobs/seed.ts", "--count", values.merchants], {
@@ -204,12 +234,13 @@ const domainDuplicate = await timeInProcess(
   5000,
 );
 app.close();
+smtpSink?.close();
 rmSync(dataDir, { recursive: true, force: true });
 
 const lines = [
   `# Lead bench ${new Date().toISOString()}`,
   "",
-  `Node ${process.version}, ${os.cpus().length} cores, ${values.merchants} merchants, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback; outbox worker: ${values.worker}.`,
+  `Node ${process.version}, ${os.cpus().length} cores, ${values.merchants} merchants, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback; outbox worker: ${values.worker}; mail: ${values.mail}${smtpSink ? ` (${sunk} emails reached the SMTP sink)` : ""}; DATA_DIR under ${path.dirname(dataDir)}.`,
   "",
   "| scenario | req/s | accepted (201) /s | p50 ms | p99 ms | statuses | errors |",
   "|---|---|---|---|---|---|---|",
@@ -220,7 +251,7 @@ const lines = [
   "",
   `- domain only, createLead in-process: distinct ${domainDistinct.opsPerSecond}/s (p50 ${domainDistinct.p50Ms} ms, p99 ${domainDistinct.p99Ms} ms); duplicate ${domainDuplicate.opsPerSecond}/s (p50 ${domainDuplicate.p50Ms} ms, p99 ${domainDuplicate.p99Ms} ms)`,
   `- stored: ${leadRows} leads for ${created201} answers 201 (warm-up included); leads without an outbox row: ${orphanLeads}`,
-  `- outbox after the load: ${JSON.stringify(byStatusDuringLoad)}; drain of the rest to .eml: ${drained.sent} in ${round(drainSeconds, 2)} s (${Math.round(drained.sent / Math.max(drainSeconds, 0.001))} emails/s)`,
+  `- outbox after the load: ${JSON.stringify(byStatusDuringLoad)}; drain of the rest (${values.mail}): ${drained.sent} in ${round(drainSeconds, 2)} s (${Math.round(drained.sent / Math.max(drainSeconds, 0.001))} emails/s)`,
   `- server memory after the load: RSS ${serverMemory.rss} MB (peak ${serverMemory.peak} MB)`,
   "",
 ];

@@ -30,14 +30,25 @@ const PARIS = { lat: 48.8566, lng: 2.3522 };
 const queries: [label: string, query: SearchQuery][] = [
   ["boulangerie", { text: "boulangerie", tags: [], near: null, limit: 10 }],
   ["plombier paris", { text: "plombier paris", tags: [], near: null, limit: 10 }],
-  ["coiffure near Lyon 10 km + tag", { text: "coiffure", tags: ["bio"], near: { ...LYON, radiusKm: 10 }, limit: 10 }],
+  [
+    "coiffure near Lyon 10 km + tag",
+    { text: "coiffure", tags: ["balayage"], near: { ...LYON, radiusKm: 10 }, limit: 10 },
+  ],
   ["coiffure near Lyon 10 km", { text: "coiffure", tags: [], near: { ...LYON, radiusKm: 10 }, limit: 10 }],
   ["Plombiers à Lyon (limit 50)", { text: "Plombiers à Lyon", tags: [], near: null, limit: 50 }],
   ["boulan (prefix)", { text: "boulan", tags: [], near: null, limit: 10 }],
   ["restaurant near Paris 10 km", { text: "restaurant", tags: [], near: { ...PARIS, radiusKm: 10 }, limit: 10 }],
   ["qualité (very common word)", { text: "qualité", tags: [], near: null, limit: 10 }],
+  ["quali (prefix of a very common word)", { text: "quali", tags: [], near: null, limit: 10 }],
   ["pa (2-letter prefix)", { text: "pa", tags: [], near: null, limit: 10 }],
-  ["tags only: bio + livraison", { text: "de la", tags: ["bio", "livraison"], near: null, limit: 10 }],
+  [
+    "tags only: installation + depannage",
+    { text: "de la", tags: ["installation", "depannage"], near: null, limit: 10 },
+  ],
+  [
+    "tags + point: fait-maison, Paris 10 km",
+    { text: "", tags: ["fait-maison"], near: { ...PARIS, radiusKm: 10 }, limit: 10 },
+  ],
   ["geo only: Paris 5 km", { text: "le", tags: [], near: { ...PARIS, radiusKm: 5 }, limit: 10 }],
   ["75011", { text: "75011", tags: [], near: null, limit: 10 }],
   ["hostile 2,000 chars", { text: `"*NEAR( OR -^:{} '${"x".repeat(1_950)}`, tags: [], near: null, limit: 10 }],

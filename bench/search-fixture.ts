@@ -60,6 +60,10 @@ const TAGS = [
   "garantie",
   "à emporter",
   "accessible PMR",
+  "balayage",
+  "fait-maison",
+  "installation",
+  "depannage",
 ];
 
 const WORDS = (

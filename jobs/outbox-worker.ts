@@ -8,6 +8,7 @@
  * against one database: their claims never overlap. Without SMTP settings, emails are written as
  * .eml files under DATA_DIR/outbox/.
  */
+import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { createApp } from "../src/app.ts";
@@ -36,6 +37,12 @@ async function main(): Promise<void> {
       app.close();
     }
     return;
+  }
+  // Email rendering is background work: on a shared machine the server's requests go first.
+  try {
+    os.setPriority(10);
+  } catch {
+    // not permitted here; run at normal priority
   }
   const worker = startOutboxWorker(app);
   const stop = (signal: string) => {

@@ -30,6 +30,8 @@ export type Operation =
   | "order"
   | "agent_registration"
   | "attribution"
+  /** POST /api/contact/platform: counted, open to every caller (a Reader key may write to support). */
+  | "platform_contact"
   | "tool"
   | "open";
 

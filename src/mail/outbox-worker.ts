@@ -4,6 +4,8 @@ import { type DispatchDeps, type DispatchReport, drainOutbox } from "./dispatch-
 import { outboxSignal } from "./outbox-signal.ts";
 import { createMailTransport, type MailTransport } from "./transport.ts";
 
+const NUDGE_DELAY_MS = 50;
+
 export interface OutboxWorker {
   /** Runs a drain now (or waits for the one running) and returns what it did. */
   runNow(): Promise<DispatchReport>;
@@ -41,7 +43,7 @@ export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): 
   let current: Promise<DispatchReport> | null = null;
   let again = false;
   let stopped = false;
-  let immediate: NodeJS.Immediate | null = null;
+  let pending: NodeJS.Timeout | null = null;
 
   const run = (): Promise<DispatchReport> => {
     if (current) {
@@ -72,12 +74,14 @@ export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): 
     return current;
   };
 
+  // A nudge runs a drain shortly after the commit: a burst of leads gathers into a few batches
+  // instead of one drain per lead competing with request handling.
   const nudge = () => {
-    if (stopped || immediate) return;
-    immediate = setImmediate(() => {
-      immediate = null;
+    if (stopped || pending) return;
+    pending = setTimeout(() => {
+      pending = null;
       void run();
-    });
+    }, NUDGE_DELAY_MS);
   };
   const timer = setInterval(() => void run(), pollMs);
   timer.unref();
@@ -90,7 +94,7 @@ export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): 
     async stop() {
       stopped = true;
       clearInterval(timer);
-      if (immediate) clearImmediate(immediate);
+      if (pending) clearTimeout(pending);
       outboxSignal().off("written", nudge);
       await current;
       transport.close();

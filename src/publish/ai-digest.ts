@@ -1,10 +1,5 @@
 import { buildLeadContract, LEAD_REQUIRED_FIELDS, type LeadType } from "../domain/lead-contract.ts";
-import {
-  factConfidence,
-  shortDescription,
-  wordCount,
-  yearsBetween,
-} from "../domain/registry/decision-card.ts";
+import { factConfidence, shortDescription, wordCount, yearsBetween } from "../domain/registry/decision-card.ts";
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { AI_DIGEST_VERSION, type AiDigest } from "../schemas/documents.ts";
@@ -105,19 +100,22 @@ export function buildAiDigest(view: MerchantView): AiDigest {
       can_order: state.can_order,
       blocked_because: [...state.blocked_because],
     },
-    credentials: facts.map((fact) => ({
-      key: fact.signal.key,
-      label: fact.definition.label,
-      label_fr: fact.definition.labelFr,
-      status: fact.status,
-      proof_status: fact.proof,
-      source: fact.signal.source,
-      component: fact.component,
-      points: fact.points,
-      verified_at: fact.signal.verifiedAt,
-      expires_at: fact.signal.expiresAt,
-      evidence_url: fact.evidenceUrl,
-    })),
+    // What backs the score: verified, unexpired signals with their evidence; the rest by key and status.
+    credentials: facts
+      .filter((fact) => fact.status === "verified")
+      .map((fact) => ({
+        key: fact.signal.key,
+        label: fact.definition.label,
+        proof_status: fact.proof,
+        component: fact.component,
+        points: fact.points,
+        verified_at: fact.signal.verifiedAt,
+        expires_at: fact.signal.expiresAt,
+        evidence_url: fact.evidenceUrl,
+      })),
+    other_signals: facts
+      .filter((fact) => fact.status !== "verified")
+      .map((fact) => ({ key: fact.signal.key, status: fact.status as "unverified" | "failed" | "expired" })),
     citable_snippets: citableSnippets(view),
     contact: {
       can_contact: state.can_contact,
@@ -126,8 +124,8 @@ export function buildAiDigest(view: MerchantView): AiDigest {
       method: "POST",
       content_type: "application/json",
       required_fields: [...LEAD_REQUIRED_FIELDS],
+      optional_fields: contract.base_fields.filter((field) => !field.required).map((field) => field.name),
       lead_types: leadTypes,
-      base_fields: contract.base_fields,
       sector_fields: contract.sector_fields,
       sector_fields_path: contract.sector_fields_path,
       example_payload: { ...contract.example_payload, lead_type: primaryLeadType },

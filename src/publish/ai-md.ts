@@ -72,7 +72,10 @@ export function buildAiMd(view: MerchantView): string {
     ...line("E-mail", isBusinessEmail(merchant.email, merchant.website) ? merchant.email : null),
     ...line("Site web", merchant.website),
     ...line("Statut", `${merchant.status} (${STATUS_LABELS_FR[merchant.status] ?? merchant.status})`),
-    ...line("Création", `${formatDateFr(merchant.foundedOn)} (${yearsBetween(merchant.foundedOn, options.now)} ans d'activité)`),
+    ...line(
+      "Création",
+      `${formatDateFr(merchant.foundedOn)} (${yearsBetween(merchant.foundedOn, options.now)} ans d'activité)`,
+    ),
     ...line("Langues", merchant.languages.map((code) => LANGUAGE_LABELS_FR[code] ?? code).join(", ")),
     ...line("Zone d'intervention", merchant.zones.map(escapeMarkdown).join(", ")),
     ...line("Autres pages", merchant.sameAs.join(", ")),
@@ -168,7 +171,9 @@ export function buildAiMd(view: MerchantView): string {
       ...(contract.sector_fields.length > 0
         ? [
             `- Champs du secteur, dans \`${contract.sector_fields_path}\` : ${contract.sector_fields
-              .map((field) => `\`${field.name}\` (${field.type}${field.options ? ` : ${field.options.join(" | ")}` : ""})`)
+              .map(
+                (field) => `\`${field.name}\` (${field.type}${field.options ? ` : ${field.options.join(" | ")}` : ""})`,
+              )
               .join(", ")}`,
           ]
         : []),

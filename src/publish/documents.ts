@@ -48,10 +48,7 @@ export const MERCHANT_RENDERERS: Record<MerchantDocumentKind, (view: MerchantVie
 };
 
 /** Which published kind (and merchant) a request path names, or null. */
-export function matchPublishedPath(
-  pathname: string,
-  search: string,
-): { kind: PublishedKind; abId: string } | null {
+export function matchPublishedPath(pathname: string, search: string): { kind: PublishedKind; abId: string } | null {
   const merchantDoc = /^\/api\/merchants\/(ab_[a-z0-9]{8})\/(jsonld|ai-digest|decision-card)$/.exec(pathname);
   // Documents answer the same bytes whatever the query string (their _links.self is canonical).
   if (merchantDoc) return { kind: merchantDoc[2] as MerchantDocumentKind, abId: merchantDoc[1] as string };

@@ -1,5 +1,4 @@
 import type { Signal } from "../domain/merchant.ts";
-import type { MerchantState } from "../schemas/envelope.ts";
 import {
   EVIDENCE_SIGNALS,
   type ProofStatus,
@@ -9,6 +8,7 @@ import {
   signalPosition,
   type TrustComponent,
 } from "../domain/trust/signal-catalog.ts";
+import type { MerchantState } from "../schemas/envelope.ts";
 import { evidenceUrl } from "./links.ts";
 import type { MerchantView } from "./view.ts";
 

@@ -85,8 +85,18 @@ export function buildJsonLd(view: MerchantView): JsonLd {
       },
     ],
     subjectOf: [
-      { "@type": "DigitalDocument", name: "Fiche pour les modèles de langage", url: links.aiMd, encodingFormat: "text/markdown" },
-      { "@type": "DigitalDocument", name: "Manifeste de vérification signé", url: links.manifest, encodingFormat: "application/json" },
+      {
+        "@type": "DigitalDocument",
+        name: "Fiche pour les modèles de langage",
+        url: links.aiMd,
+        encodingFormat: "text/markdown",
+      },
+      {
+        "@type": "DigitalDocument",
+        name: "Manifeste de vérification signé",
+        url: links.manifest,
+        encodingFormat: "application/json",
+      },
     ],
     mainEntityOfPage: links.microsite,
     dateModified: view.generatedAt,

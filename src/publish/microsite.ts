@@ -75,7 +75,7 @@ export function buildMicrosite(view: MerchantView): string {
 <body>
 <a class="skip-link" href="#contenu">Aller au contenu</a>
 <header class="site-header">
-<p class="brand"><span aria-hidden="true">🐝</span> Abeille <span class="brand-tagline">registre des commerçants vérifiés</span></p>
+<p class="brand">Abeille <span class="brand-tagline">registre des commerçants vérifiés</span></p>
 <nav aria-label="Sections de la fiche">
 <ul>
 <li><a href="#confiance">Confiance</a></li>
@@ -159,7 +159,9 @@ function trustSection(view: MerchantView): SafeHtml {
   const facts = evidenceFacts(view);
   const components = trustComponents.map((component) => {
     const value = breakdown[component];
-    const items = facts.filter((fact) => fact.component === component && (fact.points > 0 || fact.status === "verified"));
+    const items = facts.filter(
+      (fact) => fact.component === component && (fact.points > 0 || fact.status === "verified"),
+    );
     return html`<li class="component">
 <h3><span>${COMPONENT_LABELS_FR[component]}</span> <span class="component-score">${value}/25</span></h3>
 <div class="bar" aria-hidden="true"><span style="width: ${Math.round((value / 25) * 100)}%"></span></div>

@@ -23,7 +23,7 @@ export function buildNotFoundPage(options: { title?: string; message?: string } 
 <body>
 <a class="skip-link" href="#contenu">Aller au contenu</a>
 <header class="site-header">
-<p class="brand"><span aria-hidden="true">🐝</span> Abeille <span class="brand-tagline">registre des commerçants vérifiés</span></p>
+<p class="brand">Abeille <span class="brand-tagline">registre des commerçants vérifiés</span></p>
 </header>
 <main id="contenu" tabindex="-1" class="not-found">
 <h1>${title}</h1>

@@ -19,7 +19,6 @@ import { merchantFolders } from "./documents.ts";
 export const STATE_DIRNAME = ".abeille";
 export const INDEX_FILENAME = "index.json";
 export const SERVE_INDEX_FILENAME = "serve-index.tsv";
-const TEMP_DIRNAME = "tmp";
 
 export interface IndexEntry {
   status: string;
@@ -48,32 +47,37 @@ export interface PublishIndex {
   files: Record<string, string>;
 }
 
+/** Temporary files are hidden siblings of their target: `.<name>.tmp-<writer>-<n>`. */
+const TEMP_MARK = ".tmp-";
+const RUN_MARKER = "run-in-progress";
+
 /**
- * The publish folder: files at their public URL paths, written atomically (a temporary file in
- * `.abeille/tmp` on the same file system, then a rename), so a reader (our server, nginx, a CDN
- * sync) sees either the old or the new bytes, never a partial file.
+ * The publish folder: files at their public URL paths, written atomically (a hidden temporary
+ * file beside the target, then a rename over it), so a reader (our server, nginx, a CDN sync) sees
+ * either the old or the new bytes, never a partial file. A run marks the folder while it works; a
+ * run that finds the mark of an interrupted one first sweeps the temporary files it left.
  */
 export class PublishFolder {
   readonly stateDir: string;
-  private readonly tempDir: string;
   private readonly madeDirs = new Set<string>();
   private sequence = 0;
-  private readonly tempPrefix = `${process.pid}-${randomBytes(4).toString("hex")}-`;
+  private readonly tempTag = `${TEMP_MARK}${process.pid.toString(36)}${randomBytes(3).toString("hex")}-`;
 
   constructor(readonly root: string) {
     this.stateDir = path.join(root, STATE_DIRNAME);
-    this.tempDir = path.join(this.stateDir, TEMP_DIRNAME);
   }
 
-  /** Creates the folder; leftovers of an interrupted run (temporary files) are removed. */
+  /** Creates the folder and marks a run in progress; sweeps what an interrupted run left behind. */
   open(): void {
-    mkdirSync(this.root, { recursive: true });
-    rmSync(this.tempDir, { recursive: true, force: true });
-    mkdirSync(this.tempDir, { recursive: true });
+    mkdirSync(this.stateDir, { recursive: true });
+    const marker = path.join(this.stateDir, RUN_MARKER);
+    if (existsSync(marker)) this.sweepTemporaryFiles();
+    writeFileSync(marker, String(process.pid));
   }
 
-  close(): void {
-    rmSync(this.tempDir, { recursive: true, force: true });
+  /** Ends a run; the mark stays when the run failed, so the next one sweeps. */
+  close(success: boolean): void {
+    if (success) rmSync(path.join(this.stateDir, RUN_MARKER), { force: true });
   }
 
   full(relative: string): string {
@@ -88,21 +92,30 @@ export class PublishFolder {
     const target = this.full(relative);
     const dir = path.dirname(target);
     if (!this.madeDirs.has(dir)) {
-      mkdirSync(dir, { recursive: true });
+      makeDirectory(dir);
       this.madeDirs.add(dir);
     }
-    const temp = path.join(this.tempDir, `${this.tempPrefix}${this.sequence++}.tmp`);
-    writeFileSync(temp, body);
+    const temp = path.join(dir, `.${path.basename(target)}${this.tempTag}${this.sequence++}`);
     try {
+      writeFileSync(temp, body);
       renameSync(temp, target);
     } catch (error) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // already gone
-      }
+      rmSync(temp, { force: true });
       throw error;
     }
+  }
+
+  /** Every temporary file under the folder (none once a run is over). */
+  temporaryFiles(): string[] {
+    const found: string[] = [];
+    walk(this.root, (file) => {
+      if (path.basename(file).includes(TEMP_MARK)) found.push(file);
+    });
+    return found;
+  }
+
+  private sweepTemporaryFiles(): void {
+    for (const file of this.temporaryFiles()) rmSync(file, { force: true });
   }
 
   remove(relative: string): boolean {
@@ -161,20 +174,37 @@ export class PublishFolder {
     this.write(path.join(STATE_DIRNAME, name), text);
   }
 
-  /** Files left in the temporary folder (none once a run is over). */
-  leftoverTemporaryFiles(): string[] {
-    try {
-      return readdirSync(this.tempDir);
-    } catch {
-      return [];
-    }
-  }
-
   mtimeMs(relative: string): number | null {
     try {
       return statSync(this.full(relative)).mtimeMs;
     } catch {
       return null;
     }
+  }
+}
+
+/** One mkdir when the parent exists (the usual case), the recursive walk only when it does not. */
+function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    if (code !== "ENOENT") throw error;
+    mkdirSync(dir, { recursive: true });
+  }
+}
+
+function walk(directory: string, visit: (file: string) => void): void {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = readdirSync(directory, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) walk(full, visit);
+    else visit(full);
   }
 }

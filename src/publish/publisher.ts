@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { createTask } from "node-cron";
 import type { Db } from "../store/db.ts";
@@ -7,8 +7,8 @@ import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
 import {
   INDEX_FILENAME,
   type IndexEntry,
-  type PublishIndex,
   PublishFolder,
+  type PublishIndex,
   SERVE_INDEX_FILENAME,
 } from "./publish-folder.ts";
 import { type BatchContext, type BatchItem, type BatchResult, emptyCounters, renderBatch } from "./render-batch.ts";
@@ -99,12 +99,16 @@ export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
   const started = performance.now();
   const now = input.now ?? new Date();
   const folder = new PublishFolder(input.settings.publishDir);
-  folder.open();
+  mkdirSync(folder.stateDir, { recursive: true });
   const releaseLock = acquireLock(path.join(folder.stateDir, LOCK_FILENAME));
+  let success = false;
   try {
-    return await refreshLocked(input, folder, now, started);
+    folder.open();
+    const summary = await refreshLocked(input, folder, now, started);
+    success = true;
+    return summary;
   } finally {
-    folder.close();
+    folder.close(success);
     releaseLock();
   }
 }

@@ -4,8 +4,8 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../store/db.ts";
-import { readTransactionOf } from "./publisher.ts";
 import { PublishFolder } from "./publish-folder.ts";
+import { readTransactionOf } from "./publisher.ts";
 import { type BatchItem, renderBatch } from "./render-batch.ts";
 import { publishSigning } from "./signing-hooks.ts";
 import { createProfileLoader } from "./source-store.ts";

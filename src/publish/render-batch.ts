@@ -85,7 +85,7 @@ function renderItems(context: BatchContext, items: readonly BatchItem[]): BatchR
 
 function snapshotDue(context: BatchContext, old: IndexEntry | null, cardHash: string | null): boolean {
   if (!context.issueSnapshot) return false;
-  if (!old || !old.snapshotExpiresAt || !old.hashes.snapshot) return true;
+  if (!old?.snapshotExpiresAt || !old.hashes.snapshot) return true;
   if (cardHash !== null && cardHash !== old.cardHash) return true;
   return Date.parse(old.snapshotExpiresAt) <= context.renewBeforeMs;
 }
@@ -108,7 +108,9 @@ function renderOne(
     old.since === period.since &&
     old.until === period.until &&
     !snapshotDue(context, old, null) &&
-    MERCHANT_DOCUMENT_KINDS.every((kind) => old.hashes[kind] !== undefined && folder.exists(publishedPath(kind, abId))) &&
+    MERCHANT_DOCUMENT_KINDS.every(
+      (kind) => old.hashes[kind] !== undefined && folder.exists(publishedPath(kind, abId)),
+    ) &&
     (!old.hashes.snapshot || folder.exists(publishedPath("snapshot", abId)))
   ) {
     counters.skipped += 1;

@@ -38,7 +38,8 @@ export function formatServeIndex(
   rows: Iterable<[abId: string, stamp: string, until: string | null, snapshotExpiresAt: string | null]>,
 ): string {
   const lines = [`${HEADER}\t1\t${publishKey}`];
-  for (const [abId, stamp, until, snapshot] of rows) lines.push(`${abId}\t${stamp}\t${until ?? "-"}\t${snapshot ?? "-"}`);
+  for (const [abId, stamp, until, snapshot] of rows)
+    lines.push(`${abId}\t${stamp}\t${until ?? "-"}\t${snapshot ?? "-"}`);
   return `${lines.join("\n")}\n`;
 }
 

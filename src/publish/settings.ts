@@ -29,7 +29,9 @@ const flag = (fallback: boolean) =>
   z
     .enum(["true", "false", "1", "0", "yes", "no", ""])
     .optional()
-    .transform((value) => (value === undefined || value === "" ? fallback : value === "true" || value === "1" || value === "yes"));
+    .transform((value) =>
+      value === undefined || value === "" ? fallback : value === "true" || value === "1" || value === "yes",
+    );
 
 const settingsSchema = z.object({
   PUBLISH_DIR: z.string().min(1).optional(),

@@ -63,7 +63,11 @@ export function createPublishSource(db: Db): PublishSource {
     `SELECT m.ab_id AS ab_id, m.status AS status, ${STAMP_SQL} AS stamp FROM merchants m WHERE m.ab_id = ?`,
   );
   const count = sqlite.prepare<[], { n: number }>("SELECT count(*) AS n FROM merchants");
-  const toStamp = (row: StampRow): MerchantStamp => ({ abId: row.ab_id, status: row.status, stamp: stampHash(row.stamp) });
+  const toStamp = (row: StampRow): MerchantStamp => ({
+    abId: row.ab_id,
+    status: row.status,
+    stamp: stampHash(row.stamp),
+  });
   return {
     stampsAfter: (afterAbId, limit) => after.all(afterAbId, limit).map(toStamp),
     stampOf: (abId) => {
@@ -82,7 +86,8 @@ const json = <T>(value: unknown, fallback: T): T =>
   value === null || value === undefined ? fallback : (JSON.parse(value as string) as T);
 const bool = (value: unknown): boolean => Boolean(value);
 const text = (value: unknown): string => value as string;
-const textOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : (value as string));
+const textOrNull = (value: unknown): string | null =>
+  value === null || value === undefined ? null : (value as string);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : (value as number));
 
 function toMerchant(row: Row): Merchant {

@@ -82,7 +82,9 @@ export function nginxSnippet(): string {
 #     root /srv/abeille/publish;
 #     include /srv/abeille/publish/_nginx.conf;
 # The manifest's snapshot query (?snapshot=1) maps to the published snapshot file.
-location ~ ^/(\\.abeille|_headers|_nginx\\.conf) { return 404; }
+# Job state (.abeille/), temporary files of a run in progress and these configurations are not served.
+location ~ /\\.(?!well-known/) { return 404; }
+location ~ ^/(_headers|_nginx\\.conf)$ { return 404; }
 location ~ ^/api/registry/verify/(?<abeille_ab_id>ab_[a-z0-9]{8})$ {
     if ($arg_snapshot ~ "^(1|true)$") { rewrite ^ /api/registry/verify/$abeille_ab_id/snapshot last; }
     return 404;

@@ -1,8 +1,8 @@
 import os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { BatchRunner, RefreshInput } from "./publisher.ts";
-import type { BatchItem, BatchResult } from "./render-batch.ts";
 import type { WorkerSetup } from "./refresh-worker.ts";
+import type { BatchItem, BatchResult } from "./render-batch.ts";
 
 /**
  * Renders batches in worker threads (one per core by default, at most 4), so a full refresh uses

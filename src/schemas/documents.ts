@@ -28,7 +28,9 @@ const digestJobSchema = z.discriminatedUnion("kind", [
     kind: z.literal("product"),
     job: z.string(),
     description_short: z.string(),
-    price: z.string().meta({ description: "As a French reader would read it: 120,00 €, à partir de 45,00 €, sur devis" }),
+    price: z
+      .string()
+      .meta({ description: "As a French reader would read it: 120,00 €, à partir de 45,00 €, sur devis" }),
     price_cents: z.number().int().nullable(),
     currency: z.string(),
     pricing_model: z.string(),
@@ -60,7 +62,10 @@ export const aiDigestSchema = z
       latitude: z.number().nullable(),
       longitude: z.number().nullable(),
       phone: z.string().nullable(),
-      email: z.string().nullable().meta({ description: "Only a role mailbox on the merchant's own domain; null otherwise" }),
+      email: z
+        .string()
+        .nullable()
+        .meta({ description: "Only a role mailbox on the merchant's own domain; null otherwise" }),
       website: z.string().nullable(),
       merchant_status: merchantStatusSchema,
       languages: z.array(z.string()),
@@ -82,21 +87,21 @@ export const aiDigestSchema = z
       can_order: z.boolean(),
       blocked_because: z.array(z.string()),
     }),
-    credentials: z.array(
-      z.object({
-        key: z.string(),
-        label: z.string(),
-        label_fr: z.string(),
-        status: z.enum(["verified", "unverified", "failed", "expired"]),
-        proof_status: z.enum(["official_source_verified", "machine_consistent", "merchant_declared"]),
-        source: z.enum(["official_api", "platform_observed", "merchant_declared"]),
-        component: z.enum(["experience", "expertise", "authority", "trust"]),
-        points: z.number().int().min(0),
-        verified_at: z.string().nullable(),
-        expires_at: z.string().nullable(),
-        evidence_url: z.url().nullable(),
-      }),
-    ),
+    credentials: z
+      .array(
+        z.object({
+          key: z.string(),
+          label: z.string(),
+          proof_status: z.enum(["official_source_verified", "machine_consistent", "merchant_declared"]),
+          component: z.enum(["experience", "expertise", "authority", "trust"]),
+          points: z.number().int().min(0),
+          verified_at: z.string().nullable(),
+          expires_at: z.string().nullable(),
+          evidence_url: z.url().nullable(),
+        }),
+      )
+      .meta({ description: "Verified, unexpired signals: what the trust score rests on" }),
+    other_signals: z.array(z.object({ key: z.string(), status: z.enum(["unverified", "failed", "expired"]) })),
     citable_snippets: z.array(z.object({ text: z.string(), url: z.url() })),
     contact: z.object({
       can_contact: z.boolean(),
@@ -105,8 +110,8 @@ export const aiDigestSchema = z
       method: z.literal("POST"),
       content_type: z.literal("application/json"),
       required_fields: z.array(z.string()),
+      optional_fields: z.array(z.string()),
       lead_types: z.array(leadTypeSchema),
-      base_fields: z.array(leadContractFieldSchema),
       sector_fields: z.array(leadContractFieldSchema),
       sector_fields_path: z.literal("metadata"),
       example_payload: z.record(z.string(), z.unknown()),

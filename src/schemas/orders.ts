@@ -87,7 +87,6 @@ export type CreateOrderBody = z.output<typeof createOrderBodySchema>;
 export const orderPaymentSchema = z
   .object({
     provider: z.literal("stripe"),
-    checkout_session_id: z.string(),
     /** Null in a hosted checkout until the customer confirms. */
     payment_intent_id: z.string().nullable(),
     /** Null in a hosted checkout (only embedded checkouts have one). */
@@ -95,7 +94,8 @@ export const orderPaymentSchema = z
     payment_link: z.url(),
     amount: z.number().int().positive(),
     currency: z.literal("eur"),
-    expires_at: z.iso.datetime().nullable(),
+    /** When the hosted checkout closes (23 hours after creation). */
+    expires_at: z.iso.datetime(),
   })
   .meta({ id: "OrderPayment" });
 

@@ -217,9 +217,13 @@ export function isStopWord(word: string): boolean {
 export function splitWords(text: string): string[] {
   const folded = foldCase(text);
   // Most folded French text is ASCII: plain regexes are several times faster than Unicode ones.
-  const parts = ASCII_ONLY.test(folded)
-    ? folded.replace(ASCII_ELISION, "$1").split(ASCII_SEPARATORS)
-    : folded.replace(ELISION, "$1").split(SEPARATORS);
+  let parts: string[];
+  if (ASCII_ONLY.test(folded)) {
+    const elisions = folded.includes("'") || folded.includes("`");
+    parts = (elisions ? folded.replace(ASCII_ELISION, "$1") : folded).split(ASCII_SEPARATORS);
+  } else {
+    parts = folded.replace(ELISION, "$1").split(SEPARATORS);
+  }
   const words: string[] = [];
   for (const word of parts) {
     if (word.length === 0) continue;
@@ -287,9 +291,4 @@ export function queryTerms(text: string): QueryTerm[] {
  */
 export function normalizeTag(tag: string): string {
   return splitWords(tag).map(singularize).join(" ");
-}
-
-/** True when a value looks like a French postal code (5 digits). */
-export function isPostalCode(word: string): boolean {
-  return /^\d{5}$/.test(word);
 }

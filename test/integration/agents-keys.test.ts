@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentRegistrationSchema, agentVerificationSchema } from "../../src/schemas/agents.ts";
 import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
 import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
@@ -65,9 +66,12 @@ describe("POST /api/agents/register", () => {
     expect(body.agent_id).toMatch(/^agt_[0-9a-z]{20}$/);
     expect(body.api_key).toMatch(/^abk_[0-9A-Za-z]{40}$/);
     expectMeta(body);
+    expect(agentRegistrationSchema.safeParse(body).error).toBeUndefined();
     expect(body._actions.map((action: JsonObject) => action.rel)).toContain("verify_key");
 
     const verified = await server.getJson(`/api/agents/verify?token=${body.api_key}`);
+    expect(agentVerificationSchema.safeParse(verified.body).error).toBeUndefined();
+    expect(verified.body._links.self).toBe(`${TEST_BASE_URL}/api/agents/verify?token=REDACTED`);
     expect(JSON.stringify(verified.body)).not.toContain(body.api_key);
     const listed = agentsCommand("list", "--json");
     expect(listed).toContain(body.agent_id);

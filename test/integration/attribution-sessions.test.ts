@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attributionConversionSchema, attributionSessionSchema } from "../../src/schemas/attribution.ts";
 import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
 import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
@@ -63,6 +64,7 @@ describe("POST /api/attribution/session", () => {
     expect(headers.get("cache-control")).toBe("no-store");
     expect(body.success).toBe(true);
     expectMeta(body);
+    expect(attributionSessionSchema.safeParse(body.data).error).toBeUndefined();
     expect(body.data).toMatchObject({
       evidence_level: "bot_user_agent",
       evidence: ["bot_user_agent", "campaign", "referrer"],
@@ -133,6 +135,7 @@ describe("POST /api/attribution/convert", () => {
     const leadId = insertLead(abId);
     const { status, body } = await convert({ session_id: session.session_id, lead_id: leadId });
     expect(status).toBe(200);
+    expect(attributionConversionSchema.safeParse(body.data).error).toBeUndefined();
     expect(body.data).toMatchObject({
       session_id: session.session_id,
       conversion: "lead",

@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { orderCreatedSchema } from "../../src/schemas/orders.ts";
 import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
 import { FAKE_STRIPE_SECRET_KEY, type FakeStripe, startFakeStripe } from "../helpers/fake-stripe.ts";
 import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
@@ -146,6 +147,7 @@ describe("POST /api/orders/create with the rail open", () => {
     expect(status).toBe(201);
     expect(headers.get("cache-control")).toBe("no-store");
     expect(body.success).toBe(true);
+    expect(orderCreatedSchema.safeParse(body).error).toBeUndefined();
     expect(body.order_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(body.status).toBe("payment_pending");
     expect(body.payment).toMatchObject({

@@ -65,6 +65,7 @@ describe("guard", () => {
       "order",
       "agent_registration",
       "attribution",
+      "platform_contact",
       "tool",
     ]) {
       const error = await refusal(guardRequest(app, request(), operation as Operation, "1.1.1.1"));
@@ -135,6 +136,8 @@ describe("guard", () => {
     const reader = register(closed, 1);
     const headers = { "x-api-key": reader.api_key };
     expect((await refusal(guardRequest(closed, request(headers), "lead", "10.3.0.1"))).code).toBe("FORBIDDEN");
+    await expect(guardRequest(closed, request(headers), "platform_contact", "10.3.0.1")).resolves.toBeDefined();
+    await expect(guardRequest(closed, request(headers), "attribution", "10.3.0.1")).resolves.toBeDefined();
     await expect(guardRequest(closed, request(headers), "order", "10.3.0.1")).resolves.toBeDefined();
     await expect(guardRequest(closed, request(), "order", "10.3.0.1")).resolves.toBeDefined();
 

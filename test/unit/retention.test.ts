@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RETENTION_CRON, startRetentionSchedule } from "../../jobs/retention.ts";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { checkLeadStatus } from "../../src/domain/leads/check-lead-status.ts";
@@ -185,5 +186,22 @@ describe("anonymizeExpired", () => {
       env: { ...childEnv(), DATA_DIR: dataDir, LOG_LEVEL: "silent", LEAD_RETENTION_MONTHS: "1" },
     });
     expect(stdout).toMatch(/^retention \(before .*\): \d+ leads, \d+ messages, \d+ platform contacts anonymised/);
+  });
+});
+
+describe("startRetentionSchedule", () => {
+  it("schedules the run daily at 03:17 Paris time", async () => {
+    const task = startRetentionSchedule(app);
+    try {
+      expect(RETENTION_CRON).toBe("17 3 * * *");
+      const next = task.getNextRun();
+      expect(next).not.toBeNull();
+      const paris = new Intl.DateTimeFormat("fr-FR", { timeZone: "Europe/Paris", hour: "2-digit", minute: "2-digit" });
+      expect(paris.format(next as Date)).toBe("03:17");
+      expect((next as Date).getTime() - Date.now()).toBeLessThanOrEqual(24 * 3_600_000 + 3_600_000);
+    } finally {
+      await task.stop();
+      await task.destroy();
+    }
   });
 });

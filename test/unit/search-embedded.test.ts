@@ -39,7 +39,7 @@ describe("embedded search index", () => {
   it("creates its own derived tables, outside the migrations", () => {
     createEmbeddedSearchIndex(db, { now });
     expect(tableNames()).toEqual(
-      expect.arrayContaining(["search_geo", "search_merchant_fts", "search_merchants", "search_meta", "search_tags"]),
+      expect.arrayContaining(["search_geo", "search_merchant_fts", "search_merchants", "search_meta"]),
     );
     const migrated = db.$client.prepare("SELECT id FROM schema_migrations").pluck().all() as string[];
     expect(migrated.some((id) => id.includes("search"))).toBe(false);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { coveringCells, pointCells, tagToken } from "../../src/search/embedded/filter-tokens.ts";
 import { matchProducts } from "../../src/search/embedded/product-match.ts";
 import {
   allTermsMatch,
-  anyTermMatches,
   blendedScore,
   boundingBox,
   haversineKm,
+  matchExpression,
   roundKm,
   WEIGHTS,
 } from "../../src/search/embedded/ranking.ts";
@@ -19,8 +20,15 @@ describe("FTS match expressions", () => {
     expect(allTermsMatch(queryTerms("Plombiers à Lyon"))).toBe('"plombier" AND "lyon"*');
   });
 
-  it("joins terms with OR for product matching", () => {
-    expect(anyTermMatches(queryTerms("pain boulan"))).toBe('"pain" OR "boulan"*');
+  it("restricts user terms to the text columns, and adds tag and cell tokens to the filters column", () => {
+    expect(matchExpression(queryTerms("pain boulan"), ["tbio", "tsansgluten"], ["g0n1a", "g0n1b"])).toBe(
+      '{name trade products tags place about} : ("pain" AND "boulan"*) AND {filters} : ("tbio" AND "tsansgluten") AND {filters} : ("g0n1a" OR "g0n1b")',
+    );
+  });
+
+  it("leaves out the parts a query does not have", () => {
+    expect(matchExpression([], ["tbio"], null)).toBe('{filters} : ("tbio")');
+    expect(matchExpression(queryTerms("pain"), [], null)).toBe('{name trade products tags place about} : ("pain"*)');
   });
 
   it("never lets user syntax through", () => {
@@ -59,6 +67,32 @@ describe("boundingBox", () => {
   it("widens to every longitude near a pole or across the antimeridian", () => {
     expect(boundingBox({ lat: 89.99, lng: 0 }, 50)).toMatchObject({ minLng: -180, maxLng: 180, maxLat: 90 });
     expect(boundingBox({ lat: 0, lng: 179.99 }, 50)).toMatchObject({ minLng: -180, maxLng: 180 });
+  });
+});
+
+describe("filter tokens", () => {
+  it("covers every point within the radius with one of the query cells", () => {
+    for (const radiusKm of [0.5, 3, 10, 40, 150]) {
+      const cells = coveringCells(boundingBox(LYON, radiusKm));
+      expect(cells).not.toBeNull();
+      expect(cells?.length ?? 0).toBeLessThanOrEqual(24);
+      for (let bearing = 0; bearing < 360; bearing += 30) {
+        const rad = (bearing * Math.PI) / 180;
+        const dLat = ((radiusKm * 0.99) / 111.32) * Math.cos(rad);
+        const dLng = ((radiusKm * 0.99) / (111.32 * Math.cos((LYON.lat * Math.PI) / 180))) * Math.sin(rad);
+        const own = pointCells(LYON.lat + dLat, LYON.lng + dLng);
+        expect(own.some((cell) => cells?.includes(cell))).toBe(true);
+      }
+    }
+  });
+
+  it("gives up on cells for a radius too large to cover with a few", () => {
+    expect(coveringCells(boundingBox(LYON, 2_000))).toBeNull();
+  });
+
+  it("turns a canonical tag into one token", () => {
+    expect(tagToken("sans gluten")).toBe("tsansgluten");
+    expect(tagToken("bio")).toBe("tbio");
   });
 });
 

@@ -145,6 +145,7 @@ export async function createOrder(
     ]);
   }
   if (!deps.payments || !accountId) {
+    logger.warn("order rail open without a payment provider (STRIPE_SECRET_KEY unset)", { ab_id: merchant.abId });
     throw new ServiceError("PAYMENT_UNAVAILABLE", "Online payment is not configured on this server; send a lead");
   }
 

@@ -3,6 +3,7 @@ import { sectorOf, tradeForNaf } from "../../domain/sectors.ts";
 import { computeTrust, type ScorableSignal } from "../../domain/trust/compute-trust.ts";
 import type { SignalValue } from "../../domain/trust/signal-catalog.ts";
 import { indexTerms, normalizeForIndex, normalizeTag } from "../normalize.ts";
+import { pointCells, tagToken } from "./filter-tokens.ts";
 
 /*
  * Turns store rows into the documents the embedded index holds. Pure: the index reads the rows
@@ -63,8 +64,8 @@ export interface MerchantDocument {
   tagsText: string;
   place: string;
   about: string;
-  /** Canonical tags (normalizeTag) carried by at least one product, for exact tag filtering. */
-  tags: string[];
+  /** Tag and grid-cell tokens (filter-tokens.ts). */
+  filters: string;
 }
 
 const nafLabels = new Map<string, string>(codesNaf.map((entry) => [entry.id, entry.label]));
@@ -154,6 +155,11 @@ export function buildMerchantDocument(
       merchant.department_code,
     ]),
     about: normalizeForIndex(merchant.description),
-    tags: [...tags],
+    filters: [
+      ...[...tags].map(tagToken),
+      ...(merchant.latitude !== null && merchant.longitude !== null
+        ? pointCells(merchant.latitude, merchant.longitude)
+        : []),
+    ].join(" "),
   };
 }

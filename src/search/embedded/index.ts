@@ -10,14 +10,15 @@ import {
   type SignalRow,
   trustOf,
 } from "./documents.ts";
+import { coveringCells, tagToken } from "./filter-tokens.ts";
 import { matchProducts } from "./product-match.ts";
 import {
-  allTermsMatch,
   blendedScore,
   blendSql,
   boundingBox,
   haversineKm,
   haversineSql,
+  matchExpression,
   roundKm,
   type Weights,
   weightsFor,
@@ -154,8 +155,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
 
   function insertDocuments(id: number, doc: MerchantDocument): void {
     prepare(
-      "INSERT INTO search_merchant_fts (rowid, name, trade, products, tags, place, about) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ).run(id, doc.name, doc.trade, doc.products, doc.tagsText, doc.place, doc.about);
+      `INSERT INTO search_merchant_fts (rowid, name, trade, products, tags, place, about, filters)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, doc.name, doc.trade, doc.products, doc.tagsText, doc.place, doc.about, doc.filters);
     if (doc.lat !== null && doc.lng !== null) {
       prepare("INSERT INTO search_geo (id, min_lat, max_lat, min_lng, max_lng, trust) VALUES (?, ?, ?, ?, ?, ?)").run(
         id,
@@ -166,13 +168,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
         doc.trust,
       );
     }
-    const insertTag = prepare("INSERT INTO search_tags (tag, merchant_id) VALUES (?, ?)");
-    for (const tag of doc.tags) insertTag.run(tag, id);
   }
 
   function removeDocuments(id: number): void {
     prepare("DELETE FROM search_merchant_fts WHERE rowid = ?").run(id);
-    prepare("DELETE FROM search_tags WHERE merchant_id = ?").run(id);
     prepare("DELETE FROM search_geo WHERE id = ?").run(id);
   }
 
@@ -236,7 +235,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   /**
    * Trust totals of every listed merchant, most trusted first. Numbering merchants in this order
    * lets search() cap the work on very common words by taking the most trusted matches (see
-   * textCandidates).
+   * matchCandidates).
    */
   function listedByTrust(at: Date): { abId: string; trust: number }[] {
     const listed = new Map<string, { sector: string; trust: number }>();
@@ -252,12 +251,16 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       if (entry) entry.trust = trustOf(group, entry.sector, at);
       group = [];
     };
-    for (const signal of sqlite.prepare(`${SIGNAL_SELECT} ORDER BY ab_id`).iterate() as IterableIterator<SignalRow>) {
-      if (signal.ab_id !== current) {
+    // Raw rows (arrays): this walks every signal of the registry.
+    const signals = sqlite.prepare(`${SIGNAL_SELECT} ORDER BY ab_id`).raw().iterate() as IterableIterator<
+      [string, string, string, string | null, string | null]
+    >;
+    for (const [abId, key, status, value, expiresAt] of signals) {
+      if (abId !== current) {
         flush();
-        current = signal.ab_id;
+        current = abId;
       }
-      group.push(signal);
+      group.push({ ab_id: abId, key, status, value, expires_at: expiresAt });
     }
     flush();
     return [...listed.entries()]
@@ -299,7 +302,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   }
 
   function refresh(abIds: string[]): void {
-    if (stale) {
+    if (stillStale()) {
       rebuild();
       return;
     }
@@ -326,8 +329,14 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
 
   // --- searching -----------------------------------------------------------------------------
 
+  /** Another connection (a job) may have rebuilt the index since this one found it stale. */
+  function stillStale(): boolean {
+    if (stale && storedFormat() === INDEX_FORMAT) stale = false;
+    return stale;
+  }
+
   function search(query: SearchQuery): SearchHit[] {
-    if (stale) {
+    if (stillStale()) {
       if (sqlite.readonly) return [];
       rebuild();
     }
@@ -338,10 +347,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // narrow the query; with neither, nothing matches rather than everything.
     if (terms.length === 0 && tags.length === 0 && near === null) return [];
     const weights = weightsFor(terms.length > 0, near !== null);
-    let candidates: Candidate[];
-    if (terms.length > 0) candidates = textCandidates(normalized, weights);
-    else if (near !== null) candidates = nearCandidates(normalized, weights);
-    else candidates = tagCandidates(normalized, weights);
+    const candidates =
+      terms.length > 0 || tags.length > 0 ? matchCandidates(normalized, weights) : nearCandidates(normalized, weights);
     const hits = candidates.slice(0, limit);
     const products = hits.length > 0 ? readProducts(hits.map((hit) => hit.abId)) : new Map<string, ProductRow[]>();
     return hits.map((hit) => ({
@@ -353,47 +360,19 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   }
 
   /**
-   * SQL conditions for the point and the tags of a query, on a row whose merchant id and
-   * coordinates are the given columns.
-   */
-  function filterClauses(
-    query: NormalizedQuery,
-    params: Record<string, unknown>,
-    columns: { id: string; lat: string; lng: string },
-  ): string[] {
-    const clauses: string[] = [];
-    if (query.near) {
-      Object.assign(params, boundingBox(query.near, query.near.radiusKm), {
-        lat: query.near.lat,
-        lng: query.near.lng,
-        radius: query.near.radiusKm,
-      });
-      clauses.push(
-        `${columns.lat} BETWEEN @minLat AND @maxLat AND ${columns.lng} BETWEEN @minLng AND @maxLng`,
-        `${haversineSql(columns.lat, columns.lng)} <= @radius`,
-      );
-    }
-    if (query.tags.length > 0) {
-      // One statement shape whatever the number of tags (prepared statements are cached by text).
-      Object.assign(params, { tags: JSON.stringify(query.tags), tagCount: query.tags.length });
-      clauses.push(
-        `(SELECT count(*) FROM search_tags t
-          WHERE t.merchant_id = ${columns.id} AND t.tag IN (SELECT value FROM json_each(@tags))) = @tagCount`,
-      );
-    }
-    return clauses;
-  }
-
-  /**
-   * Text queries, with bounded work. FTS5 has no top-k pruning: `ORDER BY rank LIMIT n` still
-   * computes bm25 for every matching document (a few microseconds each), so a common word
-   * ("qualite", "pa"*) over 100,000 merchants would cost hundreds of milliseconds. So:
-   * 1. Walk the matches in rowid order without scoring (cheap), the point and tag filters
-   *    applied, to find the `maxRanked`-th one. Filters apply here, so a point or tags never lose
-   *    their matches to better-ranked ones elsewhere.
-   * 2. Score with bm25 only the matches up to that one. Ids are given most trusted first at
-   *    rebuild, so these are the `maxRanked` most trusted matches.
-   * 3. Keep the best `pool` of them by bm25 and re-rank those with trust and distance.
+   * Text and/or tags (and maybe a point), through FTS5, with bounded work. FTS5 has no top-k
+   * pruning: `ORDER BY rank LIMIT n` still computes bm25 for every match (a few microseconds
+   * each), so a common word ("qualite", "pa"*) over 100,000 merchants would cost hundreds of
+   * milliseconds. So:
+   * 1. The MATCH holds the text (text columns only), the tags and the grid cells covering the
+   *    point (filter-tokens.ts): FTS5 intersects them itself.
+   * 2. Walk the matches in rowid order without scoring (cheap) to find the `maxRanked`-th. Ids
+   *    are given most trusted first at rebuild, so the matches up to it are the most trusted
+   *    ones. Tags and cells filter before this cut, so a point or tags never lose their matches
+   *    to better-ranked ones elsewhere.
+   * 3. Score with bm25 those up to the cut that also lie within the exact radius (only rows that
+   *    pass every filter are scored), keep the best `pool` and re-rank them with trust and
+   *    distance. Without text, all of them are re-ranked by trust and distance.
    * Trade-off: on a broad query (more matches than `maxRanked`), a merchant less trusted than the
    * cut is not considered even if its text matches better; among thousands of matches of one
    * common word text relevance varies little, and trust is what the blend would reward. On other
@@ -401,42 +380,55 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
    * count as least trusted for this cut until the next rebuild; their score uses their real trust.
    */
-  function textCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
+  function matchCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
     const params: Record<string, unknown> = { pool: Math.max(pool, query.limit) };
-    const filters = filterClauses(query, params, { id: "m.id", lat: "m.lat", lng: "m.lng" });
-    const clauses = ["search_merchant_fts MATCH @match", ...filters];
+    const clauses = ["search_merchant_fts MATCH @match"];
+    let cells: string[] | null = null;
+    if (query.near) {
+      const box = boundingBox(query.near, query.near.radiusKm);
+      cells = coveringCells(box);
+      Object.assign(params, box, { lat: query.near.lat, lng: query.near.lng, radius: query.near.radiusKm });
+      clauses.push(
+        "m.lat BETWEEN @minLat AND @maxLat AND m.lng BETWEEN @minLng AND @maxLng",
+        `${haversineSql("m.lat", "m.lng")} <= @radius`,
+      );
+    }
+    const matchFor = (terms: readonly QueryTerm[]) => matchExpression(terms, query.tags.map(tagToken), cells);
     const from = "FROM search_merchant_fts JOIN search_merchants m ON m.id = search_merchant_fts.rowid";
-    const cutStatement = prepare(
-      `SELECT search_merchant_fts.rowid ${filters.length > 0 ? from : "FROM search_merchant_fts"}
-       WHERE ${clauses.join(" AND ")}
-       ORDER BY search_merchant_fts.rowid LIMIT 1 OFFSET @offset`,
-    ).pluck();
-    const cutFor = (terms: readonly QueryTerm[]): unknown =>
-      cutStatement.get({ ...params, match: allTermsMatch(terms), offset: maxRanked - 1 });
+    // The cut is taken among FTS matches (text, tags, covering cells), before the exact distance:
+    // at most `maxRanked` rows are scored, a little fewer when some cells stick out of the circle.
+    const cutOf = (match: string): unknown =>
+      prepare(
+        `SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
+         ORDER BY rowid LIMIT 1 OFFSET @offset`,
+      )
+        .pluck()
+        .get({ match, offset: maxRanked - 1 });
     // A prefix longer than the prefix indexes (4) makes FTS5 merge the doclists of every word it
-    // starts, for the whole table, on each statement. When the last word as typed already has
-    // `maxRanked` matches, its prefix expansion could only add longer words, at that cost: skip it.
+    // starts, for the whole table, on each statement. When the words as typed already have
+    // `maxRanked` matches, the prefix expansion could only add longer words, at that cost: skip it.
     let terms = query.terms;
-    let cut: unknown;
     if (terms.some((term) => term.prefix)) {
       const exact = terms.map((term) => ({ term: term.term, prefix: false }));
-      cut = cutFor(exact);
-      if (typeof cut === "number") terms = exact;
-      else cut = cutFor(terms);
-    } else {
-      cut = cutFor(terms);
+      if (typeof cutOf(matchExpression(exact, [], null)) === "number") terms = exact;
     }
-    params.match = allTermsMatch(terms);
+    const cut = cutOf(matchFor(terms));
+    params.match = matchFor(terms);
     if (typeof cut === "number") {
       // A BigInt binds as INTEGER; FTS5 ignores a rowid bound given as REAL (how numbers bind).
       params.cut = BigInt(cut);
       clauses.push("search_merchant_fts.rowid <= @cut");
     }
+    const select = "SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng";
+    if (terms.length === 0) {
+      // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
+      const rows = prepare(`${select} ${from} WHERE ${clauses.join(" AND ")}`).all(params) as CandidateRow[];
+      return rank(rows, query, weights, () => 1);
+    }
     // bm25() rather than the `rank` column: FTS5 would sort by rank itself, scoring every match
-    // before the point and tag filters; this way only the rows that pass the filters are scored.
+    // before the distance filter; this way only the rows that pass every filter are scored.
     const rows = prepare(
-      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng,
-         bm25(search_merchant_fts, ${MERCHANT_WEIGHTS.join(", ")}) AS bm
+      `${select}, bm25(search_merchant_fts, ${MERCHANT_WEIGHTS.join(", ")}) AS bm
        ${from} WHERE ${clauses.join(" AND ")}
        ORDER BY bm LIMIT @pool`,
     ).all(params) as CandidateRow[];
@@ -445,19 +437,28 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   }
 
   /**
-   * A point (and maybe tags) without text: the R*Tree alone (its box, then the distance on its
-   * coordinates, trust from its auxiliary column) picks the best by trust and distance; their
-   * merchant rows are read afterwards. R*Tree coordinates are 32-bit floats (about 1 m here): the
-   * exact distance is computed again from the merchant row, and a few extra rows absorb the edge.
+   * A point alone (no text, no tags): the R*Tree alone (its box, then the distance on its
+   * coordinates, trust from its auxiliary column) picks the best by trust and distance, exactly;
+   * their merchant rows are read afterwards. R*Tree coordinates are 32-bit floats (about 1 m
+   * here): the exact distance is computed again from the merchant row, and a few extra rows
+   * absorb the difference at the radius.
    */
   function nearCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
-    const params: Record<string, unknown> = { limit: query.limit + NEAR_SLACK };
-    const clauses = filterClauses(query, params, { id: "g.id", lat: "g.min_lat", lng: "g.min_lng" });
+    const near = query.near;
+    if (!near) return [];
+    const params = {
+      ...boundingBox(near, near.radiusKm),
+      lat: near.lat,
+      lng: near.lng,
+      radius: near.radiusKm,
+      limit: query.limit + NEAR_SLACK,
+    };
+    const distance = haversineSql("g.min_lat", "g.min_lng");
     const ids = prepare(
       `SELECT g.id FROM search_geo g
        WHERE g.max_lat >= @minLat AND g.min_lat <= @maxLat AND g.max_lng >= @minLng AND g.min_lng <= @maxLng
-         AND ${clauses.join(" AND ")}
-       ORDER BY ${blendSql(weights, "g.trust", haversineSql("g.min_lat", "g.min_lng"))} DESC, g.id
+         AND ${distance} <= @radius
+       ORDER BY ${blendSql(weights, "g.trust", distance)} DESC, g.id
        LIMIT @limit`,
     )
       .pluck()
@@ -466,28 +467,6 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
        FROM search_merchants m WHERE m.id IN (SELECT value FROM json_each(?))`,
     ).all(JSON.stringify(ids)) as CandidateRow[];
-    return rank(rows, query, weights, () => 1);
-  }
-
-  /**
-   * Tags alone: walk the merchants carrying the rarest tag in id order (most trusted first at the
-   * last rebuild) until `pool` carry every tag, then order those by their current trust.
-   */
-  function tagCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
-    const countTag = prepare("SELECT count(*) FROM search_tags WHERE tag = ?").pluck();
-    const byRarity = query.tags
-      .map((tag) => ({ tag, count: countTag.get(tag) as number }))
-      .sort((a, b) => a.count - b.count);
-    const rarest = byRarity[0];
-    if (!rarest || rarest.count === 0) return [];
-    const params: Record<string, unknown> = { rarest: rarest.tag, pool: Math.max(pool, query.limit) };
-    const clauses = filterClauses(query, params, { id: "m.id", lat: "m.lat", lng: "m.lng" });
-    const rows = prepare(
-      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
-       FROM search_tags r JOIN search_merchants m ON m.id = r.merchant_id
-       WHERE r.tag = @rarest AND ${clauses.join(" AND ")}
-       ORDER BY r.merchant_id LIMIT @pool`,
-    ).all(params) as CandidateRow[];
     return rank(rows, query, weights, () => 1);
   }
 
@@ -531,7 +510,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     search,
     refresh,
     rebuild,
-    needsRebuild: () => stale,
+    needsRebuild: stillStale,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { QueryTerm } from "../normalize.ts";
+import { TEXT_COLUMNS } from "./tables.ts";
 
 /*
  * Query building and ranking for the embedded index, as pure functions.
@@ -20,9 +21,24 @@ export function allTermsMatch(terms: readonly QueryTerm[]): string {
   return terms.map(quote).join(" AND ");
 }
 
-/** Any term may match (products of an already matched merchant: the more terms, the better). */
-export function anyTermMatches(terms: readonly QueryTerm[]): string {
-  return terms.map(quote).join(" OR ");
+const TEXT_FILTER = `{${TEXT_COLUMNS.join(" ")}}`;
+
+/**
+ * The whole MATCH of a merchant search: every term in the text columns, every tag token and, when
+ * a point is given, one of the cells covering it in the `filters` column. Tokens are quoted like
+ * terms (they hold letters and digits only). `cells` null: no cell constraint.
+ */
+export function matchExpression(
+  terms: readonly QueryTerm[],
+  tagTokens: readonly string[],
+  cells: readonly string[] | null,
+): string {
+  const parts: string[] = [];
+  if (terms.length > 0) parts.push(`${TEXT_FILTER} : (${allTermsMatch(terms)})`);
+  const exact = (token: string): QueryTerm => ({ term: token, prefix: false });
+  if (tagTokens.length > 0) parts.push(`{filters} : (${tagTokens.map((token) => quote(exact(token))).join(" AND ")})`);
+  if (cells && cells.length > 0) parts.push(`{filters} : (${cells.map((cell) => quote(exact(cell))).join(" OR ")})`);
+  return parts.join(" AND ");
 }
 
 const EARTH_RADIUS_KM = 6371.0088;

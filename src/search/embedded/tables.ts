@@ -10,6 +10,11 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  * them (see INDEX_FORMAT). Keeping them out of the migration history also keeps the store schema
  * check (store vs migrations) about the store alone.
  *
+ * Tables: search_merchant_fts (one document per listed merchant: text columns, plus a `filters`
+ * column of tag and grid-cell tokens, see filter-tokens.ts), search_geo (R*Tree of merchant
+ * points, for searches by point alone), search_merchants (ranking data: trust, status, lat, lng),
+ * search_meta (the format the tables were built with).
+ *
  * Ids: each listed merchant gets a small integer id (search_merchants.id), the rowid of its FTS
  * document and of its R*Tree entry. rebuild() numbers merchants most trusted first, which lets a
  * search bound its work on very common words (see textCandidates in index.ts).
@@ -22,11 +27,13 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  */
 
 /** Bump when the layout or the content of the derived tables changes. */
-export const INDEX_FORMAT = `embedded-5/norm-${NORMALIZATION_VERSION}`;
+export const INDEX_FORMAT = `embedded-6/norm-${NORMALIZATION_VERSION}`;
 
 /** bm25 weights of the merchant document columns, in column order. */
-export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about"] as const;
-export const MERCHANT_WEIGHTS = [10, 8, 2, 3, 4, 1] as const;
+export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
+export const MERCHANT_WEIGHTS = [10, 8, 2, 3, 4, 1, 0] as const;
+/** The columns user text is matched against (all but `filters`, see filter-tokens.ts). */
+export const TEXT_COLUMNS = MERCHANT_COLUMNS.filter((column) => column !== "filters");
 
 const TOKENIZER = `tokenize = "unicode61 remove_diacritics 2", prefix = '2 3 4'`;
 
@@ -44,12 +51,6 @@ export const CREATE_STATEMENTS: readonly string[] = [
     lat REAL,
     lng REAL
   )`,
-  `CREATE TABLE IF NOT EXISTS search_tags (
-    tag TEXT NOT NULL,
-    merchant_id INTEGER NOT NULL,
-    PRIMARY KEY (tag, merchant_id)
-  ) WITHOUT ROWID`,
-  "CREATE INDEX IF NOT EXISTS search_tags_merchant ON search_tags (merchant_id, tag)",
   `CREATE VIRTUAL TABLE IF NOT EXISTS search_merchant_fts USING fts5(
     ${MERCHANT_COLUMNS.join(", ")},
     content = '', contentless_delete = 1, ${TOKENIZER}
@@ -61,7 +62,7 @@ export const CREATE_STATEMENTS: readonly string[] = [
 export const DROP_STATEMENTS: readonly string[] = [
   "DROP TABLE IF EXISTS search_merchant_fts",
   "DROP TABLE IF EXISTS search_geo",
-  "DROP TABLE IF EXISTS search_tags",
+  "DROP TABLE IF EXISTS search_tags", // earlier formats
   "DROP TABLE IF EXISTS search_merchants",
   "DROP TABLE IF EXISTS search_meta",
 ];

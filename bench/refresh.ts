@@ -1,0 +1,118 @@
+/**
+ * The refresh job at scale: a full refresh of N merchants into an empty publish folder, then an
+ * incremental refresh after 1% of the published merchants changed, then one with no change, each
+ * run as `npm run refresh` runs it (a child process: tsx start-up included). Prints merchants/s and
+ * wall time and writes bench/results/refresh-latest.{md,json}.
+ *
+ *   npx tsx bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changed 0.01] [--workers N] [--keep]
+ *
+ * Without --store a registry of --count merchants is seeded first (npm run seed) in a temporary
+ * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is replaced.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import type { RefreshSummary } from "../src/publish/publisher.ts";
+import { openDatabase } from "../src/store/db.ts";
+import { round } from "./lib.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+const { values } = parseArgs({
+  options: {
+    count: { type: "string", default: "100000" },
+    store: { type: "string" },
+    changed: { type: "string", default: "0.01" },
+    workers: { type: "string" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const count = Number(values.count);
+const changedShare = Number(values.changed);
+const dataDir = values.store ? path.resolve(values.store) : mkdtempSync(path.join(os.tmpdir(), "abeille-refresh-bench-"));
+const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", REFRESH_CRON: "off" };
+
+if (!values.store) {
+  process.stdout.write(`seeding ${count} merchants into ${dataDir} ...\n`);
+  const started = performance.now();
+  execFileSync(process.execPath, ["--import", "tsx", "jobs/seed.ts", "--count", String(count)], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  process.stdout.write(`seeded in ${round((performance.now() - started) / 1000, 1)} s\n`);
+}
+rmSync(path.join(dataDir, "publish"), { recursive: true, force: true });
+
+interface Run {
+  name: string;
+  wallSeconds: number;
+  summary: RefreshSummary;
+}
+
+function refresh(name: string): Run {
+  const started = performance.now();
+  const args = ["--import", "tsx", "jobs/refresh.ts", "--json", ...(values.workers ? ["--workers", values.workers] : [])];
+  const result = spawnSync(process.execPath, args, { cwd: root, env, encoding: "utf8", maxBuffer: 1 << 24 });
+  const wallSeconds = round((performance.now() - started) / 1000, 2);
+  if (result.status !== 0) throw new Error(`refresh failed: ${result.stderr}`);
+  const summary = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as RefreshSummary;
+  const run: Run = { name, wallSeconds, summary };
+  process.stdout.write(
+    `${name}: ${summary.merchants} merchants in ${wallSeconds} s wall (${Math.round(summary.merchants / wallSeconds)} merchants/s); ` +
+      `rendered ${summary.rendered}, written ${summary.written}, unchanged ${summary.unchanged}, signed ${summary.snapshotsSigned}\n`,
+  );
+  return run;
+}
+
+const runs: Run[] = [];
+runs.push(refresh("full"));
+
+// 1% of the published merchants change (a source update bumps updated_at, as every writer does).
+const db = openDatabase(path.join(dataDir, "abeille.db"));
+const published = db.$client
+  .prepare("SELECT ab_id FROM merchants WHERE status IN ('ACTIVE','PROBATION','PAUSED') ORDER BY ab_id")
+  .pluck()
+  .all() as string[];
+const step = Math.max(1, Math.round(1 / changedShare));
+const touched = published.filter((_abId, index) => index % step === 0);
+const touch = db.$client.prepare("UPDATE merchants SET updated_at = ? WHERE ab_id = ?");
+const stamp = new Date().toISOString();
+db.$client.transaction(() => {
+  for (const abId of touched) touch.run(stamp, abId);
+})();
+db.$client.close();
+runs.push(refresh(`incremental (${touched.length} changed)`));
+runs.push(refresh("no change"));
+
+const header = "| run | merchants | wall s | merchants/s | rendered | skipped | files written | files unchanged | snapshots signed |";
+const lines = runs.map((run) =>
+  [
+    run.name,
+    run.summary.merchants,
+    run.wallSeconds,
+    Math.round(run.summary.merchants / run.wallSeconds),
+    run.summary.rendered,
+    run.summary.skipped,
+    run.summary.written,
+    run.summary.unchanged,
+    run.summary.snapshotsSigned,
+  ].join(" | "),
+);
+const report = [
+  `# Refresh bench ${new Date().toISOString()}`,
+  "",
+  `Node ${process.version}, ${os.availableParallelism()} cores (load average ${os.loadavg().map((value) => round(value, 1)).join(", ")} at the end), ${published.length} published of the registry's merchants, workers ${values.workers ?? "default"}.`,
+  "Each run is `npm run refresh` as a child process (tsx start-up included); the full run starts from an empty publish folder.",
+  "",
+  header,
+  `|${"---|".repeat(9)}`,
+  ...lines.map((line) => `| ${line} |`),
+  "",
+].join("\n");
+mkdirSync(path.join(root, "bench/results"), { recursive: true });
+writeFileSync(path.join(root, "bench/results/refresh-latest.md"), report);
+writeFileSync(path.join(root, "bench/results/refresh-latest.json"), `${JSON.stringify(runs, null, 2)}\n`);
+process.stdout.write(`\n${report}`);
+if (!values.keep && !values.store) rmSync(dataDir, { recursive: true, force: true });

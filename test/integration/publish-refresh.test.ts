@@ -1,0 +1,250 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.ts";
+import { matchesIfNoneMatch } from "../../src/publish/document.ts";
+import { publishedPath } from "../../src/publish/documents.ts";
+import { PublishFolder } from "../../src/publish/publish-folder.ts";
+import { type RefreshInput, type RefreshSummary, runRefresh } from "../../src/publish/publisher.ts";
+import { loadPublishSettings } from "../../src/publish/settings.ts";
+import { publishSigning } from "../../src/publish/signing-hooks.ts";
+import { createProfileLoader, createPublishSource } from "../../src/publish/source-store.ts";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+let db: Db;
+let refreshInput: () => RefreshInput;
+
+beforeAll(async () => {
+  server = await startTestServer({ count: 150 });
+  db = openDatabase(path.join(server.dataDir, "abeille.db"));
+  const config = loadConfig();
+  const settings = loadPublishSettings(config);
+  const signing = publishSigning(config);
+  refreshInput = () => ({
+    db,
+    config,
+    settings,
+    now: new Date(),
+    // Far enough that no snapshot is due for renewal between two runs of this test.
+    nextRunAt: new Date(Date.now() + 3600_000),
+    snapshotIssuer: signing.snapshotIssuer,
+    keySet: signing.keySet,
+    codeKey: "test-code",
+    batchSize: 40,
+  });
+});
+afterAll(async () => {
+  db?.$client.close();
+  await server?.close();
+});
+
+const publishDir = () => path.join(server.dataDir, "publish");
+const first = (name: string) => {
+  const id = server.roster.cases[name]?.[0];
+  if (!id) throw new Error(`the demo roster has no ${name} merchant`);
+  return id;
+};
+const urlOf: Record<string, (abId: string) => string> = {
+  jsonld: (abId) => `/api/merchants/${abId}/jsonld`,
+  "ai-digest": (abId) => `/api/merchants/${abId}/ai-digest`,
+  "ai-md": (abId) => `/m/${abId}/ai.md`,
+};
+
+/** Every file of the publish folder (outside the job's state) with its inode and mtime. */
+function snapshotTree(): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== ".abeille") walk(full);
+      } else {
+        const stat = statSync(full);
+        files.set(path.relative(publishDir(), full), `${stat.ino}:${stat.mtimeMs}`);
+      }
+    }
+  };
+  walk(publishDir());
+  return files;
+}
+
+function changedFiles(before: Map<string, string>, after: Map<string, string>): string[] {
+  const changed = new Set<string>();
+  for (const [file, stamp] of after) if (before.get(file) !== stamp) changed.add(file);
+  for (const file of before.keys()) if (!after.has(file)) changed.add(file);
+  return [...changed].sort();
+}
+
+function touch(abId: string, changes: Record<string, string>): void {
+  const assignments = Object.keys(changes).map((column) => `${column} = @${column}`);
+  db.$client
+    .prepare(`UPDATE merchants SET ${assignments.join(", ")} WHERE ab_id = @ab_id`)
+    .run({ ...changes, ab_id: abId });
+}
+
+describe("the refresh job and the published files", () => {
+  const onDemand = new Map<string, { body: Buffer; etag: string }>();
+  let firstRun: RefreshSummary;
+
+  it("loads profiles in bulk exactly as the repository does one by one", () => {
+    const ids = createPublishSource(db)
+      .stampsAfter("", 1000)
+      .map((stamp) => stamp.abId);
+    const loaded = createProfileLoader(db).load(ids);
+    const repository = createMerchantRepository(db);
+    for (const abId of ids) {
+      const expected = repository.findProfile(abId);
+      expected?.signals.sort((a, b) => (a.key < b.key ? -1 : 1));
+      expect(loaded.get(abId)).toEqual(expected);
+    }
+  });
+
+  it("records what the endpoints answer before anything is published", async () => {
+    for (const abId of [first("active_contactable"), first("contact_disabled"), first("paused")]) {
+      for (const [kind, url] of Object.entries(urlOf)) {
+        const response = await server.get(url(abId));
+        expect(response.status).toBe(200);
+        expect(response.headers.get("x-served-from")).toBeNull();
+        onDemand.set(`${kind}:${abId}`, {
+          body: Buffer.from(await response.arrayBuffer()),
+          etag: response.headers.get("etag") ?? "",
+        });
+      }
+    }
+  });
+
+  it("publishes every published merchant, byte-identical to the endpoints' answers", async () => {
+    firstRun = await runRefresh(refreshInput());
+    const published = new Set(["ACTIVE", "PROBATION", "PAUSED"]);
+    const expected = createPublishSource(db)
+      .stampsAfter("", 1000)
+      .filter((stamp) => published.has(stamp.status)).length;
+    expect(firstRun.merchants).toBe(expected);
+    expect(firstRun.rendered).toBe(expected);
+    expect(firstRun.snapshotsSigned).toBe(expected);
+    expect(firstRun.failed).toBe(0);
+    for (const [key, answer] of onDemand) {
+      const [kind, abId] = key.split(":") as [string, string];
+      const file = readFileSync(path.join(publishDir(), publishedPath(kind as "jsonld", abId)));
+      expect(file.equals(answer.body), `${key} differs between the endpoint and the job`).toBe(true);
+    }
+    const keys = JSON.parse(readFileSync(path.join(publishDir(), ".well-known/ab-public-keys.json"), "utf8"));
+    expect(keys.keys.length).toBeGreaterThan(0);
+    expect(readFileSync(path.join(publishDir(), "_headers"), "utf8")).toContain("Content-Type");
+    expect(new PublishFolder(publishDir()).temporaryFiles()).toEqual([]);
+  });
+
+  it("withdraws nothing but never publishes suspended or archived merchants", () => {
+    for (const abId of [first("suspended"), first("archived")]) {
+      for (const kind of ["jsonld", "ai-digest", "decision-card", "ai-md", "snapshot"] as const) {
+        expect(new PublishFolder(publishDir()).exists(publishedPath(kind, abId))).toBe(false);
+      }
+    }
+  });
+
+  it("then serves the published files, same bytes and ETag, with 304 on If-None-Match", async () => {
+    // The server looks at the serve index at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (const [key, answer] of onDemand) {
+      const [kind, abId] = key.split(":") as [string, string];
+      const url = urlOf[kind]?.(abId) ?? "";
+      const response = await server.get(url);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("x-served-from")).toBe("publish-folder");
+      expect(response.headers.get("etag")).toBe(answer.etag);
+      expect(Buffer.from(await response.arrayBuffer()).equals(answer.body)).toBe(true);
+      const cached = await server.get(url, { headers: { "if-none-match": answer.etag } });
+      expect(cached.status).toBe(304);
+      expect(cached.headers.get("x-served-from")).toBe("publish-folder");
+      expect(await cached.text()).toBe("");
+    }
+    const abId = first("active_contactable");
+    const jsonld = await server.get(`/api/merchants/${abId}/jsonld`);
+    expect(jsonld.headers.get("content-type")).toBe("application/ld+json; charset=utf-8");
+    const markdown = await server.get(`/m/${abId}/ai.md`, { method: "HEAD" });
+    expect(markdown.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
+  });
+
+  it("serves the daily snapshot manifest from the folder with a cache lifetime within its expiry", async () => {
+    const abId = first("active_contactable");
+    const response = await server.get(`/api/registry/verify/${abId}?snapshot=1`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-served-from")).toBe("publish-folder");
+    const maxAge = Number(/max-age=(\d+)/.exec(response.headers.get("cache-control") ?? "")?.[1]);
+    expect(maxAge).toBeGreaterThan(0);
+    expect(maxAge).toBeLessThanOrEqual(300);
+    const body = await response.json();
+    expect(body.data.manifest).toMatchObject({ ab_id: abId, kind: "snapshot" });
+    expect(Date.parse(body.data.manifest.expires_at) - Date.parse(body.data.manifest.issued_at)).toBe(86_400_000);
+    expect(body.data.jws.split(".")).toHaveLength(3);
+    const card = JSON.parse(readFileSync(path.join(publishDir(), publishedPath("decision-card", abId)), "utf8"));
+    expect(body.data.manifest.content_hash).toBe(card.data.decision_card.content_hash);
+  });
+
+  it("a second run renders nothing and rewrites nothing", async () => {
+    const before = snapshotTree();
+    const second = await runRefresh(refreshInput());
+    expect(second).toMatchObject({ rendered: 0, written: 0, snapshotsSigned: 0, withdrawn: 0, deleted: 0 });
+    expect(second.skipped).toBe(firstRun.merchants);
+    expect(changedFiles(before, snapshotTree())).toEqual([]);
+  });
+
+  it("after one merchant changes, rewrites exactly its files, and the server stops serving the stale ones", async () => {
+    const abId = first("active_contactable");
+    const stale = await server.get(`/api/merchants/${abId}/jsonld`);
+    const staleEtag = stale.headers.get("etag") ?? "";
+    await stale.arrayBuffer();
+    touch(abId, { updated_at: new Date().toISOString(), phone: "+33 1 99 00 12 34" });
+
+    // Until the next run, the route renders the new content on demand.
+    const fresh = await server.get(`/api/merchants/${abId}/jsonld`);
+    expect(fresh.headers.get("x-served-from")).toBeNull();
+    expect(matchesIfNoneMatch(staleEtag, fresh.headers.get("etag") ?? "")).toBe(false);
+    expect((await fresh.json()).telephone).toBe("+33 1 99 00 12 34");
+
+    const before = snapshotTree();
+    const third = await runRefresh(refreshInput());
+    expect(third).toMatchObject({ rendered: 1, written: 5, snapshotsSigned: 1, withdrawn: 0 });
+    expect(changedFiles(before, snapshotTree())).toEqual(
+      ["jsonld", "ai-digest", "decision-card", "ai-md", "snapshot"]
+        .map((kind) => publishedPath(kind as "jsonld", abId))
+        .sort(),
+    );
+    // The server looks at the serve index at most once a second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const served = await server.get(`/api/merchants/${abId}/jsonld`);
+    expect(served.headers.get("x-served-from")).toBe("publish-folder");
+    expect(served.headers.get("etag")).toBe(fresh.headers.get("etag"));
+  });
+
+  it("withdraws a merchant that is archived or suspended: its files go, the routes answer 404", async () => {
+    const archived = first("contact_disabled");
+    const suspended = first("paused");
+    touch(archived, { status: "ARCHIVED", updated_at: new Date().toISOString() });
+    touch(suspended, { status: "SUSPENDED", updated_at: new Date().toISOString() });
+    const before = snapshotTree();
+    const run = await runRefresh(refreshInput());
+    expect(run.withdrawn).toBe(2);
+    expect(run.deleted).toBe(10);
+    const removed = changedFiles(before, snapshotTree());
+    expect(removed.every((file) => file.includes(archived) || file.includes(suspended))).toBe(true);
+    expect(removed).toHaveLength(10);
+    for (const abId of [archived, suspended]) {
+      expect(new PublishFolder(publishDir()).merchantsOnDisk().has(abId)).toBe(false);
+      expect((await server.get(`/api/merchants/${abId}/jsonld`)).status).toBe(404);
+      expect((await server.get(`/m/${abId}/ai.md`)).status).toBe(404);
+    }
+    expect(new PublishFolder(publishDir()).temporaryFiles()).toEqual([]);
+  });
+
+  it("a change of code re-renders every merchant but rewrites only files whose bytes changed", async () => {
+    const before = snapshotTree();
+    const run = await runRefresh({ ...refreshInput(), codeKey: "another-version" });
+    expect(run.rendered).toBe(run.merchants);
+    expect(run.written).toBe(0);
+    expect(changedFiles(before, snapshotTree())).toEqual([]);
+  });
+});

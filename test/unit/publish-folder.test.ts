@@ -1,0 +1,130 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { etagOf, matchesIfNoneMatch } from "../../src/publish/document.ts";
+import { matchPublishedPath, publishedPath } from "../../src/publish/documents.ts";
+import { PublishFolder } from "../../src/publish/publish-folder.ts";
+import { formatServeIndex, parseServeIndex, publishKeyOf } from "../../src/publish/serve-index.ts";
+import { loadPublishSettings } from "../../src/publish/settings.ts";
+import { headersFile, nginxSnippet } from "../../src/publish/static-config.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-folder-"));
+  dirs.push(dir);
+  return dir;
+}
+
+describe("publish folder layout", () => {
+  it("puts each document at its public URL path and recognises those paths", () => {
+    expect(publishedPath("jsonld", "ab_12345678")).toBe("api/merchants/ab_12345678/jsonld");
+    expect(publishedPath("ai-md", "ab_12345678")).toBe("m/ab_12345678/ai.md");
+    expect(publishedPath("snapshot", "ab_12345678")).toBe("api/registry/verify/ab_12345678/snapshot");
+    expect(matchPublishedPath("/api/merchants/ab_12345678/ai-digest", "")).toEqual({
+      kind: "ai-digest",
+      abId: "ab_12345678",
+    });
+    expect(matchPublishedPath("/m/ab_12345678/ai.md", "?utm_source=x")).toEqual({ kind: "ai-md", abId: "ab_12345678" });
+    expect(matchPublishedPath("/api/registry/verify/ab_12345678", "?snapshot=1")).toEqual({
+      kind: "snapshot",
+      abId: "ab_12345678",
+    });
+    expect(matchPublishedPath("/api/registry/verify/ab_12345678", "")).toBeNull();
+    expect(matchPublishedPath("/api/registry/verify/ab_12345678", "?snapshot=0")).toBeNull();
+    expect(matchPublishedPath("/api/merchants/AB_12345678/jsonld", "")).toBeNull();
+    expect(matchPublishedPath("/api/merchants/ab_12345678/resolve", "")).toBeNull();
+    expect(matchPublishedPath("/m/ab_12345678/", "")).toBeNull();
+  });
+
+  it("writes atomically through hidden temporary siblings and leaves none behind", () => {
+    const folder = new PublishFolder(tempDir());
+    folder.open();
+    folder.write("api/merchants/ab_12345678/jsonld", "{}");
+    folder.write("api/merchants/ab_12345678/jsonld", '{"a":1}');
+    expect(readFileSync(folder.full("api/merchants/ab_12345678/jsonld"), "utf8")).toBe('{"a":1}');
+    expect(folder.temporaryFiles()).toEqual([]);
+    expect(folder.merchantsOnDisk()).toEqual(new Set(["ab_12345678"]));
+    expect(folder.removeMerchant("ab_12345678")).toBe(1);
+    expect(folder.exists("api/merchants/ab_12345678/jsonld")).toBe(false);
+    folder.close(true);
+  });
+
+  it("sweeps the temporary files of an interrupted run before the next one", () => {
+    const root = tempDir();
+    const crashed = new PublishFolder(root);
+    crashed.open();
+    crashed.write("m/ab_12345678/ai.md", "# x\n");
+    writeFileSync(path.join(root, "m/ab_12345678/.ai.md.tmp-dead-0"), "partial");
+    // no close(true): the run died
+    const next = new PublishFolder(root);
+    expect(next.temporaryFiles()).toHaveLength(1);
+    next.open();
+    expect(next.temporaryFiles()).toEqual([]);
+    expect(next.exists("m/ab_12345678/ai.md")).toBe(true);
+    next.close(true);
+  });
+});
+
+describe("serve index, ETags and settings", () => {
+  it("round-trips the serve index and keys it to BASE_URL and the order rail", () => {
+    const key = publishKeyOf({ baseUrl: "https://a.example", publicOrderRailEnabled: false });
+    expect(key).not.toBe(publishKeyOf({ baseUrl: "https://b.example", publicOrderRailEnabled: false }));
+    expect(key).not.toBe(publishKeyOf({ baseUrl: "https://a.example", publicOrderRailEnabled: true }));
+    const text = formatServeIndex(key, [
+      ["ab_12345678", "stampA", "2027-01-01T00:00:00.000Z", "2026-11-23T03:17:00.000Z"],
+      ["ab_87654321", "stampB", null, null],
+    ]);
+    const index = parseServeIndex(text);
+    expect(index?.publishKey).toBe(key);
+    expect(index?.entries.get("ab_12345678")).toEqual({
+      stamp: "stampA",
+      untilMs: Date.parse("2027-01-01T00:00:00.000Z"),
+      snapshotExpiresMs: Date.parse("2026-11-23T03:17:00.000Z"),
+      snapshotExpiresAt: "2026-11-23T03:17:00.000Z",
+    });
+    expect(index?.entries.get("ab_87654321")?.untilMs).toBe(Number.POSITIVE_INFINITY);
+    expect(parseServeIndex("garbage")).toBeNull();
+  });
+
+  it("matches If-None-Match as RFC 9110 asks for GET", () => {
+    const etag = etagOf("abc=");
+    expect(etag).toBe('"sha256-abc="');
+    expect(matchesIfNoneMatch('"sha256-abc="', etag)).toBe(true);
+    expect(matchesIfNoneMatch('W/"sha256-abc="', etag)).toBe(true);
+    expect(matchesIfNoneMatch('"x", "sha256-abc="', etag)).toBe(true);
+    expect(matchesIfNoneMatch("*", etag)).toBe(true);
+    expect(matchesIfNoneMatch('"sha256-other="', etag)).toBe(false);
+    expect(matchesIfNoneMatch(null, etag)).toBe(false);
+  });
+
+  it("reads the publication settings with defaults and refuses a bad cron expression", () => {
+    const settings = loadPublishSettings({ dataDir: "/srv/data" }, {});
+    expect(settings).toEqual({
+      publishDir: "/srv/data/publish",
+      refreshCron: "17 3 * * *",
+      refreshTimezone: null,
+      refreshOnStart: true,
+      snapshotRenewMarginSeconds: 600,
+      fastPath: true,
+      refreshWorkers: null,
+    });
+    expect(loadPublishSettings({ dataDir: "/d" }, { REFRESH_CRON: "off", PUBLISH_FAST_PATH: "false" })).toMatchObject({
+      refreshCron: null,
+      fastPath: false,
+    });
+    expect(() => loadPublishSettings({ dataDir: "/d" }, { REFRESH_CRON: "every day" })).toThrow(/REFRESH_CRON/);
+  });
+
+  it("generates static server configuration giving every published path its content type", () => {
+    const headers = headersFile();
+    expect(headers).toContain("/api/merchants/*/jsonld\n  Content-Type: application/ld+json; charset=utf-8");
+    expect(headers).toContain("/m/*/ai.md\n  Content-Type: text/markdown; charset=utf-8");
+    const nginx = nginxSnippet();
+    expect(nginx).toContain('default_type "text/markdown; charset=utf-8";');
+    expect(nginx).toContain("rewrite ^ /api/registry/verify/$abeille_ab_id/snapshot last;");
+  });
+});

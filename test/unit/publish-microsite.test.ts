@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import { escapeHtml, html, jsonForScript, raw } from "../../src/publish/html.ts";
+import { buildJsonLd } from "../../src/publish/jsonld.ts";
+import { buildMicrosite, LEAD_FORM_SCRIPT } from "../../src/publish/microsite.ts";
+import { buildNotFoundPage } from "../../src/publish/not-found-page.ts";
+import { AB_ID, BASE, tourismProfile, view } from "./publish-fixtures.ts";
+
+describe("the microsite page", () => {
+  const page = buildMicrosite(view());
+
+  it("is a French HTML document with canonical and alternate links", () => {
+    expect(page.startsWith('<!doctype html>\n<html lang="fr">')).toBe(true);
+    expect(page).toContain(`<link rel="canonical" href="${BASE}/m/${AB_ID}/">`);
+    expect(page).toContain(`<link rel="alternate" type="text/markdown" href="${BASE}/m/${AB_ID}/ai.md"`);
+    expect(page).toContain(
+      `<link rel="alternate" type="application/ld+json" href="${BASE}/api/merchants/${AB_ID}/jsonld"`,
+    );
+    expect(page).toContain('<link rel="stylesheet" href="/assets/microsite.css">');
+  });
+
+  it("embeds the JSON-LD so that it parses back to the document", () => {
+    const script = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(page)?.[1] ?? "";
+    expect(JSON.parse(script)).toEqual(buildJsonLd(view()));
+    expect(script).not.toContain("<");
+  });
+
+  it("has landmarks, one h1, and the sections a visitor looks for", () => {
+    expect(page).toContain('<main id="contenu"');
+    expect(page).toContain("<header");
+    expect(page).toContain("<footer");
+    expect(page.match(/<h1/g)?.length).toBe(1);
+    for (const heading of [
+      "Score de confiance",
+      "Prestations et tarifs",
+      "Horaires",
+      "Questions fréquentes",
+      "Contacter",
+    ]) {
+      expect(page).toContain(heading);
+    }
+    expect(page).toContain("<summary>Comment contacter l&#39;agence ?</summary>");
+    expect(page).toContain(`href="${BASE}/api/verify/siret_verified/${AB_ID}"`);
+    expect(page).toContain("à partir de 1 234,50 €");
+  });
+
+  it("labels every form control and posts JSON to the lead endpoint through the inline script", () => {
+    const ids = [...page.matchAll(/<(?:input|select|textarea) id="([^"]+)"/g)].map((match) => match[1]);
+    expect(ids.length).toBeGreaterThan(5);
+    for (const id of ids) expect(page).toContain(`<label for="${id}">`);
+    expect(page).toContain('name="metadata.nb_participants"');
+    expect(page).toContain('action="/api/contact/brick"');
+    expect(page).toContain(`data-ab-id="${AB_ID}"`);
+    expect(page).toContain("<noscript>");
+    expect(page).toContain(LEAD_FORM_SCRIPT);
+    expect(LEAD_FORM_SCRIPT).toContain('"content-type": "application/json"');
+  });
+
+  it("replaces the form with the reason when the merchant cannot be contacted", () => {
+    const profile = tourismProfile();
+    profile.merchant.status = "PAUSED";
+    const paused = buildMicrosite(view(profile));
+    expect(paused).not.toContain('id="lead-form"');
+    expect(paused).toContain("le commerçant a mis son activité en pause");
+    expect(paused).toContain("En pause");
+  });
+
+  it("escapes merchant text everywhere", () => {
+    const profile = tourismProfile();
+    profile.merchant.businessName = '<script>alert("x")</script>';
+    const hostile = buildMicrosite(view(profile));
+    expect(hostile).not.toContain('<script>alert("x")</script>');
+    expect(hostile).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+  });
+
+  it("keeps an unreviewed generated description off the page", () => {
+    const profile = tourismProfile();
+    profile.merchant.descriptionLlmUnreviewed = true;
+    const unreviewed = buildMicrosite(view(profile));
+    expect(unreviewed).not.toContain("séminaires et séjours de groupe autour du lac");
+    expect(unreviewed).toContain("attend la validation du commerçant");
+  });
+});
+
+describe("HTML helpers and the 404 page", () => {
+  it("escapes interpolations unless marked safe", () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    expect(html`<p>${"<b>"}${raw("<i>ok</i>")}${["a", html`<br>`]}${null}${false}</p>`.value).toBe(
+      "<p>&lt;b&gt;<i>ok</i>a<br></p>",
+    );
+    expect(jsonForScript({ text: "</script><!--" }).value).toBe('{"text":"\\u003c/script\\u003e\\u003c!--"}');
+  });
+
+  it("the 404 page is French", () => {
+    const page = buildNotFoundPage();
+    expect(page).toContain('<html lang="fr">');
+    expect(page).toContain("<h1>Page introuvable</h1>");
+  });
+});
