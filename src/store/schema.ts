@@ -337,7 +337,9 @@ export const orders = sqliteTable(
     abId: text("ab_id")
       .notNull()
       .references(() => merchants.abId),
-    items: text("items", { mode: "json" }).$type<{ product_id: string; quantity: number; unit_cents: number }[]>().notNull(),
+    items: text("items", { mode: "json" })
+      .$type<{ product_id: string; quantity: number; unit_cents: number }[]>()
+      .notNull(),
     amountCents: integer("amount_cents").notNull(),
     currency: text("currency").notNull(),
     fulfillmentType: text("fulfillment_type").notNull(),
