@@ -19,9 +19,9 @@
  * After the load the bench checks that every 201 has its lead and outbox row, then times the
  * drain of what is left (emails written per second).
  */
-import { execFileSync } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -43,7 +43,7 @@ const { values } = parseArgs({
     merchants: { type: "string", default: "2000" },
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
-    port: { type: "string", default: "4398" },
+    port: { type: "string", default: "0" },
     worker: { type: "string", default: "separate" },
     mail: { type: "string", default: "eml" },
   },
@@ -110,7 +110,7 @@ const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "
 const contactable = (roster.cases.active_contactable ?? []).slice(0, 200);
 if (contactable.length === 0) throw new Error("the demo roster has no contactable merchant");
 
-const port = values.port;
+const port = values.port === "0" ? String(await freePort()) : values.port;
 const url = `http://127.0.0.1:${port}`;
 const server = spawnNode([...tsxImport, "jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1", BASE_URL: url });
 server.stdout?.resume();
@@ -118,6 +118,12 @@ await waitForHealth(url, server);
 const worker =
   values.worker === "separate" ? spawnNode([...tsxImport, "jobs/outbox-worker.ts"], { ...env, BASE_URL: url }) : null;
 worker?.stdout?.resume();
+// Never leave a server or worker behind, whatever happens to this process.
+process.on("exit", () => {
+  for (const child of [worker, server]) {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  }
+});
 
 let sequence = 0;
 const distinctBody = () =>
@@ -174,12 +180,28 @@ figures.push(distinct);
 figures.push(await run("identical submissions (200 deduplicated)", () => duplicateBody, durationSeconds));
 const serverMemory = rssMegabytes(server.pid ?? 0);
 
-if (worker) {
-  worker.kill("SIGTERM");
-  await new Promise((resolve) => worker.once("exit", resolve));
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
 }
-server.kill("SIGTERM");
-await new Promise((resolve) => server.once("exit", resolve));
+
+/** SIGTERM, then SIGKILL if the process has not exited within 20 s. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+if (worker) await stopProcess(worker);
+await stopProcess(server);
 
 // Every acknowledged lead is stored with its outbox row.
 setLogLevel("silent");

@@ -1,8 +1,9 @@
 /**
  * The refresh job at scale: a full refresh of N merchants into an empty publish folder, then an
- * incremental refresh after 1% of the published merchants changed, then one with no change, each
- * run as `npm run refresh` runs it (a child process: tsx start-up included). Prints merchants/s and
- * wall time and writes bench/results/refresh-latest.{md,json}.
+ * incremental refresh after 1% of the published merchants changed, one with no change, and the
+ * daily one that re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
+ * process: tsx start-up included). Prints merchants/s and wall time and writes
+ * bench/results/refresh-latest.{md,json}.
  *
  *   npx tsx bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changed 0.01] [--workers N] [--keep]
  *
@@ -30,7 +31,9 @@ const { values } = parseArgs({
 });
 const count = Number(values.count);
 const changedShare = Number(values.changed);
-const dataDir = values.store ? path.resolve(values.store) : mkdtempSync(path.join(os.tmpdir(), "abeille-refresh-bench-"));
+const dataDir = values.store
+  ? path.resolve(values.store)
+  : mkdtempSync(path.join(os.tmpdir(), "abeille-refresh-bench-"));
 const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", REFRESH_CRON: "off" };
 
 if (!values.store) {
@@ -51,10 +54,21 @@ interface Run {
   summary: RefreshSummary;
 }
 
-function refresh(name: string): Run {
+function refresh(name: string, extraEnv: Record<string, string> = {}): Run {
   const started = performance.now();
-  const args = ["--import", "tsx", "jobs/refresh.ts", "--json", ...(values.workers ? ["--workers", values.workers] : [])];
-  const result = spawnSync(process.execPath, args, { cwd: root, env, encoding: "utf8", maxBuffer: 1 << 24 });
+  const args = [
+    "--import",
+    "tsx",
+    "jobs/refresh.ts",
+    "--json",
+    ...(values.workers ? ["--workers", values.workers] : []),
+  ];
+  const result = spawnSync(process.execPath, args, {
+    cwd: root,
+    env: { ...env, ...extraEnv },
+    encoding: "utf8",
+    maxBuffer: 1 << 24,
+  });
   const wallSeconds = round((performance.now() - started) / 1000, 2);
   if (result.status !== 0) throw new Error(`refresh failed: ${result.stderr}`);
   const summary = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as RefreshSummary;
@@ -85,8 +99,11 @@ db.$client.transaction(() => {
 db.$client.close();
 runs.push(refresh(`incremental (${touched.length} changed)`));
 runs.push(refresh("no change"));
+// The daily run: no content change, but every snapshot manifest is re-signed (a margin of a day makes them all due).
+runs.push(refresh("daily (snapshots renewed)", { REFRESH_CRON: "17 3 * * *", SNAPSHOT_RENEW_MARGIN_SECONDS: "86400" }));
 
-const header = "| run | merchants | wall s | merchants/s | rendered | skipped | files written | files unchanged | snapshots signed |";
+const header =
+  "| run | merchants | wall s | merchants/s | rendered | skipped | files written | files unchanged | snapshots signed |";
 const lines = runs.map((run) =>
   [
     run.name,
@@ -103,7 +120,12 @@ const lines = runs.map((run) =>
 const report = [
   `# Refresh bench ${new Date().toISOString()}`,
   "",
-  `Node ${process.version}, ${os.availableParallelism()} cores (load average ${os.loadavg().map((value) => round(value, 1)).join(", ")} at the end), ${published.length} published of the registry's merchants, workers ${values.workers ?? "default"}.`,
+  `Node ${process.version}, ${os.availableParallelism()} cores (load average ${os
+    .loadavg()
+    .map((value) => round(value, 1))
+    .join(
+      ", ",
+    )} at the end), ${published.length} published of the registry's merchants, workers ${values.workers ?? "default"}.`,
   "Each run is `npm run refresh` as a child process (tsx start-up included); the full run starts from an empty publish folder.",
   "",
   header,

@@ -8,7 +8,6 @@
  * against one database: their claims never overlap. Without SMTP settings, emails are written as
  * .eml files under DATA_DIR/outbox/.
  */
-import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { createApp } from "../src/app.ts";
@@ -38,19 +37,17 @@ async function main(): Promise<void> {
     }
     return;
   }
-  // Email rendering is background work: on a shared machine the server's requests go first.
-  try {
-    os.setPriority(10);
-  } catch {
-    // not permitted here; run at normal priority
-  }
   const worker = startOutboxWorker(app);
   const stop = (signal: string) => {
     logger.info("outbox worker stopping", { signal });
-    void worker.stop().then(() => {
-      app.close();
-      process.exit(0);
-    });
+    setTimeout(() => process.exit(0), 15_000).unref();
+    void worker
+      .stop()
+      .catch(() => undefined)
+      .then(() => {
+        app.close();
+        process.exit(0);
+      });
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));

@@ -9,12 +9,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/config.ts";
+import { createKillSwitch } from "../src/domain/access/kill-switch.ts";
 import { logger } from "../src/logging.ts";
 import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/fast-path.ts";
 import { publishKeyOf } from "../src/publish/serve-index.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import { createPublishSource } from "../src/publish/source-store.ts";
 import { type Db, openDatabase } from "../src/store/db.ts";
+import { createSettingsRepository } from "../src/store/settings-repository.ts";
 
 type NodeHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -24,25 +26,30 @@ export interface RunningServer {
   url: string;
   port: number;
   server: http.Server;
-  /** Null when the fast path is off (PUBLISH_FAST_PATH=false, or agent access suspended). */
+  /** Null when the fast path is off (PUBLISH_FAST_PATH=false). */
   fastPath: PublishedFastPath | null;
   close(): Promise<void>;
 }
 
 /**
- * The fast path needs its own read connection to check each merchant's source stamp. While agent
- * access is suspended it stays off, so every document route answers the kill switch's 503.
+ * The fast path has its own connection to check each merchant's source stamp and the operators'
+ * kill switch (while agent access is suspended, every document route answers the guard's 503).
  */
 function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
   const config = loadConfig();
   const settings = loadPublishSettings(config);
-  if (!settings.fastPath || config.agentAccessSuspended) return null;
+  if (!settings.fastPath) return null;
   const db = openDatabase(config.databaseFile);
   const source = createPublishSource(db);
+  const killSwitch = createKillSwitch({
+    environmentSuspended: config.agentAccessSuspended,
+    settings: createSettingsRepository(db),
+  });
   const fastPath = createPublishedFastPath({
     publishDir: settings.publishDir,
     stampOf: (abId) => source.stampOf(abId),
     publishKey: publishKeyOf(config),
+    isSuspended: () => killSwitch.isSuspended(),
   });
   return { fastPath, db };
 }

@@ -72,9 +72,13 @@ function kindOf(claimed: readonly OutboxMessage[], messageId: string): string {
 }
 
 /** Delivers batches until no row is due; returns the totals. */
-export async function drainOutbox(deps: DispatchDeps, maxBatches = Number.POSITIVE_INFINITY): Promise<DispatchReport> {
+export async function drainOutbox(
+  deps: DispatchDeps,
+  options: { maxBatches?: number; keepGoing?: () => boolean } = {},
+): Promise<DispatchReport> {
   const total: DispatchReport = { claimed: 0, sent: 0, retried: 0, failed: 0 };
-  for (let batch = 0; batch < maxBatches; batch++) {
+  const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
+  for (let batch = 0; batch < maxBatches && (options.keepGoing?.() ?? true); batch++) {
     const report = await dispatchDueMessages(deps);
     total.claimed += report.claimed;
     total.sent += report.sent;

@@ -9,8 +9,11 @@ const NUDGE_DELAY_MS = 50;
 export interface OutboxWorker {
   /** Runs a drain now (or waits for the one running) and returns what it did. */
   runNow(): Promise<DispatchReport>;
-  /** Stops polling, waits for the drain in progress, closes the transport. */
-  stop(): Promise<void>;
+  /**
+   * Stops polling, lets the batch in progress finish (at most `timeoutMs`, default 10 s; a row
+   * left claimed is taken again once its lease is over), closes the transport.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
 }
 
 export interface OutboxWorkerOptions {
@@ -55,7 +58,7 @@ export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): 
       do {
         again = false;
         try {
-          const report = await drainOutbox(deps);
+          const report = await drainOutbox(deps, { keepGoing: () => !stopped });
           total.claimed += report.claimed;
           total.sent += report.sent;
           total.retried += report.retried;
@@ -91,12 +94,22 @@ export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): 
 
   return {
     runNow: () => run(),
-    async stop() {
+    async stop({ timeoutMs = 10_000 } = {}) {
       stopped = true;
       clearInterval(timer);
       if (pending) clearTimeout(pending);
       outboxSignal().off("written", nudge);
-      await current;
+      if (current) {
+        let timeout: NodeJS.Timeout | undefined;
+        const expired = new Promise<void>((resolve) => {
+          timeout = setTimeout(() => {
+            logger.warn("outbox worker stopped with a batch still in flight");
+            resolve();
+          }, timeoutMs);
+        });
+        await Promise.race([current.then(() => undefined), expired]);
+        clearTimeout(timeout);
+      }
       transport.close();
     },
   };

@@ -37,6 +37,8 @@ export interface FastPathOptions {
   /** The server's publish key (BASE_URL, order rail, format): files published under another one are not served. */
   publishKey: string;
   nowMs?: () => number;
+  /** The agent-access kill switch: while on, every request goes to the routes (503 SERVICE_SUSPENDED). */
+  isSuspended?: () => boolean;
   /** Bytes of file bodies kept in memory (default 64 MiB). */
   maxCacheBytes?: number;
 }
@@ -69,8 +71,11 @@ interface CachedFile {
  * - the store's source stamp of the merchant equals the one the file was rendered from, and the
  *   merchant is still published (one indexed lookup per request);
  * - the content period has not ended (a signal expiry, an anniversary: period.ts), and a snapshot
- *   manifest is more than a minute from its expiry.
+ *   manifest is more than a minute from its expiry;
+ * - agent access is not suspended, and the request presents no API key (the guard checks keys).
  *
+ * Published documents are not counted against rate limits here: they are static artifacts a CDN
+ * would serve as well (the spec rate-limits search, resolve, leads, orders, registration and tools).
  * Otherwise the request falls through to the route, which renders the same bytes on demand. The
  * answer has the strong ETag of its bytes, 304 on If-None-Match, and the same headers as the route.
  */
@@ -142,11 +147,6 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
     return file;
   };
 
-  const pass = () => {
-    counters.passed += 1;
-    return false;
-  };
-
   return {
     stats: () => ({ ...counters }),
     handle(request, response) {
@@ -156,6 +156,17 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       const pathname = query === -1 ? url : url.slice(0, query);
       const match = matchPublishedPath(pathname, query === -1 ? "" : url.slice(query));
       if (!match) return false;
+      const pass = () => {
+        counters.passed += 1;
+        // The folder's snapshot path has no route of its own: the manifest route answers it live.
+        if (match.kind === "snapshot" && pathname.endsWith("/snapshot")) {
+          request.url = `/api/registry/verify/${match.abId}?snapshot=1`;
+        }
+        return false;
+      };
+      // A presented API key is checked by the route's guard (a bad one is 401, never a silent downgrade).
+      if (request.headers.authorization !== undefined || request.headers["x-api-key"] !== undefined) return pass();
+      if (options.isSuspended?.()) return pass();
 
       const served = currentIndex();
       if (!served || served.publishKey !== options.publishKey) return pass();

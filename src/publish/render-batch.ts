@@ -101,21 +101,44 @@ function renderOne(
   const { old, abId } = item;
   const folder = context.folder;
 
-  if (
+  // Same inputs, same period, same code: the documents on disk are what rendering would give.
+  const documentsCurrent =
     context.skipAllowed &&
-    old &&
+    old !== null &&
     old.fingerprint === fingerprint &&
     old.since === period.since &&
     old.until === period.until &&
-    !snapshotDue(context, old, null) &&
-    MERCHANT_DOCUMENT_KINDS.every(
-      (kind) => old.hashes[kind] !== undefined && folder.exists(publishedPath(kind, abId)),
-    ) &&
-    (!old.hashes.snapshot || folder.exists(publishedPath("snapshot", abId)))
-  ) {
-    counters.skipped += 1;
-    counters.unchanged += Object.keys(old.hashes).length;
-    return { ...old, status: item.status, stamp: item.stamp };
+    MERCHANT_DOCUMENT_KINDS.every((kind) => old.hashes[kind] !== undefined && folder.exists(publishedPath(kind, abId)));
+  if (documentsCurrent && old) {
+    const snapshotPresent = !old.hashes.snapshot || folder.exists(publishedPath("snapshot", abId));
+    if (snapshotPresent && !snapshotDue(context, old, null)) {
+      counters.skipped += 1;
+      counters.unchanged += Object.keys(old.hashes).length;
+      return { ...old, status: item.status, stamp: item.stamp };
+    }
+    if (context.issueSnapshot) {
+      // Only the snapshot manifest is due (the daily renewal): the card it is cut from, nothing else.
+      counters.skipped += 1;
+      counters.unchanged += MERCHANT_DOCUMENT_KINDS.length;
+      const view = merchantView(profile, {
+        baseUrl: context.baseUrl,
+        orderRailEnabled: context.orderRailEnabled,
+        now: context.now,
+      });
+      const card = buildPublishedDecisionCard(view);
+      const issued = context.issueSnapshot(view, card, context.now);
+      folder.write(publishedPath("snapshot", abId), issued.document.body);
+      counters.written += 1;
+      counters.snapshotsSigned += 1;
+      return {
+        ...old,
+        status: item.status,
+        stamp: item.stamp,
+        hashes: { ...old.hashes, snapshot: issued.document.hash },
+        cardHash: card.decision_card.content_hash,
+        snapshotExpiresAt: issued.expiresAt,
+      };
+    }
   }
 
   counters.rendered += 1;

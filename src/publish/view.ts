@@ -64,8 +64,16 @@ export interface ViewDeps {
 
 /** A published merchant's view; unknown, suspended and archived ones are the same 404. */
 export function loadPublishedView(deps: ViewDeps, abId: string): MerchantView {
+  return loadView(deps, abId, isPublishedStatus);
+}
+
+/**
+ * A merchant's view when its status is accepted (404 MERCHANT_NOT_FOUND otherwise). The decision
+ * card route, which also answers suspended merchants, uses `(status) => status !== "ARCHIVED"`.
+ */
+export function loadView(deps: ViewDeps, abId: string, accept: (status: MerchantStatus) => boolean): MerchantView {
   const profile = deps.merchants.findProfile(abId);
-  if (!profile || !isPublishedStatus(profile.merchant.status)) {
+  if (!profile || !accept(profile.merchant.status)) {
     throw new ServiceError("MERCHANT_NOT_FOUND", `No published merchant has ab_id ${abId}`, { abId });
   }
   return merchantView(profile, { baseUrl: deps.baseUrl, orderRailEnabled: deps.orderRailEnabled, now: deps.now() });

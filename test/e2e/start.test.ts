@@ -25,7 +25,15 @@ beforeAll(async () => {
   const port = await freePort();
   baseUrl = `http://127.0.0.1:${port}`;
   child = spawn(process.execPath, ["--import", "tsx", "jobs/start.ts"], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DEMO_SEED_COUNT: "120" },
+    env: {
+      ...process.env,
+      // vitest exports Vite's BASE_URL ("/"); the server needs an absolute one.
+      BASE_URL: baseUrl,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DEMO_SEED_COUNT: "120",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (chunk: Buffer) => {

@@ -64,6 +64,14 @@ describe("GET /api/merchants/{ab_id}/jsonld", () => {
     expect(await again.text()).toBe("");
   });
 
+  it("answers HEAD with the headers and no body", async () => {
+    const abId = first("active_contactable");
+    const response = await server.get(`/api/merchants/${abId}/jsonld`, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("etag")).toMatch(/^"sha256-/);
+    expect(await response.text()).toBe("");
+  });
+
   it("is 400 for a malformed ab_id and 404 for unknown, suspended and archived merchants", async () => {
     const malformed = await server.getJson("/api/merchants/ab_BAD/jsonld");
     expect(malformed.status).toBe(400);

@@ -168,6 +168,31 @@ describe("the refresh job and the published files", () => {
     expect(markdown.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
   });
 
+  it("leaves API keys and the kill switch to the route's guard", async () => {
+    const url = `/api/merchants/${first("active_contactable")}/jsonld`;
+    const withBadKey = await server.getJson(url, {
+      headers: { authorization: "Bearer abk_not_a_real_key_0000000000000000" },
+    });
+    expect(withBadKey.status).toBe(401);
+    expect(withBadKey.headers.get("x-served-from")).toBeNull();
+    const setting = db.$client.prepare(
+      "INSERT INTO settings (key, value, updated_at) VALUES ('agent_access_suspended', 'on', '2026-11-01T00:00:00.000Z')",
+    );
+    setting.run();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const suspended = await server.getJson(url);
+      expect(suspended.status).toBe(503);
+      expect(suspended.body.error.code).toBe("SERVICE_SUSPENDED");
+    } finally {
+      db.$client.prepare("DELETE FROM settings WHERE key = 'agent_access_suspended'").run();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+    }
+    const again = await server.get(url);
+    expect(again.headers.get("x-served-from")).toBe("publish-folder");
+    await again.arrayBuffer();
+  });
+
   it("serves the daily snapshot manifest from the folder with a cache lifetime within its expiry", async () => {
     const abId = first("active_contactable");
     const response = await server.get(`/api/registry/verify/${abId}?snapshot=1`);
@@ -182,6 +207,13 @@ describe("the refresh job and the published files", () => {
     expect(body.data.jws.split(".")).toHaveLength(3);
     const card = JSON.parse(readFileSync(path.join(publishDir(), publishedPath("decision-card", abId)), "utf8"));
     expect(body.data.manifest.content_hash).toBe(card.data.decision_card.content_hash);
+    // The folder's own path answers the same file; without a fresh file it goes to the live route.
+    const folderPath = await server.get(`/api/registry/verify/${abId}/snapshot`);
+    expect(folderPath.headers.get("x-served-from")).toBe("publish-folder");
+    expect((await folderPath.json()).data.jws).toBe(body.data.jws);
+    const unknown = await server.getJson("/api/registry/verify/ab_zzzzzzzz/snapshot");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe("MERCHANT_NOT_FOUND");
   });
 
   it("a second run renders nothing and rewrites nothing", async () => {
@@ -246,5 +278,18 @@ describe("the refresh job and the published files", () => {
     expect(run.rendered).toBe(run.merchants);
     expect(run.written).toBe(0);
     expect(changedFiles(before, snapshotTree())).toEqual([]);
+  });
+
+  it("the daily run re-signs every snapshot manifest due before the next run, and touches nothing else", async () => {
+    const before = snapshotTree();
+    const run = await runRefresh({
+      ...refreshInput(),
+      codeKey: "another-version",
+      nextRunAt: new Date(Date.now() + 2 * 86_400_000),
+    });
+    expect(run).toMatchObject({ rendered: 0, snapshotsSigned: run.merchants, written: run.merchants });
+    const changed = changedFiles(before, snapshotTree());
+    expect(changed).toHaveLength(run.merchants);
+    expect(changed.every((file) => file.endsWith("/snapshot"))).toBe(true);
   });
 });

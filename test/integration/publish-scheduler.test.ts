@@ -1,0 +1,45 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startScheduler } from "../../jobs/scheduler.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ count: 60 });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("the refresh schedule", () => {
+  it("runs the refresh job in a child process on demand, one run at a time, and knows its next run", async () => {
+    const scheduler = startScheduler(loadConfig(), {
+      env: { ...process.env, REFRESH_CRON: "*/30 * * * *", REFRESH_ON_START: "false" },
+    });
+    try {
+      const next = scheduler.nextRun();
+      expect(next).not.toBeNull();
+      expect((next?.getTime() ?? 0) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
+      const first = scheduler.runNow();
+      expect(scheduler.runNow()).toBe(first);
+      const summary = await first;
+      expect(summary.merchants).toBeGreaterThan(0);
+      expect(summary.rendered).toBe(summary.merchants);
+      expect(existsSync(path.join(server.dataDir, "publish", ".abeille", "serve-index.tsv"))).toBe(true);
+      const again = await scheduler.runNow();
+      expect(again.rendered).toBe(0);
+    } finally {
+      await scheduler.stop();
+    }
+  }, 120_000);
+
+  it("can be switched off", async () => {
+    const scheduler = startScheduler(loadConfig(), {
+      env: { ...process.env, REFRESH_CRON: "off", REFRESH_ON_START: "false" },
+    });
+    expect(scheduler.nextRun()).toBeNull();
+    await scheduler.stop();
+  });
+});
