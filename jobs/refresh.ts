@@ -15,6 +15,7 @@ import { type RefreshSummary, runRefresh } from "../src/publish/publisher.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import { publishSigning } from "../src/publish/signing-hooks.ts";
 import { workerRunner } from "../src/publish/worker-runner.ts";
+import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { openDatabase } from "../src/store/db.ts";
 
 const { values } = parseArgs({
@@ -57,6 +58,8 @@ try {
     codeKey: values.full ? `full-${Date.now()}` : sourceTreeKey(path.resolve(import.meta.dirname, "../src")),
     snapshotIssuer: signing.snapshotIssuer,
     keySet: signing.keySet,
+    // The search index keeps a copy of each merchant's trust and status: bring the changed ones up to date.
+    onMerchantsChanged: (abIds) => createEmbeddedSearchIndex(db).refresh(abIds),
     ...(workers === 1 ? {} : { runner: workerRunner(config, settings, workers) }),
     ...(showProgress ? { onProgress: ({ done, total }) => drawProgress(done, total, done === total) } : {}),
   });
@@ -73,6 +76,7 @@ if (values.json) {
       `  merchants  ${summary.merchants} published (${summary.rendered} rendered, ${summary.skipped} unchanged without rendering)\n` +
       `  files      ${summary.written} written, ${summary.unchanged} unchanged, ${summary.deleted} deleted\n` +
       `  snapshots  ${summary.snapshotsSigned} signed\n` +
+      `  changed    ${summary.changed} merchants since the last run (search index updated for them)\n` +
       `  withdrawn  ${summary.withdrawn} merchants\n` +
       `${summary.failed > 0 ? `  failed     ${summary.failed} merchants (see warnings)\n` : ""}` +
       `  seconds    ${summary.seconds}\n`,

@@ -1,5 +1,7 @@
 import { mkdir, rename, writeFile } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
+import tls from "node:tls";
 import nodemailer from "nodemailer";
 import type SMTPPool from "nodemailer/lib/smtp-pool/index.js";
 import type { SmtpSettings } from "../config/config.ts";
@@ -94,13 +96,47 @@ export function createMailTransport(settings: TransportSettings): MailTransport 
   };
 }
 
+const CONNECTION_TIMEOUT_MS = 30_000;
+
+/**
+ * Opens the SMTP connection with Nagle's algorithm off. Reusing pooled connections, nodemailer
+ * ends each message with a small write that otherwise waits for the server's delayed ACK (about
+ * 40 ms a message: 60 emails/s over three connections instead of 450 measured on loopback).
+ */
+function openSocket(
+  options: { host?: string | undefined; port?: number | undefined; secure?: boolean | undefined },
+  callback: (error: Error | null, socket?: { connection: net.Socket; secured?: boolean }) => void,
+): void {
+  const host = options.host ?? "localhost";
+  const port = options.port ?? (options.secure ? 465 : 587);
+  const socket = options.secure
+    ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
+    : net.connect({ host, port });
+  socket.setNoDelay(true);
+  const timer = setTimeout(
+    () => socket.destroy(new Error(`connection to ${host}:${port} timed out`)),
+    CONNECTION_TIMEOUT_MS,
+  );
+  const onError = (error: Error) => {
+    clearTimeout(timer);
+    callback(error);
+  };
+  socket.once("error", onError);
+  socket.once(options.secure ? "secureConnect" : "connect", () => {
+    clearTimeout(timer);
+    socket.off("error", onError);
+    callback(null, options.secure ? { connection: socket, secured: true } : { connection: socket });
+  });
+}
+
 function smtpOptions(smtp: SmtpSettings): SMTPPool.Options {
   const base = {
     pool: true as const,
     maxConnections: 3,
-    connectionTimeout: 30_000,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
+    getSocket: openSocket,
   };
   if ("url" in smtp) {
     const url = new URL(smtp.url);

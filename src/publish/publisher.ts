@@ -49,6 +49,12 @@ export interface RefreshInput {
   /** Hash of the rendering code (jobs/refresh.ts passes the source tree's); a change re-renders everything. */
   codeKey?: string;
   batchSize?: number;
+  /**
+   * Called once the run is over with the merchants whose published content changed since the last
+   * run (card changed, newly published or withdrawn); not called on a first run. jobs/refresh.ts
+   * refreshes the search index's copy of them (trust moves when signals expire).
+   */
+  onMerchantsChanged?: (abIds: string[]) => void | Promise<void>;
   /** Where batches render (default: this thread). */
   runner?: (context: Omit<BatchContext, "loadProfiles" | "folder" | "readTransaction">) => BatchRunner;
   onProgress?: (progress: { done: number; total: number }) => void;
@@ -64,6 +70,8 @@ export interface RefreshSummary {
   written: number;
   unchanged: number;
   snapshotsSigned: number;
+  /** Merchants whose published content changed since the last run (including new and withdrawn ones). */
+  changed: number;
   /** Merchants whose files were deleted (suspended, archived, gone), and the files deleted. */
   withdrawn: number;
   deleted: number;
@@ -163,11 +171,14 @@ async function refreshLocked(
   const inFlight: Promise<void>[] = [];
   const maxInFlight = Math.max(1, runner.concurrency);
   const failures: { abId: string; message: string }[] = [];
+  const changed: string[] = [];
+  let batchFailure: Error | null = null;
 
   const collect = (result: BatchResult, size: number) => {
     for (const [abId, entry] of result.entries) entries.set(abId, entry);
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += result[key];
     failures.push(...result.failures);
+    changed.push(...result.changed);
     done += size;
     input.onProgress?.({ done, total });
   };
@@ -196,11 +207,18 @@ async function refreshLocked(
         input.onProgress?.({ done, total });
       }
       if (items.length === 0) continue;
-      const task = runner.run(items).then((result) => collect(result, items.length));
+      const task = runner.run(items).then(
+        (result) => collect(result, items.length),
+        (error: unknown) => {
+          batchFailure ??= error instanceof Error ? error : new Error(String(error));
+        },
+      );
       inFlight.push(task);
       if (inFlight.length >= maxInFlight) await inFlight.shift();
+      if (batchFailure) break;
     }
     await Promise.all(inFlight);
+    if (batchFailure) throw batchFailure;
   } finally {
     await runner.close();
   }
@@ -211,6 +229,7 @@ async function refreshLocked(
   for (const abId of folder.merchantsOnDisk()) if (!entries.has(abId)) withdrawn.add(abId);
   let deleted = totals.deleted;
   for (const abId of withdrawn) deleted += folder.removeMerchant(abId);
+  changed.push(...[...withdrawn].filter((abId) => oldEntries[abId] !== undefined));
 
   // Files that belong to no merchant: the key set and the static server configuration.
   const files: Record<string, string> = {};
@@ -249,6 +268,7 @@ async function refreshLocked(
     ),
   );
 
+  if (previous !== null && changed.length > 0) await input.onMerchantsChanged?.(changed);
   if (failures.length > 0) {
     process.emitWarning(
       `refresh: ${failures.length} merchant(s) failed to render, e.g. ${failures[0]?.abId}: ${failures[0]?.message}`,
@@ -261,6 +281,7 @@ async function refreshLocked(
     written: totals.written,
     unchanged: totals.unchanged,
     snapshotsSigned: totals.snapshotsSigned,
+    changed: changed.length,
     withdrawn: withdrawn.size,
     deleted,
     failed: totals.failed,

@@ -42,6 +42,8 @@ export interface BatchCounters {
 
 export interface BatchResult extends BatchCounters {
   entries: [abId: string, entry: IndexEntry][];
+  /** Merchants whose decision card (trust, status, identity, products...) differs from the last run's. */
+  changed: string[];
   failures: { abId: string; message: string }[];
 }
 
@@ -66,13 +68,14 @@ export function renderBatch(context: BatchContext, items: readonly BatchItem[]):
 }
 
 function renderItems(context: BatchContext, items: readonly BatchItem[]): BatchResult {
-  const result: BatchResult = { ...emptyCounters(), entries: [], failures: [] };
+  const result: BatchResult = { ...emptyCounters(), entries: [], changed: [], failures: [] };
   const profiles = context.loadProfiles(items.map((item) => item.abId));
   for (const item of items) {
     try {
       const profile = profiles.get(item.abId);
       const entry = profile ? renderOne(context, item, profile, result) : null;
       if (entry) result.entries.push([item.abId, entry]);
+      if (entry && entry.cardHash !== (item.old?.cardHash ?? null)) result.changed.push(item.abId);
     } catch (error) {
       result.failed += 1;
       result.failures.push({ abId: item.abId, message: error instanceof Error ? error.message : String(error) });

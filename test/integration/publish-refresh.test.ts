@@ -238,8 +238,10 @@ describe("the refresh job and the published files", () => {
     expect((await fresh.json()).telephone).toBe("+33 1 99 00 12 34");
 
     const before = snapshotTree();
-    const third = await runRefresh(refreshInput());
-    expect(third).toMatchObject({ rendered: 1, written: 5, snapshotsSigned: 1, withdrawn: 0 });
+    const notified: string[][] = [];
+    const third = await runRefresh({ ...refreshInput(), onMerchantsChanged: (abIds) => void notified.push(abIds) });
+    expect(third).toMatchObject({ rendered: 1, written: 5, snapshotsSigned: 1, withdrawn: 0, changed: 1 });
+    expect(notified).toEqual([[abId]]);
     expect(changedFiles(before, snapshotTree())).toEqual(
       ["jsonld", "ai-digest", "decision-card", "ai-md", "snapshot"]
         .map((kind) => publishedPath(kind as "jsonld", abId))
@@ -258,8 +260,10 @@ describe("the refresh job and the published files", () => {
     touch(archived, { status: "ARCHIVED", updated_at: new Date().toISOString() });
     touch(suspended, { status: "SUSPENDED", updated_at: new Date().toISOString() });
     const before = snapshotTree();
-    const run = await runRefresh(refreshInput());
+    const notified: string[][] = [];
+    const run = await runRefresh({ ...refreshInput(), onMerchantsChanged: (abIds) => void notified.push(abIds) });
     expect(run.withdrawn).toBe(2);
+    expect(notified.flat().sort()).toEqual([archived, suspended].sort());
     expect(run.deleted).toBe(10);
     const removed = changedFiles(before, snapshotTree());
     expect(removed.every((file) => file.includes(archived) || file.includes(suspended))).toBe(true);

@@ -291,3 +291,26 @@ describe("mail settings", () => {
     expect(() => loadConfig({ PLATFORM_TEAM_EMAIL: "not-an-email" })).toThrow(/PLATFORM_TEAM_EMAIL/);
   });
 });
+
+describe("the SMTP transport", () => {
+  it("turns an unreachable server into a retry, not a crash", async () => {
+    await settleAll();
+    const lead = newLead();
+    const transport = createMailTransport({
+      smtp: { host: "127.0.0.1", port: 9, secure: false, user: null, pass: null },
+      from: "Abeille <no-reply@abeille.local>",
+      outboxDir: path.join(dataDir, "unused"),
+    });
+    try {
+      const report = await dispatchDueMessages(deps(transport));
+      expect(report).toMatchObject({ claimed: 1, retried: 1 });
+      const [row] = app.outbox.findBySubject(lead.leadId);
+      expect(row).toMatchObject({ status: "pending", attempts: 1 });
+      expect(row?.lastError).toMatch(/ECONNREFUSED|ECONNECTION|ESOCKET/);
+    } finally {
+      transport.close();
+      clock = new Date(clock.getTime() + 3_600_000);
+      await settleAll();
+    }
+  });
+});
