@@ -74,7 +74,14 @@ export async function startServer(options: { port: number; host: string }): Prom
         if (!handled) entry.handler(request, response);
       }
     : entry.handler;
-  const server = http.createServer(handler);
+  // Astro takes the first X-Forwarded-For entry as the client address, which any caller can set to
+  // get a fresh anonymous rate-limit budget: drop the header unless proxies are trusted
+  // (TRUST_PROXY hops; the guard then reads the right-most trusted entry itself).
+  const trustedHops = process.env.TRUST_PROXY === "true" ? 1 : Number(process.env.TRUST_PROXY || 0);
+  const server = http.createServer((request, response) => {
+    if (!(trustedHops > 0)) delete request.headers["x-forwarded-for"];
+    handler(request, response);
+  });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;

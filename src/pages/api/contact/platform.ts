@@ -6,7 +6,7 @@ import { parseStrictRequest } from "../../../schemas/leads.ts";
 import { PLATFORM_CONTACT_FIELDS, platformContactRequestSchema } from "../../../schemas/platform-contact.ts";
 
 /** POST /api/contact/platform: a message to the platform team, emailed to them through the outbox. */
-export const POST = route("lead", async ({ app, request, context }) => {
+export const POST = route("platform_contact", async ({ app, request, context }) => {
   const body = await readJsonBody(request);
   const contact = parseStrictRequest(platformContactRequestSchema, body, PLATFORM_CONTACT_FIELDS);
   const receipt = submitPlatformContact(
