@@ -71,7 +71,15 @@ const rows: Row[] = [];
 const notes: string[] = [];
 for (const size of sizes) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `abeille-bench-${size}-`));
-  const env = { DATA_DIR: dataDir, LOG_LEVEL: "warn", DEMO_SEED_COUNT: "0", RATE_LIMIT_ANON_HOURLY: "1000000000" };
+  // No scheduled refresh during the measures; a quota no load generator reaches.
+  const env = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    DEMO_SEED_COUNT: "0",
+    RATE_LIMIT_ANON_HOURLY: "1000000000",
+    REFRESH_ON_START: "false",
+    REFRESH_CRON: "off",
+  };
   process.stdout.write(`\n== ${size} merchants ==\n`);
   const seedStarted = performance.now();
   execFileSync(process.execPath, [...tsxImport, "jobs/seed.ts", "--count", String(size)], {
