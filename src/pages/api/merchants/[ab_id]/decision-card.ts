@@ -1,27 +1,21 @@
-import { decisionCardWithState } from "../../../../domain/registry/decision-card.ts";
-import { ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
+import { renderDecisionCard } from "../../../../publish/decision-card.ts";
+import { documentResponse, viewDepsOf } from "../../../../publish/http.ts";
+import { loadView } from "../../../../publish/view.ts";
 import { abIdParamsSchema } from "../../../../schemas/registry.ts";
 
-export const GET = route("read", ({ app, params, context }) => {
+/**
+ * The merchant decision card, rendered by the same function as the published file (so both give
+ * the same bytes and ETag). Paused and suspended merchants keep a card: it tells agents why they
+ * cannot act; archived ones are 404.
+ */
+export const GET = route("read", ({ app, params, request }) => {
   const { ab_id } = parseInput(abIdParamsSchema, params);
-  const { card, state } = decisionCardWithState(
-    {
-      merchants: app.merchants,
-      baseUrl: app.config.baseUrl,
-      orderRailEnabled: app.config.publicOrderRailEnabled,
-      now: app.now,
-    },
-    ab_id,
+  return documentResponse(
+    request,
+    renderDecisionCard(loadView(viewDepsOf(app), ab_id, (status) => status !== "ARCHIVED")),
   );
-  return ok(context, {
-    data: card,
-    state,
-    links: {
-      canonical: `${app.config.baseUrl}/api/merchants/${ab_id}/decision-card`,
-      alternate: `${app.config.baseUrl}/m/${ab_id}/ai.md`,
-    },
-  });
 });
 
+export const HEAD = GET;
 export const ALL = methodNotAllowed(["GET"]);
