@@ -15,7 +15,6 @@ import {
   type OrderContract,
   SIGNABLE_FIELDS,
 } from "../../schemas/decision-card.ts";
-import type { MerchantState } from "../../schemas/envelope.ts";
 import type { MerchantRepository } from "../../store/merchant-repository.ts";
 import type { Assessment } from "../assess-merchant.ts";
 import { contentHash, sha256Hex } from "../canonical-json.ts";
@@ -78,23 +77,14 @@ const TOP_QUESTIONS_MAX = 5;
  * of the lead contract (on 1 January).
  */
 export function buildDecisionCard(deps: DecisionCardDeps, abId: string): DecisionCardDocument {
-  return decisionCardWithState(deps, abId).card;
-}
-
-/** The card and the merchant's `_state`, from one load of the merchant (what the route answers). */
-export function decisionCardWithState(
-  deps: DecisionCardDeps,
-  abId: string,
-): { card: DecisionCardDocument; state: MerchantState } {
   // One reading of the clock for the trust assessment and the card alike.
   const now = deps.now();
   const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, abId);
-  const card = assembleDecisionCard(profile, assessment, {
+  return assembleDecisionCard(profile, assessment, {
     baseUrl: deps.baseUrl,
     orderRailEnabled: deps.orderRailEnabled,
     now,
   });
-  return { card, state: assessment.capabilities.state };
 }
 
 export interface AssembleOptions {
