@@ -1,4 +1,5 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type {
   Merchant,
   MerchantProfile,
@@ -55,6 +56,23 @@ export function createMerchantRepository(db: Db): MerchantRepository {
     .where(eq(qaClusters.clusterId, placeholderText("clusterId")))
     .prepare();
 
+  // Lists of ids travel as one JSON parameter, so these statements are prepared once rather than
+  // rebuilt for every IN list (query building cost more than the query on the search path).
+  const idsIn = (column: AnySQLiteColumn) => sql`${column} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`;
+  const merchantsByIds = db.select().from(merchants).where(idsIn(merchants.abId)).prepare();
+  const productsByIds = db
+    .select()
+    .from(products)
+    .where(idsIn(products.abId))
+    .orderBy(asc(products.abId), asc(products.position))
+    .prepare();
+  // Raw rows: the search path reads ~20 signals per result, and drizzle's per-column mapping
+  // cost more than the query itself.
+  const signalsByIds = db.$client.prepare(
+    `SELECT ab_id, key, status, proof_status, source, source_url, value, verified_at, recorded_at, expires_at
+       FROM signals WHERE ab_id IN (SELECT value FROM json_each(?))`,
+  );
+
   const loadNodes = (clusterIds: string[]): Map<string, QaNode[]> => {
     const byCluster = new Map<string, QaNode[]>();
     if (clusterIds.length === 0) return byCluster;
@@ -92,22 +110,28 @@ export function createMerchantRepository(db: Db): MerchantRepository {
     },
     findMerchants(abIds) {
       if (abIds.length === 0) return [];
-      return db.select().from(merchants).where(inArray(merchants.abId, abIds)).all().map(toMerchant);
+      return merchantsByIds.all({ ids: JSON.stringify(abIds) }).map(toMerchant);
     },
     findProducts(abIds) {
       if (abIds.length === 0) return [];
-      return db
-        .select()
-        .from(products)
-        .where(inArray(products.abId, abIds))
-        .orderBy(asc(products.abId), asc(products.position))
-        .all()
-        .map(toProduct);
+      return productsByIds.all({ ids: JSON.stringify(abIds) }).map(toProduct);
     },
     findSignals(abIds) {
       const byMerchant = new Map<string, Signal[]>();
       if (abIds.length === 0) return byMerchant;
-      for (const { abId, ...row } of db.select().from(signals).where(inArray(signals.abId, abIds)).all()) {
+      for (const raw of signalsByIds.all(JSON.stringify(abIds)) as RawSignalRow[]) {
+        const abId = raw.ab_id;
+        const row = {
+          key: raw.key,
+          status: raw.status,
+          proofStatus: raw.proof_status,
+          source: raw.source,
+          sourceUrl: raw.source_url,
+          value: raw.value === null ? null : (JSON.parse(raw.value) as Signal["value"]),
+          verifiedAt: raw.verified_at,
+          recordedAt: raw.recorded_at,
+          expiresAt: raw.expires_at,
+        };
         const list = byMerchant.get(abId) ?? [];
         list.push(toSignal(row));
         byMerchant.set(abId, list);
@@ -165,4 +189,17 @@ function toSignal(row: Omit<typeof signals.$inferSelect, "abId"> & { abId?: stri
 
 function toCluster(row: typeof qaClusters.$inferSelect): Omit<QaCluster, "nodes"> {
   return { ...row, scope: row.scope === "brick" ? "brick" : "merchant" };
+}
+
+interface RawSignalRow {
+  ab_id: string;
+  key: string;
+  status: string;
+  proof_status: string;
+  source: string;
+  source_url: string | null;
+  value: string | null;
+  verified_at: string | null;
+  recorded_at: string;
+  expires_at: string | null;
 }
