@@ -45,3 +45,11 @@ describe("the envelope holds for failures outside any operation", () => {
     expect(body.data.status).toBe("ok");
   });
 });
+
+describe("the envelope holds for unknown discovery paths", () => {
+  it("answers an unknown /.well-known path with 404 NOT_FOUND in the envelope", async () => {
+    const { status, body } = await server.getJson("/.well-known/not-a-document.json");
+    expect(status).toBe(404);
+    expectErrorEnvelope(body, "NOT_FOUND");
+  });
+});
