@@ -1,9 +1,9 @@
 /**
- * `npm run bench`: seeds demo registries of several sizes, serves each with the built server and
+ * `npm run bench:read` (first part of `npm run bench`): seeds demo registries of several sizes, serves each with the built server and
  * measures the read routes under load next to bare node:http serving the same bytes (same run,
  * same machine), plus the domain's own cost in-process, seed time and memory.
  *
- *   npm run bench -- --sizes 10000,100000 --duration 10 --connections 10
+ *   npm run bench:read -- --sizes 10000,100000 --duration 10 --connections 10
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -187,7 +187,7 @@ const report = [
   "",
 ].join("\n");
 mkdirSync(path.join(root, "bench/results"), { recursive: true });
-writeFileSync(path.join(root, "bench/results/latest.md"), report);
-writeFileSync(path.join(root, "bench/results/latest.json"), `${JSON.stringify({ rows, notes }, null, 2)}\n`);
+writeFileSync(path.join(root, "bench/results/read-latest.md"), report);
+writeFileSync(path.join(root, "bench/results/read-latest.json"), `${JSON.stringify({ rows, notes }, null, 2)}\n`);
 process.stdout.write(`\n${report}`);
 process.exit(0);
