@@ -149,7 +149,13 @@ async function readCapped(request: Request): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The client went away mid-body: nobody reads the answer, and it is no server fault.
+      throw validationError(
+        [{ path: "", message: "the request body was not received whole" }],
+        "Incomplete request body",
+      );
+    });
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
