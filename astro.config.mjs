@@ -2,12 +2,13 @@
 import node from "@astrojs/node";
 import { defineConfig } from "astro/config";
 
-// Standalone mode gives us a handler that serves both static files and routes; jobs/serve.ts
-// wraps it in our own node:http server (ASTRO_NODE_AUTOSTART=disabled) so that start-up,
-// shutdown and the published-artifact fast path stay under our control.
+// Middleware mode: the bundle exports a route handler and starts nothing; jobs/serve.ts wraps it
+// in our own node:http server, which also serves the few static files from memory (the
+// standalone handler's per-request disk check cost more than our routes) and the published
+// artifacts.
 export default defineConfig({
   output: "server",
-  adapter: node({ mode: "standalone" }),
+  adapter: node({ mode: "middleware" }),
   server: { port: 4321, host: "127.0.0.1" },
   security: { checkOrigin: false },
   devToolbar: { enabled: false },

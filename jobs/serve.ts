@@ -1,6 +1,7 @@
 /**
- * Our HTTP server around the Astro bundle. Astro's standalone handler serves routes and static
- * files; we own listening, shutdown and the published-artifact fast path: requests for a
+ * Our HTTP server around the Astro bundle (middleware mode: routes only). We own listening,
+ * shutdown, the build's few static files (jobs/static-files.ts) and the published-artifact fast
+ * path: requests for a
  * merchant's published documents are answered from DATA_DIR/publish when the files are fresh
  * (src/publish/fast-path.ts), before Astro is involved at all.
  */
@@ -17,10 +18,12 @@ import { loadPublishSettings } from "../src/publish/settings.ts";
 import { createPublishSource } from "../src/publish/source-store.ts";
 import { type Db, openDatabase } from "../src/store/db.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
+import { loadStaticFiles } from "./static-files.ts";
 
 type NodeHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
 export const serverEntry = fileURLToPath(new URL("../dist/server/entry.mjs", import.meta.url));
+const clientDir = fileURLToPath(new URL("../dist/client", import.meta.url));
 
 export interface RunningServer {
   url: string;
@@ -58,8 +61,20 @@ export async function startServer(options: { port: number; host: string }): Prom
   if (!existsSync(serverEntry)) {
     throw new Error(`No server build at ${serverEntry}; run \`npm run build\` first`);
   }
-  process.env.ASTRO_NODE_AUTOSTART = "disabled";
-  const entry = (await import(serverEntry)) as { handler: NodeHandler };
+  const astro = (await import(serverEntry)) as { handler: NodeHandler };
+  const staticFiles = loadStaticFiles(clientDir);
+  const entry: { handler: NodeHandler } = {
+    handler: (request, response) => {
+      if (!isDecodable(request.url)) {
+        response.writeHead(400, { "content-type": "application/json; charset=utf-8" });
+        response.end(
+          JSON.stringify({ success: false, data: null, error: { code: "VALIDATION_ERROR", message: "Malformed URL" } }),
+        );
+        return;
+      }
+      if (!staticFiles(request, response)) astro.handler(request, response);
+    },
+  };
   const published = publishedFastPath();
   const handler: NodeHandler = published
     ? (request, response) => {
@@ -105,4 +120,13 @@ export async function startServer(options: { port: number; host: string }): Prom
         server.closeAllConnections();
       }),
   };
+}
+
+function isDecodable(url: string | undefined): boolean {
+  try {
+    decodeURI(url ?? "/");
+    return true;
+  } catch {
+    return false;
+  }
 }

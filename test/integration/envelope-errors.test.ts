@@ -53,3 +53,21 @@ describe("the envelope holds for unknown discovery paths", () => {
     expectErrorEnvelope(body, "NOT_FOUND");
   });
 });
+
+describe("the server around the routes", () => {
+  it("serves the build's static files from memory with an ETag and 304", async () => {
+    const first = await server.get("/assets/microsite.css");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"sha256-/);
+    const again = await server.get("/assets/microsite.css", { headers: { "if-none-match": etag ?? "" } });
+    expect(again.status).toBe(304);
+  });
+
+  it("refuses a URL that cannot be decoded with 400 rather than a fault", async () => {
+    const response = await server.get("/api/registry/resolve/%E0%A4%A");
+    expect(response.status).toBe(400);
+    expect((await response.json()).error.code).toBe("VALIDATION_ERROR");
+  });
+});
