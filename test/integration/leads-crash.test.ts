@@ -3,62 +3,27 @@
  * `npm start` runs it), a burst of lead POSTs is fired, the process is SIGKILLed mid-burst, and
  * every lead that was answered 201 must be in the database with its outbox row.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnStart } from "../helpers/spawn-start.ts";
 
 let child: ChildProcess;
 let baseUrl: string;
-let output = "";
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-crash-"));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, ["--import", "tsx", "jobs/start.ts"], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      BASE_URL: baseUrl,
-      HOST: "127.0.0.1",
-      DEMO_SEED_COUNT: "60",
-      RATE_LIMIT_ANON_HOURLY: "1000000",
-      LOG_LEVEL: "warn",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const started = await spawnStart({
+    DATA_DIR: dataDir,
+    DEMO_SEED_COUNT: "60",
+    RATE_LIMIT_ANON_HOURLY: "1000000",
+    LOG_LEVEL: "warn",
   });
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`start exited early:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`start never became healthy:\n${output}`);
-    try {
-      if ((await fetch(`${baseUrl}/api/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  child = started.child;
+  baseUrl = started.baseUrl;
 }, 120_000);
 
 afterAll(() => {

@@ -1,0 +1,51 @@
+/**
+ * Runs `jobs/start.ts` (what `npm start` runs after the build) as a child process on a free port
+ * and waits until it answers its health check; for tests that need a real separate process.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+
+export interface StartedProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  /** Everything the process wrote on stdout and stderr so far. */
+  output(): string;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+export async function spawnStart(env: Record<string, string>, timeoutMs = 90_000): Promise<StartedProcess> {
+  const port = await freePort();
+  // vitest exports Vite's BASE_URL ("/"); the server needs an absolute one.
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let output = "";
+  const child = spawn(process.execPath, ["--import", "tsx", "jobs/start.ts"], {
+    env: { ...process.env, BASE_URL: baseUrl, PORT: String(port), HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`start exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`start never became healthy:\n${output}`);
+    try {
+      if ((await fetch(`${baseUrl}/api/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { child, baseUrl, output: () => output };
+}
