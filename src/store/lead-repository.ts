@@ -1,10 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { asc, eq, sql } from "drizzle-orm";
-import type { Merchant, Product, Signal } from "../domain/merchant.ts";
 import type { Db } from "./db.ts";
-import { merchants, products, signals } from "./schema.ts";
 
 /*
  * Write side of leads: creation with its duplicate window, Idempotency-Key and outbox row in one
@@ -101,20 +98,7 @@ export interface InsertFollowUpInput {
 
 export type InsertFollowUpOutcome = { kind: "created"; messagesCount: number } | { kind: "limit_reached" };
 
-/** What lead creation reads about its merchant: no clusters, no territorial proof. */
-export interface LeadTarget {
-  merchant: Merchant;
-  signals: Signal[];
-  /** Empty unless asked for (only a lead naming a brick_id needs them). */
-  products: Product[];
-}
-
 export interface LeadRepository {
-  /**
-   * The merchant a lead is sent to, read with three prepared statements. The lead path's share of
-   * MerchantRepository.findProfile (which also loads Q&A clusters and their nodes): half its cost.
-   */
-  findTarget(abId: string, options: { withProducts: boolean }): LeadTarget | null;
   insertLead(input: InsertLeadInput): InsertLeadOutcome;
   findSummary(leadId: string): LeadSummary | null;
   findForDelivery(leadId: string): LeadForDelivery | null;
@@ -157,22 +141,6 @@ const LEAD_FOR_DELIVERY = `
 
 export function createLeadRepository(db: Db): LeadRepository {
   const sqlite = db.$client;
-  const merchantById = db
-    .select()
-    .from(merchants)
-    .where(eq(merchants.abId, placeholderText("abId")))
-    .prepare();
-  const signalsById = db
-    .select()
-    .from(signals)
-    .where(eq(signals.abId, placeholderText("abId")))
-    .prepare();
-  const productsById = db
-    .select()
-    .from(products)
-    .where(eq(products.abId, placeholderText("abId")))
-    .orderBy(asc(products.position))
-    .prepare();
   const findIdempotency = sqlite.prepare<
     [string, string],
     { request_hash: string; resource_id: string; created_at: string }
@@ -304,36 +272,6 @@ export function createLeadRepository(db: Db): LeadRepository {
   });
 
   return {
-    findTarget(abId, { withProducts }) {
-      const row = merchantById.get({ abId });
-      if (!row) return null;
-      const { paymentAccountId: _paymentAccountId, ...merchant } = row;
-      return {
-        // The same mapping as MerchantRepository's (src/store/merchant-repository.ts).
-        merchant: {
-          ...merchant,
-          status: merchant.status as Merchant["status"],
-          zones: merchant.zones ?? [],
-          languages: merchant.languages ?? [],
-          terrainPhotos: merchant.terrainPhotos ?? [],
-          sameAs: merchant.sameAs ?? [],
-        },
-        signals: signalsById.all({ abId }).map((signal) => ({
-          key: signal.key,
-          status: signal.status as Signal["status"],
-          proofStatus: signal.proofStatus,
-          source: signal.source as Signal["source"],
-          sourceUrl: signal.sourceUrl,
-          value: signal.value ?? null,
-          verifiedAt: signal.verifiedAt,
-          recordedAt: signal.recordedAt,
-          expiresAt: signal.expiresAt,
-        })),
-        products: withProducts
-          ? productsById.all({ abId }).map((product) => ({ ...product, tags: product.tags ?? [] }))
-          : [],
-      };
-    },
     insertLead: (input) => insertLeadTx.immediate(input),
     findSummary(leadId) {
       const row = summary.get(leadId);
@@ -371,10 +309,6 @@ export function createLeadRepository(db: Db): LeadRepository {
       };
     },
   };
-}
-
-function placeholderText(name: string) {
-  return sql.placeholder(name) as unknown as string;
 }
 
 /** idempotency_keys.resource_id holds `<outcome>:<lead_id>` so a replay answers the original status. */

@@ -13,8 +13,18 @@ import type { Db } from "./db.ts";
 import { merchants, products, qaClusters, qaNodes, signals, territorialProofs } from "./schema.ts";
 
 /** Read side of the registry: whole merchant profiles, loaded with prepared statements. */
+/** What lead creation reads about its merchant: no clusters, no territorial proof. */
+export interface LeadTarget {
+  merchant: Merchant;
+  signals: Signal[];
+  /** Empty unless asked for (only a lead naming a brick_id needs them). */
+  products: Product[];
+}
+
 export interface MerchantRepository {
   findProfile(abId: string): MerchantProfile | null;
+  /** The lead path's share of findProfile (no Q&A clusters, no territorial proof): half its cost. */
+  findLeadTarget(abId: string, options: { withProducts: boolean }): LeadTarget | null;
   findMerchants(abIds: string[]): Merchant[];
   findProducts(abIds: string[]): Product[];
   findSignals(abIds: string[]): Map<string, Signal[]>;
@@ -106,6 +116,15 @@ export function createMerchantRepository(db: Db): MerchantRepository {
         products: productsById.all({ abId }).map(toProduct),
         signals: signalsById.all({ abId }).map(toSignal),
         clusters: withNodes(clustersById.all({ abId })),
+      };
+    },
+    findLeadTarget(abId, { withProducts }) {
+      const merchant = merchantById.get({ abId });
+      if (!merchant) return null;
+      return {
+        merchant: toMerchant(merchant),
+        signals: signalsById.all({ abId }).map(toSignal),
+        products: withProducts ? productsById.all({ abId }).map(toProduct) : [],
       };
     },
     findMerchants(abIds) {

@@ -204,6 +204,11 @@ function fakeRepository(profiles: MerchantProfile[]): MerchantRepository {
   const byId = new Map(profiles.map((profile) => [profile.merchant.abId, profile]));
   return {
     findProfile: (abId) => byId.get(abId) ?? null,
+    findLeadTarget: (abId, { withProducts }) => {
+      const profile = byId.get(abId);
+      if (!profile) return null;
+      return { merchant: profile.merchant, signals: profile.signals, products: withProducts ? profile.products : [] };
+    },
     findMerchants: (abIds) => abIds.flatMap((abId) => byId.get(abId)?.merchant ?? []),
     findProducts: (abIds) => abIds.flatMap((abId) => byId.get(abId)?.products ?? []),
     findSignals: (abIds) => new Map(abIds.map((abId) => [abId, byId.get(abId)?.signals ?? []])),
