@@ -121,6 +121,7 @@ for (const size of sizes) {
   const deps = {
     search: app.search,
     merchants: app.merchants,
+    cards: app.searchCards,
     baseUrl: app.config.baseUrl,
     orderRailEnabled: false,
     embedderConfigured: false,

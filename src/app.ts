@@ -2,6 +2,7 @@ import path from "node:path";
 import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
+import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
@@ -28,6 +29,8 @@ export interface App {
   db: Db;
   merchants: MerchantRepository;
   search: SearchIndex;
+  /** Search result cards kept between searches, checked against the store revision. */
+  searchCards: SearchCardCache;
   /** Manifest signing keys under DATA_DIR/keys (lazy: no file is touched before first use). */
   keys: KeyStore;
   /** Agents, orders, attribution, operator settings; access = kill switch + keys + rate limits. */
@@ -61,6 +64,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     db,
     merchants: createMerchantRepository(db),
     search: createEmbeddedSearchIndex(db, { now }),
+    searchCards: createSearchCardCache(),
     keys: createKeyStore(config, { now }),
     agents,
     orders: createOrderRepository(db),

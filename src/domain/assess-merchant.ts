@@ -1,6 +1,6 @@
 import { type Capabilities, evaluateCapabilities, TRUST_THRESHOLDS } from "./capabilities.ts";
-import type { Merchant, Signal } from "./merchant.ts";
-import { computeTrust, type TrustResult } from "./trust/compute-trust.ts";
+import type { Merchant } from "./merchant.ts";
+import { computeTrust, type ScorableSignal, type TrustResult } from "./trust/compute-trust.ts";
 
 export interface Assessment {
   trust: TrustResult;
@@ -15,7 +15,11 @@ export interface AssessOptions {
 }
 
 /** Trust and capabilities of one merchant: what every read surface shows about it. */
-export function assessMerchant(merchant: Merchant, signals: readonly Signal[], options: AssessOptions): Assessment {
+export function assessMerchant(
+  merchant: Merchant,
+  signals: readonly ScorableSignal[],
+  options: AssessOptions,
+): Assessment {
   const trust = computeTrust(signals, merchant.sector, options.now);
   const identityVerified = signals.some((signal) => signal.key === "siret_verified" && signal.status === "verified");
   const trustLevel = !identityVerified

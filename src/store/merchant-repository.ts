@@ -9,6 +9,7 @@ import type {
   Signal,
   TerritorialProof,
 } from "../domain/merchant.ts";
+import type { ScorableSignal } from "../domain/trust/compute-trust.ts";
 import type { Db } from "./db.ts";
 import { merchants, products, qaClusters, qaNodes, signals, territorialProofs } from "./schema.ts";
 
@@ -16,7 +17,8 @@ import { merchants, products, qaClusters, qaNodes, signals, territorialProofs } 
 /** What lead creation reads about its merchant: no clusters, no territorial proof. */
 export interface LeadTarget {
   merchant: Merchant;
-  signals: Signal[];
+  /** Verified signals only, with the fields trust scoring reads (see findTrustSignals). */
+  signals: ScorableSignal[];
   /** Empty unless asked for (only a lead naming a brick_id needs them). */
   products: Product[];
 }
@@ -27,9 +29,19 @@ export interface MerchantRepository {
   findLeadTarget(abId: string, options: { withProducts: boolean }): LeadTarget | null;
   findMerchants(abIds: string[]): Merchant[];
   findProducts(abIds: string[]): Product[];
-  findSignals(abIds: string[]): Map<string, Signal[]>;
+  /**
+   * The verified signals of each merchant, with only the fields trust scoring reads (key, status,
+   * value, expiry): what search results and lead creation need to assess a merchant. Unverified
+   * signals score nothing, so they are not read.
+   */
+  findTrustSignals(abIds: string[]): Map<string, ScorableSignal[]>;
   findCluster(clusterId: string): QaCluster | null;
   findClusters(abId: string): QaCluster[];
+  /**
+   * A number that moves with every write to merchants, signals, products or territorial proofs,
+   * from any connection (triggers keep it, migration 0002): copies of merchant data check it.
+   */
+  revision(): number;
 }
 
 export function createMerchantRepository(db: Db): MerchantRepository {
@@ -76,12 +88,15 @@ export function createMerchantRepository(db: Db): MerchantRepository {
     .where(idsIn(products.abId))
     .orderBy(asc(products.abId), asc(products.position))
     .prepare();
-  // Raw rows: the search path reads ~20 signals per result, and drizzle's per-column mapping
-  // cost more than the query itself.
-  const signalsByIds = db.$client.prepare(
-    `SELECT ab_id, key, status, proof_status, source, source_url, value, verified_at, recorded_at, expires_at
-       FROM signals WHERE ab_id IN (SELECT value FROM json_each(?))`,
-  );
+  // Raw rows (arrays) of the few columns trust reads: the search path reads ~17 signals per
+  // result, and building full row objects (or drizzle's per-column mapping) cost more than the query.
+  const trustSignalColumns = "ab_id, key, value, expires_at FROM signals WHERE status = 'verified'";
+  const trustSignalsByIds = db.$client
+    .prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id IN (SELECT value FROM json_each(?))`)
+    .raw();
+  const trustSignalsById = db.$client
+    .prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id = ?`)
+    .raw();
 
   const loadNodes = (clusterIds: string[]): Map<string, QaNode[]> => {
     const byCluster = new Map<string, QaNode[]>();
@@ -105,7 +120,10 @@ export function createMerchantRepository(db: Db): MerchantRepository {
     return rows.map((row) => ({ ...toCluster(row), nodes: nodes.get(row.clusterId) ?? [] }));
   };
 
+  const revisionStatement = db.$client.prepare<[], number>("SELECT revision FROM store_revision WHERE id = 1").pluck();
+
   return {
+    revision: () => revisionStatement.get() ?? 0,
     findProfile(abId) {
       const merchant = merchantById.get({ abId });
       if (!merchant) return null;
@@ -123,7 +141,7 @@ export function createMerchantRepository(db: Db): MerchantRepository {
       if (!merchant) return null;
       return {
         merchant: toMerchant(merchant),
-        signals: signalsById.all({ abId }).map(toSignal),
+        signals: trustSignalsById.all(abId).map(toTrustSignal),
         products: withProducts ? productsById.all({ abId }).map(toProduct) : [],
       };
     },
@@ -135,25 +153,13 @@ export function createMerchantRepository(db: Db): MerchantRepository {
       if (abIds.length === 0) return [];
       return productsByIds.all({ ids: JSON.stringify(abIds) }).map(toProduct);
     },
-    findSignals(abIds) {
-      const byMerchant = new Map<string, Signal[]>();
+    findTrustSignals(abIds) {
+      const byMerchant = new Map<string, ScorableSignal[]>();
       if (abIds.length === 0) return byMerchant;
-      for (const raw of signalsByIds.all(JSON.stringify(abIds)) as RawSignalRow[]) {
-        const abId = raw.ab_id;
-        const row = {
-          key: raw.key,
-          status: raw.status,
-          proofStatus: raw.proof_status,
-          source: raw.source,
-          sourceUrl: raw.source_url,
-          value: raw.value === null ? null : (JSON.parse(raw.value) as Signal["value"]),
-          verifiedAt: raw.verified_at,
-          recordedAt: raw.recorded_at,
-          expiresAt: raw.expires_at,
-        };
-        const list = byMerchant.get(abId) ?? [];
-        list.push(toSignal(row));
-        byMerchant.set(abId, list);
+      for (const raw of trustSignalsByIds.all(JSON.stringify(abIds))) {
+        const list = byMerchant.get(raw[0]);
+        if (list) list.push(toTrustSignal(raw));
+        else byMerchant.set(raw[0], [toTrustSignal(raw)]);
       }
       return byMerchant;
     },
@@ -210,15 +216,14 @@ function toCluster(row: typeof qaClusters.$inferSelect): Omit<QaCluster, "nodes"
   return { ...row, scope: row.scope === "brick" ? "brick" : "merchant" };
 }
 
-interface RawSignalRow {
-  ab_id: string;
-  key: string;
-  status: string;
-  proof_status: string;
-  source: string;
-  source_url: string | null;
-  value: string | null;
-  verified_at: string | null;
-  recorded_at: string;
-  expires_at: string | null;
+/** ab_id, key, value (JSON text), expires_at. */
+type RawTrustSignal = [string, string, string | null, string | null];
+
+function toTrustSignal([, key, value, expiresAt]: RawTrustSignal): ScorableSignal {
+  return {
+    key,
+    status: "verified",
+    value: value === null ? null : (JSON.parse(value) as ScorableSignal["value"]),
+    expiresAt,
+  };
 }

@@ -182,6 +182,16 @@ export const settings = sqliteTable("settings", {
   updatedAt: text("updated_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
 });
 
+/**
+ * One row whose `revision` grows with every write to merchants, signals, products or territorial
+ * proofs, from any connection or process: triggers (migration 0002) keep it, so an in-memory copy
+ * of merchant data (the search result cards) knows with one tiny read whether it is still current.
+ */
+export const storeRevision = sqliteTable("store_revision", {
+  id: integer("id").primaryKey(),
+  revision: integer("revision").notNull().default(0),
+});
+
 /* ---- Write side: leads, their delivery, agents, attribution, orders ---- */
 
 export const leads = sqliteTable(

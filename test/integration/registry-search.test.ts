@@ -1,4 +1,6 @@
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/db.ts";
 import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -137,5 +139,25 @@ describe("GET /api/registry/search", () => {
     const { status, body } = await search(`q=${encodeURIComponent(text)}`);
     expect(status).toBe(200);
     expect(body.success).toBe(true);
+  });
+
+  it("shows a trust change written by another process in the next search, as resolve does", async () => {
+    const query = "q=boulangerie&limit=50";
+    const first = await search(query);
+    const scored = first.body.results.find((result: JsonObject) => result.merchant.trust_score > 0);
+    expect(scored).toBeDefined();
+    const abId: string = scored.merchant.ab_id;
+    // Another connection (a job, an operator) withdraws every signal of that merchant.
+    const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+    try {
+      db.$client.prepare("UPDATE signals SET status = 'revoked' WHERE ab_id = ?").run(abId);
+    } finally {
+      db.$client.close();
+    }
+    const again = await search(query);
+    const after = again.body.results.find((result: JsonObject) => result.merchant.ab_id === abId);
+    const resolved = await server.getJson(`/api/registry/resolve/${abId}`);
+    expect(after.merchant.trust_score).toBe(0);
+    expect(after.merchant.trust_score).toBe(resolved.body.merchant.trust.score);
   });
 });

@@ -207,14 +207,19 @@ function fakeRepository(profiles: MerchantProfile[]): MerchantRepository {
     findLeadTarget: (abId, { withProducts }) => {
       const profile = byId.get(abId);
       if (!profile) return null;
-      return { merchant: profile.merchant, signals: profile.signals, products: withProducts ? profile.products : [] };
+      const signals = profile.signals.filter((signal) => signal.status === "verified");
+      return { merchant: profile.merchant, signals, products: withProducts ? profile.products : [] };
     },
     findMerchants: (abIds) => abIds.flatMap((abId) => byId.get(abId)?.merchant ?? []),
     findProducts: (abIds) => abIds.flatMap((abId) => byId.get(abId)?.products ?? []),
-    findSignals: (abIds) => new Map(abIds.map((abId) => [abId, byId.get(abId)?.signals ?? []])),
+    findTrustSignals: (abIds) =>
+      new Map(
+        abIds.map((abId) => [abId, (byId.get(abId)?.signals ?? []).filter((signal) => signal.status === "verified")]),
+      ),
     findCluster: (clusterId) =>
       profiles.flatMap((profile) => profile.clusters).find((cluster) => cluster.clusterId === clusterId) ?? null,
     findClusters: (abId) => byId.get(abId)?.clusters ?? [],
+    revision: () => 0,
   };
 }
 

@@ -52,6 +52,22 @@ describe("embedded search index", () => {
     expect(index.needsRebuild()).toBe(false);
   });
 
+  it("matches products as they are now after another connection rewrites them, without a refresh", () => {
+    const index = createEmbeddedSearchIndex(db, { now });
+    const matched = () =>
+      index.search(query("gâteaux")).find((hit) => hit.abId === FIXTURE.bakeryTrusted)?.matchedProductIds;
+    expect(matched()?.[0]).toBe("pr_bake0001_2");
+    const other = openDatabase(file);
+    try {
+      other.$client
+        .prepare("UPDATE products SET name = 'Tarte aux pommes', description = 'Pâte brisée' WHERE product_id = ?")
+        .run("pr_bake0001_2");
+    } finally {
+      other.$client.close();
+    }
+    expect(matched()).not.toContain("pr_bake0001_2");
+  });
+
   it("reuses a current index from another instance without rebuilding", () => {
     createEmbeddedSearchIndex(db, { now }).rebuild();
     const again = createEmbeddedSearchIndex(db, { now });

@@ -3,9 +3,11 @@ import type { SearchIndex } from "../../search/search-index.ts";
 import type { MerchantRepository } from "../../store/merchant-repository.ts";
 import { assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
-import type { Product } from "../merchant.ts";
+import type { Merchant, Product } from "../merchant.ts";
 import { tradeForNaf } from "../sectors.ts";
+import type { ScorableSignal } from "../trust/compute-trust.ts";
 import { merchantActions } from "./merchant-actions.ts";
+import type { SearchCard, SearchCardCache } from "./search-cards.ts";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const DEFAULT_RADIUS_KM = 10;
@@ -14,6 +16,8 @@ const PRODUCTS_PER_RESULT = 5;
 export interface SearchDeps {
   search: SearchIndex;
   merchants: MerchantRepository;
+  /** Query-independent result cards kept between searches (see search-cards.ts). */
+  cards: SearchCardCache;
   baseUrl: string;
   orderRailEnabled: boolean;
   /** Whether a vector embedder is configured; without one `semantic` degrades to full text. */
@@ -32,44 +36,21 @@ export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput):
     near,
     limit: input.limit ?? DEFAULT_SEARCH_LIMIT,
   });
-  const abIds = hits.map((hit) => hit.abId);
-  const merchants = new Map(deps.merchants.findMerchants(abIds).map((merchant) => [merchant.abId, merchant]));
-  const signals = deps.merchants.findSignals(abIds);
-  const productsByMerchant = groupProducts(deps.merchants.findProducts(abIds));
-  const now = deps.now();
+  const cards = loadCards(
+    deps,
+    hits.map((hit) => hit.abId),
+  );
 
   const results: SearchResult[] = [];
   for (const hit of hits) {
-    const merchant = merchants.get(hit.abId);
+    const card = cards.get(hit.abId);
     // The index may briefly lag the store (a merchant archived since): never list what resolve would refuse.
-    if (!merchant || merchant.status === "ARCHIVED") continue;
-    const assessment = assessMerchant(merchant, signals.get(hit.abId) ?? [], {
-      orderRailEnabled: deps.orderRailEnabled,
-      now,
-    });
-    const products = orderProducts(productsByMerchant.get(hit.abId) ?? [], hit.matchedProductIds);
+    if (!card || card.status === "ARCHIVED") continue;
     results.push({
-      merchant: {
-        ab_id: merchant.abId,
-        name: merchant.businessName,
-        address: formatAddress(merchant),
-        city: merchant.city,
-        sector: merchant.sector,
-        trade: tradeForNaf(merchant.nafCode)?.label ?? merchant.nafCode,
-        rating: merchant.listingRating,
-        review_count: merchant.listingReviewCount,
-        trust_score: assessment.trust.breakdown.total,
-        ...(hit.distanceKm !== null ? { distance_km: hit.distanceKm } : {}),
-      },
-      products: products.slice(0, PRODUCTS_PER_RESULT).map((product) => ({
-        id: product.productId,
-        name: product.name,
-        description: product.description,
-        price: formatPrice(product),
-        tags: product.tags,
-      })),
-      _actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
-      _state: assessment.capabilities.state,
+      merchant: hit.distanceKm !== null ? { ...card.merchant, distance_km: hit.distanceKm } : card.merchant,
+      products: orderProducts(card.products, hit.matchedProductIds).slice(0, PRODUCTS_PER_RESULT),
+      _actions: card.actions,
+      _state: card.state,
     });
   }
 
@@ -79,6 +60,75 @@ export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput):
     answer.retrieval_degraded = deps.embedderConfigured ? "embedding_unavailable" : "embedding_disabled";
   }
   return answer;
+}
+
+/** The cards of these merchants: from the cache when current, built (and cached) otherwise. */
+function loadCards(deps: SearchDeps, abIds: string[]): Map<string, SearchCard> {
+  const revision = deps.merchants.revision();
+  const now = deps.now();
+  const nowIso = now.toISOString();
+  const cards = new Map<string, SearchCard>();
+  const missing: string[] = [];
+  for (const abId of abIds) {
+    const card = deps.cards.read(abId, revision, nowIso);
+    if (card) cards.set(abId, card);
+    else missing.push(abId);
+  }
+  if (missing.length === 0) return cards;
+  const signals = deps.merchants.findTrustSignals(missing);
+  const productsByMerchant = groupProducts(deps.merchants.findProducts(missing));
+  for (const merchant of deps.merchants.findMerchants(missing)) {
+    const card = buildCard(
+      deps,
+      merchant,
+      signals.get(merchant.abId) ?? [],
+      productsByMerchant.get(merchant.abId) ?? [],
+      now,
+    );
+    deps.cards.write(merchant.abId, revision, card);
+    cards.set(merchant.abId, card);
+  }
+  return cards;
+}
+
+function buildCard(
+  deps: SearchDeps,
+  merchant: Merchant,
+  signals: readonly ScorableSignal[],
+  products: readonly Product[],
+  now: Date,
+): SearchCard {
+  const assessment = assessMerchant(merchant, signals, { orderRailEnabled: deps.orderRailEnabled, now });
+  const nowIso = now.toISOString();
+  let validUntil: string | null = null;
+  for (const signal of signals) {
+    const expiry = signal.expiresAt;
+    if (expiry && expiry > nowIso && (validUntil === null || expiry < validUntil)) validUntil = expiry;
+  }
+  return {
+    status: merchant.status,
+    merchant: {
+      ab_id: merchant.abId,
+      name: merchant.businessName,
+      address: formatAddress(merchant),
+      city: merchant.city,
+      sector: merchant.sector,
+      trade: tradeForNaf(merchant.nafCode)?.label ?? merchant.nafCode,
+      rating: merchant.listingRating,
+      review_count: merchant.listingReviewCount,
+      trust_score: assessment.trust.breakdown.total,
+    },
+    products: products.map((product) => ({
+      id: product.productId,
+      name: product.name,
+      description: product.description,
+      price: formatPrice(product),
+      tags: product.tags,
+    })),
+    actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
+    state: assessment.capabilities.state,
+    validUntil,
+  };
 }
 
 function groupProducts(products: Product[]): Map<string, Product[]> {
@@ -92,9 +142,10 @@ function groupProducts(products: Product[]): Map<string, Product[]> {
 }
 
 /** Matching products first, in the index's order, then the rest in catalogue order. */
-function orderProducts(products: Product[], matchedIds: string[]): Product[] {
+function orderProducts(products: SearchResult["products"], matchedIds: string[]): SearchResult["products"] {
+  if (matchedIds.length === 0) return products;
   const rank = new Map(matchedIds.map((id, position) => [id, position]));
   return [...products].sort(
-    (a, b) => (rank.get(a.productId) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.productId) ?? Number.MAX_SAFE_INTEGER),
+    (a, b) => (rank.get(a.id) ?? Number.MAX_SAFE_INTEGER) - (rank.get(b.id) ?? Number.MAX_SAFE_INTEGER),
   );
 }

@@ -16,6 +16,7 @@ export function searchDeps(app: App): SearchDeps {
   return {
     ...resolveDeps(app),
     search: app.search,
+    cards: app.searchCards,
     embedderConfigured: app.config.searchEmbedderUrl !== null,
   };
 }

@@ -31,33 +31,41 @@ export function textPoints(product: ProductTerms, terms: readonly QueryTerm[]): 
   return points;
 }
 
+/** A product with its text already normalised: what matching reads, prepared once per product. */
+export interface PreparedProduct extends ProductTerms {
+  productId: string;
+  position: number;
+  canonicalTags: ReadonlySet<string>;
+}
+
+export function prepareProduct(product: ProductRow): PreparedProduct {
+  const rawTags = parseTags(product.tags);
+  return {
+    productId: product.product_id,
+    position: product.position,
+    canonicalTags: new Set(rawTags.map(normalizeTag)),
+    name: indexTerms(product.name),
+    tags: rawTags.flatMap((tag) => indexTerms(tag)),
+    description: indexTerms(product.description),
+  };
+}
+
 /**
  * Products that carry a requested tag or match a query term: the most requested tags first, then
  * the most text points, then catalogue order. `tags` are canonical (normalizeTag).
  */
 export function matchProducts(
-  products: readonly ProductRow[],
+  products: readonly (ProductRow | PreparedProduct)[],
   terms: readonly QueryTerm[],
   tags: readonly string[],
 ): string[] {
   const scored: { productId: string; position: number; tags: number; text: number }[] = [];
-  for (const product of products) {
-    const rawTags = parseTags(product.tags);
-    const canonical = new Set(rawTags.map(normalizeTag));
-    const tagHits = tags.reduce((count, tag) => count + (canonical.has(tag) ? 1 : 0), 0);
-    const text =
-      terms.length === 0
-        ? 0
-        : textPoints(
-            {
-              name: indexTerms(product.name),
-              tags: rawTags.flatMap((tag) => indexTerms(tag)),
-              description: indexTerms(product.description),
-            },
-            terms,
-          );
+  for (const item of products) {
+    const product = "product_id" in item ? prepareProduct(item) : item;
+    const tagHits = tags.reduce((count, tag) => count + (product.canonicalTags.has(tag) ? 1 : 0), 0);
+    const text = terms.length === 0 ? 0 : textPoints(product, terms);
     if (tagHits > 0 || text > 0) {
-      scored.push({ productId: product.product_id, position: product.position, tags: tagHits, text });
+      scored.push({ productId: product.productId, position: product.position, tags: tagHits, text });
     }
   }
   return scored

@@ -44,5 +44,24 @@ export const migrations: Migration[] = [
       "CREATE INDEX `outbox_due` ON `outbox` (`status`,`next_attempt_at`);",
       "CREATE TABLE `platform_contacts` (\n\t`contact_id` text PRIMARY KEY NOT NULL,\n\t`type` text NOT NULL,\n\t`name` text NOT NULL,\n\t`email` text NOT NULL,\n\t`phone` text,\n\t`company` text,\n\t`message` text NOT NULL,\n\t`status` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`anonymized_at` text\n);"
     ]
+  },
+  {
+    "id": "0002_store_revision",
+    "statements": [
+      "CREATE TABLE `store_revision` (\n\t`id` integer PRIMARY KEY NOT NULL,\n\t`revision` integer DEFAULT 0 NOT NULL\n);",
+      "INSERT INTO `store_revision` (`id`, `revision`) VALUES (1, 0);",
+      "CREATE TRIGGER `merchants_insert_revision` AFTER INSERT ON `merchants` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `merchants_update_revision` AFTER UPDATE ON `merchants` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `merchants_delete_revision` AFTER DELETE ON `merchants` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `signals_insert_revision` AFTER INSERT ON `signals` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `signals_update_revision` AFTER UPDATE ON `signals` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `signals_delete_revision` AFTER DELETE ON `signals` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `products_insert_revision` AFTER INSERT ON `products` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `products_update_revision` AFTER UPDATE ON `products` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `products_delete_revision` AFTER DELETE ON `products` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `territorial_proofs_insert_revision` AFTER INSERT ON `territorial_proofs` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `territorial_proofs_update_revision` AFTER UPDATE ON `territorial_proofs` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
+      "CREATE TRIGGER `territorial_proofs_delete_revision` AFTER DELETE ON `territorial_proofs` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;"
+    ]
   }
 ];

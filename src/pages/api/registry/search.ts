@@ -9,6 +9,7 @@ export const GET = route("search", async ({ app, url, context }) => {
     {
       search: app.search,
       merchants: app.merchants,
+      cards: app.searchCards,
       baseUrl: app.config.baseUrl,
       orderRailEnabled: app.config.publicOrderRailEnabled,
       embedderConfigured: app.config.searchEmbedderUrl !== null,
