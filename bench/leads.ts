@@ -97,6 +97,9 @@ const env = {
   SMTP_HOST: "",
   OUTBOX_POLL_MS: "500",
   OUTBOX_WORKER: values.worker === "inprocess" ? "inprocess" : "off",
+  // No publication run during the measures (it renders every merchant on every core), as in bench/run.ts.
+  REFRESH_ON_START: "false",
+  REFRESH_CRON: "off",
 };
 process.stdout.write(`seeding ${values.merchants} merchants...\n`);
 execFileSync(process.execPath, [...tsxImport, "jobs/seed.ts", "--count", values.merchants], {

@@ -1,5 +1,6 @@
 import os from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startTypeScriptWorker } from "../worker-thread.ts";
 import type { BatchRunner, RefreshInput } from "./publisher.ts";
 import type { WorkerSetup } from "./refresh-worker.ts";
 import type { BatchItem, BatchResult } from "./render-batch.ts";
@@ -27,9 +28,7 @@ export function workerRunner(
       renewBeforeMs: context.renewBeforeMs,
       snapshots: context.issueSnapshot !== null,
     };
-    const tsxApi = import.meta.resolve("tsx/esm/api");
-    const entry = new URL("./refresh-worker.ts", import.meta.url).href;
-    const bootstrap = `import(${JSON.stringify(tsxApi)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
+    const entry = new URL("./refresh-worker.ts", import.meta.url);
 
     const pending = new Map<number, { resolve: (result: BatchResult) => void; reject: (error: Error) => void }>();
     const idle: Worker[] = [];
@@ -47,7 +46,7 @@ export function workerRunner(
       }
     };
     const workers = Array.from({ length: size }, () => {
-      const worker = new Worker(bootstrap, { eval: true, workerData: setup, execArgv: [] });
+      const worker = startTypeScriptWorker(entry, setup);
       worker.on("message", (message: { id: number; result: BatchResult }) => {
         busy.delete(worker);
         pending.get(message.id)?.resolve(message.result);

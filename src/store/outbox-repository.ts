@@ -81,17 +81,23 @@ const SUBJECT_FAILED: Record<OutboxKind, string> = {
     "UPDATE platform_contacts SET status = 'failed' WHERE contact_id = @subject AND status = 'received'",
 };
 
+// One ordered index range per status, each stopping at `limit` rows: with `status IN (...)` SQLite
+// would sort every due row to take the first few, so a backlog (an SMTP server down for an hour)
+// would make each claim slower than the deliveries it hands out. The unary + keeps the outer
+// UPDATE on the primary key of the few ids chosen rather than on a scan of the due rows.
+const dueOf = (status: string) =>
+  `SELECT * FROM (SELECT message_id, next_attempt_at FROM outbox
+     WHERE status = '${status}' AND next_attempt_at <= @now ORDER BY next_attempt_at LIMIT @limit)`;
+export const CLAIM_DUE_SQL = `UPDATE outbox SET status = 'sending', attempts = attempts + 1, next_attempt_at = @leaseUntil
+  WHERE message_id IN (
+    SELECT message_id FROM (${dueOf("pending")} UNION ALL ${dueOf("sending")})
+    ORDER BY next_attempt_at LIMIT @limit)
+    AND +status IN ('pending', 'sending') AND +next_attempt_at <= @now
+  RETURNING *`;
+
 export function createOutboxRepository(db: Db): OutboxRepository {
   const sqlite = db.$client;
-  const claim = sqlite.prepare<{ now: string; leaseUntil: string; limit: number }, OutboxRow>(
-    `UPDATE outbox SET status = 'sending', attempts = attempts + 1, next_attempt_at = @leaseUntil
-     WHERE message_id IN (
-       SELECT message_id FROM outbox
-       WHERE status IN ('pending', 'sending') AND next_attempt_at <= @now
-       ORDER BY next_attempt_at LIMIT @limit)
-       AND status IN ('pending', 'sending') AND next_attempt_at <= @now
-     RETURNING *`,
-  );
+  const claim = sqlite.prepare<{ now: string; leaseUntil: string; limit: number }, OutboxRow>(CLAIM_DUE_SQL);
   const settle = sqlite.prepare<
     {
       messageId: string;
@@ -111,7 +117,11 @@ export function createOutboxRepository(db: Db): OutboxRepository {
   const sentStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_SENT[kind]));
   const failedStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_FAILED[kind]));
   const nextDue = sqlite
-    .prepare<[], string | null>("SELECT min(next_attempt_at) FROM outbox WHERE status IN ('pending', 'sending')")
+    .prepare<[], string | null>(
+      `SELECT min(due) FROM (
+         SELECT min(next_attempt_at) AS due FROM outbox WHERE status = 'pending'
+         UNION ALL SELECT min(next_attempt_at) FROM outbox WHERE status = 'sending')`,
+    )
     .pluck();
   const byId = sqlite.prepare<[string], OutboxRow>("SELECT * FROM outbox WHERE message_id = ?");
   const bySubject = sqlite.prepare<[string], OutboxRow>(

@@ -21,6 +21,7 @@ import { startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { createMailTransport, type MailTransport, type OutgoingMail } from "../../src/mail/transport.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { CLAIM_DUE_SQL } from "../../src/store/outbox-repository.ts";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
@@ -138,6 +139,36 @@ describe("claims", () => {
     expect(app.leads.findSummary(stale.subjectId)?.trackingStatus).toBe("delivered");
     clock = new Date(clock.getTime() + 300_001);
     await settleAll();
+  });
+
+  it("take the earliest due rows first, pending and expired leases alike", async () => {
+    await settleAll();
+    const at = (offsetMs: number) => new Date(clock.getTime() + offsetMs).toISOString();
+    const [early, leased, late] = [newLead(), newLead(), newLead()].map(
+      (lead) => app.outbox.findBySubject(lead.leadId)[0]?.messageId as string,
+    );
+    const setDue = app.db.$client.prepare("UPDATE outbox SET status = ?, next_attempt_at = ? WHERE message_id = ?");
+    setDue.run("pending", at(-3_000), early);
+    setDue.run("sending", at(-2_000), leased); // a worker's lease that ran out
+    setDue.run("pending", at(-1_000), late);
+    const claimed = app.outbox.claimDue({ now: at(0), leaseUntil: at(300_000), limit: 2 });
+    expect(claimed.map((row) => row.messageId)).toEqual([early, leased]);
+    clock = new Date(clock.getTime() + 300_001);
+    await settleAll();
+  });
+
+  it("read the few rows they claim by key, however long the queue (no scan of the due rows)", () => {
+    const claimPlan = (
+      app.db.$client
+        .prepare(`EXPLAIN QUERY PLAN ${CLAIM_DUE_SQL}`)
+        .all({ now: "2026-11-22T10:00:00.000Z", leaseUntil: "2026-11-22T10:05:00.000Z", limit: 25 }) as {
+        detail: string;
+      }[]
+    ).map((row) => row.detail);
+    expect(claimPlan[0]).toMatch(/USING INDEX sqlite_autoindex_outbox_1 \(message_id=\?\)/);
+    expect(claimPlan.filter((detail) => detail.includes("outbox_due (status=? AND next_attempt_at<?)"))).toHaveLength(
+      2,
+    );
   });
 });
 
