@@ -39,9 +39,9 @@ type Statement = ReturnType<typeof prepareStatement>;
 export interface EmbeddedSearchIndexOptions {
   /** Clock used to compute trust totals (signals expire) when documents are built. */
   now?: () => Date;
-  /** How many text matches, best bm25 first, are re-ranked with trust and distance (default 200). */
+  /** How many text matches, best bm25 first, are re-ranked with trust and distance (default 120). */
   candidatePool?: number;
-  /** At most this many text matches, the most trusted, get a bm25 score (default 500). */
+  /** At most this many text matches, the most trusted, get a bm25 score (default 300). */
   maxRankedMatches?: number;
 }
 
@@ -62,10 +62,11 @@ const BATCH_SIZE = 2_000;
 const REFRESH_CHUNK = 500;
 /** Upper bound on `limit`, whatever the caller passes (the API allows 50). */
 const MAX_LIMIT = 500;
-// Measured at 100,000 merchants on the bench's common trade words: 1,000/400 cost 2.8 ms a query,
-// 500/200 1.7 ms, with 9.7 of the top 10 shared between the two.
-const DEFAULT_POOL = 200;
-const DEFAULT_MAX_RANKED = 500;
+// bm25 costs 1-2 µs a row and a common trade word matches thousands of merchants. Measured at
+// 100,000 merchants on the bench's trade words: 1,000/400 cost 2.8 ms a query, 300/120 1.2 ms,
+// with 9.6 of the top 10 shared between the two.
+const DEFAULT_POOL = 120;
+const DEFAULT_MAX_RANKED = 300;
 /** Merchants whose normalised catalogue is kept between searches. */
 const PRODUCT_CACHE_ENTRIES = 5_000;
 /** Extra rows a search by point alone reads, for R*Tree rounding at the radius (see nearCandidates). */
@@ -411,7 +412,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    * Trade-off: on a broad query (more matches than `maxRanked`), a merchant less trusted than the
    * cut is not considered even if its text matches better; among thousands of matches of one
    * common word text relevance varies little, and trust is what the blend would reward. On other
-   * queries every match is scored, and only near-ties at the pool's edge (below the pool's 200th
+   * queries every match is scored, and only near-ties at the pool's edge (below the pool's 120th
    * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
    * count as least trusted for this cut until the next rebuild; their score uses their real trust.
    */
@@ -432,29 +433,33 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const from = "FROM search_merchant_fts JOIN search_merchants m ON m.id = search_merchant_fts.rowid";
     // The cut is taken among FTS matches (text, tags, covering cells), before the exact distance:
     // at most `maxRanked` rows are scored, a little fewer when some cells stick out of the circle.
-    const cutOf = (match: string): unknown =>
-      prepare(
-        `SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
-         ORDER BY rowid LIMIT 1 OFFSET @offset`,
-      )
-        .pluck()
-        .get({ match, offset: maxRanked - 1 });
+    // One walk of the matches in rowid order, stopping at `maxRanked`: how many there are (up to
+    // that) and the last one reached, which is the cut when there are `maxRanked` of them.
+    const firstMatches = (match: string): { count: number; cut: number | null } => {
+      const row = prepare(
+        `SELECT count(*) AS count, max(rowid) AS last FROM (
+           SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
+           ORDER BY rowid LIMIT @limit)`,
+      ).get({ match, limit: maxRanked }) as { count: number; last: number | null };
+      return { count: row.count, cut: row.count >= maxRanked ? row.last : null };
+    };
     // A prefix longer than the prefix indexes (4) makes FTS5 merge the doclists of every word it
-    // starts, for the whole table, on each statement. When the words as typed already have
-    // `maxRanked` matches, the prefix expansion could only add longer words, at that cost: skip it.
+    // starts, for the whole table, on each statement. When the words as typed already match
+    // `pool` merchants (many pages of answers), the expansion could only add longer words at that
+    // cost: skip it. A partial word ("boulan") matches little as typed and is expanded.
     let terms = query.terms;
-    let cut: unknown;
+    let cut: number | null | undefined;
     if (terms.some((term) => term.prefix)) {
       const exact = terms.map((term) => ({ term: term.term, prefix: false }));
-      const exactCut = cutOf(matchExpression(exact, [], null));
-      if (typeof exactCut === "number") {
+      const asTyped = firstMatches(matchExpression(exact, [], null));
+      if (asTyped.count >= pool) {
         terms = exact;
-        // Without tags or cells the match just run is the whole match: its cut is the cut.
-        if (query.tags.length === 0 && cells === null) cut = exactCut;
+        // Without tags or cells the match just walked is the whole match: its cut is the cut.
+        if (query.tags.length === 0 && cells === null) cut = asTyped.cut;
       }
     }
     params.match = matchFor(terms);
-    cut ??= cutOf(params.match as string);
+    if (cut === undefined) cut = firstMatches(params.match as string).cut;
     if (typeof cut === "number") {
       // A BigInt binds as INTEGER; FTS5 ignores a rowid bound given as REAL (how numbers bind).
       params.cut = BigInt(cut);
