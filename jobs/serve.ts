@@ -15,8 +15,8 @@ import { logger } from "../src/logging.ts";
 import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/fast-path.ts";
 import { publishKeyOf } from "../src/publish/serve-index.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
-import { createPublishSource } from "../src/publish/source-store.ts";
 import { type Db, openDatabase } from "../src/store/db.ts";
+import { createPublishSource } from "../src/store/publish-source.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { loadStaticFiles } from "./static-files.ts";
 

@@ -133,14 +133,27 @@ export async function readJsonBody(request: Request): Promise<unknown> {
       "Content-Type must be application/json",
     );
   }
-  const declared = Number(request.headers.get("content-length") ?? "0");
+  const length = request.headers.get("content-length");
+  const declared = Number(length ?? "0");
   if (declared > MAX_BODY_BYTES) throw new ServiceError("PAYLOAD_TOO_LARGE");
-  const text = await readCapped(request);
+  // HTTP framing holds a body to its declared length, so a declared body within the cap is read
+  // whole at once; a chunked one is counted as it arrives.
+  const text = length !== null && Number.isInteger(declared) ? await readDeclared(request) : await readCapped(request);
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw validationError([{ path: "", message: "body is not valid JSON" }], "Malformed JSON body");
   }
+}
+
+async function readDeclared(request: Request): Promise<string> {
+  return request.text().catch(() => {
+    // The client went away mid-body: nobody reads the answer, and it is no server fault.
+    throw validationError(
+      [{ path: "", message: "the request body was not received whole" }],
+      "Incomplete request body",
+    );
+  });
 }
 
 async function readCapped(request: Request): Promise<string> {

@@ -5,7 +5,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { createMailTransport, type OutgoingMail, type TransportSettings } from "./transport.ts";
 
-export type MailThreadRequest = { id: number; mail: OutgoingMail } | { close: true };
+/** Emails cross in batches: one message per batch of the outbox rather than one per email. */
+export type MailThreadRequest = { mails: { id: number; mail: OutgoingMail }[] } | { close: true };
 
 export type MailThreadReply =
   | { id: number; delivery: { file?: string; response?: string } }
@@ -13,27 +14,40 @@ export type MailThreadReply =
 
 const transport = createMailTransport(workerData as TransportSettings);
 
+let replies: MailThreadReply[] = [];
+const reply = (answer: MailThreadReply) => {
+  replies.push(answer);
+  // The answers of one turn of the event loop go back together.
+  if (replies.length === 1) {
+    setImmediate(() => {
+      parentPort?.postMessage(replies);
+      replies = [];
+    });
+  }
+};
+
 parentPort?.on("message", (request: MailThreadRequest) => {
   if ("close" in request) {
     transport.close();
     parentPort?.close();
     return;
   }
-  transport.send(request.mail).then(
-    (delivery) => parentPort?.postMessage({ id: request.id, delivery } satisfies MailThreadReply),
-    (failure: unknown) => {
-      const error = (typeof failure === "object" && failure !== null ? failure : {}) as Record<string, unknown>;
-      // The fields describeFailure and the logs read: an Error itself does not cross threads whole.
-      const reply: MailThreadReply = {
-        id: request.id,
-        failure: {
-          message: typeof error.message === "string" ? error.message : String(failure),
-          code: error.code,
-          responseCode: error.responseCode,
-          command: error.command,
-        },
-      };
-      parentPort?.postMessage(reply);
-    },
-  );
+  for (const { id, mail } of request.mails) {
+    transport.send(mail).then(
+      (delivery) => reply({ id, delivery }),
+      (failure: unknown) => {
+        const error = (typeof failure === "object" && failure !== null ? failure : {}) as Record<string, unknown>;
+        // The fields describeFailure and the logs read: an Error itself does not cross threads whole.
+        reply({
+          id,
+          failure: {
+            message: typeof error.message === "string" ? error.message : String(failure),
+            code: error.code,
+            responseCode: error.responseCode,
+            command: error.command,
+          },
+        });
+      },
+    );
+  }
 });

@@ -1,7 +1,7 @@
 import type { Worker } from "node:worker_threads";
 import { startTypeScriptWorker } from "../worker-thread.ts";
 import type { MailThreadReply, MailThreadRequest } from "./mail-thread.ts";
-import type { MailDelivery, MailTransport, TransportSettings } from "./transport.ts";
+import type { MailDelivery, MailTransport, OutgoingMail, TransportSettings } from "./transport.ts";
 
 /**
  * The mail transport the outbox worker uses inside the server: the same transport (SMTP pool or
@@ -18,6 +18,7 @@ export function createThreadedMailTransport(settings: TransportSettings): MailTr
   const pending = new Map<number, { resolve: (delivery: MailDelivery) => void; reject: (error: Error) => void }>();
   let thread: Worker | null = null;
   let nextId = 0;
+  let outgoing: { id: number; mail: OutgoingMail }[] = [];
 
   const failPending = (error: Error) => {
     for (const waiting of pending.values()) waiting.reject(error);
@@ -26,13 +27,15 @@ export function createThreadedMailTransport(settings: TransportSettings): MailTr
 
   const start = (): Worker => {
     const started = startTypeScriptWorker(entry, settings);
-    started.on("message", (reply: MailThreadReply) => {
-      const waiting = pending.get(reply.id);
-      if (!waiting) return;
-      pending.delete(reply.id);
+    started.on("message", (replies: MailThreadReply[]) => {
+      for (const reply of replies) {
+        const waiting = pending.get(reply.id);
+        if (!waiting) continue;
+        pending.delete(reply.id);
+        if ("delivery" in reply) waiting.resolve(reply.delivery);
+        else waiting.reject(Object.assign(new Error(reply.failure.message), reply.failure));
+      }
       if (pending.size === 0) started.unref();
-      if ("delivery" in reply) waiting.resolve(reply.delivery);
-      else waiting.reject(Object.assign(new Error(reply.failure.message), reply.failure));
     });
     const lost = (error: Error) => {
       if (thread === started) thread = null;
@@ -51,10 +54,17 @@ export function createThreadedMailTransport(settings: TransportSettings): MailTr
       const target = thread;
       // The thread keeps the process alive only while emails are in flight; close() ends it.
       target.ref();
-      return new Promise<MailDelivery>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        target.postMessage({ id, mail } satisfies MailThreadRequest);
-      });
+      const delivered = new Promise<MailDelivery>((resolve, reject) => pending.set(id, { resolve, reject }));
+      // The emails of one batch (sent in the same turn) cross in one message.
+      outgoing.push({ id, mail });
+      if (outgoing.length === 1) {
+        queueMicrotask(() => {
+          const mails = outgoing;
+          outgoing = [];
+          target.postMessage({ mails } satisfies MailThreadRequest);
+        });
+      }
+      return delivered;
     },
     close() {
       const closing = thread;

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
+import type { MerchantStamp } from "../store/publish-source.ts";
 import {
   bodyHash,
   DOCUMENT_CACHE_CONTROL,
@@ -15,7 +16,6 @@ import {
 import { matchPublishedPath, type PublishedKind, publishedPath } from "./documents.ts";
 import { SERVE_INDEX_FILENAME, STATE_DIRNAME } from "./publish-folder.ts";
 import { parseServeIndex, type ServeIndex } from "./serve-index.ts";
-import type { MerchantStamp } from "./source-store.ts";
 import { isPublishedStatus } from "./view.ts";
 
 const CONTENT_TYPES: Record<PublishedKind, string> = {

@@ -22,7 +22,7 @@ export const SERVE_INDEX_FILENAME = "serve-index.tsv";
 
 export interface IndexEntry {
   status: string;
-  /** Source stamp (source-store.ts) when rendered: what the server compares against the store. */
+  /** Source stamp (store/publish-source.ts) when rendered: what the server compares against the store. */
   stamp: string;
   /** Hash of the whole loaded profile: equal means the renderers' inputs are equal. */
   fingerprint: string;

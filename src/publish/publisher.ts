@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import path from "node:path";
 import { createTask } from "node-cron";
 import type { Db } from "../store/db.ts";
+import { createProfileLoader, createPublishSource } from "../store/publish-source.ts";
 import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
 import {
@@ -15,7 +16,6 @@ import { type BatchContext, type BatchItem, type BatchResult, emptyCounters, ren
 import { formatServeIndex, publishKeyOf } from "./serve-index.ts";
 import type { PublishSettings } from "./settings.ts";
 import type { SnapshotIssuer } from "./snapshot.ts";
-import { createProfileLoader, createPublishSource } from "./source-store.ts";
 import { STATIC_CONFIG_FILES } from "./static-config.ts";
 import { isPublishedStatus } from "./view.ts";
 

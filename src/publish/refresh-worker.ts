@@ -4,11 +4,11 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../store/db.ts";
+import { createProfileLoader } from "../store/publish-source.ts";
 import { PublishFolder } from "./publish-folder.ts";
 import { readTransactionOf } from "./publisher.ts";
 import { type BatchItem, renderBatch } from "./render-batch.ts";
 import { publishSigning } from "./signing-hooks.ts";
-import { createProfileLoader } from "./source-store.ts";
 
 export interface WorkerSetup {
   databaseFile: string;

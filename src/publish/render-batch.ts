@@ -8,7 +8,7 @@ import type { SnapshotIssuer } from "./snapshot.ts";
 import { merchantView } from "./view.ts";
 
 export interface BatchContext {
-  /** The profiles of a batch (source-store.ts createProfileLoader). */
+  /** The profiles of a batch (store/publish-source.ts createProfileLoader). */
   loadProfiles: (abIds: readonly string[]) => Map<string, MerchantProfile>;
   folder: PublishFolder;
   baseUrl: string;

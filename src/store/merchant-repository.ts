@@ -1,17 +1,7 @@
-import { asc, eq, inArray, sql } from "drizzle-orm";
-import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
-import type {
-  Merchant,
-  MerchantProfile,
-  Product,
-  QaCluster,
-  QaNode,
-  Signal,
-  TerritorialProof,
-} from "../domain/merchant.ts";
+import type { Merchant, MerchantProfile, Product, QaCluster } from "../domain/merchant.ts";
 import type { ScorableSignal } from "../domain/trust/compute-trust.ts";
 import type { Db } from "./db.ts";
-import { merchants, products, qaClusters, qaNodes, signals, territorialProofs } from "./schema.ts";
+import { type Row, text, toCluster, toMerchant, toNode, toProduct, toProof, toSignal } from "./merchant-rows.ts";
 
 /** Read side of the registry: whole merchant profiles, loaded with prepared statements. */
 /** What lead creation reads about its merchant: no clusters, no territorial proof. */
@@ -44,114 +34,75 @@ export interface MerchantRepository {
   revision(): number;
 }
 
+/*
+ * Raw prepared statements and the shared row mapping (merchant-rows.ts): on the read path,
+ * drizzle's per-column mapping cost more than the queries themselves. Lists of ids travel as one
+ * JSON parameter (`IN json_each(?)`), so every statement is prepared once.
+ */
 export function createMerchantRepository(db: Db): MerchantRepository {
-  const merchantById = db
-    .select()
-    .from(merchants)
-    .where(eq(merchants.abId, placeholderText("abId")))
-    .prepare();
-  const proofById = db
-    .select()
-    .from(territorialProofs)
-    .where(eq(territorialProofs.abId, placeholderText("abId")))
-    .prepare();
-  const productsById = db
-    .select()
-    .from(products)
-    .where(eq(products.abId, placeholderText("abId")))
-    .orderBy(asc(products.position))
-    .prepare();
-  const signalsById = db
-    .select()
-    .from(signals)
-    .where(eq(signals.abId, placeholderText("abId")))
-    .prepare();
-  const clustersById = db
-    .select()
-    .from(qaClusters)
-    .where(eq(qaClusters.abId, placeholderText("abId")))
-    .orderBy(asc(qaClusters.position))
-    .prepare();
-  const clusterById = db
-    .select()
-    .from(qaClusters)
-    .where(eq(qaClusters.clusterId, placeholderText("clusterId")))
-    .prepare();
-
-  // Lists of ids travel as one JSON parameter, so these statements are prepared once rather than
-  // rebuilt for every IN list (query building cost more than the query on the search path).
-  const idsIn = (column: AnySQLiteColumn) => sql`${column} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`;
-  const merchantsByIds = db.select().from(merchants).where(idsIn(merchants.abId)).prepare();
-  const productsByIds = db
-    .select()
-    .from(products)
-    .where(idsIn(products.abId))
-    .orderBy(asc(products.abId), asc(products.position))
-    .prepare();
+  const sqlite = db.$client;
+  const within = "IN (SELECT value FROM json_each(?))";
+  const merchantById = sqlite.prepare<[string], Row>("SELECT * FROM merchants WHERE ab_id = ?");
+  const proofById = sqlite.prepare<[string], Row>("SELECT * FROM territorial_proofs WHERE ab_id = ?");
+  const productsById = sqlite.prepare<[string], Row>("SELECT * FROM products WHERE ab_id = ? ORDER BY position");
+  const signalsById = sqlite.prepare<[string], Row>("SELECT * FROM signals WHERE ab_id = ?");
+  const clustersById = sqlite.prepare<[string], Row>("SELECT * FROM qa_clusters WHERE ab_id = ? ORDER BY position");
+  const clusterById = sqlite.prepare<[string], Row>("SELECT * FROM qa_clusters WHERE cluster_id = ?");
+  const nodesOf = sqlite.prepare<[string], Row>(
+    `SELECT * FROM qa_nodes WHERE cluster_id ${within} ORDER BY cluster_id, position`,
+  );
+  const merchantsByIds = sqlite.prepare<[string], Row>(`SELECT * FROM merchants WHERE ab_id ${within}`);
+  const productsByIds = sqlite.prepare<[string], Row>(
+    `SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position`,
+  );
   // Raw rows (arrays) of the few columns trust reads: the search path reads ~17 signals per
-  // result, and building full row objects (or drizzle's per-column mapping) cost more than the query.
+  // result, and building full row objects cost more than the query.
   const trustSignalColumns = "ab_id, key, value, expires_at FROM signals WHERE status = 'verified'";
-  const trustSignalsByIds = db.$client
-    .prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id IN (SELECT value FROM json_each(?))`)
+  const trustSignalsByIds = sqlite
+    .prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id ${within}`)
     .raw();
-  const trustSignalsById = db.$client
-    .prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id = ?`)
-    .raw();
+  const trustSignalsById = sqlite.prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id = ?`).raw();
+  const revisionStatement = sqlite.prepare<[], number>("SELECT revision FROM store_revision WHERE id = 1").pluck();
 
-  const loadNodes = (clusterIds: string[]): Map<string, QaNode[]> => {
-    const byCluster = new Map<string, QaNode[]>();
-    if (clusterIds.length === 0) return byCluster;
-    const rows = db
-      .select()
-      .from(qaNodes)
-      .where(inArray(qaNodes.clusterId, clusterIds))
-      .orderBy(asc(qaNodes.clusterId), asc(qaNodes.position))
-      .all();
-    for (const { clusterId, ...node } of rows) {
-      const list = byCluster.get(clusterId) ?? [];
-      list.push(node);
-      byCluster.set(clusterId, list);
-    }
-    return byCluster;
+  const withNodes = (rows: Row[]): QaCluster[] => {
+    const clusters = rows.map(toCluster);
+    if (clusters.length === 0) return clusters;
+    const byId = new Map(clusters.map((cluster) => [cluster.clusterId, cluster]));
+    for (const row of nodesOf.all(JSON.stringify([...byId.keys()])))
+      byId.get(text(row.cluster_id))?.nodes.push(toNode(row));
+    return clusters;
   };
-
-  const withNodes = (rows: (typeof qaClusters.$inferSelect)[]): QaCluster[] => {
-    const nodes = loadNodes(rows.map((row) => row.clusterId));
-    return rows.map((row) => ({ ...toCluster(row), nodes: nodes.get(row.clusterId) ?? [] }));
-  };
-
-  const revisionStatement = db.$client.prepare<[], number>("SELECT revision FROM store_revision WHERE id = 1").pluck();
 
   return {
     revision: () => revisionStatement.get() ?? 0,
     findProfile(abId) {
-      const merchant = merchantById.get({ abId });
+      const merchant = merchantById.get(abId);
       if (!merchant) return null;
-      const proof = proofById.get({ abId });
+      const proof = proofById.get(abId);
       return {
         merchant: toMerchant(merchant),
         territorialProof: proof ? toProof(proof) : null,
-        products: productsById.all({ abId }).map(toProduct),
-        signals: signalsById.all({ abId }).map(toSignal),
-        clusters: withNodes(clustersById.all({ abId })),
+        products: productsById.all(abId).map(toProduct),
+        signals: signalsById.all(abId).map(toSignal),
+        clusters: withNodes(clustersById.all(abId)),
       };
     },
     findLeadTarget(abId, { withProducts }) {
-      const merchant = merchantById.get({ abId });
+      const merchant = merchantById.get(abId);
       if (!merchant) return null;
       return {
         merchant: toMerchant(merchant),
         signals: trustSignalsById.all(abId).map(toTrustSignal),
-        products: withProducts ? productsById.all({ abId }).map(toProduct) : [],
+        products: withProducts ? productsById.all(abId).map(toProduct) : [],
       };
     },
     findMerchants(abIds) {
       if (abIds.length === 0) return [];
-      return merchantsByIds.all({ ids: JSON.stringify(abIds) }).map(toMerchant);
+      return merchantsByIds.all(JSON.stringify(abIds)).map(toMerchant);
     },
     findProducts(abIds) {
       if (abIds.length === 0) return [];
-      return productsByIds.all({ ids: JSON.stringify(abIds) }).map(toProduct);
+      return productsByIds.all(JSON.stringify(abIds)).map(toProduct);
     },
     findTrustSignals(abIds) {
       const byMerchant = new Map<string, ScorableSignal[]>();
@@ -164,56 +115,13 @@ export function createMerchantRepository(db: Db): MerchantRepository {
       return byMerchant;
     },
     findCluster(clusterId) {
-      const row = clusterById.get({ clusterId });
+      const row = clusterById.get(clusterId);
       return row ? (withNodes([row])[0] ?? null) : null;
     },
     findClusters(abId) {
-      return withNodes(clustersById.all({ abId }));
+      return withNodes(clustersById.all(abId));
     },
   };
-}
-
-function placeholderText(name: string) {
-  return sql.placeholder(name) as unknown as string;
-}
-
-function toMerchant(row: typeof merchants.$inferSelect): Merchant {
-  const { paymentAccountId: _paymentAccountId, ...merchant } = row;
-  return {
-    ...merchant,
-    status: merchant.status as Merchant["status"],
-    zones: merchant.zones ?? [],
-    languages: merchant.languages ?? [],
-    terrainPhotos: merchant.terrainPhotos ?? [],
-    sameAs: merchant.sameAs ?? [],
-  };
-}
-
-function toProof(row: typeof territorialProofs.$inferSelect): TerritorialProof {
-  const { abId: _abId, ...proof } = row;
-  return proof;
-}
-
-function toProduct(row: typeof products.$inferSelect): Product {
-  return { ...row, tags: row.tags ?? [] };
-}
-
-function toSignal(row: Omit<typeof signals.$inferSelect, "abId"> & { abId?: string }): Signal {
-  return {
-    key: row.key,
-    status: row.status as Signal["status"],
-    proofStatus: row.proofStatus,
-    source: row.source as Signal["source"],
-    sourceUrl: row.sourceUrl,
-    value: row.value ?? null,
-    verifiedAt: row.verifiedAt,
-    recordedAt: row.recordedAt,
-    expiresAt: row.expiresAt,
-  };
-}
-
-function toCluster(row: typeof qaClusters.$inferSelect): Omit<QaCluster, "nodes"> {
-  return { ...row, scope: row.scope === "brick" ? "brick" : "merchant" };
 }
 
 /** ab_id, key, value (JSON text), expires_at. */

@@ -237,6 +237,31 @@ describe("POST /api/contact/brick: validation", () => {
     expectErrorEnvelope(body, "PAYLOAD_TOO_LARGE");
   });
 
+  it("counts a chunked body (no Content-Length) as it arrives: accepted within 64 KiB, 413 beyond", async () => {
+    const chunked = async (text: string) => {
+      const bytes = new TextEncoder().encode(text);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let start = 0; start < bytes.length; start += 8_192)
+            controller.enqueue(bytes.slice(start, start + 8_192));
+          controller.close();
+        },
+      });
+      const response = await server.get("/api/contact/brick", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+        duplex: "half",
+      } as RequestInit);
+      return { status: response.status, body: (await response.json()) as JsonObject };
+    };
+    const small = await chunked(JSON.stringify(baseLead({ message: "Bonjour, envoyé par morceaux." })));
+    expect(small.status).toBe(201);
+    const large = await chunked(JSON.stringify(baseLead({ message: "x".repeat(70 * 1024) })));
+    expect(large.status).toBe(413);
+    expectErrorEnvelope(large.body, "PAYLOAD_TOO_LARGE");
+  });
+
   it("answers 405 with Allow for other methods", async () => {
     const response = await server.get("/api/contact/brick");
     expect(response.status).toBe(405);

@@ -8,9 +8,9 @@ import { PublishFolder } from "../../src/publish/publish-folder.ts";
 import { type RefreshInput, type RefreshSummary, runRefresh } from "../../src/publish/publisher.ts";
 import { loadPublishSettings } from "../../src/publish/settings.ts";
 import { publishSigning } from "../../src/publish/signing-hooks.ts";
-import { createProfileLoader, createPublishSource } from "../../src/publish/source-store.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
+import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
