@@ -11,9 +11,9 @@
  * - distinct: every request a new lead (distinct emails through autocannon's setupRequest);
  * - duplicate: identical submissions (all answered 200 deduplicated after the first);
  * - domain-only: createLead in-process without HTTP, for the share of the framework.
- * With `--worker separate` (default) an outbox worker process (`npm run outbox`) drains the rows to
- * .eml files during the load; `inprocess` leaves it to the server (OUTBOX_WORKER=inprocess, when
- * jobs/start.ts runs it); `none` leaves the rows pending.
+ * With `--worker inprocess` (default, as `npm start` runs) the server's own outbox worker delivers
+ * during the load (its mail thread composes and writes the emails); `separate` runs an outbox
+ * worker process (`npm run outbox`) beside the server; `none` leaves the rows pending.
  * `--mail eml` (default) delivers as the demo does (.eml files in DATA_DIR/outbox); `--mail smtp`
  * delivers to an SMTP sink (smtp-server) run by the bench, as production would.
  * After the load the bench checks that every 201 has its lead and outbox row, then times the
@@ -44,7 +44,7 @@ const { values } = parseArgs({
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
     port: { type: "string", default: "0" },
-    worker: { type: "string", default: "separate" },
+    worker: { type: "string", default: "inprocess" },
     mail: { type: "string", default: "eml" },
   },
 });

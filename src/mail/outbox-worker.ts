@@ -2,8 +2,7 @@ import type { App } from "../app.ts";
 import { logger } from "../logging.ts";
 import { type DispatchDeps, type DispatchReport, drainOutbox } from "./dispatch-outbox.ts";
 import { outboxSignal } from "./outbox-signal.ts";
-import { createThreadedMailTransport } from "./threaded-transport.ts";
-import type { MailTransport } from "./transport.ts";
+import { createMailTransport, type MailTransport } from "./transport.ts";
 
 const NUDGE_DELAY_MS = 50;
 
@@ -18,7 +17,6 @@ export interface OutboxWorker {
 }
 
 export interface OutboxWorkerOptions {
-  /** Defaults to the configured transport run in a worker thread (threaded-transport.ts). */
   transport?: MailTransport;
   /** Poll interval; defaults to OUTBOX_POLL_MS (2 s). */
   pollMs?: number;
@@ -42,7 +40,7 @@ export function dispatchDeps(app: App, transport: MailTransport, now: () => Date
  * (processes) can run, their claims never overlap.
  */
 export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): OutboxWorker {
-  const transport = options.transport ?? createThreadedMailTransport(app.config.mail);
+  const transport = options.transport ?? createMailTransport(app.config.mail);
   const deps = dispatchDeps(app, transport, options.now ?? app.now);
   const pollMs = options.pollMs ?? app.config.outboxPollMs;
   let current: Promise<DispatchReport> | null = null;

@@ -1,3 +1,4 @@
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -46,7 +47,16 @@ export interface TransportSettings {
  * transport: a demo shows every email the service would have sent, and writing the file counts as
  * delivered.
  */
-export function createMailTransport(settings: TransportSettings): MailTransport {
+export function createMailTransport(
+  settings: TransportSettings,
+  options: {
+    /**
+     * Write .eml files with blocking calls: for a thread that does nothing else (mail-thread.ts),
+     * where four thread-pool round trips per file cost more than the writes themselves.
+     */
+    blockingFiles?: boolean;
+  } = {},
+): MailTransport {
   const domain = /@([^>\s]+)>?\s*$/.exec(settings.from)?.[1] ?? "abeille.local";
   const message = (mail: OutgoingMail) => ({
     from: settings.from,
@@ -75,19 +85,29 @@ export function createMailTransport(settings: TransportSettings): MailTransport 
 
   const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true });
   let directory: Promise<unknown> | null = null;
+  let directoryMade = false;
   return {
     kind: "file",
     async send(mail) {
       const info = await transporter.sendMail(message(mail));
       const bytes = info.message as Buffer;
-      // Asynchronous file system calls: a worker inside the server never blocks request handling.
+      const file = path.join(settings.outboxDir, `${mail.fileStem}-${mail.outboxId}.eml`);
+      const temporary = `${file}.${process.pid}.tmp`;
+      if (options.blockingFiles) {
+        if (!directoryMade) {
+          mkdirSync(settings.outboxDir, { recursive: true, mode: 0o700 });
+          directoryMade = true;
+        }
+        writeFileSync(temporary, bytes, { mode: 0o600 });
+        renameSync(temporary, file);
+        return { file };
+      }
+      // Asynchronous file system calls: a transport inside the server never blocks request handling.
       directory ??= mkdir(settings.outboxDir, { recursive: true, mode: 0o700 }).catch((failure: unknown) => {
         directory = null;
         throw failure;
       });
       await directory;
-      const file = path.join(settings.outboxDir, `${mail.fileStem}-${mail.outboxId}.eml`);
-      const temporary = `${file}.${process.pid}.tmp`;
       await writeFile(temporary, bytes, { mode: 0o600 });
       await rename(temporary, file);
       return { file };

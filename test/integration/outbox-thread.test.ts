@@ -1,0 +1,73 @@
+/**
+ * The server's outbox worker thread (src/mail/outbox-thread.ts): woken by a lead committed on
+ * the server's thread, it writes the email with its own connection, and stops when asked.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type App, createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { createLead } from "../../src/domain/leads/create-lead.ts";
+import { leadDeps } from "../../src/domain/leads/lead-deps.ts";
+import { setLogLevel } from "../../src/logging.ts";
+import { startOutboxThread } from "../../src/mail/outbox-thread.ts";
+import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
+import { openDatabase } from "../../src/store/db.ts";
+
+let dataDir: string;
+let app: App;
+let abId: string;
+
+beforeAll(async () => {
+  setLogLevel("silent");
+  dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-outbox-thread-"));
+  const db = openDatabase(path.join(dataDir, "abeille.db"));
+  await seedDemoRegistry(db, { count: 40, seed: 5, now: new Date("2026-11-01T00:00:00Z"), dataDir });
+  db.$client.close();
+  app = createApp(loadConfig({ DATA_DIR: dataDir, SMTP_URL: "", SMTP_HOST: "" }));
+  abId = (
+    app.db.$client
+      .prepare("SELECT ab_id FROM merchants WHERE status = 'ACTIVE' AND email IS NOT NULL")
+      .pluck()
+      .all() as string[]
+  ).find((id) => app.merchants.findLeadTarget(id, { withProducts: false }) !== null) as string;
+}, 60_000);
+
+afterAll(() => {
+  app?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const emails = () => {
+  const outbox = path.join(dataDir, "outbox");
+  return existsSync(outbox) ? readdirSync(outbox).filter((name) => name.endsWith(".eml")) : [];
+};
+
+describe("the outbox thread", () => {
+  it("delivers a lead committed on this thread, woken by the commit, then stops on request", async () => {
+    // A poll interval of an hour: only the commit's nudge can bring the email out in time.
+    const thread = startOutboxThread({ ...app.config, outboxPollMs: 3_600_000 });
+    try {
+      // Let the thread load and run its first drain on an empty outbox.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const receipt = createLead(
+        leadDeps(app),
+        {
+          ab_id: abId,
+          contact_name: "Camille Martin",
+          contact_email: "camille.thread@example.fr",
+          lead_type: "contact",
+        },
+        { agentId: null, idempotency: null },
+      );
+      const deadline = Date.now() + 10_000;
+      while (emails().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(emails()).toHaveLength(1);
+      expect(emails()[0]).toContain(app.outbox.findBySubject(receipt.leadId)[0]?.messageId ?? "missing");
+      expect(app.leads.findSummary(receipt.leadId)?.trackingStatus).toBe("delivered");
+    } finally {
+      await thread.stop({ timeoutMs: 5_000 });
+    }
+  });
+});
