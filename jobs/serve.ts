@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/config.ts";
 import { createKillSwitch } from "../src/domain/access/kill-switch.ts";
+import { requestIdOf } from "../src/http/request-id.ts";
 import { logger } from "../src/logging.ts";
 import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/fast-path.ts";
 import { publishKeyOf } from "../src/publish/serve-index.ts";
@@ -21,6 +22,13 @@ import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { loadStaticFiles } from "./static-files.ts";
 
 type NodeHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+/** The Astro bundle's handler in middleware mode: `next` (none here) and the request's locals. */
+type AstroHandler = (
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  next: undefined,
+  locals: { requestId: string | string[] | undefined },
+) => void;
 
 export const serverEntry = fileURLToPath(new URL("../dist/server/entry.mjs", import.meta.url));
 const clientDir = fileURLToPath(new URL("../dist/client", import.meta.url));
@@ -61,7 +69,7 @@ export async function startServer(options: { port: number; host: string }): Prom
   if (!existsSync(serverEntry)) {
     throw new Error(`No server build at ${serverEntry}; run \`npm run build\` first`);
   }
-  const astro = (await import(serverEntry)) as { handler: NodeHandler };
+  const astro = (await import(serverEntry)) as { handler: AstroHandler };
   const staticFiles = loadStaticFiles(clientDir);
   const entry: { handler: NodeHandler } = {
     handler: (request, response) => {
@@ -72,7 +80,9 @@ export async function startServer(options: { port: number; host: string }): Prom
         );
         return;
       }
-      if (!staticFiles(request, response)) astro.handler(request, response);
+      if (!staticFiles(request, response)) {
+        astro.handler(request, response, undefined, { requestId: request.headers["x-request-id"] });
+      }
     },
   };
   const published = publishedFastPath();
@@ -95,6 +105,11 @@ export async function startServer(options: { port: number; host: string }): Prom
   const trustedHops = process.env.TRUST_PROXY === "true" ? 1 : Number(process.env.TRUST_PROXY || 0);
   const server = http.createServer((request, response) => {
     if (!(trustedHops > 0)) delete request.headers["x-forwarded-for"];
+    // Every answer carries the request's id, whoever writes it (static files, the published fast
+    // path, Astro): it is fixed here, on the request, once.
+    const requestId = requestIdOf(request.headers["x-request-id"]);
+    request.headers["x-request-id"] = requestId;
+    response.setHeader("x-request-id", requestId);
     handler(request, response);
   });
   server.keepAliveTimeout = 65_000;

@@ -25,9 +25,10 @@ export type RouteHandler = (route: RouteContext) => Response | Promise<Response>
 export function route(operation: Operation, handler: RouteHandler): APIRoute {
   return async (astro: APIContext) => {
     const app = getApp();
-    const context = requestContext(app, astro.request, astro.locals);
+    const url = new URL(astro.request.url);
+    const context = requestContext(app, url, astro.locals);
     let guardHeaders: Record<string, string> = {};
-    const links = discoveryLinks(app.config.baseUrl, new URL(astro.request.url).pathname, astro.params);
+    const links = discoveryLinks(app.config.baseUrl, url.pathname, astro.params);
     try {
       const guard = await guardRequest(app, astro.request, operation, clientAddressOf(astro));
       guardHeaders = guard.headers;
@@ -35,7 +36,7 @@ export function route(operation: Operation, handler: RouteHandler): APIRoute {
         caller: guard.caller,
         app,
         request: astro.request,
-        url: new URL(astro.request.url),
+        url,
         params: astro.params,
         context,
       });
@@ -71,8 +72,8 @@ export function methodNotAllowed(allowed: string[]): APIRoute {
   });
 }
 
-export function requestContext(app: App, request: Request, locals: unknown): RequestContext {
-  const url = new URL(request.url);
+/** The request's id comes from the server (jobs/serve.ts, as locals); a fresh one otherwise (tests rendering routes directly). */
+export function requestContext(app: App, url: URL, locals: unknown): RequestContext {
   const requestId =
     typeof locals === "object" && locals !== null && "requestId" in locals && typeof locals.requestId === "string"
       ? locals.requestId

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
+import { requestIdOf } from "../http/request-id.ts";
 import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
 import type { MerchantStamp } from "../store/publish-source.ts";
 import {
@@ -184,9 +184,7 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       const file = readFile(publishedPath(match.kind, match.abId));
       if (!file) return pass();
 
-      const incomingId = request.headers["x-request-id"];
-      const requestId =
-        typeof incomingId === "string" && /^[A-Za-z0-9._-]{1,64}$/.test(incomingId) ? incomingId : randomUUID();
+      const requestId = requestIdOf(request.headers["x-request-id"]);
       const headers: Record<string, string | number> = {
         etag: file.etag,
         "cache-control": cacheControl,

@@ -39,6 +39,16 @@ describe("the envelope holds for failures outside any operation", () => {
     expect(body._meta.request_id).toBe("trace-123");
   });
 
+  it("gives every answer a request id: merchant pages and unknown pages too, the caller's when usable", async () => {
+    const abId = server.roster.cases.active_contactable?.[0];
+    for (const pathName of [`/m/${abId}`, "/no-such-page", "/api/health"]) {
+      const traced = await server.get(pathName, { headers: { "x-request-id": "page-trace-7" } });
+      expect(traced.headers.get("x-request-id")).toBe("page-trace-7");
+      const fresh = await server.get(pathName, { headers: { "x-request-id": "not a usable id!" } });
+      expect(fresh.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
   it("answers the health check", async () => {
     const { status, body } = await server.getJson("/api/health");
     expect(status).toBe(200);
