@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Db } from "./db.ts";
+import { groupCommit } from "./group-commit.ts";
 
 /*
  * Write side of leads: creation with its duplicate window, Idempotency-Key and outbox row in one
@@ -99,7 +100,11 @@ export interface InsertFollowUpInput {
 export type InsertFollowUpOutcome = { kind: "created"; messagesCount: number } | { kind: "limit_reached" };
 
 export interface LeadRepository {
-  insertLead(input: InsertLeadInput): InsertLeadOutcome;
+  /**
+   * Records a lead, its duplicate-window entry and its outbox row in one transaction, shared with
+   * the other leads of the same event-loop turn (group-commit.ts); resolves once committed.
+   */
+  insertLead(input: InsertLeadInput): Promise<InsertLeadOutcome>;
   findSummary(leadId: string): LeadSummary | null;
   findForDelivery(leadId: string): LeadForDelivery | null;
   insertFollowUp(input: InsertFollowUpInput): InsertFollowUpOutcome;
@@ -219,7 +224,7 @@ export function createLeadRepository(db: Db): LeadRepository {
      FROM lead_messages lm WHERE lm.message_id = ?`,
   );
 
-  const insertLeadTx = sqlite.transaction((input: InsertLeadInput): InsertLeadOutcome => {
+  const insertLeadWork = (input: InsertLeadInput): InsertLeadOutcome => {
     const { lead, idempotency } = input;
     if (idempotency) {
       const previous = findIdempotency.get(idempotency.scope, idempotency.key);
@@ -261,7 +266,7 @@ export function createLeadRepository(db: Db): LeadRepository {
       });
     }
     return outcome;
-  });
+  };
 
   const insertFollowUpTx = sqlite.transaction((input: InsertFollowUpInput): InsertFollowUpOutcome => {
     const count = countMessages.get(input.leadId) ?? 0;
@@ -272,7 +277,7 @@ export function createLeadRepository(db: Db): LeadRepository {
   });
 
   return {
-    insertLead: (input) => insertLeadTx.immediate(input),
+    insertLead: groupCommit(sqlite, insertLeadWork),
     findSummary(leadId) {
       const row = summary.get(leadId);
       if (!row) return null;

@@ -51,7 +51,7 @@ describe("the outbox thread", () => {
     try {
       // Let the thread load and run its first drain on an empty outbox.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const receipt = createLead(
+      const receipt = await createLead(
         leadDeps(app),
         {
           ab_id: abId,

@@ -67,18 +67,28 @@ const errorOf = (fn: () => unknown) => {
   throw new Error("expected a ServiceError");
 };
 
+const failureOf = async (pending: Promise<unknown>) => {
+  try {
+    await pending;
+  } catch (failure) {
+    if (isServiceError(failure)) return failure;
+    throw failure;
+  }
+  throw new Error("expected a ServiceError");
+};
+
 describe("createLead", () => {
-  it("opens a 24-hour window: a duplicate inside it returns the first lead, after it a new lead", () => {
+  it("opens a 24-hour window: a duplicate inside it returns the first lead, after it a new lead", async () => {
     const lead = request();
-    const first = createLead(deps(), lead, { agentId: "agt_test", idempotency: null });
+    const first = await createLead(deps(), lead, { agentId: "agt_test", idempotency: null });
     expect(first).toMatchObject({ status: 201, deduplicated: false, trackingStatus: "received" });
     expect(notified).toBeGreaterThan(0);
     clock = new Date(clock.getTime() + 24 * 3_600_000 - 1);
-    const duplicate = createLead(deps(), { ...lead, contact_email: lead.contact_email.toUpperCase() }, anonymous);
+    const duplicate = await createLead(deps(), { ...lead, contact_email: lead.contact_email.toUpperCase() }, anonymous);
     expect(duplicate).toMatchObject({ status: 200, deduplicated: true, leadId: first.leadId });
     expect(duplicate.trackingToken).toBe(first.trackingToken);
     clock = new Date(clock.getTime() + 1);
-    const later = createLead(deps(), lead, anonymous);
+    const later = await createLead(deps(), lead, anonymous);
     expect(later.status).toBe(201);
     expect(later.leadId).not.toBe(first.leadId);
     const row = app.db.$client.prepare("SELECT agent_id FROM leads WHERE lead_id = ?").get(first.leadId);
@@ -87,26 +97,33 @@ describe("createLead", () => {
     expect(app.outbox.findBySubject(duplicate.leadId)).toHaveLength(1);
   });
 
-  it("forgets an Idempotency-Key after 24 hours", () => {
+  it("forgets an Idempotency-Key after 24 hours", async () => {
     const lead = request();
     const options = { agentId: null, idempotency: { key: "k-1", callerScope: "ip:198.51.100.7" } };
-    const first = createLead(deps(), lead, options);
-    expect(createLead(deps(), lead, options)).toMatchObject({ leadId: first.leadId, replayed: true, status: 201 });
-    const other = errorOf(() => createLead(deps(), { ...lead, message: "autre" }, options));
+    const first = await createLead(deps(), lead, options);
+    expect(await createLead(deps(), lead, options)).toMatchObject({
+      leadId: first.leadId,
+      replayed: true,
+      status: 201,
+    });
+    const other = await failureOf(createLead(deps(), { ...lead, message: "autre" }, options));
     expect(other.code).toBe("CONFLICT");
     // The same key from another caller is another key.
-    const otherCaller = createLead(deps(), request(), { ...options, idempotency: { key: "k-1", callerScope: "ip:x" } });
+    const otherCaller = await createLead(deps(), request(), {
+      ...options,
+      idempotency: { key: "k-1", callerScope: "ip:x" },
+    });
     expect(otherCaller.status).toBe(201);
     clock = new Date(clock.getTime() + 24 * 3_600_000 + 1);
-    const fresh = createLead(deps(), { ...lead, message: "autre" }, options);
+    const fresh = await createLead(deps(), { ...lead, message: "autre" }, options);
     expect(fresh.replayed).toBe(false);
   });
 
-  it("records the brick's uuid whichever form named it, and only the sector fields given", () => {
+  it("records the brick's uuid whichever form named it, and only the sector fields given", async () => {
     const profile = app.merchants.findProfile(abId);
     const product = profile?.products[0];
     if (!product) throw new Error("no product");
-    const created = createLead(
+    const created = await createLead(
       deps(),
       request({ brick_id: `brk_${abId}_${product.slug}`, intent: "devis" }),
       anonymous,
@@ -119,8 +136,8 @@ describe("createLead", () => {
 });
 
 describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => {
-  it("work from the tracking token alone and count the follow-ups", () => {
-    const created = createLead(deps(), request(), anonymous);
+  it("work from the tracking token alone and count the follow-ups", async () => {
+    const created = await createLead(deps(), request(), anonymous);
     const status = checkLeadStatus(deps(), { trackingToken: created.trackingToken });
     expect(status.status).toMatchObject({ lead_id: created.leadId, tracking_status: "received", messages_count: 0 });
     const sent = sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "Bonjour" });
@@ -129,9 +146,9 @@ describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => 
     expect(app.outbox.findBySubject(sent.message.message_id)[0]?.kind).toBe("lead_follow_up");
   });
 
-  it("answer NOT_FOUND with one message for a bad token, a token of another lead and an unknown lead", () => {
-    const a = createLead(deps(), request(), anonymous);
-    const b = createLead(deps(), request(), anonymous);
+  it("answer NOT_FOUND with one message for a bad token, a token of another lead and an unknown lead", async () => {
+    const a = await createLead(deps(), request(), anonymous);
+    const b = await createLead(deps(), request(), anonymous);
     const failures = [
       errorOf(() => checkLeadStatus(deps(), { trackingToken: "nope" })),
       errorOf(() => checkLeadStatus(deps(), { leadId: a.leadId, trackingToken: b.trackingToken })),
@@ -144,8 +161,8 @@ describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => 
     }
   });
 
-  it("refuses the 21st follow-up with CONFLICT", () => {
-    const created = createLead(deps(), request(), anonymous);
+  it("refuses the 21st follow-up with CONFLICT", async () => {
+    const created = await createLead(deps(), request(), anonymous);
     for (let index = 0; index < 20; index++) {
       sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: `n° ${index}` });
     }
@@ -168,7 +185,7 @@ describe("several processes racing on one duplicate", () => {
       const start = Date.now() + 300;
       while (Date.now() < start) {}
       for (let i = 0; i < 25; i++) {
-        const receipt = createLead(deps, { ab_id: ${JSON.stringify(abId)}, contact_name: "R", contact_email: ${JSON.stringify(email)}, lead_type: "contact" }, { agentId: null, idempotency: null });
+        const receipt = await createLead(deps, { ab_id: ${JSON.stringify(abId)}, contact_name: "R", contact_email: ${JSON.stringify(email)}, lead_type: "contact" }, { agentId: null, idempotency: null });
         ids.push(receipt.status + ":" + receipt.leadId);
       }
       process.stdout.write(JSON.stringify(ids));

@@ -93,14 +93,14 @@ const smtpError = (responseCode: number) =>
   });
 
 describe("the retry schedule", () => {
-  it("waits 1 min, 5 min, 30 min, 2 h, 12 h and gives up after the sixth attempt", () => {
+  it("waits 1 min, 5 min, 30 min, 2 h, 12 h and gives up after the sixth attempt", async () => {
     expect(MAX_ATTEMPTS).toBe(6);
     expect([1, 2, 3, 4, 5].map(retryDelayMs)).toEqual([...RETRY_DELAYS_MS]);
     expect(RETRY_DELAYS_MS).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 43_200_000]);
     expect(retryDelayMs(6)).toBeNull();
   });
 
-  it("stores codes and the server's words without any address", () => {
+  it("stores codes and the server's words without any address", async () => {
     const text = describeFailure(smtpError(451));
     expect(text).toMatch(/^EENVELOPE 451 RCPT TO: /);
     expect(text).not.toMatch(/@/);
@@ -110,7 +110,7 @@ describe("the retry schedule", () => {
 describe("claims", () => {
   it("never hand the same row to two workers, and a lease keeps it until it expires", async () => {
     await settleAll();
-    const leads = Array.from({ length: 12 }, () => newLead());
+    const leads = await Promise.all(Array.from({ length: 12 }, () => newLead()));
     const now = clock.toISOString();
     const leaseUntil = new Date(clock.getTime() + 300_000).toISOString();
     const a = app.outbox.claimDue({ now, leaseUntil, limit: 5 });
@@ -144,7 +144,7 @@ describe("claims", () => {
   it("take the earliest due rows first, pending and expired leases alike", async () => {
     await settleAll();
     const at = (offsetMs: number) => new Date(clock.getTime() + offsetMs).toISOString();
-    const [early, leased, late] = [newLead(), newLead(), newLead()].map(
+    const [early, leased, late] = (await Promise.all([newLead(), newLead(), newLead()])).map(
       (lead) => app.outbox.findBySubject(lead.leadId)[0]?.messageId as string,
     );
     const setDue = app.db.$client.prepare("UPDATE outbox SET status = ?, next_attempt_at = ? WHERE message_id = ?");
@@ -157,7 +157,7 @@ describe("claims", () => {
     await settleAll();
   });
 
-  it("read the few rows they claim by key, however long the queue (no scan of the due rows)", () => {
+  it("read the few rows they claim by key, however long the queue (no scan of the due rows)", async () => {
     const claimPlan = (
       app.db.$client
         .prepare(`EXPLAIN QUERY PLAN ${CLAIM_DUE_SQL}`)
@@ -175,7 +175,7 @@ describe("claims", () => {
 describe("dispatch", () => {
   it("delivers, marks the lead delivered, and sends the French email to the merchant with Reply-To", async () => {
     await settleAll();
-    const lead = newLead();
+    const lead = await newLead();
     const transport = recordingTransport();
     const report = await dispatchDueMessages(deps(transport));
     expect(report).toEqual({ claimed: 1, sent: 1, retried: 0, failed: 0 });
@@ -190,7 +190,7 @@ describe("dispatch", () => {
 
   it("retries with backoff and fails the lead after the last attempt", async () => {
     await settleAll();
-    const lead = newLead();
+    const lead = await newLead();
     const transport = recordingTransport(() => smtpError(451));
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const report = await dispatchDueMessages(deps(transport));
@@ -218,7 +218,7 @@ describe("dispatch", () => {
   it("fails at once what no retry can cure (a merchant without an email address)", async () => {
     await settleAll();
     const abId = abIds[1] as string;
-    const lead = newLead(abId);
+    const lead = await newLead(abId);
     const original = app.db.$client.prepare("SELECT email FROM merchants WHERE ab_id = ?").pluck().get(abId);
     app.db.$client.prepare("UPDATE merchants SET email = NULL WHERE ab_id = ?").run(abId);
     try {
@@ -266,7 +266,7 @@ describe("the worker", () => {
     const worker = startOutboxWorker(app, { transport, pollMs: 3_600_000, now: () => clock });
     try {
       await worker.runNow();
-      newLead();
+      await newLead();
       notifyOutbox();
       const deadline = Date.now() + 3_000;
       while (transport.sent.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -281,7 +281,7 @@ describe("npm run outbox -- --once", () => {
   it("delivers what is due as .eml files in DATA_DIR/outbox and prints the counts", async () => {
     await settleAll();
     clock = new Date();
-    const lead = newLead();
+    const lead = await newLead();
     // vitest sets BASE_URL="/" (Vite's base) in its environment: not a setting of ours.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "BASE_URL"));
     const { stdout } = await run(process.execPath, ["--import", "tsx", "jobs/outbox-worker.ts", "--once"], {
@@ -296,7 +296,7 @@ describe("npm run outbox -- --once", () => {
 });
 
 describe("mail settings", () => {
-  it("read SMTP_URL, or SMTP_HOST/PORT/USER/PASS/SECURE, else fall back to .eml files", () => {
+  it("read SMTP_URL, or SMTP_HOST/PORT/USER/PASS/SECURE, else fall back to .eml files", async () => {
     expect(loadConfig({ SMTP_URL: "smtp://u:p@mail.example:2525" }).mail.smtp).toEqual({
       url: "smtp://u:p@mail.example:2525",
     });
@@ -326,7 +326,7 @@ describe("mail settings", () => {
 describe("the SMTP transport", () => {
   it("turns an unreachable server into a retry, not a crash", async () => {
     await settleAll();
-    const lead = newLead();
+    const lead = await newLead();
     const transport = createMailTransport({
       smtp: { host: "127.0.0.1", port: 9, secure: false, user: null, pass: null },
       from: "Abeille <no-reply@abeille.local>",

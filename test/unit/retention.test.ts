@@ -46,7 +46,7 @@ afterAll(() => {
 });
 
 describe("retentionCutoff", () => {
-  it("goes back whole calendar months, clamped to the end of shorter months", () => {
+  it("goes back whole calendar months, clamped to the end of shorter months", async () => {
     expect(retentionCutoff(new Date("2026-11-22T07:00:00.000Z"), 24).toISOString()).toBe("2024-11-22T07:00:00.000Z");
     expect(retentionCutoff(new Date("2026-03-31T12:00:00.000Z"), 1).toISOString()).toBe("2026-02-28T12:00:00.000Z");
     expect(retentionCutoff(new Date("2024-02-29T00:00:00.000Z"), 12).toISOString()).toBe("2023-02-28T00:00:00.000Z");
@@ -55,9 +55,9 @@ describe("retentionCutoff", () => {
 });
 
 describe("anonymizeExpired", () => {
-  it("anonymises leads, their messages and platform contacts past the period, keeps what statistics need", () => {
+  it("anonymises leads, their messages and platform contacts past the period, keeps what statistics need", async () => {
     const deps = { ...leadDeps(app), notifyOutbox: () => {} };
-    const old = createLead(
+    const old = await createLead(
       deps,
       {
         ab_id: abId,
@@ -91,7 +91,7 @@ describe("anonymizeExpired", () => {
     utimesSync(oldFile, clock, clock);
 
     clock = new Date("2026-11-22T08:00:00.000Z");
-    const recent = createLead(
+    const recent = await createLead(
       deps,
       { ab_id: abId, contact_name: "Récent", contact_email: `r.${randomUUID()}@example.fr`, lead_type: "rdv" },
       { agentId: null, idempotency: null },

@@ -39,7 +39,11 @@ export interface LeadReceipt {
  * transaction, applying the 24-hour duplicate rule (same merchant, same trimmed lower-cased email,
  * same lead type) and the Idempotency-Key.
  */
-export function createLead(deps: LeadDeps, request: LeadRequest, options: CreateLeadOptions): LeadReceipt {
+export async function createLead(
+  deps: LeadDeps,
+  request: LeadRequest,
+  options: CreateLeadOptions,
+): Promise<LeadReceipt> {
   const target = loadLeadTarget(deps, request.ab_id, { withProducts: request.brick_id !== undefined });
   const { assessment } = target;
   const { state } = assessment.capabilities;
@@ -68,7 +72,7 @@ export function createLead(deps: LeadDeps, request: LeadRequest, options: Create
   const leadId = randomUUID();
   const intentData = compact(request.intent_data);
   const sectorValues = metadata.ok && Object.keys(metadata.value).length > 0 ? metadata.value : null;
-  const outcome = deps.leads.insertLead({
+  const outcome = await deps.leads.insertLead({
     lead: {
       leadId,
       abId: request.ab_id,

@@ -41,14 +41,14 @@ const trackingTokenArgument = z
 const leadIdArgument = z.uuid({ message: "must be a lead id (uuid)" }).describe("The lead_id returned with the lead");
 
 /** Creates the lead with the REST route's domain function and answers the REST route's envelope. */
-function leadEnvelope(
+async function leadEnvelope(
   app: App,
   caller: Caller,
   context: ToolContext,
   lead: LeadRequest,
   key: string | undefined,
-): Envelope {
-  const receipt = createLead(leadDeps(app), lead, {
+): Promise<Envelope> {
+  const receipt = await createLead(leadDeps(app), lead, {
     agentId: caller.agentId,
     idempotency: key
       ? { key, callerScope: caller.agentId ? `agent:${caller.agentId}` : `ip:${caller.clientAddress}` }

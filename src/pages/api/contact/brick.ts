@@ -33,7 +33,7 @@ export const POST = route("lead", async ({ app, caller, request, context }) => {
   }
   const body = await readJsonBody(request);
   const lead = parseStrictRequest(leadRequestSchema, body, LEAD_REQUEST_FIELDS);
-  const receipt = createLead(leadDeps(app), lead, {
+  const receipt = await createLead(leadDeps(app), lead, {
     agentId: caller.agentId,
     idempotency: idempotencyKey
       ? {

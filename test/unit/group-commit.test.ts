@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+import { groupCommit } from "../../src/store/group-commit.ts";
+
+let dataDir: string;
+let db: Db;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "abeille-group-commit-"));
+  db = openDatabase(path.join(dataDir, "abeille.db"));
+  db.$client.exec("CREATE TABLE probe (name TEXT PRIMARY KEY)");
+});
+
+afterEach(() => {
+  db.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const names = () => db.$client.prepare("SELECT name FROM probe ORDER BY name").pluck().all();
+
+describe("group commit", () => {
+  it("runs the writes asked for in one turn in one transaction, each seeing the ones before it", async () => {
+    const other = openDatabase(path.join(dataDir, "abeille.db"));
+    const count = (connection: Db) => connection.$client.prepare("SELECT count(*) FROM probe").pluck().get();
+    const seen: unknown[] = [];
+    const seenByOther: unknown[] = [];
+    const insert = groupCommit(db.$client, (name: string) => {
+      seen.push(count(db));
+      seenByOther.push(count(other));
+      db.$client.prepare("INSERT INTO probe (name) VALUES (?)").run(name);
+      return name.toUpperCase();
+    });
+    try {
+      const answers = await Promise.all(["a", "b", "c"].map(insert));
+      expect(answers).toEqual(["A", "B", "C"]);
+      expect(seen).toEqual([0, 1, 2]);
+      // Nothing was committed before the group's one commit.
+      expect(seenByOther).toEqual([0, 0, 0]);
+      expect(count(other)).toBe(3);
+    } finally {
+      other.$client.close();
+    }
+  });
+
+  it("rolls back a failing write alone: the others of its group are committed", async () => {
+    const insert = groupCommit(db.$client, (name: string) => {
+      db.$client.prepare("INSERT INTO probe (name) VALUES (?)").run(name);
+      if (name === "bad") throw new Error("refused");
+      return name;
+    });
+    const results = await Promise.allSettled(["a", "bad", "c"].map(insert));
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(names()).toEqual(["a", "c"]);
+  });
+
+  it("acknowledges nothing when the commit itself fails", async () => {
+    const insert = groupCommit(db.$client, (name: string) =>
+      db.$client.prepare("INSERT INTO probe (name) VALUES (?)").run(name),
+    );
+    // Another connection holds the write lock past the busy timeout: the group cannot begin.
+    const other = openDatabase(path.join(dataDir, "abeille.db"));
+    db.$client.pragma("busy_timeout = 50");
+    other.$client.exec("BEGIN IMMEDIATE");
+    try {
+      const results = await Promise.allSettled(["a", "b"].map(insert));
+      expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
+    } finally {
+      other.$client.exec("ROLLBACK");
+      other.$client.close();
+    }
+    expect(names()).toEqual([]);
+  });
+});
