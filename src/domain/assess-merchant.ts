@@ -9,6 +9,12 @@ export interface Assessment {
   capabilities: Capabilities;
 }
 
+/** What an assessment reads of a merchant: lead creation loads no more than this. */
+export type AssessableMerchant = Pick<
+  Merchant,
+  "abId" | "status" | "sector" | "email" | "paymentSetup" | "descriptionLlmUnreviewed" | "brandVoice"
+>;
+
 export interface AssessOptions {
   orderRailEnabled: boolean;
   now: Date;
@@ -16,7 +22,7 @@ export interface AssessOptions {
 
 /** Trust and capabilities of one merchant: what every read surface shows about it. */
 export function assessMerchant(
-  merchant: Merchant,
+  merchant: AssessableMerchant,
   signals: readonly ScorableSignal[],
   options: AssessOptions,
 ): Assessment {

@@ -1,12 +1,24 @@
+import type { AssessableMerchant } from "../domain/assess-merchant.ts";
 import type { Merchant, MerchantProfile, Product, QaCluster } from "../domain/merchant.ts";
 import type { ScorableSignal } from "../domain/trust/compute-trust.ts";
 import type { Db } from "./db.ts";
-import { type Row, text, toCluster, toMerchant, toNode, toProduct, toProof, toSignal } from "./merchant-rows.ts";
+import {
+  type Row,
+  text,
+  toAssessableMerchant,
+  toCluster,
+  toMerchant,
+  toNode,
+  toProduct,
+  toProof,
+  toSignal,
+} from "./merchant-rows.ts";
 
 /** Read side of the registry: whole merchant profiles, loaded with prepared statements. */
 /** What lead creation reads about its merchant: no clusters, no territorial proof. */
 export interface LeadTarget {
-  merchant: Merchant;
+  /** The fields an assessment reads (no hours, zones, photos...: JSON lead creation never uses). */
+  merchant: AssessableMerchant;
   /** Verified signals only, with the fields trust scoring reads (see findTrustSignals). */
   signals: ScorableSignal[];
   /** Empty unless asked for (only a lead naming a brick_id needs them). */
@@ -43,6 +55,10 @@ export function createMerchantRepository(db: Db): MerchantRepository {
   const sqlite = db.$client;
   const within = "IN (SELECT value FROM json_each(?))";
   const merchantById = sqlite.prepare<[string], Row>("SELECT * FROM merchants WHERE ab_id = ?");
+  const assessableById = sqlite.prepare<[string], Row>(
+    `SELECT ab_id, status, sector, email, payment_setup, description_llm_unreviewed, brand_voice
+     FROM merchants WHERE ab_id = ?`,
+  );
   const proofById = sqlite.prepare<[string], Row>("SELECT * FROM territorial_proofs WHERE ab_id = ?");
   const productsById = sqlite.prepare<[string], Row>("SELECT * FROM products WHERE ab_id = ? ORDER BY position");
   const signalsById = sqlite.prepare<[string], Row>("SELECT * FROM signals WHERE ab_id = ?");
@@ -88,10 +104,10 @@ export function createMerchantRepository(db: Db): MerchantRepository {
       };
     },
     findLeadTarget(abId, { withProducts }) {
-      const merchant = merchantById.get(abId);
+      const merchant = assessableById.get(abId);
       if (!merchant) return null;
       return {
-        merchant: toMerchant(merchant),
+        merchant: toAssessableMerchant(merchant),
         signals: trustSignalsById.all(abId).map(toTrustSignal),
         products: withProducts ? productsById.all(abId).map(toProduct) : [],
       };

@@ -1,3 +1,4 @@
+import type { AssessableMerchant } from "../domain/assess-merchant.ts";
 import type { Merchant, Product, QaCluster, QaNode, Signal, TerritorialProof } from "../domain/merchant.ts";
 
 /*
@@ -15,6 +16,19 @@ export const text = (value: unknown): string => value as string;
 const textOrNull = (value: unknown): string | null =>
   value === null || value === undefined ? null : (value as string);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : (value as number));
+
+/** The columns `findLeadTarget` selects: what an assessment reads. */
+export function toAssessableMerchant(row: Row): AssessableMerchant {
+  return {
+    abId: text(row.ab_id),
+    status: text(row.status) as Merchant["status"],
+    sector: text(row.sector),
+    email: textOrNull(row.email),
+    paymentSetup: bool(row.payment_setup),
+    descriptionLlmUnreviewed: bool(row.description_llm_unreviewed),
+    brandVoice: json<Merchant["brandVoice"]>(row.brand_voice, null),
+  };
+}
 
 export function toMerchant(row: Row): Merchant {
   return {
