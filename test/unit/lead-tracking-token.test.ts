@@ -28,7 +28,7 @@ describe("lead tracking tokens", () => {
     const sameBytes = alphabet[(alphabet.indexOf(lastChar) & ~3) + ((alphabet.indexOf(lastChar) + 1) & 3)] as string;
     for (const bad of [
       `${otherLead}.${mac}`,
-      `${leadId}.${mac.slice(0, -1)}${mac.at(-2)}`,
+      `${leadId}.${mac.slice(0, -1)}${alphabet[(alphabet.indexOf(lastChar) + 32) % 64]}`,
       `${leadId}.${mac.slice(0, -1)}${sameBytes}`,
       `${leadId}.${mac.slice(0, 42)}`,
       `${leadId}.${mac}A`,
