@@ -39,9 +39,9 @@ type Statement = ReturnType<typeof prepareStatement>;
 export interface EmbeddedSearchIndexOptions {
   /** Clock used to compute trust totals (signals expire) when documents are built. */
   now?: () => Date;
-  /** How many text matches, best bm25 first, are re-ranked with trust and distance (default 120). */
+  /** How many text matches, best bm25 first, are re-ranked with trust and distance (default 80). */
   candidatePool?: number;
-  /** At most this many text matches, the most trusted, get a bm25 score (default 300). */
+  /** At most this many text matches, the most trusted, get a bm25 score (default 200). */
   maxRankedMatches?: number;
 }
 
@@ -63,10 +63,10 @@ const REFRESH_CHUNK = 500;
 /** Upper bound on `limit`, whatever the caller passes (the API allows 50). */
 const MAX_LIMIT = 500;
 // bm25 costs 1-2 µs a row and a common trade word matches thousands of merchants. Measured at
-// 100,000 merchants on the bench's trade words: 1,000/400 cost 2.8 ms a query, 300/120 1.2 ms,
-// with 9.6 of the top 10 shared between the two.
-const DEFAULT_POOL = 120;
-const DEFAULT_MAX_RANKED = 300;
+// 100,000 merchants on the bench's trade words: 1,000/400 cost 3.2 ms a query, 200/80 0.9 ms,
+// with 9.3 of the top 10 shared between the two (300/120 shared as many, at 1.0 ms).
+const DEFAULT_POOL = 80;
+const DEFAULT_MAX_RANKED = 200;
 /** Merchants whose normalised catalogue is kept between searches. */
 const PRODUCT_CACHE_ENTRIES = 5_000;
 /** Extra rows a search by point alone reads, for R*Tree rounding at the radius (see nearCandidates). */
@@ -412,7 +412,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    * Trade-off: on a broad query (more matches than `maxRanked`), a merchant less trusted than the
    * cut is not considered even if its text matches better; among thousands of matches of one
    * common word text relevance varies little, and trust is what the blend would reward. On other
-   * queries every match is scored, and only near-ties at the pool's edge (below the pool's 120th
+   * queries every match is scored, and only near-ties at the pool's edge (below the pool's 80th
    * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
    * count as least trusted for this cut until the next rebuild; their score uses their real trust.
    */
