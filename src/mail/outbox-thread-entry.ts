@@ -4,8 +4,11 @@
  * does nothing else).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { createApp } from "../app.ts";
 import type { Config } from "../config/config.ts";
+import { openDatabase } from "../store/db.ts";
+import { createLeadRepository } from "../store/lead-repository.ts";
+import { createOutboxRepository } from "../store/outbox-repository.ts";
+import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
 import { notifyOutbox } from "./outbox-signal.ts";
 import { startOutboxWorker } from "./outbox-worker.ts";
 import { createMailTransport } from "./transport.ts";
@@ -13,8 +16,19 @@ import { createMailTransport } from "./transport.ts";
 export type OutboxThreadMessage = "nudge" | "stop";
 
 const config = (workerData as { config: Config }).config;
-const app = createApp(config);
-const worker = startOutboxWorker(app, { transport: createMailTransport(config.mail, { blockingFiles: true }) });
+// Only what delivery needs (no search, signing or payments loaded in this thread), on a connection
+// with a small page cache: the thread touches the outbox, its leads and their merchants' emails.
+const db = openDatabase(config.databaseFile, { small: true });
+const services = {
+  config,
+  now: () => new Date(),
+  outbox: createOutboxRepository(db),
+  leads: createLeadRepository(db),
+  platformContacts: createPlatformContactRepository(db),
+};
+const worker = startOutboxWorker(services, {
+  transport: createMailTransport(config.mail, { blockingFiles: true }),
+});
 
 parentPort?.on("message", (message: OutboxThreadMessage) => {
   if (message === "nudge") {
@@ -25,7 +39,7 @@ parentPort?.on("message", (message: OutboxThreadMessage) => {
     .stop()
     .catch(() => undefined)
     .then(() => {
-      app.close();
+      db.$client.close();
       parentPort?.postMessage("stopped");
       parentPort?.close();
     });

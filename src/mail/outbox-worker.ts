@@ -23,7 +23,10 @@ export interface OutboxWorkerOptions {
   now?: () => Date;
 }
 
-export function dispatchDeps(app: App, transport: MailTransport, now: () => Date = app.now): DispatchDeps {
+/** What the outbox worker uses of the app: the outbox thread builds no more than this. */
+export type OutboxServices = Pick<App, "outbox" | "leads" | "platformContacts" | "config" | "now">;
+
+export function dispatchDeps(app: OutboxServices, transport: MailTransport, now: () => Date = app.now): DispatchDeps {
   return {
     outbox: app.outbox,
     leads: app.leads,
@@ -39,7 +42,7 @@ export function dispatchDeps(app: App, transport: MailTransport, now: () => Date
  * commit in this process wrote rows (the nudge). One drain at a time per worker; several workers
  * (processes) can run, their claims never overlap.
  */
-export function startOutboxWorker(app: App, options: OutboxWorkerOptions = {}): OutboxWorker {
+export function startOutboxWorker(app: OutboxServices, options: OutboxWorkerOptions = {}): OutboxWorker {
   const transport = options.transport ?? createMailTransport(app.config.mail);
   const deps = dispatchDeps(app, transport, options.now ?? app.now);
   const pollMs = options.pollMs ?? app.config.outboxPollMs;

@@ -9,6 +9,11 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 
 export interface OpenOptions {
   readonly?: boolean;
+  /**
+   * A connection that touches few pages (the outbox thread's) keeps a small page cache and no
+   * memory map: the defaults (64 MB cache, 256 MB map) are for the server's reads.
+   */
+  small?: boolean;
 }
 
 /** Opens DATA_DIR's database in WAL mode and applies the committed migrations. */
@@ -19,8 +24,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  sqlite.pragma("cache_size = -65536");
-  sqlite.pragma("mmap_size = 268435456");
+  sqlite.pragma(options.small ? "cache_size = -4096" : "cache_size = -65536");
+  sqlite.pragma(options.small ? "mmap_size = 0" : "mmap_size = 268435456");
   sqlite.pragma("temp_store = MEMORY");
   if (!options.readonly) applyMigrations(sqlite);
   return drizzle(sqlite, { schema }) as Db;
