@@ -418,7 +418,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    */
   function matchCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
     const params: Record<string, unknown> = { pool: Math.max(pool, query.limit) };
-    const clauses = ["search_merchant_fts MATCH @match"];
+    const clauses: string[] = [];
     let cells: string[] | null = null;
     if (query.near) {
       const box = boundingBox(query.near, query.near.radiusKm);
@@ -430,53 +430,41 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       );
     }
     const matchFor = (terms: readonly QueryTerm[]) => matchExpression(terms, query.tags.map(tagToken), cells);
-    const from = "FROM search_merchant_fts JOIN search_merchants m ON m.id = search_merchant_fts.rowid";
-    // The cut is taken among FTS matches (text, tags, covering cells), before the exact distance:
-    // at most `maxRanked` rows are scored, a little fewer when some cells stick out of the circle.
-    // One walk of the matches in rowid order, stopping at `maxRanked`: how many there are (up to
-    // that) and the last one reached, which is the cut when there are `maxRanked` of them.
-    const firstMatches = (match: string): { count: number; cut: number | null } => {
-      const row = prepare(
-        `SELECT count(*) AS count, max(rowid) AS last FROM (
-           SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
-           ORDER BY rowid LIMIT @limit)`,
-      ).get({ match, limit: maxRanked }) as { count: number; last: number | null };
-      return { count: row.count, cut: row.count >= maxRanked ? row.last : null };
-    };
     // A prefix longer than the prefix indexes (4) makes FTS5 merge the doclists of every word it
     // starts, for the whole table, on each statement. When the words as typed already match
     // `pool` merchants (many pages of answers), the expansion could only add longer words at that
     // cost: skip it. A partial word ("boulan") matches little as typed and is expanded.
     let terms = query.terms;
-    let cut: number | null | undefined;
     if (terms.some((term) => term.prefix)) {
       const exact = terms.map((term) => ({ term: term.term, prefix: false }));
-      const asTyped = firstMatches(matchExpression(exact, [], null));
-      if (asTyped.count >= pool) {
-        terms = exact;
-        // Without tags or cells the match just walked is the whole match: its cut is the cut.
-        if (query.tags.length === 0 && cells === null) cut = asTyped.cut;
-      }
+      const asTyped = prepare(
+        `SELECT count(*) FROM (
+           SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match ORDER BY rowid LIMIT @pool)`,
+      )
+        .pluck()
+        .get({ match: matchExpression(exact, [], null), pool });
+      if (typeof asTyped === "number" && asTyped >= pool) terms = exact;
     }
     params.match = matchFor(terms);
-    if (cut === undefined) cut = firstMatches(params.match as string).cut;
-    if (typeof cut === "number") {
-      // A BigInt binds as INTEGER; FTS5 ignores a rowid bound given as REAL (how numbers bind).
-      params.cut = BigInt(cut);
-      clauses.push("search_merchant_fts.rowid <= @cut");
-    }
+    params.maxRanked = maxRanked;
+    // One walk of the matches (text, tags, covering cells) in rowid order, most trusted first,
+    // stopping at `maxRanked`: the cut is taken before the exact distance, so a few fewer rows
+    // remain when some cells stick out of the circle.
     const select = "SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng";
+    const firstMatches = (columns: string) =>
+      `(SELECT rowid AS id${columns} FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
+        ORDER BY rowid LIMIT @maxRanked) c JOIN search_merchants m ON m.id = c.id`;
+    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
     if (terms.length === 0) {
       // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
-      const rows = prepare(`${select} ${from} WHERE ${clauses.join(" AND ")}`).all(params) as CandidateRow[];
+      const rows = prepare(`${select} FROM ${firstMatches("")} ${where}`).all(params) as CandidateRow[];
       return rank(rows, query, weights, () => 1);
     }
-    // bm25() rather than the `rank` column: FTS5 would sort by rank itself, scoring every match
-    // before the distance filter; this way only the rows that pass every filter are scored.
+    // bm25() rather than the `rank` column: FTS5 would sort by rank itself, scoring every match.
     const rows = prepare(
-      `${select}, bm25(search_merchant_fts, ${MERCHANT_WEIGHTS.join(", ")}) AS bm
-       ${from} WHERE ${clauses.join(" AND ")}
-       ORDER BY bm LIMIT @pool`,
+      `${select}, c.bm AS bm
+       FROM ${firstMatches(`, bm25(search_merchant_fts, ${MERCHANT_WEIGHTS.join(", ")}) AS bm`)}
+       ${where} ORDER BY c.bm LIMIT @pool`,
     ).all(params) as CandidateRow[];
     const best = rows.reduce((max, row) => Math.max(max, -(row.bm ?? 0)), 0);
     return rank(rows, query, weights, (row) => (best > 0 ? Math.max(0, -(row.bm ?? 0)) / best : 1));
