@@ -321,6 +321,7 @@ export const decisionCardCredentialSchema = z
   })
   .meta({ id: "DecisionCardCredential" });
 
+/** A Q&A node as the decision card's knowledge capsule lists it (documents.ts adds `confidence`). */
 export const clusterNodeSchema = z
   .object({
     id: uuidSchema,
@@ -348,7 +349,7 @@ export const clusterNodeSchema = z
       edited_by_merchant: z.boolean(),
     }),
   })
-  .meta({ id: "ClusterNode" });
+  .meta({ id: "DecisionCardClusterNode" });
 
 export const merchantClusterSchema = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { abIdSchema, uuidSchema } from "./common.ts";
-import { leadContractFieldSchema } from "./decision-card.ts";
+import { clusterNodeSchema as decisionCardClusterNodeSchema, leadContractFieldSchema } from "./decision-card.ts";
 import { merchantStatusSchema } from "./envelope.ts";
 import { trustBreakdownSchema } from "./registry.ts";
 
@@ -151,34 +151,9 @@ export const clusterListSchema = z
   .meta({ id: "ClusterList" });
 export type ClusterList = z.infer<typeof clusterListSchema>;
 
-export const clusterNodeSchema = z
-  .object({
-    id: uuidSchema,
-    intent: z.string(),
-    question: z.string(),
-    answer: z.string(),
-    answer_hash: z.string().regex(/^[0-9a-f]{64}$/),
-    answer_bluf: z.string(),
-    claim_sentence: z.string(),
-    word_count: z.number().int().min(0),
-    verification_level: z.string(),
-    edited_by_merchant: z.boolean(),
-    drift_severity: z.string().nullable(),
-    human_verified_at: z.string().nullable(),
-    confidence: z.enum(["declared", "observed", "verified"]),
-    cite_url: z.url(),
-    grounding: z.object({
-      grounded: z.boolean(),
-      evidence: z.string().nullable(),
-      grounding_stats: z.null(),
-    }),
-    verification: z.object({
-      fact_level: z.string(),
-      fact_source_url: z.string().nullable(),
-      human_reviewed_at: z.string().nullable(),
-      edited_by_merchant: z.boolean(),
-    }),
-  })
+/** A Q&A node of the cluster documents: the decision card's node and its confidence. */
+export const clusterNodeSchema = decisionCardClusterNodeSchema
+  .extend({ confidence: z.enum(["declared", "observed", "verified"]) })
   .meta({ id: "ClusterNode" });
 
 export const clusterVerificationSchema = z

@@ -77,6 +77,13 @@ describe("the OpenAPI document", () => {
     expect(document.servers).toEqual([{ url: BASE }]);
   });
 
+  it("names each component schema once (two zod schemas with one id would become Name2)", () => {
+    const names = Object.keys((document.components?.schemas ?? {}) as Record<string, unknown>);
+    expect(names.filter((name) => /\d$/.test(name))).toEqual([]);
+    expect(names).toContain("ClusterNode");
+    expect(names).toContain("DecisionCardClusterNode");
+  });
+
   it("describes every operation of the spec's endpoint table", () => {
     const paths = documented();
     for (const endpoint of SPEC_ENDPOINTS) expect(paths, endpoint).toContain(endpoint);
