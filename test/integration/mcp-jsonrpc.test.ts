@@ -283,3 +283,37 @@ describe("other HTTP methods", () => {
     expect(response.status).toBe(405);
   });
 });
+
+describe("cross-origin access (MCP clients in a browser)", () => {
+  it("answers the preflight with the methods and headers a client sends", async () => {
+    const response = await fetch(`${server.url}/api/mcp`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://agent.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type, authorization, mcp-protocol-version",
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("access-control-allow-methods")).toBe("POST");
+    const allowed = response.headers.get("access-control-allow-headers")?.split(", ") ?? [];
+    expect(allowed).toEqual(expect.arrayContaining(["content-type", "authorization", "mcp-protocol-version"]));
+  });
+
+  it("lets the page read answers and refusals alike, with the request id and rate limit headers", async () => {
+    const ping = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { origin: "https://agent.example" });
+    expect(ping.status).toBe(200);
+    expect(ping.headers.get("access-control-allow-origin")).toBe("*");
+    expect(ping.headers.get("access-control-expose-headers")).toContain("ratelimit");
+    const refused = await post(
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+      { origin: "https://agent.example", authorization: "Bearer ab_live_unknown" },
+    );
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*");
+    const wrongMethod = await fetch(`${server.url}/api/mcp`, { headers: { origin: "https://agent.example" } });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
