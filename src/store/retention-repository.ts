@@ -16,13 +16,14 @@ export interface RetentionCounts {
   leads: number;
   leadMessages: number;
   platformContacts: number;
+  orders: number;
   dedupWindows: number;
   idempotencyKeys: number;
 }
 
 export interface RetentionRepository {
   /**
-   * Anonymises leads and platform contacts created before `cutoff`, the follow-up messages of
+   * Anonymises leads, platform contacts and orders created before `cutoff`, the follow-up messages of
    * anonymised leads (and any message older than `cutoff`), and deletes the lead duplicate windows
    * that are over at `now` and lead Idempotency-Keys recorded before `idempotencyCutoff` (both hold
    * emails or request fingerprints no longer needed).
@@ -57,6 +58,13 @@ export function createRetentionRepository(db: Db): RetentionRepository {
        anonymized_at = @now
      WHERE rowid IN (
        SELECT rowid FROM platform_contacts WHERE created_at < @cutoff AND anonymized_at IS NULL LIMIT @batch)`,
+  );
+  // An order keeps its merchant, items, amount and statuses; the buyer's email, address and notes go.
+  const orders = sqlite.prepare(
+    `UPDATE orders SET user_email = CASE WHEN user_email IS NULL THEN NULL ELSE @email END,
+       delivery_address = NULL, customer_notes = CASE WHEN customer_notes IS NULL THEN NULL ELSE @text END,
+       anonymized_at = @now
+     WHERE rowid IN (SELECT rowid FROM orders WHERE created_at < @cutoff AND anonymized_at IS NULL LIMIT @batch)`,
   );
   const windows = sqlite.prepare(
     `DELETE FROM lead_dedup_windows WHERE rowid IN (
@@ -93,6 +101,7 @@ export function createRetentionRepository(db: Db): RetentionRepository {
         leads: drain(() => leads.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
         leadMessages: drain(() => messages.run(pick("text", "now", "cutoff", "batch")).changes),
         platformContacts: drain(() => contacts.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
+        orders: drain(() => orders.run(pick("email", "text", "now", "cutoff", "batch")).changes),
         dedupWindows: drain(() => windows.run(pick("now", "batch")).changes),
         idempotencyKeys: drain(() => keys.run(pick("idempotencyCutoff", "batch")).changes),
       };

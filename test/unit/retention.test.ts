@@ -180,12 +180,48 @@ describe("anonymizeExpired", () => {
     expect(again).toMatchObject({ leads: 0, leadMessages: 0, platformContacts: 0 });
   });
 
+  it("anonymises orders past the period: the buyer's email, address and notes go, the sale stays", async () => {
+    const sqlite = app.db.$client;
+    const insert = sqlite.prepare(
+      `INSERT INTO orders (order_id, ab_id, items, amount_cents, currency, fulfillment_type, delivery_address,
+         user_email, customer_notes, status, payment_provider, created_at)
+       VALUES (?, ?, '[{"product_id":"p1","quantity":2,"unit_cents":450}]', 900, 'EUR', 'delivery',
+         '{"street":"12 rue Privée","city":"Lyon"}', 'acheteuse@exemple-prive.fr', 'Sonner deux fois', 'paid',
+         'stripe', ?)`,
+    );
+    const oldOrder = randomUUID();
+    const recentOrder = randomUUID();
+    insert.run(oldOrder, abId, "2024-06-01T10:00:00.000Z");
+    insert.run(recentOrder, abId, "2026-11-01T10:00:00.000Z");
+    const counts = app.retention.anonymizeBefore({
+      cutoff: "2024-11-22T08:00:00.000Z",
+      now: "2026-11-22T08:00:00.000Z",
+      idempotencyCutoff: "2026-11-21T08:00:00.000Z",
+    });
+    expect(counts.orders).toBe(1);
+    const read = sqlite.prepare(
+      "SELECT user_email, delivery_address, customer_notes, items, amount_cents, status, anonymized_at FROM orders WHERE order_id = ?",
+    );
+    expect(read.get(oldOrder)).toEqual({
+      user_email: ANONYMIZED_EMAIL,
+      delivery_address: null,
+      customer_notes: ANONYMIZED_TEXT,
+      items: '[{"product_id":"p1","quantity":2,"unit_cents":450}]',
+      amount_cents: 900,
+      status: "paid",
+      anonymized_at: "2026-11-22T08:00:00.000Z",
+    });
+    expect(read.get(recentOrder)).toMatchObject({ user_email: "acheteuse@exemple-prive.fr", anonymized_at: null });
+  });
+
   it("runs as `npm run retention` (jobs/retention.ts) and prints its counts", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "jobs/retention.ts"], {
       cwd: root,
       env: { ...childEnv(), DATA_DIR: dataDir, LOG_LEVEL: "silent", LEAD_RETENTION_MONTHS: "1" },
     });
-    expect(stdout).toMatch(/^retention \(before .*\): \d+ leads, \d+ messages, \d+ platform contacts anonymised/);
+    expect(stdout).toMatch(
+      /^retention \(before .*\): \d+ leads, \d+ messages, \d+ platform contacts, \d+ orders anonymised/,
+    );
   });
 });
 

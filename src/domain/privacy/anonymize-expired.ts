@@ -19,7 +19,7 @@ export interface RetentionReport extends RetentionCounts {
 const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Anonymises leads, their follow-up messages and platform contacts older than the retention
+ * Anonymises leads, their follow-up messages, platform contacts and orders older than the retention
  * period: personal data goes, ids, dates, merchant, lead type and statuses stay for statistics.
  * Also drops the expired duplicate windows (they hold normalised emails), old lead
  * Idempotency-Keys, and mail files older than the period. Idempotent: run it as often as wanted.
@@ -39,6 +39,7 @@ export function anonymizeExpired(deps: RetentionDeps): RetentionReport {
     leads: report.leads,
     lead_messages: report.leadMessages,
     platform_contacts: report.platformContacts,
+    orders: report.orders,
     dedup_windows: report.dedupWindows,
     idempotency_keys: report.idempotencyKeys,
     mail_files: report.mailFiles,
