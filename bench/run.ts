@@ -12,6 +12,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
+import { searchDeps } from "../src/domain/registry/registry-deps.ts";
 import { resolveMerchant } from "../src/domain/registry/resolve-merchant.ts";
 import { searchRegistry } from "../src/domain/registry/search-registry.ts";
 import { searchQuerySchema } from "../src/schemas/registry.ts";
@@ -118,15 +119,7 @@ for (const size of sizes) {
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, server);
 
-  const deps = {
-    search: app.search,
-    merchants: app.merchants,
-    cards: app.searchCards,
-    baseUrl: app.config.baseUrl,
-    orderRailEnabled: false,
-    embedderConfigured: false,
-    now: () => new Date(),
-  };
+  const deps = searchDeps(app);
   for (const [scenario, paths] of Object.entries(scenarios)) {
     if (paths.length === 0) continue;
     const sample = await fetch(`${url}${paths[0]}`);

@@ -1,14 +1,10 @@
 import type { App } from "../app.ts";
+import { resolveDeps } from "../domain/registry/registry-deps.ts";
 import { DOCUMENT_CACHE_CONTROL, etagOf, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
 import type { ViewDeps } from "./view.ts";
 
 export function viewDepsOf(app: App): ViewDeps {
-  return {
-    merchants: app.merchants,
-    baseUrl: app.config.baseUrl,
-    orderRailEnabled: app.config.publicOrderRailEnabled,
-    now: app.now,
-  };
+  return resolveDeps(app);
 }
 
 /**

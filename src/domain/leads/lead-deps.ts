@@ -1,5 +1,6 @@
 import type { App } from "../../app.ts";
 import type { LeadRepository } from "../../store/lead-repository.ts";
+import { resolveDeps } from "../registry/registry-deps.ts";
 import type { ResolveDeps } from "../registry/resolve-merchant.ts";
 import type { TrackingTokens } from "./tracking-token.ts";
 
@@ -13,10 +14,7 @@ export interface LeadDeps extends ResolveDeps {
 
 export function leadDeps(app: App): LeadDeps {
   return {
-    merchants: app.merchants,
-    baseUrl: app.config.baseUrl,
-    orderRailEnabled: app.config.publicOrderRailEnabled,
-    now: app.now,
+    ...resolveDeps(app),
     leads: app.leads,
     trackingTokens: app.trackingTokens,
     notifyOutbox: app.notifyOutbox,

@@ -1,3 +1,4 @@
+import { searchDeps } from "../../../domain/registry/registry-deps.ts";
 import { searchRegistry } from "../../../domain/registry/search-registry.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, parseQuery, route } from "../../../http/route.ts";
@@ -5,18 +6,7 @@ import { searchQuerySchema } from "../../../schemas/registry.ts";
 
 export const GET = route("search", async ({ app, url, context }) => {
   const query = parseQuery(searchQuerySchema, url.searchParams);
-  const answer = await searchRegistry(
-    {
-      search: app.search,
-      merchants: app.merchants,
-      cards: app.searchCards,
-      baseUrl: app.config.baseUrl,
-      orderRailEnabled: app.config.publicOrderRailEnabled,
-      embedderConfigured: app.config.searchEmbedderUrl !== null,
-      now: app.now,
-    },
-    query,
-  );
+  const answer = await searchRegistry(searchDeps(app), query);
   return ok(context, { topLevel: answer });
 });
 

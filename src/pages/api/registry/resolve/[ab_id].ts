@@ -1,3 +1,4 @@
+import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
 import { resolveMerchant } from "../../../../domain/registry/resolve-merchant.ts";
 import { actionsByRel } from "../../../../http/actions.ts";
 import { ok } from "../../../../http/respond.ts";
@@ -6,15 +7,7 @@ import { abIdParamsSchema } from "../../../../schemas/registry.ts";
 
 export const GET = route("resolve", ({ app, params, context }) => {
   const { ab_id } = parseInput(abIdParamsSchema, params);
-  const { actions, state, ...resolved } = resolveMerchant(
-    {
-      merchants: app.merchants,
-      baseUrl: app.config.baseUrl,
-      orderRailEnabled: app.config.publicOrderRailEnabled,
-      now: app.now,
-    },
-    ab_id,
-  );
+  const { actions, state, ...resolved } = resolveMerchant(resolveDeps(app), ab_id);
   return ok(context, {
     topLevel: resolved,
     actions: actionsByRel(actions),

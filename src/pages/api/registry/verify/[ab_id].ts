@@ -1,3 +1,4 @@
+import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
 import { ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, parseQuery, route } from "../../../../http/route.ts";
 import { abIdParamsSchema } from "../../../../schemas/registry.ts";
@@ -11,17 +12,7 @@ export const GET = route("read", ({ app, params, url, context }) => {
   const { ab_id } = parseInput(abIdParamsSchema, params);
   const { snapshot } = parseQuery(manifestQuerySchema, url.searchParams);
   const kind = snapshot ? "snapshot" : "live";
-  const { issued, state, now } = issueMerchantManifest(
-    {
-      merchants: app.merchants,
-      baseUrl: app.config.baseUrl,
-      orderRailEnabled: app.config.publicOrderRailEnabled,
-      now: app.now,
-      signer: keyStoreFor(app),
-    },
-    ab_id,
-    kind,
-  );
+  const { issued, state, now } = issueMerchantManifest({ ...resolveDeps(app), signer: keyStoreFor(app) }, ab_id, kind);
   const canonical = manifestUrl(app.config.baseUrl, ab_id);
   return ok(
     context,

@@ -1,5 +1,6 @@
 import { merchantEvidence } from "../../../../domain/evidence/merchant-evidence.ts";
 import { evidenceUrl, isEvidenceSignal } from "../../../../domain/evidence/signal-evidence.ts";
+import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
 import { EVIDENCE_SIGNALS } from "../../../../domain/trust/signal-catalog.ts";
 import { action } from "../../../../http/actions.ts";
 import { errorEnvelope, type RequestContext } from "../../../../http/envelope.ts";
@@ -12,16 +13,7 @@ import { decisionCardUrl, evidenceActions } from "../../../../signing/actions.ts
 export const GET = route("read", ({ app, params, context }) => {
   const { signal, ab_id } = parseInput(evidenceParamsSchema, params);
   if (!isEvidenceSignal(signal)) return unknownSignal(context, signal, ab_id);
-  const { evidence, state } = merchantEvidence(
-    {
-      merchants: app.merchants,
-      baseUrl: app.config.baseUrl,
-      orderRailEnabled: app.config.publicOrderRailEnabled,
-      now: app.now,
-    },
-    signal,
-    ab_id,
-  );
+  const { evidence, state } = merchantEvidence(resolveDeps(app), signal, ab_id);
   return ok(context, {
     data: evidence,
     state,
