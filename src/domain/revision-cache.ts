@@ -7,6 +7,16 @@
 export interface RevisionCache<Value> {
   read(key: string, revision: number, nowIso?: string): Value | undefined;
   write(key: string, revision: number, value: Value): void;
+  /**
+   * The values of these keys: the cached ones, and what `load` builds for the others (called once
+   * with all of them, and cached). A key `load` leaves out has no value.
+   */
+  readThrough(
+    keys: readonly string[],
+    revision: number,
+    nowIso: string | undefined,
+    load: (missing: string[]) => Map<string, Value>,
+  ): Map<string, Value>;
   readonly size: number;
 }
 
@@ -21,7 +31,7 @@ export function createRevisionCache<Value>(options: {
     entries.clear();
     cachedRevision = revision;
   };
-  return {
+  const cache: RevisionCache<Value> = {
     read(key, revision, nowIso) {
       follow(revision);
       const value = entries.get(key);
@@ -42,8 +52,24 @@ export function createRevisionCache<Value>(options: {
         if (oldest !== undefined) entries.delete(oldest);
       }
     },
+    readThrough(keys, revision, nowIso, load) {
+      const values = new Map<string, Value>();
+      const missing: string[] = [];
+      for (const key of keys) {
+        const value = cache.read(key, revision, nowIso);
+        if (value === undefined) missing.push(key);
+        else values.set(key, value);
+      }
+      if (missing.length === 0) return values;
+      for (const [key, value] of load(missing)) {
+        cache.write(key, revision, value);
+        values.set(key, value);
+      }
+      return values;
+    },
     get size() {
       return entries.size;
     },
   };
+  return cache;
 }

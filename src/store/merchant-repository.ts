@@ -13,6 +13,7 @@ import {
   toProof,
   toSignal,
 } from "./merchant-rows.ts";
+import { storeRevisionReader } from "./store-revision.ts";
 
 /** Read side of the registry: whole merchant profiles, loaded with prepared statements. */
 /** What lead creation reads about its merchant: no clusters, no territorial proof. */
@@ -78,7 +79,6 @@ export function createMerchantRepository(db: Db): MerchantRepository {
     .prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id ${within}`)
     .raw();
   const trustSignalsById = sqlite.prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id = ?`).raw();
-  const revisionStatement = sqlite.prepare<[], number>("SELECT revision FROM store_revision WHERE id = 1").pluck();
 
   const withNodes = (rows: Row[]): QaCluster[] => {
     const clusters = rows.map(toCluster);
@@ -90,7 +90,7 @@ export function createMerchantRepository(db: Db): MerchantRepository {
   };
 
   return {
-    revision: () => revisionStatement.get() ?? 0,
+    revision: storeRevisionReader(db),
     findProfile(abId) {
       const merchant = merchantById.get(abId);
       if (!merchant) return null;

@@ -64,31 +64,17 @@ export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput):
 
 /** The cards of these merchants: from the cache when current, built (and cached) otherwise. */
 function loadCards(deps: SearchDeps, abIds: string[]): Map<string, SearchCard> {
-  const revision = deps.merchants.revision();
   const now = deps.now();
-  const nowIso = now.toISOString();
-  const cards = new Map<string, SearchCard>();
-  const missing: string[] = [];
-  for (const abId of abIds) {
-    const card = deps.cards.read(abId, revision, nowIso);
-    if (card) cards.set(abId, card);
-    else missing.push(abId);
-  }
-  if (missing.length === 0) return cards;
-  const signals = deps.merchants.findTrustSignals(missing);
-  const productsByMerchant = groupProducts(deps.merchants.findProducts(missing));
-  for (const merchant of deps.merchants.findMerchants(missing)) {
-    const card = buildCard(
-      deps,
-      merchant,
-      signals.get(merchant.abId) ?? [],
-      productsByMerchant.get(merchant.abId) ?? [],
-      now,
-    );
-    deps.cards.write(merchant.abId, revision, card);
-    cards.set(merchant.abId, card);
-  }
-  return cards;
+  return deps.cards.readThrough(abIds, deps.merchants.revision(), now.toISOString(), (missing) => {
+    const signals = deps.merchants.findTrustSignals(missing);
+    const productsByMerchant = groupProducts(deps.merchants.findProducts(missing));
+    const built = new Map<string, SearchCard>();
+    for (const merchant of deps.merchants.findMerchants(missing)) {
+      const products = productsByMerchant.get(merchant.abId) ?? [];
+      built.set(merchant.abId, buildCard(deps, merchant, signals.get(merchant.abId) ?? [], products, now));
+    }
+    return built;
+  });
 }
 
 function buildCard(

@@ -1,5 +1,6 @@
 import { createRevisionCache } from "../../domain/revision-cache.ts";
 import type { Db } from "../../store/db.ts";
+import { storeRevisionReader } from "../../store/store-revision.ts";
 import { normalizeTag, type QueryTerm, queryTerms } from "../normalize.ts";
 import type { SearchHit, SearchIndex, SearchQuery } from "../search-index.ts";
 import {
@@ -111,6 +112,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
   const statements = new Map<string, Statement>();
   const productCache = createRevisionCache<PreparedProduct[]>({ maxEntries: PRODUCT_CACHE_ENTRIES });
+  const storeRevision = storeRevisionReader(db);
   let stale = true;
 
   const prepare = (source: string): Statement => {
@@ -372,27 +374,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    * search: prepared catalogues are kept for the store revision they were read at.
    */
   function preparedProducts(abIds: readonly string[]): Map<string, PreparedProduct[]> {
-    const revision = storeRevision();
-    const prepared = new Map<string, PreparedProduct[]>();
-    const missing: string[] = [];
-    for (const abId of abIds) {
-      const cached = productCache.read(abId, revision);
-      if (cached) prepared.set(abId, cached);
-      else missing.push(abId);
-    }
-    if (missing.length === 0) return prepared;
-    const rows = readProducts(missing);
-    for (const abId of missing) {
-      const catalogue = (rows.get(abId) ?? []).map(prepareProduct);
-      productCache.write(abId, revision, catalogue);
-      prepared.set(abId, catalogue);
-    }
-    return prepared;
-  }
-
-  function storeRevision(): number {
-    const revision = prepare("SELECT revision FROM store_revision WHERE id = 1").pluck().get();
-    return typeof revision === "number" ? revision : 0;
+    return productCache.readThrough(abIds, storeRevision(), undefined, (missing) => {
+      const rows = readProducts(missing);
+      return new Map(missing.map((abId) => [abId, (rows.get(abId) ?? []).map(prepareProduct)]));
+    });
   }
 
   /**
