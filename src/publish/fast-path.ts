@@ -1,7 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { requestIdOf } from "../http/request-id.ts";
 import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
 import type { MerchantStamp } from "../store/publish-source.ts";
 import {
@@ -184,13 +183,12 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       const file = readFile(publishedPath(match.kind, match.abId));
       if (!file) return pass();
 
-      const requestId = requestIdOf(request.headers["x-request-id"]);
+      // X-Request-Id is already on the response: the server sets it for every request (jobs/serve.ts).
       const headers: Record<string, string | number> = {
         etag: file.etag,
         "cache-control": cacheControl,
         "access-control-allow-origin": "*",
         "x-content-type-options": "nosniff",
-        "x-request-id": requestId,
         "x-served-from": "publish-folder",
       };
       if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) {

@@ -154,6 +154,7 @@ describe("the refresh job and the published files", () => {
       const response = await server.get(url);
       expect(response.status).toBe(200);
       expect(response.headers.get("x-served-from")).toBe("publish-folder");
+      expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
       expect(response.headers.get("etag")).toBe(answer.etag);
       expect(Buffer.from(await response.arrayBuffer()).equals(answer.body)).toBe(true);
       const cached = await server.get(url, { headers: { "if-none-match": answer.etag } });
