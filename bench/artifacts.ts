@@ -4,7 +4,7 @@
  * routes), and bare node:http serving the same file's bytes, in the same run, with p50/p99.
  * Writes bench/results/artifacts-latest.{md,json}.
  *
- *   npx tsx bench/artifacts.ts [--count 2000] [--store DATA_DIR] [--duration 10] [--connections 50]
+ *   node bench/artifacts.ts [--count 2000] [--store DATA_DIR] [--duration 10] [--connections 50]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -43,16 +43,15 @@ const env = {
   // load into 429s; lift it so both columns measure serving.
   RATE_LIMIT_ANON_HOURLY: "1000000000",
 };
-const tsx = ["--import", "tsx"];
 
 if (!existsDb()) {
-  execFileSync(process.execPath, [...tsx, "jobs/seed.ts", "--count", values.count], {
+  execFileSync(process.execPath, ["jobs/seed.ts", "--count", values.count], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
 }
-execFileSync(process.execPath, [...tsx, "jobs/refresh.ts", "--quiet"], {
+execFileSync(process.execPath, ["jobs/refresh.ts", "--quiet"], {
   cwd: root,
   env: { ...process.env, ...env },
   stdio: ["ignore", "inherit", "inherit"],
@@ -96,7 +95,7 @@ interface Row {
 
 async function withServer<T>(extraEnv: Record<string, string>, work: (url: string) => Promise<T>): Promise<T> {
   const port = values.port;
-  const server = spawnNode([...tsx, "jobs/start.ts"], { ...env, ...extraEnv, PORT: port, HOST: "127.0.0.1" });
+  const server = spawnNode(["jobs/start.ts"], { ...env, ...extraEnv, PORT: port, HOST: "127.0.0.1" });
   server.stdout?.resume();
   const url = `http://127.0.0.1:${port}`;
   try {

@@ -3,9 +3,9 @@
  * accepted lead writes its lead row, duplicate window and outbox row in one transaction), and
  * what duplicate detection costs. The server is the built bundle started like `npm start`.
  *
- *   npx tsx bench/leads.ts [--merchants 2000] [--duration 10] [--connections 10]
+ *   node bench/leads.ts [--merchants 2000] [--duration 10] [--connections 10]
  *                          [--worker separate|inprocess|none] [--mail eml|smtp]
- *   BENCH_TMPDIR=/dev/shm npx tsx bench/leads.ts ...   (DATA_DIR on tmpfs: the disk out of the figure)
+ *   BENCH_TMPDIR=/dev/shm node bench/leads.ts ...   (DATA_DIR on tmpfs: the disk out of the figure)
  *
  * Scenarios, each against the same server:
  * - distinct: every request a new lead (distinct emails through autocannon's setupRequest);
@@ -50,7 +50,6 @@ const { values } = parseArgs({
 });
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
-const tsxImport = ["--import", "tsx"];
 
 interface Figure {
   scenario: string;
@@ -102,7 +101,7 @@ const env = {
   REFRESH_CRON: "off",
 };
 process.stdout.write(`seeding ${values.merchants} merchants...\n`);
-execFileSync(process.execPath, [...tsxImport, "jobs/seed.ts", "--count", values.merchants], {
+execFileSync(process.execPath, ["jobs/seed.ts", "--count", values.merchants], {
   cwd: root,
   env: { ...process.env, ...env },
   stdio: ["ignore", "inherit", "inherit"],
@@ -115,11 +114,10 @@ if (contactable.length === 0) throw new Error("the demo roster has no contactabl
 
 const port = values.port === "0" ? String(await freePort()) : values.port;
 const url = `http://127.0.0.1:${port}`;
-const server = spawnNode([...tsxImport, "jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1", BASE_URL: url });
+const server = spawnNode(["jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1", BASE_URL: url });
 server.stdout?.resume();
 await waitForHealth(url, server);
-const worker =
-  values.worker === "separate" ? spawnNode([...tsxImport, "jobs/outbox-worker.ts"], { ...env, BASE_URL: url }) : null;
+const worker = values.worker === "separate" ? spawnNode(["jobs/outbox-worker.ts"], { ...env, BASE_URL: url }) : null;
 worker?.stdout?.resume();
 // Never leave a server or worker behind, whatever happens to this process.
 process.on("exit", () => {

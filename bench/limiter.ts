@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/limiter.ts`: the rate limiter's own cost, in-process, against the guard's real
+ * `node bench/limiter.ts`: the rate limiter's own cost, in-process, against the guard's real
  * key shapes. Compare with the read routes' cost per request (about 200 µs at 5,000 req/s):
  * the limiter must stay a rounding error.
  */

@@ -2,10 +2,10 @@
  * The refresh job at scale: a full refresh of N merchants into an empty publish folder, then an
  * incremental refresh after 1% of the published merchants changed, one with no change, and the
  * daily one that re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
- * process: tsx start-up included). Prints merchants/s and wall time and writes
+ * process: start-up included). Prints merchants/s and wall time and writes
  * bench/results/refresh-latest.{md,json}.
  *
- *   npx tsx bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changed 0.01] [--workers N] [--keep]
+ *   node bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changed 0.01] [--workers N] [--keep]
  *
  * Without --store a registry of --count merchants is seeded first (npm run seed) in a temporary
  * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is replaced.
@@ -39,7 +39,7 @@ const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn", REFRESH_CRON
 if (!values.store) {
   process.stdout.write(`seeding ${count} merchants into ${dataDir} ...\n`);
   const started = performance.now();
-  execFileSync(process.execPath, ["--import", "tsx", "jobs/seed.ts", "--count", String(count)], {
+  execFileSync(process.execPath, ["jobs/seed.ts", "--count", String(count)], {
     cwd: root,
     env,
     stdio: ["ignore", "ignore", "inherit"],
@@ -56,13 +56,7 @@ interface Run {
 
 function refresh(name: string, extraEnv: Record<string, string> = {}): Run {
   const started = performance.now();
-  const args = [
-    "--import",
-    "tsx",
-    "jobs/refresh.ts",
-    "--json",
-    ...(values.workers ? ["--workers", values.workers] : []),
-  ];
+  const args = ["jobs/refresh.ts", "--json", ...(values.workers ? ["--workers", values.workers] : [])];
   const result = spawnSync(process.execPath, args, {
     cwd: root,
     env: { ...env, ...extraEnv },
@@ -126,7 +120,7 @@ const report = [
     .join(
       ", ",
     )} at the end), ${published.length} published of the registry's merchants, workers ${values.workers ?? "default"}.`,
-  "Each run is `npm run refresh` as a child process (tsx start-up included); the full run starts from an empty publish folder.",
+  "Each run is `npm run refresh` as a child process (start-up included); the full run starts from an empty publish folder.",
   "",
   header,
   `|${"---|".repeat(9)}`,

@@ -39,7 +39,6 @@ const { values } = parseArgs({
 const sizes = values.sizes.split(",").map(Number);
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
-const tsxImport = ["--import", "tsx"];
 
 interface Row {
   size: number;
@@ -83,7 +82,7 @@ for (const size of sizes) {
   };
   process.stdout.write(`\n== ${size} merchants ==\n`);
   const seedStarted = performance.now();
-  execFileSync(process.execPath, [...tsxImport, "jobs/seed.ts", "--count", String(size)], {
+  execFileSync(process.execPath, ["jobs/seed.ts", "--count", String(size)], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", "inherit", "inherit"],
@@ -114,7 +113,7 @@ for (const size of sizes) {
   };
 
   const port = values.port;
-  const server = spawnNode([...tsxImport, "jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1" });
+  const server = spawnNode(["jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1" });
   server.stdout?.resume();
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, server);

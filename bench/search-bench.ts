@@ -2,7 +2,7 @@
  * Measures the embedded search index: rebuild time and per-query domain time (search() alone,
  * no HTTP) on a registry of N merchants in a temporary DATA_DIR.
  *
- *   npx tsx bench/search-bench.ts [count=100000] [--fixture] [--store=copy-of-this.db] [--keep=save-as.db] [--rebuild]
+ *   node bench/search-bench.ts [count=100000] [--fixture] [--store=copy-of-this.db] [--keep=save-as.db] [--rebuild]
  *
  * Uses the demo seed generator (src/seed/seed-demo.ts) when it exists, unless --fixture is given;
  * otherwise bench/search-fixture.ts. Not a test: it prints figures.

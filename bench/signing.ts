@@ -3,7 +3,7 @@
  * (OpenSSL) on the same key and the same signing input, in the same run, plus the whole
  * `issueManifest` path (card assembly, canonical JSON, JWS) with each signer.
  *
- *   npx tsx bench/signing.ts [--seconds 2]
+ *   node bench/signing.ts [--seconds 2]
  */
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
  * Builds `data/communes.json`, the commune reference the demo seed places merchants in.
  *
- *   npx tsx jobs/build-reference-data.ts [--out data/communes.json]
+ *   node jobs/build-reference-data.ts [--out data/communes.json]
  *
  * Joins three public sources, all installed as npm packages:
  * - `@etalab/decoupage-administratif` communes.json: INSEE code, official name, postal codes,

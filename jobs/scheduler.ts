@@ -43,7 +43,7 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
     if (running) return running;
     running = new Promise<RefreshSummary>((resolve, reject) => {
       const started = Date.now();
-      child = spawn(process.execPath, ["--import", "tsx", refreshScript, "--json"], {
+      child = spawn(process.execPath, [refreshScript, "--json"], {
         cwd: projectRoot,
         env: { ...env },
         stdio: ["ignore", "pipe", "inherit"],

@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   }
 }
 
-// Run as a command (`tsx jobs/seed.ts`), not when imported by jobs/start.ts.
+// Run as a command (`node jobs/seed.ts`), not when imported by jobs/start.ts.
 const invokedAs = process.argv[1] ? path.resolve(process.argv[1]) : "";
 if (
   invokedAs &&

@@ -29,7 +29,7 @@ export default function setup(): void {
   const expected = sourceHash();
   const built = existsSync(stampFile) ? readFileSync(stampFile, "utf8") : "";
   if (built === expected && existsSync(path.join(root, "dist/server/entry.mjs"))) return;
-  execFileSync(process.execPath, [path.join(root, "node_modules/astro/astro.js"), "build"], {
+  execFileSync(process.execPath, [path.join(root, "node_modules/astro/bin/astro.mjs"), "build"], {
     cwd: root,
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },

@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 
 /*
  * The in-process nudge from a commit that wrote outbox rows to the worker. Keyed on a global
- * symbol: the routes run inside the Astro bundle and the worker in jobs/ code loaded by tsx, two
+ * symbol: the routes run inside the Astro bundle and the worker in jobs/ code run from source, two
  * copies of this module in one process, and both must share one emitter. Across processes the
  * worker's polling is the fallback.
  */

@@ -1,6 +1,6 @@
+import { Worker } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
 import { logger } from "../logging.ts";
-import { startTypeScriptWorker } from "../worker-thread.ts";
 import { outboxSignal } from "./outbox-signal.ts";
 import type { OutboxThreadMessage } from "./outbox-thread-entry.ts";
 
@@ -20,7 +20,7 @@ export interface OutboxThread {
  * the server's commits; its polling covers rows written by other processes.
  */
 export function startOutboxThread(config: Config): OutboxThread {
-  const thread = startTypeScriptWorker(new URL("./outbox-thread-entry.ts", import.meta.url), { config });
+  const thread = new Worker(new URL("./outbox-thread-entry.ts", import.meta.url), { workerData: { config } });
   let exited = false;
   let waiting = false;
   const nudge = () => {

@@ -124,11 +124,11 @@ const CONNECTION_TIMEOUT_MS = 30_000;
  * 40 ms a message: 60 emails/s over three connections instead of 450 measured on loopback).
  */
 function openSocket(
-  options: { host?: string | undefined; port?: number | undefined; secure?: boolean | undefined },
+  options: { host?: string | undefined; port?: number | string | undefined; secure?: boolean | undefined },
   callback: (error: Error | null, socket?: { connection: net.Socket; secured?: boolean }) => void,
 ): void {
   const host = options.host ?? "localhost";
-  const port = options.port ?? (options.secure ? 465 : 587);
+  const port = options.port === undefined ? (options.secure ? 465 : 587) : Number(options.port);
   const socket = options.secure
     ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
     : net.connect({ host, port });

@@ -49,13 +49,19 @@ interface Checked {
 }
 
 export class JsonRpcFault {
-  constructor(
-    readonly status: number,
-    readonly id: JsonRpcId,
-    readonly code: number,
-    readonly message: string,
-    readonly data?: Record<string, unknown>,
-  ) {}
+  readonly status: number;
+  readonly id: JsonRpcId;
+  readonly code: number;
+  readonly message: string;
+  readonly data: Record<string, unknown> | undefined;
+
+  constructor(status: number, id: JsonRpcId, code: number, message: string, data?: Record<string, unknown>) {
+    this.status = status;
+    this.id = id;
+    this.code = code;
+    this.message = message;
+    this.data = data;
+  }
 
   toResponse(headers: Record<string, string> = {}): Response {
     return jsonRpcError(this.status, this.id, this.code, this.message, this.data, headers);

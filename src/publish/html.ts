@@ -4,7 +4,10 @@
  * framework: the microsite is one pure function, so the server and the refresh job agree byte for byte.
  */
 export class SafeHtml {
-  constructor(readonly value: string) {}
+  readonly value: string;
+  constructor(value: string) {
+    this.value = value;
+  }
   toString(): string {
     return this.value;
   }

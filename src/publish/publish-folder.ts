@@ -63,7 +63,10 @@ export class PublishFolder {
   private sequence = 0;
   private readonly tempTag = `${TEMP_MARK}${process.pid.toString(36)}${randomBytes(3).toString("hex")}-`;
 
-  constructor(readonly root: string) {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = root;
     this.stateDir = path.join(root, STATE_DIRNAME);
   }
 

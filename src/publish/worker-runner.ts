@@ -1,6 +1,5 @@
 import os from "node:os";
-import type { Worker } from "node:worker_threads";
-import { startTypeScriptWorker } from "../worker-thread.ts";
+import { Worker } from "node:worker_threads";
 import type { BatchRunner, RefreshInput } from "./publisher.ts";
 import type { WorkerSetup } from "./refresh-worker.ts";
 import type { BatchItem, BatchResult } from "./render-batch.ts";
@@ -8,7 +7,7 @@ import type { BatchItem, BatchResult } from "./render-batch.ts";
 /**
  * Renders batches in worker threads (one per core by default, at most 4), so a full refresh uses
  * every core: rendering is CPU-bound, the store is read concurrently (WAL) and each file write is
- * an atomic rename. Workers load their TypeScript through tsx, like the job itself.
+ * an atomic rename. Workers run the TypeScript sources as the job does (Node strips the types).
  */
 export function workerRunner(
   config: { databaseFile: string; dataDir: string; baseUrl: string; publicOrderRailEnabled: boolean },
@@ -46,7 +45,7 @@ export function workerRunner(
       }
     };
     const workers = Array.from({ length: size }, () => {
-      const worker = startTypeScriptWorker(entry, setup);
+      const worker = new Worker(entry, { workerData: setup });
       worker.on("message", (message: { id: number; result: BatchResult }) => {
         busy.delete(worker);
         pending.get(message.id)?.resolve(message.result);

@@ -90,8 +90,10 @@ const CELL_DEGREES = 0.15;
 export class NeighbourFinder {
   private readonly grid = new Map<string, number[]>();
   private readonly memo = new Map<number, number[]>();
+  private readonly communes: readonly Commune[];
 
-  constructor(private readonly communes: readonly Commune[]) {
+  constructor(communes: readonly Commune[]) {
+    this.communes = communes;
     communes.forEach((commune, index) => {
       const key = this.cellKey(Math.floor(commune.lat / CELL_DEGREES), Math.floor(commune.lng / CELL_DEGREES));
       const cell = this.grid.get(key);

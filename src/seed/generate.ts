@@ -242,12 +242,14 @@ export class MerchantGenerator {
   private readonly statusCumulative: Float64Array;
   private readonly neighbours: NeighbourFinder;
   private readonly slugs = new Set<string>();
+  private readonly reference: CommuneReference;
+  private readonly seed: number;
+  private readonly now: number;
 
-  constructor(
-    private readonly reference: CommuneReference,
-    private readonly seed: number,
-    private readonly now: number,
-  ) {
+  constructor(reference: CommuneReference, seed: number, now: number) {
+    this.reference = reference;
+    this.seed = seed;
+    this.now = now;
     this.tradeInfos = trades.map((trade) => {
       const content = tradeContent[trade.key] ?? genericContent(trade.label);
       return {

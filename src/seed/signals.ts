@@ -161,11 +161,10 @@ export interface SignalPlan {
 /** Plans signals for one sector; build one per sector and reuse it. */
 export class SignalPlanner {
   private readonly definitions: SignalDefinition[];
+  private readonly now: number;
 
-  constructor(
-    sector: string,
-    private readonly now: number,
-  ) {
+  constructor(sector: string, now: number) {
+    this.now = now;
     this.definitions = signalCatalog.filter((definition) => signalApplies(definition, sector));
   }
 

@@ -42,7 +42,10 @@ export class OpenApiValidator {
   /** `METHOD path status` of every answer checked. */
   readonly seen = new Set<string>();
 
-  constructor(readonly document: JsonObject) {
+  readonly document: JsonObject;
+
+  constructor(document: JsonObject) {
+    this.document = document;
     this.ajv.addSchema({ $id: DOC_ID, components: rewriteRefs(document.components) });
     this.templates = Object.keys(document.paths).map((path) => ({
       path,

@@ -27,7 +27,7 @@ export async function spawnStart(env: Record<string, string>, timeoutMs = 90_000
   // vitest exports Vite's BASE_URL ("/"); the server needs an absolute one.
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "jobs/start.ts"], {
+  const child = spawn(process.execPath, ["jobs/start.ts"], {
     env: { ...process.env, BASE_URL: baseUrl, PORT: String(port), HOST: "127.0.0.1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

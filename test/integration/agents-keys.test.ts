@@ -17,7 +17,7 @@ afterAll(async () => {
 const root = path.resolve(import.meta.dirname, "../..");
 /** `npm run agents -- ...` against the running server's DATA_DIR, in its own process. */
 function agentsCommand(...args: string[]): string {
-  return execFileSync(process.execPath, ["--import", "tsx", "jobs/agents.ts", ...args], {
+  return execFileSync(process.execPath, ["jobs/agents.ts", ...args], {
     cwd: root,
     env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
     encoding: "utf8",

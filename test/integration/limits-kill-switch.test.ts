@@ -15,7 +15,7 @@ afterAll(async () => {
 const root = path.resolve(import.meta.dirname, "../..");
 /** `npm run kill-switch -- <command>` in its own process, on the running server's DATA_DIR. */
 function killSwitch(command: "on" | "off" | "status"): string {
-  return execFileSync(process.execPath, ["--import", "tsx", "jobs/kill-switch.ts", command], {
+  return execFileSync(process.execPath, ["jobs/kill-switch.ts", command], {
     cwd: root,
     env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn", AGENT_ACCESS_SUSPENDED: "" },
     encoding: "utf8",

@@ -33,7 +33,7 @@ function sql<Row = JsonObject>(query: string, ...params: (string | number)[]): R
 }
 
 function agentsCommand(...args: string[]): string {
-  return execFileSync(process.execPath, ["--import", "tsx", "jobs/agents.ts", ...args], {
+  return execFileSync(process.execPath, ["jobs/agents.ts", ...args], {
     cwd: root,
     env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
     encoding: "utf8",

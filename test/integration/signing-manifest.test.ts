@@ -35,7 +35,7 @@ function runNode(args: string[]): Promise<{ code: number; stdout: string; stderr
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", ...args],
+      [...args],
       { env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "silent" } },
       (error, stdout, stderr) => {
         resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });

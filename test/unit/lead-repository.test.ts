@@ -193,7 +193,7 @@ describe("several processes racing on one duplicate", () => {
     `;
     const outputs = await Promise.all(
       Array.from({ length: 4 }, () =>
-        run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        run(process.execPath, ["--input-type=module", "-e", script], {
           cwd: root,
           env: { ...process.env, LOG_LEVEL: "silent" },
         }),

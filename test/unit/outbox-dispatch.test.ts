@@ -284,7 +284,7 @@ describe("npm run outbox -- --once", () => {
     const lead = await newLead();
     // vitest sets BASE_URL="/" (Vite's base) in its environment: not a setting of ours.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "BASE_URL"));
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "jobs/outbox-worker.ts", "--once"], {
+    const { stdout } = await run(process.execPath, ["jobs/outbox-worker.ts", "--once"], {
       cwd: root,
       env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: "silent", SMTP_URL: "", SMTP_HOST: "" },
     });

@@ -215,7 +215,7 @@ describe("anonymizeExpired", () => {
   });
 
   it("runs as `npm run retention` (jobs/retention.ts) and prints its counts", async () => {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "jobs/retention.ts"], {
+    const { stdout } = await run(process.execPath, ["jobs/retention.ts"], {
       cwd: root,
       env: { ...childEnv(), DATA_DIR: dataDir, LOG_LEVEL: "silent", LEAD_RETENTION_MONTHS: "1" },
     });

@@ -238,11 +238,10 @@ describe("rotation", () => {
       { length: 4 },
       () =>
         new Promise<number>((resolve, reject) => {
-          const child = spawn(
-            process.execPath,
-            ["--import", "tsx", "jobs/keys.ts", "rotate", "--activate-after", "1h"],
-            { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent" }, stdio: ["ignore", "ignore", "pipe"] },
-          );
+          const child = spawn(process.execPath, ["jobs/keys.ts", "rotate", "--activate-after", "1h"], {
+            env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+            stdio: ["ignore", "ignore", "pipe"],
+          });
           let stderr = "";
           child.stderr?.on("data", (chunk: Buffer) => {
             stderr += chunk.toString();

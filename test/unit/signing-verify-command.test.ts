@@ -79,7 +79,7 @@ function run(...args: string[]): Promise<{ code: number; stdout: string; stderr:
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "jobs/verify-manifest.ts", ...args],
+      ["jobs/verify-manifest.ts", ...args],
       { env: { ...process.env, LOG_LEVEL: "silent" } },
       (error, stdout, stderr) => {
         const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;
