@@ -3,6 +3,7 @@ import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
+import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
@@ -20,6 +21,7 @@ import {
   createPlatformContactRepository,
   type PlatformContactRepository,
 } from "./store/platform-contact-repository.ts";
+import { createRateLimitStore } from "./store/rate-limit-store.ts";
 import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
 import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
 
@@ -59,6 +61,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   const now = options.now ?? (() => new Date());
   const agents = createAgentRepository(db);
   const settings = createSettingsRepository(db);
+  const limitStore = createRateLimitStore(config, warnAtMostEveryMinute("rate limit store failed"));
   return {
     config,
     db,
@@ -76,6 +79,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       trustProxyHops: config.trustProxyHops,
       agents,
       settings,
+      limitStore,
+      onLimitStoreFailure: warnAtMostEveryMinute("rate limit store unavailable, requests let through"),
       ...(options.now ? { limiterClock: () => now().getTime() } : {}),
     }),
     payments: paymentProviderFromConfig(config.stripe),
@@ -88,7 +93,26 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     ),
     notifyOutbox,
     now,
-    close: () => db.$client.close(),
+    close: () => {
+      db.$client.close();
+      void limitStore.close?.();
+    },
+  };
+}
+
+/** A fault that can repeat on every request is logged once a minute at most, with the count. */
+function warnAtMostEveryMinute(message: string): (error: unknown) => void {
+  let lastAt = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now - lastAt < 60_000) {
+      suppressed++;
+      return;
+    }
+    logger.warn(message, { error: error instanceof Error ? error.message : String(error), repeated: suppressed });
+    lastAt = now;
+    suppressed = 0;
   };
 }
 

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -75,6 +76,19 @@ export const configSchema = z
     OUTBOX_POLL_MS: positiveInt(2000),
     // inprocess: the server process runs the outbox worker (jobs/start.ts); off: run `npm run outbox` apart.
     OUTBOX_WORKER: z.preprocess(emptyToUndefined, z.enum(["inprocess", "off"]).default("inprocess")),
+    // Server processes sharing the port and the database (one per core by default); 1: no cluster.
+    SERVER_PROCESSES: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(1).max(64).default(os.availableParallelism()),
+    ),
+    // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
+    REDIS_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .url()
+        .refine((value) => /^rediss?:\/\//.test(value), "must start with redis:// or rediss://")
+        .optional(),
+    ),
   })
   .transform((env) => {
     const dataDir = path.resolve(env.DATA_DIR);
@@ -85,6 +99,7 @@ export const configSchema = z
       baseUrl,
       dataDir,
       databaseFile: path.join(dataDir, "abeille.db"),
+      limitsDatabaseFile: path.join(dataDir, "limits.db"),
       demoSeedCount: env.DEMO_SEED_COUNT,
       demoSeed: env.DEMO_SEED,
       publicOrderRailEnabled: env.PUBLIC_ORDER_RAIL_ENABLED,
@@ -109,6 +124,8 @@ export const configSchema = z
       leadRetentionMonths: env.LEAD_RETENTION_MONTHS,
       outboxPollMs: env.OUTBOX_POLL_MS,
       outboxWorker: env.OUTBOX_WORKER,
+      serverProcesses: env.SERVER_PROCESSES,
+      redisUrl: env.REDIS_URL ?? null,
     };
   });
 

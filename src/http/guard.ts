@@ -111,7 +111,7 @@ export async function guardRequest(
   } else {
     const agent = presented.kind === "key" ? access.authenticator.authenticate(presented.key) : null;
     if (!agent || agent.status === "revoked") {
-      const headers = countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
+      const headers = await countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
       throw new ServiceError(
         "UNAUTHORIZED",
         presented.kind === "invalid"
@@ -121,7 +121,7 @@ export async function guardRequest(
       );
     }
     if (agent.status === "suspended") {
-      const headers = countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
+      const headers = await countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
       throw new ServiceError(
         "FORBIDDEN",
         `Agent ${agent.agentId} is suspended by the operators; write to the platform team`,
@@ -138,7 +138,7 @@ export async function guardRequest(
   if (operation === "agent_registration") {
     budgets.push({ name: "registration", key: `reg:${addressKey}`, limit: REGISTRATION_HOURLY_PER_ADDRESS });
   }
-  const headers = countOrRefuse(app, budgets);
+  const headers = await countOrRefuse(app, budgets);
 
   const needed =
     operation === "order" && !app.config.publicOrderRailEnabled ? undefined : REQUIRED_PERMISSION[operation];
@@ -155,11 +155,11 @@ interface Budget {
 }
 
 /** Counts the request on each budget; the first exhausted one refuses with 429 and Retry-After. */
-function countOrRefuse(app: App, budgets: Budget[]): Record<string, string> {
+async function countOrRefuse(app: App, budgets: Budget[]): Promise<Record<string, string>> {
   const applied: AppliedPolicy[] = [];
   let refused: AppliedPolicy | null = null;
   for (const budget of budgets) {
-    const decision = app.access.limiter.consume(budget.key, budget.limit, HOURLY_WINDOW_SECONDS);
+    const decision = await app.access.limiter.consume(budget.key, budget.limit, HOURLY_WINDOW_SECONDS);
     const policy = { name: budget.name, limit: budget.limit, windowSeconds: HOURLY_WINDOW_SECONDS, decision };
     applied.push(policy);
     if (!decision.allowed && !refused) refused = policy;

@@ -1,77 +1,93 @@
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
 import { addressBucket, clientAddress } from "../../src/domain/access/client-address.ts";
 import { createKillSwitch, KILL_SWITCH_SETTING } from "../../src/domain/access/kill-switch.ts";
 import { rateLimitHeaders } from "../../src/domain/access/rate-limit-policy.ts";
-import { createInMemoryRateLimiter } from "../../src/domain/access/rate-limiter.ts";
+import {
+  createInMemoryRateLimitStore,
+  createRateLimiter,
+  type RateLimitStore,
+} from "../../src/domain/access/rate-limiter.ts";
+import { createSqliteRateLimitStore } from "../../src/store/rate-limit-store.ts";
+import { testClock as clock, rateLimiterContract } from "../helpers/rate-limiter-contract.ts";
 
 const HOUR = 3600;
+const scratch = mkdtempSync(path.join(os.tmpdir(), "abeille-limits-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let files = 0;
 
-function clock(start = 1_700_000_000_000) {
-  let now = start;
-  return { now: () => now, advance: (ms: number) => (now += ms) };
-}
+rateLimiterContract("memory", () => createInMemoryRateLimitStore());
+rateLimiterContract("a SQLite file", () => createSqliteRateLimitStore(path.join(scratch, `limits-${files++}.db`)));
 
-describe("in-memory GCRA rate limiter", () => {
-  it("allows the whole budget at once, then refuses with the time to the next unit", () => {
+describe("SQLite rate limit store", () => {
+  it("is one budget for every connection to the file, as for every server process", async () => {
+    const file = path.join(scratch, "shared.db");
     const time = clock();
-    const limiter = createInMemoryRateLimiter({ clock: time.now });
-    const answers = Array.from({ length: 3 }, () => limiter.consume("ip:1.2.3.4", 3, HOUR));
-    expect(answers.map((a) => a.allowed)).toEqual([true, true, true]);
-    expect(answers.map((a) => a.remaining)).toEqual([2, 1, 0]);
-    expect(answers[2]?.resetSeconds).toBe(3600);
-    const refused = limiter.consume("ip:1.2.3.4", 3, HOUR);
-    expect(refused).toEqual({ allowed: false, remaining: 0, resetSeconds: 3600, retryAfterSeconds: 1200 });
+    const first = createRateLimiter(createSqliteRateLimitStore(file), { clock: time.now });
+    const second = createRateLimiter(createSqliteRateLimitStore(file), { clock: time.now });
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push((await (i % 2 ? second : first).consume("ip:9.9.9.9", 4, HOUR)).allowed);
+    expect(answers).toEqual([true, true, true, true, false, false]);
+    expect((await second.consume("ip:9.9.9.9", 4, HOUR)).retryAfterSeconds).toBe(900);
   });
 
-  it("gives a unit back every window/limit seconds and the whole budget after a window", () => {
+  it("forgets budgets that are whole again", async () => {
+    const file = path.join(scratch, "sweep.db");
     const time = clock();
-    const limiter = createInMemoryRateLimiter({ clock: time.now });
-    for (let i = 0; i < 3; i++) limiter.consume("k", 3, HOUR);
-    time.advance(1_199_000);
-    expect(limiter.consume("k", 3, HOUR)).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
-    time.advance(1000);
-    expect(limiter.consume("k", 3, HOUR)).toMatchObject({ allowed: true, remaining: 0 });
-    expect(limiter.consume("k", 3, HOUR).allowed).toBe(false);
-    time.advance(3600_000);
-    const fresh = limiter.consume("k", 3, HOUR);
-    expect(fresh).toMatchObject({ allowed: true, remaining: 2, resetSeconds: 1200 });
-  });
-
-  it("refusals do not consume: a client hammering while limited is not pushed further back", () => {
-    const time = clock();
-    const limiter = createInMemoryRateLimiter({ clock: time.now });
-    limiter.consume("k", 1, 60);
-    for (let i = 0; i < 100; i++) limiter.consume("k", 1, 60);
-    time.advance(60_000);
-    expect(limiter.consume("k", 1, 60).allowed).toBe(true);
-  });
-
-  it("keeps budgets apart per key", () => {
-    const limiter = createInMemoryRateLimiter({ clock: clock().now });
-    expect(limiter.consume("a", 1, HOUR).allowed).toBe(true);
-    expect(limiter.consume("a", 1, HOUR).allowed).toBe(false);
-    expect(limiter.consume("b", 1, HOUR).allowed).toBe(true);
-  });
-
-  it("bounds its memory: stale keys are swept and a flood of keys evicts the least recently used", () => {
-    const time = clock();
-    const limiter = createInMemoryRateLimiter({ clock: time.now, maxKeys: 1000, sweepIntervalMs: 10_000 });
-    for (let i = 0; i < 5000; i++) limiter.consume(`flood:${i}`, 10, 60);
-    expect(limiter.size).toBeLessThanOrEqual(1000);
+    const limiter = createRateLimiter(createSqliteRateLimitStore(file), { clock: time.now });
+    for (let i = 0; i < 50; i++) await limiter.consume(`ip:10.0.0.${i}`, 10, 60);
     time.advance(61_000);
-    limiter.consume("late", 10, 60);
-    expect(limiter.size).toBe(1);
+    await limiter.consume("late", 10, 60);
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare("SELECT key FROM rate_limits").pluck().all()).toEqual(["late"]);
+    raw.close();
+  });
+});
+
+describe("a rate limit store that fails", () => {
+  it("lets the request through and reports the failure", async () => {
+    const failures: unknown[] = [];
+    const broken: RateLimitStore = {
+      advance: () => {
+        throw new Error("store down");
+      },
+      clear: () => {},
+    };
+    const limiter = createRateLimiter(broken, { onStoreFailure: (error) => failures.push(error) });
+    expect(await limiter.consume("k", 5, HOUR)).toEqual({
+      allowed: true,
+      remaining: 4,
+      resetSeconds: 0,
+      retryAfterSeconds: 0,
+    });
+    expect(failures.map((error) => (error as Error).message)).toEqual(["store down"]);
+  });
+});
+
+describe("in-memory rate limit store", () => {
+  it("bounds its memory: stale keys are swept and a flood of keys evicts the least recently used", async () => {
+    const time = clock();
+    const store = createInMemoryRateLimitStore({ maxKeys: 1000, sweepIntervalMs: 10_000 });
+    const limiter = createRateLimiter(store, { clock: time.now });
+    for (let i = 0; i < 5000; i++) await limiter.consume(`flood:${i}`, 10, 60);
+    expect(store.size).toBeLessThanOrEqual(1000);
+    time.advance(61_000);
+    await limiter.consume("late", 10, 60);
+    expect(store.size).toBe(1);
   });
 
-  it("keeps a heavy user tracked through a flood of new keys", () => {
+  it("keeps a heavy user tracked through a flood of new keys", async () => {
     const time = clock();
-    const limiter = createInMemoryRateLimiter({ clock: time.now, maxKeys: 100 });
-    for (let i = 0; i < 5; i++) limiter.consume("heavy", 5, HOUR);
+    const limiter = createRateLimiter(createInMemoryRateLimitStore({ maxKeys: 100 }), { clock: time.now });
+    for (let i = 0; i < 5; i++) await limiter.consume("heavy", 5, HOUR);
     for (let i = 0; i < 500; i++) {
-      limiter.consume(`new:${i}`, 5, HOUR);
-      if (i % 50 === 0) limiter.consume("heavy", 5, HOUR);
+      await limiter.consume(`new:${i}`, 5, HOUR);
+      if (i % 50 === 0) await limiter.consume("heavy", 5, HOUR);
     }
-    expect(limiter.consume("heavy", 5, HOUR).allowed).toBe(false);
+    expect((await limiter.consume("heavy", 5, HOUR)).allowed).toBe(false);
   });
 
   it("formats the IETF RateLimit fields in their structured-field form", () => {
