@@ -1,39 +1,96 @@
 /**
- * `npm start`: apply migrations, seed the demo registry when the database is empty, serve, and run
- * the server's background work: the lead outbox worker (in a thread of its own), the retention schedule and the
- * publication schedule. (package.json builds the bundle first.)
+ * `npm start`: apply migrations, seed the demo registry when the database is empty, then serve
+ * with SERVER_PROCESSES processes (one per core by default) on the same port and the same
+ * SQLite database. One of them also runs the server's background work: the lead outbox worker
+ * (in a thread of its own), the retention schedule and the publication schedule.
+ * (package.json builds the bundle first.)
  */
+import cluster from "node:cluster";
 import { createApp } from "../src/app.ts";
-import { loadConfig } from "../src/config/config.ts";
+import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
+import { notifyOutbox, outboxSignal } from "../src/mail/outbox-signal.ts";
 import { startOutboxThread } from "../src/mail/outbox-thread.ts";
+import { BACKGROUND_OWNER_ENV, type ClusterMessage, superviseServers } from "./cluster.ts";
 import { startRetentionSchedule } from "./retention.ts";
 import { startScheduler } from "./scheduler.ts";
 import { seedIfEmpty } from "./seed.ts";
 import { startServer } from "./serve.ts";
 
-const config = loadConfig();
-await seedIfEmpty(config);
-const running = await startServer({ port: config.port, host: config.host });
-// The jobs' own services (a second connection to the same WAL database): the Astro bundle holds its own.
-const app = createApp(config);
-const worker = config.outboxWorker === "inprocess" ? startOutboxThread(config) : null;
-const retention = startRetentionSchedule(app);
-const scheduler = startScheduler(config);
-logger.info("listening", { url: running.url, base_url: config.baseUrl, data_dir: config.dataDir });
-process.stdout.write(`Abeille is serving ${config.demoSeedCount > 0 ? "the demo registry " : ""}on ${running.url}\n`);
+/** How often, at most, a process tells the owner of the outbox that it wrote rows. */
+const OUTBOX_NUDGE_INTERVAL_MS = 20;
 
-let stopping = false;
-const shutdown = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  logger.info("shutting down", { signal });
-  setTimeout(() => process.exit(0), 10_000).unref();
-  await running.close();
-  retention.stop();
-  await Promise.allSettled([worker?.stop(), scheduler.stop()]);
-  app.close();
-  process.exit(0);
-};
-process.once("SIGINT", () => void shutdown("SIGINT"));
-process.once("SIGTERM", () => void shutdown("SIGTERM"));
+const config = loadConfig();
+
+if (cluster.isPrimary) {
+  // Migrations and the demo seed run once, before any server process opens the database.
+  await seedIfEmpty(config);
+  if (config.serverProcesses === 1) {
+    await serve(config, { backgroundOwner: true });
+  } else {
+    superviseServers({ processes: config.serverProcesses, onAllListening: (url) => announce(config, url) });
+  }
+} else {
+  await serve(config, { backgroundOwner: process.env[BACKGROUND_OWNER_ENV] === "1" });
+}
+
+function announce(config: Config, url: string): void {
+  logger.info("listening", {
+    url,
+    base_url: config.baseUrl,
+    data_dir: config.dataDir,
+    processes: config.serverProcesses,
+  });
+  const what = config.demoSeedCount > 0 ? "the demo registry " : "";
+  const processes = config.serverProcesses === 1 ? "" : ` with ${config.serverProcesses} processes`;
+  process.stdout.write(`Abeille is serving ${what}on ${url}${processes}\n`);
+}
+
+async function serve(config: Config, role: { backgroundOwner: boolean }): Promise<void> {
+  const running = await startServer({ port: config.port, host: config.host });
+  // The background work's own services (a second connection to the same WAL database): the
+  // routes hold their own.
+  const app = role.backgroundOwner ? createApp(config) : null;
+  const worker = app && config.outboxWorker === "inprocess" ? startOutboxThread(config) : null;
+  const retention = app ? startRetentionSchedule(app) : null;
+  const scheduler = app ? startScheduler(config) : null;
+  if (cluster.isWorker) relayOutboxNudges(role.backgroundOwner);
+  else announce(config, running.url);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info("server process shutting down", { signal, pid: process.pid });
+    setTimeout(() => process.exit(0), 10_000).unref();
+    await running.close();
+    retention?.stop();
+    await Promise.allSettled([worker?.stop(), scheduler?.stop()]);
+    app?.close();
+    process.exit(0);
+  };
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+/**
+ * In a cluster, the outbox thread runs in the owner's process only: the others pass their
+ * commits' nudges to it through the primary (at most one every few milliseconds).
+ */
+function relayOutboxNudges(backgroundOwner: boolean): void {
+  if (backgroundOwner) {
+    process.on("message", (message: ClusterMessage) => {
+      if (message?.type === "outbox-written") notifyOutbox();
+    });
+    return;
+  }
+  let pending = false;
+  outboxSignal().on("written", () => {
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      if (process.connected) process.send?.({ type: "outbox-written" } satisfies ClusterMessage);
+    }, OUTBOX_NUDGE_INTERVAL_MS).unref();
+  });
+}
