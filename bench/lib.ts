@@ -1,7 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 
 export interface LoadFigure {
@@ -50,6 +53,73 @@ export async function startBareServer(body: Buffer, contentType: string): Promis
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+/**
+ * The same, with `processes` processes sharing the port (node:cluster), as the server runs: a
+ * server with one process per core is compared with a bare server with one process per core.
+ */
+export async function startBareCluster(
+  body: Buffer,
+  contentType: string,
+  processes: number,
+): Promise<{ url: string; close(): void }> {
+  if (processes <= 1) return startBareServer(body, contentType);
+  const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-bare-"));
+  const file = path.join(dir, "body");
+  writeFileSync(file, body);
+  const port = await freeLoopbackPort();
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL("./bare-cluster.ts", import.meta.url)), String(port), String(processes), contentType, file],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("ready")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`bare cluster exited with code ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => {
+      child.kill("SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** The server's memory: each process of it (a cluster primary's workers, or the one process). */
+export function serverMemory(pid: number): {
+  processes: { pid: number; rss: number; peak: number }[];
+  totalRss: number;
+} {
+  const workers = childPids(pid);
+  const pids = workers.length > 0 ? workers : [pid];
+  const processes = pids.map((each) => ({ pid: each, ...rssMegabytes(each) }));
+  return { processes, totalRss: processes.reduce((sum, each) => sum + each.rss, 0) };
+}
+
+function childPids(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 export function rssMegabytes(pid: number): { rss: number; peak: number } {

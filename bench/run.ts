@@ -1,9 +1,13 @@
 /**
  * `npm run bench:read` (first part of `npm run bench`): seeds demo registries of several sizes, serves each with the built server and
- * measures the read routes under load next to bare node:http serving the same bytes (same run,
- * same machine), plus the domain's own cost in-process, seed time and memory.
+ * measures the health check and the read routes under load next to bare node:http serving the
+ * same bytes with the same number of processes (same run, same machine), plus the domain's own
+ * cost in-process, seed time and each server process's memory.
  *
- *   npm run bench:read -- --sizes 10000,100000 --duration 10 --connections 10
+ *   npm run bench:read -- --sizes 10000,100000 --duration 10 --connections 10 --processes 2
+ *
+ * `--processes` is the server's SERVER_PROCESSES (default: one per core, as `npm start`); the bare
+ * baseline runs as many processes.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -20,9 +24,9 @@ import {
   type LoadFigure,
   load,
   round,
-  rssMegabytes,
+  serverMemory,
   spawnNode,
-  startBareServer,
+  startBareCluster,
   timeInProcess,
   waitForHealth,
 } from "./lib.ts";
@@ -34,8 +38,10 @@ const { values } = parseArgs({
     duration: { type: "string", default: "10" },
     connections: { type: "string", default: "10" },
     port: { type: "string", default: "4399" },
+    processes: { type: "string", default: String(os.availableParallelism()) },
   },
 });
+const processes = Number(values.processes);
 const sizes = values.sizes.split(",").map(Number);
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
@@ -101,6 +107,7 @@ for (const size of sizes) {
     .all() as string[];
   const geo = roster.geo_queries;
   const scenarios: Record<string, string[]> = {
+    health: ["/api/health"],
     search_text: TEXT_QUERIES.map((q) => `/api/registry/search?q=${encodeURIComponent(q)}`),
     search_geo: geo.map(
       (g) => `/api/registry/search?q=${encodeURIComponent(g.q)}&lat=${g.lat}&lng=${g.lng}&radius=${g.radius}`,
@@ -113,7 +120,12 @@ for (const size of sizes) {
   };
 
   const port = values.port;
-  const server = spawnNode(["jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1" });
+  const server = spawnNode(["jobs/start.ts"], {
+    ...env,
+    PORT: port,
+    HOST: "127.0.0.1",
+    SERVER_PROCESSES: String(processes),
+  });
   server.stdout?.resume();
   const url = `http://127.0.0.1:${port}`;
   await waitForHealth(url, server);
@@ -123,14 +135,16 @@ for (const size of sizes) {
     if (paths.length === 0) continue;
     const sample = await fetch(`${url}${paths[0]}`);
     const body = Buffer.from(await sample.arrayBuffer());
-    const bare = await startBareServer(body, sample.headers.get("content-type") ?? "application/json");
+    const bare = await startBareCluster(body, sample.headers.get("content-type") ?? "application/json", processes);
     await load(url, paths, { connections, durationSeconds: 1 }); // warm-up
     const serverFigure = await load(url, paths, { connections, durationSeconds });
     const bareFigure = await load(bare.url, ["/"], { connections, durationSeconds });
     bare.close();
     const domain = await timeInProcess(async (iteration) => {
       const target = new URL(paths[iteration % paths.length] ?? "/", url);
-      if (scenario === "resolve") {
+      if (scenario === "health") {
+        app.db.$client.prepare("SELECT 1").get();
+      } else if (scenario === "resolve") {
         resolveMerchant(deps, target.pathname.split("/").at(-1) ?? "");
       } else {
         const query = searchQuerySchema.parse(Object.fromEntries(target.searchParams));
@@ -142,8 +156,11 @@ for (const size of sizes) {
       `${scenario}: ${serverFigure.requestsPerSecond} req/s (p50 ${serverFigure.p50Ms} ms, p99 ${serverFigure.p99Ms} ms) vs bare ${bareFigure.requestsPerSecond} req/s; domain p99 ${domain.p99Ms} ms\n`,
     );
   }
-  const memory = rssMegabytes(server.pid ?? 0);
-  notes.push(`server memory at ${size} merchants after load: RSS ${memory.rss} MB (peak ${memory.peak} MB)`);
+  const memory = serverMemory(server.pid ?? 0);
+  const each = memory.processes.map((one) => `${one.rss} MB (peak ${one.peak} MB)`).join(", ");
+  notes.push(
+    `server memory at ${size} merchants after load: RSS per process ${each}; ${memory.totalRss} MB for the ${memory.processes.length} server process(es)`,
+  );
   server.kill("SIGTERM");
   app.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -169,8 +186,8 @@ const lines = rows.map((row) =>
 const report = [
   `# Bench ${new Date().toISOString()}`,
   "",
-  `Node ${process.version}, ${os.cpus().length} cores, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback.`,
-  "Bare node:http serves the same response bytes in the same run; domain-only is the same domain call in-process without HTTP.",
+  `Node ${process.version}, ${os.cpus().length} cores, server with ${processes} process(es), ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback.`,
+  `Bare node:http serves the same response bytes with the same ${processes} process(es) in the same run; domain-only is the same domain call in-process without HTTP.`,
   "",
   header,
   `|${"---|".repeat(11)}`,

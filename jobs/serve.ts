@@ -11,7 +11,10 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/config.ts";
 import { createKillSwitch } from "../src/domain/access/kill-switch.ts";
+import type { Reply } from "../src/http/reply.ts";
 import { requestIdOf } from "../src/http/request-id.ts";
+import { nodeRouteRequest } from "../src/http/route-request.ts";
+import { loadRouter, type Router } from "../src/http/router.ts";
 import { logger } from "../src/logging.ts";
 import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/fast-path.ts";
 import { publishKeyOf } from "../src/publish/serve-index.ts";
@@ -32,6 +35,7 @@ type AstroHandler = (
 
 export const serverEntry = fileURLToPath(new URL("../dist/server/entry.mjs", import.meta.url));
 const clientDir = fileURLToPath(new URL("../dist/client", import.meta.url));
+const pagesDir = fileURLToPath(new URL("../src/pages", import.meta.url));
 
 export interface RunningServer {
   url: string;
@@ -71,6 +75,8 @@ export async function startServer(options: { port: number; host: string }): Prom
   }
   const astro = (await import(serverEntry)) as { handler: AstroHandler };
   const staticFiles = loadStaticFiles(clientDir);
+  const router = await loadRouter(pagesDir);
+  const origin = new URL(loadConfig().baseUrl).origin;
   const entry: { handler: NodeHandler } = {
     handler: (request, response) => {
       if (!isDecodable(request.url)) {
@@ -80,9 +86,10 @@ export async function startServer(options: { port: number; host: string }): Prom
         );
         return;
       }
-      if (!staticFiles(request, response)) {
-        astro.handler(request, response, undefined, { requestId: request.headers["x-request-id"] });
-      }
+      if (staticFiles(request, response)) return;
+      if (serveEndpoint(router, origin, request, response)) return;
+      // What no endpoint file serves (the .astro pages: the French 404) goes through Astro.
+      astro.handler(request, response, undefined, { requestId: request.headers["x-request-id"] });
     },
   };
   const published = publishedFastPath();
@@ -135,6 +142,57 @@ export async function startServer(options: { port: number; host: string }): Prom
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Runs the endpoint for the request, if an endpoint file serves its path, straight from the
+ * node request: the same code Astro would run, without its per-request pipeline.
+ */
+function serveEndpoint(
+  router: Router,
+  origin: string,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): boolean {
+  const method = request.method ?? "GET";
+  const url = new URL(request.url ?? "/", origin);
+  const matched = router.match(method, url.pathname);
+  if (!matched) return false;
+  matched.endpoint
+    .handle({
+      request: nodeRouteRequest(request, origin),
+      url,
+      params: matched.params,
+      requestId: request.headers["x-request-id"] as string,
+      clientAddress: request.socket.remoteAddress ?? "unknown",
+    })
+    .then(
+      (answer) => writeReply(response, answer),
+      (error: unknown) => {
+        // Routes render their own faults; this is a fault in rendering one.
+        logger.error("endpoint fault", { error: error instanceof Error ? error.message : String(error) });
+        if (!response.headersSent) {
+          response.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+          response.end(
+            JSON.stringify({
+              success: false,
+              data: null,
+              error: { code: "INTERNAL_ERROR", message: "Unexpected fault" },
+            }),
+          );
+        } else response.destroy();
+      },
+    );
+  return true;
+}
+
+function writeReply(response: http.ServerResponse, answer: Reply): void {
+  const { body, headers } = answer;
+  if (body !== null && headers["content-length"] === undefined) {
+    headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+  }
+  response.writeHead(answer.status, headers);
+  response.end(body ?? undefined);
 }
 
 function isDecodable(url: string | undefined): boolean {

@@ -1,4 +1,5 @@
-import type { APIRoute } from "astro";
+import { reply } from "./reply.ts";
+import { type Endpoint, endpointOf } from "./route.ts";
 
 /*
  * Cross-origin access for the tool endpoint, so MCP clients running in a browser can call it.
@@ -25,29 +26,23 @@ const EXPOSED_HEADERS = [
 ];
 
 /** Adds the cross-origin headers to every answer of a route, its error envelopes included. */
-export function withCors(handler: APIRoute): APIRoute {
-  return async (context) => {
-    const response = await handler(context);
-    try {
-      response.headers.set("access-control-allow-origin", "*");
-      response.headers.set("access-control-expose-headers", EXPOSED_HEADERS.join(", "));
-    } catch {
-      // Immutable headers (a response passed through from elsewhere): it is answered as it is.
-    }
-    return response;
-  };
+export function withCors(endpoint: Endpoint): Endpoint {
+  return endpointOf(async (input) => {
+    const answer = await endpoint.handle(input);
+    answer.headers["access-control-allow-origin"] = "*";
+    answer.headers["access-control-expose-headers"] = EXPOSED_HEADERS.join(", ");
+    return answer;
+  });
 }
 
 /** The preflight answer: which methods and headers a browser may send. */
-export function corsPreflight(methods: string[]): APIRoute {
-  return () =>
-    new Response(null, {
-      status: 204,
-      headers: {
-        "access-control-allow-origin": "*",
-        "access-control-allow-methods": methods.join(", "),
-        "access-control-allow-headers": ALLOWED_HEADERS.join(", "),
-        "access-control-max-age": "600",
-      },
-    });
+export function corsPreflight(methods: string[]): Endpoint {
+  return endpointOf(async () =>
+    reply(204, null, {
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": methods.join(", "),
+      "access-control-allow-headers": ALLOWED_HEADERS.join(", "),
+      "access-control-max-age": "600",
+    }),
+  );
 }

@@ -16,6 +16,7 @@ import {
   permissionsFor,
 } from "../domain/agents/levels.ts";
 import { ServiceError } from "../errors/service-error.ts";
+import type { RouteRequest } from "./route-request.ts";
 
 /**
  * What a route is, for access control: the kill switch and rate limits apply per operation.
@@ -82,7 +83,7 @@ const REQUIRED_PERMISSION: Partial<Record<Operation, Permission>> = {
  */
 export async function guardRequest(
   app: App,
-  request: Request,
+  request: Pick<RouteRequest, "headers">,
   operation: Operation,
   clientAddress: string,
 ): Promise<GuardResult> {

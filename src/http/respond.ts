@@ -2,21 +2,19 @@ import { errorCatalog } from "../errors/catalog.ts";
 import { isServiceError, ServiceError } from "../errors/service-error.ts";
 import { logger } from "../logging.ts";
 import { errorEnvelope, type RequestContext, type SuccessParts, successEnvelope } from "./envelope.ts";
+import type { Reply } from "./reply.ts";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": JSON_TYPE, ...headers },
-  });
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
+  return { status, headers: { "content-type": JSON_TYPE, ...headers }, body: JSON.stringify(body) };
 }
 
 export function ok(
   context: RequestContext,
   parts: SuccessParts,
   init: { status?: number; headers?: Record<string, string> } = {},
-): Response {
+): Reply {
   return jsonResponse(init.status ?? 200, successEnvelope(context, parts), {
     "x-request-id": context.requestId,
     ...(init.headers ?? {}),
@@ -24,7 +22,16 @@ export function ok(
 }
 
 /** The one place a failure becomes an HTTP answer. Unknown faults never leak their details. */
-export function renderError(context: RequestContext, failure: unknown): Response {
+export function renderError(context: RequestContext, failure: unknown): Reply {
+  const { status, headers, body } = errorAnswer(context, failure);
+  return jsonResponse(status, body, headers);
+}
+
+/** A failure's status, headers and envelope, for answers that are not HTTP bodies (tool results). */
+export function errorAnswer(
+  context: RequestContext,
+  failure: unknown,
+): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
   const error = isServiceError(failure) ? failure : internalError(context, failure);
   const definition = errorCatalog[error.code];
   const headers: Record<string, string> = { "x-request-id": context.requestId, ...(error.details.headers ?? {}) };
@@ -40,7 +47,7 @@ export function renderError(context: RequestContext, failure: unknown): Response
     }),
     ...(error.details.blockedBecause ? { blockedBecause: error.details.blockedBecause } : {}),
   });
-  return jsonResponse(definition.status, body, headers);
+  return { status: definition.status, headers, body };
 }
 
 function internalError(context: RequestContext, failure: unknown): ServiceError {

@@ -5,53 +5,71 @@ import { ServiceError, validationError } from "../errors/service-error.ts";
 import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
 import type { RequestContext } from "./envelope.ts";
 import { type Caller, guardRequest, type Operation } from "./guard.ts";
+import { type Reply, toWebResponse, withDefaultHeaders } from "./reply.ts";
 import { renderError } from "./respond.ts";
+import { type RouteRequest, webRouteRequest } from "./route-request.ts";
 
 export interface RouteContext {
   app: App;
   caller: Caller;
-  request: Request;
+  request: RouteRequest;
   url: URL;
   params: Record<string, string | undefined>;
   context: RequestContext;
 }
 
-export type RouteHandler = (route: RouteContext) => Response | Promise<Response>;
+export type RouteHandler = (route: RouteContext) => Reply | Promise<Reply>;
 
-/**
- * Wraps an endpoint: builds the request context, runs the handler, renders any failure in the
- * envelope. Every route goes through here so no fault escapes as a bare 500.
- */
-export function route(operation: Operation, handler: RouteHandler): APIRoute {
-  return async (astro: APIContext) => {
-    const app = getApp();
-    const url = new URL(astro.request.url);
-    const context = requestContext(app, url, astro.locals);
-    let guardHeaders: Record<string, string> = {};
-    const links = discoveryLinks(app.config.baseUrl, url.pathname, astro.params);
-    try {
-      const guard = await guardRequest(app, astro.request, operation, clientAddressOf(astro));
-      guardHeaders = guard.headers;
-      const response = await handler({
-        caller: guard.caller,
-        app,
-        request: astro.request,
-        url,
-        params: astro.params,
-        context,
-      });
-      return addDiscoveryLinks(withHeaders(response, guardHeaders), links);
-    } catch (failure) {
-      return addDiscoveryLinks(withHeaders(renderError(context, failure), guardHeaders), links);
-    }
-  };
+/** One request as a server hands it to an endpoint. */
+export interface RouteInput {
+  request: RouteRequest;
+  url: URL;
+  params: Record<string, string | undefined>;
+  /** Fixed at the server edge (jobs/serve.ts); a fresh one when absent. */
+  requestId: string | undefined;
+  clientAddress: string;
 }
 
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!response.headers.has(name)) response.headers.set(name, value);
-  }
-  return response;
+/**
+ * An endpoint module's export: Astro calls it as an APIRoute (`astro dev`); our server calls
+ * `handle` directly with the node request, without Astro's per-request pipeline
+ * (docs/performance.md). Both run the same code.
+ */
+export type Endpoint = APIRoute & { handle(input: RouteInput): Promise<Reply> };
+
+export function endpointOf(handle: (input: RouteInput) => Promise<Reply>): Endpoint {
+  const astroRoute: APIRoute = async (astro: APIContext) =>
+    toWebResponse(
+      await handle({
+        request: webRouteRequest(astro.request),
+        url: new URL(astro.request.url),
+        params: astro.params,
+        requestId: requestIdOf(astro.locals),
+        clientAddress: clientAddressOf(astro),
+      }),
+    );
+  return Object.assign(astroRoute, { handle });
+}
+
+/**
+ * Wraps an endpoint: builds the request context, runs the guard and the handler, renders any
+ * failure in the envelope. Every route goes through here so no fault escapes as a bare 500.
+ */
+export function route(operation: Operation, handler: RouteHandler): Endpoint {
+  return endpointOf(async ({ request, url, params, requestId, clientAddress }) => {
+    const app = getApp();
+    const context = requestContext(app, url, requestId);
+    let guardHeaders: Record<string, string> = {};
+    const links = discoveryLinks(app.config.baseUrl, url.pathname, params);
+    try {
+      const guard = await guardRequest(app, request, operation, clientAddress);
+      guardHeaders = guard.headers;
+      const answer = await handler({ caller: guard.caller, app, request, url, params, context });
+      return addDiscoveryLinks(withDefaultHeaders(answer, guardHeaders), links);
+    } catch (failure) {
+      return addDiscoveryLinks(withDefaultHeaders(renderError(context, failure), guardHeaders), links);
+    }
+  });
 }
 
 function clientAddressOf(astro: APIContext): string {
@@ -62,8 +80,14 @@ function clientAddressOf(astro: APIContext): string {
   }
 }
 
+function requestIdOf(locals: unknown): string | undefined {
+  return typeof locals === "object" && locals !== null && "requestId" in locals && typeof locals.requestId === "string"
+    ? locals.requestId
+    : undefined;
+}
+
 /** For the `ALL` export of an endpoint: any method it does not implement. */
-export function methodNotAllowed(allowed: string[]): APIRoute {
+export function methodNotAllowed(allowed: string[]): Endpoint {
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])];
   return route("open", ({ request }) => {
     throw new ServiceError("METHOD_NOT_ALLOWED", `Method ${request.method} is not allowed; use ${allow.join(", ")}`, {
@@ -72,15 +96,11 @@ export function methodNotAllowed(allowed: string[]): APIRoute {
   });
 }
 
-/** The request's id comes from the server (jobs/serve.ts, as locals); a fresh one otherwise (tests rendering routes directly). */
-export function requestContext(app: App, url: URL, locals: unknown): RequestContext {
-  const requestId =
-    typeof locals === "object" && locals !== null && "requestId" in locals && typeof locals.requestId === "string"
-      ? locals.requestId
-      : crypto.randomUUID();
+/** The request's id comes from the server edge (jobs/serve.ts); a fresh one otherwise. */
+export function requestContext(app: App, url: URL, requestId: string | undefined): RequestContext {
   return {
     baseUrl: app.config.baseUrl,
-    requestId,
+    requestId: requestId ?? crypto.randomUUID(),
     selfUrl: `${app.config.baseUrl}${url.pathname}${redactSecrets(url)}`,
     now: app.now(),
   };
@@ -126,7 +146,7 @@ export function zodIssues(error: z.ZodError): { path: string; message: string }[
 const MAX_BODY_BYTES = 64 * 1024;
 
 /** Reads a JSON body with a size cap, refusing wrong content types and malformed JSON in the envelope. */
-export async function readJsonBody(request: Request): Promise<unknown> {
+export async function readJsonBody(request: RouteRequest): Promise<unknown> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/([a-z.+-]*\+)?json\s*(;|$)/i.test(type)) {
     throw validationError(
@@ -134,49 +154,10 @@ export async function readJsonBody(request: Request): Promise<unknown> {
       "Content-Type must be application/json",
     );
   }
-  const length = request.headers.get("content-length");
-  const declared = Number(length ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new ServiceError("PAYLOAD_TOO_LARGE");
-  // HTTP framing holds a body to its declared length, so a declared body within the cap is read
-  // whole at once; a chunked one is counted as it arrives.
-  const text = length !== null && Number.isInteger(declared) ? await readDeclared(request) : await readCapped(request);
+  const text = await request.readBody(MAX_BODY_BYTES);
   try {
     return JSON.parse(text) as unknown;
   } catch {
     throw validationError([{ path: "", message: "body is not valid JSON" }], "Malformed JSON body");
   }
-}
-
-async function readDeclared(request: Request): Promise<string> {
-  return request.text().catch(() => {
-    // The client went away mid-body: nobody reads the answer, and it is no server fault.
-    throw validationError(
-      [{ path: "", message: "the request body was not received whole" }],
-      "Incomplete request body",
-    );
-  });
-}
-
-async function readCapped(request: Request): Promise<string> {
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      // The client went away mid-body: nobody reads the answer, and it is no server fault.
-      throw validationError(
-        [{ path: "", message: "the request body was not received whole" }],
-        "Incomplete request body",
-      );
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new ServiceError("PAYLOAD_TOO_LARGE");
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }

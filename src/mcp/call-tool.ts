@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { isServiceError, validationError } from "../errors/service-error.ts";
 import { requirePermission } from "../http/guard.ts";
-import { renderError } from "../http/respond.ts";
+import { errorAnswer } from "../http/respond.ts";
 import { strictIssues } from "../schemas/leads.ts";
 import { type ErrorEnvelopeBody, failureText } from "./guidance.ts";
 import { findTool, inputSchemaOf, TOOL_NAMES } from "./registry.ts";
@@ -35,8 +35,7 @@ export async function callTool(name: string, rawArguments: unknown, context: Too
     const structured = JSON.parse(JSON.stringify(envelope)) as Record<string, unknown>;
     return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
   } catch (failure) {
-    const rendered = renderError(context.envelopeContext(), failure);
-    const body = (await rendered.json()) as ErrorEnvelopeBody & Record<string, unknown>;
+    const body = errorAnswer(context.envelopeContext(), failure).body as ErrorEnvelopeBody & Record<string, unknown>;
     const guidance = failureText(tool, name, body, isServiceError(failure) ? failure : null, inputSchemaOf(tool));
     return {
       isError: true,

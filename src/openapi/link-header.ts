@@ -1,3 +1,4 @@
+import type { Reply } from "../http/reply.ts";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 
 /**
@@ -26,14 +27,10 @@ export function discoveryLinks(
   };
 }
 
-/** Adds the links to a response, after any link the route set itself. */
-export function addDiscoveryLinks(response: Response, links: DiscoveryLinks): Response {
-  const added = [links.describedby, ...(links.alternate && response.status < 400 ? [links.alternate] : [])];
-  try {
-    const existing = response.headers.get("link");
-    response.headers.set("link", [existing, ...added].filter(Boolean).join(", "));
-  } catch {
-    // Immutable headers (a response passed through from elsewhere): the links are optional.
-  }
-  return response;
+/** Adds the links to an answer, after any link the route set itself. */
+export function addDiscoveryLinks(answer: Reply, links: DiscoveryLinks): Reply {
+  const own = answer.headers.link;
+  const added = links.alternate && answer.status < 400 ? `${links.describedby}, ${links.alternate}` : links.describedby;
+  answer.headers.link = own ? `${own}, ${added}` : added;
+  return answer;
 }

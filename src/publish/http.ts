@@ -1,5 +1,7 @@
 import type { App } from "../app.ts";
 import { resolveDeps } from "../domain/registry/registry-deps.ts";
+import type { Reply } from "../http/reply.ts";
+import type { RouteRequest } from "../http/route-request.ts";
 import { DOCUMENT_CACHE_CONTROL, etagOf, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
 import type { ViewDeps } from "./view.ts";
 
@@ -12,10 +14,10 @@ export function viewDepsOf(app: App): ViewDeps {
  * when If-None-Match matches, the same headers as a published file served by jobs/serve.ts.
  */
 export function documentResponse(
-  request: Request,
+  request: RouteRequest,
   document: RenderedDocument,
   options: { status?: number; cacheControl?: string; headers?: Record<string, string> } = {},
-): Response {
+): Reply {
   const etag = etagOf(document.hash);
   const status = options.status ?? 200;
   const headers: Record<string, string> = {
@@ -28,8 +30,8 @@ export function documentResponse(
     ...(options.headers ?? {}),
   };
   if (status === 200 && matchesIfNoneMatch(request.headers.get("if-none-match"), etag)) {
-    return new Response(null, { status: 304, headers: { etag, "cache-control": headers["cache-control"] ?? "" } });
+    return { status: 304, headers: { etag, "cache-control": headers["cache-control"] ?? "" }, body: null };
   }
   headers["content-length"] = String(document.body.byteLength);
-  return new Response(request.method === "HEAD" ? null : new Uint8Array(document.body), { status, headers });
+  return { status, headers, body: request.method === "HEAD" ? null : document.body };
 }

@@ -5,7 +5,7 @@ import { isIP } from "node:net";
  * with N trusted proxies it is the N-th X-Forwarded-For entry from the right (the one the
  * outermost trusted proxy saw), never the left-most one a client can write itself.
  */
-export function clientAddress(trustProxyHops: number, headers: Headers, peerAddress: string): string {
+export function clientAddress(trustProxyHops: number, headers: Pick<Headers, "get">, peerAddress: string): string {
   if (trustProxyHops <= 0) return peerAddress;
   const forwarded = headers.get("x-forwarded-for");
   if (!forwarded) return peerAddress;

@@ -51,7 +51,7 @@ export type PresentedKey = { kind: "none" } | { kind: "key"; key: string } | { k
  * Reads `Authorization: Bearer <key>` or `X-API-Key: <key>`. Both may be sent only if they agree.
  * Another Authorization scheme, an empty value or a malformed key is "invalid", never "none".
  */
-export function presentedKey(headers: Headers): PresentedKey {
+export function presentedKey(headers: Pick<Headers, "get">): PresentedKey {
   const authorization = headers.get("authorization");
   const apiKeyHeader = headers.get("x-api-key");
   if (authorization === null && apiKeyHeader === null) return { kind: "none" };

@@ -1,3 +1,4 @@
+import { reply } from "../../http/reply.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 import { JWKS_CONTENT_TYPE, renderJwks } from "../../signing/jwks-file.ts";
 import { JWKS_MAX_AGE_SECONDS } from "../../signing/policy.ts";
@@ -8,18 +9,13 @@ import { keyStoreFor } from "../../signing/registry.ts";
  * Cached 300 s: a rotated key is published an hour before it signs (see src/signing/policy.ts).
  * Astro routes `src/pages/.well-known/` (the one dot-folder it does not skip).
  */
-export const GET = route(
-  "open",
-  ({ app, context }) =>
-    new Response(renderJwks(keyStoreFor(app).jwks()), {
-      status: 200,
-      headers: {
-        "content-type": JWKS_CONTENT_TYPE,
-        "cache-control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`,
-        "access-control-allow-origin": "*",
-        "x-request-id": context.requestId,
-      },
-    }),
+export const GET = route("open", ({ app, context }) =>
+  reply(200, renderJwks(keyStoreFor(app).jwks()), {
+    "content-type": JWKS_CONTENT_TYPE,
+    "cache-control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`,
+    "access-control-allow-origin": "*",
+    "x-request-id": context.requestId,
+  }),
 );
 
 export const ALL = methodNotAllowed(["GET"]);

@@ -1,4 +1,5 @@
 import { corsPreflight, withCors } from "../../http/cors.ts";
+import { replyFromResponse } from "../../http/reply.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
 import { handleMcpPost, jsonRpcError } from "../../mcp/server.ts";
@@ -13,7 +14,7 @@ import { handleMcpPost, jsonRpcError } from "../../mcp/server.ts";
 export const POST = withCors(
   route("tool", async ({ app, caller, request, context }) => {
     try {
-      const response = await handleMcpPost(request, {
+      const response = await handleMcpPost(request.toWebRequest(), {
         toolContext: {
           app,
           caller,
@@ -25,16 +26,19 @@ export const POST = withCors(
           }),
         },
       });
-      response.headers.set("x-request-id", context.requestId);
-      return response;
+      const answer = await replyFromResponse(response);
+      answer.headers["x-request-id"] = context.requestId;
+      return answer;
     } catch (failure) {
       logger.error("mcp endpoint fault", {
         request_id: context.requestId,
         error: failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure),
       });
-      return jsonRpcError(500, null, -32603, `Internal error (request id ${context.requestId})`, undefined, {
-        "x-request-id": context.requestId,
-      });
+      return replyFromResponse(
+        jsonRpcError(500, null, -32603, `Internal error (request id ${context.requestId})`, undefined, {
+          "x-request-id": context.requestId,
+        }),
+      );
     }
   }),
 );

@@ -1,11 +1,12 @@
 import { validationError } from "../../../errors/service-error.ts";
+import type { RouteRequest } from "../../../http/route-request.ts";
 
 /**
  * The tracking token of a lead request: the X-Tracking-Token header (preferred: it stays out of
  * URLs and logs), else `?token=` on GET or `tracking_token` in a POST body. Given twice with two
  * values, the request is refused rather than guessed.
  */
-export function trackingTokenOf(request: Request, fallback: string | null | undefined): string {
+export function trackingTokenOf(request: RouteRequest, fallback: string | null | undefined): string {
   const header = request.headers.get("x-tracking-token")?.trim() || null;
   const other = fallback?.trim() || null;
   if (header && other && header !== other) {

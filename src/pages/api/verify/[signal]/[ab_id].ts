@@ -4,6 +4,7 @@ import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
 import { EVIDENCE_SIGNALS } from "../../../../domain/trust/signal-catalog.ts";
 import { action } from "../../../../http/actions.ts";
 import { errorEnvelope, type RequestContext } from "../../../../http/envelope.ts";
+import type { Reply } from "../../../../http/reply.ts";
 import { jsonResponse, ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
 import { evidenceParamsSchema } from "../../../../schemas/signing.ts";
@@ -23,7 +24,7 @@ export const GET = route("read", ({ app, params, context }) => {
 });
 
 /** 404 NOT_FOUND naming the valid signals; the decision card lists every evidence URL. */
-function unknownSignal(context: RequestContext, signal: string, abId: string): Response {
+function unknownSignal(context: RequestContext, signal: string, abId: string): Reply {
   const shown = signal.length > 64 ? `${signal.slice(0, 64)}…` : signal;
   const body = errorEnvelope(context, {
     code: "NOT_FOUND",

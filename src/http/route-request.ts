@@ -1,0 +1,133 @@
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import { ServiceError, validationError } from "../errors/service-error.ts";
+
+/** The request headers a route reads, whichever server delivered the request. */
+export interface HeaderSource {
+  get(name: string): string | null;
+}
+
+/**
+ * A request as routes see it: from our own server (a node:http request, read without building a
+ * web Request) or from Astro's pipeline (a web Request, under `astro dev`).
+ */
+export interface RouteRequest {
+  readonly method: string;
+  /** Absolute URL as the client sent it (host from the request). */
+  readonly url: string;
+  readonly headers: HeaderSource;
+  /**
+   * The body as text, at most `maxBytes`: a larger one is 413 PAYLOAD_TOO_LARGE (refused from its
+   * declared length before reading, else as soon as it passes the cap); a body cut off by a
+   * departing client is a validation error, not a server fault.
+   */
+  readBody(maxBytes: number): Promise<string>;
+  /** The same request as a web Request, body unread (the MCP SDK's transport takes one). */
+  toWebRequest(): Request;
+}
+
+const incomplete = () =>
+  validationError([{ path: "", message: "the request body was not received whole" }], "Incomplete request body");
+
+function declaredTooLarge(headers: HeaderSource, maxBytes: number): void {
+  if (Number(headers.get("content-length") ?? "0") > maxBytes) throw new ServiceError("PAYLOAD_TOO_LARGE");
+}
+
+export function webRouteRequest(request: Request): RouteRequest {
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    async readBody(maxBytes) {
+      declaredTooLarge(request.headers, maxBytes);
+      if (!request.body) return "";
+      const reader = request.body.getReader();
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for (;;) {
+        const { done, value } = await reader.read().catch(() => {
+          throw incomplete();
+        });
+        if (done) break;
+        size += value.byteLength;
+        if (size > maxBytes) {
+          await reader.cancel().catch(() => undefined);
+          throw new ServiceError("PAYLOAD_TOO_LARGE");
+        }
+        chunks.push(value);
+      }
+      return Buffer.concat(chunks).toString("utf8");
+    },
+    toWebRequest: () => request,
+  };
+}
+
+export function nodeRouteRequest(request: IncomingMessage, origin: string): RouteRequest {
+  const raw = request.headers;
+  const headers: HeaderSource = {
+    get(name) {
+      const value = raw[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+  const url = `${origin}${request.url ?? "/"}`;
+  return {
+    method: request.method ?? "GET",
+    url,
+    headers,
+    readBody(maxBytes) {
+      declaredTooLarge(headers, maxBytes);
+      return new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const onData = (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size > maxBytes) {
+            cleanup();
+            request.resume();
+            reject(new ServiceError("PAYLOAD_TOO_LARGE"));
+            return;
+          }
+          chunks.push(chunk);
+        };
+        const onEnd = () => {
+          cleanup();
+          resolve(
+            chunks.length === 1 ? (chunks[0] as Buffer).toString("utf8") : Buffer.concat(chunks).toString("utf8"),
+          );
+        };
+        const onAbort = () => {
+          cleanup();
+          reject(incomplete());
+        };
+        const cleanup = () => {
+          request.off("data", onData);
+          request.off("end", onEnd);
+          request.off("aborted", onAbort);
+          request.off("error", onAbort);
+        };
+        if (request.complete && request.readableEnded) return resolve("");
+        request.on("data", onData);
+        request.once("end", onEnd);
+        request.once("aborted", onAbort);
+        request.once("error", onAbort);
+      });
+    },
+    toWebRequest() {
+      const webHeaders = new Headers();
+      for (const [name, value] of Object.entries(raw)) {
+        if (value === undefined) continue;
+        if (Array.isArray(value)) for (const item of value) webHeaders.append(name, item);
+        else webHeaders.set(name, value);
+      }
+      const method = request.method ?? "GET";
+      const hasBody = method !== "GET" && method !== "HEAD";
+      return new Request(url, {
+        method,
+        headers: webHeaders,
+        ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+      });
+    },
+  };
+}
