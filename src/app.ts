@@ -3,6 +3,8 @@ import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
+import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
+import type { PreparedEnvelope } from "./http/envelope.ts";
 import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
@@ -12,6 +14,7 @@ import type { SearchIndex } from "./search/search-index.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
 import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
 import { type AttributionRepository, createAttributionRepository } from "./store/attribution-repository.ts";
+import { createDatabaseProbe } from "./store/database-probe.ts";
 import { type Db, openDatabase } from "./store/db.ts";
 import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
@@ -25,6 +28,14 @@ import { createRateLimitStore } from "./store/rate-limit-store.ts";
 import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
 import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
 
+export interface PreparedAnswer {
+  envelope: PreparedEnvelope;
+  validUntil: string | null;
+}
+
+/** About 10 KB each: 4,000 answers are 40 MB at most per process. */
+const PREPARED_ANSWER_ENTRIES = 4_000;
+
 /** The composition root: every service the routes and jobs use, built once from one config. */
 export interface App {
   config: Config;
@@ -33,6 +44,8 @@ export interface App {
   search: SearchIndex;
   /** Search result cards kept between searches, checked against the store revision. */
   searchCards: SearchCardCache;
+  /** Serialized answers that change only with the store (resolve), checked against the store revision. */
+  preparedAnswers: RevisionCache<PreparedAnswer>;
   /** Manifest signing keys under DATA_DIR/keys (lazy: no file is touched before first use). */
   keys: KeyStore;
   /** Agents, orders, attribution, operator settings; access = kill switch + keys + rate limits. */
@@ -52,6 +65,8 @@ export interface App {
   trackingTokens: TrackingTokens;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
+  /** Throws when the database does not answer (the health check's readiness). */
+  probeDatabase: () => void;
   now: () => Date;
   close(): void;
 }
@@ -68,6 +83,10 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     merchants: createMerchantRepository(db),
     search: createEmbeddedSearchIndex(db, { now }),
     searchCards: createSearchCardCache(),
+    preparedAnswers: createRevisionCache<PreparedAnswer>({
+      maxEntries: PREPARED_ANSWER_ENTRIES,
+      validUntilOf: (answer) => answer.validUntil,
+    }),
     keys: createKeyStore(config, { now }),
     agents,
     orders: createOrderRepository(db),
@@ -92,6 +111,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       loadOrCreateSecret(path.join(config.dataDir, "secrets", "lead-tracking.key")),
     ),
     notifyOutbox,
+    probeDatabase: createDatabaseProbe(db),
     now,
     close: () => {
       db.$client.close();

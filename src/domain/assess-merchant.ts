@@ -7,6 +7,11 @@ export interface Assessment {
   /** certified: identity verified and trust at merchant_ready or more; verified: identity only; declared: neither. */
   trustLevel: "certified" | "verified" | "declared";
   capabilities: Capabilities;
+  /**
+   * When this assessment stops being right by itself, with no write to the store: the earliest
+   * expiry, after `now`, among the signals (an expired signal stops counting). Null: never.
+   */
+  validUntil: string | null;
 }
 
 /** What an assessment reads of a merchant: lead creation loads no more than this. */
@@ -42,5 +47,11 @@ export function assessMerchant(
     brandVoicePublished: merchant.brandVoice?.is_published === true,
     orderRailEnabled: options.orderRailEnabled,
   });
-  return { trust, trustLevel, capabilities };
+  const nowIso = options.now.toISOString();
+  let validUntil: string | null = null;
+  for (const signal of signals) {
+    const expiry = signal.expiresAt;
+    if (expiry && expiry > nowIso && (validUntil === null || expiry < validUntil)) validUntil = expiry;
+  }
+  return { trust, trustLevel, capabilities, validUntil };
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type Action, type MerchantState, type Meta, PROTOCOL, PROTOCOL_VERSION } from "../schemas/envelope.ts";
 
 /** What every response needs to know about the request it answers. */
@@ -30,15 +31,53 @@ export interface SuccessParts {
 
 /** The one builder of the navigation envelope for successful answers. */
 export function successEnvelope(context: RequestContext, parts: SuccessParts): Record<string, unknown> {
+  return envelopeOf(parts, context.selfUrl, meta(context));
+}
+
+function envelopeOf(parts: SuccessParts, self: string, metaValue: unknown): Record<string, unknown> {
   return {
     success: true,
     ...(parts.topLevel ?? {}),
     data: parts.data ?? null,
     _actions: parts.actions ?? [],
-    _links: { self: context.selfUrl, ...(parts.links ?? {}) },
+    _links: { self, ...(parts.links ?? {}) },
     _state: parts.state ?? null,
-    _meta: meta(context),
+    _meta: metaValue,
   };
+}
+
+/**
+ * A success envelope serialized ahead of its requests: everything but `_links.self` and `_meta`
+ * (the request's own), which `renderPrepared` puts in. For answers that change only with the
+ * store (resolve): the same bytes as `successEnvelope`, without rebuilding and serializing them.
+ */
+export interface PreparedEnvelope {
+  /** The JSON around the two per-request values. */
+  pieces: readonly [string, string, string];
+  /** Weak validator of everything but the per-request values (RFC 9110: same content, not same bytes). */
+  etag: string;
+}
+
+const SELF_MARK = "\u0000self\u0000";
+const META_MARK = "\u0000meta\u0000";
+
+export function prepareEnvelope(parts: SuccessParts): PreparedEnvelope {
+  const json = JSON.stringify(envelopeOf(parts, SELF_MARK, META_MARK));
+  // The last occurrences: `_links` and `_meta` follow every member a merchant's data fills.
+  const selfMark = JSON.stringify(SELF_MARK);
+  const metaMark = JSON.stringify(META_MARK);
+  const selfAt = json.lastIndexOf(selfMark);
+  const metaAt = json.lastIndexOf(metaMark);
+  const before = json.slice(0, selfAt);
+  const middle = json.slice(selfAt + selfMark.length, metaAt);
+  const after = json.slice(metaAt + metaMark.length);
+  const etag = `W/"${createHash("sha256").update(before).update(middle).update(after).digest("base64url").slice(0, 27)}"`;
+  return { pieces: [before, middle, after], etag };
+}
+
+export function renderPrepared(context: RequestContext, prepared: PreparedEnvelope): string {
+  const [before, middle, after] = prepared.pieces;
+  return `${before}${JSON.stringify(context.selfUrl)}${middle}${JSON.stringify(meta(context))}${after}`;
 }
 
 export interface ErrorParts {

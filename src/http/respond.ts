@@ -4,7 +4,7 @@ import { logger } from "../logging.ts";
 import { errorEnvelope, type RequestContext, type SuccessParts, successEnvelope } from "./envelope.ts";
 import type { Reply } from "./reply.ts";
 
-const JSON_TYPE = "application/json; charset=utf-8";
+export const JSON_TYPE = "application/json; charset=utf-8";
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Reply {
   return { status, headers: { "content-type": JSON_TYPE, ...headers }, body: JSON.stringify(body) };

@@ -1,6 +1,8 @@
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/db.ts";
 import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
-import { startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
+import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -95,4 +97,74 @@ describe("GET /api/registry/resolve/{ab_id}", () => {
       expect(body.data.issues[0].path).toBe("ab_id");
     },
   );
+});
+
+describe("GET /api/registry/resolve/{ab_id}, kept serialized between requests", () => {
+  it("answers 304 Not Modified to a client that has the current answer, and the answer with its own meta otherwise", async () => {
+    const abId = first("active_contactable");
+    const one = await server.getJson(`/api/registry/resolve/${abId}`, { headers: { "x-request-id": "first-call" } });
+    const two = await server.getJson(`/api/registry/resolve/${abId}?utm=x`, { headers: { "x-request-id": "second" } });
+    const etag = one.headers.get("etag") ?? "";
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
+    expect(two.headers.get("etag")).toBe(etag);
+    expect(one.body._meta.request_id).toBe("first-call");
+    expect(two.body._meta.request_id).toBe("second");
+    expect(two.body._links.self).toBe(`${TEST_BASE_URL}/api/registry/resolve/${abId}?utm=x`);
+    const { _meta: _first, _links: firstLinks, ...firstRest } = one.body;
+    const { _meta: _second, _links: secondLinks, ...secondRest } = two.body;
+    expect(secondRest).toEqual(firstRest);
+    expect({ ...secondLinks, self: null }).toEqual({ ...firstLinks, self: null });
+
+    const unchanged = await server.get(`/api/registry/resolve/${abId}`, { headers: { "if-none-match": etag } });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.get("etag")).toBe(etag);
+    expect(await unchanged.text()).toBe("");
+    const other = await server.get(`/api/registry/resolve/${abId}`, { headers: { "if-none-match": 'W/"other"' } });
+    expect(other.status).toBe(200);
+  });
+
+  it("follows a write from another connection: new content, new ETag, no 304 for the old one", async () => {
+    const abId = first("order_ready");
+    const before = await server.getJson(`/api/registry/resolve/${abId}`);
+    const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+    try {
+      db.$client.prepare("UPDATE merchants SET phone = '+33 1 23 45 67 89' WHERE ab_id = ?").run(abId);
+    } finally {
+      db.$client.close();
+    }
+    const after = await server.getJson(`/api/registry/resolve/${abId}`);
+    expect(after.body.merchant.phone).toBe("+33 1 23 45 67 89");
+    expect(after.headers.get("etag")).not.toBe(before.headers.get("etag"));
+    const stale = await server.get(`/api/registry/resolve/${abId}`, {
+      headers: { "if-none-match": before.headers.get("etag") ?? "" },
+    });
+    expect(stale.status).toBe(200);
+  });
+
+  it("stops serving a kept answer once one of its counted signals expires, with no write", async () => {
+    const abId = first("active_contactable");
+    const kept = await server.getJson(`/api/registry/resolve/${abId}`);
+    // A counted signal of a component below its cap of 25: nothing capped there takes its place.
+    const { breakdown } = kept.body.merchant.trust;
+    const counted = kept.body.credentials.filter(
+      (credential: JsonObject) => credential.points > 0 && breakdown[credential.component] < 25,
+    );
+    expect(counted.length).toBeGreaterThan(0);
+    // Make one counted signal expire a moment from now, then let that moment pass.
+    const expiry = new Date(Date.now() + 1500).toISOString();
+    const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+    try {
+      db.$client
+        .prepare("UPDATE signals SET expires_at = ? WHERE ab_id = ? AND key = ?")
+        .run(expiry, abId, counted[0].key);
+    } finally {
+      db.$client.close();
+    }
+    const beforeExpiry = await server.getJson(`/api/registry/resolve/${abId}`);
+    expect(beforeExpiry.body.merchant.trust.score).toBe(kept.body.merchant.trust.score);
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    const afterExpiry = await server.getJson(`/api/registry/resolve/${abId}`);
+    expect(afterExpiry.body.merchant.trust.score).toBe(kept.body.merchant.trust.score - counted[0].points);
+    expect(afterExpiry.headers.get("etag")).not.toBe(beforeExpiry.headers.get("etag"));
+  });
 });

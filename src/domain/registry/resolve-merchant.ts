@@ -35,15 +35,18 @@ export function loadMerchant(deps: ResolveDeps, abId: string): LoadedMerchant {
   return { profile, assessment };
 }
 
-export interface ResolveAnswer extends ResolvedMerchant {
+export interface ResolveAnswer {
+  resolved: ResolvedMerchant;
   actions: Action[];
   state: MerchantState;
+  /** The answer holds until the store changes or this instant passes (Assessment.validUntil). */
+  validUntil: string | null;
 }
 
 export function resolveMerchant(deps: ResolveDeps, abId: string): ResolveAnswer {
   const { profile, assessment } = loadMerchant(deps, abId);
   const { merchant } = profile;
-  return {
+  const resolved: ResolvedMerchant = {
     merchant: {
       ab_id: merchant.abId,
       name: merchant.businessName,
@@ -68,8 +71,12 @@ export function resolveMerchant(deps: ResolveDeps, abId: string): ResolveAnswer 
       price: formatPrice(product),
     })),
     credentials: describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment.trust.contributions),
+  };
+  return {
+    resolved,
     actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
     state: assessment.capabilities.state,
+    validUntil: assessment.validUntil,
   };
 }
 

@@ -85,12 +85,6 @@ function buildCard(
   now: Date,
 ): SearchCard {
   const assessment = assessMerchant(merchant, signals, { orderRailEnabled: deps.orderRailEnabled, now });
-  const nowIso = now.toISOString();
-  let validUntil: string | null = null;
-  for (const signal of signals) {
-    const expiry = signal.expiresAt;
-    if (expiry && expiry > nowIso && (validUntil === null || expiry < validUntil)) validUntil = expiry;
-  }
   return {
     status: merchant.status,
     merchant: {
@@ -113,7 +107,7 @@ function buildCard(
     })),
     actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
     state: assessment.capabilities.state,
-    validUntil,
+    validUntil: assessment.validUntil,
   };
 }
 

@@ -10,8 +10,8 @@ import { merchantActions } from "../../domain/registry/merchant-actions.ts";
 import { describeCredentials, loadMerchant, resolveMerchant } from "../../domain/registry/resolve-merchant.ts";
 import { searchRegistry } from "../../domain/registry/search-registry.ts";
 import { validationError } from "../../errors/service-error.ts";
-import { actionsByRel } from "../../http/actions.ts";
 import { successEnvelope } from "../../http/envelope.ts";
+import { resolveEnvelopeParts } from "../../http/resolve-answer.ts";
 import { parseInput } from "../../http/route.ts";
 import { successEnvelopeSchema } from "../../openapi/envelopes.ts";
 import { resolveResponseSchema, searchResponseSchema } from "../../openapi/responses.ts";
@@ -116,17 +116,11 @@ export const resolveMerchantTool = defineTool({
   output: resolveResponseSchema,
   annotations: READ_ONLY,
   run(args, { app, envelopeContext }) {
-    const { actions, state, ...resolved } = resolveMerchant(resolveDeps(app), args.ab_id);
-    const { baseUrl } = app.config;
-    return successEnvelope(envelopeContext(`/api/registry/resolve/${args.ab_id}`), {
-      topLevel: resolved,
-      actions: actionsByRel(actions),
-      state,
-      links: {
-        canonical: `${baseUrl}/api/registry/resolve/${args.ab_id}`,
-        alternate: `${baseUrl}/m/${args.ab_id}/ai.md`,
-      },
-    });
+    const answer = resolveMerchant(resolveDeps(app), args.ab_id);
+    return successEnvelope(
+      envelopeContext(`/api/registry/resolve/${args.ab_id}`),
+      resolveEnvelopeParts(app.config.baseUrl, args.ab_id, answer),
+    );
   },
 });
 

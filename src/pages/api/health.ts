@@ -3,7 +3,7 @@ import { methodNotAllowed, route } from "../../http/route.ts";
 
 /** Liveness and readiness for operators and load balancers: answers even while agent access is suspended. */
 export const GET = route("open", ({ app, context }) => {
-  app.db.$client.prepare("SELECT 1").get();
+  app.probeDatabase();
   return ok(context, { data: { status: "ok" } }, { headers: { "cache-control": "no-store" } });
 });
 

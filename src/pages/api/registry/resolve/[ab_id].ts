@@ -1,21 +1,25 @@
-import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
-import { resolveMerchant } from "../../../../domain/registry/resolve-merchant.ts";
-import { actionsByRel } from "../../../../http/actions.ts";
-import { ok } from "../../../../http/respond.ts";
+import { renderPrepared } from "../../../../http/envelope.ts";
+import { reply } from "../../../../http/reply.ts";
+import { preparedResolve } from "../../../../http/resolve-answer.ts";
+import { JSON_TYPE } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
+import { matchesIfNoneMatch } from "../../../../publish/document.ts";
 import { abIdParamsSchema } from "../../../../schemas/registry.ts";
 
-export const GET = route("resolve", ({ app, params, context }) => {
+/**
+ * The merchant's full profile. The answer is kept serialized until the store changes
+ * (src/http/resolve-answer.ts); its weak ETag lets a client that has it get 304 Not Modified.
+ */
+export const GET = route("resolve", ({ app, params, context, request }) => {
   const { ab_id } = parseInput(abIdParamsSchema, params);
-  const { actions, state, ...resolved } = resolveMerchant(resolveDeps(app), ab_id);
-  return ok(context, {
-    topLevel: resolved,
-    actions: actionsByRel(actions),
-    state,
-    links: {
-      canonical: `${app.config.baseUrl}/api/registry/resolve/${ab_id}`,
-      alternate: `${app.config.baseUrl}/m/${ab_id}/ai.md`,
-    },
+  const prepared = preparedResolve(app, ab_id, context);
+  if (matchesIfNoneMatch(request.headers.get("if-none-match"), prepared.etag)) {
+    return reply(304, null, { etag: prepared.etag, "x-request-id": context.requestId });
+  }
+  return reply(200, renderPrepared(context, prepared), {
+    "content-type": JSON_TYPE,
+    etag: prepared.etag,
+    "x-request-id": context.requestId,
   });
 });
 

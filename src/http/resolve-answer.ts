@@ -1,0 +1,34 @@
+import type { App } from "../app.ts";
+import { resolveDeps } from "../domain/registry/registry-deps.ts";
+import { type ResolveAnswer, resolveMerchant } from "../domain/registry/resolve-merchant.ts";
+import { actionsByRel } from "./actions.ts";
+import { type PreparedEnvelope, prepareEnvelope, type RequestContext, type SuccessParts } from "./envelope.ts";
+
+/** The resolve answer's envelope parts, for the REST route and the resolve_merchant tool alike. */
+export function resolveEnvelopeParts(baseUrl: string, abId: string, answer: ResolveAnswer): SuccessParts {
+  return {
+    topLevel: { ...answer.resolved },
+    actions: actionsByRel(answer.actions),
+    state: answer.state,
+    links: {
+      canonical: `${baseUrl}/api/registry/resolve/${abId}`,
+      alternate: `${baseUrl}/m/${abId}/ai.md`,
+    },
+  };
+}
+
+/**
+ * The resolve answer of a merchant, serialized once and kept until the store changes or the
+ * answer's own end of validity (a signal expiring) passes: a resolve then costs no query and no
+ * serialization. Unknown and archived merchants are not kept (resolveMerchant throws).
+ */
+export function preparedResolve(app: App, abId: string, context: RequestContext): PreparedEnvelope {
+  const revision = app.merchants.revision();
+  const nowIso = context.now.toISOString();
+  const cached = app.preparedAnswers.read(`resolve:${abId}`, revision, nowIso);
+  if (cached) return cached.envelope;
+  const answer = resolveMerchant(resolveDeps(app), abId);
+  const envelope = prepareEnvelope(resolveEnvelopeParts(app.config.baseUrl, abId, answer));
+  app.preparedAnswers.write(`resolve:${abId}`, revision, { envelope, validUntil: answer.validUntil });
+  return envelope;
+}
