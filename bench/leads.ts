@@ -35,7 +35,7 @@ import { setLogLevel } from "../src/logging.ts";
 import { drainOutbox } from "../src/mail/dispatch-outbox.ts";
 import { dispatchDeps } from "../src/mail/outbox-worker.ts";
 import { createMailTransport } from "../src/mail/transport.ts";
-import { round, rssMegabytes, spawnNode, timeInProcess, waitForHealth } from "./lib.ts";
+import { round, serverMemory, spawnNode, timeInProcess, waitForHealth } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -46,8 +46,10 @@ const { values } = parseArgs({
     port: { type: "string", default: "0" },
     worker: { type: "string", default: "inprocess" },
     mail: { type: "string", default: "eml" },
+    processes: { type: "string", default: String(os.availableParallelism()) },
   },
 });
+const processes = Number(values.processes);
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
 
@@ -114,7 +116,13 @@ if (contactable.length === 0) throw new Error("the demo roster has no contactabl
 
 const port = values.port === "0" ? String(await freePort()) : values.port;
 const url = `http://127.0.0.1:${port}`;
-const server = spawnNode(["jobs/start.ts"], { ...env, PORT: port, HOST: "127.0.0.1", BASE_URL: url });
+const server = spawnNode(["jobs/start.ts"], {
+  ...env,
+  PORT: port,
+  HOST: "127.0.0.1",
+  BASE_URL: url,
+  SERVER_PROCESSES: String(processes),
+});
 server.stdout?.resume();
 await waitForHealth(url, server);
 const worker = values.worker === "separate" ? spawnNode(["jobs/outbox-worker.ts"], { ...env, BASE_URL: url }) : null;
@@ -179,7 +187,7 @@ const distinct = await run("distinct leads (201)", distinctBody, durationSeconds
 figures.push(distinct);
 // The first identical submission creates the lead; every other one is a duplicate (200).
 figures.push(await run("identical submissions (200 deduplicated)", () => duplicateBody, durationSeconds));
-const serverMemory = rssMegabytes(server.pid ?? 0);
+const memory = serverMemory(server.pid ?? 0);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -263,7 +271,7 @@ rmSync(dataDir, { recursive: true, force: true });
 const lines = [
   `# Lead bench ${new Date().toISOString()}`,
   "",
-  `Node ${process.version}, ${os.cpus().length} cores, ${values.merchants} merchants, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback; outbox worker: ${values.worker}; mail: ${values.mail}${smtpSink ? ` (${sunk} emails reached the SMTP sink)` : ""}; DATA_DIR under ${path.dirname(dataDir)}.`,
+  `Node ${process.version}, ${os.cpus().length} cores, server with ${processes} process(es), ${values.merchants} merchants, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback; outbox worker: ${values.worker}; mail: ${values.mail}${smtpSink ? ` (${sunk} emails reached the SMTP sink)` : ""}; DATA_DIR under ${path.dirname(dataDir)}.`,
   "",
   "| scenario | req/s | accepted (201) /s | p50 ms | p99 ms | statuses | errors |",
   "|---|---|---|---|---|---|---|",
@@ -275,7 +283,7 @@ const lines = [
   `- domain only, createLead in-process: distinct ${domainDistinct.opsPerSecond}/s (p50 ${domainDistinct.p50Ms} ms, p99 ${domainDistinct.p99Ms} ms); duplicate ${domainDuplicate.opsPerSecond}/s (p50 ${domainDuplicate.p50Ms} ms, p99 ${domainDuplicate.p99Ms} ms)`,
   `- stored: ${leadRows} leads for ${created201} answers 201 (warm-up included); leads without an outbox row: ${orphanLeads}`,
   `- outbox after the load: ${JSON.stringify(byStatusDuringLoad)}; drain of the rest (${values.mail}): ${drained.sent} in ${round(drainSeconds, 2)} s (${Math.round(drained.sent / Math.max(drainSeconds, 0.001))} emails/s)`,
-  `- server memory after the load: RSS ${serverMemory.rss} MB (peak ${serverMemory.peak} MB)`,
+  `- server memory after the load: RSS per process ${memory.processes.map((one) => `${one.rss} MB (peak ${one.peak} MB)`).join(", ")}; ${memory.totalRss} MB in all`,
   "",
 ];
 const report = lines.join("\n");
