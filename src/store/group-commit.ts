@@ -24,14 +24,26 @@ export function groupCommit<Input, Output>(
   // Called inside the outer transaction, a better-sqlite3 transaction function runs as a savepoint.
   const inSavepoint = sqlite.transaction(work);
   let queue: Queued<Input, Output>[] = [];
+  /** Since when the group has found the write lock taken (ms), or null. */
+  let busySince: number | null = null;
 
   const flush = () => {
     const group = queue;
     queue = [];
     const outcomes: ({ ok: true; output: Output } | { ok: false; error: unknown })[] = [];
+    let began = false;
+    // Another process holding the write lock would make SQLite's busy handler sleep on this
+    // thread, which serves every request: try for the lock without waiting, and on failure try
+    // again on the next turn of the event loop, with whatever arrived meanwhile. Past the busy
+    // timeout, one last attempt waits as SQLite does and fails the group if the lock never frees.
+    const busyTimeout = Number(sqlite.pragma("busy_timeout", { simple: true }));
+    const waitForLock = busySince !== null && Date.now() - busySince >= busyTimeout;
     try {
+      if (!waitForLock) sqlite.pragma("busy_timeout = 0");
       sqlite
         .transaction(() => {
+          began = true;
+          sqlite.pragma(`busy_timeout = ${busyTimeout}`);
           for (const item of group) {
             try {
               outcomes.push({ ok: true, output: inSavepoint(item.input) });
@@ -42,9 +54,19 @@ export function groupCommit<Input, Output>(
         })
         .immediate();
     } catch (error) {
+      if (!began && !waitForLock && isBusy(error)) {
+        busySince ??= Date.now();
+        queue = group.concat(queue);
+        setImmediate(flush);
+        return;
+      }
+      busySince = null;
       for (const item of group) item.reject(error);
       return;
+    } finally {
+      if (!began) sqlite.pragma(`busy_timeout = ${busyTimeout}`);
     }
+    busySince = null;
     group.forEach((item, index) => {
       const outcome = outcomes[index];
       if (outcome?.ok) item.resolve(outcome.output);
@@ -57,4 +79,9 @@ export function groupCommit<Input, Output>(
       queue.push({ input, resolve, reject });
       if (queue.length === 1) setImmediate(flush);
     });
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === "SQLITE_BUSY" || code === "SQLITE_BUSY_SNAPSHOT";
 }

@@ -73,4 +73,55 @@ describe("group commit", () => {
     }
     expect(names()).toEqual([]);
   });
+
+  it("waits for a write lock held elsewhere without blocking the event loop, then commits", async () => {
+    const other = openDatabase(path.join(dataDir, "abeille.db"));
+    const insert = groupCommit(db.$client, (name: string) => {
+      db.$client.prepare("INSERT INTO probe (name) VALUES (?)").run(name);
+      return name;
+    });
+    try {
+      other.$client.exec("BEGIN IMMEDIATE");
+      let ticks = 0;
+      const ticking = setInterval(() => ticks++, 5);
+      const released = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          other.$client.exec("COMMIT");
+          resolve();
+        }, 120),
+      );
+      const started = performance.now();
+      const answer = await insert("held");
+      const waited = performance.now() - started;
+      clearInterval(ticking);
+      await released;
+      expect(answer).toBe("held");
+      expect(names()).toEqual(["held"]);
+      // Committed once released: SQLite's busy handler would have slept on this thread through the
+      // release (5 s, then SQLITE_BUSY), and timers kept firing meanwhile.
+      expect(waited).toBeGreaterThanOrEqual(100);
+      expect(waited).toBeLessThan(2000);
+      expect(ticks).toBeGreaterThanOrEqual(3);
+    } finally {
+      other.$client.close();
+    }
+  });
+
+  it("fails the group once the lock stays taken past the busy timeout", async () => {
+    const other = openDatabase(path.join(dataDir, "abeille.db"));
+    db.$client.pragma("busy_timeout = 150");
+    const insert = groupCommit(db.$client, (name: string) => {
+      db.$client.prepare("INSERT INTO probe (name) VALUES (?)").run(name);
+      return name;
+    });
+    try {
+      other.$client.exec("BEGIN IMMEDIATE");
+      await expect(insert("never")).rejects.toMatchObject({ code: "SQLITE_BUSY" });
+      other.$client.exec("ROLLBACK");
+      expect(names()).toEqual([]);
+      expect(db.$client.pragma("busy_timeout", { simple: true })).toBe(150);
+    } finally {
+      other.$client.close();
+    }
+  });
 });
