@@ -54,7 +54,7 @@ function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
   const config = loadConfig();
   const settings = loadPublishSettings(config);
   if (!settings.fastPath) return null;
-  const db = openDatabase(config.databaseFile);
+  const db = openDatabase(config.databaseFile, { small: true });
   const source = createPublishSource(db);
   const killSwitch = createKillSwitch({
     environmentSuspended: config.agentAccessSuspended,
