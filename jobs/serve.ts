@@ -8,13 +8,19 @@
 import { existsSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { getApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { createKillSwitch } from "../src/domain/access/kill-switch.ts";
+import { ServiceError, validationError } from "../src/errors/service-error.ts";
+import { isApiPath, malformedTarget, pageMethodNotAllowed, unknownApiPath } from "../src/http/edge.ts";
 import type { Reply } from "../src/http/reply.ts";
 import { requestIdOf } from "../src/http/request-id.ts";
+import { renderError } from "../src/http/respond.ts";
+import { type Endpoint, requestContext } from "../src/http/route.ts";
 import { nodeRouteRequest } from "../src/http/route-request.ts";
-import { loadRouter, type Router } from "../src/http/router.ts";
+import { loadRouter } from "../src/http/router.ts";
 import { logger } from "../src/logging.ts";
 import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/fast-path.ts";
 import { publishKeyOf } from "../src/publish/serve-index.ts";
@@ -76,22 +82,37 @@ export async function startServer(options: { port: number; host: string }): Prom
   const astro = (await import(serverEntry)) as { handler: AstroHandler };
   const staticFiles = loadStaticFiles(clientDir);
   const router = await loadRouter(pagesDir);
-  const origin = new URL(loadConfig().baseUrl).origin;
+  const config = loadConfig();
+  const origin = new URL(config.baseUrl).origin;
   const entry: { handler: NodeHandler } = {
     handler: (request, response) => {
-      if (!isDecodable(request.url)) {
-        response.writeHead(400, { "content-type": "application/json; charset=utf-8" });
-        response.end(
-          JSON.stringify({ success: false, data: null, error: { code: "VALIDATION_ERROR", message: "Malformed URL" } }),
-        );
+      const method = request.method ?? "GET";
+      if (method === "OPTIONS" && request.url === "*") {
+        // The server's own capabilities (RFC 9110 9.3.7): what any of its resources may accept.
+        response.writeHead(204, { allow: "GET, HEAD, POST, OPTIONS" });
+        response.end();
         return;
       }
+      const url = new URL(request.url ?? "/", origin);
+      if (!isDecodable(request.url)) return runEdge(malformedTarget, url, request, response);
       if (staticFiles(request, response)) return;
-      if (serveEndpoint(router, origin, request, response)) return;
+      const matched = router.match(method, url.pathname);
+      if (matched) return runEndpoint(matched.endpoint, matched.params, url, request, response);
+      if (isApiPath(url.pathname)) return runEdge(unknownApiPath, url, request, response);
+      if (method !== "GET" && method !== "HEAD") return runEdge(pageMethodNotAllowed, url, request, response);
       // What no endpoint file serves (the .astro pages: the French 404) goes through Astro.
       astro.handler(request, response, undefined, { requestId: request.headers["x-request-id"] });
     },
   };
+  const runEdge = (endpoint: Endpoint, url: URL, request: http.IncomingMessage, response: http.ServerResponse) =>
+    runEndpoint(endpoint, {}, url, request, response);
+  const runEndpoint = (
+    endpoint: Endpoint,
+    params: Record<string, string | undefined>,
+    url: URL,
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+  ) => serveEndpoint(endpoint, params, origin, url, request, response);
   const published = publishedFastPath();
   const handler: NodeHandler = published
     ? (request, response) => {
@@ -109,9 +130,8 @@ export async function startServer(options: { port: number; host: string }): Prom
   // Astro takes the first X-Forwarded-For entry as the client address, which any caller can set to
   // get a fresh anonymous rate-limit budget: drop the header unless proxies are trusted
   // (TRUST_PROXY hops; the guard then reads the right-most trusted entry itself).
-  const trustedHops = process.env.TRUST_PROXY === "true" ? 1 : Number(process.env.TRUST_PROXY || 0);
   const server = http.createServer((request, response) => {
-    if (!(trustedHops > 0)) delete request.headers["x-forwarded-for"];
+    if (config.trustProxyHops === 0) delete request.headers["x-forwarded-for"];
     // Every answer carries the request's id, whoever writes it (static files, the published fast
     // path, Astro): it is fixed here, on the request, once.
     const requestId = requestIdOf(request.headers["x-request-id"]);
@@ -119,6 +139,7 @@ export async function startServer(options: { port: number; host: string }): Prom
     response.setHeader("x-request-id", requestId);
     handler(request, response);
   });
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => answerUnparsable(error, socket, config.baseUrl));
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
@@ -145,24 +166,22 @@ export async function startServer(options: { port: number; host: string }): Prom
 }
 
 /**
- * Runs the endpoint for the request, if an endpoint file serves its path, straight from the
- * node request: the same code Astro would run, without its per-request pipeline.
+ * Runs an endpoint straight from the node request: the same code Astro would run, without its
+ * per-request pipeline.
  */
 function serveEndpoint(
-  router: Router,
+  endpoint: Endpoint,
+  params: Record<string, string | undefined>,
   origin: string,
+  url: URL,
   request: http.IncomingMessage,
   response: http.ServerResponse,
-): boolean {
-  const method = request.method ?? "GET";
-  const url = new URL(request.url ?? "/", origin);
-  const matched = router.match(method, url.pathname);
-  if (!matched) return false;
-  matched.endpoint
+): void {
+  endpoint
     .handle({
-      request: nodeRouteRequest(request, origin),
+      request: nodeRouteRequest(request, `${origin}${url.pathname}${url.search}`),
       url,
-      params: matched.params,
+      params,
       requestId: request.headers["x-request-id"] as string,
       clientAddress: request.socket.remoteAddress ?? "unknown",
     })
@@ -183,7 +202,6 @@ function serveEndpoint(
         } else response.destroy();
       },
     );
-  return true;
 }
 
 function writeReply(response: http.ServerResponse, answer: Reply): void {
@@ -193,6 +211,31 @@ function writeReply(response: http.ServerResponse, answer: Reply): void {
   }
   response.writeHead(answer.status, headers);
   response.end(body ?? undefined);
+}
+
+/**
+ * A request Node's HTTP parser refuses (a method it does not know, such as TRACK; broken framing)
+ * never reaches a route: it still gets the envelope, then the connection closes.
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex, baseUrl: string): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const unknownMethod = error.code === "HPE_INVALID_METHOD";
+  const context = requestContext(getApp(), new URL(baseUrl), undefined);
+  const failure = unknownMethod
+    ? new ServiceError("METHOD_NOT_ALLOWED", "This server answers GET, HEAD, POST and OPTIONS", {
+        allow: ["GET", "HEAD", "POST", "OPTIONS"],
+      })
+    : validationError([{ path: "", message: "the request is not valid HTTP/1.1" }], "Malformed HTTP request");
+  const answer = renderError(context, failure);
+  const body = Buffer.from(String(answer.body));
+  const status = unknownMethod ? "405 Method Not Allowed" : "400 Bad Request";
+  const headers = Object.entries({ ...answer.headers, "content-length": String(body.length), connection: "close" })
+    .map(([name, value]) => `${name}: ${value}`)
+    .join("\r\n");
+  socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status}\r\n${headers}\r\n\r\n`), body]));
 }
 
 function isDecodable(url: string | undefined): boolean {

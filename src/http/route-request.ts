@@ -62,7 +62,8 @@ export function webRouteRequest(request: Request): RouteRequest {
   };
 }
 
-export function nodeRouteRequest(request: IncomingMessage, origin: string): RouteRequest {
+/** `url`: the request's absolute URL, on our origin (whatever host or absolute form the client sent). */
+export function nodeRouteRequest(request: IncomingMessage, url: string): RouteRequest {
   const raw = request.headers;
   const headers: HeaderSource = {
     get(name) {
@@ -71,7 +72,6 @@ export function nodeRouteRequest(request: IncomingMessage, origin: string): Rout
       return Array.isArray(value) ? value.join(", ") : value;
     },
   };
-  const url = `${origin}${request.url ?? "/"}`;
   return {
     method: request.method ?? "GET",
     url,
