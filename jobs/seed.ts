@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
-import { type SeedProgress, type SeedSummary, seedDemoRegistry } from "../src/seed/seed-demo.ts";
+import type { SeedProgress, SeedSummary } from "../src/seed/seed-demo.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { clearRegistry, isRegistryEmpty } from "../src/store/seed-writer.ts";
 
@@ -74,6 +74,9 @@ export async function seedIfEmpty(config: Config): Promise<SeedSummary | null> {
   const db = openDatabase(config.databaseFile);
   try {
     if (!isRegistryEmpty(db)) return null;
+    // The generator and its content tables load only when there is something to seed: `npm start`'s
+    // primary process keeps what it imports for as long as the server runs.
+    const { seedDemoRegistry } = await import("../src/seed/seed-demo.ts");
     const started = performance.now();
     logger.info("seeding demo registry", { count: config.demoSeedCount, seed: config.demoSeed });
     const summary = await seedDemoRegistry(db, {
@@ -122,6 +125,7 @@ async function main(): Promise<void> {
     }
     const started = performance.now();
     const tty = process.stderr.isTTY === true;
+    const { seedDemoRegistry } = await import("../src/seed/seed-demo.ts");
     const summary = await seedDemoRegistry(db, {
       count,
       seed,

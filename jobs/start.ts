@@ -1,21 +1,15 @@
 /**
  * `npm start`: apply migrations, seed the demo registry when the database is empty, then serve
  * with SERVER_PROCESSES processes (one per core by default) on the same port and the same
- * SQLite database. One of them also runs the server's background work: the lead outbox worker
- * (in a thread of its own), the retention schedule and the publication schedule.
+ * SQLite database, forked and supervised by this one (jobs/cluster.ts). One of them also runs the
+ * server's background work: the lead outbox worker (in a thread of its own), the retention
+ * schedule and the publication schedule.
  * (package.json builds the bundle first.)
  */
 import cluster from "node:cluster";
-import { createApp } from "../src/app.ts";
 import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
-import { notifyOutbox, outboxSignal } from "../src/mail/outbox-signal.ts";
-import { startOutboxThread } from "../src/mail/outbox-thread.ts";
 import { BACKGROUND_OWNER_ENV, type ClusterMessage, superviseServers } from "./cluster.ts";
-import { startRetentionSchedule } from "./retention.ts";
-import { startScheduler } from "./scheduler.ts";
-import { seedIfEmpty } from "./seed.ts";
-import { startServer } from "./serve.ts";
 
 /** How often, at most, a process tells the owner of the outbox that it wrote rows. */
 const OUTBOX_NUDGE_INTERVAL_MS = 20;
@@ -23,13 +17,11 @@ const OUTBOX_NUDGE_INTERVAL_MS = 20;
 const config = loadConfig();
 
 if (cluster.isPrimary) {
-  // Migrations and the demo seed run once, before any server process opens the database.
+  // Migrations and the demo seed run once, before any server process opens the database. The
+  // primary loads nothing else: it only supervises (its memory counts for the whole server).
+  const { seedIfEmpty } = await import("./seed.ts");
   await seedIfEmpty(config);
-  if (config.serverProcesses === 1) {
-    await serve(config, { backgroundOwner: true });
-  } else {
-    superviseServers({ processes: config.serverProcesses, onAllListening: (url) => announce(config, url) });
-  }
+  superviseServers({ processes: config.serverProcesses, onAllListening: (url) => announce(config, url) });
 } else {
   await serve(config, { backgroundOwner: process.env[BACKGROUND_OWNER_ENV] === "1" });
 }
@@ -47,6 +39,11 @@ function announce(config: Config, url: string): void {
 }
 
 async function serve(config: Config, role: { backgroundOwner: boolean }): Promise<void> {
+  const { startServer } = await import("./serve.ts");
+  const { createApp } = await import("../src/app.ts");
+  const { startOutboxThread } = await import("../src/mail/outbox-thread.ts");
+  const { startRetentionSchedule } = await import("./retention.ts");
+  const { startScheduler } = await import("./scheduler.ts");
   const running = await startServer({ port: config.port, host: config.host });
   // The background work's own services (a second connection to the same WAL database): the
   // routes hold their own.
@@ -54,8 +51,7 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
   const worker = app && config.outboxWorker === "inprocess" ? startOutboxThread(config) : null;
   const retention = app ? startRetentionSchedule(app) : null;
   const scheduler = app ? startScheduler(config) : null;
-  if (cluster.isWorker) relayOutboxNudges(role.backgroundOwner);
-  else announce(config, running.url);
+  await relayOutboxNudges(role.backgroundOwner);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -77,7 +73,8 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
  * In a cluster, the outbox thread runs in the owner's process only: the others pass their
  * commits' nudges to it through the primary (at most one every few milliseconds).
  */
-function relayOutboxNudges(backgroundOwner: boolean): void {
+async function relayOutboxNudges(backgroundOwner: boolean): Promise<void> {
+  const { notifyOutbox, outboxSignal } = await import("../src/mail/outbox-signal.ts");
   if (backgroundOwner) {
     process.on("message", (message: ClusterMessage) => {
       if (message?.type === "outbox-written") notifyOutbox();

@@ -1,4 +1,4 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import { type Checkout, type CheckoutRequest, type PaymentProvider, PaymentProviderError } from "./payment-provider.ts";
 
 export interface StripeCheckoutOptions {
@@ -17,17 +17,25 @@ export interface StripeCheckoutOptions {
 export function createStripeCheckoutProvider(options: StripeCheckoutOptions): PaymentProvider {
   const base = options.apiBase ? new URL(options.apiBase) : null;
   const protocol = base?.protocol === "http:" ? "http" : "https";
-  const stripe = new Stripe(options.secretKey, {
-    maxNetworkRetries: options.maxNetworkRetries ?? 2,
-    timeout: options.timeoutMs ?? 15_000,
-    telemetry: false,
-    appInfo: { name: "abeille" },
-    ...(base ? { host: base.hostname, port: base.port || (protocol === "http" ? "80" : "443"), protocol } : {}),
-  });
+  // The SDK is loaded on the first checkout: most servers never open the order rail, and it
+  // weighs on every process's start-up and memory.
+  let loading: Promise<{ stripe: Stripe; StripeError: typeof Stripe.errors.StripeError }> | null = null;
+  const client = () =>
+    (loading ??= import("stripe").then(({ default: StripeSdk }) => ({
+      stripe: new StripeSdk(options.secretKey, {
+        maxNetworkRetries: options.maxNetworkRetries ?? 2,
+        timeout: options.timeoutMs ?? 15_000,
+        telemetry: false,
+        appInfo: { name: "abeille" },
+        ...(base ? { host: base.hostname, port: base.port || (protocol === "http" ? "80" : "443"), protocol } : {}),
+      }),
+      StripeError: StripeSdk.errors.StripeError,
+    })));
 
   return {
     name: "stripe",
     async createCheckout(request: CheckoutRequest): Promise<Checkout> {
+      const { stripe, StripeError } = await client();
       let session: Stripe.Checkout.Session;
       try {
         session = await stripe.checkout.sessions.create(
@@ -52,7 +60,7 @@ export function createStripeCheckoutProvider(options: StripeCheckoutOptions): Pa
           { stripeAccount: request.accountId, idempotencyKey: request.idempotencyKey },
         );
       } catch (error) {
-        if (error instanceof Stripe.errors.StripeError) {
+        if (error instanceof StripeError) {
           throw new PaymentProviderError(`Stripe refused the checkout (${error.type})`, error.code ?? error.type);
         }
         throw new PaymentProviderError("Stripe could not be reached");

@@ -1,7 +1,7 @@
-import { asc, eq, sql } from "drizzle-orm";
 import type { Agent, AgentStore, NewAgent } from "../domain/agents/agent.ts";
 import { type AgentStatus, type CertificationLevel, isCertificationLevel } from "../domain/agents/levels.ts";
 import type { Db } from "./db.ts";
+import { asc, eq, sql } from "./drizzle.ts";
 import { agents } from "./schema.ts";
 
 export type AgentRepository = AgentStore;

@@ -1,5 +1,5 @@
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
+import { and, eq, gt, isNull, sql } from "./drizzle.ts";
 import { attributionSessions, leads, orders } from "./schema.ts";
 
 export interface AttributionSession {

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { type BetterSQLite3Database, drizzle } from "./drizzle.ts";
 import { migrations } from "./migrations/index.ts";
 import * as schema from "./schema.ts";
 
@@ -24,8 +24,8 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  sqlite.pragma(options.small ? "cache_size = -4096" : "cache_size = -65536");
-  sqlite.pragma(options.small ? "mmap_size = 0" : "mmap_size = 268435456");
+  sqlite.pragma(options.small ? "cache_size = -4096" : "cache_size = -32768");
+  sqlite.pragma("mmap_size = 0");
   sqlite.pragma("temp_store = MEMORY");
   if (!options.readonly) applyMigrations(sqlite);
   return drizzle(sqlite, { schema }) as Db;

@@ -1,5 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
+import { and, eq, sql } from "./drizzle.ts";
 import { idempotencyKeys, merchants, orders } from "./schema.ts";
 
 export interface OrderItem {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createClient } from "redis";
+import type { createClient as CreateClient } from "redis";
 import type { AdvanceResult, RateLimitStore } from "../domain/access/rate-limiter.ts";
 
 /**
@@ -31,20 +31,26 @@ export interface RedisRateLimitStoreOptions {
 }
 
 export function createRedisRateLimitStore(options: RedisRateLimitStoreOptions): RateLimitStore {
-  const client = createClient({
-    url: options.url,
-    // Commands fail at once while disconnected rather than queue behind a dead connection.
-    disableOfflineQueue: true,
-    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) },
-  });
-  client.on("error", (error: Error) => options.onError?.(error));
-  const connected = client.connect().then(
-    () => true,
-    (error: unknown) => {
-      options.onError?.(error instanceof Error ? error : new Error(String(error)));
-      return false;
-    },
-  );
+  let client!: ReturnType<typeof CreateClient>;
+  // The client is loaded only where REDIS_URL is set (it weighs on start-up and memory).
+  const connected = import("redis")
+    .then(({ createClient }) => {
+      client = createClient({
+        url: options.url,
+        // Commands fail at once while disconnected rather than queue behind a dead connection.
+        disableOfflineQueue: true,
+        socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5000) },
+      });
+      client.on("error", (error: Error) => options.onError?.(error));
+      return client.connect();
+    })
+    .then(
+      () => true,
+      (error: unknown) => {
+        options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        return false;
+      },
+    );
 
   const run = async (key: string, args: string[]): Promise<unknown> => {
     await connected;

@@ -1,5 +1,4 @@
-import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
 
 /*
  * Tables for the whole contract. Timestamps are ISO-8601 strings (UTC) so that documents can

@@ -1,5 +1,5 @@
-import { eq, sql } from "drizzle-orm";
 import type { Db } from "./db.ts";
+import { eq, sql } from "./drizzle.ts";
 import { settings } from "./schema.ts";
 
 export interface Setting {

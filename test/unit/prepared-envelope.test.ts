@@ -42,7 +42,7 @@ describe("a success envelope serialized ahead of its requests", () => {
       ["r-1", "http://abeille.test/api/registry/resolve/ab_12345678"],
       ["r-2", 'http://abeille.test/api/registry/resolve/ab_12345678?utm="x"'],
     ] as const) {
-      expect(renderPrepared(context(id, self), prepared)).toBe(
+      expect(renderPrepared(context(id, self), prepared).toString("utf8")).toBe(
         JSON.stringify(successEnvelope(context(id, self), parts)),
       );
     }

@@ -1,17 +1,17 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { is } from "drizzle-orm";
-import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { SQLiteTable as Table } from "drizzle-orm/sqlite-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyMigrations, openDatabase } from "../../src/store/db.ts";
+import { getTableConfig, is, SQLiteTable } from "../../src/store/drizzle.ts";
 import { migrations } from "../../src/store/migrations/index.ts";
 import * as schema from "../../src/store/schema.ts";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-schema-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const tables = (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable));
+const tables = (Object.values(schema) as unknown[]).filter((value): value is Table => is(value, SQLiteTable));
 
 describe("the store schema", () => {
   it("embeds exactly the SQL migrations drizzle-kit wrote", () => {
