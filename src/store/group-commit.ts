@@ -23,6 +23,12 @@ export function groupCommit<Input, Output>(
 ): (input: Input) => Promise<Output> {
   // Called inside the outer transaction, a better-sqlite3 transaction function runs as a savepoint.
   const inSavepoint = sqlite.transaction(work);
+  // The connection's own busy timeout, as set when the group commit is made. (Switched with
+  // pragma(), which prepares each time: a prepared PRAGMA statement applies when it is prepared,
+  // not reliably when it runs.)
+  const busyTimeout = Number(sqlite.pragma("busy_timeout", { simple: true }));
+  const dontWait = () => sqlite.pragma("busy_timeout = 0");
+  const waitAsUsual = () => sqlite.pragma(`busy_timeout = ${busyTimeout}`);
   let queue: Queued<Input, Output>[] = [];
   /** Since when the group has found the write lock taken (ms), or null. */
   let busySince: number | null = null;
@@ -36,14 +42,13 @@ export function groupCommit<Input, Output>(
     // thread, which serves every request: try for the lock without waiting, and on failure try
     // again on the next turn of the event loop, with whatever arrived meanwhile. Past the busy
     // timeout, one last attempt waits as SQLite does and fails the group if the lock never frees.
-    const busyTimeout = Number(sqlite.pragma("busy_timeout", { simple: true }));
     const waitForLock = busySince !== null && Date.now() - busySince >= busyTimeout;
     try {
-      if (!waitForLock) sqlite.pragma("busy_timeout = 0");
+      if (!waitForLock) dontWait();
       sqlite
         .transaction(() => {
           began = true;
-          sqlite.pragma(`busy_timeout = ${busyTimeout}`);
+          waitAsUsual();
           for (const item of group) {
             try {
               outcomes.push({ ok: true, output: inSavepoint(item.input) });
@@ -64,7 +69,7 @@ export function groupCommit<Input, Output>(
       for (const item of group) item.reject(error);
       return;
     } finally {
-      if (!began) sqlite.pragma(`busy_timeout = ${busyTimeout}`);
+      if (!began) waitAsUsual();
     }
     busySince = null;
     group.forEach((item, index) => {

@@ -57,12 +57,12 @@ describe("group commit", () => {
   });
 
   it("acknowledges nothing when the commit itself fails", async () => {
+    db.$client.pragma("busy_timeout = 50");
     const insert = groupCommit(db.$client, (name: string) =>
       db.$client.prepare("INSERT INTO probe (name) VALUES (?)").run(name),
     );
     // Another connection holds the write lock past the busy timeout: the group cannot begin.
     const other = openDatabase(path.join(dataDir, "abeille.db"));
-    db.$client.pragma("busy_timeout = 50");
     other.$client.exec("BEGIN IMMEDIATE");
     try {
       const results = await Promise.allSettled(["a", "b"].map(insert));
