@@ -40,14 +40,14 @@ function announce(config: Config, url: string): void {
 
 async function serve(config: Config, role: { backgroundOwner: boolean }): Promise<void> {
   const { startServer } = await import("./serve.ts");
-  const { createApp } = await import("../src/app.ts");
+  const { getApp } = await import("../src/app.ts");
   const { startOutboxThread } = await import("../src/mail/outbox-thread.ts");
   const { startRetentionSchedule } = await import("./retention.ts");
   const { startScheduler } = await import("./scheduler.ts");
   const running = await startServer({ port: config.port, host: config.host });
-  // The background work's own services (a second connection to the same WAL database): the
-  // routes hold their own.
-  const app = role.backgroundOwner ? createApp(config) : null;
+  // The background work uses the routes' own services (same process, same module graph): no
+  // second connection or cache.
+  const app = role.backgroundOwner ? getApp() : null;
   const worker = app && config.outboxWorker === "inprocess" ? startOutboxThread(config) : null;
   const retention = app ? startRetentionSchedule(app) : null;
   const scheduler = app ? startScheduler(config) : null;
