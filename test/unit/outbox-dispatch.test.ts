@@ -53,7 +53,7 @@ const newLead = (abId = abIds[0] as string) =>
   createLead(
     { ...leadDeps(app), notifyOutbox: () => {} },
     { ab_id: abId, contact_name: "Camille", contact_email: `c.${randomUUID()}@example.fr`, lead_type: "quote" },
-    { agentId: null, idempotency: null },
+    { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
   );
 
 /** Settles everything due now, so each test starts from an empty queue. */
