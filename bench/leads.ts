@@ -246,7 +246,7 @@ const domainDistinct = await timeInProcess(
         lead_type: "quote",
         message: "Bonjour, je souhaite recevoir un devis.",
       },
-      { agentId: null, idempotency: null },
+      { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
     ),
   5000,
 );
@@ -260,7 +260,7 @@ const domainDuplicate = await timeInProcess(
         contact_email: "domain.duplicate@example.fr",
         lead_type: "quote",
       },
-      { agentId: null, idempotency: null },
+      { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
     ),
   5000,
 );

@@ -2,6 +2,7 @@ import path from "node:path";
 import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
+import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
 import type { PreparedEnvelope } from "./http/envelope.ts";
@@ -67,6 +68,8 @@ export interface App {
   notifyOutbox: () => void;
   /** Throws when the database does not answer (the health check's readiness). */
   probeDatabase: () => void;
+  /** The outbox's backlog for the health check, read at most once a second. */
+  outboxHealth: () => OutboxHealth;
   now: () => Date;
   close(): void;
 }
@@ -77,6 +80,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   const agents = createAgentRepository(db);
   const settings = createSettingsRepository(db);
   const limitStore = createRateLimitStore(config, warnAtMostEveryMinute("rate limit store failed"));
+  const outbox = createOutboxRepository(db);
   return {
     config,
     db,
@@ -104,7 +108,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     }),
     payments: paymentProviderFromConfig(config.stripe),
     leads: createLeadRepository(db),
-    outbox: createOutboxRepository(db),
+    outbox,
     platformContacts: createPlatformContactRepository(db),
     retention: createRetentionRepository(db),
     trackingTokens: createTrackingTokens(() =>
@@ -112,6 +116,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     ),
     notifyOutbox,
     probeDatabase: createDatabaseProbe(db),
+    outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
     now,
     close: () => {
       db.$client.close();

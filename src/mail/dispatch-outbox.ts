@@ -71,15 +71,27 @@ function kindOf(claimed: readonly OutboxMessage[], messageId: string): string {
   return claimed.find((message) => message.messageId === messageId)?.kind ?? "unknown";
 }
 
-/** Delivers batches until no row is due; returns the totals. */
+/**
+ * A batch that did not settle within the drain's watchdog. Its rows stay claimed until they settle
+ * (a late result is still recorded) or their lease runs out (another drain takes them again).
+ */
+export class BatchStalled extends Error {
+  readonly code = "EBATCHSTALLED";
+}
+
+/**
+ * Delivers batches until no row is due; returns the totals. With `batchTimeoutMs`, a batch that
+ * has not settled by then ends the drain with BatchStalled instead of holding it forever: sends
+ * carry their own timeout, this is the backstop for whatever else could wait without end.
+ */
 export async function drainOutbox(
   deps: DispatchDeps,
-  options: { maxBatches?: number; keepGoing?: () => boolean } = {},
+  options: { maxBatches?: number; keepGoing?: () => boolean; batchTimeoutMs?: number } = {},
 ): Promise<DispatchReport> {
   const total: DispatchReport = { claimed: 0, sent: 0, retried: 0, failed: 0 };
   const maxBatches = options.maxBatches ?? Number.POSITIVE_INFINITY;
   for (let batch = 0; batch < maxBatches && (options.keepGoing?.() ?? true); batch++) {
-    const report = await dispatchDueMessages(deps);
+    const report = await watched(dispatchDueMessages(deps), options.batchTimeoutMs);
     total.claimed += report.claimed;
     total.sent += report.sent;
     total.retried += report.retried;
@@ -87,6 +99,22 @@ export async function drainOutbox(
     if (report.claimed < (deps.batchSize ?? DEFAULT_BATCH)) break;
   }
   return total;
+}
+
+async function watched(batch: Promise<DispatchReport>, timeoutMs: number | undefined): Promise<DispatchReport> {
+  if (timeoutMs === undefined) return batch;
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new BatchStalled(`an outbox batch did not settle within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([batch, stalled]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<OutboxResult> {

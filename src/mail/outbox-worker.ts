@@ -1,10 +1,17 @@
 import type { App } from "../app.ts";
 import { logger } from "../logging.ts";
-import { type DispatchDeps, type DispatchReport, drainOutbox } from "./dispatch-outbox.ts";
+import { BatchStalled, type DispatchDeps, type DispatchReport, drainOutbox } from "./dispatch-outbox.ts";
 import { outboxSignal } from "./outbox-signal.ts";
-import { createMailTransport, type MailTransport } from "./transport.ts";
+import { createMailTransport, DEFAULT_SEND_TIMEOUT_MS, type MailTransport } from "./transport.ts";
 
 const NUDGE_DELAY_MS = 50;
+
+/**
+ * The drain's watchdog: a batch still unsettled a minute after its sends should all have timed
+ * out is given up, so that a wedge nobody foresaw delays mail by minutes instead of stopping it
+ * until a restart. Below the 5-minute claim lease.
+ */
+export const DEFAULT_BATCH_TIMEOUT_MS = DEFAULT_SEND_TIMEOUT_MS + 60_000;
 
 export interface OutboxWorker {
   /** Runs a drain now (or waits for the one running) and returns what it did. */
@@ -21,6 +28,8 @@ export interface OutboxWorkerOptions {
   /** Poll interval; defaults to OUTBOX_POLL_MS (2 s). */
   pollMs?: number;
   now?: () => Date;
+  /** See DEFAULT_BATCH_TIMEOUT_MS; keep it above the transport's send timeout. */
+  batchTimeoutMs?: number;
 }
 
 /** What the outbox worker uses of the app: the outbox thread builds no more than this. */
@@ -46,6 +55,7 @@ export function startOutboxWorker(app: OutboxServices, options: OutboxWorkerOpti
   const transport = options.transport ?? createMailTransport(app.config.mail);
   const deps = dispatchDeps(app, transport, options.now ?? app.now);
   const pollMs = options.pollMs ?? app.config.outboxPollMs;
+  const batchTimeoutMs = options.batchTimeoutMs ?? DEFAULT_BATCH_TIMEOUT_MS;
   let current: Promise<DispatchReport> | null = null;
   let again = false;
   let stopped = false;
@@ -61,16 +71,23 @@ export function startOutboxWorker(app: OutboxServices, options: OutboxWorkerOpti
       do {
         again = false;
         try {
-          const report = await drainOutbox(deps, { keepGoing: () => !stopped });
+          const report = await drainOutbox(deps, { keepGoing: () => !stopped, batchTimeoutMs });
           total.claimed += report.claimed;
           total.sent += report.sent;
           total.retried += report.retried;
           total.failed += report.failed;
         } catch (failure) {
-          logger.error("outbox drain failed", {
-            error: failure instanceof Error ? failure.name : "unknown",
-            code: (failure as { code?: unknown } | null)?.code ?? null,
-          });
+          if (failure instanceof BatchStalled) {
+            // The next drain starts on fresh connections; the stalled batch's sends fail (force
+            // close) and are retried, or its rows are claimed again once their lease is over.
+            logger.error("outbox batch stalled; connections reset", { timeout_ms: batchTimeoutMs });
+            transport.reset();
+          } else {
+            logger.error("outbox drain failed", {
+              error: failure instanceof Error ? failure.name : "unknown",
+              code: (failure as { code?: unknown } | null)?.code ?? null,
+            });
+          }
         }
       } while (again && !stopped);
       return total;

@@ -1,8 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { mkdir, rename, writeFile } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
-import tls from "node:tls";
 import nodemailer from "nodemailer";
 import type SMTPPool from "nodemailer/lib/smtp-pool/index.js";
 import type { SmtpSettings } from "../config/config.ts";
@@ -30,9 +28,30 @@ export interface MailDelivery {
 
 export interface MailTransport {
   readonly kind: "smtp" | "file";
+  /** Settles within the transport's send timeout whatever the server does. */
   send(mail: OutgoingMail): Promise<MailDelivery>;
+  /**
+   * Drops every connection, those delivering a message included (their sends fail), and starts
+   * afresh: for a worker that gave up waiting on a batch and must not inherit wedged connections.
+   */
+  reset(): void;
   close(): void;
 }
+
+/** A send given up by the transport's timeout; the outbox retries it like any SMTP failure. */
+export class SendTimeout extends Error {
+  readonly code = "ETIMEDOUT";
+}
+
+/**
+ * How long one SMTP send may take, from the call to the server's last reply, waiting for a pooled
+ * connection included. Nodemailer's own timeouts cover connecting, the greeting and a silent
+ * socket, not a server that trickles its replies, nor a pool that never hands the message a
+ * connection: without this bound such a send never settles and holds its outbox batch forever.
+ * Two minutes leave a slow server time for a full batch over the pool (25 messages on three
+ * connections) and stay well inside the 5-minute claim lease, so a row is never sent twice at once.
+ */
+export const DEFAULT_SEND_TIMEOUT_MS = 120_000;
 
 export interface TransportSettings {
   smtp: SmtpSettings | null;
@@ -55,6 +74,8 @@ export function createMailTransport(
      * where four thread-pool round trips per file cost more than the writes themselves.
      */
     blockingFiles?: boolean;
+    /** SMTP only: see DEFAULT_SEND_TIMEOUT_MS. */
+    sendTimeoutMs?: number;
   } = {},
 ): MailTransport {
   const domain = /@([^>\s]+)>?\s*$/.exec(settings.from)?.[1] ?? "abeille.local";
@@ -72,12 +93,34 @@ export function createMailTransport(
   });
 
   if (settings.smtp) {
-    const transporter = nodemailer.createTransport(smtpOptions(settings.smtp));
+    const pool = smtpOptions(settings.smtp);
+    const sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+    let transporter = nodemailer.createTransport(pool);
     return {
       kind: "smtp",
       async send(mail) {
-        const info = await transporter.sendMail(message(mail));
-        return { response: info.response };
+        // The signal makes nodemailer take the message off its queue, or close the connection
+        // delivering it (freeing the pool slot); the race settles the send even if it did not.
+        const abort = new AbortController();
+        let timer: NodeJS.Timeout | undefined;
+        const expired = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => {
+            const failure = new SendTimeout(`SMTP send timed out after ${sendTimeoutMs} ms`);
+            reject(failure); // first, so that the race reports the timeout rather than the abort
+            abort.abort(failure);
+          }, sendTimeoutMs);
+        });
+        try {
+          const info = await Promise.race([transporter.sendMail({ ...message(mail), signal: abort.signal }), expired]);
+          return { response: info.response };
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      reset() {
+        const wedged = transporter;
+        transporter = nodemailer.createTransport(pool);
+        wedged.close({ force: true });
       },
       close: () => transporter.close(),
     };
@@ -112,42 +155,13 @@ export function createMailTransport(
       await rename(temporary, file);
       return { file };
     },
+    // Nothing is held between files.
+    reset: () => undefined,
     close: () => transporter.close(),
   };
 }
 
 const CONNECTION_TIMEOUT_MS = 30_000;
-
-/**
- * Opens the SMTP connection with Nagle's algorithm off. Reusing pooled connections, nodemailer
- * ends each message with a small write that otherwise waits for the server's delayed ACK (about
- * 40 ms a message: 60 emails/s over three connections instead of 450 measured on loopback).
- */
-function openSocket(
-  options: { host?: string | undefined; port?: number | string | undefined; secure?: boolean | undefined },
-  callback: (error: Error | null, socket?: { connection: net.Socket; secured?: boolean }) => void,
-): void {
-  const host = options.host ?? "localhost";
-  const port = options.port === undefined ? (options.secure ? 465 : 587) : Number(options.port);
-  const socket = options.secure
-    ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
-    : net.connect({ host, port });
-  socket.setNoDelay(true);
-  const timer = setTimeout(
-    () => socket.destroy(new Error(`connection to ${host}:${port} timed out`)),
-    CONNECTION_TIMEOUT_MS,
-  );
-  const onError = (error: Error) => {
-    clearTimeout(timer);
-    callback(error);
-  };
-  socket.once("error", onError);
-  socket.once(options.secure ? "secureConnect" : "connect", () => {
-    clearTimeout(timer);
-    socket.off("error", onError);
-    callback(null, options.secure ? { connection: socket, secured: true } : { connection: socket });
-  });
-}
 
 function smtpOptions(smtp: SmtpSettings): SMTPPool.Options {
   const base = {
@@ -156,7 +170,8 @@ function smtpOptions(smtp: SmtpSettings): SMTPPool.Options {
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     greetingTimeout: 30_000,
     socketTimeout: 60_000,
-    getSocket: openSocket,
+    // No getSocket of our own any more: nodemailer 10 turns Nagle's algorithm off itself (the
+    // reason we opened sockets ourselves) and also brings its DNS handling and TLS options.
   };
   if ("url" in smtp) {
     const url = new URL(smtp.url);

@@ -240,7 +240,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: "createLead",
     summary: "Send a lead to a merchant",
     description:
-      "A contact, estimate, appointment or quote request. The same merchant, contact email (trimmed, lower-cased) and lead type within 24 hours answer 200 with the first lead and `deduplicated: true`. Keep the tracking token: lead status and follow-up messages need it.",
+      "A contact, estimate, appointment or quote request. Sent again by the same caller (the same API key, or the same client address without a key) with the same merchant, contact email (trimmed, lower-cased) and lead type within 24 hours, it answers 200 with the first lead and `deduplicated: true`; a message the first lead does not carry yet is emailed to the merchant as a follow-up on it (409 CONFLICT past the follow-up limit). Another caller always gets a lead of its own. Keep the tracking token: lead status and follow-up messages need it.",
     tags: ["Leads"],
     access: "lead",
     headers: [idempotencyHeader],
@@ -248,7 +248,7 @@ export const OPERATIONS: OperationSpec[] = [
     responses: {
       "201": { description: "Lead created", schema: leadCreatedResponseSchema, headers: ["Location"] },
       "200": {
-        description: "An existing lead (duplicate within 24 hours, or an idempotent replay)",
+        description: "An existing lead (the same caller's duplicate within 24 hours, or an idempotent replay)",
         schema: leadCreatedResponseSchema,
       },
     },

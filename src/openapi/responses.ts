@@ -35,7 +35,23 @@ export const decisionCardResponseSchema = successEnvelopeSchema({
 
 export const healthResponseSchema = successEnvelopeSchema({
   id: "HealthResponse",
-  data: z.object({ status: z.literal("ok") }),
+  description: "The service answers; data.outbox tells how far behind email delivery is (read at most once a second)",
+  data: z.object({
+    status: z.literal("ok"),
+    outbox: z.object({
+      pending: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Emails (leads, follow-ups, platform messages) not delivered yet"),
+      oldest_pending_age_seconds: z
+        .number()
+        .int()
+        .nonnegative()
+        .nullable()
+        .describe("Seconds since the oldest undelivered email was written; null when none waits"),
+    }),
+  }),
 });
 
 export const leadCreatedResponseSchema = successEnvelopeSchema({

@@ -177,7 +177,7 @@ export function buildAiMd(view: MerchantView): string {
               .join(", ")}`,
           ]
         : []),
-      "- Réponse : 201 avec `lead_id` et `tracking_token` ; une même demande dans les 24 heures renvoie 200 avec `deduplicated: true`.",
+      "- Réponse : 201 avec `lead_id` et `tracking_token` ; la même demande renvoyée par le même appelant (même clé d'API, ou même adresse sans clé) dans les 24 heures renvoie 200 avec la première demande et `deduplicated: true`, et un message nouveau y est ajouté puis transmis au commerçant.",
       "",
       "```json",
       JSON.stringify(example, null, 2),

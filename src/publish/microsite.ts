@@ -420,7 +420,7 @@ export const LEAD_FORM_SCRIPT = `(function () {
       if (result.response.ok && payload.success !== false && lead.lead_id) {
         status.className = "lead-status lead-success";
         status.appendChild(text("p", payload.deduplicated
-          ? "Une demande identique a déjà été transmise il y a moins de 24 heures. Voici son suivi."
+          ? "Vous avez déjà envoyé cette demande il y a moins de 24 heures. Si votre message était nouveau, il y a été ajouté et transmis. Voici son suivi."
           : "Votre demande a bien été transmise à " + form.getAttribute("data-merchant-name") + "."));
         var tracking = text("p", "Numéro de suivi : ");
         tracking.appendChild(text("strong", lead.lead_id, "tracking-id"));

@@ -8,12 +8,13 @@ import { groupCommit } from "./group-commit.ts";
  * Write side of leads: creation with its duplicate window, Idempotency-Key and outbox row in one
  * transaction; follow-up messages; the reads behind lead status and delivery.
  *
- * Concurrency: the 24-hour duplicate rule is the primary key of lead_dedup_windows. A new lead
- * opens its window with an upsert that only takes over a window that is already over, so two
- * identical submissions racing (in this process or another one on the same database) cannot both
- * insert a lead: the loser's upsert returns no row and it answers with the winner's lead. The
- * transactions are BEGIN IMMEDIATE, so the idempotency lookup and the follow-up count are read
- * under the write lock.
+ * Concurrency: the 24-hour duplicate rule (src/domain/leads/duplicate-rule.ts) is the primary key
+ * of lead_dedup_windows. A new lead opens its window with an upsert that only takes over a window
+ * that is already over, so two identical submissions racing (in this process or another one on
+ * the same database) cannot both insert a lead: the loser's upsert returns no row and it answers
+ * with the winner's lead. The transactions are BEGIN IMMEDIATE, so the idempotency lookup, the
+ * messages a duplicate compares with and the follow-up count are read under the write lock: two
+ * racing duplicates with the same new message append it once.
  */
 
 export interface NewLead {
@@ -44,16 +45,26 @@ export interface IdempotencyClaim {
 export interface InsertLeadInput {
   lead: NewLead;
   emailNormalized: string;
+  /** The caller part of the duplicate key (`agent:<id>` or `ip:<address>`). */
+  callerScope: string;
   windowEndsAt: string;
   outboxMessageId: string;
+  /**
+   * Where a duplicate's message goes when the first lead does not carry that text yet (neither as
+   * its message nor as a follow-up): a follow-up on the first lead, with its outbox row.
+   */
+  followUp: { messageId: string; outboxMessageId: string; maxMessages: number };
   idempotency: IdempotencyClaim | null;
 }
 
 export type InsertLeadOutcome =
   | { kind: "created"; leadId: string }
-  | { kind: "duplicate"; leadId: string }
+  /** followUpId: the follow-up that carries the duplicate's new message, or null when it had none. */
+  | { kind: "duplicate"; leadId: string; followUpId: string | null }
   | { kind: "replayed"; leadId: string; originalKind: "created" | "duplicate" }
-  | { kind: "idempotency_conflict" };
+  | { kind: "idempotency_conflict" }
+  /** The duplicate's new message would exceed the first lead's follow-ups: nothing was written. */
+  | { kind: "follow_up_limit"; leadId: string };
 
 export interface LeadSummary {
   leadId: string;
@@ -157,19 +168,34 @@ export function createLeadRepository(db: Db): LeadRepository {
        resource_id = excluded.resource_id, created_at = excluded.created_at`,
   );
   const openWindow = sqlite.prepare<
-    { abId: string; email: string; leadType: string; leadId: string; windowEndsAt: string; now: string },
+    {
+      abId: string;
+      email: string;
+      leadType: string;
+      caller: string;
+      leadId: string;
+      windowEndsAt: string;
+      now: string;
+    },
     { lead_id: string }
   >(
-    `INSERT INTO lead_dedup_windows (ab_id, email_normalized, lead_type, lead_id, window_ends_at)
-     VALUES (@abId, @email, @leadType, @leadId, @windowEndsAt)
-     ON CONFLICT (ab_id, email_normalized, lead_type) DO UPDATE
+    `INSERT INTO lead_dedup_windows (ab_id, email_normalized, lead_type, caller_scope, lead_id, window_ends_at)
+     VALUES (@abId, @email, @leadType, @caller, @leadId, @windowEndsAt)
+     ON CONFLICT (ab_id, email_normalized, lead_type, caller_scope) DO UPDATE
        SET lead_id = excluded.lead_id, window_ends_at = excluded.window_ends_at
        WHERE lead_dedup_windows.window_ends_at <= @now
      RETURNING lead_id`,
   );
-  const currentWindow = sqlite.prepare<[string, string, string], { lead_id: string }>(
-    "SELECT lead_id FROM lead_dedup_windows WHERE ab_id = ? AND email_normalized = ? AND lead_type = ?",
+  const currentWindow = sqlite.prepare<[string, string, string, string], { lead_id: string }>(
+    `SELECT lead_id FROM lead_dedup_windows
+     WHERE ab_id = ? AND email_normalized = ? AND lead_type = ? AND caller_scope = ?`,
   );
+  const carriesMessage = sqlite
+    .prepare<{ leadId: string; body: string }, number>(
+      `SELECT EXISTS (SELECT 1 FROM leads WHERE lead_id = @leadId AND message = @body)
+           OR EXISTS (SELECT 1 FROM lead_messages WHERE lead_id = @leadId AND body = @body)`,
+    )
+    .pluck();
   const insertLeadRow = sqlite.prepare(
     `INSERT INTO leads (lead_id, ab_id, brick_id, intent, lead_type, contact_name, contact_email, contact_phone,
        message, ai_context, intent_data, metadata, agent_id, tracking_status, created_at)
@@ -224,6 +250,15 @@ export function createLeadRepository(db: Db): LeadRepository {
      FROM lead_messages lm WHERE lm.message_id = ?`,
   );
 
+  /** A follow-up and its outbox row, within the follow-up limit; inside the caller's transaction. */
+  const appendFollowUp = (input: InsertFollowUpInput): InsertFollowUpOutcome => {
+    const count = countMessages.get(input.leadId) ?? 0;
+    if (count >= input.maxMessages) return { kind: "limit_reached" };
+    insertMessage.run(input.messageId, input.leadId, input.body, input.createdAt);
+    insertOutbox.run(input.outboxMessageId, "lead_follow_up", input.messageId, input.createdAt, input.createdAt);
+    return { kind: "created", messagesCount: count + 1 };
+  };
+
   const insertLeadWork = (input: InsertLeadInput): InsertLeadOutcome => {
     const { lead, idempotency } = input;
     if (idempotency) {
@@ -238,11 +273,12 @@ export function createLeadRepository(db: Db): LeadRepository {
       abId: lead.abId,
       email: input.emailNormalized,
       leadType: lead.leadType,
+      caller: input.callerScope,
       leadId: lead.leadId,
       windowEndsAt: input.windowEndsAt,
       now: lead.createdAt,
     });
-    let outcome: InsertLeadOutcome;
+    let outcome: Extract<InsertLeadOutcome, { kind: "created" | "duplicate" }>;
     if (opened?.lead_id === lead.leadId) {
       insertLeadRow.run({
         ...lead,
@@ -252,9 +288,23 @@ export function createLeadRepository(db: Db): LeadRepository {
       insertOutbox.run(input.outboxMessageId, "lead_notification", lead.leadId, lead.createdAt, lead.createdAt);
       outcome = { kind: "created", leadId: lead.leadId };
     } else {
-      const existing = currentWindow.get(lead.abId, input.emailNormalized, lead.leadType);
+      const existing = currentWindow.get(lead.abId, input.emailNormalized, lead.leadType, input.callerScope);
       if (!existing) throw new Error("lead_dedup_windows: the open window vanished inside its transaction");
-      outcome = { kind: "duplicate", leadId: existing.lead_id };
+      let followUpId: string | null = null;
+      if (lead.message !== null && carriesMessage.get({ leadId: existing.lead_id, body: lead.message }) === 0) {
+        const { followUp } = input;
+        const appended = appendFollowUp({
+          messageId: followUp.messageId,
+          leadId: existing.lead_id,
+          body: lead.message,
+          createdAt: lead.createdAt,
+          outboxMessageId: followUp.outboxMessageId,
+          maxMessages: followUp.maxMessages,
+        });
+        if (appended.kind === "limit_reached") return { kind: "follow_up_limit", leadId: existing.lead_id };
+        followUpId = followUp.messageId;
+      }
+      outcome = { kind: "duplicate", leadId: existing.lead_id, followUpId };
     }
     if (idempotency) {
       saveIdempotency.run({
@@ -268,13 +318,7 @@ export function createLeadRepository(db: Db): LeadRepository {
     return outcome;
   };
 
-  const insertFollowUpTx = sqlite.transaction((input: InsertFollowUpInput): InsertFollowUpOutcome => {
-    const count = countMessages.get(input.leadId) ?? 0;
-    if (count >= input.maxMessages) return { kind: "limit_reached" };
-    insertMessage.run(input.messageId, input.leadId, input.body, input.createdAt);
-    insertOutbox.run(input.outboxMessageId, "lead_follow_up", input.messageId, input.createdAt, input.createdAt);
-    return { kind: "created", messagesCount: count + 1 };
-  });
+  const insertFollowUpTx = sqlite.transaction(appendFollowUp);
 
   return {
     insertLead: groupCommit(sqlite, insertLeadWork),

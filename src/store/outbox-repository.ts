@@ -51,6 +51,8 @@ export interface OutboxRepository {
   find(messageId: string): OutboxMessage | null;
   findBySubject(subjectId: string): OutboxMessage[];
   countByStatus(): Record<string, number>;
+  /** Rows not settled yet (pending or being sent) and when the oldest of them was written. */
+  backlog(): { pending: number; oldestCreatedAt: string | null };
 }
 
 interface OutboxRow {
@@ -130,6 +132,10 @@ export function createOutboxRepository(db: Db): OutboxRepository {
   const counts = sqlite.prepare<[], { status: string; n: number }>(
     "SELECT status, count(*) AS n FROM outbox GROUP BY status",
   );
+  // Two ranges of the outbox_due index; settled rows (the bulk of the table) are not read.
+  const backlog = sqlite.prepare<[], { pending: number; oldest: string | null }>(
+    "SELECT count(*) AS pending, min(created_at) AS oldest FROM outbox WHERE status IN ('pending', 'sending')",
+  );
 
   const applyOne = (result: OutboxResult): boolean => {
     const settled = settle.get({
@@ -167,6 +173,10 @@ export function createOutboxRepository(db: Db): OutboxRepository {
     },
     findBySubject: (subjectId) => bySubject.all(subjectId).map(toMessage),
     countByStatus: () => Object.fromEntries(counts.all().map((row) => [row.status, row.n])),
+    backlog() {
+      const row = backlog.get();
+      return { pending: row?.pending ?? 0, oldestCreatedAt: row?.oldest ?? null };
+    },
   };
 }
 

@@ -222,9 +222,11 @@ export const leads = sqliteTable(
 );
 
 /**
- * The 24-hour duplicate rule as a constraint: one row per (merchant, normalised email, lead type)
- * holding the lead that opened the window. An upsert replaces it only once the window is over, so
- * concurrent identical submissions cannot both create a lead.
+ * The 24-hour duplicate rule as a constraint (src/domain/leads/duplicate-rule.ts): one row per
+ * (merchant, normalised email, lead type, caller) holding the lead that opened the window. An
+ * upsert replaces it only once the window is over, so concurrent identical submissions cannot both
+ * create a lead. The caller is `agent:<agent id>` or `ip:<client address>`; the retention job
+ * deletes windows once over, so an address is kept a day or two at most.
  */
 export const leadDedupWindows = sqliteTable(
   "lead_dedup_windows",
@@ -232,10 +234,11 @@ export const leadDedupWindows = sqliteTable(
     abId: text("ab_id").notNull(),
     emailNormalized: text("email_normalized").notNull(),
     leadType: text("lead_type").notNull(),
+    callerScope: text("caller_scope").notNull(),
     leadId: text("lead_id").notNull(),
     windowEndsAt: text("window_ends_at").notNull(),
   },
-  (table) => [primaryKey({ columns: [table.abId, table.emailNormalized, table.leadType] })],
+  (table) => [primaryKey({ columns: [table.abId, table.emailNormalized, table.leadType, table.callerScope] })],
 );
 
 /** Idempotency-Key answers, scoped by caller (agent id or client address) and operation. */

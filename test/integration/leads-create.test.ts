@@ -1,6 +1,10 @@
+import http from "node:http";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { compose } from "../../src/mail/dispatch-outbox.ts";
 import { expectErrorEnvelope, expectMeta } from "../helpers/envelope.ts";
 import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
@@ -29,6 +33,93 @@ const postLead = async (body: unknown, headers: Record<string, string> = {}) => 
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: JSON.parse(text) as JsonObject };
+};
+
+/**
+ * A lead posted by another anonymous client: from a second loopback address (the server listens
+ * on 127.0.0.1 and, without TRUST_PROXY, tells anonymous callers apart by their socket address).
+ */
+const postLeadFrom = (localAddress: string, body: unknown, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; body: JsonObject }>((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const request = http.request(
+      `${server.url}/api/contact/brick`,
+      {
+        method: "POST",
+        localAddress,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) }),
+        );
+      },
+    );
+    request.on("error", reject);
+    request.end(payload);
+  });
+
+/** A registered agent's key (levels 1-2 are active at once; level 2 may send leads). */
+const agentKey = async () => {
+  const { body } = await server.getJson("/api/agents/register", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      agent_name: `Lead agent ${++emailCounter}`,
+      contact_email: "ops@agent.example",
+      requested_level: 2,
+    }),
+  });
+  return body.api_key as string;
+};
+
+const leadStatus = (leadId: string, token: string) =>
+  server.getJson(`/api/leads/${leadId}`, { headers: { "x-tracking-token": token } });
+
+/** The outbox rows of a lead's follow-ups, each with the email the worker would send. */
+const followUpEmails = (leadId: string) => {
+  const db = new Database(path.join(server.dataDir, "abeille.db"), { readonly: true });
+  const rows = db
+    .prepare(
+      `SELECT o.message_id, o.kind, o.subject_id, o.status, o.attempts, o.next_attempt_at, o.last_error,
+              o.created_at, o.sent_at
+       FROM outbox o JOIN lead_messages m ON m.message_id = o.subject_id
+       WHERE m.lead_id = ? ORDER BY m.rowid`,
+    )
+    .all(leadId) as JsonObject[];
+  db.close();
+  const app = createApp(loadConfig());
+  try {
+    return rows.map((row) => ({
+      kind: row.kind,
+      status: row.status,
+      email: compose(
+        { leads: app.leads, platformContacts: app.platformContacts, platformTeamEmail: "equipe@abeille.test" },
+        {
+          messageId: row.message_id,
+          kind: row.kind,
+          subjectId: row.subject_id,
+          status: row.status,
+          attempts: row.attempts,
+          nextAttemptAt: row.next_attempt_at,
+          lastError: row.last_error,
+          createdAt: row.created_at,
+          sentAt: row.sent_at,
+        },
+      ),
+    }));
+  } finally {
+    app.close();
+  }
+};
+
+const merchantEmail = (abId: string) => {
+  const db = new Database(path.join(server.dataDir, "abeille.db"), { readonly: true });
+  const email = db.prepare("SELECT email FROM merchants WHERE ab_id = ?").pluck().get(abId) as string;
+  db.close();
+  return email;
 };
 
 const baseLead = (overrides: Record<string, unknown> = {}) => ({
@@ -298,18 +389,21 @@ describe("POST /api/contact/brick: merchants that cannot take the lead", () => {
 });
 
 describe("POST /api/contact/brick: duplicates and Idempotency-Key", () => {
-  it("answers a duplicate within 24 hours with 200, the first lead's id and token, deduplicated true", async () => {
+  it("answers the same caller's duplicate within 24 hours with 200, the first lead's id and token, deduplicated true", async () => {
     const email = uniqueEmail();
-    const created = await postLead(baseLead({ contact_email: email, lead_type: "quote" }));
+    const created = await postLead(baseLead({ contact_email: email, lead_type: "quote", message: "Un devis SVP." }));
     expect(created.status).toBe(201);
     const again = await postLead(
-      baseLead({ contact_email: `  ${email.toUpperCase()} `, lead_type: "quote", message: "autre texte" }),
+      baseLead({ contact_email: `  ${email.toUpperCase()} `, lead_type: "quote", message: "Un devis SVP." }),
     );
     expect(again.status).toBe(200);
     expect(again.body.deduplicated).toBe(true);
     expect(again.body.lead_id).toBe(created.body.lead_id);
     expect(again.body.tracking_token).toBe(created.body.tracking_token);
     expect(again.body._state.can_contact).toBe(true);
+    expect(again.headers.get("location")).toBeNull();
+    // The same message again: nothing new reaches the merchant.
+    expect(followUpEmails(created.body.lead_id)).toEqual([]);
     // Another lead type or another merchant is another lead.
     const otherType = await postLead(baseLead({ contact_email: email, lead_type: "rdv" }));
     expect(otherType.status).toBe(201);
@@ -317,6 +411,75 @@ describe("POST /api/contact/brick: duplicates and Idempotency-Key", () => {
       baseLead({ contact_email: email, lead_type: "quote", ab_id: first("active_contactable", 1) }),
     );
     expect(otherMerchant.status).toBe(201);
+  });
+
+  it("gives another anonymous client posting the same email a new lead and never the first lead's id or token", async () => {
+    const payload = baseLead({ lead_type: "quote", message: "Bonjour, je voudrais un devis." });
+    const victim = await postLead(payload);
+    expect(victim.status).toBe(201);
+
+    const other = await postLeadFrom("127.0.0.2", payload);
+    expect(other.status).toBe(201);
+    expect(other.body.deduplicated).toBe(false);
+    expect(other.body.lead_id).not.toBe(victim.body.lead_id);
+    expect(other.body.tracking_token).not.toBe(victim.body.tracking_token);
+    expect(JSON.stringify(other.body)).not.toContain(victim.body.lead_id);
+    // Its token opens its own lead only.
+    expect((await leadStatus(other.body.lead_id, other.body.tracking_token)).status).toBe(200);
+    expect((await leadStatus(victim.body.lead_id, other.body.tracking_token)).status).toBe(404);
+
+    // Whoever posts first, the other caller's request is not dropped: the victim's own repeat is
+    // still answered with the victim's lead, the other client's with its own.
+    const victimAgain = await postLead(payload);
+    expect(victimAgain.status).toBe(200);
+    expect(victimAgain.body.lead_id).toBe(victim.body.lead_id);
+    const otherAgain = await postLeadFrom("127.0.0.2", payload);
+    expect(otherAgain.status).toBe(200);
+    expect(otherAgain.body.lead_id).toBe(other.body.lead_id);
+    expect(otherAgain.body.tracking_token).toBe(other.body.tracking_token);
+  });
+
+  it("tells an agent key from the anonymous client at the same address: a new lead, not the anonymous one", async () => {
+    const payload = baseLead({ lead_type: "estimation" });
+    const anonymous = await postLead(payload);
+    expect(anonymous.status).toBe(201);
+    const key = await agentKey();
+    const agent = await postLead(payload, { authorization: `Bearer ${key}` });
+    expect(agent.status).toBe(201);
+    expect(agent.body.lead_id).not.toBe(anonymous.body.lead_id);
+    expect(agent.body.tracking_token).not.toBe(anonymous.body.tracking_token);
+    // The same key from another address is the same caller.
+    const agentElsewhere = await postLeadFrom("127.0.0.3", payload, { "x-api-key": key });
+    expect(agentElsewhere.status).toBe(200);
+    expect(agentElsewhere.body.deduplicated).toBe(true);
+    expect(agentElsewhere.body.lead_id).toBe(agent.body.lead_id);
+  });
+
+  it("emails the merchant a same-caller repeat whose message differs, as a follow-up on the first lead", async () => {
+    const abId = first("active_contactable");
+    const payload = baseLead({ lead_type: "rdv", message: "Un rendez-vous mardi ?" });
+    const created = await postLead(payload);
+    expect(created.status).toBe(201);
+    const differs = await postLead({ ...payload, message: "Finalement plutôt jeudi matin." });
+    expect(differs.status).toBe(200);
+    expect(differs.body.deduplicated).toBe(true);
+    expect(differs.body.lead_id).toBe(created.body.lead_id);
+    expect(differs.body.tracking_token).toBe(created.body.tracking_token);
+
+    const [followUp, ...none] = followUpEmails(created.body.lead_id);
+    expect(none).toEqual([]);
+    expect(followUp).toMatchObject({ kind: "lead_follow_up", status: "pending" });
+    expect(followUp?.email.to).toBe(merchantEmail(abId));
+    expect(followUp?.email.replyTo).toEqual({ name: "Camille Martin", address: payload.contact_email });
+    expect(followUp?.email.subject).toBe("Nouveau message au sujet d'une demande de rendez-vous reçue via Abeille");
+    expect(followUp?.email.text).toContain("Finalement plutôt jeudi matin.");
+    const status = await leadStatus(created.body.lead_id, created.body.tracking_token);
+    expect(status.body.data.messages_count).toBe(1);
+
+    // Sent once: the same repeat again adds nothing.
+    const repeated = await postLead({ ...payload, message: "Finalement plutôt jeudi matin." });
+    expect(repeated.status).toBe(200);
+    expect(followUpEmails(created.body.lead_id)).toHaveLength(1);
   });
 
   it("creates exactly one lead from ten identical concurrent submissions", async () => {

@@ -232,6 +232,34 @@ describe("every tool with valid arguments", () => {
     expect(again.lead_id).toBe(created.lead_id);
   });
 
+  it("submit_lead tells callers apart as the REST route does: another agent gets its own lead, the same client its first one", async () => {
+    const abId = first("active_contactable");
+    const fields = expectSuccess(await call("get_lead_fields", { ab_id: abId }));
+    const payload = { ...fields.data.lead_contract.example_payload, contact_email: "mcp.callers@example.fr" };
+    const anonymous = expectSuccess(await call("submit_lead", payload));
+    expect(anonymous.deduplicated).toBe(false);
+
+    const agent = await connect({ authorization: `Bearer ${await approvedKey(2)}` });
+    try {
+      const other = expectSuccess(await call("submit_lead", payload, agent));
+      expect(other.deduplicated).toBe(false);
+      expect(other.lead_id).not.toBe(anonymous.lead_id);
+      expect(other.tracking_token).not.toBe(anonymous.tracking_token);
+    } finally {
+      await agent.close();
+    }
+
+    // The anonymous client posting the same lead over REST is the same caller.
+    const rest = await server.getJson("/api/contact/brick", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(payload),
+    });
+    expect(rest.status).toBe(200);
+    expect(rest.body.lead_id).toBe(anonymous.lead_id);
+    expect(rest.body.tracking_token).toBe(anonymous.tracking_token);
+  });
+
   it("contact_merchant sends a contact lead, then check_lead_status and send_lead_message follow it", async () => {
     const created = expectSuccess(
       await call("contact_merchant", {

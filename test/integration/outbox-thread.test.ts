@@ -59,7 +59,7 @@ describe("the outbox thread", () => {
           contact_email: "camille.thread@example.fr",
           lead_type: "contact",
         },
-        { agentId: null, idempotency: null },
+        { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
       );
       const deadline = Date.now() + 10_000;
       while (emails().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));

@@ -55,7 +55,13 @@ const request = (overrides: Partial<LeadRequest> = {}): LeadRequest => ({
   lead_type: "quote",
   ...overrides,
 });
-const anonymous = { agentId: null, idempotency: null };
+/** Two anonymous callers (told apart by address) and an agent. */
+const callerA = { agentId: null, clientAddress: "198.51.100.7" };
+const callerB = { agentId: null, clientAddress: "198.51.100.8" };
+const agentCaller = { agentId: "agt_test", clientAddress: "198.51.100.7" };
+const anonymous = { caller: callerA, idempotencyKey: null };
+const followUpsOf = (leadId: string) =>
+  app.db.$client.prepare("SELECT body FROM lead_messages WHERE lead_id = ? ORDER BY rowid").pluck().all(leadId);
 
 const errorOf = (fn: () => unknown) => {
   try {
@@ -78,28 +84,111 @@ const failureOf = async (pending: Promise<unknown>) => {
 };
 
 describe("createLead", () => {
-  it("opens a 24-hour window: a duplicate inside it returns the first lead, after it a new lead", async () => {
+  it("opens a 24-hour window per caller: the same caller's duplicate inside it returns the first lead, after it a new lead", async () => {
     const lead = request();
-    const first = await createLead(deps(), lead, { agentId: "agt_test", idempotency: null });
+    const first = await createLead(deps(), lead, { caller: agentCaller, idempotencyKey: null });
     expect(first).toMatchObject({ status: 201, deduplicated: false, trackingStatus: "received" });
     expect(notified).toBeGreaterThan(0);
     clock = new Date(clock.getTime() + 24 * 3_600_000 - 1);
-    const duplicate = await createLead(deps(), { ...lead, contact_email: lead.contact_email.toUpperCase() }, anonymous);
+    const duplicate = await createLead(
+      deps(),
+      { ...lead, contact_email: ` ${lead.contact_email.toUpperCase()} ` },
+      { caller: agentCaller, idempotencyKey: null },
+    );
     expect(duplicate).toMatchObject({ status: 200, deduplicated: true, leadId: first.leadId });
     expect(duplicate.trackingToken).toBe(first.trackingToken);
     clock = new Date(clock.getTime() + 1);
-    const later = await createLead(deps(), lead, anonymous);
+    const later = await createLead(deps(), lead, { caller: agentCaller, idempotencyKey: null });
     expect(later.status).toBe(201);
     expect(later.leadId).not.toBe(first.leadId);
     const row = app.db.$client.prepare("SELECT agent_id FROM leads WHERE lead_id = ?").get(first.leadId);
     expect(row).toEqual({ agent_id: "agt_test" });
     expect(app.outbox.findBySubject(first.leadId)).toHaveLength(1);
-    expect(app.outbox.findBySubject(duplicate.leadId)).toHaveLength(1);
+    expect(followUpsOf(first.leadId)).toEqual([]);
+  });
+
+  it("never hands a lead to another caller: another address or another agent key creates its own lead", async () => {
+    const lead = request({ message: "Bonjour, un devis pour samedi." });
+    const first = await createLead(deps(), lead, { caller: callerA, idempotencyKey: null });
+    const otherAddress = await createLead(deps(), lead, { caller: callerB, idempotencyKey: null });
+    // The same address with an agent key is another caller too: the key is the agent's identity.
+    const agent = await createLead(deps(), lead, { caller: agentCaller, idempotencyKey: null });
+    for (const other of [otherAddress, agent]) {
+      expect(other).toMatchObject({ status: 201, deduplicated: false, trackingStatus: "received" });
+      expect(other.leadId).not.toBe(first.leadId);
+      expect(other.trackingToken).not.toBe(first.trackingToken);
+      expect(app.outbox.findBySubject(other.leadId)).toMatchObject([{ kind: "lead_notification", status: "pending" }]);
+    }
+    expect(new Set([first.leadId, otherAddress.leadId, agent.leadId]).size).toBe(3);
+    // Each caller's own repeat finds its own lead.
+    expect((await createLead(deps(), lead, { caller: callerB, idempotencyKey: null })).leadId).toBe(
+      otherAddress.leadId,
+    );
+    expect((await createLead(deps(), lead, { caller: callerA, idempotencyKey: null })).leadId).toBe(first.leadId);
+  });
+
+  it("sends a same-caller duplicate's new message to the merchant as a follow-up, and a message already sent never twice", async () => {
+    const lead = request({ message: "Bonjour, un devis pour une fuite." });
+    const first = await createLead(deps(), lead, anonymous);
+    const sentBefore = notified;
+
+    const differs = await createLead(deps(), { ...lead, message: "J'ajoute : c'est sous l'évier." }, anonymous);
+    expect(differs).toMatchObject({ status: 200, deduplicated: true, leadId: first.leadId });
+    expect(differs.trackingToken).toBe(first.trackingToken);
+    expect(followUpsOf(first.leadId)).toEqual(["J'ajoute : c'est sous l'évier."]);
+    const [followUp] = app.db.$client
+      .prepare("SELECT message_id FROM lead_messages WHERE lead_id = ?")
+      .pluck()
+      .all(first.leadId) as string[];
+    expect(app.outbox.findBySubject(followUp as string)).toMatchObject([{ kind: "lead_follow_up", status: "pending" }]);
+    expect(notified).toBe(sentBefore + 1);
+
+    // The first message, the follow-up, or no message at all: nothing new to tell the merchant.
+    for (const repeat of [
+      lead,
+      { ...lead, message: "J'ajoute : c'est sous l'évier." },
+      { ...lead, message: undefined },
+    ]) {
+      expect(await createLead(deps(), repeat, anonymous)).toMatchObject({ status: 200, leadId: first.leadId });
+    }
+    expect(followUpsOf(first.leadId)).toEqual(["J'ajoute : c'est sous l'évier."]);
+    expect(notified).toBe(sentBefore + 1);
+    expect(app.outbox.findBySubject(first.leadId)).toHaveLength(1);
+  });
+
+  it("appends a new message once when the same caller's duplicates race", async () => {
+    const lead = request({ message: "Premier message." });
+    const first = await createLead(deps(), lead, anonymous);
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, () => createLead(deps(), { ...lead, message: "Second message." }, anonymous)),
+    );
+    expect(racing.map((receipt) => `${receipt.status}:${receipt.leadId}`)).toEqual(
+      Array(10).fill(`200:${first.leadId}`),
+    );
+    expect(followUpsOf(first.leadId)).toEqual(["Second message."]);
+  });
+
+  it("refuses a duplicate's new message past the follow-up limit with CONFLICT, writing nothing", async () => {
+    const lead = request({ message: "Message 0" });
+    const first = await createLead(deps(), lead, anonymous);
+    for (let index = 1; index <= 20; index++) {
+      await createLead(deps(), { ...lead, message: `Message ${index}` }, anonymous);
+    }
+    expect(followUpsOf(first.leadId)).toHaveLength(20);
+    const refused = await failureOf(createLead(deps(), { ...lead, message: "Message 21" }, anonymous));
+    expect(refused.code).toBe("CONFLICT");
+    expect(refused.message).toMatch(/20 follow-up messages/);
+    expect(followUpsOf(first.leadId)).toHaveLength(20);
+    // A message already sent is still a plain duplicate.
+    expect(await createLead(deps(), { ...lead, message: "Message 7" }, anonymous)).toMatchObject({
+      status: 200,
+      leadId: first.leadId,
+    });
   });
 
   it("forgets an Idempotency-Key after 24 hours", async () => {
     const lead = request();
-    const options = { agentId: null, idempotency: { key: "k-1", callerScope: "ip:198.51.100.7" } };
+    const options = { caller: callerA, idempotencyKey: "k-1" };
     const first = await createLead(deps(), lead, options);
     expect(await createLead(deps(), lead, options)).toMatchObject({
       leadId: first.leadId,
@@ -109,10 +198,7 @@ describe("createLead", () => {
     const other = await failureOf(createLead(deps(), { ...lead, message: "autre" }, options));
     expect(other.code).toBe("CONFLICT");
     // The same key from another caller is another key.
-    const otherCaller = await createLead(deps(), request(), {
-      ...options,
-      idempotency: { key: "k-1", callerScope: "ip:x" },
-    });
+    const otherCaller = await createLead(deps(), request(), { caller: callerB, idempotencyKey: "k-1" });
     expect(otherCaller.status).toBe(201);
     clock = new Date(clock.getTime() + 24 * 3_600_000 + 1);
     const fresh = await createLead(deps(), { ...lead, message: "autre" }, options);
@@ -185,7 +271,7 @@ describe("several processes racing on one duplicate", () => {
       const start = Date.now() + 300;
       while (Date.now() < start) {}
       for (let i = 0; i < 25; i++) {
-        const receipt = await createLead(deps, { ab_id: ${JSON.stringify(abId)}, contact_name: "R", contact_email: ${JSON.stringify(email)}, lead_type: "contact" }, { agentId: null, idempotency: null });
+        const receipt = await createLead(deps, { ab_id: ${JSON.stringify(abId)}, contact_name: "R", contact_email: ${JSON.stringify(email)}, lead_type: "contact" }, { caller: { agentId: null, clientAddress: "198.51.100.7" }, idempotencyKey: null });
         ids.push(receipt.status + ":" + receipt.leadId);
       }
       process.stdout.write(JSON.stringify(ids));

@@ -53,7 +53,7 @@ const newLead = (abId = abIds[0] as string) =>
   createLead(
     { ...leadDeps(app), notifyOutbox: () => {} },
     { ab_id: abId, contact_name: "Camille", contact_email: `c.${randomUUID()}@example.fr`, lead_type: "quote" },
-    { agentId: null, idempotency: null },
+    { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
   );
 
 /** Settles everything due now, so each test starts from an empty queue. */
@@ -72,6 +72,7 @@ function recordingTransport(fail?: (mail: OutgoingMail) => Error | null): MailTr
       sent.push(mail);
       return {};
     },
+    reset() {},
     close() {},
   };
 }
@@ -273,6 +274,55 @@ describe("the worker", () => {
       expect(transport.sent).toHaveLength(1);
     } finally {
       await worker.stop();
+    }
+  });
+
+  it("gives up a batch that never settles, resets the transport, and keeps delivering", async () => {
+    await settleAll();
+    const delivered: string[] = [];
+    let resets = 0;
+    let calls = 0;
+    // The first send never settles, whatever happens (a wedge no send timeout caught).
+    const transport: MailTransport = {
+      kind: "smtp",
+      send(mail) {
+        calls += 1;
+        if (calls === 1) return new Promise(() => undefined);
+        delivered.push(mail.headers?.["X-Abeille-Lead-Id"] ?? "");
+        return Promise.resolve({});
+      },
+      reset() {
+        resets += 1;
+      },
+      close() {},
+    };
+    const worker = startOutboxWorker(app, { transport, pollMs: 3_600_000, now: () => clock, batchTimeoutMs: 200 });
+    const settles = async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<"hung">((resolve) => {
+        timer = setTimeout(() => resolve("hung"), 3_000);
+      });
+      const result = await Promise.race([worker.runNow(), hung]);
+      clearTimeout(timer);
+      return result;
+    };
+    try {
+      const stuck = await newLead();
+      expect(await settles()).toEqual({ claimed: 0, sent: 0, retried: 0, failed: 0 });
+      expect(resets).toBe(1);
+      expect(app.outbox.findBySubject(stuck.leadId)[0]).toMatchObject({ status: "sending", attempts: 1 });
+
+      const next = await newLead();
+      expect(await settles()).toEqual({ claimed: 1, sent: 1, retried: 0, failed: 0 });
+      expect(delivered).toEqual([next.leadId]);
+
+      // Once its lease is over, the stuck lead is claimed again and delivered.
+      clock = new Date(clock.getTime() + 5 * 60_000 + 1_000);
+      expect(await settles()).toEqual({ claimed: 1, sent: 1, retried: 0, failed: 0 });
+      expect(delivered).toEqual([next.leadId, stuck.leadId]);
+      expect(app.outbox.findBySubject(stuck.leadId)[0]).toMatchObject({ status: "sent", attempts: 2 });
+    } finally {
+      await worker.stop({ timeoutMs: 100 });
     }
   });
 });

@@ -70,7 +70,7 @@ describe("anonymizeExpired", () => {
         intent_data: { urgency: "within_week", budget_range: "10 000 €", preferred_contact: "phone" },
         intent: "request_quote",
       },
-      { agentId: "agt_stats", idempotency: { key: "old-key", callerScope: "ip:x" } },
+      { caller: { agentId: "agt_stats", clientAddress: "127.0.0.1" }, idempotencyKey: "old-key" },
     );
     const message = sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "Message privé" });
     const contact = submitPlatformContact(
@@ -94,7 +94,7 @@ describe("anonymizeExpired", () => {
     const recent = await createLead(
       deps,
       { ab_id: abId, contact_name: "Récent", contact_email: `r.${randomUUID()}@example.fr`, lead_type: "rdv" },
-      { agentId: null, idempotency: null },
+      { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
     );
     const recentFile = path.join(mailDir, "recent.eml");
     writeFileSync(recentFile, "From: y");

@@ -6,16 +6,17 @@ import type { LeadRequest } from "../../schemas/leads.ts";
 import { canonicalJson, sha256Hex } from "../canonical-json.ts";
 import { validateSectorMetadata } from "../lead-contract.ts";
 import { contactBlockers } from "./contact-blockers.ts";
+import { callerScope, DEDUP_WINDOW_MS, type LeadCaller, normalizeEmail } from "./duplicate-rule.ts";
 import { leadActions } from "./lead-actions.ts";
-import { DEDUP_WINDOW_MS, IDEMPOTENCY_WINDOW_MS, type LeadDeps } from "./lead-deps.ts";
+import { IDEMPOTENCY_WINDOW_MS, type LeadDeps, MAX_FOLLOW_UPS_PER_LEAD } from "./lead-deps.ts";
 import { loadLeadTarget } from "./load-lead-target.ts";
 import { resolveBrick } from "./resolve-brick.ts";
 
 export interface CreateLeadOptions {
-  /** The registered agent that sent the lead, or null for an anonymous caller. */
-  agentId: string | null;
-  /** Idempotency-Key and the caller it is scoped to (agent id, else client address). */
-  idempotency: { key: string; callerScope: string } | null;
+  /** Who sends the lead: duplicates and Idempotency-Key answers are per caller. */
+  caller: LeadCaller;
+  /** The Idempotency-Key given with the request, if any. */
+  idempotencyKey: string | null;
 }
 
 export interface LeadReceipt {
@@ -36,8 +37,9 @@ export interface LeadReceipt {
 /**
  * POST /api/contact/brick and the MCP lead tools: checks the merchant can be contacted and the
  * sector fields fit its lead contract, then records the lead and its outbox row in one
- * transaction, applying the 24-hour duplicate rule (same merchant, same trimmed lower-cased email,
- * same lead type) and the Idempotency-Key.
+ * transaction, applying the duplicate rule (duplicate-rule.ts: same merchant, email, lead type
+ * and caller within 24 hours; a new message on a duplicate goes to the merchant as a follow-up)
+ * and the Idempotency-Key.
  */
 export async function createLead(
   deps: LeadDeps,
@@ -72,6 +74,8 @@ export async function createLead(
   const leadId = randomUUID();
   const intentData = compact(request.intent_data);
   const sectorValues = metadata.ok && Object.keys(metadata.value).length > 0 ? metadata.value : null;
+  const scope = callerScope(options.caller);
+  const agentId = options.caller.agentId;
   const outcome = await deps.leads.insertLead({
     lead: {
       leadId,
@@ -86,16 +90,18 @@ export async function createLead(
       aiContext: request.ai_context ?? null,
       intentData,
       metadata: sectorValues,
-      agentId: options.agentId,
+      agentId,
       createdAt,
     },
     emailNormalized: normalizeEmail(request.contact_email),
+    callerScope: scope,
     windowEndsAt: new Date(now.getTime() + DEDUP_WINDOW_MS).toISOString(),
     outboxMessageId: randomUUID(),
-    idempotency: options.idempotency
+    followUp: { messageId: randomUUID(), outboxMessageId: randomUUID(), maxMessages: MAX_FOLLOW_UPS_PER_LEAD },
+    idempotency: options.idempotencyKey
       ? {
-          scope: `lead:${options.idempotency.callerScope}`,
-          key: options.idempotency.key,
+          scope: `lead:${scope}`,
+          key: options.idempotencyKey,
           requestHash: leadRequestHash(request),
           forgetBefore: new Date(now.getTime() - IDEMPOTENCY_WINDOW_MS).toISOString(),
         }
@@ -108,9 +114,23 @@ export async function createLead(
       "This Idempotency-Key was already used with a different request body; send a new key for a new lead",
     );
   }
+  if (outcome.kind === "follow_up_limit") {
+    throw new ServiceError(
+      "CONFLICT",
+      `You sent this lead less than 24 hours ago and it already carries ${MAX_FOLLOW_UPS_PER_LEAD} follow-up messages, the most it accepts: this message was not sent; wait for the merchant's answer`,
+    );
+  }
   if (outcome.kind === "created") {
     deps.notifyOutbox();
-    logger.info("lead accepted", { lead_id: outcome.leadId, ab_id: request.ab_id, agent_id: options.agentId });
+    logger.info("lead accepted", { lead_id: outcome.leadId, ab_id: request.ab_id, agent_id: agentId });
+  } else if (outcome.kind === "duplicate" && outcome.followUpId !== null) {
+    deps.notifyOutbox();
+    logger.info("lead duplicate with a new message, sent as a follow-up", {
+      lead_id: outcome.leadId,
+      message_id: outcome.followUpId,
+      ab_id: request.ab_id,
+      agent_id: agentId,
+    });
   } else {
     logger.debug("lead answered with an existing lead", {
       lead_id: outcome.leadId,
@@ -133,11 +153,6 @@ export async function createLead(
     state,
     actions: leadActions(deps.baseUrl, outcome.leadId, request.ab_id),
   };
-}
-
-/** The duplicate rule's email key: trimmed and lower-cased. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
 }
 
 /** Fingerprint of a validated request: key order and absent-versus-null do not change it. */

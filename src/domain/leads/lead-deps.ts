@@ -23,5 +23,4 @@ export function leadDeps(app: App): LeadDeps {
 
 /** Lead follow-up limits. */
 export const MAX_FOLLOW_UPS_PER_LEAD = 20;
-export const DEDUP_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

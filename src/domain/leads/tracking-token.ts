@@ -6,8 +6,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * Shape `<lead_id>.<mac>`, where mac is base64url(HMAC-SHA256(secret, "abeille-lead-tracking/v1:" +
  * lead_id)) (43 characters, 256 bits). Why this shape:
  * - nothing secret is stored: the token is recomputed from the lead id, so the duplicate answer
- *   (200, deduplicated) and an Idempotency-Key replay can hand the first lead's token back, and a
- *   copy of the database alone does not let anyone follow or write on a lead;
+ *   (200, deduplicated) and an Idempotency-Key replay can hand the first lead's token back (to the
+ *   caller that sent the lead, never another: duplicate-rule.ts), and a copy of the database
+ *   alone does not let anyone follow or write on a lead;
  * - the token alone finds its lead (the MCP tools need nothing else), while the lead id it carries
  *   is useless without the mac;
  * - a mac that does not match is refused after a constant-time comparison, before any lookup, and

@@ -48,11 +48,10 @@ async function leadEnvelope(
   lead: LeadRequest,
   key: string | undefined,
 ): Promise<Envelope> {
+  // The same caller identity as the REST route: duplicates and idempotency answers are per caller.
   const receipt = await createLead(leadDeps(app), lead, {
-    agentId: caller.agentId,
-    idempotency: key
-      ? { key, callerScope: caller.agentId ? `agent:${caller.agentId}` : `ip:${caller.clientAddress}` }
-      : null,
+    caller: { agentId: caller.agentId, clientAddress: caller.clientAddress },
+    idempotencyKey: key ?? null,
   });
   const { baseUrl } = app.config;
   return successEnvelope(context.envelopeContext("/api/contact/brick"), {
@@ -73,7 +72,7 @@ async function leadEnvelope(
 
 const AFTER_LEAD =
   'Returns lead_id and tracking_token (keep both: check_lead_status and send_lead_message need them; the token is shown to you only in this answer and in duplicates) and tracking_status "received". ' +
-  "The same contact email, merchant and lead type within 24 hours returns the first lead with deduplicated true instead of sending again. " +
+  "Sent again by you with the same contact email, merchant and lead type within 24 hours, it returns the first lead with deduplicated true instead of a second lead; a different message is added to that lead and emailed to the merchant. " +
   "If the merchant cannot be contacted the call fails with CONTACT_DISABLED and the reasons: choose another merchant. Tell the user the merchant answers them directly by email or phone.";
 
 export const submitLead = defineTool({

@@ -1,10 +1,17 @@
 import { ok } from "../../http/respond.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 
-/** Liveness and readiness for operators and load balancers: answers even while agent access is suspended. */
+/**
+ * Liveness and readiness for operators and load balancers: answers even while agent access is
+ * suspended, with the outbox's backlog (read at most once a second) for monitoring.
+ */
 export const GET = route("open", ({ app, context }) => {
   app.probeDatabase();
-  return ok(context, { data: { status: "ok" } }, { headers: { "cache-control": "no-store" } });
+  return ok(
+    context,
+    { data: { status: "ok", outbox: app.outboxHealth() } },
+    { headers: { "cache-control": "no-store" } },
+  );
 });
 
 export const ALL = methodNotAllowed(["GET"]);

@@ -63,5 +63,15 @@ export const migrations: Migration[] = [
       "CREATE TRIGGER `territorial_proofs_update_revision` AFTER UPDATE ON `territorial_proofs` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;",
       "CREATE TRIGGER `territorial_proofs_delete_revision` AFTER DELETE ON `territorial_proofs` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; END;"
     ]
+  },
+  {
+    "id": "0003_lead_dedup_per_caller",
+    "statements": [
+      "PRAGMA foreign_keys=OFF;",
+      "CREATE TABLE `__new_lead_dedup_windows` (\n\t`ab_id` text NOT NULL,\n\t`email_normalized` text NOT NULL,\n\t`lead_type` text NOT NULL,\n\t`caller_scope` text NOT NULL,\n\t`lead_id` text NOT NULL,\n\t`window_ends_at` text NOT NULL,\n\tPRIMARY KEY(`ab_id`, `email_normalized`, `lead_type`, `caller_scope`)\n);",
+      "-- Edited by hand: the windows opened before this migration name no caller, and none is copied.\n-- For a day at most, a repeat of an earlier submission creates a new lead (the safe side: no\n-- lead is handed to another caller, no message dropped). drizzle-kit copied a column that does\n-- not exist in the old table.\nDROP TABLE `lead_dedup_windows`;",
+      "ALTER TABLE `__new_lead_dedup_windows` RENAME TO `lead_dedup_windows`;",
+      "PRAGMA foreign_keys=ON;"
+    ]
   }
 ];

@@ -14,9 +14,10 @@ import {
 
 /**
  * POST /api/contact/brick: create a lead. 201 with lead_id, tracking_token, tracking_status;
- * 200 with the first lead's id and token and `deduplicated: true` for a duplicate within 24 hours.
- * An `Idempotency-Key` header (1-128 printable characters, scoped to the caller) replays the first
- * answer for the same body and refuses another body with 409 CONFLICT.
+ * 200 with the first lead's id and token and `deduplicated: true` for a duplicate from the same
+ * caller within 24 hours (src/domain/leads/duplicate-rule.ts). An `Idempotency-Key` header (1-128
+ * printable characters, scoped to the caller) replays the first answer for the same body and
+ * refuses another body with 409 CONFLICT.
  */
 export const POST = route("lead", async ({ app, caller, request, context }) => {
   const key = request.headers.get("idempotency-key");
@@ -34,13 +35,8 @@ export const POST = route("lead", async ({ app, caller, request, context }) => {
   const body = await readJsonBody(request);
   const lead = parseStrictRequest(leadRequestSchema, body, LEAD_REQUEST_FIELDS);
   const receipt = await createLead(leadDeps(app), lead, {
-    agentId: caller.agentId,
-    idempotency: idempotencyKey
-      ? {
-          key: idempotencyKey,
-          callerScope: caller.agentId ? `agent:${caller.agentId}` : `ip:${caller.clientAddress}`,
-        }
-      : null,
+    caller: { agentId: caller.agentId, clientAddress: caller.clientAddress },
+    idempotencyKey,
   });
   const leadUrl = `${app.config.baseUrl}/api/leads/${receipt.leadId}`;
   return ok(
