@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { childPids } from "../test/helpers/spawn-start.ts";
 
 export interface LoadFigure {
   requestsPerSecond: number;
@@ -106,20 +107,6 @@ export function serverMemory(pid: number): {
   const pids = workers.length > 0 ? workers : [pid];
   const processes = pids.map((each) => ({ pid: each, ...rssMegabytes(each) }));
   return { processes, totalRss: processes.reduce((sum, each) => sum + each.rss, 0) };
-}
-
-function childPids(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 export function rssMegabytes(pid: number): { rss: number; peak: number } {

@@ -3,6 +3,7 @@
  * and waits until it answers its health check; for tests that need a real separate process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 export interface StartedProcess {
@@ -48,4 +49,19 @@ export async function spawnStart(env: Record<string, string>, timeoutMs = 90_000
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   return { child, baseUrl, output: () => output };
+}
+
+/** The processes a process started (a cluster primary's server processes), read from /proc. */
+export function childPids(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }

@@ -3,7 +3,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
+import { childPids, type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
 
 /**
  * `npm start` with two server processes on one port and one DATA_DIR: limits, delivery and
@@ -56,20 +56,6 @@ function request(
   });
 }
 
-function childrenOf(pid: number): number[] {
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -82,7 +68,7 @@ async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, t
 
 describe("the server with two processes", () => {
   it("runs two server processes under one primary", () => {
-    expect(childrenOf(started.child.pid ?? 0)).toHaveLength(2);
+    expect(childPids(started.child.pid ?? 0)).toHaveLength(2);
   });
 
   it("delivers leads taken by either process at once, through the one outbox thread", async () => {
@@ -119,14 +105,14 @@ describe("the server with two processes", () => {
 
   it("replaces a server process that dies, and keeps answering meanwhile", async () => {
     const primary = started.child.pid ?? 0;
-    const [victim] = childrenOf(primary);
+    const [victim] = childPids(primary);
     process.kill(victim ?? 0, "SIGKILL");
     // Once the primary has reaped it, the other process takes every connection until the replacement is up.
-    await waitFor(() => (childrenOf(primary).includes(victim ?? 0) ? undefined : true), 5_000);
+    await waitFor(() => (childPids(primary).includes(victim ?? 0) ? undefined : true), 5_000);
     const meanwhile = await Promise.all([1, 2, 3].map(() => request("/api/health")));
     expect(meanwhile.map((answer) => answer.status)).toEqual([200, 200, 200]);
     const replaced = await waitFor(() => {
-      const now = childrenOf(primary);
+      const now = childPids(primary);
       return now.length === 2 && !now.includes(victim ?? 0) ? now : undefined;
     }, 10_000);
     expect(replaced).toHaveLength(2);
@@ -135,7 +121,7 @@ describe("the server with two processes", () => {
 
   it("stops every process on SIGTERM", async () => {
     const primary = started.child.pid ?? 0;
-    const processes = childrenOf(primary);
+    const processes = childPids(primary);
     const exited = new Promise<number | null>((resolve) => started.child.once("exit", (code) => resolve(code)));
     started.child.kill("SIGTERM");
     expect(await exited).toBe(0);
