@@ -94,25 +94,18 @@ export async function startServer(options: { port: number; host: string }): Prom
         return;
       }
       const url = new URL(request.url ?? "/", origin);
-      if (!isDecodable(request.url)) return runEdge(malformedTarget, url, request, response);
+      const run = (endpoint: Endpoint, params: Record<string, string | undefined> = {}) =>
+        serveEndpoint(endpoint, params, origin, url, request, response);
+      if (!isDecodable(request.url)) return run(malformedTarget);
       if (staticFiles(request, response)) return;
       const matched = router.match(method, url.pathname);
-      if (matched) return runEndpoint(matched.endpoint, matched.params, url, request, response);
-      if (isApiPath(url.pathname)) return runEdge(unknownApiPath, url, request, response);
-      if (method !== "GET" && method !== "HEAD") return runEdge(pageMethodNotAllowed, url, request, response);
+      if (matched) return run(matched.endpoint, matched.params);
+      if (isApiPath(url.pathname)) return run(unknownApiPath);
+      if (method !== "GET" && method !== "HEAD") return run(pageMethodNotAllowed);
       // What no endpoint file serves (the .astro pages: the French 404) goes through Astro.
       astro.handler(request, response, undefined, { requestId: request.headers["x-request-id"] });
     },
   };
-  const runEdge = (endpoint: Endpoint, url: URL, request: http.IncomingMessage, response: http.ServerResponse) =>
-    runEndpoint(endpoint, {}, url, request, response);
-  const runEndpoint = (
-    endpoint: Endpoint,
-    params: Record<string, string | undefined>,
-    url: URL,
-    request: http.IncomingMessage,
-    response: http.ServerResponse,
-  ) => serveEndpoint(endpoint, params, origin, url, request, response);
   const published = publishedFastPath();
   const handler: NodeHandler = published
     ? (request, response) => {
