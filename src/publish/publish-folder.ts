@@ -10,6 +10,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 import type { PublishedKind } from "./documents.ts";
@@ -59,7 +60,11 @@ const RUN_MARKER = "run-in-progress";
  */
 export class PublishFolder {
   readonly stateDir: string;
-  private readonly madeDirs = new Set<string>();
+  /** Directories made (or being made) by this writer: the queued writes into one wait for the same mkdir. */
+  private readonly madeDirs = new Map<string, Promise<void> | true>();
+  /** Queued writes still running (writeLater). */
+  private readonly queued = new Set<Promise<void>>();
+  private readonly queuedByPath = new Map<string, Promise<void>>();
   private sequence = 0;
   private readonly tempTag = `${TEMP_MARK}${process.pid.toString(36)}${randomBytes(3).toString("hex")}-`;
 
@@ -94,11 +99,15 @@ export class PublishFolder {
   write(relative: string, body: Uint8Array | string): void {
     const target = this.full(relative);
     const dir = path.dirname(target);
-    if (!this.madeDirs.has(dir)) {
+    const made = this.madeDirs.get(dir);
+    if (made === undefined) {
       makeDirectory(dir);
-      this.madeDirs.add(dir);
+      this.madeDirs.set(dir, true);
+    } else if (made !== true) {
+      // A queued write is making it; the synchronous path cannot wait, and a second mkdir is harmless.
+      makeDirectory(dir);
     }
-    const temp = path.join(dir, `.${path.basename(target)}${this.tempTag}${this.sequence++}`);
+    const temp = this.tempPathOf(target);
     try {
       writeFileSync(temp, body);
       renameSync(temp, target);
@@ -106,6 +115,66 @@ export class PublishFolder {
       rmSync(temp, { force: true });
       throw error;
     }
+  }
+
+  /**
+   * The same atomic write (temporary sibling, then rename), queued on the thread pool: creating
+   * inodes is most of a file's cost here and the calling thread may block in the kernel (journal,
+   * dirty-page throttling), so a renderer hands its files over and goes on rendering. `onFailure`
+   * hears about a write that failed (its temporary file removed); `settle` bounds what is in flight.
+   */
+  writeLater(relative: string, body: Uint8Array | string, onFailure: (error: Error) => void): void {
+    // Two queued writes of one path land in the order they were queued (the last one wins).
+    const before = this.queuedByPath.get(relative);
+    const write = before ? before.then(() => this.writeAsync(relative, body)) : this.writeAsync(relative, body);
+    const task: Promise<void> = write.then(
+      (): void => this.forget(relative, task),
+      (error: unknown): void => {
+        this.forget(relative, task);
+        onFailure(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+    this.queued.add(task);
+    this.queuedByPath.set(relative, task);
+  }
+
+  private forget(relative: string, task: Promise<void>): void {
+    this.queued.delete(task);
+    if (this.queuedByPath.get(relative) === task) this.queuedByPath.delete(relative);
+  }
+
+  /** Waits until at most `maxInFlight` queued writes are still running (0: all of them done). */
+  async settle(maxInFlight = 0): Promise<void> {
+    while (this.queued.size > maxInFlight) await Promise.race(this.queued);
+  }
+
+  private async writeAsync(relative: string, body: Uint8Array | string): Promise<void> {
+    const target = this.full(relative);
+    const dir = path.dirname(target);
+    let made = this.madeDirs.get(dir);
+    if (made === undefined) {
+      made = makeDirectoryAsync(dir);
+      this.madeDirs.set(dir, made);
+      made.then(
+        () => {
+          if (this.madeDirs.get(dir) !== undefined) this.madeDirs.set(dir, true);
+        },
+        () => this.madeDirs.delete(dir),
+      );
+    }
+    if (made !== true) await made;
+    const temp = this.tempPathOf(target);
+    try {
+      await writeFile(temp, body);
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  private tempPathOf(target: string): string {
+    return path.join(path.dirname(target), `.${path.basename(target)}${this.tempTag}${this.sequence++}`);
   }
 
   /** Every temporary file under the folder (none once a run is over). */
@@ -195,6 +264,17 @@ function makeDirectory(dir: string): void {
     if (code === "EEXIST") return;
     if (code !== "ENOENT") throw error;
     mkdirSync(dir, { recursive: true });
+  }
+}
+
+async function makeDirectoryAsync(dir: string): Promise<void> {
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    if (code !== "ENOENT") throw error;
+    await mkdir(dir, { recursive: true });
   }
 }
 

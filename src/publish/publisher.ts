@@ -292,7 +292,7 @@ async function refreshLocked(
 function inlineRunner(context: BatchContext): BatchRunner {
   return {
     concurrency: 1,
-    run: async (items) => renderBatch(context, items),
+    run: (items) => renderBatch(context, items),
     close: async () => undefined,
   };
 }

@@ -43,5 +43,6 @@ parentPort?.on("message", (message: { id: number; items: BatchItem[] } | { close
     parentPort?.close();
     return;
   }
-  parentPort?.postMessage({ id: message.id, result: renderBatch(context, message.items) });
+  // A failure rejects unhandled, which ends the worker with an error the runner reports.
+  void renderBatch(context, message.items).then((result) => parentPort?.postMessage({ id: message.id, result }));
 });

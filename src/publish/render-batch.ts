@@ -56,32 +56,61 @@ export function profileFingerprint(profile: unknown): string {
   return createHash("sha256").update(JSON.stringify(profile)).digest("base64url").slice(0, 27);
 }
 
+/** Files a batch's renderer may have queued and not yet written (about six merchants' worth). */
+const MAX_QUEUED_WRITES = 32;
+
 /**
  * Renders and writes one batch of published merchants. A merchant whose inputs (profile
  * fingerprint, content period) are those of the last run, and whose files are all still there, is
  * not rendered at all; otherwise each document is rendered and written only when its hash changed.
  * The snapshot manifest is re-signed when the card changed or it would expire before the next run.
+ * Files are written on the thread pool while the next merchants render; the batch answers once
+ * every one of them is in place, and a merchant with a failed write counts as failed.
  */
-export function renderBatch(context: BatchContext, items: readonly BatchItem[]): BatchResult {
+export async function renderBatch(context: BatchContext, items: readonly BatchItem[]): Promise<BatchResult> {
   const inTransaction = context.readTransaction ?? (<T>(work: () => T) => work());
-  return inTransaction(() => renderItems(context, items));
+  // One snapshot of the store for the whole batch; rendering itself reads nothing else.
+  const profiles = inTransaction(() => context.loadProfiles(items.map((item) => item.abId)));
+  return renderItems(context, items, profiles);
 }
 
-function renderItems(context: BatchContext, items: readonly BatchItem[]): BatchResult {
+async function renderItems(
+  context: BatchContext,
+  items: readonly BatchItem[],
+  profiles: Map<string, MerchantProfile>,
+): Promise<BatchResult> {
   const result: BatchResult = { ...emptyCounters(), entries: [], changed: [], failures: [] };
-  const profiles = context.loadProfiles(items.map((item) => item.abId));
+  const fail = (item: BatchItem, message: string) => {
+    result.failed += 1;
+    result.failures.push({ abId: item.abId, message });
+    // Keep what was published: the server compares stamps, so stale files are not served as fresh.
+    if (item.old) result.entries.push([item.abId, item.old]);
+  };
+  const writeFailures = new Map<string, string>();
+  const rendered: { item: BatchItem; entry: IndexEntry }[] = [];
   for (const item of items) {
+    const onWriteFailure = (error: Error) => {
+      result.written -= 1;
+      if (!writeFailures.has(item.abId)) writeFailures.set(item.abId, error.message);
+    };
     try {
       const profile = profiles.get(item.abId);
-      const entry = profile ? renderOne(context, item, profile, result) : null;
-      if (entry) result.entries.push([item.abId, entry]);
-      if (entry && entry.cardHash !== (item.old?.cardHash ?? null)) result.changed.push(item.abId);
+      const entry = profile ? renderOne(context, item, profile, result, onWriteFailure) : null;
+      if (entry) rendered.push({ item, entry });
     } catch (error) {
-      result.failed += 1;
-      result.failures.push({ abId: item.abId, message: error instanceof Error ? error.message : String(error) });
-      // Keep what was published: the server compares stamps, so stale files are not served as fresh.
-      if (item.old) result.entries.push([item.abId, item.old]);
+      fail(item, error instanceof Error ? error.message : String(error));
     }
+    await context.folder.settle(MAX_QUEUED_WRITES);
+  }
+  await context.folder.settle();
+  for (const { item, entry } of rendered) {
+    const writeFailure = writeFailures.get(item.abId);
+    if (writeFailure !== undefined) {
+      fail(item, writeFailure);
+      continue;
+    }
+    result.entries.push([item.abId, entry]);
+    if (entry.cardHash !== (item.old?.cardHash ?? null)) result.changed.push(item.abId);
   }
   return result;
 }
@@ -98,6 +127,7 @@ function renderOne(
   item: BatchItem,
   profile: MerchantProfile,
   counters: BatchCounters,
+  onWriteFailure: (error: Error) => void,
 ): IndexEntry | null {
   const fingerprint = profileFingerprint(profile);
   const period = contentPeriod(profile, context.now);
@@ -123,14 +153,14 @@ function renderOne(
       // Only the snapshot manifest is due (the daily renewal): the card it is cut from, nothing else.
       counters.skipped += 1;
       counters.unchanged += MERCHANT_DOCUMENT_KINDS.length;
-      const view = merchantView(profile, {
-        baseUrl: context.baseUrl,
-        orderRailEnabled: context.orderRailEnabled,
-        now: context.now,
-      });
+      const view = merchantView(
+        profile,
+        { baseUrl: context.baseUrl, orderRailEnabled: context.orderRailEnabled, now: context.now },
+        period,
+      );
       const card = buildPublishedDecisionCard(view);
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.write(publishedPath("snapshot", abId), issued.document.body);
+      folder.writeLater(publishedPath("snapshot", abId), issued.document.body, onWriteFailure);
       counters.written += 1;
       counters.snapshotsSigned += 1;
       return {
@@ -145,11 +175,11 @@ function renderOne(
   }
 
   counters.rendered += 1;
-  const view = merchantView(profile, {
-    baseUrl: context.baseUrl,
-    orderRailEnabled: context.orderRailEnabled,
-    now: context.now,
-  });
+  const view = merchantView(
+    profile,
+    { baseUrl: context.baseUrl, orderRailEnabled: context.orderRailEnabled, now: context.now },
+    period,
+  );
   const card = buildPublishedDecisionCard(view);
   const hashes: Partial<Record<PublishedKind, string>> = {};
   for (const kind of MERCHANT_DOCUMENT_KINDS) {
@@ -159,7 +189,7 @@ function renderOne(
     if (old?.hashes[kind] === document.hash && folder.exists(relative)) {
       counters.unchanged += 1;
     } else {
-      folder.write(relative, document.body);
+      folder.writeLater(relative, document.body, onWriteFailure);
       counters.written += 1;
     }
   }
@@ -169,7 +199,7 @@ function renderOne(
   if (context.issueSnapshot) {
     if (snapshotDue(context, old, cardHash) || !folder.exists(publishedPath("snapshot", abId))) {
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.write(publishedPath("snapshot", abId), issued.document.body);
+      folder.writeLater(publishedPath("snapshot", abId), issued.document.body, onWriteFailure);
       hashes.snapshot = issued.document.hash;
       snapshotExpiresAt = issued.expiresAt;
       counters.written += 1;

@@ -38,12 +38,13 @@ export interface MerchantView {
   options: RenderOptions;
 }
 
-export function merchantView(profile: MerchantProfile, options: RenderOptions): MerchantView {
+/** `period`: the profile's content period at `options.now`, when the caller has it already (the refresh job). */
+export function merchantView(profile: MerchantProfile, options: RenderOptions, period?: ContentPeriod): MerchantView {
   const assessment = assessMerchant(profile.merchant, profile.signals, {
     orderRailEnabled: options.orderRailEnabled,
     now: options.now,
   });
-  const period = contentPeriod(profile, options.now);
+  period ??= contentPeriod(profile, options.now);
   return {
     profile,
     assessment,

@@ -1,13 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { etagOf, matchesIfNoneMatch } from "../../src/publish/document.ts";
 import { matchPublishedPath, publishedPath } from "../../src/publish/documents.ts";
-import { PublishFolder } from "../../src/publish/publish-folder.ts";
+import { type IndexEntry, PublishFolder } from "../../src/publish/publish-folder.ts";
+import { renderBatch } from "../../src/publish/render-batch.ts";
 import { formatServeIndex, parseServeIndex, publishKeyOf } from "../../src/publish/serve-index.ts";
 import { loadPublishSettings } from "../../src/publish/settings.ts";
 import { headersFile, nginxSnippet } from "../../src/publish/static-config.ts";
+import { BASE, NOW, tourismProfile } from "./publish-fixtures.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -126,5 +128,78 @@ describe("serve index, ETags and settings", () => {
     const nginx = nginxSnippet();
     expect(nginx).toContain('default_type "text/markdown; charset=utf-8";');
     expect(nginx).toContain("rewrite ^ /api/registry/verify/$abeille_ab_id/snapshot last;");
+  });
+});
+
+describe("queued writes (the refresh job's renderers)", () => {
+  it("write atomically on the thread pool, and settle waits for every one", async () => {
+    const folder = new PublishFolder(tempDir());
+    folder.open();
+    const failures: Error[] = [];
+    for (let index = 0; index < 40; index++) {
+      folder.writeLater(`api/merchants/ab_1234567${index % 4}/jsonld`, `{"n":${index}}`, (error) =>
+        failures.push(error),
+      );
+    }
+    await folder.settle(8);
+    await folder.settle();
+    expect(failures).toEqual([]);
+    expect(readFileSync(folder.full("api/merchants/ab_12345673/jsonld"), "utf8")).toBe('{"n":39}');
+    expect(folder.temporaryFiles()).toEqual([]);
+    folder.close(true);
+  });
+
+  it("report a failed write to its caller and leave no temporary file behind", async () => {
+    const root = tempDir();
+    const folder = new PublishFolder(root);
+    folder.open();
+    // A non-empty directory where the file should go: the rename over it fails.
+    mkdirSync(path.join(root, "m/ab_12345678/ai.md/inside"), { recursive: true });
+    const failures: Error[] = [];
+    folder.writeLater("m/ab_12345678/ai.md", "# x\n", (error) => failures.push(error));
+    await folder.settle();
+    expect(failures).toHaveLength(1);
+    expect(folder.temporaryFiles()).toEqual([]);
+    folder.close(true);
+  });
+
+  it("count a merchant whose file could not be written as failed, keeping what was published", async () => {
+    const root = tempDir();
+    const folder = new PublishFolder(root);
+    folder.open();
+    const profile = tourismProfile();
+    const abId = profile.merchant.abId;
+    const old: IndexEntry = {
+      status: "ACTIVE",
+      stamp: "old-stamp",
+      fingerprint: "old",
+      since: NOW.toISOString(),
+      until: null,
+      hashes: { jsonld: "old-hash" },
+      cardHash: null,
+      snapshotExpiresAt: null,
+    };
+    mkdirSync(path.join(root, publishedPath("ai-md", abId), "inside"), { recursive: true });
+    const result = await renderBatch(
+      {
+        loadProfiles: () => new Map([[abId, profile]]),
+        folder,
+        baseUrl: BASE,
+        orderRailEnabled: false,
+        now: NOW,
+        skipAllowed: true,
+        renewBeforeMs: NOW.getTime(),
+        issueSnapshot: null,
+      },
+      [{ abId, stamp: "new-stamp", status: "ACTIVE", old }],
+    );
+    expect(result.failed).toBe(1);
+    expect(result.failures[0]?.abId).toBe(abId);
+    expect(result.entries).toEqual([[abId, old]]);
+    expect(result.changed).toEqual([]);
+    expect(result.written).toBe(3);
+    expect(folder.exists(publishedPath("jsonld", abId))).toBe(true);
+    expect(folder.temporaryFiles()).toEqual([]);
+    folder.close(true);
   });
 });
