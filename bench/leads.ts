@@ -21,7 +21,7 @@
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -35,6 +35,7 @@ import { setLogLevel } from "../src/logging.ts";
 import { drainOutbox } from "../src/mail/dispatch-outbox.ts";
 import { dispatchDeps } from "../src/mail/outbox-worker.ts";
 import { createMailTransport } from "../src/mail/transport.ts";
+import { freePort } from "../test/helpers/spawn-start.ts";
 import { round, serverMemory, spawnNode, timeInProcess, waitForHealth } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -188,16 +189,6 @@ figures.push(distinct);
 // The first identical submission creates the lead; every other one is a duplicate (200).
 figures.push(await run("identical submissions (200 deduplicated)", () => duplicateBody, durationSeconds));
 const memory = serverMemory(server.pid ?? 0);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 /** SIGTERM, then SIGKILL if the process has not exited within 20 s. */
 async function stopProcess(child: ChildProcess): Promise<void> {

@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { childPids } from "../test/helpers/spawn-start.ts";
+import { childPids, freePort } from "../test/helpers/spawn-start.ts";
 
 export interface LoadFigure {
   requestsPerSecond: number;
@@ -69,7 +69,7 @@ export async function startBareCluster(
   const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-bare-"));
   const file = path.join(dir, "body");
   writeFileSync(file, body);
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   const child = spawn(
     process.execPath,
     [fileURLToPath(new URL("./bare-cluster.ts", import.meta.url)), String(port), String(processes), contentType, file],
@@ -88,14 +88,6 @@ export async function startBareCluster(
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function freeLoopbackPort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** The server's memory: each process of it (a cluster primary's workers, or the one process). */
