@@ -32,7 +32,12 @@ const STEADY_AFTER_MS = 60_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
-export function superviseServers(options: { processes: number; onAllListening: (address: string) => void }): void {
+export function superviseServers(options: {
+  processes: number;
+  /** Set in every forked process's environment. */
+  env?: Record<string, string>;
+  onAllListening: (address: string) => void;
+}): void {
   const roles = new Map<Worker, { owner: boolean; startedAt: number }>();
   let owner: Worker | null = null;
   let stopping = false;
@@ -41,7 +46,7 @@ export function superviseServers(options: { processes: number; onAllListening: (
 
   cluster.setupPrimary({ execArgv: [...process.execArgv, ...SERVER_EXEC_ARGV] });
   const fork = (isOwner: boolean) => {
-    const worker = cluster.fork(isOwner ? { [BACKGROUND_OWNER_ENV]: "1" } : {});
+    const worker = cluster.fork({ ...options.env, ...(isOwner ? { [BACKGROUND_OWNER_ENV]: "1" } : {}) });
     roles.set(worker, { owner: isOwner, startedAt: Date.now() });
     if (isOwner) owner = worker;
     worker.on("message", (message: ClusterMessage) => {

@@ -60,7 +60,7 @@ function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
   const config = loadConfig();
   const settings = loadPublishSettings(config);
   if (!settings.fastPath) return null;
-  const db = openDatabase(config.databaseFile, { small: true });
+  const db = openDatabase(config.databaseFile, { small: true, checkpoints: config.walCheckpoints });
   const source = createPublishSource(db);
   const killSwitch = createKillSwitch({
     environmentSuspended: config.agentAccessSuspended,

@@ -1,7 +1,8 @@
 /**
  * `npm start`: apply migrations, seed the demo registry when the database is empty, then serve
  * with SERVER_PROCESSES processes (one per core by default) on the same port and the same
- * SQLite database, forked and supervised by this one (jobs/cluster.ts). One of them also runs the
+ * SQLite database, forked and supervised by this one (jobs/cluster.ts), which also checkpoints the
+ * database's WAL for them (src/store/wal-checkpoints.ts). One of them also runs the
  * server's background work: the lead outbox worker (in a thread of its own), the retention
  * schedule and the publication schedule.
  * (package.json builds the bundle first.)
@@ -21,7 +22,13 @@ if (cluster.isPrimary) {
   // primary loads nothing else: it only supervises (its memory counts for the whole server).
   const { seedIfEmpty } = await import("./seed.ts");
   await seedIfEmpty(config);
-  superviseServers({ processes: config.serverProcesses, onAllListening: (url) => announce(config, url) });
+  const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
+  startWalCheckpoints(config.databaseFile, (error) => logger.warn("WAL checkpoint failed", { error: error.message }));
+  superviseServers({
+    processes: config.serverProcesses,
+    env: { ABEILLE_WAL_CHECKPOINTS: "primary" },
+    onAllListening: (url) => announce(config, url),
+  });
 } else {
   await serve(config, { backgroundOwner: process.env[BACKGROUND_OWNER_ENV] === "1" });
 }

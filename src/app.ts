@@ -1,6 +1,7 @@
 import path from "node:path";
 import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
+import type { AssessedLeadTarget } from "./domain/leads/load-lead-target.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
@@ -36,6 +37,8 @@ export interface PreparedAnswer {
 
 /** About 10 KB each: 4,000 answers are 40 MB at most per process. */
 const PREPARED_ANSWER_ENTRIES = 4_000;
+/** A lead target is small (the merchant's assessable columns, signals, trust): a few KB each. */
+const LEAD_TARGET_ENTRIES = 4_000;
 
 /** The composition root: every service the routes and jobs use, built once from one config. */
 export interface App {
@@ -47,6 +50,8 @@ export interface App {
   searchCards: SearchCardCache;
   /** Serialized answers that change only with the store (resolve), checked against the store revision. */
   preparedAnswers: RevisionCache<PreparedAnswer>;
+  /** Merchants leads go to, assessed, checked against the store revision and their signals' expiry. */
+  leadTargets: RevisionCache<AssessedLeadTarget>;
   /** Manifest signing keys under DATA_DIR/keys (lazy: no file is touched before first use). */
   keys: KeyStore;
   /** Agents, orders, attribution, operator settings; access = kill switch + keys + rate limits. */
@@ -75,7 +80,7 @@ export interface App {
 }
 
 export function createApp(config: Config, options: { now?: () => Date } = {}): App {
-  const db = openDatabase(config.databaseFile);
+  const db = openDatabase(config.databaseFile, { checkpoints: config.walCheckpoints });
   const now = options.now ?? (() => new Date());
   const agents = createAgentRepository(db);
   const settings = createSettingsRepository(db);
@@ -90,6 +95,10 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     preparedAnswers: createRevisionCache<PreparedAnswer>({
       maxEntries: PREPARED_ANSWER_ENTRIES,
       validUntilOf: (answer) => answer.validUntil,
+    }),
+    leadTargets: createRevisionCache<AssessedLeadTarget>({
+      maxEntries: LEAD_TARGET_ENTRIES,
+      validUntilOf: (target) => target.assessment.validUntil,
     }),
     keys: createKeyStore(config, { now }),
     agents,

@@ -81,6 +81,9 @@ export const configSchema = z
       emptyToUndefined,
       z.coerce.number().int().min(1).max(64).default(os.availableParallelism()),
     ),
+    // Internal, set by `npm start`'s primary for the processes it forks: it checkpoints the WAL
+    // itself, so that no server process stops serving while the checkpoint's fsyncs run.
+    ABEILLE_WAL_CHECKPOINTS: z.preprocess(emptyToUndefined, z.enum(["automatic", "primary"]).default("automatic")),
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -126,6 +129,7 @@ export const configSchema = z
       outboxWorker: env.OUTBOX_WORKER,
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,
+      walCheckpoints: env.ABEILLE_WAL_CHECKPOINTS,
     };
   });
 

@@ -3,6 +3,7 @@
  * ordinary outbox worker, and a transport that writes .eml files with blocking calls (this thread
  * does nothing else).
  */
+import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
 import { openDatabase } from "../store/db.ts";
@@ -16,9 +17,10 @@ import { createMailTransport } from "./transport.ts";
 export type OutboxThreadMessage = "nudge" | "stop";
 
 const config = (workerData as { config: Config }).config;
+lowerThisThreadsPriority();
 // Only what delivery needs (no search, signing or payments loaded in this thread), on a connection
 // with a small page cache: the thread touches the outbox, its leads and their merchants' emails.
-const db = openDatabase(config.databaseFile, { small: true });
+const db = openDatabase(config.databaseFile, { small: true, checkpoints: config.walCheckpoints });
 const services = {
   config,
   now: () => new Date(),
@@ -44,3 +46,20 @@ parentPort?.on("message", (message: OutboxThreadMessage) => {
       parentPort?.close();
     });
 });
+
+/**
+ * Requests first, emails with what the cores leave over: a lead is safe once committed with its
+ * outbox row, a person waits on the answer, and a merchant does not notice an email that leaves a
+ * few hundred milliseconds later. On Linux a priority set with pid 0 applies to the calling thread
+ * alone (each thread is a task of its own), so the request thread keeps its priority; when the
+ * server is idle the thread still gets a whole core. Elsewhere this is the whole process, so it
+ * is not done (nor where the system refuses it).
+ */
+function lowerThisThreadsPriority(): void {
+  if (process.platform !== "linux") return;
+  try {
+    os.setPriority(0, Math.min(os.constants.priority.PRIORITY_LOW, os.getPriority(0) + 10));
+  } catch {
+    // Not allowed here: delivery keeps the process's priority.
+  }
+}

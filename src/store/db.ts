@@ -14,7 +14,17 @@ export interface OpenOptions {
    * memory map: the defaults (64 MB cache, 256 MB map) are for the server's reads.
    */
   small?: boolean;
+  /**
+   * automatic (default): SQLite checkpoints the WAL after the commit that takes it past 1,000
+   * pages, on the committing thread: two fsyncs (4 ms and more each on a virtual disk) in the
+   * middle of serving requests. primary: `npm start`'s primary does it (wal-checkpoints.ts), and
+   * this connection checkpoints only past a backstop, should the primary fall behind.
+   */
+  checkpoints?: "automatic" | "primary";
 }
+
+/** Pages (4 KB) past which a connection checkpoints anyway when the primary is meant to. */
+const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 /** Opens DATA_DIR's database in WAL mode and applies the committed migrations. */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
@@ -27,6 +37,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   sqlite.pragma(options.small ? "cache_size = -4096" : "cache_size = -32768");
   sqlite.pragma("mmap_size = 0");
   sqlite.pragma("temp_store = MEMORY");
+  if (options.checkpoints === "primary") sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   if (!options.readonly) applyMigrations(sqlite);
   return drizzle(sqlite, { schema }) as Db;
 }

@@ -12,13 +12,27 @@ import { createRedisRateLimitStore } from "./redis-rate-limit-store.ts";
  * out of the way of lead commits and the outbox, and its loss costs nothing but fresh budgets:
  * it is created on open, never migrated, written without fsync.
  *
- * One statement does the GCRA step atomically. Writers wait for each other with short spins
+ * One statement does the GCRA step atomically; the steps of one turn of the event loop share a
+ * transaction. Writers wait for each other with short spins
  * rather than SQLite's busy handler, which sleeps a whole millisecond or more at its first retry.
  */
 const BUSY_SPIN_MS = 0.05;
 /** Past this, the store reports itself unavailable rather than hold the request. */
 const BUSY_GIVE_UP_MS = 250;
 const SWEEP_INTERVAL_MS = 60_000;
+
+interface Advance {
+  key: string;
+  now: number;
+  intervalMs: number;
+  windowMs: number;
+}
+
+interface Queued {
+  input: Advance;
+  resolve: (result: AdvanceResult) => void;
+  reject: (error: unknown) => void;
+}
 
 export class RateLimitStoreBusyError extends Error {
   override name = "RateLimitStoreBusyError";
@@ -70,17 +84,43 @@ export function createSqliteRateLimitStore(file: string): RateLimitStore {
   const sweep = sqlite.prepare<[number]>("DELETE FROM rate_limits WHERE tat <= ?");
   let nextSweepAt = 0;
 
-  return {
-    advance(key, now, intervalMs, windowMs): AdvanceResult {
+  const step = (input: Advance): AdvanceResult => {
+    const { key, now, intervalMs, windowMs } = input;
+    const row = advance.get({ key, now, interval: intervalMs, window: windowMs + GCRA_EPSILON_MS });
+    if (row) return { allowed: true, tat: row.tat };
+    return { allowed: false, tat: Math.max(current.get(key) ?? now, now) };
+  };
+  // The steps asked for during one turn of the event loop share one write transaction: a write
+  // transaction (lock, WAL frame, index of the WAL) costs about 19 µs, a step inside one about 4.
+  const stepAll = sqlite.transaction((inputs: readonly Advance[]) => inputs.map(step));
+  let queue: Queued[] = [];
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    try {
+      const now = batch[0]?.input.now ?? 0;
       if (now >= nextSweepAt) {
         nextSweepAt = now + SWEEP_INTERVAL_MS;
         // Keys whose budget is whole again behave exactly like unknown keys.
         retrying(() => sweep.run(now));
       }
-      const row = retrying(() => advance.get({ key, now, interval: intervalMs, window: windowMs + GCRA_EPSILON_MS }));
-      if (row) return { allowed: true, tat: row.tat };
-      const stored = retrying(() => current.get(key)) ?? now;
-      return { allowed: false, tat: Math.max(stored, now) };
+      const results = retrying(() => stepAll.immediate(batch.map((item) => item.input)));
+      batch.forEach((item, index) => {
+        const result = results[index];
+        if (result) item.resolve(result);
+        else item.reject(new Error("rate limit store: a step of the batch has no result"));
+      });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    }
+  };
+
+  return {
+    advance(key, now, intervalMs, windowMs): Promise<AdvanceResult> {
+      return new Promise((resolve, reject) => {
+        queue.push({ input: { key, now, intervalMs, windowMs }, resolve, reject });
+        if (queue.length === 1) setImmediate(flush);
+      });
     },
     clear() {
       retrying(() => sqlite.exec("DELETE FROM rate_limits"));

@@ -63,5 +63,21 @@ export function rateLimiterContract(name: string, makeStore: () => RateLimitStor
       expect((await limiter.consume("a", 1, HOUR)).allowed).toBe(false);
       expect((await limiter.consume("b", 1, HOUR)).allowed).toBe(true);
     });
+
+    it("counts calls made at once (one turn of the event loop) one by one, in the order made", async () => {
+      const limiter = await limiterAt(testClock());
+      const answers = await Promise.all([
+        ...Array.from({ length: 5 }, () => limiter.consume("burst", 3, HOUR)),
+        limiter.consume("other", 1, HOUR),
+      ]);
+      expect(answers.map((a) => [a.allowed, a.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+        [false, 0],
+        [true, 0],
+      ]);
+    });
   });
 }

@@ -2,7 +2,7 @@
  * The server's outbox worker thread (src/mail/outbox-thread.ts): woken by a lead committed on
  * the server's thread, it writes the email with its own connection, and stops when asked.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,8 +66,25 @@ describe("the outbox thread", () => {
       expect(emails()).toHaveLength(1);
       expect(emails()[0]).toContain(app.outbox.findBySubject(receipt.leadId)[0]?.messageId ?? "missing");
       expect(app.leads.findSummary(receipt.leadId)?.trackingStatus).toBe("delivered");
+      // Requests first: the delivery thread runs 10 nice levels below this process's threads.
+      expect(niceLevels().filter((nice) => nice === ownNice() + 10)).toHaveLength(1);
     } finally {
       await thread.stop({ timeoutMs: 5_000 });
     }
   });
 });
+
+/** The nice level of each thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
+function niceLevels(): number[] {
+  return readdirSync("/proc/self/task").map((tid) => niceOf(`/proc/self/task/${tid}/stat`));
+}
+
+function ownNice(): number {
+  return niceOf("/proc/thread-self/stat");
+}
+
+function niceOf(statFile: string): number {
+  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+  const stat = readFileSync(statFile, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+}

@@ -127,6 +127,22 @@ describe("createLead", () => {
     expect((await createLead(deps(), lead, { caller: callerA, idempotencyKey: null })).leadId).toBe(first.leadId);
   });
 
+  it("assesses the merchant again once the store changes it: suspended after a lead, it takes no more leads until reactivated", async () => {
+    const contactable = (await createLead(deps(), request(), anonymous)).status;
+    expect(contactable).toBe(201);
+    const setStatus = app.db.$client.prepare("UPDATE merchants SET status = ? WHERE ab_id = ?");
+    setStatus.run("SUSPENDED", abId);
+    try {
+      const refused = await failureOf(createLead(deps(), request(), anonymous));
+      expect(refused.code).toBe("CONTACT_DISABLED");
+      setStatus.run("ARCHIVED", abId);
+      expect((await failureOf(createLead(deps(), request(), anonymous))).code).toBe("MERCHANT_NOT_FOUND");
+    } finally {
+      setStatus.run("ACTIVE", abId);
+    }
+    expect((await createLead(deps(), request(), anonymous)).status).toBe(201);
+  });
+
   it("sends a same-caller duplicate's new message to the merchant as a follow-up, and a message already sent never twice", async () => {
     const lead = request({ message: "Bonjour, un devis pour une fuite." });
     const first = await createLead(deps(), lead, anonymous);

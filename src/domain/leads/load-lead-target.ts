@@ -1,24 +1,40 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import type { LeadTarget } from "../../store/merchant-repository.ts";
 import { type Assessment, assessMerchant } from "../assess-merchant.ts";
+import type { RevisionCache } from "../revision-cache.ts";
 import type { LeadDeps } from "./lead-deps.ts";
+
+export type AssessedLeadTarget = LeadTarget & { assessment: Assessment };
 
 /**
  * The merchant a lead goes to, assessed like every read surface assesses it (loadMerchant's
  * rules: unknown and archived are the same 404), without loading what leads never use.
+ *
+ * Kept per merchant until the store revision moves or a signal expires (the assessment's
+ * validUntil): a busy merchant's leads no longer read and score it again each time (about a
+ * tenth of a lead's cost). The value is shared: callers never change it.
  */
 export function loadLeadTarget(
-  deps: Pick<LeadDeps, "merchants" | "orderRailEnabled" | "now">,
+  deps: Pick<LeadDeps, "merchants" | "orderRailEnabled" | "now"> & {
+    leadTargets: RevisionCache<AssessedLeadTarget>;
+  },
   abId: string,
   options: { withProducts: boolean },
-): LeadTarget & { assessment: Assessment } {
+): AssessedLeadTarget {
+  const now = deps.now();
+  const revision = deps.merchants.revision();
+  const key = `${options.withProducts ? "products" : "merchant"}:${abId}`;
+  const cached = deps.leadTargets.read(key, revision, now.toISOString());
+  if (cached) return cached;
   const target = deps.merchants.findLeadTarget(abId, options);
   if (!target || target.merchant.status === "ARCHIVED") {
     throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
   }
   const assessment = assessMerchant(target.merchant, target.signals, {
     orderRailEnabled: deps.orderRailEnabled,
-    now: deps.now(),
+    now,
   });
-  return { ...target, assessment };
+  const assessed = { ...target, assessment };
+  deps.leadTargets.write(key, revision, assessed);
+  return assessed;
 }

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto";
 
 /**
  * The tracking token: the one capability for a lead's status and follow-up messages.
@@ -26,9 +26,11 @@ const LEAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MAC = /^[A-Za-z0-9_-]{43}$/;
 
 export function createTrackingTokens(secret: () => Buffer): TrackingTokens {
-  let key: Buffer | undefined;
+  // A KeyObject made once: handing createHmac the raw bytes imports the key again on every call,
+  // which cost five times the HMAC itself (about 22 µs against 4.5 µs).
+  let key: KeyObject | undefined;
   const mac = (leadId: string) => {
-    key ??= secret();
+    key ??= createSecretKey(secret());
     return createHmac("sha256", key)
       .update(CONTEXT + leadId, "utf8")
       .digest();
