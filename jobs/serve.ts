@@ -1,9 +1,9 @@
 /**
- * Our HTTP server around the Astro bundle (middleware mode: routes only). We own listening,
- * shutdown, the build's few static files (jobs/static-files.ts) and the published-artifact fast
- * path: requests for a
- * merchant's published documents are answered from DATA_DIR/publish when the files are fresh
- * (src/publish/fast-path.ts), before Astro is involved at all.
+ * Our HTTP server for the route files of src/pages (Astro's file conventions, src/http/router.ts)
+ * and the build's few static files (jobs/static-files.ts); Astro builds the assets and runs
+ * `astro dev`, but serves nothing here. We own listening, shutdown and the published-artifact
+ * fast path: requests for a merchant's published documents are answered from DATA_DIR/publish
+ * when the files are fresh (src/publish/fast-path.ts), before any route runs.
  */
 import { existsSync } from "node:fs";
 import http from "node:http";
@@ -23,6 +23,7 @@ import { nodeRouteRequest } from "../src/http/route-request.ts";
 import { loadRouter } from "../src/http/router.ts";
 import { logger } from "../src/logging.ts";
 import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/fast-path.ts";
+import { pageNotFound } from "../src/publish/http.ts";
 import { publishKeyOf } from "../src/publish/serve-index.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import { type Db, openDatabase } from "../src/store/db.ts";
@@ -31,14 +32,6 @@ import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { loadStaticFiles } from "./static-files.ts";
 
 type NodeHandler = (request: http.IncomingMessage, response: http.ServerResponse) => void;
-/** The Astro bundle's handler in middleware mode: `next` (none here) and the request's locals. */
-type AstroHandler = (
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  next: undefined,
-  locals: { requestId: string | string[] | undefined },
-) => void;
-
 export const serverEntry = fileURLToPath(new URL("../dist/server/entry.mjs", import.meta.url));
 const clientDir = fileURLToPath(new URL("../dist/client", import.meta.url));
 const pagesDir = fileURLToPath(new URL("../src/pages", import.meta.url));
@@ -79,7 +72,6 @@ export async function startServer(options: { port: number; host: string }): Prom
   if (!existsSync(serverEntry)) {
     throw new Error(`No server build at ${serverEntry}; run \`npm run build\` first`);
   }
-  const astro = (await import(serverEntry)) as { handler: AstroHandler };
   const staticFiles = loadStaticFiles(clientDir);
   const router = await loadRouter(pagesDir);
   const config = loadConfig();
@@ -102,8 +94,10 @@ export async function startServer(options: { port: number; host: string }): Prom
       if (matched) return run(matched.endpoint, matched.params);
       if (isApiPath(url.pathname)) return run(unknownApiPath);
       if (method !== "GET" && method !== "HEAD") return run(pageMethodNotAllowed);
-      // What no endpoint file serves (the .astro pages: the French 404) goes through Astro.
-      astro.handler(request, response, undefined, { requestId: request.headers["x-request-id"] });
+      // Any other page: the French 404, from the renderer src/pages/404.astro uses under
+      // `astro dev`. It was the last answer Astro's handler gave here: its bundle is no longer
+      // loaded by the server (about 20 MB and 150 ms at start).
+      return run(pageNotFound);
     },
   };
   const published = publishedFastPath();
@@ -113,20 +107,20 @@ export async function startServer(options: { port: number; host: string }): Prom
         try {
           handled = published.fastPath.handle(request, response);
         } catch (error) {
-          // A fault in the fast path never takes a request down: Astro renders the answer instead.
+          // A fault in the fast path never takes a request down: the route renders the answer instead.
           logger.warn("published fast path failed", { error: error instanceof Error ? error.message : String(error) });
           handled = response.headersSent;
         }
         if (!handled) entry.handler(request, response);
       }
     : entry.handler;
-  // Astro takes the first X-Forwarded-For entry as the client address, which any caller can set to
-  // get a fresh anonymous rate-limit budget: drop the header unless proxies are trusted
+  // The first X-Forwarded-For entry is whatever the caller wrote: read as the client address, it
+  // would give anyone a fresh anonymous rate-limit budget. Drop the header unless proxies are trusted
   // (TRUST_PROXY hops; the guard then reads the right-most trusted entry itself).
   const server = http.createServer((request, response) => {
     if (config.trustProxyHops === 0) delete request.headers["x-forwarded-for"];
     // Every answer carries the request's id, whoever writes it (static files, the published fast
-    // path, Astro): it is fixed here, on the request, once.
+    // path, routes): it is fixed here, on the request, once.
     const requestId = requestIdOf(request.headers["x-request-id"]);
     request.headers["x-request-id"] = requestId;
     response.setHeader("x-request-id", requestId);

@@ -1,8 +1,10 @@
 import type { App } from "../app.ts";
 import { resolveDeps } from "../domain/registry/registry-deps.ts";
 import type { Reply } from "../http/reply.ts";
+import { route } from "../http/route.ts";
 import type { RouteRequest } from "../http/route-request.ts";
 import { DOCUMENT_CACHE_CONTROL, etagOf, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
+import { renderNotFoundPage } from "./not-found-page.ts";
 import type { ViewDeps } from "./view.ts";
 
 export function viewDepsOf(app: App): ViewDeps {
@@ -35,3 +37,11 @@ export function documentResponse(
   headers["content-length"] = String(document.body.byteLength);
   return { status, headers, body: request.method === "HEAD" ? null : document.body };
 }
+
+/**
+ * The French "page not found" for any path outside the API that no route serves: the same page as
+ * src/pages/404.astro (which `astro dev` renders), answered by our server itself.
+ */
+export const pageNotFound = route("open", ({ request }) =>
+  documentResponse(request, renderNotFoundPage(), { status: 404, cacheControl: "no-store" }),
+);
