@@ -4,6 +4,7 @@ import { type AccessServices, createAccessServices } from "./domain/access/acces
 import type { AssessedLeadTarget } from "./domain/leads/load-lead-target.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
+import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
 import type { PreparedEnvelope } from "./http/envelope.ts";
@@ -16,6 +17,7 @@ import type { SearchIndex } from "./search/search-index.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
 import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
 import { type AttributionRepository, createAttributionRepository } from "./store/attribution-repository.ts";
+import { createChangeFeedRepository } from "./store/change-feed-repository.ts";
 import { createDatabaseProbe } from "./store/database-probe.ts";
 import { type Db, openDatabase } from "./store/db.ts";
 import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
@@ -64,6 +66,8 @@ export interface App {
   payments: PaymentProvider | null;
   /** Leads, their follow-ups, platform messages, the mail outbox and the retention job's queries. */
   leads: LeadRepository;
+  /** The registry's change feed (merchant_changes). */
+  changeFeed: ChangeFeedStore;
   outbox: OutboxRepository;
   platformContacts: PlatformContactRepository;
   retention: RetentionRepository;
@@ -117,6 +121,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     }),
     payments: paymentProviderFromConfig(config.stripe),
     leads: createLeadRepository(db),
+    changeFeed: createChangeFeedRepository(db),
     outbox,
     platformContacts: createPlatformContactRepository(db),
     retention: createRetentionRepository(db),

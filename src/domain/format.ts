@@ -12,3 +12,15 @@ export function formatPrice(product: Pick<Product, "priceCents" | "currency" | "
   if (product.pricingModel === "hourly") return `${amount}/hour`;
   return amount;
 }
+
+/** Lowercase ASCII slug: accents dropped, anything else but letters and digits becomes one dash. */
+export function slugify(text: string): string {
+  return text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/œ/g, "oe")
+    .replace(/æ/g, "ae")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+}

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { type App, getApp } from "../app.ts";
 import { ServiceError, validationError } from "../errors/service-error.ts";
 import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
+import { parseInput, zodIssues } from "../schemas/parse.ts";
 import type { RequestContext } from "./envelope.ts";
 import { type Caller, guardRequest, type Operation } from "./guard.ts";
 import { type Reply, toWebResponse, withDefaultHeaders } from "./reply.ts";
@@ -130,18 +131,8 @@ export function parseQuery<Schema extends z.ZodType>(schema: Schema, params: URL
   return parseInput(schema, values);
 }
 
-export function parseInput<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw validationError(zodIssues(parsed.error));
-  return parsed.data;
-}
-
-export function zodIssues(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join("."),
-    message: issue.message,
-  }));
-}
+// One home for turning zod's verdict into VALIDATION_ERROR (the domain parses declarations too).
+export { parseInput, zodIssues };
 
 const MAX_BODY_BYTES = 64 * 1024;
 

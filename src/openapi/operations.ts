@@ -24,7 +24,7 @@ import {
 } from "../schemas/leads.ts";
 import { createOrderBodySchema, orderCreatedSchema } from "../schemas/orders.ts";
 import { platformContactRequestSchema } from "../schemas/platform-contact.ts";
-import { abIdParamsSchema, searchQuerySchema } from "../schemas/registry.ts";
+import { abIdParamsSchema, changesQuerySchema, searchQuerySchema } from "../schemas/registry.ts";
 import {
   evidenceDataSchema,
   evidenceSignalSchema,
@@ -36,6 +36,7 @@ import {
 import { successEnvelopeSchema } from "./envelopes.ts";
 import { jsonRpcErrorResponseSchema, jsonRpcRequestSchema, jsonRpcResponseSchema } from "./jsonrpc.ts";
 import {
+  changesResponseSchema,
   decisionCardResponseSchema,
   healthResponseSchema,
   leadCreatedResponseSchema,
@@ -125,6 +126,18 @@ export const OPERATIONS: OperationSpec[] = [
     access: "search",
     query: searchQuerySchema,
     responses: { "200": { description: "Search answer", schema: searchResponseSchema } },
+  },
+  {
+    method: "get",
+    path: "/api/registry/changes",
+    operationId: "readChanges",
+    summary: "The registry's change feed",
+    description:
+      "Every listed merchant that appeared (`created`), changed (`updated`) or stopped being listed (`withdrawn`: archived or suspended), in commit order, from the beginning or after `since`. Apply the pages in turn, passing each `next_cursor` back as `since`, to keep a copy of the registry honest; changes to merchants that are not listed do not appear.",
+    tags: ["Registry"],
+    access: "search",
+    query: changesQuerySchema,
+    responses: { "200": { description: "A page of changes", schema: changesResponseSchema } },
   },
   {
     method: "get",

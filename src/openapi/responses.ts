@@ -3,7 +3,7 @@ import { abIdSchema } from "../schemas/common.ts";
 import { decisionCardDocumentSchema } from "../schemas/decision-card.ts";
 import { leadCreatedSchema } from "../schemas/leads.ts";
 import { platformContactCreatedSchema } from "../schemas/platform-contact.ts";
-import { resolvedMerchantSchema, searchAnswerSchema } from "../schemas/registry.ts";
+import { changesAnswerSchema, resolvedMerchantSchema, searchAnswerSchema } from "../schemas/registry.ts";
 import { successEnvelopeSchema } from "./envelopes.ts";
 
 /**
@@ -15,6 +15,13 @@ export const searchResponseSchema = successEnvelopeSchema({
   id: "SearchResponse",
   description: "Search answer: query, results and count at the top level of the envelope",
   topLevel: searchAnswerSchema.shape,
+  state: "none",
+});
+
+export const changesResponseSchema = successEnvelopeSchema({
+  id: "ChangesResponse",
+  description: "A page of the change feed: changes, next_cursor and has_more at the top level of the envelope",
+  topLevel: changesAnswerSchema.shape,
   state: "none",
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { abIdSchema, emptyAsUndefined, queryBoolean } from "./common.ts";
+import { abIdSchema, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
 
 export const SEARCH_LIMIT_MAX = 50;
@@ -150,3 +150,43 @@ export const resolvedMerchantSchema = z.object({
 export type ResolvedMerchant = z.infer<typeof resolvedMerchantSchema>;
 
 export const abIdParamsSchema = z.object({ ab_id: abIdSchema });
+
+/** The change feed's page size when not asked for, and its most. */
+export const CHANGES_DEFAULT_LIMIT = 100;
+export const CHANGES_MAX_LIMIT = 1_000;
+
+export const changesQuerySchema = z.object({
+  since: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^\d{1,15}$/, "must be a cursor from a previous answer's next_cursor")
+      .optional()
+      .meta({ description: "The next_cursor of the previous page; absent: from the beginning" }),
+  ),
+  limit: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ message: `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}` })
+      .int(`must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
+      .min(1, `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
+      .max(CHANGES_MAX_LIMIT, `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
+      .default(CHANGES_DEFAULT_LIMIT),
+  ),
+});
+
+export const merchantChangeSchema = z
+  .object({
+    ab_id: abIdSchema,
+    revision: z.number().int().min(1),
+    change: z.enum(["created", "updated", "withdrawn"]),
+    changed_at: isoDateTime,
+  })
+  .meta({ id: "MerchantChange" });
+
+export const changesAnswerSchema = z.object({
+  changes: z.array(merchantChangeSchema),
+  next_cursor: z.string().meta({ description: "Pass as `since` for the changes after these (also when none came)" }),
+  has_more: z.boolean().meta({ description: "More changes are waiting past next_cursor" }),
+});
+export type ChangesAnswer = z.infer<typeof changesAnswerSchema>;

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { slugify } from "../domain/format.ts";
+import type { CommuneLookup } from "../domain/merchants/merchant-registry.ts";
 
 /** One commune of `data/communes.json` (see data/README.md for sources and licences). */
 export interface Commune {
@@ -139,4 +141,45 @@ export function distanceKm(lat1: number, lng1: number, lat2: number, lng2: numbe
   const dLng = (lng2 - lng1) * toRad;
   const h = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.sin(dLng / 2) ** 2;
   return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/**
+ * Finds the commune of a postal address: among the communes of the postal code, the one whose
+ * name matches the city (accents, case, hyphens and "Saint"/"St" aside), or the only one.
+ */
+export function createCommuneLookup(reference: CommuneReference = loadCommuneReference()): CommuneLookup {
+  const byPostalCode = new Map<string, Commune[]>();
+  for (const commune of reference.communes) {
+    for (const code of commune.postalCodes) {
+      const list = byPostalCode.get(code);
+      if (list) list.push(commune);
+      else byPostalCode.set(code, [commune]);
+    }
+  }
+  return {
+    find(postalCode, city) {
+      const candidates = byPostalCode.get(postalCode) ?? [];
+      const wanted = comparableCity(city);
+      const match = candidates.find((commune) => comparableCity(commune.name) === wanted);
+      const commune = match ?? (candidates.length === 1 ? candidates[0] : undefined);
+      return commune
+        ? {
+            insee: commune.insee,
+            name: commune.name,
+            lat: commune.lat,
+            lng: commune.lng,
+            population: commune.population,
+            department: commune.department,
+            region: commune.region,
+            epci: commune.epci,
+          }
+        : null;
+    },
+  };
+}
+
+function comparableCity(name: string): string {
+  return slugify(name)
+    .replace(/\bsainte?\b/g, (word) => (word === "sainte" ? "ste" : "st"))
+    .replace(/-/g, "");
 }

@@ -1,5 +1,7 @@
 /** Small French word lists for the demo seed: common given names, surnames and street names. */
 
+import { slugify } from "../domain/format.ts";
+
 export const FIRST_NAMES_F = [
   "Marie",
   "Nathalie",
@@ -407,17 +409,7 @@ export function cachedSlug(text: string): string {
   return slug;
 }
 
-/** Lowercase ASCII slug: accents dropped, anything else but letters and digits becomes one dash. */
-export function slugify(text: string): string {
-  return text
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/œ/g, "oe")
-    .replace(/æ/g, "ae")
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-}
+export { slugify };
 
 const ELIDING = /^[aeiouyàâéèêëîïôöûü]/i;
 

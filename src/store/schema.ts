@@ -47,6 +47,8 @@ export const merchants = sqliteTable(
     paymentAccountId: text("payment_account_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
+    /** Moves by one with every change of the merchant's own record (merchant_changes has each). */
+    revision: integer("revision").notNull().default(1),
   },
   (table) => [index("merchants_status").on(table.status), index("merchants_siret").on(table.siret)],
 );
@@ -190,6 +192,42 @@ export const storeRevision = sqliteTable("store_revision", {
   id: integer("id").primaryKey(),
   revision: integer("revision").notNull().default(0),
 });
+
+/* ---- The merchants' lifecycle: who changed what, and the feed of changes ---- */
+
+/**
+ * The audit log: one row per change an operator, a merchant or an import made to a merchant,
+ * append-only (triggers of migration 0004 refuse UPDATE and DELETE).
+ */
+export const merchantEvents = sqliteTable(
+  "merchant_events",
+  {
+    eventId: integer("event_id").primaryKey({ autoIncrement: true }),
+    abId: text("ab_id").notNull(),
+    at: text("at").notNull(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    /** JSON: { field: { from, to } } for what changed. */
+    changes: text("changes").notNull(),
+    reason: text("reason"),
+    revision: integer("revision").notNull(),
+  },
+  (table) => [index("merchant_events_merchant").on(table.abId, table.eventId)],
+);
+
+/** The change feed: one row per merchant revision, in commit order (`seq` is the cursor). */
+export const merchantChanges = sqliteTable(
+  "merchant_changes",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    abId: text("ab_id").notNull(),
+    revision: integer("revision").notNull(),
+    /** created, updated or withdrawn, as a reader of the listed registry sees it. */
+    change: text("change").notNull(),
+    changedAt: text("changed_at").notNull(),
+  },
+  (table) => [index("merchant_changes_merchant").on(table.abId, table.seq)],
+);
 
 /* ---- Write side: leads, their delivery, agents, attribution, orders ---- */
 

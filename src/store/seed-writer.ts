@@ -4,6 +4,7 @@
  * (booleans as 0/1, JSON columns as text), the same way drizzle stores them.
  */
 import type { MerchantProfile, TerritorialProof } from "../domain/merchant.ts";
+import { isListed, LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
 import type { Db } from "./db.ts";
 
 export interface SeedRecord extends MerchantProfile {
@@ -171,6 +172,9 @@ export function createSeedWriter(db: Db): SeedWriter {
     return text;
   };
 
+  const created = sqlite.prepare(
+    "INSERT INTO merchant_changes (ab_id, revision, change, changed_at) VALUES (?, 1, 'created', ?)",
+  );
   const begin = sqlite.prepare("BEGIN IMMEDIATE");
   const commit = sqlite.prepare("COMMIT");
   const rollback = sqlite.prepare("ROLLBACK");
@@ -217,6 +221,8 @@ export function createSeedWriter(db: Db): SeedWriter {
       m.createdAt,
       m.updatedAt,
     );
+    // The change feed starts with every listed merchant, like the one migration 0004 backfilled.
+    if (isListed(m.status)) created.run(m.abId, m.createdAt);
     const t = record.territorialProof;
     proof.run(
       m.abId,
@@ -351,13 +357,21 @@ function merchantDependents(sqlite: Db["$client"]): string[] {
 /**
  * Deletes every merchant and every row that depends on one (products, signals, Q&A, and also
  * leads, orders and whatever else references merchants), in one transaction. Returns the number
- * of rows deleted per table. Derived search tables are left for the next index rebuild.
+ * of rows deleted per table. Derived search tables are left for the next index rebuild. The
+ * change feed (append-only) tells its readers that every listed merchant was withdrawn.
  */
 export function clearRegistry(db: Db): Record<string, number> {
   const sqlite = db.$client;
   const deleted: Record<string, number> = {};
   sqlite
     .transaction(() => {
+      sqlite
+        .prepare(
+          `INSERT INTO merchant_changes (ab_id, revision, change, changed_at)
+           SELECT ab_id, revision + 1, 'withdrawn', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') FROM merchants
+           WHERE status IN (${[...LISTED_STATUSES].map((status) => `'${status}'`).join(", ")}) ORDER BY ab_id`,
+        )
+        .run();
       for (const table of merchantDependents(sqlite)) {
         deleted[table] = sqlite.prepare(`DELETE FROM "${table}"`).run().changes;
       }

@@ -58,6 +58,12 @@ describe("registry", () => {
     await expectAnswer("GET", "/api/registry/search", 400);
   });
 
+  it("change feed", async () => {
+    const page = await expectAnswer("GET", "/api/registry/changes?limit=3", 200);
+    await expectAnswer("GET", `/api/registry/changes?since=${page.body.next_cursor}`, 200);
+    await expectAnswer("GET", "/api/registry/changes?limit=5000", 400);
+  });
+
   it("resolve", async () => {
     await expectAnswer("GET", `/api/registry/resolve/${first("active_contactable")}`, 200);
     await expectAnswer("GET", `/api/registry/resolve/${first("contact_disabled")}`, 200);

@@ -16,7 +16,8 @@ import { pointCells, tagToken } from "./filter-tokens.ts";
  * not send agents their way (resolve still answers them, with a `_state` that says so). PAUSED
  * and PROBATION merchants are listed: their `_state` tells agents they cannot be contacted yet.
  */
-export const LISTED_STATUSES: ReadonlySet<string> = new Set(["ACTIVE", "PROBATION", "PAUSED"]);
+// The lifecycle's one list of listed statuses.
+export { LISTED_STATUSES } from "../../domain/merchants/lifecycle.ts";
 
 export interface MerchantRow {
   ab_id: string;

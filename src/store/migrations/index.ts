@@ -73,5 +73,20 @@ export const migrations: Migration[] = [
       "ALTER TABLE `__new_lead_dedup_windows` RENAME TO `lead_dedup_windows`;",
       "PRAGMA foreign_keys=ON;"
     ]
+  },
+  {
+    "id": "0004_merchant_lifecycle",
+    "statements": [
+      "CREATE TABLE `merchant_changes` (\n\t`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`revision` integer NOT NULL,\n\t`change` text NOT NULL,\n\t`changed_at` text NOT NULL\n);",
+      "CREATE INDEX `merchant_changes_merchant` ON `merchant_changes` (`ab_id`,`seq`);",
+      "CREATE TABLE `merchant_events` (\n\t`event_id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`at` text NOT NULL,\n\t`actor` text NOT NULL,\n\t`action` text NOT NULL,\n\t`changes` text NOT NULL,\n\t`reason` text,\n\t`revision` integer NOT NULL\n);",
+      "CREATE INDEX `merchant_events_merchant` ON `merchant_events` (`ab_id`,`event_id`);",
+      "ALTER TABLE `merchants` ADD `revision` integer DEFAULT 1 NOT NULL;",
+      "-- Added by hand: the audit log and the change feed are append-only.\nCREATE TRIGGER `merchant_events_no_update` BEFORE UPDATE ON `merchant_events` BEGIN SELECT RAISE(ABORT, 'merchant_events is append-only'); END;",
+      "CREATE TRIGGER `merchant_events_no_delete` BEFORE DELETE ON `merchant_events` BEGIN SELECT RAISE(ABORT, 'merchant_events is append-only'); END;",
+      "CREATE TRIGGER `merchant_changes_no_update` BEFORE UPDATE ON `merchant_changes` BEGIN SELECT RAISE(ABORT, 'merchant_changes is append-only'); END;",
+      "CREATE TRIGGER `merchant_changes_no_delete` BEFORE DELETE ON `merchant_changes` BEGIN SELECT RAISE(ABORT, 'merchant_changes is append-only'); END;",
+      "-- Added by hand: the feed starts with every merchant listed before it existed, in creation order.\nINSERT INTO `merchant_changes` (`ab_id`, `revision`, `change`, `changed_at`)\n  SELECT `ab_id`, 1, 'created', `created_at` FROM `merchants`\n  WHERE `status` IN ('ACTIVE', 'PROBATION', 'PAUSED') ORDER BY `created_at`, `ab_id`;"
+    ]
   }
 ];

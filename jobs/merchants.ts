@@ -1,0 +1,182 @@
+/**
+ * Operator command for merchants (docs/merchant-lifecycle.md). Safe to run while the server
+ * serves the same DATA_DIR: each change is one transaction, and a merchant changed meanwhile by
+ * someone else is refused rather than overwritten.
+ *
+ *   npm run merchants -- add FILE.json                       a declaration -> a PROBATION merchant
+ *   npm run merchants -- update <ab_id> FILE.json            the declared fields that change
+ *   npm run merchants -- status <ab_id> <STATUS> [--reason "..."]
+ *   npm run merchants -- review <ab_id>                      a person vouches for the description
+ *   npm run merchants -- show <ab_id>                        the merchant and its audit log
+ *   npm run merchants -- list [--status S] [--sector S] [--department D] [--limit N]
+ *
+ * `--json` prints JSON; `--actor NAME` names who acts in the audit log (default: operator:<user>).
+ * Exit status: 0 done, 1 refused (the reason on stderr), 2 bad usage.
+ */
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config/config.ts";
+import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
+import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
+import { nextStatuses } from "../src/domain/merchants/lifecycle.ts";
+import { loadRegistered } from "../src/domain/merchants/load-registered.ts";
+import type { MerchantLifecycleDeps } from "../src/domain/merchants/merchant-registry.ts";
+import { reviewMerchantDescription } from "../src/domain/merchants/review-merchant-description.ts";
+import { updateMerchant } from "../src/domain/merchants/update-merchant.ts";
+import { isServiceError } from "../src/errors/service-error.ts";
+import { setLogLevel } from "../src/logging.ts";
+import { merchantStatusSchema } from "../src/schemas/envelope.ts";
+import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
+import { createCommuneLookup } from "../src/seed/communes.ts";
+import { openDatabase } from "../src/store/db.ts";
+import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+
+const USAGE = `usage: npm run merchants -- add FILE.json | update <ab_id> FILE.json | status <ab_id> <STATUS> [--reason "..."]
+                             | review <ab_id> | show <ab_id> | list [--status S] [--sector S] [--department D] [--limit N]
+options: --json, --actor NAME`;
+
+function usage(message: string): never {
+  process.stderr.write(`merchants: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    reason: { type: "string" },
+    status: { type: "string" },
+    sector: { type: "string" },
+    department: { type: "string" },
+    limit: { type: "string", default: "100" },
+    actor: { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+});
+const [command, ...args] = positionals;
+const arity: Record<string, number> = { add: 1, update: 2, status: 2, review: 1, show: 1, list: 0 };
+if (!command) usage("no command");
+if (!(command in arity)) usage(`unknown command ${command}`);
+if (args.length !== arity[command]) usage(`${command} takes ${arity[command]} argument(s), got ${args.length}`);
+
+setLogLevel("warn");
+const config = loadConfig();
+const db = openDatabase(config.databaseFile);
+const deps: MerchantLifecycleDeps = {
+  registry: createMerchantRegistryRepository(db),
+  communes: createCommuneLookup(),
+  now: () => new Date(),
+};
+const actor = values.actor ?? `operator:${os.userInfo().username}`;
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters escaped.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** Operator-supplied text shown on a terminal: control characters made visible, never run. */
+function printable(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+function out(json: unknown, lines: string[]): void {
+  process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${lines.join("\n")}\n`);
+}
+
+class InputFileError extends Error {}
+
+function readDeclaration(file: string): unknown {
+  let textContent: string;
+  try {
+    textContent = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new InputFileError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  try {
+    return JSON.parse(textContent);
+  } catch (error) {
+    throw new InputFileError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The search index lives in the same database: the command brings it up to date itself. */
+function reindex(abId: string): void {
+  createEmbeddedSearchIndex(db).refresh([abId]);
+}
+
+try {
+  if (command === "add") {
+    const added = addMerchant(deps, readDeclaration(args[0] as string), actor);
+    reindex(added.abId);
+    out(added, [`${added.abId} added (${added.status}, revision ${added.revision})`]);
+  } else if (command === "update") {
+    const [abId, file] = args as [string, string];
+    const updated = updateMerchant(deps, abId, readDeclaration(file), actor);
+    if (updated.changed.length > 0) reindex(abId);
+    out(updated, [
+      updated.changed.length === 0
+        ? `${abId} unchanged (revision ${updated.revision})`
+        : `${abId} updated: ${updated.changed.join(", ")} (revision ${updated.revision})`,
+    ]);
+  } else if (command === "status") {
+    const [abId, status] = args as [string, string];
+    const changed = changeMerchantStatus(deps, abId, { status, reason: values.reason ?? null }, actor);
+    reindex(abId);
+    out(changed, [`${abId} ${changed.from} -> ${changed.to} (revision ${changed.revision})`]);
+  } else if (command === "review") {
+    const [abId] = args as [string];
+    const reviewed = reviewMerchantDescription(deps, abId, actor);
+    if (reviewed.changed) reindex(abId);
+    out(reviewed, [
+      reviewed.changed ? `${abId} description reviewed (revision ${reviewed.revision})` : `${abId} already reviewed`,
+    ]);
+  } else if (command === "show") {
+    const [abId] = args as [string];
+    const { merchant, revision } = loadRegistered(deps, abId);
+    const events = deps.registry.events(abId);
+    out({ merchant, revision, events }, [
+      `${merchant.abId}  ${merchant.status}  revision ${revision}  next: ${nextStatuses(merchant.status).join(", ") || "none"}`,
+      `${printable(merchant.businessName)} (${printable(merchant.legalName)}), SIRET ${merchant.siret}, NAF ${merchant.nafCode} (${merchant.sector})`,
+      `${printable(merchant.street)}, ${merchant.postalCode} ${printable(merchant.city)}`,
+      `description: ${merchant.description === null ? "none" : merchant.descriptionLlmUnreviewed ? "to review" : "reviewed"}`,
+      "audit log:",
+      ...events.map(
+        (event) =>
+          `  ${event.at}  r${event.revision}  ${printable(event.actor)}  ${event.action}  ${Object.keys(event.changes).join(", ")}${event.reason ? `  reason: ${printable(event.reason)}` : ""}`,
+      ),
+    ]);
+  } else {
+    const status = values.status === undefined ? undefined : merchantStatusSchema.safeParse(values.status);
+    if (status && !status.success) usage(`--status must be one of ${merchantStatusSchema.options.join(", ")}`);
+    const limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+      usage("--limit must be a whole number from 1 to 10000");
+    const rows = deps.registry.list({
+      ...(status?.data ? { status: status.data } : {}),
+      ...(values.sector ? { sector: values.sector } : {}),
+      ...(values.department ? { department: values.department } : {}),
+      limit,
+    });
+    out(rows, [
+      ...rows.map(
+        (row) =>
+          `${row.abId}  ${row.status.padEnd(9)}  ${row.sector.padEnd(13)}  ${row.postalCode} ${printable(row.city)}  ${printable(row.businessName)}`,
+      ),
+      `${rows.length} merchant(s)${rows.length === limit ? ` (first ${limit}; --limit for more)` : ""}`,
+    ]);
+  }
+} catch (error) {
+  if (isServiceError(error)) {
+    const issues = error.details.issues?.map((issue) => `  ${issue.path || "(declaration)"}: ${issue.message}`) ?? [];
+    process.stderr.write(
+      `merchants: ${error.code}: ${printable(error.message)}\n${issues.join("\n")}${issues.length ? "\n" : ""}`,
+    );
+    process.exitCode = 1;
+  } else if (error instanceof InputFileError) {
+    process.stderr.write(`merchants: ${error.message}\n`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+} finally {
+  db.$client.close();
+}

@@ -1,0 +1,194 @@
+import { randomInt, randomUUID } from "node:crypto";
+import { validationError } from "../../errors/service-error.ts";
+import type { MerchantDeclaration, MerchantUpdate, ProductDeclaration } from "../../schemas/merchant-declaration.ts";
+import { slugify } from "../format.ts";
+import type { Merchant, Product, TerritorialProof } from "../merchant.ts";
+import { trades } from "../sectors.ts";
+import type { CommuneLookup, MerchantRegistryStore } from "./merchant-registry.ts";
+
+/**
+ * Turning a validated declaration into the stored shapes: one place for the defaults a
+ * declaration leaves out, the sector a NAF code means, the territorial proof an address gives
+ * and the products' stable ids.
+ */
+
+/** How sure a position taken from the commune's centroid is (a geocoded address scores 0.8 and more). */
+export const COMMUNE_CENTROID_SCORE = 0.3;
+const AB_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+
+export function sectorOfNaf(nafCode: string): string {
+  const trade = trades.find((candidate) => candidate.nafCode === nafCode);
+  if (!trade) throw validationError([{ path: "naf_code", message: "is not a trade the registry covers" }]);
+  return trade.sector;
+}
+
+export function newAbId(registry: MerchantRegistryStore, randomId?: () => string): string {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const candidate =
+      randomId?.() ??
+      `ab_${Array.from({ length: 8 }, () => AB_ID_ALPHABET[randomInt(AB_ID_ALPHABET.length)]).join("")}`;
+    if (registry.isFree(candidate)) return candidate;
+  }
+  throw new Error("no free ab_id after 20 draws");
+}
+
+/** The position of a declared address: its commune's centroid, marked as such, never "verified". */
+export function territorialProofOf(
+  communes: CommuneLookup,
+  address: { postal_code: string; city: string },
+): TerritorialProof {
+  const commune = communes.find(address.postal_code, address.city);
+  if (!commune) {
+    throw validationError([
+      {
+        path: "address.city",
+        message: `is not a commune with postal code ${address.postal_code} in the reference data (data/communes.json)`,
+      },
+    ]);
+  }
+  return {
+    latitude: commune.lat,
+    longitude: commune.lng,
+    inseeCode: commune.insee,
+    postalCode: address.postal_code,
+    cityNormalized: commune.name,
+    geocodingSource: "commune_centroid",
+    geocodingScore: COMMUNE_CENTROID_SCORE,
+    verified: false,
+    verifiedAt: null,
+    population: commune.population,
+    departmentCode: commune.department,
+    regionCode: commune.region,
+    epciCode: commune.epci,
+  };
+}
+
+/**
+ * The product list after a declaration: a product keeps its ids when its slug (given, or made
+ * from its name) is already the merchant's, so leads naming a brick keep naming the same one.
+ */
+export function productsOf(
+  abId: string,
+  declared: readonly ProductDeclaration[],
+  existing: readonly Product[],
+  nowIso: string,
+): Product[] {
+  const bySlug = new Map(existing.map((product) => [product.slug, product]));
+  return declared.map((product, position) => {
+    const slug = product.slug ?? slugify(product.name);
+    const kept = bySlug.get(slug);
+    return {
+      productId: kept?.productId ?? randomUUID(),
+      brickId: kept?.brickId ?? randomUUID(),
+      abId,
+      slug,
+      brickType: product.brick_type,
+      name: product.name,
+      description: product.description,
+      priceCents: product.price_cents ?? null,
+      currency: "EUR",
+      pricingModel: product.pricing_model,
+      inventoryStatus: product.inventory_status ?? (product.brick_type === "product" ? "in_stock" : "made_to_order"),
+      imageUrl: product.image_url ?? null,
+      externalUrl: product.external_url ?? null,
+      tags: product.tags ?? [],
+      isLocked: kept?.isLocked ?? false,
+      position,
+      updatedAt: nowIso,
+    };
+  });
+}
+
+/** A new merchant from its declaration: in probation, its description waiting for a review. */
+export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIso: string): Merchant {
+  return {
+    abId,
+    siret: declaration.siret,
+    legalName: declaration.legal_name,
+    businessName: declaration.business_name,
+    slug: slugify(`${declaration.business_name} ${declaration.address.city}`),
+    nafCode: declaration.naf_code,
+    sector: sectorOfNaf(declaration.naf_code),
+    status: "PROBATION",
+    rcs: null,
+    vatIntracom: null,
+    street: declaration.address.street,
+    postalCode: declaration.address.postal_code,
+    city: declaration.address.city,
+    phone: declaration.phone ?? null,
+    email: declaration.email ?? null,
+    website: declaration.website ?? null,
+    description: declaration.description ?? null,
+    descriptionLlmUnreviewed: (declaration.description ?? null) !== null,
+    brandVoice: null,
+    brandUpdatedAt: null,
+    hours: declaration.hours ?? null,
+    timezone: "Europe/Paris",
+    zones: declaration.zones ?? [declaration.address.postal_code],
+    areasDeclaredAt: declaration.zones ? nowIso : null,
+    deliveryEnabled: declaration.delivery?.enabled ?? false,
+    deliveryRadiusKm: declaration.delivery?.radius_km ?? null,
+    languages: declaration.languages ?? ["fr"],
+    foundedOn: declaration.founded_on,
+    domainAgeYears: null,
+    listingRating: null,
+    listingReviewCount: null,
+    listingPhotosCount: 0,
+    terrainPhotos: [],
+    sameAs: [],
+    paymentSetup: false,
+    createdAt: nowIso,
+    updatedAt: nowIso,
+  };
+}
+
+/** The merchant's columns an update sets (only those that differ from what is stored). */
+export function changedFields(merchant: Merchant, update: MerchantUpdate, nowIso: string): Partial<Merchant> {
+  const next: Partial<Merchant> = {};
+  const set = <Key extends keyof Merchant>(key: Key, value: Merchant[Key]) => {
+    if (JSON.stringify(merchant[key]) !== JSON.stringify(value)) next[key] = value;
+  };
+  if (update.legal_name !== undefined) set("legalName", update.legal_name);
+  if (update.business_name !== undefined) set("businessName", update.business_name);
+  if (update.naf_code !== undefined) {
+    set("nafCode", update.naf_code);
+    set("sector", sectorOfNaf(update.naf_code));
+  }
+  if (update.address !== undefined) {
+    set("street", update.address.street);
+    set("postalCode", update.address.postal_code);
+    set("city", update.address.city);
+  }
+  if (update.email !== undefined) set("email", update.email);
+  if (update.phone !== undefined) set("phone", update.phone);
+  if (update.website !== undefined) set("website", update.website);
+  if (update.description !== undefined) {
+    set("description", update.description);
+    // A new text waits for a person's review again; removing it leaves nothing to review.
+    if ("description" in next) set("descriptionLlmUnreviewed", update.description !== null);
+  }
+  if (update.hours !== undefined) set("hours", update.hours);
+  if (update.zones !== undefined) {
+    set("zones", update.zones);
+    if ("zones" in next) set("areasDeclaredAt", nowIso);
+  }
+  if (update.languages !== undefined) set("languages", update.languages);
+  if (update.delivery !== undefined) {
+    set("deliveryEnabled", update.delivery.enabled);
+    set("deliveryRadiusKm", update.delivery.radius_km ?? null);
+  }
+  if (update.founded_on !== undefined) set("foundedOn", update.founded_on);
+  return next;
+}
+
+/** Before and after of each changed field, for the audit log. */
+export function diffOf<Value extends object>(
+  before: Value,
+  after: Partial<Value>,
+): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [key, value] of Object.entries(after)) {
+    changes[key] = { from: (before as Record<string, unknown>)[key] ?? null, to: value };
+  }
+  return changes;
+}

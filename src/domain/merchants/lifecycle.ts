@@ -1,0 +1,82 @@
+import type { MerchantStatus } from "../../schemas/envelope.ts";
+
+/**
+ * The merchant lifecycle (docs/merchant-lifecycle.md): which status may follow which, and on what
+ * condition. One table, read by every way in (operator commands, imports), so a transition
+ * refused here is refused everywhere, with the same reason.
+ */
+
+/** Statuses whose merchants are listed: searchable, resolvable, published (a pause is temporary). */
+export const LISTED_STATUSES: ReadonlySet<string> = new Set<MerchantStatus>(["ACTIVE", "PROBATION", "PAUSED"]);
+
+export function isListed(status: string): boolean {
+  return LISTED_STATUSES.has(status);
+}
+
+/** What a transition's conditions look at. */
+export interface TransitionFacts {
+  /** siret_verified is verified and not expired. */
+  identityVerified: boolean;
+  /** The description is absent, or a person reviewed it since it last changed. */
+  descriptionReviewed: boolean;
+  reason: string | null;
+}
+
+type Condition = (facts: TransitionFacts) => string | null;
+
+const needsReason: Condition = (facts) => (facts.reason ? null : "a reason is required (--reason)");
+const readyToBeActive: Condition = (facts) => {
+  const missing = [
+    facts.identityVerified ? null : "the identity is not verified (siret_verified)",
+    facts.descriptionReviewed ? null : "the description is not reviewed (merchants review)",
+  ].filter((item): item is string => item !== null);
+  return missing.length === 0 ? null : missing.join(" and ");
+};
+
+/** from -> to -> the condition to meet (null when none). A pair not in the table is not a transition. */
+const TRANSITIONS: Record<MerchantStatus, Partial<Record<MerchantStatus, Condition | null>>> = {
+  PROBATION: { ACTIVE: readyToBeActive, SUSPENDED: needsReason, ARCHIVED: needsReason },
+  ACTIVE: { PAUSED: null, SUSPENDED: needsReason, ARCHIVED: needsReason },
+  PAUSED: { ACTIVE: readyToBeActive, SUSPENDED: needsReason, ARCHIVED: needsReason },
+  // Back from a suspension: to probation, or straight to active when it qualifies.
+  SUSPENDED: { PROBATION: needsReason, ACTIVE: readyToBeActive, ARCHIVED: needsReason },
+  ARCHIVED: {},
+};
+
+export type TransitionCheck = { allowed: true } | { allowed: false; reason: string };
+
+export function checkTransition(from: MerchantStatus, to: MerchantStatus, facts: TransitionFacts): TransitionCheck {
+  if (from === to) return { allowed: false, reason: `the merchant is already ${to}` };
+  const targets = TRANSITIONS[from];
+  if (!(to in targets)) {
+    const possible = Object.keys(targets);
+    return {
+      allowed: false,
+      reason:
+        possible.length === 0
+          ? `${from} is final: no status follows it`
+          : `${from} cannot become ${to}; it can become ${possible.join(", ")}`,
+    };
+  }
+  const unmet = targets[to]?.(facts) ?? null;
+  return unmet === null ? { allowed: true } : { allowed: false, reason: `${from} -> ${to}: ${unmet}` };
+}
+
+/** The statuses a merchant in `from` may move to (for help texts and docs). */
+export function nextStatuses(from: MerchantStatus): MerchantStatus[] {
+  return Object.keys(TRANSITIONS[from]) as MerchantStatus[];
+}
+
+/**
+ * What a change means to a reader of the listed registry (the change feed): a merchant appearing,
+ * changing, or disappearing; nothing for changes to a merchant nobody can see.
+ */
+export function feedChange(
+  before: MerchantStatus | null,
+  after: MerchantStatus,
+): "created" | "updated" | "withdrawn" | null {
+  const wasListed = before !== null && isListed(before);
+  const isNowListed = isListed(after);
+  if (isNowListed) return wasListed ? "updated" : "created";
+  return wasListed ? "withdrawn" : null;
+}

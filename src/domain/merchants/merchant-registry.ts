@@ -1,0 +1,106 @@
+import type { MerchantStatus } from "../../schemas/envelope.ts";
+import type { Merchant, Product, Signal, TerritorialProof } from "../merchant.ts";
+
+/**
+ * What the merchant lifecycle needs from storage (implemented by src/store/
+ * merchant-registry-repository.ts). Every write is one transaction: the merchant's rows, its
+ * audit event and, when a reader of the listed registry would see it, its change-feed row; the
+ * merchant's revision moves by one.
+ */
+export interface MerchantRegistryStore {
+  find(abId: string): RegisteredMerchant | null;
+  abIdOfSiret(siret: string): string | null;
+  /** Whether an ab_id is free (new ids are drawn at random). */
+  isFree(abId: string): boolean;
+  create(write: MerchantCreation): void;
+  /** Applies a change made on top of `expectedRevision`; false when the merchant moved meanwhile. */
+  update(write: MerchantModification): boolean;
+  events(abId: string): MerchantEvent[];
+  list(filter: MerchantListFilter): MerchantListing[];
+}
+
+export interface RegisteredMerchant {
+  merchant: Merchant;
+  revision: number;
+  territorialProof: TerritorialProof | null;
+  products: Product[];
+  signals: Signal[];
+}
+
+/** Who made a change: `operator:<name>`, `merchant`, `import:<source>`. */
+export type Actor = string;
+
+export interface MerchantEventInput {
+  at: string;
+  actor: Actor;
+  action: "created" | "updated" | "status_changed" | "description_reviewed";
+  changes: Record<string, { from: unknown; to: unknown }>;
+  reason: string | null;
+}
+
+export interface MerchantEvent extends MerchantEventInput {
+  eventId: number;
+  revision: number;
+}
+
+export interface MerchantCreation {
+  merchant: Merchant;
+  territorialProof: TerritorialProof | null;
+  products: Product[];
+  event: MerchantEventInput;
+  feed: "created" | null;
+}
+
+export interface MerchantModification {
+  abId: string;
+  expectedRevision: number;
+  /** Columns to set, in the domain's names. */
+  fields: Partial<Merchant>;
+  /** When given, the merchant's whole product list afterwards. */
+  products: Product[] | null;
+  territorialProof: TerritorialProof | null | undefined;
+  event: MerchantEventInput;
+  feed: "created" | "updated" | "withdrawn" | null;
+}
+
+export interface MerchantListFilter {
+  status?: MerchantStatus;
+  sector?: string;
+  department?: string;
+  limit: number;
+}
+
+export interface MerchantListing {
+  abId: string;
+  businessName: string;
+  status: MerchantStatus;
+  sector: string;
+  postalCode: string;
+  city: string;
+  revision: number;
+  updatedAt: string;
+}
+
+/** Finds the commune of a declared address in the reference data (for the territorial proof). */
+export interface CommuneLookup {
+  find(postalCode: string, city: string): CommuneMatch | null;
+}
+
+export interface CommuneMatch {
+  insee: string;
+  name: string;
+  lat: number;
+  lng: number;
+  population: number;
+  department: string;
+  region: string;
+  epci: string | null;
+}
+
+export interface MerchantLifecycleDeps {
+  registry: MerchantRegistryStore;
+  communes: CommuneLookup;
+  now: () => Date;
+  /** Random source for new ab_ids (injectable for tests). */
+  randomId?: () => string;
+}

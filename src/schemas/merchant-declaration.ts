@@ -1,0 +1,149 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { trades } from "../domain/sectors.ts";
+import { isValidSiret } from "../domain/siret.ts";
+
+/**
+ * A merchant declaration: what a merchant or an operator declares about a business (identity as
+ * declared, contact, description, offer, hours, zones). One schema for `merchants add`, for
+ * `merchants update` (every field optional but the SIRET, which never changes) and for the bulk
+ * import; the store keeps only what it validated. Words allowed in closed lists come from
+ * data/merchant-vocabulary.json.
+ */
+
+const vocabularySchema = z.object({
+  format: z.literal(1),
+  days: z.array(z.string()).length(7),
+  languages: z.array(z.string().regex(/^[a-z]{2}$/)).min(1),
+  brick_types: z.array(z.string()).min(1),
+  pricing_models: z.array(z.string()).min(1),
+  inventory_statuses: z.array(z.string()).min(1),
+});
+
+export const merchantVocabulary = vocabularySchema.parse(
+  JSON.parse(readFileSync(new URL("../../data/merchant-vocabulary.json", import.meta.url), "utf8")),
+);
+
+const oneOf = (words: string[]) =>
+  z.string().refine((value) => words.includes(value), `must be one of ${words.join(", ")}`);
+
+// C0 controls, DEL and C1 controls: a name or a one-line field with them could rewrite an
+// operator's terminal or add lines to an email.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the same, with line breaks allowed.
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+
+const oneLine = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !CONTROL.test(value), "must be one line of text, without control characters");
+
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !CONTROL_BUT_NEWLINE.test(value), "must not contain control characters other than line breaks");
+
+const postalCode = z.string().regex(/^(?:0[1-9]|[1-8]\d|9[0-8])\d{3}$/, "must be a French postal code (5 digits)");
+const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500);
+const tag = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be lowercase words joined by hyphens")
+  .max(40);
+const slug = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be lowercase words joined by hyphens")
+  .max(80);
+/** 09:00-12:30, several ranges separated by commas, or "fermé". */
+const dayHours = z
+  .string()
+  .regex(
+    /^(?:fermé|(?:[01]\d|2[0-4]):[0-5]\d-(?:[01]\d|2[0-4]):[0-5]\d(?:,(?:[01]\d|2[0-4]):[0-5]\d-(?:[01]\d|2[0-4]):[0-5]\d)*)$/,
+    'must be "fermé" or ranges like 09:00-12:30,14:00-18:00',
+  );
+
+export const productDeclarationSchema = z.strictObject({
+  /** Stable within the merchant: an update that keeps the slug keeps the product (and its brick id). */
+  slug: slug.optional(),
+  name: oneLine(120),
+  description: text(1_000),
+  brick_type: oneOf(merchantVocabulary.brick_types),
+  pricing_model: oneOf(merchantVocabulary.pricing_models),
+  price_cents: z.int().min(0).max(100_000_000).nullable().optional(),
+  inventory_status: oneOf(merchantVocabulary.inventory_statuses).optional(),
+  tags: z.array(tag).max(12).optional(),
+  image_url: httpUrl.nullable().optional(),
+  external_url: httpUrl.nullable().optional(),
+});
+
+const declarationShape = {
+  siret: z
+    .string()
+    .regex(/^\d{14}$/, "must be 14 digits")
+    .refine(isValidSiret, "is not a valid SIRET (its check digit is wrong)"),
+  legal_name: oneLine(200),
+  business_name: oneLine(120),
+  naf_code: z
+    .string()
+    .regex(/^\d{2}\.\d{2}[A-Z]$/, "must be a NAF code like 43.22A")
+    .refine(
+      (code) => trades.some((trade) => trade.nafCode === code),
+      "is not a trade the registry covers (see src/domain/sectors.ts)",
+    ),
+  address: z.strictObject({ street: oneLine(200), postal_code: postalCode, city: oneLine(100) }),
+  email: z.email("must be an email address").max(254).nullable().optional(),
+  phone: z
+    .string()
+    .regex(/^\+33 ?[1-9](?: ?\d{2}){4}$/, "must be a French number in international form, like +33 6 12 34 56 78")
+    .nullable()
+    .optional(),
+  website: httpUrl.nullable().optional(),
+  description: text(2_000).nullable().optional(),
+  hours: z
+    .record(z.string(), dayHours)
+    .refine(
+      (hours) => Object.keys(hours).every((day) => merchantVocabulary.days.includes(day)),
+      `days must be among ${merchantVocabulary.days.join(", ")}`,
+    )
+    .nullable()
+    .optional(),
+  zones: z.array(postalCode).max(100).optional(),
+  languages: z.array(oneOf(merchantVocabulary.languages)).min(1).max(10).optional(),
+  delivery: z
+    .strictObject({ enabled: z.boolean(), radius_km: z.number().positive().max(500).nullable().optional() })
+    .optional(),
+  /** The company's creation date (annuaire-entreprises.data.gouv.fr shows it). */
+  founded_on: z.iso.date("must be a date like 2019-04-01"),
+  products: z.array(productDeclarationSchema).max(200).optional(),
+};
+
+export const merchantDeclarationSchema = z.strictObject(declarationShape).superRefine((declaration, context) => {
+  const slugs = new Set<string>();
+  declaration.products?.forEach((product, index) => {
+    const key = product.slug ?? product.name;
+    if (slugs.has(key))
+      context.addIssue({ code: "custom", path: ["products", index, "slug"], message: "is used twice" });
+    slugs.add(key);
+  });
+});
+
+/** An update: any declared field but the SIRET; a field given replaces the stored one (products by slug). */
+export const merchantUpdateSchema = z
+  .strictObject(
+    Object.fromEntries(
+      Object.entries(declarationShape)
+        .filter(([name]) => name !== "siret")
+        .map(([name, schema]) => [name, schema.optional()]),
+    ) as { [Key in Exclude<keyof typeof declarationShape, "siret">]: z.ZodOptional<(typeof declarationShape)[Key]> },
+  )
+  .refine((update) => Object.keys(update).length > 0, "an update must change at least one field");
+
+export type MerchantDeclaration = z.output<typeof merchantDeclarationSchema>;
+export type MerchantUpdate = z.output<typeof merchantUpdateSchema>;
+export type ProductDeclaration = z.output<typeof productDeclarationSchema>;

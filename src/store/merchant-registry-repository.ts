@@ -1,0 +1,162 @@
+import type { Merchant } from "../domain/merchant.ts";
+import type {
+  MerchantCreation,
+  MerchantEvent,
+  MerchantEventInput,
+  MerchantListing,
+  MerchantModification,
+  MerchantRegistryStore,
+} from "../domain/merchants/merchant-registry.ts";
+import { merchantStatusSchema } from "../schemas/envelope.ts";
+import type { Db } from "./db.ts";
+import { and, asc, eq, sql } from "./drizzle.ts";
+import { createMerchantRepository } from "./merchant-repository.ts";
+import { merchantChanges, merchantEvents, merchants, products, territorialProofs } from "./schema.ts";
+
+/**
+ * The merchant lifecycle's writes, through drizzle's query builder (commands and imports, not a
+ * request's hot path): the schema maps the domain's fields to columns, JSON and booleans
+ * included. Each write is one BEGIN IMMEDIATE transaction, so a command can run beside a serving
+ * server: the merchant row moves from its expected revision or nothing is written.
+ */
+export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore {
+  const reads = createMerchantRepository(db);
+  const revisionOf = (abId: string) =>
+    db.select({ revision: merchants.revision }).from(merchants).where(eq(merchants.abId, abId)).get()?.revision ?? null;
+
+  const record = (
+    tx: Pick<Db, "insert">,
+    abId: string,
+    revision: number,
+    event: MerchantEventInput,
+    feed: string | null,
+  ) => {
+    tx.insert(merchantEvents)
+      .values({
+        abId,
+        at: event.at,
+        actor: event.actor,
+        action: event.action,
+        changes: JSON.stringify(event.changes),
+        reason: event.reason,
+        revision,
+      })
+      .run();
+    if (feed) tx.insert(merchantChanges).values({ abId, revision, change: feed, changedAt: event.at }).run();
+  };
+
+  return {
+    find(abId) {
+      const profile = reads.findProfile(abId);
+      const revision = revisionOf(abId);
+      if (!profile || revision === null) return null;
+      return {
+        merchant: profile.merchant,
+        revision,
+        territorialProof: profile.territorialProof,
+        products: profile.products,
+        signals: profile.signals,
+      };
+    },
+    abIdOfSiret(siret) {
+      return db.select({ abId: merchants.abId }).from(merchants).where(eq(merchants.siret, siret)).get()?.abId ?? null;
+    },
+    isFree(abId) {
+      return revisionOf(abId) === null;
+    },
+    create(write: MerchantCreation) {
+      db.transaction(
+        (tx) => {
+          tx.insert(merchants)
+            .values({ ...write.merchant, paymentAccountId: null, revision: 1 })
+            .run();
+          if (write.territorialProof) {
+            tx.insert(territorialProofs)
+              .values({ abId: write.merchant.abId, ...write.territorialProof })
+              .run();
+          }
+          for (const product of write.products) tx.insert(products).values(product).run();
+          record(tx, write.merchant.abId, 1, write.event, write.feed);
+        },
+        { behavior: "immediate" },
+      );
+    },
+    update(write: MerchantModification) {
+      return db.transaction(
+        (tx) => {
+          const moved = tx
+            .update(merchants)
+            .set({ ...columnsOf(write.fields), revision: sql`${merchants.revision} + 1` })
+            .where(and(eq(merchants.abId, write.abId), eq(merchants.revision, write.expectedRevision)))
+            .run();
+          if (moved.changes !== 1) return false;
+          if (write.territorialProof !== undefined) {
+            tx.delete(territorialProofs).where(eq(territorialProofs.abId, write.abId)).run();
+            if (write.territorialProof) {
+              tx.insert(territorialProofs)
+                .values({ abId: write.abId, ...write.territorialProof })
+                .run();
+            }
+          }
+          if (write.products) {
+            // Leads keep their brick_id as text; a product taken out of the list simply goes.
+            tx.delete(products).where(eq(products.abId, write.abId)).run();
+            for (const product of write.products) tx.insert(products).values(product).run();
+          }
+          record(tx, write.abId, write.expectedRevision + 1, write.event, write.feed);
+          return true;
+        },
+        { behavior: "immediate" },
+      );
+    },
+    events(abId): MerchantEvent[] {
+      return db
+        .select()
+        .from(merchantEvents)
+        .where(eq(merchantEvents.abId, abId))
+        .orderBy(asc(merchantEvents.eventId))
+        .all()
+        .map((row) => ({
+          eventId: row.eventId,
+          revision: row.revision,
+          at: row.at,
+          actor: row.actor,
+          action: row.action as MerchantEvent["action"],
+          changes: JSON.parse(row.changes) as MerchantEvent["changes"],
+          reason: row.reason,
+        }));
+    },
+    list(filter): MerchantListing[] {
+      const conditions = [
+        filter.status ? eq(merchants.status, filter.status) : undefined,
+        filter.sector ? eq(merchants.sector, filter.sector) : undefined,
+        filter.department
+          ? sql`${merchants.abId} IN (SELECT ab_id FROM territorial_proofs WHERE department_code = ${filter.department})`
+          : undefined,
+      ].filter((condition) => condition !== undefined);
+      return db
+        .select({
+          abId: merchants.abId,
+          businessName: merchants.businessName,
+          status: merchants.status,
+          sector: merchants.sector,
+          postalCode: merchants.postalCode,
+          city: merchants.city,
+          revision: merchants.revision,
+          updatedAt: merchants.updatedAt,
+        })
+        .from(merchants)
+        .where(conditions.length > 0 ? and(...conditions) : undefined)
+        .orderBy(asc(merchants.abId))
+        .limit(filter.limit)
+        .all()
+        .map((row) => ({ ...row, status: merchantStatusSchema.parse(row.status) }));
+    },
+  };
+}
+
+/** The domain's merchant fields as drizzle's column properties (the same names, ab_id aside). */
+function columnsOf(fields: Partial<Merchant>): Partial<typeof merchants.$inferInsert> {
+  const { abId: _abId, ...columns } = fields;
+  return columns;
+}
