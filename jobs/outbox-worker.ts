@@ -25,6 +25,7 @@ async function main(): Promise<void> {
   if (values.once) {
     const transport = createMailTransport(app.config.mail);
     try {
+      app.outbox.reclaimFromDeadClaimers(new Date().toISOString());
       const report = await drainOutbox(dispatchDeps(app, transport));
       const pending = app.outbox.countByStatus();
       process.stdout.write(

@@ -106,6 +106,10 @@ export function startOutboxWorker(app: OutboxServices, options: OutboxWorkerOpti
       void run();
     }, NUDGE_DELAY_MS);
   };
+  // A process killed in the middle of a batch left its rows claimed: they go out now rather than
+  // after their lease (a row another live worker is sending is left to it).
+  const reclaimed = app.outbox.reclaimFromDeadClaimers((options.now ?? app.now)().toISOString());
+  if (reclaimed > 0) logger.warn("outbox rows of a stopped process reclaimed", { rows: reclaimed });
   const timer = setInterval(() => void run(), pollMs);
   timer.unref();
   outboxSignal().on("written", nudge);

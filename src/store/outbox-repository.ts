@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import type { Db } from "./db.ts";
 
 /*
@@ -36,6 +37,12 @@ export type OutboxResult =
 export interface OutboxRepository {
   /** Claims up to `limit` due rows (pending, or sending with an expired lease); attempts counts this one. */
   claimDue(input: { now: string; leaseUntil: string; limit: number }): OutboxMessage[];
+  /**
+   * Rows left claimed by a process of this machine that no longer runs (killed in the middle of a
+   * batch) go back to pending at once instead of waiting out their lease; rows claimed by a live
+   * process, or on another machine, are left to it. Returns how many went back.
+   */
+  reclaimFromDeadClaimers(now: string): number;
   /** Records a delivery and moves the subject along (lead delivered, message sent, contact forwarded). */
   markSent(input: { messageId: string; attempts: number; at: string }): boolean;
   markRetry(input: { messageId: string; attempts: number; nextAttemptAt: string; error: string }): boolean;
@@ -90,16 +97,44 @@ const SUBJECT_FAILED: Record<OutboxKind, string> = {
 const dueOf = (status: string) =>
   `SELECT * FROM (SELECT message_id, next_attempt_at FROM outbox
      WHERE status = '${status}' AND next_attempt_at <= @now ORDER BY next_attempt_at LIMIT @limit)`;
-export const CLAIM_DUE_SQL = `UPDATE outbox SET status = 'sending', attempts = attempts + 1, next_attempt_at = @leaseUntil
+export const CLAIM_DUE_SQL = `UPDATE outbox SET status = 'sending', attempts = attempts + 1, next_attempt_at = @leaseUntil,
+    claimed_by = @claimer
   WHERE message_id IN (
     SELECT message_id FROM (${dueOf("pending")} UNION ALL ${dueOf("sending")})
     ORDER BY next_attempt_at LIMIT @limit)
     AND +status IN ('pending', 'sending') AND +next_attempt_at <= @now
   RETURNING *`;
 
+/** Who claims: this machine and process (a worker thread claims as its process: they die together). */
+const CLAIMER = `${hostname()}:${process.pid}`;
+
+/** A claimer on another machine cannot be checked from here: taken as alive (its lease still ends). */
+function claimerIsAlive(claimer: string): boolean {
+  const separator = claimer.lastIndexOf(":");
+  if (claimer.slice(0, separator) !== hostname()) return true;
+  const pid = Number(claimer.slice(separator + 1));
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
 export function createOutboxRepository(db: Db): OutboxRepository {
   const sqlite = db.$client;
-  const claim = sqlite.prepare<{ now: string; leaseUntil: string; limit: number }, OutboxRow>(CLAIM_DUE_SQL);
+  const claim = sqlite.prepare<{ now: string; leaseUntil: string; limit: number; claimer: string }, OutboxRow>(
+    CLAIM_DUE_SQL,
+  );
+  const claimers = sqlite
+    .prepare<[], string>("SELECT DISTINCT claimed_by FROM outbox WHERE status = 'sending' AND claimed_by IS NOT NULL")
+    .pluck();
+  const release = sqlite.prepare<{ claimer: string; now: string }>(
+    "UPDATE outbox SET status = 'pending', next_attempt_at = @now WHERE status = 'sending' AND claimed_by = @claimer",
+  );
   const settle = sqlite.prepare<
     {
       messageId: string;
@@ -159,7 +194,15 @@ export function createOutboxRepository(db: Db): OutboxRepository {
   });
 
   return {
-    claimDue: (input) => claim.all(input).map(toMessage),
+    claimDue: (input) => claim.all({ ...input, claimer: CLAIMER }).map(toMessage),
+    reclaimFromDeadClaimers(now) {
+      let reclaimed = 0;
+      for (const claimer of claimers.all()) {
+        if (claimerIsAlive(claimer)) continue;
+        reclaimed += release.run({ claimer, now }).changes;
+      }
+      return reclaimed;
+    },
     markSent: ({ messageId, attempts, at }) => settleTx.immediate([{ messageId, attempts, outcome: "sent", at }]) === 1,
     markRetry: ({ messageId, attempts, nextAttemptAt, error }) =>
       settleTx.immediate([{ messageId, attempts, outcome: "retry", nextAttemptAt, error }]) === 1,

@@ -323,6 +323,8 @@ export const outbox = sqliteTable(
     lastError: text("last_error"),
     createdAt: text("created_at").notNull(),
     sentAt: text("sent_at"),
+    /** `<host>:<pid>` of the process whose claim holds the row (the one sending it), if any. */
+    claimedBy: text("claimed_by"),
   },
   (table) => [index("outbox_due").on(table.status, table.nextAttemptAt)],
 );

@@ -162,7 +162,12 @@ describe("claims", () => {
     const claimPlan = (
       app.db.$client
         .prepare(`EXPLAIN QUERY PLAN ${CLAIM_DUE_SQL}`)
-        .all({ now: "2026-11-22T10:00:00.000Z", leaseUntil: "2026-11-22T10:05:00.000Z", limit: 25 }) as {
+        .all({
+          now: "2026-11-22T10:00:00.000Z",
+          leaseUntil: "2026-11-22T10:05:00.000Z",
+          limit: 25,
+          claimer: "host:1",
+        }) as {
         detail: string;
       }[]
     ).map((row) => row.detail);
@@ -323,6 +328,52 @@ describe("the worker", () => {
       expect(app.outbox.findBySubject(stuck.leadId)[0]).toMatchObject({ status: "sent", attempts: 2 });
     } finally {
       await worker.stop({ timeoutMs: 100 });
+    }
+  });
+});
+
+describe("after a crash", () => {
+  /** The pid of a process that has run and exited (so no process of this machine has it now). */
+  const deadPid = async () => {
+    const child = execFile(process.execPath, ["-e", ""]);
+    await new Promise((resolve) => child.once("exit", resolve));
+    return child.pid as number;
+  };
+  const claimAs = (leadId: string, claimer: string) =>
+    app.db.$client
+      .prepare(
+        "UPDATE outbox SET status = 'sending', attempts = 1, next_attempt_at = ?, claimed_by = ? WHERE subject_id = ?",
+      )
+      .run(new Date(clock.getTime() + 300_000).toISOString(), claimer, leadId);
+  const statusOf = (leadId: string) => app.outbox.findBySubject(leadId)[0]?.status;
+
+  it("sends at once what a killed process had claimed, and leaves live or remote claims to their owner", async () => {
+    await settleAll();
+    const orphan = await newLead();
+    const live = await newLead();
+    const remote = await newLead();
+    claimAs(orphan.leadId, `${os.hostname()}:${await deadPid()}`);
+    claimAs(live.leadId, `${os.hostname()}:${process.ppid}`);
+    claimAs(remote.leadId, "another-machine:4242");
+    const transport = recordingTransport();
+    const worker = startOutboxWorker(app, { transport, pollMs: 3_600_000, now: () => clock });
+    try {
+      const deadline = Date.now() + 3_000;
+      while (transport.sent.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await worker.runNow();
+      expect(transport.sent.map((mail) => mail.headers?.["X-Abeille-Lead-Id"])).toEqual([orphan.leadId]);
+      expect([statusOf(orphan.leadId), statusOf(live.leadId), statusOf(remote.leadId)]).toEqual([
+        "sent",
+        "sending",
+        "sending",
+      ]);
+      // The orphan's interrupted attempt counts: this delivery was its second.
+      expect(app.outbox.findBySubject(orphan.leadId)[0]?.attempts).toBe(2);
+    } finally {
+      await worker.stop();
+      // The others' leases run out; later tests start from an empty queue.
+      clock = new Date(clock.getTime() + 600_000);
+      await settleAll();
     }
   });
 });

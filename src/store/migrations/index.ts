@@ -88,5 +88,11 @@ export const migrations: Migration[] = [
       "CREATE TRIGGER `merchant_changes_no_delete` BEFORE DELETE ON `merchant_changes` BEGIN SELECT RAISE(ABORT, 'merchant_changes is append-only'); END;",
       "-- Added by hand: the feed starts with every merchant listed before it existed, in creation order.\nINSERT INTO `merchant_changes` (`ab_id`, `revision`, `change`, `changed_at`)\n  SELECT `ab_id`, 1, 'created', `created_at` FROM `merchants`\n  WHERE `status` IN ('ACTIVE', 'PROBATION', 'PAUSED') ORDER BY `created_at`, `ab_id`;"
     ]
+  },
+  {
+    "id": "0005_outbox_claimer",
+    "statements": [
+      "ALTER TABLE `outbox` ADD `claimed_by` text;"
+    ]
   }
 ];
