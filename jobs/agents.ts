@@ -17,6 +17,7 @@ import { type AgentCommand, AgentTransitionError, applyAgentCommand } from "../s
 import { grantOf } from "../src/domain/agents/register-agent.ts";
 import { createAgentRepository } from "../src/store/agent-repository.ts";
 import { openDatabase } from "../src/store/db.ts";
+import { printable } from "./terminal.ts";
 
 const STATUSES: AgentStatus[] = ["active", "pending_verification", "suspended", "revoked"];
 const USAGE =
@@ -70,7 +71,7 @@ try {
     } else {
       for (const row of rows) {
         process.stdout.write(
-          `${row.agent_id}  ${row.status.padEnd(20)}  level ${row.certification_level}/${row.requested_level}  ${row.key_prefix}  ${row.agent_name} <${row.contact_email}>\n`,
+          `${row.agent_id}  ${row.status.padEnd(20)}  level ${row.certification_level}/${row.requested_level}  ${row.key_prefix}  ${printable(row.agent_name)} <${printable(row.contact_email)}>\n`,
         );
       }
       process.stdout.write(`${rows.length} agent(s); level shown as granted/requested\n`);

@@ -31,6 +31,7 @@ import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { printable } from "./terminal.ts";
 
 const USAGE = `usage: npm run merchants -- add FILE.json | update <ab_id> FILE.json | status <ab_id> <STATUS> [--reason "..."]
                              | review <ab_id> | show <ab_id> | list [--status S] [--sector S] [--department D] [--limit N]
@@ -68,15 +69,6 @@ const deps: MerchantLifecycleDeps = {
   now: () => new Date(),
 };
 const actor = values.actor ?? `operator:${os.userInfo().username}`;
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters escaped.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** Operator-supplied text shown on a terminal: control characters made visible, never run. */
-function printable(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 function out(json: unknown, lines: string[]): void {
   process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${lines.join("\n")}\n`);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type CERTIFICATION_LEVELS, PERMISSIONS } from "../domain/agents/levels.ts";
+import { isOneLine, ONE_LINE_MESSAGE } from "./common.ts";
 
 export const AGENT_NAME_MAX = 100;
 export const AGENT_CAPABILITIES_MAX = 20;
@@ -19,7 +20,8 @@ export const registerAgentBodySchema = z
       .string({ message: "is required" })
       .trim()
       .min(1, "must not be empty")
-      .max(AGENT_NAME_MAX, `must be at most ${AGENT_NAME_MAX} characters`),
+      .max(AGENT_NAME_MAX, `must be at most ${AGENT_NAME_MAX} characters`)
+      .refine(isOneLine, ONE_LINE_MESSAGE),
     agent_url: z
       .url({ protocol: /^https?$/, message: "must be an http(s) URL" })
       .max(2048, "must be at most 2048 characters")
@@ -32,7 +34,8 @@ export const registerAgentBodySchema = z
           .string()
           .trim()
           .min(1, "must not be empty")
-          .max(AGENT_CAPABILITY_MAX, `must be at most ${AGENT_CAPABILITY_MAX} characters`),
+          .max(AGENT_CAPABILITY_MAX, `must be at most ${AGENT_CAPABILITY_MAX} characters`)
+          .refine(isOneLine, ONE_LINE_MESSAGE),
       )
       .max(AGENT_CAPABILITIES_MAX, `must list at most ${AGENT_CAPABILITIES_MAX} capabilities`)
       .optional(),

@@ -21,3 +21,22 @@ export const queryBoolean = z.preprocess(
 );
 
 export const isoDateTime = z.iso.datetime();
+
+// C0 controls, DEL and C1 controls. In a name or any one-line field they could rewrite an
+// operator's terminal (escape sequences) or add lines to an email (CR/LF); multi-line fields
+// (messages) keep line breaks and tabs only.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the same, line breaks and tabs allowed.
+const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+export const ONE_LINE_MESSAGE = "must be one line of text, without control characters";
+export const MULTI_LINE_MESSAGE = "must not contain control characters other than line breaks and tabs";
+
+export function isOneLine(value: string): boolean {
+  return !CONTROL_CHARACTERS.test(value);
+}
+
+export function hasOnlyLineControls(value: string): boolean {
+  return !CONTROL_CHARACTERS_BUT_LINES.test(value);
+}

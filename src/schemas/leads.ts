@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LEAD_FIELD_LIMITS, LEAD_TYPES } from "../domain/lead-contract.ts";
 import { type ValidationIssue, validationError } from "../errors/service-error.ts";
-import { AB_ID_PATTERN } from "./common.ts";
+import { AB_ID_PATTERN, hasOnlyLineControls, isOneLine, MULTI_LINE_MESSAGE, ONE_LINE_MESSAGE } from "./common.ts";
 
 /*
  * Requests of the lead operations: creation (POST /api/contact/brick), status and follow-up
@@ -24,14 +24,20 @@ export const PHONE_PATTERN = /^\+?[0-9 .()-]{6,20}$/;
 /** Characters as people count them (code points), not UTF-16 units. */
 const charCount = (text: string) => [...text].length;
 
-/** A string field: required or optional; `null` counts as "not given" for optional fields. */
-function text(options: { max: number; min?: number; trim?: boolean }) {
+/**
+ * A string field: required or optional; `null` counts as "not given" for optional fields. One line
+ * unless `multiline` (a message): no control characters either way but line breaks and tabs there.
+ */
+function text(options: { max: number; min?: number; trim?: boolean; multiline?: boolean }) {
   let schema = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
   if (options.trim) schema = schema.trim();
   const min = options.min ?? 0;
   return schema
     .refine((value) => charCount(value) >= min, { message: min === 1 ? "must not be empty" : `at least ${min}` })
-    .refine((value) => charCount(value) <= options.max, { message: `must be at most ${options.max} characters` });
+    .refine((value) => charCount(value) <= options.max, { message: `must be at most ${options.max} characters` })
+    .refine(options.multiline ? hasOnlyLineControls : isOneLine, {
+      message: options.multiline ? MULTI_LINE_MESSAGE : ONE_LINE_MESSAGE,
+    });
 }
 
 const optional = <Schema extends z.ZodType>(schema: Schema) =>
@@ -74,8 +80,8 @@ export const leadRequestSchema = z
     lead_type: z.enum(LEAD_TYPES, {
       error: (issue) => (issue.input === undefined ? "is required" : `must be one of: ${LEAD_TYPES.join(", ")}`),
     }),
-    message: optional(text({ max: LEAD_FIELD_LIMITS.message })),
-    ai_context: optional(text({ max: LEAD_FIELD_LIMITS.ai_context })),
+    message: optional(text({ max: LEAD_FIELD_LIMITS.message, multiline: true })),
+    ai_context: optional(text({ max: LEAD_FIELD_LIMITS.ai_context, multiline: true })),
     intent_data: optional(intentDataSchema),
     /** Sector fields; checked against the merchant's lead contract once the merchant is known. */
     metadata: optional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
@@ -91,7 +97,7 @@ export const followUpMessageSchema = z
   .strictObject({
     /** The tracking token may come in the body or in the X-Tracking-Token header. */
     tracking_token: optional(text({ max: 200, min: 1, trim: true })),
-    message: text({ max: LEAD_MESSAGE_MAX, min: 1, trim: true }),
+    message: text({ max: LEAD_MESSAGE_MAX, min: 1, trim: true, multiline: true }),
   })
   .meta({ id: "LeadFollowUpMessage" });
 export type FollowUpMessageRequest = z.output<typeof followUpMessageSchema>;

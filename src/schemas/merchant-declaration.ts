@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { trades } from "../domain/sectors.ts";
 import { isValidSiret } from "../domain/siret.ts";
+import { hasOnlyLineControls, isOneLine, MULTI_LINE_MESSAGE, ONE_LINE_MESSAGE } from "./common.ts";
 
 /**
  * A merchant declaration: what a merchant or an operator declares about a business (identity as
@@ -27,20 +28,13 @@ export const merchantVocabulary = vocabularySchema.parse(
 const oneOf = (words: string[]) =>
   z.string().refine((value) => words.includes(value), `must be one of ${words.join(", ")}`);
 
-// C0 controls, DEL and C1 controls: a name or a one-line field with them could rewrite an
-// operator's terminal or add lines to an email.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters refused.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the same, with line breaks allowed.
-const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
-
 const oneLine = (max: number) =>
   z
     .string()
     .trim()
     .min(1, "must not be empty")
     .max(max, `must be at most ${max} characters`)
-    .refine((value) => !CONTROL.test(value), "must be one line of text, without control characters");
+    .refine(isOneLine, ONE_LINE_MESSAGE);
 
 const text = (max: number) =>
   z
@@ -48,7 +42,7 @@ const text = (max: number) =>
     .trim()
     .min(1, "must not be empty")
     .max(max, `must be at most ${max} characters`)
-    .refine((value) => !CONTROL_BUT_NEWLINE.test(value), "must not contain control characters other than line breaks");
+    .refine(hasOnlyLineControls, MULTI_LINE_MESSAGE);
 
 const postalCode = z.string().regex(/^(?:0[1-9]|[1-8]\d|9[0-8])\d{3}$/, "must be a French postal code (5 digits)");
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500);

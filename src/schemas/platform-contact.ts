@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasOnlyLineControls, isOneLine, MULTI_LINE_MESSAGE, ONE_LINE_MESSAGE } from "./common.ts";
 import { type AllowedFields, emailSchema, PHONE_PATTERN } from "./leads.ts";
 
 /** POST /api/contact/platform (spec: type, name <= 100, email, phone <= 20, company <= 200, message 1..1000). */
@@ -11,11 +12,14 @@ const charCount = (text: string) => [...text].length;
 const requiredText = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
 const nullAsAbsent = (value: unknown) => (value === null ? undefined : value);
 
-const bounded = (max: number, min: number) =>
+const bounded = (max: number, min: number, multiline = false) =>
   requiredText
     .trim()
     .refine((value) => charCount(value) >= min, { message: "must not be empty" })
-    .refine((value) => charCount(value) <= max, { message: `must be at most ${max} characters` });
+    .refine((value) => charCount(value) <= max, { message: `must be at most ${max} characters` })
+    .refine(multiline ? hasOnlyLineControls : isOneLine, {
+      message: multiline ? MULTI_LINE_MESSAGE : ONE_LINE_MESSAGE,
+    });
 
 export const platformContactRequestSchema = z
   .strictObject({
@@ -35,7 +39,7 @@ export const platformContactRequestSchema = z
         .optional(),
     ),
     company: z.preprocess(nullAsAbsent, bounded(PLATFORM_CONTACT_LIMITS.company, 0).optional()),
-    message: bounded(PLATFORM_CONTACT_LIMITS.message, 1),
+    message: bounded(PLATFORM_CONTACT_LIMITS.message, 1, true),
   })
   .meta({ id: "PlatformContactRequest" });
 export type PlatformContactRequest = z.output<typeof platformContactRequestSchema>;

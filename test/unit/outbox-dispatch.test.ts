@@ -160,14 +160,12 @@ describe("claims", () => {
 
   it("read the few rows they claim by key, however long the queue (no scan of the due rows)", async () => {
     const claimPlan = (
-      app.db.$client
-        .prepare(`EXPLAIN QUERY PLAN ${CLAIM_DUE_SQL}`)
-        .all({
-          now: "2026-11-22T10:00:00.000Z",
-          leaseUntil: "2026-11-22T10:05:00.000Z",
-          limit: 25,
-          claimer: "host:1",
-        }) as {
+      app.db.$client.prepare(`EXPLAIN QUERY PLAN ${CLAIM_DUE_SQL}`).all({
+        now: "2026-11-22T10:00:00.000Z",
+        leaseUntil: "2026-11-22T10:05:00.000Z",
+        limit: 25,
+        claimer: "host:1",
+      }) as {
         detail: string;
       }[]
     ).map((row) => row.detail);
