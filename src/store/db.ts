@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "./drizzle.ts";
@@ -28,9 +28,13 @@ const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 /** Opens DATA_DIR's database in WAL mode and applies the committed migrations. */
 export function openDatabase(file: string, options: OpenOptions = {}): Db {
-  mkdirSync(path.dirname(file), { recursive: true });
+  makePrivateDirectory(path.dirname(file));
   const sqlite = new Database(file, { readonly: options.readonly ?? false });
+  if (!options.readonly) makePrivateFiles(file);
   sqlite.pragma("journal_mode = WAL");
+  // Deleted and overwritten content is zeroed in the file, not left in free space: retention's
+  // anonymised names, emails and messages must not stay readable in abeille.db.
+  sqlite.pragma("secure_delete = ON");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
@@ -40,6 +44,30 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   if (options.checkpoints === "primary") sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   if (!options.readonly) applyMigrations(sqlite);
   return drizzle(sqlite, { schema }) as Db;
+}
+
+/**
+ * DATA_DIR holds personal data (leads) and secrets: readable by the service's user only. Made
+ * 0700 when created, and when it already exists with wider permissions and belongs to us.
+ */
+export function makePrivateDirectory(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  } catch {
+    // Not ours to change (a shared mount): the files inside are still 0600.
+  }
+}
+
+/** A database file and its -wal and -shm companions (SQLite creates those with the file's mode): 0600. */
+export function makePrivateFiles(file: string): void {
+  for (const candidate of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(candidate, 0o600);
+    } catch {
+      // Not there yet: created later with the database file's mode.
+    }
+  }
 }
 
 export function applyMigrations(sqlite: Database.Database): string[] {

@@ -1,8 +1,8 @@
-import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { Config } from "../config/config.ts";
 import { type AdvanceResult, GCRA_EPSILON_MS, type RateLimitStore } from "../domain/access/rate-limiter.ts";
+import { makePrivateDirectory, makePrivateFiles } from "./db.ts";
 import { createRedisRateLimitStore } from "./redis-rate-limit-store.ts";
 
 /**
@@ -49,8 +49,9 @@ export function createRateLimitStore(
 }
 
 export function createSqliteRateLimitStore(file: string): RateLimitStore {
-  mkdirSync(path.dirname(file), { recursive: true });
+  makePrivateDirectory(path.dirname(file));
   const sqlite = new Database(file, { timeout: 0 });
+  makePrivateFiles(file);
   const pause = new Int32Array(new SharedArrayBuffer(4));
   const retrying = <T>(run: () => T): T => {
     const started = performance.now();

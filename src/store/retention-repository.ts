@@ -97,7 +97,7 @@ export function createRetentionRepository(db: Db): RetentionRepository {
       };
       const pick = <K extends string>(...names: K[]) =>
         Object.fromEntries(names.map((name) => [name, params[name as keyof typeof params]]));
-      return {
+      const counts = {
         leads: drain(() => leads.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
         leadMessages: drain(() => messages.run(pick("text", "now", "cutoff", "batch")).changes),
         platformContacts: drain(() => contacts.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
@@ -105,6 +105,17 @@ export function createRetentionRepository(db: Db): RetentionRepository {
         dedupWindows: drain(() => windows.run(pick("now", "batch")).changes),
         idempotencyKeys: drain(() => keys.run(pick("idempotencyCutoff", "batch")).changes),
       };
+      // secure_delete (db.ts) zeroes what the updates freed in the database's pages; the WAL
+      // still holds the pages as they were until it is checkpointed and emptied. A reader in
+      // the middle of a transaction can keep it from being emptied this time: the next run does.
+      if (Object.values(counts).some((count) => count > 0)) {
+        try {
+          sqlite.pragma("wal_checkpoint(TRUNCATE)");
+        } catch {
+          // SQLITE_BUSY: another connection holds the WAL; its next checkpoint copies the pages.
+        }
+      }
+      return counts;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -222,6 +222,48 @@ describe("anonymizeExpired", () => {
     expect(stdout).toMatch(
       /^retention \(before .*\): \d+ leads, \d+ messages, \d+ platform contacts, \d+ orders anonymised/,
     );
+  });
+});
+
+describe("what retention leaves on disk", () => {
+  it("leaves no erased text readable in the database file or its WAL, and keeps DATA_DIR and its databases private", async () => {
+    const deps = { ...leadDeps(app), notifyOutbox: () => {} };
+    const secret = `Ligne-privee-${randomUUID()}`;
+    clock = new Date("2024-10-01T08:00:00.000Z");
+    // Enough leads and follow-ups that pages fill, split and move, as on a real server.
+    for (let index = 0; index < 150; index++) {
+      const lead = await createLead(
+        deps,
+        {
+          ab_id: abId,
+          contact_name: "Personne Privée",
+          contact_email: `p.${index}.${randomUUID()}@example.fr`,
+          lead_type: "quote",
+          message: `${secret} ${index} ${"détails ".repeat(index % 40)}`,
+        },
+        { caller: { agentId: null, clientAddress: "127.0.0.2" }, idempotencyKey: null },
+      );
+      if (index % 3 === 0)
+        sendLeadMessage(deps, { trackingToken: lead.trackingToken, message: `${secret} suite ${index}` });
+    }
+    const file = path.join(dataDir, "abeille.db");
+    const onDisk = () =>
+      [file, `${file}-wal`]
+        .filter((candidate) => existsSync(candidate))
+        .map((candidate) => readFileSync(candidate))
+        .some((bytes) => bytes.includes(Buffer.from(secret, "utf8")));
+    expect(onDisk()).toBe(true);
+
+    clock = new Date("2026-12-01T08:00:00.000Z");
+    const report = anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
+    expect(report.leads).toBe(150);
+    expect(report.leadMessages).toBe(50);
+    expect(onDisk()).toBe(false);
+
+    const mode = (target: string) => statSync(target).mode & 0o777;
+    expect([mode(dataDir), mode(file), mode(`${file}-shm`), mode(path.join(dataDir, "limits.db"))]).toEqual([
+      0o700, 0o600, 0o600, 0o600,
+    ]);
   });
 });
 
