@@ -33,6 +33,8 @@ export type Operation =
   | "attribution"
   /** POST /api/contact/platform: counted, open to every caller (a Reader key may write to support). */
   | "platform_contact"
+  /** People's pages (the microsite): kill switch, and the client address's anonymous budget. */
+  | "page"
   | "tool"
   | "open";
 
@@ -72,7 +74,7 @@ const REQUIRED_PERMISSION: Partial<Record<Operation, Permission>> = {
 
 /**
  * Runs before every route, in this order:
- * 1. `open` operations pass untouched;
+ * 1. `open` operations pass untouched (`page` ones skip the key and permission steps);
  * 2. kill switch (environment or operator command) -> 503 SERVICE_SUSPENDED, no Retry-After;
  * 3. API key, when one is presented: malformed, unknown or revoked -> 401 UNAUTHORIZED (never a
  *    silent downgrade to anonymous; the attempt counts against the client address's budget);
@@ -100,6 +102,14 @@ export async function guardRequest(
   const address = resolveClientAddress(access.trustProxyHops, request.headers, clientAddress);
   const addressKey = `ip:${addressBucket(address)}`;
   const anonymousLimit = access.limits.anonymous;
+  if (operation === "page") {
+    // A page unlocks nothing a key would: it counts on the address's budget, whatever key is sent.
+    const headers = await countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
+    return {
+      caller: { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress: address },
+      headers,
+    };
+  }
 
   const presented = presentedKey(request.headers);
   let caller: Caller;

@@ -54,9 +54,15 @@ export function endpointOf(handle: (input: RouteInput) => Promise<Reply>): Endpo
 
 /**
  * Wraps an endpoint: builds the request context, runs the guard and the handler, renders any
- * failure in the envelope. Every route goes through here so no fault escapes as a bare 500.
+ * failure in the envelope (or, for people's pages, as `renderFailure` says: a French page).
+ * Every route goes through here so no fault escapes as a bare 500.
  */
-export function route(operation: Operation, handler: RouteHandler): Endpoint {
+export function route(
+  operation: Operation,
+  handler: RouteHandler,
+  options: { renderFailure?: (context: RequestContext, failure: unknown) => Reply } = {},
+): Endpoint {
+  const renderFailure = options.renderFailure ?? renderError;
   return endpointOf(async ({ request, url, params, requestId, clientAddress }) => {
     const app = getApp();
     const context = requestContext(app, url, requestId);
@@ -68,7 +74,7 @@ export function route(operation: Operation, handler: RouteHandler): Endpoint {
       const answer = await handler({ caller: guard.caller, app, request, url, params, context });
       return addDiscoveryLinks(withDefaultHeaders(answer, guardHeaders), links);
     } catch (failure) {
-      return addDiscoveryLinks(withDefaultHeaders(renderError(context, failure), guardHeaders), links);
+      return addDiscoveryLinks(withDefaultHeaders(renderFailure(context, failure), guardHeaders), links);
     }
   });
 }

@@ -1,10 +1,15 @@
 import type { App } from "../app.ts";
 import { resolveDeps } from "../domain/registry/registry-deps.ts";
+import type { ErrorCode } from "../errors/catalog.ts";
+import { isServiceError } from "../errors/service-error.ts";
+import type { RequestContext } from "../http/envelope.ts";
 import type { Reply } from "../http/reply.ts";
-import { route } from "../http/route.ts";
+import { reply } from "../http/reply.ts";
+import { errorAnswer } from "../http/respond.ts";
+import { type Endpoint, type RouteHandler, route } from "../http/route.ts";
 import type { RouteRequest } from "../http/route-request.ts";
-import { DOCUMENT_CACHE_CONTROL, etagOf, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
-import { renderNotFoundPage } from "./not-found-page.ts";
+import { DOCUMENT_CACHE_CONTROL, etagOf, HTML_TYPE, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
+import { buildNotFoundPage, renderNotFoundPage } from "./not-found-page.ts";
 import type { ViewDeps } from "./view.ts";
 
 export function viewDepsOf(app: App): ViewDeps {
@@ -38,10 +43,45 @@ export function documentResponse(
   return { status, headers, body: request.method === "HEAD" ? null : document.body };
 }
 
+/** What a person reads when a page cannot be shown, by error code (French, like the pages). */
+const PAGE_FAILURES: Partial<
+  Record<ErrorCode, (retryAfterSeconds: number | undefined) => { title: string; message: string }>
+> = {
+  RATE_LIMITED: (retryAfter) => ({
+    title: "Trop de pages demandées",
+    message: `Cette adresse a consulté beaucoup de pages en peu de temps. Réessayez dans ${retryAfter ?? 60} secondes.`,
+  }),
+  SERVICE_SUSPENDED: () => ({
+    title: "Service momentanément suspendu",
+    message: "Le registre est suspendu par ses opérateurs pour un moment. Réessayez plus tard.",
+  }),
+};
+
+/** A failure on a people's page: the catalog's status and headers (Retry-After), a French page. */
+export function renderPageFailure(context: RequestContext, failure: unknown): Reply {
+  const { status, headers } = errorAnswer(context, failure);
+  const code = isServiceError(failure) ? failure.code : "INTERNAL_ERROR";
+  const retryAfter = isServiceError(failure) ? failure.details.retryAfterSeconds : undefined;
+  const text = PAGE_FAILURES[code]?.(retryAfter) ?? {
+    title: "Une erreur est survenue",
+    message: "La page n'a pas pu être affichée. Réessayez dans un instant.",
+  };
+  return reply(status, buildNotFoundPage(text), {
+    ...headers,
+    "content-type": HTML_TYPE,
+    "cache-control": "no-store",
+  });
+}
+
+/** A route for people's pages: counted and stopped by the kill switch like the API, failures in French. */
+export function pageRoute(handler: RouteHandler): Endpoint {
+  return route("page", handler, { renderFailure: renderPageFailure });
+}
+
 /**
  * The French "page not found" for any path outside the API that no route serves: the same page as
  * src/pages/404.astro (which `astro dev` renders), answered by our server itself.
  */
-export const pageNotFound = route("open", ({ request }) =>
+export const pageNotFound = pageRoute(({ request }) =>
   documentResponse(request, renderNotFoundPage(), { status: 404, cacheControl: "no-store" }),
 );

@@ -52,6 +52,11 @@ describe("operator kill switch, without restart", () => {
     });
     expect(register.status).toBe(503);
     expect((await server.getJson("/api/health")).status).toBe(200);
+    // People's pages are suspended too, with a French page rather than the JSON envelope.
+    const page = await server.get(`/m/${server.roster.cases.active_contactable?.[0]}`);
+    expect(page.status).toBe(503);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await page.text()).toContain("<h1>Service momentanément suspendu</h1>");
     expect(killSwitch("status")).toContain("ON");
 
     killSwitch("off");
