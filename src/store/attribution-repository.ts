@@ -26,8 +26,14 @@ export interface AttributionRepository {
    */
   convert(sessionId: string, conversion: { leadId: string | null; orderId: string | null; at: string }): boolean;
   /** The merchant of a lead or order, or null when it does not exist. */
-  leadMerchant(leadId: string): string | null;
-  orderMerchant(orderId: string): string | null;
+  /** The merchant a lead went to and the agent that sent it (null: anonymous), or null. */
+  leadOwner(leadId: string): ConversionTarget | null;
+  orderOwner(orderId: string): ConversionTarget | null;
+}
+
+export interface ConversionTarget {
+  abId: string;
+  agentId: string | null;
 }
 
 const text = (name: string) => sql.placeholder(name) as unknown as string;
@@ -39,12 +45,12 @@ export function createAttributionRepository(db: Db): AttributionRepository {
     .where(eq(attributionSessions.sessionId, text("id")))
     .prepare();
   const leadById = db
-    .select({ abId: leads.abId })
+    .select({ abId: leads.abId, agentId: leads.agentId })
     .from(leads)
     .where(eq(leads.leadId, text("id")))
     .prepare();
   const orderById = db
-    .select({ abId: orders.abId })
+    .select({ abId: orders.abId, agentId: orders.agentId })
     .from(orders)
     .where(eq(orders.orderId, text("id")))
     .prepare();
@@ -69,11 +75,11 @@ export function createAttributionRepository(db: Db): AttributionRepository {
         .run();
       return result.changes === 1;
     },
-    leadMerchant(leadId) {
-      return leadById.get({ id: leadId })?.abId ?? null;
+    leadOwner(leadId) {
+      return leadById.get({ id: leadId }) ?? null;
     },
-    orderMerchant(orderId) {
-      return orderById.get({ id: orderId })?.abId ?? null;
+    orderOwner(orderId) {
+      return orderById.get({ id: orderId }) ?? null;
     },
   };
 }

@@ -167,12 +167,13 @@ describe("POST /api/attribution/convert", () => {
     }
   });
 
-  it("answers 409 for an expired session and for a lead of another merchant", async () => {
+  it("answers 404 without naming a merchant for a lead of another merchant, and 409 for an expired session", async () => {
     const session = (await open({ ab_id: abId, utm_source: "x" })).body.data;
     const otherMerchant = server.roster.cases.active_contactable?.[1] ?? "";
     const mismatch = await convert({ session_id: session.session_id, lead_id: insertLead(otherMerchant) });
-    expect(mismatch.status).toBe(409);
-    expect(mismatch.body.error.blocked_because).toEqual(["merchant_mismatch"]);
+    expect(mismatch.status).toBe(404);
+    expectErrorEnvelope(mismatch.body, "NOT_FOUND");
+    expect(JSON.stringify(mismatch.body)).not.toContain(otherMerchant);
 
     sql(
       "UPDATE attribution_sessions SET expires_at = ? WHERE session_id = ?",

@@ -42,13 +42,13 @@ afterAll(() => {
 });
 
 /** A lead row as the lead service writes it (only what attribution reads matters). */
-function insertLead(merchant: string): string {
+function insertLead(merchant: string, agentId: string | null = null): string {
   const leadId = randomUUID();
   db.$client
     .prepare(
-      "INSERT INTO leads (lead_id, ab_id, lead_type, contact_name, contact_email, tracking_status, created_at) VALUES (?, ?, 'contact', 'X', 'x@example.fr', 'received', ?)",
+      "INSERT INTO leads (lead_id, ab_id, lead_type, contact_name, contact_email, tracking_status, created_at, agent_id) VALUES (?, ?, 'contact', 'X', 'x@example.fr', 'received', ?, ?)",
     )
-    .run(leadId, merchant, NOW.toISOString());
+    .run(leadId, merchant, NOW.toISOString(), agentId);
   return leadId;
 }
 
@@ -199,32 +199,39 @@ describe("sessions", () => {
     expect(unknownOrder.code).toBe("NOT_FOUND");
   });
 
-  it("answers 409 for an expired session, a lead of another merchant, and 403 for another agent", async () => {
+  it("converts an agent's session for that agent only, with its own lead of the session's merchant; anything else reveals nothing", async () => {
     const session = openSession(
       deps(),
       openSessionBodySchema.parse({ ab_id: abId, utm_source: "x" }),
       { agentId: "agt_a" },
       null,
     );
-    const otherLead = insertLead(otherAbId);
-    const mismatch = await failure(() =>
-      convertSession(deps(), { session_id: session.session_id, lead_id: otherLead }, { agentId: "agt_a" }),
-    );
-    expect(mismatch.code).toBe("CONFLICT");
-    expect(mismatch.details.blockedBecause).toEqual(["merchant_mismatch"]);
-    const lead = insertLead(abId);
-    const foreign = await failure(() =>
-      convertSession(deps(), { session_id: session.session_id, lead_id: lead }, { agentId: "agt_b" }),
-    );
-    expect(foreign.code).toBe("FORBIDDEN");
+    const convertWith = (leadId: string, agentId: string | null) => () =>
+      convertSession(deps(), { session_id: session.session_id, lead_id: leadId }, { agentId });
+    const own = insertLead(abId, "agt_a");
+    const anonymous = await failure(convertWith(own, null));
+    expect([anonymous.code, anonymous.message]).toEqual([
+      "FORBIDDEN",
+      "This attribution session was opened by an agent; convert it with that agent's API key",
+    ]);
+    expect((await failure(convertWith(own, "agt_b"))).code).toBe("FORBIDDEN");
+    // Another merchant's lead, another agent's lead, an unknown lead: the same answer, no merchant named.
+    for (const leadId of [insertLead(otherAbId, "agt_a"), insertLead(abId, "agt_b"), insertLead(abId), randomUUID()]) {
+      const refused = await failure(convertWith(leadId, "agt_a"));
+      expect([refused.code, refused.message]).toEqual([
+        "NOT_FOUND",
+        `No lead ${leadId} this session can be converted with (a lead of the session's merchant, sent by this caller)`,
+      ]);
+    }
 
     clock += ATTRIBUTION_TTL_MS;
-    const expired = await failure(() =>
-      convertSession(deps(), { session_id: session.session_id, lead_id: lead }, { agentId: "agt_a" }),
-    );
+    const expired = await failure(convertWith(own, "agt_a"));
     clock = NOW.getTime();
     expect(expired.code).toBe("CONFLICT");
     expect(expired.details.blockedBecause).toEqual(["session_expired"]);
+    expect(convertSession(deps(), { session_id: session.session_id, lead_id: own }, { agentId: "agt_a" }).lead_id).toBe(
+      own,
+    );
   });
 
   it("takes exactly one of lead_id and order_id", () => {

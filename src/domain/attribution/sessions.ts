@@ -114,30 +114,41 @@ export interface Conversion {
 /**
  * Marks a session converted by one lead or one order. Unknown session: 404 NOT_FOUND. Already
  * converted: 409 CONFLICT (session_already_converted). Expired: 409 CONFLICT (session_expired;
- * the session still exists, its state forbids the change). A session opened by one agent cannot
- * be converted with another agent's key (403). Unknown lead or order: 404 NOT_FOUND. A lead or
- * order for another merchant than the session's: 409 CONFLICT (merchant_mismatch). The same lead
- * may convert several sessions (multi-touch); a session converts once.
+ * the session still exists, its state forbids the change). A session opened with an agent's key
+ * is converted with that key only (403 otherwise). A lead or order that is unknown, not the
+ * caller's, or for another merchant than the session's: 404 NOT_FOUND, one message for all. The
+ * same lead may convert several sessions (multi-touch); a session converts once.
  */
 export function convertSession(deps: AttributionDeps, input: ConvertSessionBody, caller: SessionCaller): Conversion {
   const session = deps.attribution.findById(input.session_id);
   if (!session) throw new ServiceError("NOT_FOUND", `No attribution session ${input.session_id}`);
-  if (session.agentId && caller.agentId && session.agentId !== caller.agentId) {
-    throw new ServiceError("FORBIDDEN", "This attribution session was opened by another agent");
+  // A session an agent opened is converted by that agent alone: an anonymous caller or another
+  // agent cannot credit it (nor learn anything about the leads it tries).
+  if (session.agentId && session.agentId !== caller.agentId) {
+    throw new ServiceError(
+      "FORBIDDEN",
+      caller.agentId
+        ? "This attribution session was opened by another agent"
+        : "This attribution session was opened by an agent; convert it with that agent's API key",
+    );
   }
   const now = deps.now().toISOString();
   assertOpen(session, now);
   const leadId = input.lead_id ?? null;
   const orderId = input.order_id ?? null;
-  const target = leadId ? deps.attribution.leadMerchant(leadId) : deps.attribution.orderMerchant(orderId ?? "");
-  if (!target) {
-    throw new ServiceError("NOT_FOUND", leadId ? `No lead ${leadId}` : `No order ${orderId}`);
-  }
-  if (session.abId && session.abId !== target) {
+  const target = leadId ? deps.attribution.leadOwner(leadId) : deps.attribution.orderOwner(orderId ?? "");
+  // Unknown, sent by another agent, or for another merchant than the session's: one answer that
+  // says none of these, so a guessed id reveals neither its existence nor its merchant.
+  const usable =
+    target !== null &&
+    target.agentId === (caller.agentId ?? null) &&
+    (session.abId === null || session.abId === target.abId);
+  if (!usable) {
     throw new ServiceError(
-      "CONFLICT",
-      `The ${leadId ? "lead" : "order"} is for merchant ${target}, the session for ${session.abId}`,
-      { blockedBecause: ["merchant_mismatch"] },
+      "NOT_FOUND",
+      leadId
+        ? `No lead ${leadId} this session can be converted with (a lead of the session's merchant, sent by this caller)`
+        : `No order ${orderId} this session can be converted with (an order of the session's merchant, placed by this caller)`,
     );
   }
   if (!deps.attribution.convert(session.sessionId, { leadId, orderId, at: now })) {
@@ -154,7 +165,7 @@ export function convertSession(deps: AttributionDeps, input: ConvertSessionBody,
     lead_id: leadId,
     order_id: orderId,
     evidence_level: session.evidenceLevel as EvidenceLevel,
-    ab_id: session.abId ?? target,
+    ab_id: session.abId ?? target.abId,
     agent_id: session.agentId,
   };
 }
