@@ -78,6 +78,7 @@ rmSync(scratch, { recursive: true, force: true });
   const agent = registerAgent(
     { agents: app.agents, limits: app.config.rateLimitHourly, now: app.now },
     { agent_name: "bench", contact_email: "b@example.fr", requested_level: 2 },
+    { registeredFrom: "bench" },
   );
   const requests = {
     anonymous: new Request("http://bench.test/api/registry/search?q=pain"),

@@ -54,6 +54,10 @@ export const configSchema = z
     RATE_LIMIT_L2_HOURLY: positiveInt(5000),
     RATE_LIMIT_L3_HOURLY: positiveInt(20000),
     RATE_LIMIT_L4_HOURLY: positiveInt(50000),
+    // Agents one client address may register per day.
+    AGENT_REGISTRATIONS_PER_ADDRESS_DAILY: positiveInt(5),
+    // One hourly budget shared by every auto-approved key one address registered (default: one level-2 key's).
+    RATE_LIMIT_PER_REGISTRANT_HOURLY: z.coerce.number().int().positive().optional(),
     LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
     // Client addresses: 0 (default) uses the socket peer; N trusts N proxies appending to X-Forwarded-For.
     TRUST_PROXY: z.preprocess(
@@ -114,6 +118,10 @@ export const configSchema = z
         level2: env.RATE_LIMIT_L2_HOURLY,
         level3: env.RATE_LIMIT_L3_HOURLY,
         level4: env.RATE_LIMIT_L4_HOURLY,
+      },
+      registrationLimits: {
+        perAddressDaily: env.AGENT_REGISTRATIONS_PER_ADDRESS_DAILY,
+        perRegistrantHourly: env.RATE_LIMIT_PER_REGISTRANT_HOURLY ?? env.RATE_LIMIT_L2_HOURLY,
       },
       logLevel: env.LOG_LEVEL,
       trustProxyHops: env.TRUST_PROXY,

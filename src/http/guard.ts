@@ -2,13 +2,14 @@ import type { App } from "../app.ts";
 import { addressBucket, clientAddress as resolveClientAddress } from "../domain/access/client-address.ts";
 import {
   type AppliedPolicy,
+  DAILY_WINDOW_SECONDS,
   HOURLY_WINDOW_SECONDS,
-  REGISTRATION_HOURLY_PER_ADDRESS,
   rateLimitHeaders,
 } from "../domain/access/rate-limit-policy.ts";
 import { presentedKey } from "../domain/agents/api-keys.ts";
 import {
   ANONYMOUS_PERMISSIONS as ANONYMOUS,
+  AUTO_APPROVED_MAX_LEVEL,
   effectiveLevel,
   hourlyLimitFor,
   LEVEL_NAMES,
@@ -73,6 +74,14 @@ const REQUIRED_PERMISSION: Partial<Record<Operation, Permission>> = {
 };
 
 /**
+ * The permission an operation needs, for the routes and for the tools that do the same thing
+ * (the MCP tool endpoint checks each tool's own operation with it): one rule for both doors.
+ */
+export function permissionFor(operation: Operation): Permission | undefined {
+  return REQUIRED_PERMISSION[operation];
+}
+
+/**
  * Runs before every route, in this order:
  * 1. `open` operations pass untouched (`page` ones skip the key and permission steps);
  * 2. kill switch (environment or operator command) -> 503 SERVICE_SUSPENDED, no Retry-After;
@@ -115,6 +124,8 @@ export async function guardRequest(
   let caller: Caller;
   let budgetKey: string;
   let limit: number;
+  /** The registering address's key of an auto-approved agent: its keys share one more budget. */
+  let registrant: string | null = null;
   if (presented.kind === "none") {
     caller = { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress: address };
     budgetKey = addressKey;
@@ -141,13 +152,29 @@ export async function guardRequest(
     }
     const level = effectiveLevel(agent);
     caller = { agentId: agent.agentId, level, permissions: permissionsFor(level), clientAddress: address };
+    if (level <= AUTO_APPROVED_MAX_LEVEL) registrant = agent.registeredFrom;
     budgetKey = `agent:${agent.agentId}`;
     limit = hourlyLimitFor(access.limits, level);
   }
 
   const budgets: Budget[] = [{ name: "hourly", key: budgetKey, limit }];
+  const { registrationLimits } = app.config;
+  if (registrant) {
+    // Keys the service approved by itself are free to mint: whatever number of them one address
+    // registered, together they get one key's budget (operator-approved keys have their own).
+    budgets.push({
+      name: "registrant",
+      key: `registrant:${registrant}`,
+      limit: registrationLimits.perRegistrantHourly,
+    });
+  }
   if (operation === "agent_registration") {
-    budgets.push({ name: "registration", key: `reg:${addressKey}`, limit: REGISTRATION_HOURLY_PER_ADDRESS });
+    budgets.push({
+      name: "registration",
+      key: `reg:${addressKey}`,
+      limit: registrationLimits.perAddressDaily,
+      windowSeconds: DAILY_WINDOW_SECONDS,
+    });
   }
   const headers = await countOrRefuse(app, budgets);
 
@@ -163,6 +190,8 @@ interface Budget {
   name: string;
   key: string;
   limit: number;
+  /** HOURLY_WINDOW_SECONDS unless said. */
+  windowSeconds?: number;
 }
 
 /** Counts the request on each budget; the first exhausted one refuses with 429 and Retry-After. */
@@ -170,8 +199,9 @@ async function countOrRefuse(app: App, budgets: Budget[]): Promise<Record<string
   const applied: AppliedPolicy[] = [];
   let refused: AppliedPolicy | null = null;
   for (const budget of budgets) {
-    const decision = await app.access.limiter.consume(budget.key, budget.limit, HOURLY_WINDOW_SECONDS);
-    const policy = { name: budget.name, limit: budget.limit, windowSeconds: HOURLY_WINDOW_SECONDS, decision };
+    const windowSeconds = budget.windowSeconds ?? HOURLY_WINDOW_SECONDS;
+    const decision = await app.access.limiter.consume(budget.key, budget.limit, windowSeconds);
+    const policy = { name: budget.name, limit: budget.limit, windowSeconds, decision };
     applied.push(policy);
     if (!decision.allowed && !refused) refused = policy;
   }
@@ -179,7 +209,7 @@ async function countOrRefuse(app: App, budgets: Budget[]): Promise<Record<string
   if (refused) {
     throw new ServiceError(
       "RATE_LIMITED",
-      `Quota exceeded: ${refused.limit} requests per hour (${refused.name}); retry in ${refused.decision.retryAfterSeconds} s`,
+      `Quota exceeded: ${refused.limit} requests per ${refused.windowSeconds === DAILY_WINDOW_SECONDS ? "day" : "hour"} (${refused.name}); retry in ${refused.decision.retryAfterSeconds} s`,
       { retryAfterSeconds: refused.decision.retryAfterSeconds, headers },
     );
   }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { App } from "../app.ts";
+import type { Permission } from "../domain/agents/levels.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { ServiceError } from "../errors/service-error.ts";
 import type { RequestContext } from "../http/envelope.ts";
@@ -44,7 +45,7 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   output: z.ZodType;
   annotations: ToolAnnotations;
   /** The permission the tool needs beyond the endpoint's registry:read. */
-  permission?: "leads:write" | "leads:read" | "orders:quote";
+  permission?: Permission;
   /** What to tell the model after a failure of this tool, by error code (added to the generic guidance). */
   guidance?: Partial<Record<ErrorCode, (error: ServiceError) => string>>;
   run(args: z.output<Input>, context: ToolContext): Envelope | Promise<Envelope>;

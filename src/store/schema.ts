@@ -356,6 +356,11 @@ export const agents = sqliteTable(
     capabilities: text("capabilities", { mode: "json" }).$type<string[]>().notNull(),
     keyHash: text("key_hash").notNull(),
     keyPrefix: text("key_prefix").notNull(),
+    /**
+     * Pseudonymous key of the address the agent registered from (registrantKey): the keys one
+     * address registered share one hourly budget. Null for agents registered before it existed.
+     */
+    registeredFrom: text("registered_from"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },

@@ -40,6 +40,10 @@ export async function startTestServer(
     DATA_DIR: dataDir,
     BASE_URL: TEST_BASE_URL,
     LOG_LEVEL: "warn",
+    // Every test registers its agents from 127.0.0.1: the per-address bounds on registration
+    // (test/integration/limits-rate.test.ts checks them) would otherwise tie the files together.
+    AGENT_REGISTRATIONS_PER_ADDRESS_DAILY: "1000",
+    RATE_LIMIT_PER_REGISTRANT_HOURLY: "100000000",
     ...(options.env ?? {}),
   });
   const running = await startServer({ port: 0, host: "127.0.0.1" });

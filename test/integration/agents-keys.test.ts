@@ -175,7 +175,7 @@ describe("API keys on other routes", () => {
     for (const headers of variants) {
       const response = await server.getJson("/api/registry/search?q=boulangerie", { headers });
       expect(response.status).toBe(200);
-      expect(response.headers.get("ratelimit-policy")).toBe('"hourly";q=2000;w=3600');
+      expect(response.headers.get("ratelimit-policy")).toBe('"hourly";q=2000;w=3600, "registrant";q=100000000;w=3600');
     }
     const anonymous = await server.getJson("/api/registry/search?q=boulangerie");
     expect(anonymous.headers.get("ratelimit-policy")).toBe('"hourly";q=600;w=3600');

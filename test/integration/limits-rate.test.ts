@@ -9,7 +9,13 @@ let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer({
     count: 60,
-    env: { RATE_LIMIT_ANON_HOURLY: "4", RATE_LIMIT_L1_HOURLY: "2", RATE_LIMIT_L2_HOURLY: "3" },
+    env: {
+      RATE_LIMIT_ANON_HOURLY: "4",
+      RATE_LIMIT_L1_HOURLY: "2",
+      RATE_LIMIT_L2_HOURLY: "3",
+      AGENT_REGISTRATIONS_PER_ADDRESS_DAILY: "5",
+      RATE_LIMIT_PER_REGISTRANT_HOURLY: "7",
+    },
   });
 });
 afterAll(async () => {
@@ -33,8 +39,8 @@ describe("rate limits", () => {
       requested_level: 1,
     });
     expect(registration.status).toBe(201);
-    expect(registration.headers.get("ratelimit-policy")).toBe('"hourly";q=4;w=3600, "registration";q=20;w=3600');
-    expect(registration.headers.get("ratelimit")).toBe('"hourly";r=3;t=900, "registration";r=19;t=180');
+    expect(registration.headers.get("ratelimit-policy")).toBe('"hourly";q=4;w=3600, "registration";q=5;w=86400');
+    expect(registration.headers.get("ratelimit")).toBe('"hourly";r=3;t=900, "registration";r=4;t=17280');
     reader = registration.body;
 
     const abId = server.roster.cases.active_contactable?.[0];
@@ -81,12 +87,12 @@ describe("rate limits", () => {
     const headers = { authorization: `Bearer ${reader.api_key}` };
     const first = await server.getJson("/api/registry/search?q=pain", { headers });
     expect(first.status).toBe(200);
-    expect(first.headers.get("ratelimit")).toBe('"hourly";r=1;t=1800');
+    expect(first.headers.get("ratelimit")).toBe('"hourly";r=1;t=1800, "registrant";r=6;t=515');
     expect((await server.getJson("/api/registry/search?q=pain", { headers })).status).toBe(200);
     const limited = await server.getJson("/api/registry/search?q=pain", { headers });
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("1800");
-    expect(limited.headers.get("ratelimit-policy")).toBe('"hourly";q=2;w=3600');
+    expect(limited.headers.get("ratelimit-policy")).toBe('"hourly";q=2;w=3600, "registrant";q=7;w=3600');
   });
 
   it("throttles bad keys on the address budget: 429 once it is spent, not an endless 401 oracle", async () => {

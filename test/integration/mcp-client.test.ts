@@ -300,6 +300,38 @@ describe("every tool with valid arguments", () => {
     expect(body.contact_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("applies the REST routes' permission rule: a level-1 key writes to the platform team, not to merchants", async () => {
+    const key = await approvedKey(1);
+    const reader = await connect({ authorization: `Bearer ${key}` });
+    try {
+      const contact = { type: "support", name: "Lecteur", email: "lecteur@example.fr", message: "Une question." };
+      expect(expectSuccess(await call("contact_service", contact, reader)).status).toBe("received");
+      const rest = await server.getJson("/api/contact/platform", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify(contact),
+      });
+      expect(rest.status).toBe(201);
+      const lead = {
+        ab_id: first("active_contactable"),
+        contact_name: "Lecteur",
+        contact_email: "lecteur@example.fr",
+        lead_type: "contact",
+      };
+      const refused = await call("submit_lead", lead, reader);
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error.code).toBe("FORBIDDEN");
+      const restLead = await server.getJson("/api/contact/brick", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify(lead),
+      });
+      expect(restLead.status).toBe(403);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it("quote_order_readiness tells why an order cannot be placed and which lead to send (level 3 key)", async () => {
     const key = await approvedKey(3);
     const commercial = await connect({ authorization: `Bearer ${key}` });

@@ -44,6 +44,7 @@ const register = (level: 1 | 2 | 3 | 4) =>
   registerAgent(
     { agents, limits: DEFAULT_HOURLY_LIMITS, now },
     { agent_name: `Agent L${level}`, contact_email: "ops@agent.example", requested_level: level },
+    { registeredFrom: "registrant-test" },
   );
 
 describe("API keys", () => {

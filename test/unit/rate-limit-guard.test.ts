@@ -43,6 +43,7 @@ function register(app: App, level: 1 | 2 | 3 | 4) {
   return registerAgent(
     { agents: app.agents, limits: app.config.rateLimitHourly, now: app.now },
     { agent_name: "Guard test", contact_email: "g@example.fr", requested_level: level },
+    { registeredFrom: `guard-test-${level}-${Math.random()}` },
   );
 }
 
@@ -124,11 +125,11 @@ describe("guard", () => {
     const reader = register(app, 1);
     const result = await guardRequest(app, request({ "x-api-key": reader.api_key }), "search", "10.2.0.1");
     expect(result.caller).toMatchObject({ agentId: reader.agent_id, level: 1, permissions: ["registry:read"] });
-    expect(result.headers["RateLimit-Policy"]).toBe('"hourly";q=3;w=3600');
+    expect(result.headers["RateLimit-Policy"]).toBe('"hourly";q=3;w=3600, "registrant";q=7;w=3600');
     const pending = register(app, 4);
     const held = await guardRequest(app, request({ authorization: `Bearer ${pending.api_key}` }), "lead", "10.2.0.1");
     expect(held.caller.level).toBe(2);
-    expect(held.headers["RateLimit-Policy"]).toBe('"hourly";q=7;w=3600');
+    expect(held.headers["RateLimit-Policy"]).toBe('"hourly";q=7;w=3600, "registrant";q=7;w=3600');
   });
 
   it("refuses a Reader key on lead creation, and orders:write only while the rail is open", async () => {
@@ -178,10 +179,10 @@ describe("guard", () => {
 
   it("limits agent registration per address on top of the hourly budget", async () => {
     const app = makeApp({ RATE_LIMIT_ANON_HOURLY: "1000" });
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 5; i++) {
       const result = await guardRequest(app, request(), "agent_registration", "10.5.0.1");
       if (i === 0) {
-        expect(result.headers["RateLimit-Policy"]).toBe('"hourly";q=1000;w=3600, "registration";q=20;w=3600');
+        expect(result.headers["RateLimit-Policy"]).toBe('"hourly";q=1000;w=3600, "registration";q=5;w=86400');
       }
     }
     const error = await refusal(guardRequest(app, request(), "agent_registration", "10.5.0.1"));

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 
 /**
@@ -19,6 +20,17 @@ function stripPort(value: string): string {
   if (bracketed?.[1]) return bracketed[1];
   const v4WithPort = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(value);
   return v4WithPort?.[1] ?? value;
+}
+
+/**
+ * A pseudonymous key for the address an agent registers from (its budget bucket, hashed): the
+ * keys one address registered share one budget without the address itself being stored.
+ */
+export function registrantKey(address: string): string {
+  return createHash("sha256")
+    .update(`abeille-registrant:${addressBucket(address)}`)
+    .digest("base64url")
+    .slice(0, 22);
 }
 
 /**

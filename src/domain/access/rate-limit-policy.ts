@@ -10,8 +10,8 @@ import type { RateLimitDecision } from "./rate-limiter.ts";
  */
 export const HOURLY_WINDOW_SECONDS = 3600;
 
-/** A second, stricter budget on agent registration per client address: keys are not minted in bulk. */
-export const REGISTRATION_HOURLY_PER_ADDRESS = 20;
+/** The registration budget's window (AGENT_REGISTRATIONS_PER_ADDRESS_DAILY): keys are not minted in bulk. */
+export const DAILY_WINDOW_SECONDS = 86_400;
 
 export interface AppliedPolicy {
   name: string;

@@ -12,6 +12,8 @@ export interface Agent {
   status: AgentStatus;
   capabilities: string[];
   keyPrefix: string;
+  /** The registering address's pseudonymous key (see registrantKey); null for older agents. */
+  registeredFrom: string | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -19,6 +19,11 @@ export interface RegisterAgentInput {
   capabilities?: string[] | undefined;
 }
 
+/** Where a registration comes from: the pseudonymous key of its address (registrantKey). */
+export interface Registrant {
+  registeredFrom: string;
+}
+
 export interface AgentGrant {
   certification_level: CertificationLevel;
   permissions: Permission[];
@@ -54,7 +59,11 @@ export function grantOf(agent: { status: AgentStatus; certificationLevel: number
 }
 
 /** Registers an agent: levels 1-2 are active at once, 3-4 wait for an operator (held at level 2). */
-export function registerAgent(deps: RegisterAgentDeps, input: RegisterAgentInput): AgentRegistration {
+export function registerAgent(
+  deps: RegisterAgentDeps,
+  input: RegisterAgentInput,
+  registrant: Registrant,
+): AgentRegistration {
   const apiKey = generateApiKey();
   const now = deps.now().toISOString();
   const { status, certificationLevel } = initialGrant(input.requested_level);
@@ -68,6 +77,7 @@ export function registerAgent(deps: RegisterAgentDeps, input: RegisterAgentInput
     status,
     capabilities: input.capabilities ?? [],
     keyPrefix: keyDisplayPrefix(apiKey),
+    registeredFrom: registrant.registeredFrom,
     createdAt: now,
     updatedAt: now,
   };

@@ -7,7 +7,7 @@ import { leadDeps } from "../../domain/leads/lead-deps.ts";
 import { sendLeadMessage } from "../../domain/leads/send-lead-message.ts";
 import { actionsByRel } from "../../http/actions.ts";
 import { successEnvelope } from "../../http/envelope.ts";
-import type { Caller } from "../../http/guard.ts";
+import { type Caller, permissionFor } from "../../http/guard.ts";
 import {
   leadCreatedResponseSchema,
   leadMessageResponseSchema,
@@ -85,7 +85,7 @@ export const submitLead = defineTool({
   input: leadRequestSchema.extend({ idempotency_key: idempotencyArgument }),
   output: leadCreatedResponseSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  permission: "leads:write",
+  permission: permissionFor("lead"),
   run(args, context) {
     const { idempotency_key: key, ...lead } = args;
     return leadEnvelope(context.app, context.caller, context, lead, key);
@@ -122,7 +122,7 @@ export const contactMerchant = defineTool({
   }),
   output: leadCreatedResponseSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  permission: "leads:write",
+  permission: permissionFor("lead"),
   run(args, context) {
     // The lead endpoint's own schema: the same limits and messages as POST /api/contact/brick.
     const lead = parseStrictRequest(
@@ -179,7 +179,7 @@ export const sendLeadMessageTool = defineTool({
   }),
   output: leadMessageResponseSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  permission: "leads:write",
+  permission: permissionFor("lead"),
   run(args, { app, envelopeContext }) {
     const { message, actions } = sendLeadMessage(leadDeps(app), {
       leadId: args.lead_id,

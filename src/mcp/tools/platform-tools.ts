@@ -2,6 +2,7 @@ import { quoteOrderReadiness } from "../../domain/orders/quote-order-readiness.t
 import { submitPlatformContact } from "../../domain/platform-contact/submit-platform-contact.ts";
 import { action } from "../../http/actions.ts";
 import { successEnvelope } from "../../http/envelope.ts";
+import { permissionFor } from "../../http/guard.ts";
 import { successEnvelopeSchema } from "../../openapi/envelopes.ts";
 import { platformContactResponseSchema } from "../../openapi/responses.ts";
 import { orderReadinessSchema, quoteOrderReadinessInputSchema } from "../../schemas/orders.ts";
@@ -18,7 +19,8 @@ export const contactService = defineTool({
   input: platformContactRequestSchema,
   output: platformContactResponseSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  permission: "leads:write",
+  // The rule of POST /api/contact/platform: every caller may write to the platform team.
+  permission: permissionFor("platform_contact"),
   run(args, { app, envelopeContext }) {
     const receipt = submitPlatformContact(
       { platformContacts: app.platformContacts, now: app.now, notifyOutbox: app.notifyOutbox },

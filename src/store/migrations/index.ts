@@ -94,5 +94,11 @@ export const migrations: Migration[] = [
     "statements": [
       "ALTER TABLE `outbox` ADD `claimed_by` text;"
     ]
+  },
+  {
+    "id": "0006_agent_registrant",
+    "statements": [
+      "ALTER TABLE `agents` ADD `registered_from` text;"
+    ]
   }
 ];

@@ -1,3 +1,4 @@
+import { registrantKey } from "../../../domain/access/client-address.ts";
 import { registerAgent } from "../../../domain/agents/register-agent.ts";
 import { action } from "../../../http/actions.ts";
 import { ok } from "../../../http/respond.ts";
@@ -5,9 +6,11 @@ import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http
 import { registerAgentBodySchema } from "../../../schemas/agents.ts";
 
 /** POST /api/agents/register: 201 with the agent record; the API key is in this answer only. */
-export const POST = route("agent_registration", async ({ app, request, context }) => {
+export const POST = route("agent_registration", async ({ app, request, caller, context }) => {
   const input = parseInput(registerAgentBodySchema, await readJsonBody(request));
-  const registration = registerAgent({ agents: app.agents, limits: app.config.rateLimitHourly, now: app.now }, input);
+  const registration = registerAgent({ agents: app.agents, limits: app.config.rateLimitHourly, now: app.now }, input, {
+    registeredFrom: registrantKey(caller.clientAddress),
+  });
   const baseUrl = app.config.baseUrl;
   return ok(
     context,

@@ -1,0 +1,1 @@
+ALTER TABLE `agents` ADD `registered_from` text;
