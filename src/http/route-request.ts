@@ -1,5 +1,4 @@
 import type { IncomingMessage } from "node:http";
-import { Readable } from "node:stream";
 import { ServiceError, validationError } from "../errors/service-error.ts";
 
 /** The request headers a route reads, whichever server delivered the request. */
@@ -126,8 +125,51 @@ export function nodeRouteRequest(request: IncomingMessage, url: string): RouteRe
       return new Request(url, {
         method,
         headers: webHeaders,
-        ...(hasBody ? { body: Readable.toWeb(request) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+        ...(hasBody ? { body: bodyStream(request), duplex: "half" } : {}),
       });
     },
   };
+}
+
+/**
+ * The node request's body as a web stream, for a library that reads web Requests (the MCP SDK).
+ * Not `Readable.toWeb`: when its reader cancels (a body over the cap), data already on its way
+ * still reached the closed stream and threw "Controller is already closed" as an uncaught
+ * exception, which ends the server process. Here a chunk after cancel is dropped, and the rest
+ * of the body is read and discarded so the connection can answer.
+ */
+function bodyStream(request: IncomingMessage): ReadableStream<Uint8Array> {
+  let done = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        request.on("data", (chunk: Buffer) => {
+          if (done) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          // Backpressure: a reader that does not read does not make the body pile up in memory.
+          if ((controller.desiredSize ?? 0) <= 0) request.pause();
+        });
+        request.once("end", () => {
+          if (done) return;
+          done = true;
+          controller.close();
+        });
+        const fail = () => {
+          if (done) return;
+          done = true;
+          controller.error(new Error("the request body was not received whole"));
+        };
+        request.once("aborted", fail);
+        request.once("error", fail);
+      },
+      pull() {
+        if (!done) request.resume();
+      },
+      cancel() {
+        done = true;
+        request.resume();
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }),
+  );
 }

@@ -237,6 +237,37 @@ describe("huge params", () => {
     expect(response.status).toBe(413);
   });
 
+  it("many streamed bodies over 64 KiB at once are each refused, and the server stays up", async () => {
+    // Readable.toWeb once let a chunk reach the stream after the cap cancelled it: an uncaught
+    // "Controller is already closed" that ends the server process (vitest reports it here).
+    const streamed = () => {
+      let sent = 0;
+      const chunk = new Uint8Array(32 * 1024).fill(32);
+      return fetch(`${server.url}/api/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new ReadableStream<Uint8Array>({
+          pull(controller) {
+            sent += 1;
+            if (sent > 40) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        duplex: "half",
+      } as RequestInit).then(
+        async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        },
+        // The server may close the connection once it has answered 413 with the body still coming.
+        () => 413,
+      );
+    };
+    const statuses = await Promise.all(Array.from({ length: 30 }, streamed));
+    expect(statuses).toEqual(Array.from({ length: 30 }, () => 413));
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  });
+
   it("large arguments under 64 KiB reach the tool, which refuses them with guidance", async () => {
     const { status, json } = await post({
       jsonrpc: "2.0",
