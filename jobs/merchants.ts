@@ -9,16 +9,21 @@
  *   npm run merchants -- review <ab_id>                      a person vouches for the description
  *   npm run merchants -- show <ab_id>                        the merchant and its audit log
  *   npm run merchants -- list [--status S] [--sector S] [--department D] [--limit N]
+ *   npm run merchants -- import FILE.ndjson                  one declaration a line: adds or updates by SIRET
  *
  * `--json` prints JSON; `--actor NAME` names who acts in the audit log (default: operator:<user>).
- * Exit status: 0 done, 1 refused (the reason on stderr), 2 bad usage.
+ * Exit status: 0 done, 1 refused (the reason on stderr; for import: some lines rejected, the others
+ * applied), 2 bad usage. An import killed midway resumes after its last recorded line.
  */
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { createReadStream, readFileSync } from "node:fs";
 import os from "node:os";
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
+import { type ImportLine, importDeclarations } from "../src/domain/merchants/import-declarations.ts";
 import { nextStatuses } from "../src/domain/merchants/lifecycle.ts";
 import { loadRegistered } from "../src/domain/merchants/load-registered.ts";
 import type { MerchantLifecycleDeps } from "../src/domain/merchants/merchant-registry.ts";
@@ -31,10 +36,12 @@ import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { printable } from "./terminal.ts";
 
 const USAGE = `usage: npm run merchants -- add FILE.json | update <ab_id> FILE.json | status <ab_id> <STATUS> [--reason "..."]
                              | review <ab_id> | show <ab_id> | list [--status S] [--sector S] [--department D] [--limit N]
+                             | import FILE.ndjson
 options: --json, --actor NAME`;
 
 function usage(message: string): never {
@@ -55,7 +62,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const [command, ...args] = positionals;
-const arity: Record<string, number> = { add: 1, update: 2, status: 2, review: 1, show: 1, list: 0 };
+const arity: Record<string, number> = { add: 1, update: 2, status: 2, review: 1, show: 1, list: 0, import: 1 };
 if (!command) usage("no command");
 if (!(command in arity)) usage(`unknown command ${command}`);
 if (args.length !== arity[command]) usage(`${command} takes ${arity[command]} argument(s), got ${args.length}`);
@@ -95,8 +102,89 @@ function reindex(abId: string): void {
   createEmbeddedSearchIndex(db).refresh([abId]);
 }
 
+/** The lines of a file with their numbers, streamed (a bulk file is never read whole). */
+async function* numberedLines(file: string): AsyncGenerator<ImportLine> {
+  let number = 0;
+  for await (const text of createInterface({
+    input: createReadStream(file, "utf8"),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
+    number += 1;
+    yield { number, text };
+  }
+}
+
+async function contentKey(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+async function runImport(file: string): Promise<void> {
+  let importKey: string;
+  try {
+    importKey = await contentKey(file);
+  } catch (error) {
+    throw new InputFileError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const settings = createSettingsRepository(db);
+  const checkpointKey = (key: string) => `merchant-import:${key}`;
+  const tty = process.stderr.isTTY === true;
+  let lastDraw = 0;
+  // Search follows: what the import added or changed is re-indexed, a batch at a time.
+  const pending = new Set<string>();
+  const index = createEmbeddedSearchIndex(db);
+  const flushIndex = () => {
+    if (pending.size === 0) return;
+    index.refresh([...pending]);
+    pending.clear();
+  };
+  const report = await importDeclarations(
+    {
+      ...deps,
+      checkpoints: {
+        read: (key) => Number(settings.get(checkpointKey(key)) ?? 0),
+        write: (key, line) => settings.set(checkpointKey(key), String(line), new Date()),
+      },
+    },
+    numberedLines(file),
+    {
+      importKey,
+      actor,
+      onChanged(abId) {
+        pending.add(abId);
+        if (pending.size >= 500) flushIndex();
+      },
+      onProgress(progress, line) {
+        const now = Date.now();
+        if (tty && now - lastDraw > 100) {
+          lastDraw = now;
+          process.stderr.write(
+            `\rline ${line}: ${progress.created} added, ${progress.updated} updated, ${progress.rejected.length} rejected `,
+          );
+        } else if (!tty && progress.read % 1000 === 0) {
+          process.stderr.write(
+            `line ${line}: ${progress.created} added, ${progress.updated} updated, ${progress.rejected.length} rejected\n`,
+          );
+        }
+      },
+    },
+  );
+  if (tty) process.stderr.write("\n");
+  flushIndex();
+  out(report, [
+    `${report.read} read: ${report.created} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.resumed} done by an earlier run, ${report.rejected.length} rejected`,
+    ...report.rejected.flatMap((rejected) =>
+      rejected.issues.map((issue) => `line ${rejected.line}: ${issue.path || "(line)"}: ${printable(issue.message)}`),
+    ),
+  ]);
+  if (report.rejected.length > 0) process.exitCode = 1;
+}
+
 try {
-  if (command === "add") {
+  if (command === "import") {
+    await runImport(args[0] as string);
+  } else if (command === "add") {
     const added = addMerchant(deps, readDeclaration(args[0] as string), actor);
     reindex(added.abId);
     out(added, [`${added.abId} added (${added.status}, revision ${added.revision})`]);

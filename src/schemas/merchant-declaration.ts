@@ -28,9 +28,14 @@ export const merchantVocabulary = vocabularySchema.parse(
 const oneOf = (words: string[]) =>
   z.string().refine((value) => words.includes(value), `must be one of ${words.join(", ")}`);
 
+/** Missing fields say so, rather than zod's "expected string, received undefined". */
+const required = (kind: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${kind}`),
+});
+
 const oneLine = (max: number) =>
   z
-    .string()
+    .string(required("a string"))
     .trim()
     .min(1, "must not be empty")
     .max(max, `must be at most ${max} characters`)
@@ -38,7 +43,7 @@ const oneLine = (max: number) =>
 
 const text = (max: number) =>
   z
-    .string()
+    .string(required("a string"))
     .trim()
     .min(1, "must not be empty")
     .max(max, `must be at most ${max} characters`)
@@ -78,19 +83,22 @@ export const productDeclarationSchema = z.strictObject({
 
 const declarationShape = {
   siret: z
-    .string()
+    .string(required("a string of 14 digits"))
     .regex(/^\d{14}$/, "must be 14 digits")
     .refine(isValidSiret, "is not a valid SIRET (its check digit is wrong)"),
   legal_name: oneLine(200),
   business_name: oneLine(120),
   naf_code: z
-    .string()
+    .string(required("a NAF code like 43.22A"))
     .regex(/^\d{2}\.\d{2}[A-Z]$/, "must be a NAF code like 43.22A")
     .refine(
       (code) => trades.some((trade) => trade.nafCode === code),
       "is not a trade the registry covers (see src/domain/sectors.ts)",
     ),
-  address: z.strictObject({ street: oneLine(200), postal_code: postalCode, city: oneLine(100) }),
+  address: z.strictObject(
+    { street: oneLine(200), postal_code: postalCode, city: oneLine(100) },
+    required("an object with street, postal_code and city"),
+  ),
   email: z.email("must be an email address").max(254).nullable().optional(),
   phone: z
     .string()
@@ -113,7 +121,7 @@ const declarationShape = {
     .strictObject({ enabled: z.boolean(), radius_km: z.number().positive().max(500).nullable().optional() })
     .optional(),
   /** The company's creation date (annuaire-entreprises.data.gouv.fr shows it). */
-  founded_on: z.iso.date("must be a date like 2019-04-01"),
+  founded_on: z.iso.date(required("a date like 2019-04-01")),
   products: z.array(productDeclarationSchema).max(200).optional(),
 };
 

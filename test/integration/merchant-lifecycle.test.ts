@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -208,6 +209,58 @@ describe("a merchant's lifecycle through the operator command", () => {
       `merchants: CONFLICT: Merchant ${abId} is archived; an archived merchant is not edited\n`,
     );
   }, 120_000);
+
+  it("imports a file of declarations line by line, reports the bad lines by number, and changes nothing the second time", async () => {
+    const declaration = (index: number, description: string) =>
+      JSON.stringify({
+        siret: makeSiret(makeSiren(`7770000${index}`), "0001"),
+        legal_name: `SAS Import ${index}`,
+        business_name: `Fleuriste Importé ${index}`,
+        naf_code: "47.76Z",
+        address: { street: `${index} place Bellecour`, postal_code: "69002", city: "Lyon" },
+        description,
+        founded_on: "2012-05-04",
+      });
+    const lines = [
+      declaration(1, "Fleurs de saison."),
+      declaration(2, "Bouquets et compositions."),
+      JSON.stringify({ siret: "12345678900000", legal_name: "X" }),
+      "",
+      "{ pas du JSON",
+    ];
+    const file = path.join(server.dataDir, "bulk.ndjson");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const first = await merchants("import", file);
+    expect(first.code).toBe(1);
+    expect(first.stdout.split("\n").slice(0, 2)).toEqual([
+      "4 read: 2 added, 0 updated, 0 unchanged, 0 done by an earlier run, 2 rejected",
+      "line 3: siret: is not a valid SIRET (its check digit is wrong)",
+    ]);
+    expect(first.stdout).toContain("line 5: (line): the line is not JSON (");
+    expect(first.stdout).toContain("line 3: business_name: is required");
+    expect(await searchIds("Fleuriste Importé 2")).toHaveLength(1);
+
+    // The same file again: every line was recorded as done.
+    const again = await merchants("import", file, "--json");
+    expect(JSON.parse(again.stdout)).toMatchObject({ read: 4, created: 0, updated: 0, unchanged: 0, resumed: 4 });
+
+    // A new file that changes one merchant and repeats the other: one update, one unchanged.
+    const edited = path.join(server.dataDir, "bulk-2.ndjson");
+    writeFileSync(
+      edited,
+      `${declaration(1, "Fleurs de saison, livrées le jour même.")}\n${declaration(2, "Bouquets et compositions.")}\n`,
+    );
+    const second = await merchants("import", edited, "--json");
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual({
+      read: 2,
+      created: 0,
+      updated: 1,
+      unchanged: 1,
+      resumed: 0,
+      rejected: [],
+    });
+  });
 
   it("pages through the change feed with next_cursor, and refuses a cursor it did not give", async () => {
     const first = await server.getJson("/api/registry/changes?limit=5");
