@@ -1,0 +1,113 @@
+/**
+ * The layers, as the imports really are (docs/architecture.md): the domain imports no transport,
+ * storage, page or composition code; only src/store reaches the database driver; routes do not
+ * reach the store. Existing exceptions are listed below and may only shrink: a new one fails,
+ * and an exception that is gone must leave the list.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+interface Import {
+  from: string;
+  target: string;
+  typeOnly: boolean;
+}
+
+function sourceFiles(directory: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(path.join(root, directory), { withFileTypes: true })) {
+    const relative = path.join(directory, entry.name);
+    if (entry.isDirectory()) files.push(...sourceFiles(relative));
+    else if (entry.name.endsWith(".ts")) files.push(relative);
+  }
+  return files;
+}
+
+// Static imports and re-exports (`import type` and `import { type X }` alone are type-only) and
+// dynamic import() calls.
+const STATIC = /^\s*(?:import|export)\s+(type\s+)?(?:([^'";]*?)\s+from\s+)?["']([^"']+)["']/gm;
+const DYNAMIC = /import\(\s*["']([^"']+)["']\s*\)/g;
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(path.join(root, file), "utf8");
+  const resolve = (specifier: string) =>
+    specifier.startsWith(".") ? path.relative(root, path.resolve(root, path.dirname(file), specifier)) : specifier;
+  const found: Import[] = [];
+  for (const match of text.matchAll(STATIC)) {
+    const clause = match[2] ?? "";
+    const onlyTypes = /^\{\s*type\s[^,}]*\}$/.test(clause.trim()) || /^\{(\s*type\s+\w+\s*,?)+\}$/.test(clause.trim());
+    found.push({ from: file, target: resolve(match[3] ?? ""), typeOnly: Boolean(match[1]) || onlyTypes });
+  }
+  for (const match of text.matchAll(DYNAMIC))
+    found.push({ from: file, target: resolve(match[1] ?? ""), typeOnly: false });
+  return found;
+}
+
+const imports = [...sourceFiles("src"), ...sourceFiles("jobs")].flatMap(importsOf);
+const describeImport = ({ from, target, typeOnly }: Import) => `${from} -> ${target}${typeOnly ? " (type)" : ""}`;
+
+/**
+ * Known exceptions, each to be removed by issue 14 ("ports owned by the domain"): repository
+ * types defined in src/store and read by the domain, action builders living in src/http, and the
+ * two wiring files that take the App.
+ */
+const DOMAIN_EXCEPTIONS = [
+  "src/domain/attribution/sessions.ts -> src/store/attribution-repository.ts (type)",
+  "src/domain/attribution/sessions.ts -> src/store/merchant-repository.ts (type)",
+  "src/domain/leads/check-lead-status.ts -> src/store/lead-repository.ts (type)",
+  "src/domain/leads/find-tracked-lead.ts -> src/store/lead-repository.ts (type)",
+  "src/domain/leads/lead-actions.ts -> src/http/actions.ts",
+  "src/domain/leads/lead-deps.ts -> src/app.ts (type)",
+  "src/domain/leads/lead-deps.ts -> src/store/lead-repository.ts (type)",
+  "src/domain/leads/load-lead-target.ts -> src/store/merchant-repository.ts (type)",
+  "src/domain/merchant.ts -> src/store/schema.ts (type)",
+  "src/domain/orders/create-order.ts -> src/http/actions.ts",
+  "src/domain/orders/create-order.ts -> src/store/merchant-repository.ts (type)",
+  "src/domain/orders/create-order.ts -> src/store/order-repository.ts (type)",
+  "src/domain/orders/quote-order-readiness.ts -> src/store/merchant-repository.ts (type)",
+  "src/domain/platform-contact/submit-platform-contact.ts -> src/store/platform-contact-repository.ts (type)",
+  "src/domain/privacy/anonymize-expired.ts -> src/store/retention-repository.ts (type)",
+  "src/domain/registry/decision-card.ts -> src/store/merchant-repository.ts (type)",
+  "src/domain/registry/merchant-actions.ts -> src/http/actions.ts",
+  "src/domain/registry/registry-deps.ts -> src/app.ts (type)",
+  "src/domain/registry/resolve-merchant.ts -> src/store/merchant-repository.ts (type)",
+  "src/domain/registry/search-registry.ts -> src/store/merchant-repository.ts (type)",
+];
+
+describe("the layers", () => {
+  it("keep the domain free of transport, storage, pages and wiring (known exceptions only shrink)", () => {
+    const crossing = imports
+      .filter(
+        ({ from, target }) =>
+          from.startsWith("src/domain/") &&
+          /^(src\/(http|pages|store|mcp|publish)\/|jobs\/|src\/app\.ts$)/.test(target),
+      )
+      .map(describeImport)
+      .sort();
+    expect(crossing).toEqual([...DOMAIN_EXCEPTIONS].sort());
+  });
+
+  it("leave the database driver to src/store", () => {
+    const drivers = imports
+      .filter(
+        ({ from, target }) => !from.startsWith("src/store/") && /^(better-sqlite3|drizzle-orm)(\/|$)/.test(target),
+      )
+      .map(describeImport);
+    expect(drivers).toEqual([]);
+  });
+
+  it("keep routes away from the store: they call the domain", () => {
+    const reaching = imports
+      .filter(({ from, target }) => from.startsWith("src/pages/") && target.startsWith("src/store/"))
+      .map(describeImport);
+    expect(reaching).toEqual([]);
+  });
+
+  it("read every import of the tree (the checks above would pass on nothing)", () => {
+    expect(imports.length).toBeGreaterThan(800);
+    expect(imports.some(({ from, target }) => from === "src/app.ts" && target === "src/store/db.ts")).toBe(true);
+  });
+});
