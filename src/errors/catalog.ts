@@ -1,4 +1,4 @@
-import { action } from "../http/actions.ts";
+import { action } from "../domain/actions.ts";
 import type { Action } from "../schemas/envelope.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { action } from "../../http/actions.ts";
 import type { Action } from "../../schemas/envelope.ts";
+import { action } from "../actions.ts";
 
 /** Next steps after a lead is accepted or found: follow it, write on it, look at the merchant. */
 export function leadActions(baseUrl: string, leadId: string, abId: string): Action[] {

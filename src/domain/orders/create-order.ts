@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ServiceError, validationError } from "../../errors/service-error.ts";
-import { action } from "../../http/actions.ts";
 import { logger } from "../../logging.ts";
 import { type PaymentProvider, PaymentProviderError } from "../../payments/payment-provider.ts";
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
@@ -8,6 +7,7 @@ import type { CreateOrderBody } from "../../schemas/orders.ts";
 import { ORDER_MAX_AMOUNT_CENTS } from "../../schemas/orders.ts";
 import type { MerchantRepository } from "../../store/merchant-repository.ts";
 import type { OrderRecord, OrderRepository } from "../../store/order-repository.ts";
+import { action } from "../actions.ts";
 import { canonicalJson, sha256Hex } from "../canonical-json.ts";
 import { loadMerchant } from "../registry/resolve-merchant.ts";
 import {

@@ -1,5 +1,5 @@
-import { action } from "../../http/actions.ts";
 import type { Action } from "../../schemas/envelope.ts";
+import { action } from "../actions.ts";
 import type { Capabilities } from "../capabilities.ts";
 import { sectorOf } from "../sectors.ts";
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { App } from "../../app.ts";
+import { actionsByRel } from "../../domain/actions.ts";
 import { LEAD_FIELD_LIMITS } from "../../domain/lead-contract.ts";
 import { checkLeadStatus } from "../../domain/leads/check-lead-status.ts";
 import { createLead } from "../../domain/leads/create-lead.ts";
 import { leadDeps } from "../../domain/leads/lead-deps.ts";
 import { sendLeadMessage } from "../../domain/leads/send-lead-message.ts";
-import { actionsByRel } from "../../http/actions.ts";
 import { successEnvelope } from "../../http/envelope.ts";
 import { type Caller, permissionFor } from "../../http/guard.ts";
 import {

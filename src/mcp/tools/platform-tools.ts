@@ -1,6 +1,6 @@
+import { action } from "../../domain/actions.ts";
 import { quoteOrderReadiness } from "../../domain/orders/quote-order-readiness.ts";
 import { submitPlatformContact } from "../../domain/platform-contact/submit-platform-contact.ts";
-import { action } from "../../http/actions.ts";
 import { successEnvelope } from "../../http/envelope.ts";
 import { permissionFor } from "../../http/guard.ts";
 import { successEnvelopeSchema } from "../../openapi/envelopes.ts";

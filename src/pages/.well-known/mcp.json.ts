@@ -1,4 +1,4 @@
-import { action } from "../../http/actions.ts";
+import { action } from "../../domain/actions.ts";
 import { ok } from "../../http/respond.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 import { discoveryLinks, mcpDiscovery } from "../../mcp/discovery.ts";

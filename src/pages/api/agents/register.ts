@@ -1,6 +1,6 @@
 import { registrantKey } from "../../../domain/access/client-address.ts";
+import { action } from "../../../domain/actions.ts";
 import { registerAgent } from "../../../domain/agents/register-agent.ts";
-import { action } from "../../../http/actions.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
 import { registerAgentBodySchema } from "../../../schemas/agents.ts";

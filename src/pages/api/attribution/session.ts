@@ -1,5 +1,5 @@
+import { action } from "../../../domain/actions.ts";
 import { openSession } from "../../../domain/attribution/sessions.ts";
-import { action } from "../../../http/actions.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
 import { openSessionBodySchema } from "../../../schemas/attribution.ts";

@@ -1,7 +1,7 @@
+import { actionsByRel } from "../../../domain/actions.ts";
 import { createLead } from "../../../domain/leads/create-lead.ts";
 import { leadDeps } from "../../../domain/leads/lead-deps.ts";
 import { validationError } from "../../../errors/service-error.ts";
-import { actionsByRel } from "../../../http/actions.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, readJsonBody, route, zodIssues } from "../../../http/route.ts";
 import {

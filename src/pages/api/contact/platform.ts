@@ -1,5 +1,5 @@
+import { action } from "../../../domain/actions.ts";
 import { submitPlatformContact } from "../../../domain/platform-contact/submit-platform-contact.ts";
-import { action } from "../../../http/actions.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, readJsonBody, route } from "../../../http/route.ts";
 import { parseStrictRequest } from "../../../schemas/leads.ts";

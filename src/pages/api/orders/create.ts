@@ -1,6 +1,6 @@
+import { actionsByRel } from "../../../domain/actions.ts";
 import { createOrder, orderDisabled } from "../../../domain/orders/create-order.ts";
 import { validationError } from "../../../errors/service-error.ts";
-import { actionsByRel } from "../../../http/actions.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
 import { createOrderBodySchema } from "../../../schemas/orders.ts";

@@ -1,8 +1,8 @@
+import { action } from "../../../../domain/actions.ts";
 import { merchantEvidence } from "../../../../domain/evidence/merchant-evidence.ts";
 import { evidenceUrl, isEvidenceSignal } from "../../../../domain/evidence/signal-evidence.ts";
 import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
 import { EVIDENCE_SIGNALS } from "../../../../domain/trust/signal-catalog.ts";
-import { action } from "../../../../http/actions.ts";
 import { errorEnvelope, type RequestContext } from "../../../../http/envelope.ts";
 import type { Reply } from "../../../../http/reply.ts";
 import { jsonResponse, ok } from "../../../../http/respond.ts";
