@@ -1,5 +1,5 @@
-import type { AssessableMerchant } from "../domain/assess-merchant.ts";
-import type { Merchant, MerchantProfile, Product, QaCluster } from "../domain/merchant.ts";
+import type { QaCluster } from "../domain/merchant.ts";
+import type { MerchantRepository } from "../domain/registry/merchant-store.ts";
 import type { ScorableSignal } from "../domain/trust/compute-trust.ts";
 import type { Db } from "./db.ts";
 import {
@@ -15,37 +15,7 @@ import {
 } from "./merchant-rows.ts";
 import { storeRevisionReader } from "./store-revision.ts";
 
-/** Read side of the registry: whole merchant profiles, loaded with prepared statements. */
-/** What lead creation reads about its merchant: no clusters, no territorial proof. */
-export interface LeadTarget {
-  /** The fields an assessment reads (no hours, zones, photos...: JSON lead creation never uses). */
-  merchant: AssessableMerchant;
-  /** Verified signals only, with the fields trust scoring reads (see findTrustSignals). */
-  signals: ScorableSignal[];
-  /** Empty unless asked for (only a lead naming a brick_id needs them). */
-  products: Product[];
-}
-
-export interface MerchantRepository {
-  findProfile(abId: string): MerchantProfile | null;
-  /** The lead path's share of findProfile (no Q&A clusters, no territorial proof): half its cost. */
-  findLeadTarget(abId: string, options: { withProducts: boolean }): LeadTarget | null;
-  findMerchants(abIds: string[]): Merchant[];
-  findProducts(abIds: string[]): Product[];
-  /**
-   * The verified signals of each merchant, with only the fields trust scoring reads (key, status,
-   * value, expiry): what search results and lead creation need to assess a merchant. Unverified
-   * signals score nothing, so they are not read.
-   */
-  findTrustSignals(abIds: string[]): Map<string, ScorableSignal[]>;
-  findCluster(clusterId: string): QaCluster | null;
-  findClusters(abId: string): QaCluster[];
-  /**
-   * A number that moves with every write to merchants, signals, products or territorial proofs,
-   * from any connection (triggers keep it, migration 0002): copies of merchant data check it.
-   */
-  revision(): number;
-}
+export type { LeadTarget, MerchantRepository } from "../domain/registry/merchant-store.ts";
 
 /*
  * Raw prepared statements and the shared row mapping (merchant-rows.ts): on the read path,

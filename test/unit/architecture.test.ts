@@ -55,22 +55,15 @@ const describeImport = ({ from, target, typeOnly }: Import) => `${from} -> ${tar
  */
 const DOMAIN_EXCEPTIONS = [
   "src/domain/attribution/sessions.ts -> src/store/attribution-repository.ts (type)",
-  "src/domain/attribution/sessions.ts -> src/store/merchant-repository.ts (type)",
   "src/domain/leads/check-lead-status.ts -> src/store/lead-repository.ts (type)",
   "src/domain/leads/find-tracked-lead.ts -> src/store/lead-repository.ts (type)",
   "src/domain/leads/lead-deps.ts -> src/app.ts (type)",
   "src/domain/leads/lead-deps.ts -> src/store/lead-repository.ts (type)",
-  "src/domain/leads/load-lead-target.ts -> src/store/merchant-repository.ts (type)",
   "src/domain/merchant.ts -> src/store/schema.ts (type)",
-  "src/domain/orders/create-order.ts -> src/store/merchant-repository.ts (type)",
   "src/domain/orders/create-order.ts -> src/store/order-repository.ts (type)",
-  "src/domain/orders/quote-order-readiness.ts -> src/store/merchant-repository.ts (type)",
   "src/domain/platform-contact/submit-platform-contact.ts -> src/store/platform-contact-repository.ts (type)",
   "src/domain/privacy/anonymize-expired.ts -> src/store/retention-repository.ts (type)",
-  "src/domain/registry/decision-card.ts -> src/store/merchant-repository.ts (type)",
   "src/domain/registry/registry-deps.ts -> src/app.ts (type)",
-  "src/domain/registry/resolve-merchant.ts -> src/store/merchant-repository.ts (type)",
-  "src/domain/registry/search-registry.ts -> src/store/merchant-repository.ts (type)",
 ];
 
 describe("the layers", () => {

@@ -1,6 +1,6 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import type { LeadTarget } from "../../store/merchant-repository.ts";
 import { type Assessment, assessMerchant } from "../assess-merchant.ts";
+import type { LeadTarget } from "../registry/merchant-store.ts";
 import type { RevisionCache } from "../revision-cache.ts";
 import type { LeadDeps } from "./lead-deps.ts";
 

@@ -5,10 +5,10 @@ import { type PaymentProvider, PaymentProviderError } from "../../payments/payme
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
 import type { CreateOrderBody } from "../../schemas/orders.ts";
 import { ORDER_MAX_AMOUNT_CENTS } from "../../schemas/orders.ts";
-import type { MerchantRepository } from "../../store/merchant-repository.ts";
 import type { OrderRecord, OrderRepository } from "../../store/order-repository.ts";
 import { action } from "../actions.ts";
 import { canonicalJson, sha256Hex } from "../canonical-json.ts";
+import type { MerchantRepository } from "../registry/merchant-store.ts";
 import { loadMerchant } from "../registry/resolve-merchant.ts";
 import {
   itemReasons,

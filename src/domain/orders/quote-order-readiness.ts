@@ -1,4 +1,4 @@
-import type { MerchantRepository } from "../../store/merchant-repository.ts";
+import type { MerchantRepository } from "../registry/merchant-store.ts";
 import { loadMerchant } from "../registry/resolve-merchant.ts";
 import {
   displayPrice,

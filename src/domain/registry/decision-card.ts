@@ -15,7 +15,6 @@ import {
   type OrderContract,
   SIGNABLE_FIELDS,
 } from "../../schemas/decision-card.ts";
-import type { MerchantRepository } from "../../store/merchant-repository.ts";
 import type { Assessment } from "../assess-merchant.ts";
 import { contentHash, sha256Hex } from "../canonical-json.ts";
 import { ORDER_MIN_TRUST, TRUST_THRESHOLDS } from "../capabilities.ts";
@@ -29,6 +28,7 @@ import {
   signalDefinition,
   signalPosition,
 } from "../trust/signal-catalog.ts";
+import type { MerchantRepository } from "./merchant-store.ts";
 import { loadMerchant } from "./resolve-merchant.ts";
 
 export interface DecisionCardDeps {

@@ -1,7 +1,6 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
 import type { Credential, ResolvedMerchant } from "../../schemas/registry.ts";
-import type { MerchantRepository } from "../../store/merchant-repository.ts";
 import { type Assessment, assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
 import type { MerchantProfile, Signal } from "../merchant.ts";
@@ -9,6 +8,7 @@ import { tradeForNaf } from "../sectors.ts";
 import type { TrustContribution } from "../trust/compute-trust.ts";
 import { signalDefinition, signalPosition } from "../trust/signal-catalog.ts";
 import { merchantActions } from "./merchant-actions.ts";
+import type { MerchantRepository } from "./merchant-store.ts";
 
 export interface ResolveDeps {
   merchants: MerchantRepository;

@@ -1,12 +1,12 @@
 import type { SearchAnswer, SearchQueryInput, SearchResult } from "../../schemas/registry.ts";
 import type { SearchIndex } from "../../search/search-index.ts";
-import type { MerchantRepository } from "../../store/merchant-repository.ts";
 import { assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
 import type { Merchant, Product } from "../merchant.ts";
 import { tradeForNaf } from "../sectors.ts";
 import type { ScorableSignal } from "../trust/compute-trust.ts";
 import { merchantActions } from "./merchant-actions.ts";
+import type { MerchantRepository } from "./merchant-store.ts";
 import type { SearchCard, SearchCardCache } from "./search-cards.ts";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
