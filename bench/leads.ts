@@ -30,11 +30,11 @@ import { SMTPServer } from "smtp-server";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { createLead } from "../src/domain/leads/create-lead.ts";
-import { leadDeps } from "../src/domain/leads/lead-deps.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { drainOutbox } from "../src/mail/dispatch-outbox.ts";
 import { dispatchDeps } from "../src/mail/outbox-worker.ts";
 import { createMailTransport } from "../src/mail/transport.ts";
+import { leadDeps } from "../src/wiring.ts";
 import { freePort } from "../test/helpers/spawn-start.ts";
 import { round, serverMemory, spawnNode, timeInProcess, waitForHealth } from "./lib.ts";
 

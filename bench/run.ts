@@ -16,10 +16,10 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
-import { searchDeps } from "../src/domain/registry/registry-deps.ts";
 import { resolveMerchant } from "../src/domain/registry/resolve-merchant.ts";
 import { searchRegistry } from "../src/domain/registry/search-registry.ts";
 import { searchQuerySchema } from "../src/schemas/registry.ts";
+import { searchDeps } from "../src/wiring.ts";
 import {
   type LoadFigure,
   load,

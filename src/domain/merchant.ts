@@ -1,6 +1,15 @@
 import type { MerchantStatus } from "../schemas/envelope.ts";
-import type { BrandVoice } from "../store/schema.ts";
 import type { SignalSource, SignalStatus, SignalValue } from "./trust/signal-catalog.ts";
+
+/** How a merchant wants to be spoken of (published when `is_published`). */
+export interface BrandVoice {
+  tone: string;
+  values: string[];
+  do: string[];
+  dont: string[];
+  consumer_surface: string;
+  is_published: boolean;
+}
 
 /** Plain data the domain works on, as the store hands it over (no ORM objects leak out). */
 export interface Merchant {

@@ -1,7 +1,7 @@
 import type { App } from "../app.ts";
 import { actionsByRel } from "../domain/actions.ts";
-import { resolveDeps } from "../domain/registry/registry-deps.ts";
 import { type ResolveAnswer, resolveMerchant } from "../domain/registry/resolve-merchant.ts";
+import { resolveDeps } from "../wiring.ts";
 import { type PreparedEnvelope, prepareEnvelope, type RequestContext, type SuccessParts } from "./envelope.ts";
 
 /** The resolve answer's envelope parts, for the REST route and the resolve_merchant tool alike. */

@@ -1,5 +1,4 @@
 import type { App } from "../app.ts";
-import { resolveDeps } from "../domain/registry/registry-deps.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import { isServiceError } from "../errors/service-error.ts";
 import type { RequestContext } from "../http/envelope.ts";
@@ -8,6 +7,7 @@ import { reply } from "../http/reply.ts";
 import { errorAnswer } from "../http/respond.ts";
 import { type Endpoint, type RouteHandler, route } from "../http/route.ts";
 import type { RouteRequest } from "../http/route-request.ts";
+import { resolveDeps } from "../wiring.ts";
 import { DOCUMENT_CACHE_CONTROL, etagOf, HTML_TYPE, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
 import { buildNotFoundPage, renderNotFoundPage } from "./not-found-page.ts";
 import type { ViewDeps } from "./view.ts";

@@ -1,40 +1,13 @@
+import type { AttributionRepository } from "../domain/attribution/attribution-store.ts";
 import type { Db } from "./db.ts";
 import { and, eq, gt, isNull, sql } from "./drizzle.ts";
 import { attributionSessions, leads, orders } from "./schema.ts";
 
-export interface AttributionSession {
-  sessionId: string;
-  agentId: string | null;
-  abId: string | null;
-  evidenceLevel: string;
-  referrer: string | null;
-  campaign: Record<string, string> | null;
-  userAgentFamily: string | null;
-  createdAt: string;
-  expiresAt: string;
-  convertedAt: string | null;
-  leadId: string | null;
-  orderId: string | null;
-}
-
-export interface AttributionRepository {
-  insert(session: AttributionSession): void;
-  findById(sessionId: string): AttributionSession | null;
-  /**
-   * Marks an open, unexpired session converted in one conditional UPDATE: of two concurrent
-   * conversions exactly one wins. False when the session was converted or expired meanwhile.
-   */
-  convert(sessionId: string, conversion: { leadId: string | null; orderId: string | null; at: string }): boolean;
-  /** The merchant of a lead or order, or null when it does not exist. */
-  /** The merchant a lead went to and the agent that sent it (null: anonymous), or null. */
-  leadOwner(leadId: string): ConversionTarget | null;
-  orderOwner(orderId: string): ConversionTarget | null;
-}
-
-export interface ConversionTarget {
-  abId: string;
-  agentId: string | null;
-}
+export type {
+  AttributionRepository,
+  AttributionSession,
+  ConversionTarget,
+} from "../domain/attribution/attribution-store.ts";
 
 const text = (name: string) => sql.placeholder(name) as unknown as string;
 

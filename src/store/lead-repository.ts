@@ -1,8 +1,29 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type {
+  InsertFollowUpInput,
+  InsertFollowUpOutcome,
+  InsertLeadInput,
+  InsertLeadOutcome,
+  LeadForDelivery,
+  LeadRepository,
+} from "../domain/leads/lead-store.ts";
 import type { Db } from "./db.ts";
 import { groupCommit } from "./group-commit.ts";
+
+export type {
+  FollowUpForDelivery,
+  IdempotencyClaim,
+  InsertFollowUpInput,
+  InsertFollowUpOutcome,
+  InsertLeadInput,
+  InsertLeadOutcome,
+  LeadForDelivery,
+  LeadRepository,
+  LeadSummary,
+  NewLead,
+} from "../domain/leads/lead-store.ts";
 
 /*
  * Write side of leads: creation with its duplicate window, Idempotency-Key and outbox row in one
@@ -16,111 +37,6 @@ import { groupCommit } from "./group-commit.ts";
  * messages a duplicate compares with and the follow-up count are read under the write lock: two
  * racing duplicates with the same new message append it once.
  */
-
-export interface NewLead {
-  leadId: string;
-  abId: string;
-  brickId: string | null;
-  intent: string | null;
-  leadType: string;
-  contactName: string;
-  contactEmail: string;
-  contactPhone: string | null;
-  message: string | null;
-  aiContext: string | null;
-  intentData: Record<string, string> | null;
-  metadata: Record<string, unknown> | null;
-  agentId: string | null;
-  createdAt: string;
-}
-
-export interface IdempotencyClaim {
-  scope: string;
-  key: string;
-  requestHash: string;
-  /** Keys recorded before this instant are forgotten (their window is over). */
-  forgetBefore: string;
-}
-
-export interface InsertLeadInput {
-  lead: NewLead;
-  emailNormalized: string;
-  /** The caller part of the duplicate key (`agent:<id>` or `ip:<address>`). */
-  callerScope: string;
-  windowEndsAt: string;
-  outboxMessageId: string;
-  /**
-   * Where a duplicate's message goes when the first lead does not carry that text yet (neither as
-   * its message nor as a follow-up): a follow-up on the first lead, with its outbox row.
-   */
-  followUp: { messageId: string; outboxMessageId: string; maxMessages: number };
-  idempotency: IdempotencyClaim | null;
-}
-
-export type InsertLeadOutcome =
-  | { kind: "created"; leadId: string }
-  /** followUpId: the follow-up that carries the duplicate's new message, or null when it had none. */
-  | { kind: "duplicate"; leadId: string; followUpId: string | null }
-  | { kind: "replayed"; leadId: string; originalKind: "created" | "duplicate" }
-  | { kind: "idempotency_conflict" }
-  /** The duplicate's new message would exceed the first lead's follow-ups: nothing was written. */
-  | { kind: "follow_up_limit"; leadId: string };
-
-export interface LeadSummary {
-  leadId: string;
-  abId: string;
-  merchantName: string;
-  leadType: string;
-  trackingStatus: string;
-  createdAt: string;
-  deliveredAt: string | null;
-  failedAt: string | null;
-  anonymizedAt: string | null;
-  messagesCount: number;
-}
-
-/** A lead with what its notification email needs about the merchant and the brick. */
-export interface LeadForDelivery extends NewLead {
-  trackingStatus: string;
-  anonymizedAt: string | null;
-  merchantName: string;
-  merchantEmail: string | null;
-  merchantSector: string;
-  brickName: string | null;
-}
-
-export interface FollowUpForDelivery {
-  messageId: string;
-  body: string;
-  createdAt: string;
-  anonymizedAt: string | null;
-  lead: LeadForDelivery;
-  /** Position of this message among the lead's follow-ups (1-based). */
-  position: number;
-}
-
-export interface InsertFollowUpInput {
-  messageId: string;
-  leadId: string;
-  body: string;
-  createdAt: string;
-  outboxMessageId: string;
-  maxMessages: number;
-}
-
-export type InsertFollowUpOutcome = { kind: "created"; messagesCount: number } | { kind: "limit_reached" };
-
-export interface LeadRepository {
-  /**
-   * Records a lead, its duplicate-window entry and its outbox row in one transaction, shared with
-   * the other leads of the same event-loop turn (group-commit.ts); resolves once committed.
-   */
-  insertLead(input: InsertLeadInput): Promise<InsertLeadOutcome>;
-  findSummary(leadId: string): LeadSummary | null;
-  findForDelivery(leadId: string): LeadForDelivery | null;
-  insertFollowUp(input: InsertFollowUpInput): InsertFollowUpOutcome;
-  findFollowUpForDelivery(messageId: string): FollowUpForDelivery | null;
-}
 
 interface LeadRow {
   lead_id: string;

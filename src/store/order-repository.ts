@@ -1,50 +1,9 @@
+import type { OrderIdempotency, OrderRecord, OrderRepository } from "../domain/orders/order-store.ts";
 import type { Db } from "./db.ts";
 import { and, eq, sql } from "./drizzle.ts";
 import { idempotencyKeys, merchants, orders } from "./schema.ts";
 
-export interface OrderItem {
-  product_id: string;
-  quantity: number;
-  unit_cents: number;
-}
-
-export interface OrderRecord {
-  orderId: string;
-  abId: string;
-  items: OrderItem[];
-  amountCents: number;
-  currency: string;
-  fulfillmentType: "pickup" | "delivery";
-  deliveryAddress: Record<string, string> | null;
-  userEmail: string | null;
-  customerNotes: string | null;
-  agentId: string | null;
-  /** payment_pending, paid, cancelled */
-  status: string;
-  paymentProvider: string;
-  paymentIntentId: string | null;
-  checkoutUrl: string | null;
-  createdAt: string;
-}
-
-export interface OrderIdempotency {
-  scope: string;
-  key: string;
-  requestHash: string;
-}
-
-export interface OrderRepository {
-  /**
-   * Stores the order and, when given, its Idempotency-Key in one transaction. "duplicate" when an
-   * order with this id exists already (a concurrent twin of an idempotent request won).
-   */
-  insert(order: OrderRecord, idempotency?: OrderIdempotency | null): "inserted" | "duplicate";
-  /** The order an Idempotency-Key already created for this caller, with the request's hash. */
-  findIdempotent(scope: string, key: string): { requestHash: string; orderId: string } | null;
-  findById(orderId: string): OrderRecord | null;
-  /** The merchant's connected payment account (Stripe acct_...), or null when none is set up. */
-  paymentAccountFor(abId: string): string | null;
-}
+export type { OrderIdempotency, OrderItem, OrderRecord, OrderRepository } from "../domain/orders/order-store.ts";
 
 export function createOrderRepository(db: Db): OrderRepository {
   const byId = db

@@ -1,26 +1,14 @@
+import type {
+  NewPlatformContact,
+  PlatformContactRepository,
+} from "../domain/platform-contact/platform-contact-store.ts";
 import type { Db } from "./db.ts";
 
-/** Messages to the platform team: stored with their outbox row in one transaction. */
-export interface NewPlatformContact {
-  contactId: string;
-  type: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  company: string | null;
-  message: string;
-  createdAt: string;
-}
-
-export interface PlatformContact extends NewPlatformContact {
-  status: string;
-  anonymizedAt: string | null;
-}
-
-export interface PlatformContactRepository {
-  insert(contact: NewPlatformContact, outboxMessageId: string): void;
-  find(contactId: string): PlatformContact | null;
-}
+export type {
+  NewPlatformContact,
+  PlatformContact,
+  PlatformContactRepository,
+} from "../domain/platform-contact/platform-contact-store.ts";
 
 interface ContactRow {
   contact_id: string;

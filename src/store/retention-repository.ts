@@ -1,4 +1,7 @@
+import type { RetentionRepository } from "../domain/privacy/retention-store.ts";
 import type { Db } from "./db.ts";
+
+export type { RetentionCounts, RetentionRepository } from "../domain/privacy/retention-store.ts";
 
 /*
  * Anonymisation of personal data past its retention period. What identifies or describes a
@@ -11,30 +14,6 @@ import type { Db } from "./db.ts";
 export const ANONYMIZED_NAME = "Anonymisé";
 export const ANONYMIZED_EMAIL = "anonyme@anonymise.invalid";
 export const ANONYMIZED_TEXT = "[anonymisé]";
-
-export interface RetentionCounts {
-  leads: number;
-  leadMessages: number;
-  platformContacts: number;
-  orders: number;
-  dedupWindows: number;
-  idempotencyKeys: number;
-}
-
-export interface RetentionRepository {
-  /**
-   * Anonymises leads, platform contacts and orders created before `cutoff`, the follow-up messages of
-   * anonymised leads (and any message older than `cutoff`), and deletes the lead duplicate windows
-   * that are over at `now` and lead Idempotency-Keys recorded before `idempotencyCutoff` (both hold
-   * emails or request fingerprints no longer needed).
-   */
-  anonymizeBefore(input: {
-    cutoff: string;
-    now: string;
-    idempotencyCutoff: string;
-    batchSize?: number;
-  }): RetentionCounts;
-}
 
 export function createRetentionRepository(db: Db): RetentionRepository {
   const sqlite = db.$client;

@@ -1,4 +1,7 @@
+import type { BrandVoice } from "../domain/merchant.ts";
 import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
+
+export type { BrandVoice } from "../domain/merchant.ts";
 
 /*
  * Tables for the whole contract. Timestamps are ISO-8601 strings (UTC) so that documents can
@@ -52,15 +55,6 @@ export const merchants = sqliteTable(
   },
   (table) => [index("merchants_status").on(table.status), index("merchants_siret").on(table.siret)],
 );
-
-export interface BrandVoice {
-  tone: string;
-  values: string[];
-  do: string[];
-  dont: string[];
-  consumer_surface: string;
-  is_published: boolean;
-}
 
 export const territorialProofs = sqliteTable("territorial_proofs", {
   abId: text("ab_id")

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { createLead } from "../../src/domain/leads/create-lead.ts";
-import { leadDeps } from "../../src/domain/leads/lead-deps.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { startOutboxThread } from "../../src/mail/outbox-thread.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { leadDeps } from "../../src/wiring.ts";
 
 let dataDir: string;
 let app: App;

@@ -15,13 +15,13 @@ import { loadConfig } from "../../src/config/config.ts";
 import { checkLeadStatus } from "../../src/domain/leads/check-lead-status.ts";
 import { createLead } from "../../src/domain/leads/create-lead.ts";
 import { LEAD_NOT_FOUND_MESSAGE } from "../../src/domain/leads/find-tracked-lead.ts";
-import { leadDeps } from "../../src/domain/leads/lead-deps.ts";
 import { sendLeadMessage } from "../../src/domain/leads/send-lead-message.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import type { LeadRequest } from "../../src/schemas/leads.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { leadDeps } from "../../src/wiring.ts";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
@@ -280,7 +280,7 @@ describe("several processes racing on one duplicate", () => {
       const { createApp } = await import(${JSON.stringify(path.join(root, "src/app.ts"))});
       const { loadConfig } = await import(${JSON.stringify(path.join(root, "src/config/config.ts"))});
       const { createLead } = await import(${JSON.stringify(path.join(root, "src/domain/leads/create-lead.ts"))});
-      const { leadDeps } = await import(${JSON.stringify(path.join(root, "src/domain/leads/lead-deps.ts"))});
+      const { leadDeps } = await import(${JSON.stringify(path.join(root, "src/wiring.ts"))});
       const app = createApp(loadConfig({ DATA_DIR: ${JSON.stringify(dataDir)}, LOG_LEVEL: "silent" }));
       const deps = { ...leadDeps(app), notifyOutbox: () => {} };
       const ids = [];

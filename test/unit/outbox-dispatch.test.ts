@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { createLead } from "../../src/domain/leads/create-lead.ts";
-import { leadDeps } from "../../src/domain/leads/lead-deps.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from "../../src/mail/backoff.ts";
 import { type DispatchDeps, describeFailure, dispatchDueMessages } from "../../src/mail/dispatch-outbox.ts";
@@ -22,6 +21,7 @@ import { createMailTransport, type MailTransport, type OutgoingMail } from "../.
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { CLAIM_DUE_SQL } from "../../src/store/outbox-repository.ts";
+import { leadDeps } from "../../src/wiring.ts";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");

@@ -10,7 +10,6 @@ import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { checkLeadStatus } from "../../src/domain/leads/check-lead-status.ts";
 import { createLead } from "../../src/domain/leads/create-lead.ts";
-import { leadDeps } from "../../src/domain/leads/lead-deps.ts";
 import { sendLeadMessage } from "../../src/domain/leads/send-lead-message.ts";
 import { submitPlatformContact } from "../../src/domain/platform-contact/submit-platform-contact.ts";
 import { anonymizeExpired, retentionCutoff } from "../../src/domain/privacy/anonymize-expired.ts";
@@ -20,6 +19,7 @@ import { pruneMailFiles } from "../../src/mail/outbox-files.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { ANONYMIZED_EMAIL, ANONYMIZED_NAME, ANONYMIZED_TEXT } from "../../src/store/retention-repository.ts";
+import { leadDeps } from "../../src/wiring.ts";
 
 const run = promisify(execFile);
 /** This environment without BASE_URL, which vitest sets to "/" (Vite's base): not a setting of ours. */

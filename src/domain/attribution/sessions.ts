@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ServiceError, validationError } from "../../errors/service-error.ts";
 import type { ConvertSessionBody, OpenSessionBody } from "../../schemas/attribution.ts";
-import type { AttributionRepository, AttributionSession } from "../../store/attribution-repository.ts";
 import type { MerchantRepository } from "../registry/merchant-store.ts";
+import type { AttributionRepository, AttributionSession } from "./attribution-store.ts";
 import { assessEvidence, type Campaign, campaignFromUrl, type EvidenceLevel } from "./evidence.ts";
 
 /** An attribution session can be converted for 30 days. */

@@ -1,8 +1,8 @@
 import type { Action } from "../../schemas/envelope.ts";
-import type { LeadRepository } from "../../store/lead-repository.ts";
 import { findTrackedLead } from "./find-tracked-lead.ts";
 import { leadActions } from "./lead-actions.ts";
 import { MAX_FOLLOW_UPS_PER_LEAD } from "./lead-deps.ts";
+import type { LeadRepository } from "./lead-store.ts";
 import type { TrackingTokens } from "./tracking-token.ts";
 
 export interface LeadStatus {

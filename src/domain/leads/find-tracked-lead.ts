@@ -1,5 +1,5 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import type { LeadRepository, LeadSummary } from "../../store/lead-repository.ts";
+import type { LeadRepository, LeadSummary } from "./lead-store.ts";
 import type { TrackingTokens } from "./tracking-token.ts";
 
 /** One message for a wrong token, a token for another lead and an unknown lead: nothing to tell apart. */

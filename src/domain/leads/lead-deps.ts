@@ -1,12 +1,10 @@
-import type { App } from "../../app.ts";
-import type { LeadRepository } from "../../store/lead-repository.ts";
-import { resolveDeps } from "../registry/registry-deps.ts";
 import type { ResolveDeps } from "../registry/resolve-merchant.ts";
 import type { RevisionCache } from "../revision-cache.ts";
+import type { LeadRepository } from "./lead-store.ts";
 import type { AssessedLeadTarget } from "./load-lead-target.ts";
 import type { TrackingTokens } from "./tracking-token.ts";
 
-/** What the lead functions need; REST routes and MCP tools build it with `leadDeps(app)`. */
+/** What the lead functions need (built by `leadDeps` in src/wiring.ts). */
 export interface LeadDeps extends ResolveDeps {
   leads: LeadRepository;
   trackingTokens: TrackingTokens;
@@ -14,16 +12,6 @@ export interface LeadDeps extends ResolveDeps {
   leadTargets: RevisionCache<AssessedLeadTarget>;
   /** Called after a commit that wrote outbox rows: wakes the in-process outbox worker at once. */
   notifyOutbox: () => void;
-}
-
-export function leadDeps(app: App): LeadDeps {
-  return {
-    ...resolveDeps(app),
-    leads: app.leads,
-    trackingTokens: app.trackingTokens,
-    leadTargets: app.leadTargets,
-    notifyOutbox: app.notifyOutbox,
-  };
 }
 
 /** Lead follow-up limits. */

@@ -5,7 +5,6 @@ import { type PaymentProvider, PaymentProviderError } from "../../payments/payme
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
 import type { CreateOrderBody } from "../../schemas/orders.ts";
 import { ORDER_MAX_AMOUNT_CENTS } from "../../schemas/orders.ts";
-import type { OrderRecord, OrderRepository } from "../../store/order-repository.ts";
 import { action } from "../actions.ts";
 import { canonicalJson, sha256Hex } from "../canonical-json.ts";
 import type { MerchantRepository } from "../registry/merchant-store.ts";
@@ -19,6 +18,7 @@ import {
   priceItems,
   TRUST_REASONS,
 } from "./order-rules.ts";
+import type { OrderRecord, OrderRepository } from "./order-store.ts";
 
 /** A hosted checkout stays open this long (Stripe allows 30 minutes to 24 hours). */
 export const CHECKOUT_TTL_MS = 23 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { logger } from "../../logging.ts";
 import type { PlatformContactRequest } from "../../schemas/platform-contact.ts";
-import type { PlatformContactRepository } from "../../store/platform-contact-repository.ts";
+import type { PlatformContactRepository } from "./platform-contact-store.ts";
 
 export interface PlatformContactDeps {
   platformContacts: PlatformContactRepository;

@@ -1,5 +1,5 @@
 import { logger } from "../../logging.ts";
-import type { RetentionCounts, RetentionRepository } from "../../store/retention-repository.ts";
+import type { RetentionCounts, RetentionRepository } from "./retention-store.ts";
 
 export interface RetentionDeps {
   retention: RetentionRepository;

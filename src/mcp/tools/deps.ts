@@ -1,4 +1,4 @@
-export { resolveDeps, searchDeps } from "../../domain/registry/registry-deps.ts";
+export { resolveDeps, searchDeps } from "../../wiring.ts";
 
 /** The links every answer about one merchant carries. */
 export function merchantLinks(baseUrl: string, abId: string): Record<string, string> {

@@ -4,7 +4,6 @@ import { actionsByRel } from "../../domain/actions.ts";
 import { LEAD_FIELD_LIMITS } from "../../domain/lead-contract.ts";
 import { checkLeadStatus } from "../../domain/leads/check-lead-status.ts";
 import { createLead } from "../../domain/leads/create-lead.ts";
-import { leadDeps } from "../../domain/leads/lead-deps.ts";
 import { sendLeadMessage } from "../../domain/leads/send-lead-message.ts";
 import { successEnvelope } from "../../http/envelope.ts";
 import { type Caller, permissionFor } from "../../http/guard.ts";
@@ -24,6 +23,7 @@ import {
   PREFERRED_CONTACTS,
   parseStrictRequest,
 } from "../../schemas/leads.ts";
+import { leadDeps } from "../../wiring.ts";
 import { defineTool, type Envelope, type ToolContext } from "../tool.ts";
 
 const idempotencyArgument = idempotencyKeySchema

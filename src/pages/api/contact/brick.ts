@@ -1,6 +1,5 @@
 import { actionsByRel } from "../../../domain/actions.ts";
 import { createLead } from "../../../domain/leads/create-lead.ts";
-import { leadDeps } from "../../../domain/leads/lead-deps.ts";
 import { validationError } from "../../../errors/service-error.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, readJsonBody, route, zodIssues } from "../../../http/route.ts";
@@ -11,6 +10,7 @@ import {
   leadRequestSchema,
   parseStrictRequest,
 } from "../../../schemas/leads.ts";
+import { leadDeps } from "../../../wiring.ts";
 
 /**
  * POST /api/contact/brick: create a lead. 201 with lead_id, tracking_token, tracking_status;

@@ -1,4 +1,3 @@
-import { leadDeps } from "../../../../domain/leads/lead-deps.ts";
 import { sendLeadMessage } from "../../../../domain/leads/send-lead-message.ts";
 import { ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../../http/route.ts";
@@ -8,6 +7,7 @@ import {
   leadIdParamsSchema,
   parseStrictRequest,
 } from "../../../../schemas/leads.ts";
+import { leadDeps } from "../../../../wiring.ts";
 import { trackingTokenOf } from "../_tracking-token.ts";
 
 /**

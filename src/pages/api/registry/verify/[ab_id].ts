@@ -1,4 +1,3 @@
-import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
 import { ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, parseQuery, route } from "../../../../http/route.ts";
 import { abIdParamsSchema } from "../../../../schemas/registry.ts";
@@ -6,6 +5,7 @@ import { manifestQuerySchema } from "../../../../schemas/signing.ts";
 import { jwksUrl, manifestActions, manifestUrl } from "../../../../signing/actions.ts";
 import { issueMerchantManifest, manifestCacheControl } from "../../../../signing/manifest.ts";
 import { keyStoreFor } from "../../../../signing/registry.ts";
+import { resolveDeps } from "../../../../wiring.ts";
 
 /** A freshly signed manifest on every call (new nonce and dates); snapshot=1 for one valid 24 hours. */
 export const GET = route("read", ({ app, params, url, context }) => {

@@ -1,7 +1,6 @@
 import { action } from "../../../../domain/actions.ts";
 import { merchantEvidence } from "../../../../domain/evidence/merchant-evidence.ts";
 import { evidenceUrl, isEvidenceSignal } from "../../../../domain/evidence/signal-evidence.ts";
-import { resolveDeps } from "../../../../domain/registry/registry-deps.ts";
 import { EVIDENCE_SIGNALS } from "../../../../domain/trust/signal-catalog.ts";
 import { errorEnvelope, type RequestContext } from "../../../../http/envelope.ts";
 import type { Reply } from "../../../../http/reply.ts";
@@ -9,6 +8,7 @@ import { jsonResponse, ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
 import { evidenceParamsSchema } from "../../../../schemas/signing.ts";
 import { decisionCardUrl, evidenceActions } from "../../../../signing/actions.ts";
+import { resolveDeps } from "../../../../wiring.ts";
 
 /** Evidence for one of the 26 signals: checked in the order ab_id format, signal name, merchant. */
 export const GET = route("read", ({ app, params, context }) => {

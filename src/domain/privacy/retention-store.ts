@@ -1,0 +1,27 @@
+/**
+ * The storage this part of the domain needs (a port): src/store/retention-repository.ts implements it.
+ */
+
+export interface RetentionCounts {
+  leads: number;
+  leadMessages: number;
+  platformContacts: number;
+  orders: number;
+  dedupWindows: number;
+  idempotencyKeys: number;
+}
+
+export interface RetentionRepository {
+  /**
+   * Anonymises leads, platform contacts and orders created before `cutoff`, the follow-up messages of
+   * anonymised leads (and any message older than `cutoff`), and deletes the lead duplicate windows
+   * that are over at `now` and lead Idempotency-Keys recorded before `idempotencyCutoff` (both hold
+   * emails or request fingerprints no longer needed).
+   */
+  anonymizeBefore(input: {
+    cutoff: string;
+    now: string;
+    idempotencyCutoff: string;
+    batchSize?: number;
+  }): RetentionCounts;
+}

@@ -1,0 +1,38 @@
+import type { App } from "./app.ts";
+import type { LeadDeps } from "./domain/leads/lead-deps.ts";
+import type { ResolveDeps } from "./domain/registry/resolve-merchant.ts";
+import type { SearchDeps } from "./domain/registry/search-registry.ts";
+
+/**
+ * The domain functions' dependencies, built from the composition root (src/app.ts): what REST
+ * routes, MCP tools, published documents and jobs hand the same domain functions.
+ */
+
+export function resolveDeps(app: App): ResolveDeps {
+  return {
+    merchants: app.merchants,
+    baseUrl: app.config.baseUrl,
+    orderRailEnabled: app.config.publicOrderRailEnabled,
+    now: app.now,
+  };
+}
+
+export function searchDeps(app: App): SearchDeps {
+  return {
+    ...resolveDeps(app),
+    search: app.search,
+    cards: app.searchCards,
+    embedderConfigured: app.config.searchEmbedderUrl !== null,
+  };
+}
+
+/** What the lead functions need; REST routes and MCP tools build it with `leadDeps(app)`. */
+export function leadDeps(app: App): LeadDeps {
+  return {
+    ...resolveDeps(app),
+    leads: app.leads,
+    trackingTokens: app.trackingTokens,
+    leadTargets: app.leadTargets,
+    notifyOutbox: app.notifyOutbox,
+  };
+}
