@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { slugify } from "../domain/format.ts";
+import { haversineKm } from "../domain/geo.ts";
 import type { CommuneLookup } from "../domain/merchants/merchant-registry.ts";
 
 /** One commune of `data/communes.json` (see data/README.md for sources and licences). */
@@ -134,13 +135,9 @@ export class NeighbourFinder {
   }
 }
 
-/** Great-circle distance (haversine) in kilometres. */
+/** Great-circle distance in kilometres (the registry's one haversine, src/domain/geo.ts). */
 export function distanceKm(lat1: number, lng1: number, lat2: number, lng2: number): number {
-  const toRad = Math.PI / 180;
-  const dLat = (lat2 - lat1) * toRad;
-  const dLng = (lng2 - lng1) * toRad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * toRad) * Math.cos(lat2 * toRad) * Math.sin(dLng / 2) ** 2;
-  return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(h)));
+  return haversineKm({ lat: lat1, lng: lng1 }, { lat: lat2, lng: lng2 });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assessMerchant } from "../../src/domain/assess-merchant.ts";
-import { compareLoaded, compareMerchants, haversineKm } from "../../src/domain/compare/compare-merchants.ts";
+import { compareLoaded, compareMerchants } from "../../src/domain/compare/compare-merchants.ts";
+import { haversineKm } from "../../src/domain/geo.ts";
 import type { MerchantProfile, Signal } from "../../src/domain/merchant.ts";
 import type { LoadedMerchant } from "../../src/domain/registry/resolve-merchant.ts";
 import { ServiceError } from "../../src/errors/service-error.ts";

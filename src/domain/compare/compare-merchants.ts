@@ -1,6 +1,7 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import type { DecisionCard, DecisionCardTrust } from "../../schemas/decision-card.ts";
 import { formatPrice } from "../format.ts";
+import { haversineKm } from "../geo.ts";
 import { assembleDecisionCard } from "../registry/decision-card.ts";
 import {
   describeCredentials,
@@ -20,7 +21,6 @@ import { tradeForNaf } from "../sectors.ts";
 export const COMPARE_MIN = 2;
 export const COMPARE_MAX = 5;
 const PRODUCTS_PER_MERCHANT = 5;
-const EARTH_RADIUS_KM = 6371.0088;
 
 export interface ComparePoint {
   lat: number;
@@ -213,15 +213,6 @@ function leaders(merchants: readonly ComparedMerchant[]): Record<CompareCriterio
     result[criterion] = values.filter((entry) => entry.observed === best).map((entry) => entry.abId);
   }
   return result;
-}
-
-/** Great-circle distance, with the same earth radius and rounding as search's `distance_km`. */
-export function haversineKm(a: ComparePoint, b: ComparePoint): number {
-  const toRad = Math.PI / 180;
-  const dLat = (b.lat - a.lat) * toRad;
-  const dLng = (b.lng - a.lng) * toRad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * toRad) * Math.cos(b.lat * toRad) * Math.sin(dLng / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
 function roundKm(km: number): number {

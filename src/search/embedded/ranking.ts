@@ -1,3 +1,4 @@
+import { EARTH_RADIUS_KM, type GeoPoint, haversineKm } from "../../domain/geo.ts";
 import type { QueryTerm } from "../normalize.ts";
 import { TEXT_COLUMNS } from "./tables.ts";
 
@@ -41,21 +42,9 @@ export function matchExpression(
   return parts.join(" AND ");
 }
 
-const EARTH_RADIUS_KM = 6371.0088;
 const KM_PER_DEGREE_LAT = 111.32;
 
-export interface GeoPoint {
-  lat: number;
-  lng: number;
-}
-
-export function haversineKm(a: GeoPoint, b: GeoPoint): number {
-  const toRad = Math.PI / 180;
-  const dLat = (b.lat - a.lat) * toRad;
-  const dLng = (b.lng - a.lng) * toRad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * toRad) * Math.cos(b.lat * toRad) * Math.sin(dLng / 2) ** 2;
-  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
-}
+export { type GeoPoint, haversineKm };
 
 /** The same distance in SQL (bundled SQLite has math functions), for filtering before LIMIT. */
 export function haversineSql(latColumn: string, lngColumn: string): string {
