@@ -129,3 +129,13 @@ describe("computeTrust", () => {
     expect([0, 0.5, 1, 7, -1].map((value) => completeness?.points(value))).toEqual([0, 3, 5, 5, 0]);
   });
 });
+
+describe("isSignalExpired, the one expiry rule", () => {
+  it("counts a signal expired from its expiry instant on, and one without expiry never", async () => {
+    const { isSignalExpired } = await import("../../src/domain/trust/signal-expiry.ts");
+    const at = "2026-11-24T10:00:00.000Z";
+    expect(isSignalExpired({ expiresAt: at }, "2026-11-24T09:59:59.999Z")).toBe(false);
+    expect(isSignalExpired({ expiresAt: at }, at)).toBe(true);
+    expect(isSignalExpired({ expiresAt: null }, "2999-01-01T00:00:00.000Z")).toBe(false);
+  });
+});

@@ -2,6 +2,7 @@ import type { MerchantState } from "../../schemas/envelope.ts";
 import type { Credential } from "../../schemas/registry.ts";
 import { describeCredentials, loadMerchant, type ResolveDeps } from "../registry/resolve-merchant.ts";
 import { EVIDENCE_SIGNALS, type ProofStatus, signalDefinition } from "../trust/signal-catalog.ts";
+import { isSignalExpired } from "../trust/signal-expiry.ts";
 
 /**
  * check_certifications: what is verified about a merchant and how strongly. Each credential and
@@ -54,7 +55,7 @@ export function checkCertifications(deps: ResolveDeps, abId: string): Certificat
   const credentials: CertificationItem[] = described.map((credential) => {
     const signal = signals.get(credential.key);
     const expiresAt = signal?.expiresAt ?? null;
-    const expired = expiresAt !== null && Date.parse(expiresAt) <= now.getTime();
+    const expired = isSignalExpired({ expiresAt }, now.toISOString());
     const status = credential.status as CertificationItem["effective_status"];
     return {
       ...credential,

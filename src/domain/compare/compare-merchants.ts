@@ -10,6 +10,7 @@ import {
   type ResolveDeps,
 } from "../registry/resolve-merchant.ts";
 import { tradeForNaf } from "../sectors.ts";
+import { isSignalExpired } from "../trust/signal-expiry.ts";
 
 /**
  * compare_merchants: two to five merchants side by side on what an agent weighs before choosing
@@ -132,7 +133,7 @@ function compareOne(
   );
   const verified = credentials.filter((credential) => {
     const signal = profile.signals.find((item) => item.key === credential.key);
-    const expired = signal?.expiresAt != null && Date.parse(signal.expiresAt) <= options.now.getTime();
+    const expired = signal !== undefined && isSignalExpired(signal, options.now.toISOString());
     return credential.status === "verified" && !expired;
   });
   const countProof = (proof: string) => verified.filter((credential) => credential.proof_status === proof).length;

@@ -17,6 +17,7 @@ import {
   signalApplies,
   signalDefinition,
 } from "../trust/signal-catalog.ts";
+import { isSignalExpired } from "../trust/signal-expiry.ts";
 
 /** Signals whose recorded value may name or reach a person: the value is never shown. */
 const PERSONAL_VALUE_SIGNALS: ReadonlySet<string> = new Set([
@@ -79,7 +80,7 @@ export function describeEvidence(input: EvidenceInput): EvidenceData {
 function evidenceStatus(record: Signal | undefined, applies: boolean, now: Date): EvidenceStatus {
   if (!applies) return "not_applicable";
   if (!record) return "unverified";
-  if (record.status === "verified" && record.expiresAt !== null && Date.parse(record.expiresAt) <= now.getTime()) {
+  if (record.status === "verified" && isSignalExpired(record, now.toISOString())) {
     return "expired";
   }
   return record.status;

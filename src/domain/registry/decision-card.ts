@@ -28,6 +28,7 @@ import {
   signalDefinition,
   signalPosition,
 } from "../trust/signal-catalog.ts";
+import { isSignalExpired } from "../trust/signal-expiry.ts";
 import type { MerchantRepository } from "./merchant-store.ts";
 import { loadMerchant } from "./resolve-merchant.ts";
 
@@ -307,13 +308,9 @@ function buildOrderContract(baseUrl: string, orderRailEnabled: boolean, assessme
   };
 }
 
-function isExpired(signal: Signal, now: Date): boolean {
-  return signal.expiresAt !== null && Date.parse(signal.expiresAt) <= now.getTime();
-}
-
 /** The status a reader should see: a verified signal past its expiry is expired. */
 function effectiveStatus(signal: Signal, now: Date): Signal["status"] {
-  return signal.status === "verified" && isExpired(signal, now) ? "expired" : signal.status;
+  return signal.status === "verified" && isSignalExpired(signal, now.toISOString()) ? "expired" : signal.status;
 }
 
 function proofStatusOf(signal: Signal): ProofStatus {

@@ -7,6 +7,7 @@ import {
   type TrustComponent,
   trustComponents,
 } from "./signal-catalog.ts";
+import { isSignalExpired } from "./signal-expiry.ts";
 
 export interface TrustContribution {
   signal: string;
@@ -49,7 +50,7 @@ export function computeTrust(signals: readonly ScorableSignal[], sector: string,
   for (const signal of ordered) {
     const definition = signalDefinition(signal.key);
     if (!definition || signal.status !== "verified" || !signalApplies(definition, sector)) continue;
-    if (signal.expiresAt && signal.expiresAt <= nowIso) continue;
+    if (isSignalExpired(signal, nowIso)) continue;
     const points = Math.max(0, Math.round(definition.points(signal.value)));
     const counted = Math.min(points, COMPONENT_MAX - totals[definition.component]);
     totals[definition.component] += counted;
