@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sectors } from "../../src/domain/sectors.ts";
 import { computeTrust, type ScorableSignal } from "../../src/domain/trust/compute-trust.ts";
 import { EVIDENCE_SIGNALS, signalCatalog, signalDefinition } from "../../src/domain/trust/signal-catalog.ts";
+import { isSignalExpired } from "../../src/domain/trust/signal-expiry.ts";
 
 const now = new Date("2026-11-01T00:00:00Z");
 const verified = (key: string, value: ScorableSignal["value"] = true): ScorableSignal => ({
@@ -131,8 +132,7 @@ describe("computeTrust", () => {
 });
 
 describe("isSignalExpired, the one expiry rule", () => {
-  it("counts a signal expired from its expiry instant on, and one without expiry never", async () => {
-    const { isSignalExpired } = await import("../../src/domain/trust/signal-expiry.ts");
+  it("counts a signal expired from its expiry instant on, and one without expiry never", () => {
     const at = "2026-11-24T10:00:00.000Z";
     expect(isSignalExpired({ expiresAt: at }, "2026-11-24T09:59:59.999Z")).toBe(false);
     expect(isSignalExpired({ expiresAt: at }, at)).toBe(true);
