@@ -21,6 +21,7 @@ import {
   idempotencyKeySchema,
   leadIdParamsSchema,
   leadRequestSchema,
+  TRACKING_TOKEN_MAX,
 } from "../schemas/leads.ts";
 import { createOrderBodySchema, orderCreatedSchema } from "../schemas/orders.ts";
 import { platformContactRequestSchema } from "../schemas/platform-contact.ts";
@@ -105,7 +106,7 @@ const notModified: ResponseSpec = { description: "Not modified (If-None-Match ma
 const trackingTokenHeader: HeaderSpec = {
   name: "X-Tracking-Token",
   description: "The lead's tracking token (preferred to the token query parameter: it stays out of logs)",
-  schema: z.string().max(200),
+  schema: z.string().max(TRACKING_TOKEN_MAX),
 };
 
 const idempotencyHeader: HeaderSpec = {
@@ -278,7 +279,11 @@ export const OPERATIONS: OperationSpec[] = [
     access: "read",
     pathParams: leadIdParamsSchema,
     query: z.object({
-      token: z.string().max(200).optional().meta({ description: "The tracking token, when the header cannot be sent" }),
+      token: z
+        .string()
+        .max(TRACKING_TOKEN_MAX)
+        .optional()
+        .meta({ description: "The tracking token, when the header cannot be sent" }),
     }),
     headers: [trackingTokenHeader],
     responses: { "200": { description: "The lead's status", schema: leadStatusResponseSchema } },
@@ -316,7 +321,7 @@ export const OPERATIONS: OperationSpec[] = [
       "While PUBLIC_ORDER_RAIL_ENABLED is false every call answers 400 ORDER_DISABLED: send the purchase intention as a lead. Check readiness with the MCP tool quote_order_readiness.",
     tags: ["Orders"],
     access: "order",
-    headers: [{ ...idempotencyHeader, schema: z.string().min(1).max(255) }],
+    headers: [idempotencyHeader],
     body: createOrderBodySchema,
     responses: {
       "201": {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { validationError } from "../errors/service-error.ts";
 
 export const AB_ID_PATTERN = /^ab_[a-z0-9]{8}$/;
 
@@ -39,4 +40,24 @@ export function isOneLine(value: string): boolean {
 
 export function hasOnlyLineControls(value: string): boolean {
   return !CONTROL_CHARACTERS_BUT_LINES.test(value);
+}
+
+/** Idempotency-Key (leads, orders, the MCP lead tools): 1 to 255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY_MAX = 255;
+export const IDEMPOTENCY_KEY_RULE = `1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;
+export const idempotencyKeySchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(IDEMPOTENCY_KEY_MAX, `must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
+  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII characters");
+
+/** The Idempotency-Key header, read with the one rule: null when absent; VALIDATION_ERROR naming the header. */
+export function parseIdempotencyKey(header: string | null): string | null {
+  if (header === null) return null;
+  const parsed = idempotencyKeySchema.safeParse(header);
+  if (parsed.success) return parsed.data;
+  throw validationError(
+    parsed.error.issues.map((issue) => ({ path: "Idempotency-Key", message: issue.message })),
+    `Idempotency-Key must be ${IDEMPOTENCY_KEY_RULE}`,
+  );
 }

@@ -16,7 +16,8 @@ export const INTENT_TEXT_MAX = 200;
 export const INTENT_MAX = 100;
 export const BRICK_ID_MAX = 200;
 export const LEAD_MESSAGE_MAX = 2000;
-export const IDEMPOTENCY_KEY_MAX = 128;
+/** A lead's tracking token: what every reader of one accepts, at most. */
+export const TRACKING_TOKEN_MAX = 200;
 
 /** Phone numbers: digits, spaces, dots, dashes, parentheses, an optional leading +; 6 to 20 characters. */
 export const PHONE_PATTERN = /^\+?[0-9 .()-]{6,20}$/;
@@ -96,7 +97,7 @@ export type LeadRequest = z.output<typeof leadRequestSchema>;
 export const followUpMessageSchema = z
   .strictObject({
     /** The tracking token may come in the body or in the X-Tracking-Token header. */
-    tracking_token: optional(text({ max: 200, min: 1, trim: true })),
+    tracking_token: optional(text({ max: TRACKING_TOKEN_MAX, min: 1, trim: true })),
     message: text({ max: LEAD_MESSAGE_MAX, min: 1, trim: true, multiline: true }),
   })
   .meta({ id: "LeadFollowUpMessage" });
@@ -106,12 +107,8 @@ export const leadIdParamsSchema = z.object({
   lead_id: z.uuid({ message: "must be a lead id (uuid)" }),
 });
 
-/** Idempotency-Key: 1 to 128 printable ASCII characters. */
-export const idempotencyKeySchema = z
-  .string()
-  .min(1, "must not be empty")
-  .max(IDEMPOTENCY_KEY_MAX, `must be at most ${IDEMPOTENCY_KEY_MAX} characters`)
-  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII characters");
+// The Idempotency-Key rule has one home: src/schemas/common.ts.
+export { IDEMPOTENCY_KEY_MAX, idempotencyKeySchema } from "./common.ts";
 
 /**
  * Parses a strict request object, turning zod's one "unrecognized keys" issue into one issue per

@@ -214,6 +214,12 @@ describe("POST /api/orders/create with the rail open", () => {
     const other = await order(pickup(target, 5), transactional, headers);
     expect(other.status).toBe(409);
     expectErrorEnvelope(other.body, "CONFLICT");
+    // The one Idempotency-Key rule of leads and orders (src/schemas/common.ts).
+    const malformed = await order(pickup(target, 1), transactional, { "idempotency-key": "k".repeat(256) });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.data.issues).toEqual([
+      { path: "Idempotency-Key", message: "must be at most 255 characters" },
+    ]);
   });
 
   it("validates the body strictly (400 VALIDATION_ERROR)", async () => {

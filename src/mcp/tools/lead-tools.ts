@@ -22,6 +22,7 @@ import {
   leadRequestSchema,
   PREFERRED_CONTACTS,
   parseStrictRequest,
+  TRACKING_TOKEN_MAX,
 } from "../../schemas/leads.ts";
 import { leadDeps } from "../../wiring.ts";
 import { defineTool, type Envelope, type ToolContext } from "../tool.ts";
@@ -36,7 +37,7 @@ const trackingTokenArgument = z
   .string()
   .trim()
   .min(1)
-  .max(200)
+  .max(TRACKING_TOKEN_MAX)
   .describe("The tracking_token submit_lead or contact_merchant returned for this lead");
 const leadIdArgument = z.uuid({ message: "must be a lead id (uuid)" }).describe("The lead_id returned with the lead");
 

@@ -1,37 +1,20 @@
 import { actionsByRel } from "../../../domain/actions.ts";
 import { createLead } from "../../../domain/leads/create-lead.ts";
-import { validationError } from "../../../errors/service-error.ts";
 import { ok } from "../../../http/respond.ts";
-import { methodNotAllowed, readJsonBody, route, zodIssues } from "../../../http/route.ts";
-import {
-  IDEMPOTENCY_KEY_MAX,
-  idempotencyKeySchema,
-  LEAD_REQUEST_FIELDS,
-  leadRequestSchema,
-  parseStrictRequest,
-} from "../../../schemas/leads.ts";
+import { methodNotAllowed, readJsonBody, route } from "../../../http/route.ts";
+import { parseIdempotencyKey } from "../../../schemas/common.ts";
+import { LEAD_REQUEST_FIELDS, leadRequestSchema, parseStrictRequest } from "../../../schemas/leads.ts";
 import { leadDeps } from "../../../wiring.ts";
 
 /**
  * POST /api/contact/brick: create a lead. 201 with lead_id, tracking_token, tracking_status;
  * 200 with the first lead's id and token and `deduplicated: true` for a duplicate from the same
- * caller within 24 hours (src/domain/leads/duplicate-rule.ts). An `Idempotency-Key` header (1-128
+ * caller within 24 hours (src/domain/leads/duplicate-rule.ts). An `Idempotency-Key` header (1-255
  * printable characters, scoped to the caller) replays the first answer for the same body and
  * refuses another body with 409 CONFLICT.
  */
 export const POST = route("lead", async ({ app, caller, request, context }) => {
-  const key = request.headers.get("idempotency-key");
-  let idempotencyKey: string | null = null;
-  if (key !== null) {
-    const parsed = idempotencyKeySchema.safeParse(key);
-    if (!parsed.success) {
-      throw validationError(
-        zodIssues(parsed.error).map((issue) => ({ path: "Idempotency-Key", message: issue.message })),
-        `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`,
-      );
-    }
-    idempotencyKey = parsed.data;
-  }
+  const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
   const body = await readJsonBody(request);
   const lead = parseStrictRequest(leadRequestSchema, body, LEAD_REQUEST_FIELDS);
   const receipt = await createLead(leadDeps(app), lead, {

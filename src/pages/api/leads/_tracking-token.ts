@@ -1,5 +1,6 @@
 import { validationError } from "../../../errors/service-error.ts";
 import type { RouteRequest } from "../../../http/route-request.ts";
+import { TRACKING_TOKEN_MAX } from "../../../schemas/leads.ts";
 
 /**
  * The tracking token of a lead request: the X-Tracking-Token header (preferred: it stays out of
@@ -23,8 +24,8 @@ export function trackingTokenOf(request: RouteRequest, fallback: string | null |
       },
     ]);
   }
-  if (token.length > 200) {
-    throw validationError([{ path: "tracking_token", message: "must be at most 200 characters" }]);
+  if (token.length > TRACKING_TOKEN_MAX) {
+    throw validationError([{ path: "tracking_token", message: `must be at most ${TRACKING_TOKEN_MAX} characters` }]);
   }
   return token;
 }

@@ -1,8 +1,8 @@
 import { actionsByRel } from "../../../domain/actions.ts";
 import { createOrder, orderDisabled } from "../../../domain/orders/create-order.ts";
-import { validationError } from "../../../errors/service-error.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
+import { parseIdempotencyKey } from "../../../schemas/common.ts";
 import { createOrderBodySchema } from "../../../schemas/orders.ts";
 
 /**
@@ -13,10 +13,7 @@ import { createOrderBodySchema } from "../../../schemas/orders.ts";
  */
 export const POST = route("order", async ({ app, request, caller, context }) => {
   if (!app.config.publicOrderRailEnabled) throw orderDisabled();
-  const idempotencyKey = request.headers.get("idempotency-key");
-  if (idempotencyKey !== null && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
-    throw validationError([{ path: "Idempotency-Key", message: "must be 1 to 255 visible ASCII characters" }]);
-  }
+  const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
   const input = parseInput(createOrderBodySchema, await readJsonBody(request));
   const { actions, state, replayed, ...order } = await createOrder(
     {
