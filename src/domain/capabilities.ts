@@ -42,6 +42,23 @@ const STATUS_REASON: Partial<Record<MerchantStatus, string>> = {
   ARCHIVED: "merchant_archived",
 };
 
+/**
+ * The reasons that refuse contact, exactly the ones evaluateCapabilities gives for it; the other
+ * reasons of `blocked_because` are about orders.
+ */
+export const CONTACT_REASONS: readonly string[] = [
+  ...Object.values(STATUS_REASON),
+  "description_llm_unreviewed",
+  "trust_score_below_basic_threshold",
+  "no_contact_channel",
+];
+
+/** Why contact is refused (CONTACT_DISABLED's blocked_because, the documents' notices); empty when it is not. */
+export function contactBlockedBecause(state: MerchantState): string[] {
+  if (state.can_contact) return [];
+  return state.blocked_because.filter((reason) => CONTACT_REASONS.includes(reason));
+}
+
 export function thresholdReasons(score: number): string[] {
   return (Object.entries(TRUST_THRESHOLDS) as [ThresholdName, number][])
     .filter(([, threshold]) => score < threshold)

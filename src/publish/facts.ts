@@ -8,7 +8,6 @@ import {
   signalPosition,
   type TrustComponent,
 } from "../domain/trust/signal-catalog.ts";
-import type { MerchantState } from "../schemas/envelope.ts";
 import { evidenceUrl } from "./links.ts";
 import type { MerchantView } from "./view.ts";
 
@@ -150,18 +149,5 @@ function computeEvidenceFacts(view: MerchantView): EvidenceFact[] {
     });
 }
 
-/** The reasons that refuse contact (src/domain/capabilities.ts); the others are about orders. */
-export const CONTACT_REASONS = [
-  "merchant_paused",
-  "merchant_suspended",
-  "merchant_archived",
-  "description_llm_unreviewed",
-  "trust_score_below_basic_threshold",
-  "no_contact_channel",
-] as const;
-
-export function contactBlockedBecause(state: MerchantState): string[] {
-  if (state.can_contact) return [];
-  const contact = new Set<string>(CONTACT_REASONS);
-  return state.blocked_because.filter((reason) => contact.has(reason));
-}
+// The rule of which reasons refuse contact lives with the capability rules.
+export { contactBlockedBecause } from "../domain/capabilities.ts";

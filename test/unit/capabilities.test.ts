@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type CapabilityInput, evaluateCapabilities, thresholdReasons } from "../../src/domain/capabilities.ts";
+import {
+  type CapabilityInput,
+  contactBlockedBecause,
+  evaluateCapabilities,
+  thresholdReasons,
+} from "../../src/domain/capabilities.ts";
 
 const base: CapabilityInput = {
   status: "ACTIVE",
@@ -93,5 +98,16 @@ describe("thresholdReasons", () => {
     ]);
     expect(thresholdReasons(0)).toHaveLength(5);
     expect(thresholdReasons(85)).toEqual([]);
+  });
+});
+
+describe("contactBlockedBecause, the one rule of why contact is refused", () => {
+  it("names the contact reasons only, and nothing while contact is open", () => {
+    const paused = evaluateCapabilities({ ...base, status: "PAUSED", paymentSetup: false });
+    expect(paused.state.blocked_because).toEqual(["merchant_paused", "order_rail_disabled", "payment_not_setup"]);
+    expect(contactBlockedBecause(paused.state)).toEqual(["merchant_paused"]);
+    const open = evaluateCapabilities({ ...base, paymentSetup: false });
+    expect(open.state.can_contact).toBe(true);
+    expect(contactBlockedBecause(open.state)).toEqual([]);
   });
 });

@@ -4,8 +4,8 @@ import { logger } from "../../logging.ts";
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
 import type { LeadRequest } from "../../schemas/leads.ts";
 import { canonicalJson, sha256Hex } from "../canonical-json.ts";
+import { contactBlockedBecause } from "../capabilities.ts";
 import { validateSectorMetadata } from "../lead-contract.ts";
-import { contactBlockers } from "./contact-blockers.ts";
 import { callerScope, DEDUP_WINDOW_MS, type LeadCaller, normalizeEmail } from "./duplicate-rule.ts";
 import { leadActions } from "./lead-actions.ts";
 import { IDEMPOTENCY_WINDOW_MS, type LeadDeps, MAX_FOLLOW_UPS_PER_LEAD } from "./lead-deps.ts";
@@ -50,7 +50,7 @@ export async function createLead(
   const { assessment } = target;
   const { state } = assessment.capabilities;
   if (!state.can_contact) {
-    const reasons = contactBlockers(state);
+    const reasons = contactBlockedBecause(state);
     throw new ServiceError(
       "CONTACT_DISABLED",
       `Merchant ${request.ab_id} cannot be contacted right now (${reasons.join(", ")}); see error.blocked_because`,

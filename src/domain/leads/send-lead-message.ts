@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ServiceError } from "../../errors/service-error.ts";
 import { logger } from "../../logging.ts";
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
-import { contactBlockers } from "./contact-blockers.ts";
+import { contactBlockedBecause } from "../capabilities.ts";
 import { findTrackedLead } from "./find-tracked-lead.ts";
 import { leadActions } from "./lead-actions.ts";
 import { type LeadDeps, MAX_FOLLOW_UPS_PER_LEAD } from "./lead-deps.ts";
@@ -46,7 +46,7 @@ export function sendLeadMessage(
   }
   if (!state.can_contact) {
     throw new ServiceError("CONTACT_DISABLED", `Merchant ${lead.abId} cannot be contacted right now`, {
-      blockedBecause: contactBlockers(state),
+      blockedBecause: contactBlockedBecause(state),
       abId: lead.abId,
     });
   }
