@@ -1,4 +1,5 @@
 import { buildLeadContract, LEAD_REQUIRED_FIELDS, type LeadType } from "../domain/lead-contract.ts";
+import { clusterUrl } from "../domain/links.ts";
 import { factConfidence, shortDescription, wordCount, yearsBetween } from "../domain/registry/decision-card.ts";
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
 import { sectorOf } from "../domain/sectors.ts";
@@ -8,7 +9,6 @@ import { contactBlockedBecause, evidenceFacts, isBusinessEmail } from "./facts.t
 import { COMPONENT_LABELS_FR, formatDateFr, formatPriceFr, PROOF_LABELS_FR } from "./format-fr.ts";
 import { weekHours } from "./hours.ts";
 import { leadTypesFor } from "./lead-types.ts";
-import { clusterUrl } from "./links.ts";
 import type { MerchantView } from "./view.ts";
 
 const SNIPPET_EVIDENCE_MAX = 6;

@@ -1,4 +1,5 @@
 import { buildLeadContract, LEAD_REQUIRED_FIELDS } from "../domain/lead-contract.ts";
+import { clusterUrl } from "../domain/links.ts";
 import { factConfidence, yearsBetween } from "../domain/registry/decision-card.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
@@ -16,7 +17,6 @@ import {
 } from "./format-fr.ts";
 import { weekHours } from "./hours.ts";
 import { leadTypesFor } from "./lead-types.ts";
-import { clusterUrl } from "./links.ts";
 import type { MerchantView } from "./view.ts";
 
 /** Markdown-significant characters in inline text, escaped so merchant text cannot change the structure. */

@@ -1,11 +1,11 @@
 import { action } from "../domain/actions.ts";
 import { sha256Hex } from "../domain/canonical-json.ts";
+import { clusterUrl } from "../domain/links.ts";
 import type { QaCluster, QaNode } from "../domain/merchant.ts";
 import { factConfidence, wordCount } from "../domain/registry/decision-card.ts";
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
 import type { ClusterDocument, ClusterList } from "../schemas/documents.ts";
 import { JSON_TYPE, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
-import { clusterUrl } from "./links.ts";
 import type { MerchantView } from "./view.ts";
 
 /** `data` of GET /api/merchants/{ab_id}/clusters: every Q&A cluster of the merchant, in order. */

@@ -1,3 +1,4 @@
+import { evidenceUrl } from "../domain/links.ts";
 import type { Signal } from "../domain/merchant.ts";
 import {
   EVIDENCE_SIGNALS,
@@ -8,7 +9,6 @@ import {
   signalPosition,
   type TrustComponent,
 } from "../domain/trust/signal-catalog.ts";
-import { evidenceUrl } from "./links.ts";
 import type { MerchantView } from "./view.ts";
 
 /** Facts several documents share, derived once from a merchant view. */

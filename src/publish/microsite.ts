@@ -1,4 +1,5 @@
 import { buildLeadContract, LEAD_TYPES, type LeadContractField } from "../domain/lead-contract.ts";
+import { clusterUrl } from "../domain/links.ts";
 import { factConfidence, yearsBetween } from "../domain/registry/decision-card.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
@@ -18,7 +19,6 @@ import { weekHours } from "./hours.ts";
 import { html, jsonForScript, raw, type SafeHtml } from "./html.ts";
 import { buildJsonLd } from "./jsonld.ts";
 import { leadTypesFor } from "./lead-types.ts";
-import { clusterUrl } from "./links.ts";
 import type { MerchantView } from "./view.ts";
 
 /** Where the page's stylesheet is served (public/), relative so the page works on any host. */

@@ -1,10 +1,10 @@
 import { type Assessment, assessMerchant } from "../domain/assess-merchant.ts";
+import { type MerchantLinks, merchantLinks } from "../domain/links.ts";
 import type { MerchantProfile } from "../domain/merchant.ts";
 import type { MerchantRepository } from "../domain/registry/merchant-store.ts";
 import { type Trade, tradeForNaf } from "../domain/sectors.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { MerchantStatus } from "../schemas/envelope.ts";
-import { type MerchantLinks, merchantLinks } from "./links.ts";
 import { type ContentPeriod, contentPeriod } from "./period.ts";
 
 /**

@@ -32,9 +32,7 @@ export function isEvidenceSignal(value: string): value is EvidenceSignal {
   return evidenceSet.has(value);
 }
 
-export function evidenceUrl(baseUrl: string, signal: string, abId: string): string {
-  return `${baseUrl}/api/verify/${signal}/${abId}`;
-}
+export { evidenceUrl } from "../links.ts";
 
 export interface EvidenceInput {
   profile: MerchantProfile;

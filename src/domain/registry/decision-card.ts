@@ -20,6 +20,7 @@ import { contentHash, sha256Hex } from "../canonical-json.ts";
 import { ORDER_MIN_TRUST, TRUST_THRESHOLDS } from "../capabilities.ts";
 import { formatAddress } from "../format.ts";
 import { buildLeadContract } from "../lead-contract.ts";
+import { evidenceUrl, merchantLinks } from "../links.ts";
 import type { Merchant, MerchantProfile, Product, QaCluster, QaNode, Signal, TerritorialProof } from "../merchant.ts";
 import {
   EVIDENCE_SIGNALS,
@@ -103,7 +104,7 @@ export function assembleDecisionCard(
   const { merchant } = profile;
   const { baseUrl, now } = options;
   const abId = merchant.abId;
-  const links = merchantLinks(baseUrl, abId);
+  const links = cardLinks(baseUrl, abId);
 
   const identity = buildIdentity(merchant, profile.signals, links);
   const trust = buildTrust(merchant, assessment);
@@ -203,7 +204,8 @@ export function decisionCardHash(card: DecisionCard): string {
   return contentHash({ ...content, provenance: stableProvenance });
 }
 
-interface MerchantLinks {
+/** The card's names for the merchant's URLs (the URL table is src/domain/links.ts). */
+interface CardLinks {
   self: string;
   resolve: string;
   jsonld: string;
@@ -214,24 +216,21 @@ interface MerchantLinks {
   manifest: string;
 }
 
-function merchantLinks(baseUrl: string, abId: string): MerchantLinks {
+function cardLinks(baseUrl: string, abId: string): CardLinks {
+  const links = merchantLinks(baseUrl, abId);
   return {
-    self: `${baseUrl}/api/merchants/${abId}/decision-card`,
-    resolve: `${baseUrl}/api/registry/resolve/${abId}`,
-    jsonld: `${baseUrl}/api/merchants/${abId}/jsonld`,
-    aiMd: `${baseUrl}/m/${abId}/ai.md`,
-    aiDigest: `${baseUrl}/api/merchants/${abId}/ai-digest`,
-    microsite: `${baseUrl}/m/${abId}/`,
-    fanout: `${baseUrl}/api/merchants/${abId}/clusters`,
-    manifest: `${baseUrl}/api/registry/verify/${abId}`,
+    self: links.decisionCard,
+    resolve: links.resolve,
+    jsonld: links.jsonld,
+    aiMd: links.aiMd,
+    aiDigest: links.aiDigest,
+    microsite: links.microsite,
+    fanout: links.clusters,
+    manifest: links.manifest,
   };
 }
 
-function evidenceUrl(baseUrl: string, signal: string, abId: string): string {
-  return `${baseUrl}/api/verify/${signal}/${abId}`;
-}
-
-function buildIdentity(merchant: Merchant, signals: readonly Signal[], links: MerchantLinks): DecisionCardIdentity {
+function buildIdentity(merchant: Merchant, signals: readonly Signal[], links: CardLinks): DecisionCardIdentity {
   const siren = merchant.siret.slice(0, 9);
   const siretSignal = signals.find((signal) => signal.key === "siret_verified");
   const siretTemplate = signalDefinition("siret_verified")?.sourceUrlTemplate;

@@ -32,7 +32,7 @@ import {
   trustScoreSchema,
 } from "../schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
-import { merchantLinks, resolveDeps, searchDeps } from "./deps.ts";
+import { resolveDeps, searchDeps, toolMerchantLinks } from "./deps.ts";
 
 const abIdArgument = abIdSchema.describe(
   "The merchant's identifier, ab_ followed by 8 lowercase letters or digits (from search_merchants results)",
@@ -159,7 +159,7 @@ export const getTrustScore = defineTool({
       },
       actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
       state: assessment.capabilities.state,
-      links: merchantLinks(deps.baseUrl, merchant.abId),
+      links: toolMerchantLinks(deps.baseUrl, merchant.abId),
     });
   },
 });
@@ -193,7 +193,7 @@ export const checkAvailabilityTool = defineTool({
       },
       actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
       state: assessment.capabilities.state,
-      links: merchantLinks(deps.baseUrl, merchant.abId),
+      links: toolMerchantLinks(deps.baseUrl, merchant.abId),
     });
   },
 });
@@ -305,7 +305,7 @@ export const getProductDetails = defineTool({
       },
       actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
       state: assessment.capabilities.state,
-      links: merchantLinks(deps.baseUrl, merchant.abId),
+      links: toolMerchantLinks(deps.baseUrl, merchant.abId),
     });
   },
 });
@@ -336,7 +336,7 @@ export const checkCertificationsTool = defineTool({
         { rel: "jwks", method: "GET", href: certifications.jwks_url, title: "Public key set", fields: [] },
       ],
       state,
-      links: merchantLinks(deps.baseUrl, args.ab_id),
+      links: toolMerchantLinks(deps.baseUrl, args.ab_id),
     });
   },
 });
@@ -366,7 +366,7 @@ export const getLeadFields = defineTool({
       },
       actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
       state,
-      links: merchantLinks(deps.baseUrl, merchant.abId),
+      links: toolMerchantLinks(deps.baseUrl, merchant.abId),
     });
   },
 });
