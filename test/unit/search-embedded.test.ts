@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FIXTURE, fixtureMerchants, insertFixtureMerchants } from "../../src/search/embedded/contract-fixture.ts";
 import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
 import type { SearchQuery } from "../../src/search/search-index.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
+import { FIXTURE, fixtureMerchants, insertFixtureMerchants } from "../helpers/search-index-fixture.ts";
 
 const now = () => new Date("2026-06-01T00:00:00.000Z");
 const query = (text: string, more: Partial<SearchQuery> = {}): SearchQuery => ({

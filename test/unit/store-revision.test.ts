@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fixtureMerchants, insertFixtureMerchants } from "../../src/search/embedded/contract-fixture.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
+import { fixtureMerchants, insertFixtureMerchants } from "../helpers/search-index-fixture.ts";
 
 let dataDir: string;
 let db: Db;

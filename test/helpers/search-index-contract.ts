@@ -2,13 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDatabase } from "../../store/db.ts";
-import type { SearchHit, SearchIndex, SearchQuery } from "../search-index.ts";
-import { FIXTURE, fixtureMerchants, insertFixtureMerchants, LYON, newcomer } from "./contract-fixture.ts";
+import type { SearchHit, SearchIndex, SearchQuery } from "../../src/search/search-index.ts";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+import { FIXTURE, fixtureMerchants, insertFixtureMerchants, LYON, newcomer } from "./search-index-fixture.ts";
 
 /**
  * The behaviour every SearchIndex implementation must show, on the fixture registry of
- * contract-fixture.ts written into a fresh database in a temporary DATA_DIR. `makeIndex` builds
+ * search-index-fixture.ts written into a fresh database in a temporary DATA_DIR. `makeIndex` builds
  * the implementation over that database; the suite calls rebuild() once, then refresh() as it
  * changes the store.
  */

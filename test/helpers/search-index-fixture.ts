@@ -1,5 +1,5 @@
-import type { Db } from "../../store/db.ts";
-import { merchants, products, signals, territorialProofs } from "../../store/schema.ts";
+import type { Db } from "../../src/store/db.ts";
+import { merchants, products, signals, territorialProofs } from "../../src/store/schema.ts";
 
 /*
  * A small registry every SearchIndex implementation is checked against (contract.ts): a few
