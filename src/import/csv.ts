@@ -1,0 +1,139 @@
+/**
+ * CSV records streamed from text chunks, as the official files publish them (RFC 4180: comma
+ * separated, fields optionally in double quotes, a doubled quote inside quotes, line breaks inside
+ * quoted fields, CRLF or LF line ends; UTF-8, an optional byte-order mark). Memory stays bounded
+ * by one record, whatever the file's size: the INSEE stock of establishments is millions of rows.
+ */
+
+export interface CsvRecord {
+  /** The line the record starts on (1 is the header). */
+  line: number;
+  fields: string[];
+}
+
+/** A file that ends inside a quoted field: cut short, or not CSV. */
+export class CsvFormatError extends Error {
+  override name = "CsvFormatError";
+  readonly line: number;
+  constructor(message: string, line: number) {
+    super(message);
+    this.line = line;
+  }
+}
+
+export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator<CsvRecord> {
+  let field = "";
+  let fields: string[] = [];
+  let inQuotes = false;
+  /** A quote just closed a quoted field (the next character must end the field or the record). */
+  let afterQuote = false;
+  let line = 1;
+  let recordLine = 1;
+  let started = false;
+  let first = true;
+  /** The previous chunk ended on a CR: an LF opening this one is part of the same line end. */
+  let pendingCr = false;
+
+  const endRecord = (): CsvRecord => {
+    fields.push(field);
+    const record = { line: recordLine, fields };
+    field = "";
+    fields = [];
+    afterQuote = false;
+    started = false;
+    return record;
+  };
+
+  for await (let chunk of chunks) {
+    if (first) {
+      first = false;
+      if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+    }
+    let start = 0;
+    if (pendingCr) {
+      pendingCr = false;
+      if (chunk[0] === "\n") start = 1;
+    }
+    for (let index = start; index < chunk.length; index++) {
+      const char = chunk[index] as string;
+      if (!started) {
+        started = true;
+        recordLine = line;
+      }
+      if (inQuotes) {
+        if (char === '"') {
+          if (chunk[index + 1] === '"') {
+            field += '"';
+            index += 1;
+          } else {
+            // Closed, unless a quote opens the next chunk: then it was doubled (handled below).
+            inQuotes = false;
+            afterQuote = true;
+          }
+        } else {
+          if (char === "\n") line += 1;
+          field += char;
+        }
+        continue;
+      }
+      if (afterQuote && char === '"') {
+        // A doubled quote split across two chunks.
+        field += '"';
+        inQuotes = true;
+        afterQuote = false;
+        continue;
+      }
+      if (char === ",") {
+        fields.push(field);
+        field = "";
+        afterQuote = false;
+      } else if (char === "\n" || char === "\r") {
+        if (char === "\r") {
+          if (index + 1 === chunk.length) pendingCr = true;
+          else if (chunk[index + 1] === "\n") index += 1;
+        }
+        line += 1;
+        yield endRecord();
+      } else if (char === '"' && field === "" && !afterQuote) {
+        inQuotes = true;
+      } else {
+        if (afterQuote) throw new CsvFormatError("text after the closing quote of a field", line);
+        field += char;
+      }
+    }
+  }
+  if (inQuotes) throw new CsvFormatError("the file ends inside a quoted field (cut short?)", recordLine);
+  if (started) yield endRecord();
+}
+
+/**
+ * Records as objects keyed by the header's names, after checking that the header holds every
+ * column `required` names (extra columns, as newer formats add, are allowed). A record with a
+ * different number of fields than the header is reported rather than guessed at.
+ */
+export async function* csvRows(
+  chunks: AsyncIterable<string>,
+  required: readonly string[],
+): AsyncGenerator<{ line: number; row: Record<string, string> } | { line: number; error: string }> {
+  let header: string[] | null = null;
+  for await (const record of csvRecords(chunks)) {
+    if (header === null) {
+      header = record.fields.map((name) => name.trim());
+      const missing = required.filter((name) => !header?.includes(name));
+      if (missing.length > 0) {
+        throw new CsvFormatError(`the header lacks the columns ${missing.join(", ")}`, record.line);
+      }
+      continue;
+    }
+    if (record.fields.length === 1 && record.fields[0] === "") continue; // an empty line
+    if (record.fields.length !== header.length) {
+      yield { line: record.line, error: `${record.fields.length} fields where the header has ${header.length}` };
+      continue;
+    }
+    const row: Record<string, string> = {};
+    header.forEach((name, index) => {
+      row[name] = record.fields[index] ?? "";
+    });
+    yield { line: record.line, row };
+  }
+}
