@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { slugify } from "../domain/format.ts";
 import { haversineKm } from "../domain/geo.ts";
-import type { CommuneLookup } from "../domain/merchants/merchant-registry.ts";
+import type { CommuneLookup, CommuneMatch } from "../domain/merchants/merchant-registry.ts";
 
 /** One commune of `data/communes.json` (see data/README.md for sources and licences). */
 export interface Commune {
@@ -153,24 +153,28 @@ export function createCommuneLookup(reference: CommuneReference = loadCommuneRef
       else byPostalCode.set(code, [commune]);
     }
   }
+  const byInsee = new Map(reference.communes.map((commune) => [commune.insee, commune]));
+  const match = (commune: Commune): CommuneMatch => ({
+    insee: commune.insee,
+    name: commune.name,
+    lat: commune.lat,
+    lng: commune.lng,
+    population: commune.population,
+    department: commune.department,
+    region: commune.region,
+    epci: commune.epci,
+  });
   return {
+    findByInsee(inseeCode) {
+      const commune = byInsee.get(inseeCode);
+      return commune ? match(commune) : null;
+    },
     find(postalCode, city) {
       const candidates = byPostalCode.get(postalCode) ?? [];
       const wanted = comparableCity(city);
-      const match = candidates.find((commune) => comparableCity(commune.name) === wanted);
-      const commune = match ?? (candidates.length === 1 ? candidates[0] : undefined);
-      return commune
-        ? {
-            insee: commune.insee,
-            name: commune.name,
-            lat: commune.lat,
-            lng: commune.lng,
-            population: commune.population,
-            department: commune.department,
-            region: commune.region,
-            epci: commune.epci,
-          }
-        : null;
+      const named = candidates.find((commune) => comparableCity(commune.name) === wanted);
+      const commune = named ?? (candidates.length === 1 ? candidates[0] : undefined);
+      return commune ? match(commune) : null;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Merchant } from "../domain/merchant.ts";
+import type { Merchant, Signal } from "../domain/merchant.ts";
 import type {
   MerchantCreation,
   MerchantEvent,
@@ -11,7 +11,7 @@ import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
 import { and, asc, eq, sql } from "./drizzle.ts";
 import { createMerchantRepository } from "./merchant-repository.ts";
-import { merchantChanges, merchantEvents, merchants, products, territorialProofs } from "./schema.ts";
+import { merchantChanges, merchantEvents, merchants, products, signals, territorialProofs } from "./schema.ts";
 
 /**
  * The merchant lifecycle's writes, through drizzle's query builder (commands and imports, not a
@@ -76,6 +76,7 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
               .run();
           }
           for (const product of write.products) tx.insert(products).values(product).run();
+          for (const signal of write.signals ?? []) upsertSignal(tx, write.merchant.abId, signal);
           record(tx, write.merchant.abId, 1, write.event, write.feed);
         },
         { behavior: "immediate" },
@@ -103,6 +104,7 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
             tx.delete(products).where(eq(products.abId, write.abId)).run();
             for (const product of write.products) tx.insert(products).values(product).run();
           }
+          for (const signal of write.signals ?? []) upsertSignal(tx, write.abId, signal);
           record(tx, write.abId, write.expectedRevision + 1, write.event, write.feed);
           return true;
         },
@@ -153,6 +155,14 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
         .map((row) => ({ ...row, status: merchantStatusSchema.parse(row.status) }));
     },
   };
+}
+
+function upsertSignal(tx: Pick<Db, "insert">, abId: string, signal: Signal): void {
+  const { key, ...rest } = signal;
+  tx.insert(signals)
+    .values({ abId, key, ...rest })
+    .onConflictDoUpdate({ target: [signals.abId, signals.key], set: rest })
+    .run();
 }
 
 /** The domain's merchant fields as drizzle's column properties (the same names, ab_id aside). */

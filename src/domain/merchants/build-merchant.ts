@@ -99,37 +99,35 @@ export function productsOf(
   });
 }
 
-/** A new merchant from its declaration: in probation, its description waiting for a review. */
-export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIso: string): Merchant {
+/** What a new merchant's record must be given; the rest starts at the defaults below. */
+export type NewMerchantFacts = Pick<
+  Merchant,
+  "abId" | "siret" | "legalName" | "businessName" | "nafCode" | "street" | "postalCode" | "city" | "foundedOn"
+> &
+  Partial<Merchant>;
+
+/** A new merchant: in probation, in its sector, contact details and offer as given (none by default). */
+export function newMerchant(facts: NewMerchantFacts, nowIso: string): Merchant {
   return {
-    abId,
-    siret: declaration.siret,
-    legalName: declaration.legal_name,
-    businessName: declaration.business_name,
-    slug: slugify(`${declaration.business_name} ${declaration.address.city}`),
-    nafCode: declaration.naf_code,
-    sector: sectorOfNaf(declaration.naf_code),
+    slug: slugify(`${facts.businessName} ${facts.city}`),
+    sector: sectorOfNaf(facts.nafCode),
     status: "PROBATION",
     rcs: null,
     vatIntracom: null,
-    street: declaration.address.street,
-    postalCode: declaration.address.postal_code,
-    city: declaration.address.city,
-    phone: declaration.phone ?? null,
-    email: declaration.email ?? null,
-    website: declaration.website ?? null,
-    description: declaration.description ?? null,
-    descriptionLlmUnreviewed: (declaration.description ?? null) !== null,
+    phone: null,
+    email: null,
+    website: null,
+    description: null,
+    descriptionLlmUnreviewed: false,
     brandVoice: null,
     brandUpdatedAt: null,
-    hours: declaration.hours ?? null,
+    hours: null,
     timezone: "Europe/Paris",
-    zones: declaration.zones ?? [declaration.address.postal_code],
-    areasDeclaredAt: declaration.zones ? nowIso : null,
-    deliveryEnabled: declaration.delivery?.enabled ?? false,
-    deliveryRadiusKm: declaration.delivery?.radius_km ?? null,
-    languages: declaration.languages ?? ["fr"],
-    foundedOn: declaration.founded_on,
+    zones: [facts.postalCode],
+    areasDeclaredAt: null,
+    deliveryEnabled: false,
+    deliveryRadiusKm: null,
+    languages: ["fr"],
     domainAgeYears: null,
     listingRating: null,
     listingReviewCount: null,
@@ -139,7 +137,38 @@ export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIs
     paymentSetup: false,
     createdAt: nowIso,
     updatedAt: nowIso,
+    ...facts,
   };
+}
+
+/** A new merchant from its declaration: in probation, its description waiting for a review. */
+export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIso: string): Merchant {
+  const description = declaration.description ?? null;
+  return newMerchant(
+    {
+      abId,
+      siret: declaration.siret,
+      legalName: declaration.legal_name,
+      businessName: declaration.business_name,
+      nafCode: declaration.naf_code,
+      street: declaration.address.street,
+      postalCode: declaration.address.postal_code,
+      city: declaration.address.city,
+      foundedOn: declaration.founded_on,
+      phone: declaration.phone ?? null,
+      email: declaration.email ?? null,
+      website: declaration.website ?? null,
+      description,
+      descriptionLlmUnreviewed: description !== null,
+      hours: declaration.hours ?? null,
+      zones: declaration.zones ?? [declaration.address.postal_code],
+      areasDeclaredAt: declaration.zones ? nowIso : null,
+      deliveryEnabled: declaration.delivery?.enabled ?? false,
+      deliveryRadiusKm: declaration.delivery?.radius_km ?? null,
+      languages: declaration.languages ?? ["fr"],
+    },
+    nowIso,
+  );
 }
 
 /** The merchant's columns an update sets (only those that differ from what is stored). */

@@ -47,6 +47,8 @@ export interface MerchantCreation {
   merchant: Merchant;
   territorialProof: TerritorialProof | null;
   products: Product[];
+  /** Signals recorded with the merchant (an official file's identity check). */
+  signals?: Signal[];
   event: MerchantEventInput;
   feed: "created" | null;
 }
@@ -59,6 +61,8 @@ export interface MerchantModification {
   /** When given, the merchant's whole product list afterwards. */
   products: Product[] | null;
   territorialProof: TerritorialProof | null | undefined;
+  /** Signals written (replacing those of the same key) in the same transaction. */
+  signals?: Signal[];
   event: MerchantEventInput;
   feed: "created" | "updated" | "withdrawn" | null;
 }
@@ -84,6 +88,8 @@ export interface MerchantListing {
 /** Finds the commune of a declared address in the reference data (for the territorial proof). */
 export interface CommuneLookup {
   find(postalCode: string, city: string): CommuneMatch | null;
+  /** By INSEE commune code (the official files give it). */
+  findByInsee?(inseeCode: string): CommuneMatch | null;
 }
 
 export interface CommuneMatch {

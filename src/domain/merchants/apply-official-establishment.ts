@@ -1,0 +1,153 @@
+import type { Merchant, Signal } from "../merchant.ts";
+import { trades } from "../sectors.ts";
+import { newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
+import { feedChange } from "./lifecycle.ts";
+import { changedMeanwhile } from "./load-registered.ts";
+import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { OfficialEstablishment } from "./official-establishment.ts";
+
+export type OfficialOutcome =
+  | { kind: "created"; abId: string }
+  | { kind: "updated"; abId: string }
+  | { kind: "archived"; abId: string }
+  | { kind: "unchanged"; abId: string }
+  | { kind: "skipped"; reason: "not_public" | "closed" | "naf_not_covered" | "commune_unknown" };
+
+/** The official identity check holds two years from INSEE's processing of the row. */
+const IDENTITY_VALIDITY_MS = 2 * 365 * 24 * 3_600_000;
+export const SIRENE_DATASET_URL =
+  "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret";
+
+/**
+ * Brings the registry in line with one establishment of an official file: a new active public
+ * establishment of a covered trade becomes a PROBATION merchant with its identity verified; a
+ * known one takes the file's address and activity; a closed one archives its merchant with the
+ * reason. A non-public establishment is never stored (one already known is archived). The same
+ * row twice changes nothing the second time.
+ */
+export function applyOfficialEstablishment(
+  deps: MerchantLifecycleDeps,
+  establishment: OfficialEstablishment,
+  actor: Actor,
+): OfficialOutcome {
+  const existingId = deps.registry.abIdOfSiret(establishment.siret);
+  const existing = existingId ? deps.registry.find(existingId) : null;
+  const now = deps.now();
+  const nowIso = now.toISOString();
+  const closing = !establishment.active || !establishment.public;
+  if (closing) {
+    if (!existing || existing.merchant.status === "ARCHIVED") {
+      return { kind: "skipped", reason: establishment.public ? "closed" : "not_public" };
+    }
+    const reason = establishment.public
+      ? `établissement fermé au répertoire SIRENE (traité le ${establishment.processedAt?.slice(0, 10) ?? "?"})`
+      : "établissement devenu non diffusible au répertoire SIRENE";
+    const written = deps.registry.update({
+      abId: existing.merchant.abId,
+      expectedRevision: existing.revision,
+      fields: { status: "ARCHIVED", updatedAt: nowIso },
+      products: null,
+      territorialProof: undefined,
+      event: {
+        at: nowIso,
+        actor,
+        action: "status_changed",
+        changes: { status: { from: existing.merchant.status, to: "ARCHIVED" } },
+        reason,
+      },
+      feed: feedChange(existing.merchant.status, "ARCHIVED"),
+    });
+    if (!written) throw changedMeanwhile(existing.merchant.abId);
+    return { kind: "archived", abId: existing.merchant.abId };
+  }
+  const trade = trades.find((candidate) => candidate.nafCode === establishment.nafCode);
+  if (!trade) return { kind: "skipped", reason: "naf_not_covered" };
+  const commune =
+    deps.communes.find(establishment.postalCode, establishment.city) ??
+    deps.communes.findByInsee?.(establishment.inseeCode) ??
+    null;
+  if (!commune) return { kind: "skipped", reason: "commune_unknown" };
+  const proof = territorialProofOf(
+    { find: () => commune },
+    { postal_code: establishment.postalCode, city: establishment.city },
+  );
+  const verifiedAt = establishment.processedAt ?? nowIso;
+  const identity: Signal = {
+    key: "siret_verified",
+    status: "verified",
+    proofStatus: "official_source_verified",
+    source: "official_api",
+    sourceUrl: SIRENE_DATASET_URL,
+    value: true,
+    verifiedAt,
+    recordedAt: verifiedAt,
+    expiresAt: new Date(Date.parse(verifiedAt) + IDENTITY_VALIDITY_MS).toISOString(),
+  };
+
+  if (!existing) {
+    const abId = newAbId(deps.registry, deps.randomId);
+    const name = establishment.name ?? `${trade.label} ${establishment.city}`;
+    const merchant = newMerchant(
+      {
+        abId,
+        siret: establishment.siret,
+        legalName: name,
+        businessName: name,
+        nafCode: establishment.nafCode,
+        street: establishment.street,
+        postalCode: establishment.postalCode,
+        city: establishment.city,
+        foundedOn: establishment.createdOn ?? verifiedAt.slice(0, 10),
+      },
+      nowIso,
+    );
+    deps.registry.create({
+      merchant,
+      territorialProof: proof,
+      products: [],
+      signals: [identity],
+      event: {
+        at: nowIso,
+        actor,
+        action: "created",
+        changes: {
+          siret: { from: null, to: establishment.siret },
+          naf_code: { from: null, to: establishment.nafCode },
+        },
+        reason: "établissement actif et diffusible au répertoire SIRENE",
+      },
+      feed: "created",
+    });
+    return { kind: "created", abId };
+  }
+
+  const { merchant } = existing;
+  const fields: Partial<Merchant> = {};
+  if (merchant.street !== establishment.street) fields.street = establishment.street;
+  if (merchant.postalCode !== establishment.postalCode) fields.postalCode = establishment.postalCode;
+  if (merchant.city !== establishment.city) fields.city = establishment.city;
+  if (merchant.nafCode !== establishment.nafCode) {
+    fields.nafCode = establishment.nafCode;
+    fields.sector = trade.sector;
+  }
+  const known = existing.signals.find((signal) => signal.key === "siret_verified");
+  const identityChanged = known?.status !== "verified" || known.verifiedAt !== identity.verifiedAt;
+  if (Object.keys(fields).length === 0 && !identityChanged) return { kind: "unchanged", abId: merchant.abId };
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [key, value] of Object.entries(fields))
+    changes[key] = { from: merchant[key as keyof Merchant], to: value };
+  if (identityChanged) changes.siret_verified = { from: known?.verifiedAt ?? null, to: identity.verifiedAt };
+  const addressChanged = "postalCode" in fields || "city" in fields;
+  const written = deps.registry.update({
+    abId: merchant.abId,
+    expectedRevision: existing.revision,
+    fields: { ...fields, updatedAt: nowIso },
+    products: null,
+    territorialProof: addressChanged ? proof : undefined,
+    signals: [identity],
+    event: { at: nowIso, actor, action: "updated", changes, reason: "répertoire SIRENE" },
+    feed: feedChange(merchant.status, merchant.status),
+  });
+  if (!written) throw changedMeanwhile(merchant.abId);
+  return { kind: "updated", abId: merchant.abId };
+}

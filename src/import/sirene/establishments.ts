@@ -1,0 +1,69 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import type { OfficialEstablishment } from "../../domain/merchants/official-establishment.ts";
+
+/**
+ * A row of INSEE's StockEtablissement file (SIRENE stock, format 3.11: 53 columns, 54 with
+ * activitePrincipaleNAF25Etablissement) as the registry reads it. The columns below are the ones
+ * the import needs; the others are allowed and ignored.
+ */
+export const ESTABLISHMENT_COLUMNS = [
+  "siren",
+  "nic",
+  "siret",
+  "statutDiffusionEtablissement",
+  "dateCreationEtablissement",
+  "dateDernierTraitementEtablissement",
+  "numeroVoieEtablissement",
+  "indiceRepetitionEtablissement",
+  "typeVoieEtablissement",
+  "libelleVoieEtablissement",
+  "codePostalEtablissement",
+  "libelleCommuneEtablissement",
+  "codeCommuneEtablissement",
+  "etatAdministratifEtablissement",
+  "enseigne1Etablissement",
+  "denominationUsuelleEtablissement",
+  "activitePrincipaleEtablissement",
+] as const;
+
+const streetTypes = z
+  .object({ format: z.literal(1), types: z.record(z.string(), z.string()) })
+  .parse(JSON.parse(readFileSync(new URL("../../../data/sirene-street-types.json", import.meta.url), "utf8"))).types;
+
+/** INSEE writes names in capitals (and without accents): words get an initial capital, particles none. */
+function titleCase(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/(^|[\s'-])(\p{L})/gu, (_match, before: string, letter: string) => before + letter.toUpperCase())
+    .replace(/(?<=\s)(De|Du|Des|La|Le|Les|Et|En|Sur|Sous|Aux|Au)(?=\s)/g, (word) => word.toLowerCase());
+}
+
+const REPETITION: Record<string, string> = { B: "bis", T: "ter", Q: "quater", C: "quinquies" };
+
+export function establishmentOf(row: Record<string, string>): OfficialEstablishment {
+  const value = (name: (typeof ESTABLISHMENT_COLUMNS)[number]) => (row[name] ?? "").trim();
+  const number = [value("numeroVoieEtablissement"), REPETITION[value("indiceRepetitionEtablissement")] ?? ""]
+    .filter(Boolean)
+    .join(" ");
+  const type = streetTypes[value("typeVoieEtablissement")] ?? value("typeVoieEtablissement").toLowerCase();
+  const street = [number, type, titleCase(value("libelleVoieEtablissement"))].filter(Boolean).join(" ");
+  const name = value("enseigne1Etablissement") || value("denominationUsuelleEtablissement");
+  const date = (text: string) => (/^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null);
+  return {
+    siret: value("siret"),
+    siren: value("siren"),
+    public: value("statutDiffusionEtablissement") === "O",
+    active: value("etatAdministratifEtablissement") === "A",
+    nafCode: value("activitePrincipaleEtablissement"),
+    name: name ? titleCase(name) : null,
+    street,
+    postalCode: value("codePostalEtablissement"),
+    city: titleCase(value("libelleCommuneEtablissement")),
+    inseeCode: value("codeCommuneEtablissement"),
+    createdOn: date(value("dateCreationEtablissement")),
+    processedAt: /^\d{4}-\d{2}-\d{2}T/.test(value("dateDernierTraitementEtablissement"))
+      ? `${value("dateDernierTraitementEtablissement").slice(0, 19)}.000Z`
+      : null,
+  };
+}
