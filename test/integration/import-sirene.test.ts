@@ -113,12 +113,16 @@ function stockFile(name: string, rows: string[]): string {
   return file;
 }
 
-async function importSirene(file: string) {
+async function importSirene(file: string, ...more: string[]) {
   try {
-    const { stdout } = await run(process.execPath, ["jobs/import.ts", "sirene", "--etablissements", file, "--json"], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ["jobs/import.ts", "sirene", "--etablissements", file, ...more, "--json"],
+      {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
+      },
+    );
     return { code: 0, report: JSON.parse(stdout) };
   } catch (failure) {
     const { code, stdout } = failure as { code: number; stdout: string };
@@ -184,4 +188,79 @@ describe("npm run import -- sirene", () => {
         .map((change) => change.change),
     ).toEqual(["created", "withdrawn"]);
   }, 60_000);
+
+  it("takes the company's name and creation date from the legal units file, read for the kept establishments only", async () => {
+    const companySiren = makeSiren("44433322");
+    const shop = makeSiret(companySiren, "0001");
+    const establishments = stockFile("StockEtablissement_2.csv", [
+      row({ ...base, siren: companySiren, nic: "00015", siret: shop, enseigne1Etablissement: "LA FOURNEE" }),
+    ]);
+    const units = path.join(server.dataDir, "StockUniteLegale_utf8.csv");
+    const unit = (values: Record<string, string>) => UNIT_HEADER.map((name) => values[name] ?? "").join(",");
+    writeFileSync(
+      units,
+      `${UNIT_HEADER.join(",")}\n${unit({ siren: makeSiren("11122233"), statutDiffusionUniteLegale: "O", denominationUniteLegale: "AUTRE SOCIETE" })}\n${unit(
+        {
+          siren: companySiren,
+          statutDiffusionUniteLegale: "O",
+          dateCreationUniteLegale: "1998-03-01",
+          denominationUniteLegale: "SARL LA FOURNEE DE VILLEURBANNE",
+          categorieJuridiqueUniteLegale: "5499",
+        },
+      )}\n`,
+    );
+    const result = await importSirene(establishments, "--unites-legales", units);
+    expect(result.report).toMatchObject({ created: 1, rejected: [] });
+    const { body } = await server.getJson("/api/registry/search?q=Fournee");
+    const abId = (body.results as { merchant: { ab_id: string } }[])[0]?.merchant.ab_id as string;
+    const { stdout } = await run(process.execPath, ["jobs/merchants.ts", "show", abId, "--json"], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
+    });
+    const shown = JSON.parse(stdout) as { merchant: { legalName: string; businessName: string; foundedOn: string } };
+    expect([shown.merchant.businessName, shown.merchant.legalName, shown.merchant.foundedOn]).toEqual([
+      "La Fournee",
+      "Sarl la Fournee de Villeurbanne",
+      "1998-03-01",
+    ]);
+  }, 60_000);
 });
+
+/** StockUniteLegale's published header (format 3.11 with the NAF 2025 column), in its order. */
+const UNIT_HEADER = [
+  "siren",
+  "statutDiffusionUniteLegale",
+  "unitePurgeeUniteLegale",
+  "dateCreationUniteLegale",
+  "sigleUniteLegale",
+  "sexeUniteLegale",
+  "prenom1UniteLegale",
+  "prenom2UniteLegale",
+  "prenom3UniteLegale",
+  "prenom4UniteLegale",
+  "prenomUsuelUniteLegale",
+  "pseudonymeUniteLegale",
+  "identifiantAssociationUniteLegale",
+  "trancheEffectifsUniteLegale",
+  "anneeEffectifsUniteLegale",
+  "dateDernierTraitementUniteLegale",
+  "nombrePeriodesUniteLegale",
+  "categorieEntreprise",
+  "anneeCategorieEntreprise",
+  "dateDebut",
+  "etatAdministratifUniteLegale",
+  "nomUniteLegale",
+  "nomUsageUniteLegale",
+  "denominationUniteLegale",
+  "denominationUsuelle1UniteLegale",
+  "denominationUsuelle2UniteLegale",
+  "denominationUsuelle3UniteLegale",
+  "categorieJuridiqueUniteLegale",
+  "activitePrincipaleUniteLegale",
+  "nomenclatureActivitePrincipaleUniteLegale",
+  "nicSiegeUniteLegale",
+  "economieSocialeSolidaireUniteLegale",
+  "societeMissionUniteLegale",
+  "caractereEmployeurUniteLegale",
+  "activitePrincipaleNAF25UniteLegale",
+];

@@ -86,18 +86,18 @@ export function applyOfficialEstablishment(
 
   if (!existing) {
     const abId = newAbId(deps.registry, deps.randomId);
-    const name = establishment.name ?? `${trade.label} ${establishment.city}`;
+    const name = establishment.name ?? establishment.legalUnit?.legalName ?? `${trade.label} ${establishment.city}`;
     const merchant = newMerchant(
       {
         abId,
         siret: establishment.siret,
-        legalName: name,
+        legalName: establishment.legalUnit?.legalName ?? name,
         businessName: name,
         nafCode: establishment.nafCode,
         street: establishment.street,
         postalCode: establishment.postalCode,
         city: establishment.city,
-        foundedOn: establishment.createdOn ?? verifiedAt.slice(0, 10),
+        foundedOn: establishment.legalUnit?.createdOn ?? establishment.createdOn ?? verifiedAt.slice(0, 10),
       },
       nowIso,
     );
@@ -126,6 +126,9 @@ export function applyOfficialEstablishment(
   if (merchant.street !== establishment.street) fields.street = establishment.street;
   if (merchant.postalCode !== establishment.postalCode) fields.postalCode = establishment.postalCode;
   if (merchant.city !== establishment.city) fields.city = establishment.city;
+  if (establishment.legalUnit && merchant.legalName !== establishment.legalUnit.legalName) {
+    fields.legalName = establishment.legalUnit.legalName;
+  }
   if (merchant.nafCode !== establishment.nafCode) {
     fields.nafCode = establishment.nafCode;
     fields.sector = trade.sector;

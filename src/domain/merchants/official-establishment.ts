@@ -16,4 +16,15 @@ export interface OfficialEstablishment {
   createdOn: string | null;
   /** When INSEE last processed the row: the date the identity check holds from. */
   processedAt: string | null;
+  /** The company the establishment belongs to, when its file was read too. */
+  legalUnit?: OfficialLegalUnit | null;
+}
+
+/** A company (unité légale) as the register describes it. */
+export interface OfficialLegalUnit {
+  siren: string;
+  /** Its name: the company name, or a sole trader's usual first name and name. */
+  legalName: string;
+  /** When the company was created (YYYY-MM-DD). */
+  createdOn: string | null;
 }

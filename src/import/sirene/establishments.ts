@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { OfficialEstablishment } from "../../domain/merchants/official-establishment.ts";
+import type { OfficialEstablishment, OfficialLegalUnit } from "../../domain/merchants/official-establishment.ts";
 
 /**
  * A row of INSEE's StockEtablissement file (SIRENE stock, format 3.11: 53 columns, 54 with
@@ -65,5 +65,33 @@ export function establishmentOf(row: Record<string, string>): OfficialEstablishm
     processedAt: /^\d{4}-\d{2}-\d{2}T/.test(value("dateDernierTraitementEtablissement"))
       ? `${value("dateDernierTraitementEtablissement").slice(0, 19)}.000Z`
       : null,
+  };
+}
+
+/** The columns of StockUniteLegale the import reads (the file has 34, 35 with the NAF 2025 one). */
+export const LEGAL_UNIT_COLUMNS = [
+  "siren",
+  "statutDiffusionUniteLegale",
+  "dateCreationUniteLegale",
+  "denominationUniteLegale",
+  "nomUniteLegale",
+  "nomUsageUniteLegale",
+  "prenomUsuelUniteLegale",
+] as const;
+
+/** A legal unit's row, or null when it is not public (its name is then not to be used). */
+export function legalUnitOf(row: Record<string, string>): OfficialLegalUnit | null {
+  const value = (name: (typeof LEGAL_UNIT_COLUMNS)[number]) => (row[name] ?? "").trim();
+  if (value("statutDiffusionUniteLegale") !== "O") return null;
+  const person = [value("prenomUsuelUniteLegale"), value("nomUsageUniteLegale") || value("nomUniteLegale")]
+    .filter(Boolean)
+    .join(" ");
+  const name = value("denominationUniteLegale") || person;
+  if (!name) return null;
+  const created = value("dateCreationUniteLegale");
+  return {
+    siren: value("siren"),
+    legalName: titleCase(name),
+    createdOn: /^\d{4}-\d{2}-\d{2}/.test(created) ? created.slice(0, 10) : null,
   };
 }
