@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
 import { abIdSchema, uuidSchema } from "./common.ts";
 import { merchantStatusSchema } from "./envelope.ts";
 import { trustBreakdownSchema } from "./registry.ts";
@@ -23,7 +24,7 @@ export const SIGNABLE_FIELDS = [
 
 const timestamp = z.iso.datetime({ offset: true });
 const contentHashSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-const sourceSchema = z.enum(["official_api", "platform_observed", "merchant_declared"]);
+const sourceSchema = z.enum(SIGNAL_SOURCES);
 const confidenceSchema = z.enum(["declared", "observed", "verified"]);
 
 export const leadContractFieldSchema = z

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
 import { abIdSchema, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
 
@@ -119,7 +120,7 @@ export const credentialSchema = z
     label: z.string(),
     status: z.string(),
     proof_status: z.string(),
-    source: z.enum(["official_api", "platform_observed", "merchant_declared"]),
+    source: z.enum(SIGNAL_SOURCES),
     source_url: z.string().nullable(),
     verified_at: z.string().nullable(),
     recorded_at: z.string(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EVIDENCE_SIGNALS } from "../domain/trust/signal-catalog.ts";
+import { EVIDENCE_SIGNALS, SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
 import { abIdSchema, queryBoolean } from "./common.ts";
 
 /*
@@ -123,7 +123,7 @@ export const evidenceDataSchema = z
     ab_id: abIdSchema,
     status: z.enum(EVIDENCE_STATUSES),
     proof_status: z.enum(["official_source_verified", "machine_consistent", "merchant_declared"]).nullable(),
-    source: z.enum(["official_api", "platform_observed", "merchant_declared"]),
+    source: z.enum(SIGNAL_SOURCES),
     source_url: z.string().nullable(),
     verified_at: timestamp.nullable(),
     recorded_at: timestamp.nullable(),

@@ -164,6 +164,16 @@ describe("npm run import -- sirene", () => {
     const resolved = await server.getJson(`/api/registry/resolve/${abId}`);
     expect(resolved.body._state.merchant_status).toBe("PROBATION");
     expect(resolved.body.merchant.siret).toBe(bakery);
+    // The identity signal says where it came from: INSEE's published file, not an API call.
+    const evidence = await server.getJson(`/api/verify/siret_verified/${abId}`);
+    expect(evidence.body.data).toMatchObject({
+      status: "verified",
+      source: "official_file",
+      proof_status: "official_source_verified",
+      source_url:
+        "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret",
+      verified_at: "2026-10-02T08:15:31.000Z",
+    });
 
     // The same file again: nothing changes.
     const again = await importSirene(file);

@@ -76,7 +76,7 @@ export function applyOfficialEstablishment(
     key: "siret_verified",
     status: "verified",
     proofStatus: "official_source_verified",
-    source: "official_api",
+    source: "official_file",
     sourceUrl: SIRENE_DATASET_URL,
     value: true,
     verifiedAt,

@@ -7,7 +7,13 @@ import type { SectorKey } from "../sectors.ts";
  * traced back to one row of evidence.
  */
 export type TrustComponent = "experience" | "expertise" | "authority" | "trust";
-export type SignalSource = "official_api" | "platform_observed" | "merchant_declared";
+/**
+ * Where a recorded signal came from: an official register read through its API, an official
+ * register's published file (the SIRENE stock), the platform's own observation, or the merchant's
+ * declaration. The one list: the API's schemas take it from here.
+ */
+export const SIGNAL_SOURCES = ["official_api", "official_file", "platform_observed", "merchant_declared"] as const;
+export type SignalSource = (typeof SIGNAL_SOURCES)[number];
 export type ProofStatus = "official_source_verified" | "machine_consistent" | "merchant_declared";
 export type SignalStatus = "verified" | "unverified" | "failed" | "expired";
 
@@ -574,7 +580,7 @@ export const EVIDENCE_SIGNALS = [
 export type EvidenceSignal = (typeof EVIDENCE_SIGNALS)[number];
 
 export function proofStatusFor(source: SignalSource): ProofStatus {
-  if (source === "official_api") return "official_source_verified";
+  if (source === "official_api" || source === "official_file") return "official_source_verified";
   if (source === "platform_observed") return "machine_consistent";
   return "merchant_declared";
 }
