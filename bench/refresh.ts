@@ -1,11 +1,11 @@
 /**
  * The refresh job at scale: a full refresh of N merchants into an empty publish folder, then an
- * incremental refresh after 1% of the published merchants changed, one with no change, and the
+ * incremental refresh after 1,000 published merchants changed, one with no change, and the
  * daily one that re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
  * process: start-up included). Prints merchants/s and wall time and writes
  * bench/results/refresh-latest.{md,json}.
  *
- *   node bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changed 0.01] [--workers N] [--keep]
+ *   node bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changes 1000] [--workers N] [--keep]
  *
  * Without --store a registry of --count merchants is seeded first (npm run seed) in a temporary
  * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is replaced.
@@ -24,13 +24,13 @@ const { values } = parseArgs({
   options: {
     count: { type: "string", default: "100000" },
     store: { type: "string" },
-    changed: { type: "string", default: "0.01" },
+    changes: { type: "string", default: "1000" },
     workers: { type: "string" },
     keep: { type: "boolean", default: false },
   },
 });
 const count = Number(values.count);
-const changedShare = Number(values.changed);
+const changes = Number(values.changes);
 const dataDir = values.store
   ? path.resolve(values.store)
   : mkdtempSync(path.join(os.tmpdir(), "abeille-refresh-bench-"));
@@ -77,14 +77,14 @@ function refresh(name: string, extraEnv: Record<string, string> = {}): Run {
 const runs: Run[] = [];
 runs.push(refresh("full"));
 
-// 1% of the published merchants change (a source update bumps updated_at, as every writer does).
+// `changes` published merchants change, spread over the registry (a source update bumps updated_at, as every writer does).
 const db = openDatabase(path.join(dataDir, "abeille.db"));
 const published = db.$client
   .prepare("SELECT ab_id FROM merchants WHERE status IN ('ACTIVE','PROBATION','PAUSED') ORDER BY ab_id")
   .pluck()
   .all() as string[];
-const step = Math.max(1, Math.round(1 / changedShare));
-const touched = published.filter((_abId, index) => index % step === 0);
+const step = Math.max(1, Math.floor(published.length / changes));
+const touched = published.filter((_abId, index) => index % step === 0).slice(0, changes);
 const touch = db.$client.prepare("UPDATE merchants SET updated_at = ? WHERE ab_id = ?");
 const stamp = new Date().toISOString();
 db.$client.transaction(() => {

@@ -20,6 +20,7 @@ import { merchantFolders } from "./documents.ts";
 export const STATE_DIRNAME = ".abeille";
 export const INDEX_FILENAME = "index.json";
 export const SERVE_INDEX_FILENAME = "serve-index.tsv";
+export const HEAD_FILENAME = "head.json";
 
 export interface IndexEntry {
   status: string;
@@ -46,6 +47,37 @@ export interface PublishIndex {
   merchants: Record<string, IndexEntry>;
   /** Hashes of the files that belong to no merchant (key set, static server configuration). */
   files: Record<string, string>;
+  /**
+   * The store revision read before the run read any merchant: whatever was written after it is
+   * in merchant_touches with a later one, so the next run renders only those (and the due ones).
+   * Absent in an index written before migration 0007: the next run reads every stamp.
+   */
+  cursor?: number;
+  /** Merchants that failed to render: the next run tries them again. */
+  retry?: string[];
+}
+
+/**
+ * What the next run needs to know that nothing is due without reading the whole index: written
+ * after the index, removed before a run writes anything, so it never describes an older index.
+ */
+export interface PublishHead {
+  version: 1;
+  publishKey: string;
+  codeKey: string;
+  cursor: number;
+  generatedAt: string;
+  published: number;
+  /** Files in the folder the index accounts for (merchants' and global ones). */
+  fileCount: number;
+  files: Record<string, string>;
+  /** The earliest `until` of a published merchant's content period (epoch ms), or null. */
+  earliestUntilMs: number | null;
+  /** The earliest snapshot manifest expiry (epoch ms), or null; -1 when a snapshot is missing. */
+  earliestSnapshotExpiryMs: number | null;
+  /** Whether snapshot manifests were published (a key for signing them was there). */
+  snapshots: boolean;
+  retry: number;
 }
 
 /** Temporary files are hidden siblings of their target: `.<name>.tmp-<writer>-<n>`. */
@@ -240,6 +272,19 @@ export class PublishFolder {
     } catch {
       return null;
     }
+  }
+
+  readHead(): PublishHead | null {
+    try {
+      const parsed = JSON.parse(readFileSync(path.join(this.stateDir, HEAD_FILENAME), "utf8")) as PublishHead;
+      return parsed.version === 1 && typeof parsed.cursor === "number" ? parsed : null;
+    } catch {
+      return null;
+    }
+  }
+
+  removeState(name: string): void {
+    rmSync(path.join(this.stateDir, name), { force: true });
   }
 
   writeState(name: string, text: string): void {

@@ -2,13 +2,20 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import path from "node:path";
 import { createTask } from "node-cron";
 import type { Db } from "../store/db.ts";
-import { createProfileLoader, createPublishSource } from "../store/publish-source.ts";
+import {
+  createProfileLoader,
+  createPublishSource,
+  type MerchantStamp,
+  type PublishSource,
+} from "../store/publish-source.ts";
 import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
 import {
+  HEAD_FILENAME,
   INDEX_FILENAME,
   type IndexEntry,
   PublishFolder,
+  type PublishHead,
   type PublishIndex,
   SERVE_INDEX_FILENAME,
 } from "./publish-folder.ts";
@@ -130,16 +137,51 @@ async function refreshLocked(
   const { config, settings } = input;
   const publishKey = publishKeyOf(config);
   const codeKey = input.codeKey ?? "";
-  const previous = folder.readIndex();
-  const skipAllowed =
-    previous !== null && previous.publishKey === publishKey && codeKey !== "" && previous.codeKey === codeKey;
-  const oldEntries = previous?.merchants ?? {};
+  const snapshots = Boolean(input.snapshotIssuer);
+  const source = createPublishSource(input.db);
 
   const nextRunAt =
     input.nextRunAt === undefined ? nextScheduledRun(settings.refreshCron, settings.refreshTimezone) : input.nextRunAt;
   const renewBeforeMs = nextRunAt
     ? nextRunAt.getTime() + settings.snapshotRenewMarginSeconds * 1000
     : now.getTime() + UNSCHEDULED_RENEW_SECONDS * 1000;
+  const globalFiles = renderGlobalFiles(input);
+
+  // Nothing written since the last run, nothing due: answer from the head without reading the index.
+  const head = folder.readHead();
+  if (head && nothingDue(head, { publishKey, codeKey, snapshots, now, renewBeforeMs, globalFiles, source })) {
+    return {
+      ...emptyCounters(),
+      merchants: head.published,
+      skipped: head.published,
+      unchanged: head.fileCount,
+      changed: 0,
+      withdrawn: 0,
+      seconds: Math.round((performance.now() - started) / 10) / 100,
+    };
+  }
+  folder.removeState(HEAD_FILENAME);
+
+  const previous = folder.readIndex();
+  const skipAllowed =
+    previous !== null && previous.publishKey === publishKey && codeKey !== "" && previous.codeKey === codeKey;
+  const oldEntries = previous?.merchants ?? {};
+  // Incremental: only the merchants written since the last run, and those whose content period or
+  // snapshot runs out. Otherwise (first run, new code, older index): every merchant's stamp is read.
+  const since = skipAllowed && typeof previous?.cursor === "number" ? previous.cursor : null;
+  let cursor: number;
+  let candidates: string[] | null = null;
+  if (since === null) {
+    cursor = source.revision();
+  } else {
+    const touched = source.touchedSince(since);
+    cursor = touched.revision;
+    const due = new Set<string>([...touched.abIds, ...(previous?.retry ?? [])]);
+    for (const [abId, entry] of Object.entries(oldEntries)) {
+      if (entryDue(entry, now.getTime(), renewBeforeMs, snapshots)) due.add(abId);
+    }
+    candidates = [...due].sort();
+  }
 
   const contextBase = {
     baseUrl: config.baseUrl,
@@ -150,26 +192,39 @@ async function refreshLocked(
     issueSnapshot: input.snapshotIssuer ?? null,
   };
   const loader = createProfileLoader(input.db);
-  const runner = input.runner
-    ? input.runner(contextBase)
-    : inlineRunner({
-        ...contextBase,
-        loadProfiles: (abIds) => loader.load(abIds),
-        folder,
-        readTransaction: readTransactionOf(input.db),
-      });
+  let runner: BatchRunner | null = null;
+  const startRunner = (): BatchRunner => {
+    runner ??= input.runner
+      ? input.runner(contextBase)
+      : inlineRunner({
+          ...contextBase,
+          loadProfiles: (abIds) => loader.load(abIds),
+          folder,
+          readTransaction: readTransactionOf(input.db),
+        });
+    return runner;
+  };
 
-  const source = createPublishSource(input.db);
-  const total = source.count();
+  const total = candidates ? candidates.length : source.count();
   const batchSize = input.batchSize ?? 500;
   const entries = new Map<string, IndexEntry>();
+  // Carried over as they are: the merchants an incremental run does not render.
+  let carried = 0;
+  let carriedFiles = 0;
+  if (candidates) {
+    const rendering = new Set(candidates);
+    for (const [abId, entry] of Object.entries(oldEntries)) {
+      if (rendering.has(abId)) continue;
+      entries.set(abId, entry);
+      carried += 1;
+      carriedFiles += Object.keys(entry.hashes).length;
+    }
+  }
   const totals = emptyCounters();
   const seen = new Set<string>();
   const withdrawnIds: string[] = [];
-  let published = 0;
   let done = 0;
   const inFlight: Promise<void>[] = [];
-  const maxInFlight = Math.max(1, runner.concurrency);
   const failures: { abId: string; message: string }[] = [];
   const changed: string[] = [];
   let batchFailure: Error | null = null;
@@ -183,13 +238,33 @@ async function refreshLocked(
     input.onProgress?.({ done, total });
   };
 
+  // Stamps are read before the profiles: a file is never recorded with a stamp newer than its content.
+  let position = 0;
+  let after = "";
+  const nextStamps = (): MerchantStamp[] | null => {
+    if (candidates) {
+      if (position >= candidates.length) return null;
+      const wanted = candidates.slice(position, position + batchSize);
+      position += wanted.length;
+      const found = source.stampsOf(wanted);
+      const known = new Set(found.map((stamp) => stamp.abId));
+      // Gone from the store: withdrawn like a merchant no longer listed.
+      for (const abId of wanted) if (!known.has(abId) && oldEntries[abId]) withdrawnIds.push(abId);
+      const missing = wanted.length - found.length;
+      if (missing > 0) {
+        done += missing;
+        input.onProgress?.({ done, total });
+      }
+      return found;
+    }
+    const stamps = source.stampsAfter(after, batchSize);
+    if (stamps.length === 0) return null;
+    after = stamps[stamps.length - 1]?.abId ?? after;
+    return stamps;
+  };
+
   try {
-    let after = "";
-    for (;;) {
-      // Stamps are read before the profiles: a file is never recorded with a stamp newer than its content.
-      const stamps = source.stampsAfter(after, batchSize);
-      if (stamps.length === 0) break;
-      after = stamps[stamps.length - 1]?.abId ?? after;
+    for (let stamps = nextStamps(); stamps !== null; stamps = nextStamps()) {
       const items: BatchItem[] = [];
       let skippedHere = 0;
       for (const stamp of stamps) {
@@ -199,7 +274,6 @@ async function refreshLocked(
           skippedHere += 1;
           continue;
         }
-        published += 1;
         items.push({ abId: stamp.abId, stamp: stamp.stamp, status: stamp.status, old: oldEntries[stamp.abId] ?? null });
       }
       if (skippedHere > 0) {
@@ -207,59 +281,66 @@ async function refreshLocked(
         input.onProgress?.({ done, total });
       }
       if (items.length === 0) continue;
-      const task = runner.run(items).then(
+      const active = startRunner();
+      const task = active.run(items).then(
         (result) => collect(result, items.length),
         (error: unknown) => {
           batchFailure ??= error instanceof Error ? error : new Error(String(error));
         },
       );
       inFlight.push(task);
-      if (inFlight.length >= maxInFlight) await inFlight.shift();
+      if (inFlight.length >= Math.max(1, active.concurrency)) await inFlight.shift();
       if (batchFailure) break;
     }
     await Promise.all(inFlight);
     if (batchFailure) throw batchFailure;
   } finally {
-    await runner.close();
+    await (runner as BatchRunner | null)?.close();
   }
 
-  // Withdrawal: merchants no longer published, merchants gone from the store, folders nobody owns.
-  for (const abId of Object.keys(oldEntries)) if (!seen.has(abId)) withdrawnIds.push(abId);
+  // Withdrawal: merchants no longer published, merchants gone from the store and, on a full pass,
+  // folders nobody owns.
   const withdrawn = new Set(withdrawnIds);
-  for (const abId of folder.merchantsOnDisk()) if (!entries.has(abId)) withdrawn.add(abId);
+  if (!candidates) {
+    for (const abId of Object.keys(oldEntries)) if (!seen.has(abId)) withdrawn.add(abId);
+    for (const abId of folder.merchantsOnDisk()) if (!entries.has(abId)) withdrawn.add(abId);
+  }
   let deleted = totals.deleted;
-  for (const abId of withdrawn) deleted += folder.removeMerchant(abId);
+  for (const abId of withdrawn) {
+    entries.delete(abId);
+    deleted += folder.removeMerchant(abId);
+  }
   changed.push(...[...withdrawn].filter((abId) => oldEntries[abId] !== undefined));
 
   // Files that belong to no merchant: the key set and the static server configuration.
   const files: Record<string, string> = {};
-  const writeGlobal = (relative: string, text: string) => {
-    const hash = bodyHash(Buffer.from(text, "utf8"));
-    files[relative] = hash;
-    if (previous?.files[relative] === hash && folder.exists(relative)) totals.unchanged += 1;
+  for (const [relative, file] of Object.entries(globalFiles)) {
+    files[relative] = file.hash;
+    if (previous?.files[relative] === file.hash && folder.exists(relative)) totals.unchanged += 1;
     else {
-      folder.write(relative, text);
+      folder.write(relative, file.text);
       totals.written += 1;
     }
-  };
-  if (input.keySet) writeGlobal(KEY_SET_PATH, JSON.stringify(input.keySet()));
-  else if (folder.remove(KEY_SET_PATH)) deleted += 1;
-  for (const [name, build] of Object.entries(STATIC_CONFIG_FILES)) writeGlobal(name, build());
+  }
+  if (!input.keySet && folder.remove(KEY_SET_PATH)) deleted += 1;
 
+  const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const index: PublishIndex = {
     version: 1,
     publishKey,
     codeKey,
     generatedAt: now.toISOString(),
-    merchants: Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    merchants: Object.fromEntries(sorted),
     files,
+    cursor,
+    retry: failures.map((failure) => failure.abId),
   };
   folder.writeState(INDEX_FILENAME, JSON.stringify(index));
   folder.writeState(
     SERVE_INDEX_FILENAME,
     formatServeIndex(
       publishKey,
-      Object.entries(index.merchants).map(([abId, entry]) => [
+      sorted.map(([abId, entry]) => [
         abId,
         entry.stamp,
         entry.until,
@@ -267,6 +348,7 @@ async function refreshLocked(
       ]),
     ),
   );
+  folder.writeState(HEAD_FILENAME, JSON.stringify(headOf(index, snapshots)));
 
   if (previous !== null && changed.length > 0) await input.onMerchantsChanged?.(changed);
   if (failures.length > 0) {
@@ -275,11 +357,11 @@ async function refreshLocked(
     );
   }
   return {
-    merchants: published,
+    merchants: entries.size,
     rendered: totals.rendered,
-    skipped: totals.skipped,
+    skipped: totals.skipped + carried,
     written: totals.written,
-    unchanged: totals.unchanged,
+    unchanged: totals.unchanged + carriedFiles,
     snapshotsSigned: totals.snapshotsSigned,
     changed: changed.length,
     withdrawn: withdrawn.size,
@@ -287,6 +369,83 @@ async function refreshLocked(
     failed: totals.failed,
     seconds: Math.round((performance.now() - started) / 10) / 100,
   };
+}
+
+interface GlobalFile {
+  text: string;
+  hash: string;
+}
+
+/** The files that belong to no merchant, rendered (cheap): the key set and the static server configuration. */
+function renderGlobalFiles(input: RefreshInput): Record<string, GlobalFile> {
+  const files: Record<string, GlobalFile> = {};
+  const add = (relative: string, text: string) => {
+    files[relative] = { text, hash: bodyHash(Buffer.from(text, "utf8")) };
+  };
+  if (input.keySet) add(KEY_SET_PATH, JSON.stringify(input.keySet()));
+  for (const [name, build] of Object.entries(STATIC_CONFIG_FILES)) add(name, build());
+  return files;
+}
+
+/** Whether a merchant must be rendered although nothing of it was written: its period or its snapshot ran out. */
+function entryDue(entry: IndexEntry, nowMs: number, renewBeforeMs: number, snapshots: boolean): boolean {
+  if (entry.until !== null && Date.parse(entry.until) <= nowMs) return true;
+  if (!snapshots) return entry.hashes.snapshot !== undefined;
+  if (!entry.hashes.snapshot || !entry.snapshotExpiresAt) return true;
+  return Date.parse(entry.snapshotExpiresAt) <= renewBeforeMs;
+}
+
+function headOf(index: PublishIndex, snapshots: boolean): PublishHead {
+  let fileCount = Object.keys(index.files).length;
+  let earliestUntilMs: number | null = null;
+  let earliestSnapshotExpiryMs: number | null = null;
+  const earlier = (current: number | null, value: number) => (current === null || value < current ? value : current);
+  for (const entry of Object.values(index.merchants)) {
+    fileCount += Object.keys(entry.hashes).length;
+    if (entry.until !== null) earliestUntilMs = earlier(earliestUntilMs, Date.parse(entry.until));
+    if (snapshots) {
+      const expiry = entry.hashes.snapshot && entry.snapshotExpiresAt ? Date.parse(entry.snapshotExpiresAt) : -1;
+      earliestSnapshotExpiryMs = earlier(earliestSnapshotExpiryMs, expiry);
+    } else if (entry.hashes.snapshot) {
+      earliestSnapshotExpiryMs = -1;
+    }
+  }
+  return {
+    version: 1,
+    publishKey: index.publishKey,
+    codeKey: index.codeKey,
+    cursor: index.cursor ?? 0,
+    generatedAt: index.generatedAt,
+    published: Object.keys(index.merchants).length,
+    fileCount,
+    files: index.files,
+    earliestUntilMs,
+    earliestSnapshotExpiryMs,
+    snapshots,
+    retry: index.retry?.length ?? 0,
+  };
+}
+
+function nothingDue(
+  head: PublishHead,
+  run: {
+    publishKey: string;
+    codeKey: string;
+    snapshots: boolean;
+    now: Date;
+    renewBeforeMs: number;
+    globalFiles: Record<string, GlobalFile>;
+    source: PublishSource;
+  },
+): boolean {
+  if (head.publishKey !== run.publishKey || run.codeKey === "" || head.codeKey !== run.codeKey) return false;
+  if (head.snapshots !== run.snapshots || head.retry > 0) return false;
+  if (head.earliestUntilMs !== null && head.earliestUntilMs <= run.now.getTime()) return false;
+  if (head.earliestSnapshotExpiryMs !== null && head.earliestSnapshotExpiryMs <= run.renewBeforeMs) return false;
+  const names = Object.keys(run.globalFiles);
+  if (names.length !== Object.keys(head.files).length) return false;
+  if (names.some((name) => head.files[name] !== run.globalFiles[name]?.hash)) return false;
+  return run.source.touchedSince(head.cursor).abIds.length === 0;
 }
 
 function inlineRunner(context: BatchContext): BatchRunner {

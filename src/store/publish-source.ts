@@ -41,6 +41,15 @@ interface StampRow {
 export interface PublishSource {
   /** Merchants after `afterAbId` in ab_id order, with their status and stamp. */
   stampsAfter(afterAbId: string, limit: number): MerchantStamp[];
+  /** The status and stamp of these merchants (in ab_id order); a merchant the store no longer has is absent. */
+  stampsOf(abIds: readonly string[]): MerchantStamp[];
+  /**
+   * The store revision now and the merchants whose published inputs were written after `cursor`
+   * (a previous answer's revision), read in one snapshot of the store (merchant_touches).
+   */
+  touchedSince(cursor: number): { revision: number; abIds: string[] };
+  /** The store revision now (a later touchedSince(revision) names whatever is written after). */
+  revision(): number;
   /** One merchant's status and stamp, or null when unknown. */
   stampOf(abId: string): MerchantStamp | null;
   count(): number;
@@ -55,6 +64,18 @@ export function createPublishSource(db: Db): PublishSource {
     `SELECT m.ab_id AS ab_id, m.status AS status, ${STAMP_SQL} AS stamp FROM merchants m WHERE m.ab_id = ?`,
   );
   const count = sqlite.prepare<[], { n: number }>("SELECT count(*) AS n FROM merchants");
+  const revision = sqlite.prepare<[], number>("SELECT revision FROM store_revision WHERE id = 1").pluck();
+  const touched = sqlite
+    .prepare<[number], string>("SELECT ab_id FROM merchant_touches WHERE touch > ? ORDER BY ab_id")
+    .pluck();
+  const several = sqlite.prepare<[string], StampRow>(
+    `SELECT m.ab_id AS ab_id, m.status AS status, ${STAMP_SQL} AS stamp FROM merchants m
+     WHERE m.ab_id IN (SELECT value FROM json_each(?)) ORDER BY m.ab_id`,
+  );
+  const touchedSince = sqlite.transaction((cursor: number) => ({
+    revision: revision.get() ?? 0,
+    abIds: touched.all(cursor),
+  }));
   const toStamp = (row: StampRow): MerchantStamp => ({
     abId: row.ab_id,
     status: row.status,
@@ -62,6 +83,9 @@ export function createPublishSource(db: Db): PublishSource {
   });
   return {
     stampsAfter: (afterAbId, limit) => after.all(afterAbId, limit).map(toStamp),
+    stampsOf: (abIds) => several.all(JSON.stringify(abIds)).map(toStamp),
+    touchedSince: (cursor) => touchedSince.deferred(cursor),
+    revision: () => revision.get() ?? 0,
     stampOf: (abId) => {
       const row = one.get(abId);
       return row ? toStamp(row) : null;

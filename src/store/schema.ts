@@ -187,6 +187,21 @@ export const storeRevision = sqliteTable("store_revision", {
   revision: integer("revision").notNull().default(0),
 });
 
+/**
+ * The last store revision at which each merchant's published inputs (its row, products, signals,
+ * territorial proof, Q&A clusters and nodes) were written, by any writer: triggers of migration
+ * 0007 bump `store_revision` and record it here in the same statement. The refresh job reads the
+ * merchants touched since its last run's revision instead of stamping the whole registry.
+ */
+export const merchantTouches = sqliteTable(
+  "merchant_touches",
+  {
+    abId: text("ab_id").primaryKey(),
+    touch: integer("touch").notNull(),
+  },
+  (table) => [index("merchant_touches_touch").on(table.touch)],
+);
+
 /* ---- The merchants' lifecycle: who changed what, and the feed of changes ---- */
 
 /**

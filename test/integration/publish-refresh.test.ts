@@ -255,6 +255,53 @@ describe("the refresh job and the published files", () => {
     expect(served.headers.get("etag")).toBe(fresh.headers.get("etag"));
   });
 
+  it("with nothing written since the last run and nothing due, answers from its head without reading the index", async () => {
+    const indexFile = path.join(publishDir(), ".abeille", "index.json");
+    const before = statSync(indexFile).mtimeMs;
+    const run = await runRefresh(refreshInput());
+    expect(run).toMatchObject({ rendered: 0, written: 0, changed: 0, skipped: firstRun.merchants });
+    expect(statSync(indexFile).mtimeMs).toBe(before);
+  });
+
+  it("renders only the merchant a write touched, whichever table the write went to", async () => {
+    const withClusters = first("with_clusters");
+    const withSignals = server.roster.cases.active_contactable?.find((abId) => abId !== withClusters) as string;
+    db.$client
+      .prepare(
+        "UPDATE signals SET recorded_at = ? WHERE ab_id = ? AND key = (SELECT min(key) FROM signals WHERE ab_id = ?)",
+      )
+      .run(new Date().toISOString(), withSignals, withSignals);
+    db.$client
+      .prepare(
+        "UPDATE qa_nodes SET human_verified_at = ? WHERE node_id = (SELECT min(n.node_id) FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id WHERE c.ab_id = ?)",
+      )
+      .run(new Date().toISOString(), withClusters);
+    const notified: string[][] = [];
+    const run = await runRefresh({ ...refreshInput(), onMerchantsChanged: (abIds) => void notified.push(abIds) });
+    expect(run.rendered).toBe(2);
+    expect(run.skipped).toBe(firstRun.merchants - 2);
+    expect(run.merchants).toBe(firstRun.merchants);
+    const index = new PublishFolder(publishDir()).readIndex();
+    expect(Object.keys(index?.merchants ?? {})).toHaveLength(firstRun.merchants);
+  });
+
+  it("renders a merchant whose content period ended although nothing of it was written", async () => {
+    const index = new PublishFolder(publishDir()).readIndex();
+    const untils = Object.values(index?.merchants ?? {})
+      .map((entry) => entry.until)
+      .filter((until): until is string => until !== null)
+      .sort();
+    const earliest = untils[0] as string;
+    const now = new Date(Date.parse(earliest) + 1000);
+    const ended = untils.filter((until) => Date.parse(until) <= now.getTime()).length;
+    const run = await runRefresh({ ...refreshInput(), now, nextRunAt: new Date(Date.now() + 3600_000) });
+    expect(run.rendered + run.skipped).toBe(firstRun.merchants);
+    expect(run.rendered).toBe(ended);
+    // The next run at the real time is due again for them: put the folder back as it was.
+    const back = await runRefresh({ ...refreshInput(), codeKey: "test-code-again" });
+    expect(back.merchants).toBe(firstRun.merchants);
+  });
+
   it("withdraws a merchant that is archived or suspended: its files go, the routes answer 404", async () => {
     const archived = first("contact_disabled");
     const suspended = first("paused");
