@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { jobArgv } from "../jobs/compile-cache.ts";
 import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { round } from "./lib.ts";
@@ -56,7 +57,7 @@ interface Run {
 
 function refresh(name: string, extraEnv: Record<string, string> = {}): Run {
   const started = performance.now();
-  const args = ["jobs/refresh.ts", "--json", ...(values.workers ? ["--workers", values.workers] : [])];
+  const args = jobArgv("jobs/refresh.ts", "--json", ...(values.workers ? ["--workers", values.workers] : []));
   const result = spawnSync(process.execPath, args, {
     cwd: root,
     env: { ...env, ...extraEnv },

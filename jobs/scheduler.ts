@@ -18,6 +18,7 @@ import { logger } from "../src/logging.ts";
 import { INDEX_FILENAME, STATE_DIRNAME } from "../src/publish/publish-folder.ts";
 import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { loadPublishSettings, type PublishSettings } from "../src/publish/settings.ts";
+import { jobArgv } from "./compile-cache.ts";
 
 const refreshScript = fileURLToPath(new URL("./refresh.ts", import.meta.url));
 const projectRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -43,7 +44,7 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
     if (running) return running;
     running = new Promise<RefreshSummary>((resolve, reject) => {
       const started = Date.now();
-      child = spawn(process.execPath, [refreshScript, "--json"], {
+      child = spawn(process.execPath, jobArgv(refreshScript, "--json"), {
         cwd: projectRoot,
         env: { ...env },
         stdio: ["ignore", "pipe", "inherit"],

@@ -183,26 +183,39 @@ export class PublishFolder {
   private async writeAsync(relative: string, body: Uint8Array | string): Promise<void> {
     const target = this.full(relative);
     const dir = path.dirname(target);
-    let made = this.madeDirs.get(dir);
-    if (made === undefined) {
-      made = makeDirectoryAsync(dir);
-      this.madeDirs.set(dir, made);
-      made.then(
-        () => {
-          if (this.madeDirs.get(dir) !== undefined) this.madeDirs.set(dir, true);
-        },
-        () => this.madeDirs.delete(dir),
-      );
-    }
-    if (made !== true) await made;
+    const making = this.madeDirs.get(dir);
+    if (making !== undefined && making !== true) await making;
     const temp = this.tempPathOf(target);
     try {
-      await writeFile(temp, body);
+      // The directory usually exists (every run after the first): write first, make it only when missing.
+      try {
+        await writeFile(temp, body);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        await this.makeDirectoryOnce(dir);
+        await writeFile(temp, body);
+      }
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
     }
+  }
+
+  /** One mkdir per directory however many queued writes find it missing at once. */
+  private makeDirectoryOnce(dir: string): Promise<void> {
+    const made = this.madeDirs.get(dir);
+    if (made === true) return makeDirectoryAsync(dir);
+    if (made !== undefined) return made;
+    const making = makeDirectoryAsync(dir);
+    this.madeDirs.set(dir, making);
+    making.then(
+      () => {
+        if (this.madeDirs.get(dir) !== undefined) this.madeDirs.set(dir, true);
+      },
+      () => this.madeDirs.delete(dir),
+    );
+    return making;
   }
 
   private tempPathOf(target: string): string {

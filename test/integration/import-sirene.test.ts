@@ -7,8 +7,10 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { crc32, deflateRawSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
+import { openDatabase } from "../../src/store/db.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const run = promisify(execFile);
@@ -233,8 +235,121 @@ describe("npm run import -- sirene", () => {
       "Sarl la Fournee de Villeurbanne",
       "1998-03-01",
     ]);
+    // The company's age is an official signal too, counted at the file's processing date (2026-10-02).
+    const card = await server.getJson(`/api/merchants/${abId}/decision-card`);
+    expect(JSON.stringify(card.body)).toContain("company_age_years");
+    const events = (JSON.parse(stdout) as { events: { changes: Record<string, { to: unknown }> }[] }).events;
+    expect(events[0]?.changes.legal_form?.to).toBe("5499");
+    const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+    const age = db.$client
+      .prepare("SELECT value, source, verified_at FROM signals WHERE ab_id = ? AND key = 'company_age_years'")
+      .get(abId);
+    db.$client.close();
+    expect(age).toEqual({ value: "28", source: "official_file", verified_at: "2026-10-02T08:15:31.000Z" });
+  }, 60_000);
+
+  it("reads the stock zipped as INSEE publishes it and positions from Etalab's gzipped geocoded file; without one, the commune's centroid, marked as such", async () => {
+    const companySiren = makeSiren("33322211");
+    const placedShop = makeSiret(companySiren, "0001");
+    const centroidShop = makeSiret(companySiren, "0002");
+    const csv = `${HEADER.join(",")}\r\n${[
+      row({ ...base, siren: companySiren, nic: "00017", siret: placedShop, enseigne1Etablissement: "FOURNIL ZIPPE" }),
+      row({
+        ...base,
+        siren: companySiren,
+        nic: "00025",
+        siret: centroidShop,
+        enseigne1Etablissement: "FOURNIL SANS GPS",
+      }),
+    ].join("\r\n")}\r\n`;
+    const zipped = path.join(server.dataDir, "StockEtablissement_utf8.zip");
+    writeFileSync(zipped, zipOf("StockEtablissement_utf8.csv", csv));
+    const geoHeader = [
+      ...HEADER,
+      "longitude",
+      "latitude",
+      "geo_score",
+      "geo_type",
+      "geo_adresse",
+      "geo_id",
+      "geo_ligne",
+      "geo_l4",
+      "geo_l5",
+    ];
+    const geoRow = HEADER.map((name) => (name === "siret" ? placedShop : ""))
+      .concat([
+        "4.880123",
+        "45.766942",
+        "0.93",
+        "housenumber",
+        "14 bis Avenue Roger Salengro 69100 Villeurbanne",
+        "69266_3410_00014_bis",
+        "G",
+        "",
+        "",
+      ])
+      .join(",");
+    const geo = path.join(server.dataDir, "geo_siret_69.csv.gz");
+    writeFileSync(geo, gzipSync(`${geoHeader.join(",")}\n${geoRow}\n`));
+
+    const result = await importSirene(zipped, "--geo", geo);
+    expect(result.report).toMatchObject({ read: 2, created: 2, rejected: [] });
+    const proofOf = async (q: string) => {
+      const { body } = await server.getJson(`/api/registry/search?q=${encodeURIComponent(q)}`);
+      const abId = (body.results as { merchant: { ab_id: string } }[])[0]?.merchant.ab_id as string;
+      const card = await server.getJson(`/api/merchants/${abId}/decision-card`);
+      const proof = card.body.data.decision_card.territorial_proof as Record<string, unknown>;
+      return [proof.latitude, proof.longitude, proof.geocoding_source, proof.geocoding_score];
+    };
+    expect(await proofOf("Fournil Zippe")).toEqual([45.766942, 4.880123, "geo_sirene_housenumber", 0.93]);
+    const [, , source, score] = await proofOf("Fournil sans GPS");
+    expect([source, score]).toEqual(["commune_centroid", 0.3]);
+
+    // The same archive again changes nothing; an archive cut short is refused with a message.
+    expect((await importSirene(zipped, "--geo", geo)).report).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+    const cut = path.join(server.dataDir, "StockEtablissement_cut.zip");
+    writeFileSync(cut, zipOf("StockEtablissement_utf8.csv", csv.repeat(40)).subarray(0, 200));
+    const failure = await run(process.execPath, ["jobs/import.ts", "sirene", "--etablissements", cut], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect("code" in failure ? failure.code : 0).toBe(1);
+    expect("stderr" in failure ? failure.stderr : "").toBe(
+      "import: a compressed file is damaged or cut short (unexpected end of file)\n",
+    );
   }, 60_000);
 });
+
+/** A zip archive of one deflated file, as INSEE publishes its stock (local header, data, central directory). */
+function zipOf(name: string, text: string): Buffer {
+  const data = Buffer.from(text, "utf8");
+  const packed = deflateRawSync(data);
+  const fileName = Buffer.from(name, "utf8");
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt16LE(8, 8);
+  local.writeUInt32LE(crc32(data), 14);
+  local.writeUInt32LE(packed.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(fileName.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE(20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt16LE(8, 10);
+  central.writeUInt32LE(crc32(data), 16);
+  central.writeUInt32LE(packed.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(fileName.length, 28);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(1, 8);
+  end.writeUInt16LE(1, 10);
+  end.writeUInt32LE(46 + fileName.length, 12);
+  end.writeUInt32LE(30 + fileName.length + packed.length, 16);
+  return Buffer.concat([local, fileName, packed, central, fileName, end]);
+}
 
 /** StockUniteLegale's published header (format 3.11 with the NAF 2025 column), in its order. */
 const UNIT_HEADER = [

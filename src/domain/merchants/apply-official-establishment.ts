@@ -1,10 +1,11 @@
-import type { Merchant, Signal } from "../merchant.ts";
+import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
+import { yearsBetween } from "../registry/decision-card.ts";
 import { trades } from "../sectors.ts";
 import { newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
-import type { OfficialEstablishment } from "./official-establishment.ts";
+import type { OfficialEstablishment, OfficialPosition } from "./official-establishment.ts";
 
 export type OfficialOutcome =
   | { kind: "created"; abId: string }
@@ -67,9 +68,9 @@ export function applyOfficialEstablishment(
     deps.communes.findByInsee?.(establishment.inseeCode) ??
     null;
   if (!commune) return { kind: "skipped", reason: "commune_unknown" };
-  const proof = territorialProofOf(
-    { find: () => commune },
-    { postal_code: establishment.postalCode, city: establishment.city },
+  const proof = placed(
+    territorialProofOf({ find: () => commune }, { postal_code: establishment.postalCode, city: establishment.city }),
+    establishment.position ?? null,
   );
   const verifiedAt = establishment.processedAt ?? nowIso;
   const identity: Signal = {
@@ -83,6 +84,12 @@ export function applyOfficialEstablishment(
     recordedAt: verifiedAt,
     expiresAt: new Date(Date.parse(verifiedAt) + IDENTITY_VALIDITY_MS).toISOString(),
   };
+  // The company's age, from its creation date in the legal units file (checked with the identity).
+  const createdOn = establishment.legalUnit?.createdOn ?? null;
+  const age: Signal | null = createdOn
+    ? { ...identity, key: "company_age_years", value: yearsBetween(createdOn, new Date(verifiedAt)) }
+    : null;
+  const officialSignals = age ? [identity, age] : [identity];
 
   if (!existing) {
     const abId = newAbId(deps.registry, deps.randomId);
@@ -105,7 +112,7 @@ export function applyOfficialEstablishment(
       merchant,
       territorialProof: proof,
       products: [],
-      signals: [identity],
+      signals: officialSignals,
       event: {
         at: nowIso,
         actor,
@@ -113,6 +120,9 @@ export function applyOfficialEstablishment(
         changes: {
           siret: { from: null, to: establishment.siret },
           naf_code: { from: null, to: establishment.nafCode },
+          ...(establishment.legalUnit?.legalForm
+            ? { legal_form: { from: null, to: establishment.legalUnit.legalForm } }
+            : {}),
         },
         reason: "établissement actif et diffusible au répertoire SIRENE",
       },
@@ -135,22 +145,55 @@ export function applyOfficialEstablishment(
   }
   const known = existing.signals.find((signal) => signal.key === "siret_verified");
   const identityChanged = known?.status !== "verified" || known.verifiedAt !== identity.verifiedAt;
-  if (Object.keys(fields).length === 0 && !identityChanged) return { kind: "unchanged", abId: merchant.abId };
+  const knownAge = existing.signals.find((signal) => signal.key === "company_age_years");
+  const ageChanged = age !== null && (knownAge?.value !== age.value || knownAge.verifiedAt !== age.verifiedAt);
+  const current = existing.territorialProof;
+  const position = establishment.position ?? null;
+  const moved =
+    position !== null &&
+    (current?.latitude !== position.latitude ||
+      current?.longitude !== position.longitude ||
+      current?.geocodingScore !== proof.geocodingScore);
+  if (Object.keys(fields).length === 0 && !identityChanged && !ageChanged && !moved) {
+    return { kind: "unchanged", abId: merchant.abId };
+  }
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [key, value] of Object.entries(fields))
     changes[key] = { from: merchant[key as keyof Merchant], to: value };
   if (identityChanged) changes.siret_verified = { from: known?.verifiedAt ?? null, to: identity.verifiedAt };
-  const addressChanged = "postalCode" in fields || "city" in fields;
+  if (ageChanged) changes.company_age_years = { from: knownAge?.value ?? null, to: age.value };
+  if (moved) {
+    changes.position = {
+      from: current ? [current.latitude, current.longitude] : null,
+      to: [proof.latitude, proof.longitude],
+    };
+  }
+  const addressChanged = "postalCode" in fields || "city" in fields || moved;
   const written = deps.registry.update({
     abId: merchant.abId,
     expectedRevision: existing.revision,
     fields: { ...fields, updatedAt: nowIso },
     products: null,
     territorialProof: addressChanged ? proof : undefined,
-    signals: [identity],
+    signals: officialSignals,
     event: { at: nowIso, actor, action: "updated", changes, reason: "répertoire SIRENE" },
     feed: feedChange(merchant.status, merchant.status),
   });
   if (!written) throw changedMeanwhile(merchant.abId);
   return { kind: "updated", abId: merchant.abId };
+}
+
+/**
+ * The commune's proof, placed where a geocoded file puts the establishment: its own position and
+ * the geocoder's score and match kind; without one, the commune's centroid and its lower score.
+ */
+function placed(proof: TerritorialProof, position: OfficialPosition | null): TerritorialProof {
+  if (!position) return proof;
+  return {
+    ...proof,
+    latitude: position.latitude,
+    longitude: position.longitude,
+    geocodingSource: position.type ? `geo_sirene_${position.type}` : "geo_sirene",
+    geocodingScore: position.score ?? proof.geocodingScore,
+  };
 }

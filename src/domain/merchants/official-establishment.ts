@@ -18,6 +18,18 @@ export interface OfficialEstablishment {
   processedAt: string | null;
   /** The company the establishment belongs to, when its file was read too. */
   legalUnit?: OfficialLegalUnit | null;
+  /** Where a geocoded file places it; without one, the commune's centroid stands in (marked as such). */
+  position?: OfficialPosition | null;
+}
+
+/** A position from a geocoded official file (Etalab's geocoded SIRENE). */
+export interface OfficialPosition {
+  latitude: number;
+  longitude: number;
+  /** The geocoder's confidence, 0 to 1. */
+  score: number | null;
+  /** What the geocoder matched: housenumber, interpolation, street, locality, municipality. */
+  type: string | null;
 }
 
 /** A company (unité légale) as the register describes it. */
@@ -27,4 +39,6 @@ export interface OfficialLegalUnit {
   legalName: string;
   /** When the company was created (YYYY-MM-DD). */
   createdOn: string | null;
+  /** Its legal form, INSEE's four-digit code (5499: SARL, 1000: sole trader...). */
+  legalForm?: string | null;
 }

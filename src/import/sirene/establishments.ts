@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import type { OfficialEstablishment, OfficialLegalUnit } from "../../domain/merchants/official-establishment.ts";
+import type {
+  OfficialEstablishment,
+  OfficialLegalUnit,
+  OfficialPosition,
+} from "../../domain/merchants/official-establishment.ts";
 
 /**
  * A row of INSEE's StockEtablissement file (SIRENE stock, format 3.11: 53 columns, 54 with
@@ -41,6 +45,28 @@ function titleCase(text: string): string {
 
 const REPETITION: Record<string, string> = { B: "bis", T: "ter", Q: "quater", C: "quinquies" };
 
+/**
+ * The columns Etalab's geocoded SIRENE files add to the establishment's (per department,
+ * `geo_siret_69.csv.gz`): WGS84 degrees, the geocoder's score (0-1) and what it found
+ * (housenumber, interpolation, street, locality, municipality).
+ */
+export const GEO_COLUMNS = ["longitude", "latitude", "geo_score", "geo_type"] as const;
+
+/** A geocoded row's position, or null when it has none (or not a usable one). */
+export function positionOf(row: Record<string, string>): OfficialPosition | null {
+  const longitude = Number.parseFloat(row.longitude ?? "");
+  const latitude = Number.parseFloat(row.latitude ?? "");
+  if (!Number.isFinite(longitude) || !Number.isFinite(latitude)) return null;
+  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return null;
+  const score = Number.parseFloat(row.geo_score ?? "");
+  return {
+    latitude,
+    longitude,
+    score: Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : null,
+    type: (row.geo_type ?? "").trim() || null,
+  };
+}
+
 export function establishmentOf(row: Record<string, string>): OfficialEstablishment {
   const value = (name: (typeof ESTABLISHMENT_COLUMNS)[number]) => (row[name] ?? "").trim();
   const number = [value("numeroVoieEtablissement"), REPETITION[value("indiceRepetitionEtablissement")] ?? ""]
@@ -65,6 +91,7 @@ export function establishmentOf(row: Record<string, string>): OfficialEstablishm
     processedAt: /^\d{4}-\d{2}-\d{2}T/.test(value("dateDernierTraitementEtablissement"))
       ? `${value("dateDernierTraitementEtablissement").slice(0, 19)}.000Z`
       : null,
+    position: positionOf(row),
   };
 }
 
@@ -73,6 +100,7 @@ export const LEGAL_UNIT_COLUMNS = [
   "siren",
   "statutDiffusionUniteLegale",
   "dateCreationUniteLegale",
+  "categorieJuridiqueUniteLegale",
   "denominationUniteLegale",
   "nomUniteLegale",
   "nomUsageUniteLegale",
@@ -92,6 +120,7 @@ export function legalUnitOf(row: Record<string, string>): OfficialLegalUnit | nu
   return {
     siren: value("siren"),
     legalName: titleCase(name),
+    legalForm: /^\d{4}$/.test(value("categorieJuridiqueUniteLegale")) ? value("categorieJuridiqueUniteLegale") : null,
     createdOn: /^\d{4}-\d{2}-\d{2}/.test(created) ? created.slice(0, 10) : null,
   };
 }

@@ -1,0 +1,56 @@
+import { closeSync, createReadStream, openSync, readSync } from "node:fs";
+import type { Readable } from "node:stream";
+import { createGunzip, createInflateRaw } from "node:zlib";
+
+/**
+ * Opens an official file as a stream of UTF-8 text, whichever way it was published: plain CSV,
+ * gzipped (the geocoded SIRENE files, `.csv.gz`) or zipped (INSEE's `StockEtablissement_utf8.zip`,
+ * one CSV inside). The kind is read from the first bytes, not the name. A zip is read from its
+ * first entry's local header on, streamed through inflate: nothing is unpacked on disk, and memory
+ * stays bounded whatever the size (the sizes in the header are not needed, so ZIP64 archives and
+ * archives written with a data descriptor read the same way).
+ */
+export function openText(file: string): AsyncIterable<string> {
+  const head = Buffer.alloc(30);
+  const fd = openSync(file, "r");
+  let read: number;
+  try {
+    read = readSync(fd, head, 0, 30, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (read >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
+    return decode(createReadStream(file).pipe(createGunzip()));
+  }
+  if (read >= 4 && head.readUInt32LE(0) === ZIP_LOCAL_HEADER) {
+    if (read < 30) throw new OfficialFileError(`${file} is a zip archive cut short`);
+    const method = head.readUInt16LE(8);
+    const flags = head.readUInt16LE(6);
+    const nameLength = head.readUInt16LE(26);
+    const extraLength = head.readUInt16LE(28);
+    if (flags & 0x1) throw new OfficialFileError(`${file} is an encrypted zip archive`);
+    const start = 30 + nameLength + extraLength;
+    if (method === 8) return decode(createReadStream(file, { start }).pipe(createInflateRaw()));
+    if (method === 0) {
+      const size = head.readUInt32LE(18);
+      if (flags & 0x8 || size === 0xffffffff) {
+        throw new OfficialFileError(`${file}: a stored (uncompressed) entry without its size is not supported`);
+      }
+      return decode(createReadStream(file, { start, end: start + size - 1 }));
+    }
+    throw new OfficialFileError(`${file}: zip compression method ${method} is not supported (deflate or stored)`);
+  }
+  return decode(createReadStream(file));
+}
+
+const ZIP_LOCAL_HEADER = 0x04034b50;
+
+export class OfficialFileError extends Error {
+  override name = "OfficialFileError";
+}
+
+/** Bytes to text: a multi-byte character split between two chunks is decoded whole. */
+function decode(stream: Readable): AsyncIterable<string> {
+  stream.setEncoding("utf8");
+  return stream as AsyncIterable<string>;
+}
