@@ -30,7 +30,7 @@ export type FakeAnswer =
   | { kind: "bad_request"; message: string }
   | { kind: "too_many"; retryAfter: string | null }
   | { kind: "status"; status: number }
-  | { kind: "slow"; delayMs: number; then: FakeAnswer };
+  | { kind: "slow"; delayMs: number; answer: FakeAnswer };
 
 export interface FakeRequest {
   q: string | null;
@@ -54,11 +54,23 @@ export async function startFakeRechercheEntreprises(): Promise<FakeRechercheEntr
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://fake");
     const q = url.searchParams.get("q");
-    requests.push({ q, url: url.pathname + url.search, userAgent: request.headers["user-agent"] ?? null, at: performance.now() });
-    if (request.method !== "GET" || url.pathname !== "/search") return json(response, 404, { erreur: "Ressource non trouvée." });
-    if (!q) return json(response, 400, { erreur: "Veuillez indiquer au moins un paramètre de recherche." });
+    requests.push({
+      q,
+      url: url.pathname + url.search,
+      userAgent: request.headers["user-agent"] ?? null,
+      at: performance.now(),
+    });
+    if (request.method !== "GET" || url.pathname !== "/search") {
+      json(response, 404, { erreur: "Ressource non trouvée." });
+      return;
+    }
+    if (!q) {
+      json(response, 400, { erreur: "Veuillez indiquer au moins un paramètre de recherche." });
+      return;
+    }
     const script = scripts.get(q.replace(/ /g, ""));
-    const answer = script && script.length > 1 ? (script.shift() as FakeAnswer) : (script?.[0] ?? { kind: "not_found" });
+    const answer =
+      script && script.length > 1 ? (script.shift() as FakeAnswer) : (script?.[0] ?? { kind: "not_found" });
     answerWith(response, answer);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -79,15 +91,20 @@ export async function startFakeRechercheEntreprises(): Promise<FakeRechercheEntr
 function answerWith(response: ServerResponse, answer: FakeAnswer): void {
   switch (answer.kind) {
     case "found":
-      return json(response, 200, payload([result(answer.establishment, "A", null, "O")]));
+      json(response, 200, payload([result(answer.establishment, "A", null, "O")]));
+      return;
     case "closed":
-      return json(response, 200, payload([result(answer.establishment, "F", answer.closedOn, "O")]));
+      json(response, 200, payload([result(answer.establishment, "F", answer.closedOn, "O")]));
+      return;
     case "not_public":
-      return json(response, 200, payload([result(answer.establishment, "A", null, "P")]));
+      json(response, 200, payload([result(answer.establishment, "A", null, "P")]));
+      return;
     case "not_found":
-      return json(response, 200, payload([]));
+      json(response, 200, payload([]));
+      return;
     case "bad_request":
-      return json(response, 400, { erreur: answer.message });
+      json(response, 400, { erreur: answer.message });
+      return;
     case "too_many":
       response.writeHead(429, {
         "content-type": "text/plain",
@@ -96,9 +113,12 @@ function answerWith(response: ServerResponse, answer: FakeAnswer): void {
       response.end("Too Many Requests");
       return;
     case "status":
-      return json(response, answer.status, { erreur: "Une erreur inattendue s'est produite. Veuillez réessayer plus tard." });
+      json(response, answer.status, {
+        erreur: "Une erreur inattendue s'est produite. Veuillez réessayer plus tard.",
+      });
+      return;
     case "slow": {
-      const timer = setTimeout(() => answerWith(response, answer.then), answer.delayMs);
+      const timer = setTimeout(() => answerWith(response, answer.answer), answer.delayMs);
       response.on("close", () => clearTimeout(timer));
       return;
     }

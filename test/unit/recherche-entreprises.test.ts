@@ -151,7 +151,7 @@ describe("when the API is busy or slow", () => {
   });
 
   it("gives up on an answer slower than the timeout with a clear error, after its bounded attempts", async () => {
-    fake.script(siret, { kind: "slow", delayMs: 5_000, then: { kind: "found", establishment: bakery } });
+    fake.script(siret, { kind: "slow", delayMs: 5_000, answer: { kind: "found", establishment: bakery } });
     const started = performance.now();
     const error = await failure(client({ timeoutMs: 200, maxAttempts: 2 }).findEstablishment(siret));
     expect(error.failure).toBe("timeout");
@@ -178,9 +178,7 @@ describe("when the API is busy or slow", () => {
   });
 
   it("names an unreachable server", async () => {
-    const error = await failure(
-      client({ baseUrl: "http://127.0.0.1:9", maxAttempts: 2 }).findEstablishment(siret),
-    );
+    const error = await failure(client({ baseUrl: "http://127.0.0.1:9", maxAttempts: 2 }).findEstablishment(siret));
     expect(error.failure).toBe("unavailable");
     expect(error.message).toMatch(/^http:\/\/127\.0\.0\.1:9\/search\?q=\d{14}: fetch failed: .*\(2 attempts\)$/);
   });
