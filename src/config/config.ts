@@ -88,6 +88,18 @@ export const configSchema = z
     // Internal, set by `npm start`'s primary for the processes it forks: it checkpoints the WAL
     // itself, so that no server process stops serving while the checkpoint's fsyncs run.
     ABEILLE_WAL_CHECKPOINTS: z.preprocess(emptyToUndefined, z.enum(["automatic", "primary"]).default("automatic")),
+    // The API Recherche d'entreprises, for `npm run verify` (the live SIRET check; never during a request).
+    RECHERCHE_ENTREPRISES_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .url()
+        .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+        .default("https://recherche-entreprises.api.gouv.fr"),
+    ),
+    RECHERCHE_ENTREPRISES_TIMEOUT_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(100).max(120_000).default(10_000),
+    ),
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -138,6 +150,10 @@ export const configSchema = z
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,
       walCheckpoints: env.ABEILLE_WAL_CHECKPOINTS,
+      rechercheEntreprises: {
+        url: env.RECHERCHE_ENTREPRISES_URL.replace(/\/+$/, ""),
+        timeoutMs: env.RECHERCHE_ENTREPRISES_TIMEOUT_MS,
+      },
     };
   });
 

@@ -11,6 +11,7 @@ import { crc32, deflateRawSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { ESTABLISHMENT_HEADER as HEADER, stockRow as row } from "../helpers/sirene-stock.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const run = promisify(execFile);
@@ -24,70 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-const HEADER = [
-  "siren",
-  "nic",
-  "siret",
-  "statutDiffusionEtablissement",
-  "dateCreationEtablissement",
-  "trancheEffectifsEtablissement",
-  "anneeEffectifsEtablissement",
-  "activitePrincipaleRegistreMetiersEtablissement",
-  "dateDernierTraitementEtablissement",
-  "etablissementSiege",
-  "nombrePeriodesEtablissement",
-  "complementAdresseEtablissement",
-  "numeroVoieEtablissement",
-  "indiceRepetitionEtablissement",
-  "dernierNumeroVoieEtablissement",
-  "indiceRepetitionDernierNumeroVoieEtablissement",
-  "typeVoieEtablissement",
-  "libelleVoieEtablissement",
-  "codePostalEtablissement",
-  "libelleCommuneEtablissement",
-  "libelleCommuneEtrangerEtablissement",
-  "distributionSpecialeEtablissement",
-  "codeCommuneEtablissement",
-  "codeCedexEtablissement",
-  "libelleCedexEtablissement",
-  "codePaysEtrangerEtablissement",
-  "libellePaysEtrangerEtablissement",
-  "identifiantAdresseEtablissement",
-  "coordonneeLambertAbscisseEtablissement",
-  "coordonneeLambertOrdonneeEtablissement",
-  "complementAdresse2Etablissement",
-  "numeroVoie2Etablissement",
-  "indiceRepetition2Etablissement",
-  "typeVoie2Etablissement",
-  "libelleVoie2Etablissement",
-  "codePostal2Etablissement",
-  "libelleCommune2Etablissement",
-  "libelleCommuneEtranger2Etablissement",
-  "distributionSpeciale2Etablissement",
-  "codeCommune2Etablissement",
-  "codeCedex2Etablissement",
-  "libelleCedex2Etablissement",
-  "codePaysEtranger2Etablissement",
-  "libellePaysEtranger2Etablissement",
-  "dateDebut",
-  "etatAdministratifEtablissement",
-  "enseigne1Etablissement",
-  "enseigne2Etablissement",
-  "enseigne3Etablissement",
-  "denominationUsuelleEtablissement",
-  "activitePrincipaleEtablissement",
-  "nomenclatureActivitePrincipaleEtablissement",
-  "caractereEmployeurEtablissement",
-  "activitePrincipaleNAF25Etablissement",
-];
-
-function row(values: Record<string, string>): string {
-  return HEADER.map((name) => {
-    const value = values[name] ?? "";
-    return /[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-  }).join(",");
-}
 
 const siren = makeSiren("55566677");
 const bakery = makeSiret(siren, "0001");

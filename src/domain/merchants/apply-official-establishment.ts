@@ -1,6 +1,7 @@
 import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
 import { yearsBetween } from "../registry/decision-card.ts";
 import { trades } from "../sectors.ts";
+import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import { newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
@@ -14,8 +15,6 @@ export type OfficialOutcome =
   | { kind: "unchanged"; abId: string }
   | { kind: "skipped"; reason: "not_public" | "closed" | "naf_not_covered" | "commune_unknown" };
 
-/** The official identity check holds two years from INSEE's processing of the row. */
-const IDENTITY_VALIDITY_MS = 2 * 365 * 24 * 3_600_000;
 export const SIRENE_DATASET_URL =
   "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret";
 
@@ -82,7 +81,8 @@ export function applyOfficialEstablishment(
     value: true,
     verifiedAt,
     recordedAt: verifiedAt,
-    expiresAt: new Date(Date.parse(verifiedAt) + IDENTITY_VALIDITY_MS).toISOString(),
+    // The official identity check holds two years from INSEE's processing of the row.
+    expiresAt: officialCheckExpiresAt(verifiedAt),
   };
   // The company's age, from its creation date in the legal units file (checked with the identity).
   const createdOn = establishment.legalUnit?.createdOn ?? null;

@@ -14,6 +14,15 @@ export type TrustComponent = "experience" | "expertise" | "authority" | "trust";
  */
 export const SIGNAL_SOURCES = ["official_api", "official_file", "platform_observed", "merchant_declared"] as const;
 export type SignalSource = (typeof SIGNAL_SOURCES)[number];
+/**
+ * How long an official register's answer holds (its file's row or its API's answer): two years
+ * from the check, after which the signal counts for nothing until it is checked again.
+ */
+export const OFFICIAL_CHECK_VALIDITY_DAYS = 730;
+/** When an official check made at `checkedAt` (an ISO instant) expires. */
+export function officialCheckExpiresAt(checkedAt: string): string {
+  return new Date(Date.parse(checkedAt) + OFFICIAL_CHECK_VALIDITY_DAYS * 24 * 3_600_000).toISOString();
+}
 export type ProofStatus = "official_source_verified" | "machine_consistent" | "merchant_declared";
 export type SignalStatus = "verified" | "unverified" | "failed" | "expired";
 
