@@ -1,3 +1,4 @@
+import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Merchant, Signal } from "../domain/merchant.ts";
 import type {
   MerchantCreation,
@@ -9,7 +10,7 @@ import type {
 } from "../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
-import { and, asc, eq, sql } from "./drizzle.ts";
+import { and, asc, eq, getTableColumns, sql } from "./drizzle.ts";
 import { createMerchantRepository } from "./merchant-repository.ts";
 import { merchantChanges, merchantEvents, merchants, products, signals, territorialProofs } from "./schema.ts";
 
@@ -21,28 +22,42 @@ import { merchantChanges, merchantEvents, merchants, products, signals, territor
  */
 export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore {
   const reads = createMerchantRepository(db);
-  const revisionOf = (abId: string) =>
-    db.select({ revision: merchants.revision }).from(merchants).where(eq(merchants.abId, abId)).get()?.revision ?? null;
-
-  const record = (
-    tx: Pick<Db, "insert">,
-    abId: string,
-    revision: number,
-    event: MerchantEventInput,
-    feed: string | null,
-  ) => {
-    tx.insert(merchantEvents)
-      .values({
-        abId,
-        at: event.at,
-        actor: event.actor,
-        action: event.action,
-        changes: JSON.stringify(event.changes),
-        reason: event.reason,
-        revision,
-      })
+  // Prepared once: an import asks these for every row of a file of millions.
+  const revisionQuery = db
+    .select({ revision: merchants.revision })
+    .from(merchants)
+    .where(eq(merchants.abId, sql.placeholder("abId")))
+    .prepare();
+  const siretQuery = db
+    .select({ abId: merchants.abId })
+    .from(merchants)
+    .where(eq(merchants.siret, sql.placeholder("siret")))
+    .prepare();
+  const revisionOf = (abId: string) => revisionQuery.get({ abId })?.revision ?? null;
+  const insertMerchant = preparedInsert(db, merchants);
+  const insertProof = preparedInsert(db, territorialProofs);
+  const insertProduct = preparedInsert(db, products);
+  const insertEvent = preparedInsert(db, merchantEvents);
+  const insertChange = preparedInsert(db, merchantChanges);
+  const upsertSignal = (abId: string, signal: Signal) => {
+    const { key, ...rest } = signal;
+    db.insert(signals)
+      .values({ abId, key, ...rest })
+      .onConflictDoUpdate({ target: [signals.abId, signals.key], set: rest })
       .run();
-    if (feed) tx.insert(merchantChanges).values({ abId, revision, change: feed, changedAt: event.at }).run();
+  };
+
+  const record = (abId: string, revision: number, event: MerchantEventInput, feed: string | null) => {
+    insertEvent({
+      abId,
+      at: event.at,
+      actor: event.actor,
+      action: event.action,
+      changes: JSON.stringify(event.changes),
+      reason: event.reason,
+      revision,
+    });
+    if (feed) insertChange({ abId, revision, change: feed, changedAt: event.at });
   };
 
   return {
@@ -59,25 +74,19 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
       };
     },
     abIdOfSiret(siret) {
-      return db.select({ abId: merchants.abId }).from(merchants).where(eq(merchants.siret, siret)).get()?.abId ?? null;
+      return siretQuery.get({ siret })?.abId ?? null;
     },
     isFree(abId) {
       return revisionOf(abId) === null;
     },
     create(write: MerchantCreation) {
       db.transaction(
-        (tx) => {
-          tx.insert(merchants)
-            .values({ ...write.merchant, paymentAccountId: null, revision: 1 })
-            .run();
-          if (write.territorialProof) {
-            tx.insert(territorialProofs)
-              .values({ abId: write.merchant.abId, ...write.territorialProof })
-              .run();
-          }
-          for (const product of write.products) tx.insert(products).values(product).run();
-          for (const signal of write.signals ?? []) upsertSignal(tx, write.merchant.abId, signal);
-          record(tx, write.merchant.abId, 1, write.event, write.feed);
+        () => {
+          insertMerchant({ ...write.merchant, paymentAccountId: null, revision: 1 });
+          if (write.territorialProof) insertProof({ abId: write.merchant.abId, ...write.territorialProof });
+          for (const product of write.products) insertProduct(product);
+          for (const signal of write.signals ?? []) upsertSignal(write.merchant.abId, signal);
+          record(write.merchant.abId, 1, write.event, write.feed);
         },
         { behavior: "immediate" },
       );
@@ -93,23 +102,22 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
           if (moved.changes !== 1) return false;
           if (write.territorialProof !== undefined) {
             tx.delete(territorialProofs).where(eq(territorialProofs.abId, write.abId)).run();
-            if (write.territorialProof) {
-              tx.insert(territorialProofs)
-                .values({ abId: write.abId, ...write.territorialProof })
-                .run();
-            }
+            if (write.territorialProof) insertProof({ abId: write.abId, ...write.territorialProof });
           }
           if (write.products) {
             // Leads keep their brick_id as text; a product taken out of the list simply goes.
             tx.delete(products).where(eq(products.abId, write.abId)).run();
-            for (const product of write.products) tx.insert(products).values(product).run();
+            for (const product of write.products) insertProduct(product);
           }
-          for (const signal of write.signals ?? []) upsertSignal(tx, write.abId, signal);
-          record(tx, write.abId, write.expectedRevision + 1, write.event, write.feed);
+          for (const signal of write.signals ?? []) upsertSignal(write.abId, signal);
+          record(write.abId, write.expectedRevision + 1, write.event, write.feed);
           return true;
         },
         { behavior: "immediate" },
       );
+    },
+    inOneTransaction(work) {
+      return db.$client.transaction(work).immediate();
     },
     events(abId): MerchantEvent[] {
       return db
@@ -157,12 +165,29 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
   };
 }
 
-function upsertSignal(tx: Pick<Db, "insert">, abId: string, signal: Signal): void {
-  const { key, ...rest } = signal;
-  tx.insert(signals)
-    .values({ abId, key, ...rest })
-    .onConflictDoUpdate({ target: [signals.abId, signals.key], set: rest })
-    .run();
+/**
+ * An INSERT of every column of a table, prepared once with drizzle's placeholders (so the schema
+ * still maps fields to columns, JSON and booleans included): a field the row leaves out takes the
+ * column's default, or NULL. Building and preparing the statement for each row was most of an
+ * import's time.
+ */
+function preparedInsert<Table extends SQLiteTable>(db: Db, table: Table): (row: Table["$inferInsert"]) => void {
+  const columns = (Object.entries(getTableColumns(table)) as [string, SQLiteColumn][]).filter(
+    ([, column]) => !(column.primary && column.columnType === "SQLiteInteger" && column.hasDefault),
+  );
+  // Every column a placeholder: typed by the row the returned function takes, not by this object.
+  const placeholders = Object.fromEntries(columns.map(([name]) => [name, sql.placeholder(name)]));
+  const statement = db
+    .insert(table as SQLiteTable)
+    .values(placeholders as SQLiteInsertValue<SQLiteTable>)
+    .prepare();
+  return (row) => {
+    statement.run(
+      Object.fromEntries(
+        columns.map(([name, column]) => [name, (row as Record<string, unknown>)[name] ?? column.default ?? null]),
+      ),
+    );
+  };
 }
 
 /** The domain's merchant fields as drizzle's column properties (the same names, ab_id aside). */

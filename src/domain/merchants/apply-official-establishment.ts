@@ -30,11 +30,14 @@ export function applyOfficialEstablishment(
   establishment: OfficialEstablishment,
   actor: Actor,
 ): OfficialOutcome {
+  const trade = trades.find((candidate) => candidate.nafCode === establishment.nafCode);
+  const closing = !establishment.active || !establishment.public;
+  // Most of a national file is other trades: an open establishment of one is skipped unread.
+  if (!closing && !trade) return { kind: "skipped", reason: "naf_not_covered" };
   const existingId = deps.registry.abIdOfSiret(establishment.siret);
   const existing = existingId ? deps.registry.find(existingId) : null;
   const now = deps.now();
   const nowIso = now.toISOString();
-  const closing = !establishment.active || !establishment.public;
   if (closing) {
     if (!existing || existing.merchant.status === "ARCHIVED") {
       return { kind: "skipped", reason: establishment.public ? "closed" : "not_public" };
@@ -60,7 +63,6 @@ export function applyOfficialEstablishment(
     if (!written) throw changedMeanwhile(existing.merchant.abId);
     return { kind: "archived", abId: existing.merchant.abId };
   }
-  const trade = trades.find((candidate) => candidate.nafCode === establishment.nafCode);
   if (!trade) return { kind: "skipped", reason: "naf_not_covered" };
   const commune =
     deps.communes.find(establishment.postalCode, establishment.city) ??

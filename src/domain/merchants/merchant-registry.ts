@@ -16,6 +16,11 @@ export interface MerchantRegistryStore {
   /** Applies a change made on top of `expectedRevision`; false when the merchant moved meanwhile. */
   update(write: MerchantModification): boolean;
   events(abId: string): MerchantEvent[];
+  /**
+   * Runs several writes as one transaction (each write inside becomes a savepoint): an import
+   * applies a few hundred rows per commit instead of one. Nothing of `work` stays if it throws.
+   */
+  inOneTransaction<T>(work: () => T): T;
   list(filter: MerchantListFilter): MerchantListing[];
 }
 

@@ -1,9 +1,10 @@
-import {
-  applyOfficialEstablishment,
-  type OfficialOutcome,
-} from "../../domain/merchants/apply-official-establishment.ts";
+import { applyOfficialEstablishment } from "../../domain/merchants/apply-official-establishment.ts";
 import type { MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
-import type { OfficialLegalUnit, OfficialPosition } from "../../domain/merchants/official-establishment.ts";
+import type {
+  OfficialEstablishment,
+  OfficialLegalUnit,
+  OfficialPosition,
+} from "../../domain/merchants/official-establishment.ts";
 import { trades } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
 import { csvRows } from "../csv.ts";
@@ -49,6 +50,8 @@ export interface SireneImportHooks {
 }
 
 const covered = new Set(trades.map((trade) => trade.nafCode));
+/** Rows per transaction: a serving server waits at most a few tens of milliseconds for the write lock. */
+const BATCH_ROWS = 250;
 
 /**
  * Brings the registry in line with a SIRENE stock file, one establishment (one transaction) at a
@@ -108,6 +111,22 @@ export async function importSireneStock(
   };
   const printable = hooks.printable ?? ((text: string) => JSON.stringify(text));
   const every = hooks.progressEvery ?? 10_000;
+  // Rows are applied a few hundred per transaction: one commit each was most of an import's time.
+  let batch: OfficialEstablishment[] = [];
+  const apply = () => {
+    const rows = batch;
+    batch = [];
+    const outcomes = deps.registry.inOneTransaction(() =>
+      rows.map((establishment) => applyOfficialEstablishment(deps, establishment, actor)),
+    );
+    for (const outcome of outcomes) {
+      if (outcome.kind === "skipped") report.skipped[outcome.reason] = (report.skipped[outcome.reason] ?? 0) + 1;
+      else {
+        report[outcome.kind] += 1;
+        if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
+      }
+    }
+  };
   for await (const item of establishments()) {
     report.read += 1;
     if (report.read % every === 0) hooks.onProgress?.(report);
@@ -129,12 +148,9 @@ export async function importSireneStock(
       report.skipped.department = (report.skipped.department ?? 0) + 1;
       continue;
     }
-    const outcome: OfficialOutcome = applyOfficialEstablishment(deps, establishment, actor);
-    if (outcome.kind === "skipped") report.skipped[outcome.reason] = (report.skipped[outcome.reason] ?? 0) + 1;
-    else {
-      report[outcome.kind] += 1;
-      if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
-    }
+    batch.push(establishment);
+    if (batch.length >= BATCH_ROWS) apply();
   }
+  apply();
   return report;
 }
