@@ -123,6 +123,7 @@ export function toSignal(row: Row): Signal {
     verifiedAt: textOrNull(row.verified_at),
     recordedAt: text(row.recorded_at),
     expiresAt: textOrNull(row.expires_at),
+    notice: json<Signal["notice"]>(row.notice, null),
   };
 }
 
