@@ -218,6 +218,17 @@ describe("announcementOf", () => {
       }),
     });
     expect([correction.type, correction.replaces]).toEqual(["rectificatif", "A202600521234"]);
+    // Numbers below 1000 are written on four digits in ids ("A202601950001").
+    const cancellation = announcement({
+      ...COLLECTIVE,
+      typeavis: "annulation",
+      parutionavisprecedent: JSON.stringify({
+        nomPublication: "BODACC A",
+        numeroParution: "20260195",
+        numeroAnnonce: 1,
+      }),
+    });
+    expect(cancellation.replaces).toBe("A202601950001");
   });
 
   it("reads the dates BODACC writes: ISO, day/month/year, in words, with a non-breaking space, and nothing else", () => {

@@ -6,7 +6,8 @@
  * The record, as published (flat; field names are the dataset's):
  *
  *   id               "A202600521234": the bulletin's letter (publicationavis), the issue
- *                    (parution) and the announcement's number (numeroannonce), end to end
+ *                    (parution) and the announcement's number (numeroannonce) on four digits at
+ *                    least, end to end ("A202601950001" is number 1 of issue 20260195)
  *   publicationavis  "A" (sales, registrations, collective proceedings), "B" (modifications,
  *                    deregistrations), "C" (filed accounts)
  *   parution         "20260052"; dateparution "2026-03-18" (a date); numeroannonce 1234 (an integer)
@@ -160,14 +161,14 @@ function kindOf(family: string): OfficialAnnouncement["kind"] {
   return "other";
 }
 
-/** The id of the announcement a correction or cancellation refers to: letter, issue, number. */
+/** The id of the announcement a correction or cancellation refers to: letter, issue, number (4 digits at least). */
 function previousId(reference: Record<string, unknown> | null): string | null {
   if (!reference) return null;
   const letter = /^(?:bodacc\s*)?([abc])$/i.exec(text(reference.nomPublication) ?? "")?.[1]?.toUpperCase();
   const issue = text(reference.numeroParution);
   const number = text(reference.numeroAnnonce);
   if (!letter || !issue || !/^\d+$/.test(issue) || !number || !/^\d+$/.test(number)) return null;
-  return `${letter}${issue}${Number(number)}`;
+  return `${letter}${issue}${String(Number(number)).padStart(4, "0")}`;
 }
 
 export type AnnouncementReading = { announcement: OfficialAnnouncement } | { error: string };

@@ -72,7 +72,7 @@ export async function* bodaccRecords(
   const start = firstSignificant()[0];
   if (start === undefined) return;
   if (options.layout !== "jsonl" && start === "{") {
-    while (!done && !firstSignificant().includes("\n")) await more();
+    while (!done && !firstSignificant().includes("\n") && head.length <= PAGE_LIMIT) await more();
   }
   const rest = async function* () {
     yield head;
