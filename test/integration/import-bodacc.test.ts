@@ -4,9 +4,10 @@
  * Opendatasoft API (/exports/jsonl, /exports/json), records in their published shape.
  */
 import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { ESTABLISHMENT_COLUMNS } from "../../src/import/sirene/establishments.ts";
@@ -338,6 +339,15 @@ describe("npm run import -- bodacc", () => {
     expect(asArray).toEqual({
       code: 0,
       report: expect.objectContaining({ read: 7, matched: 3, updated: 0, archived: 0, unchanged: 3, rejected: [] }),
+    });
+    // Gzipped, as a download may be: read the same.
+    const gzipped = path.join(server.dataDir, "annonces-commerciales.jsonl.gz");
+    writeFileSync(gzipped, gzipSync(readFileSync(jsonl)));
+    expect((await job(["jobs/import.ts", "bodacc", gzipped])).report).toMatchObject({
+      read: 8,
+      matched: 3,
+      unchanged: 3,
+      rejected: [{ record: 6, line: 6 }],
     });
     expect(await feed()).toEqual(before);
 
