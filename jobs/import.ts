@@ -1,6 +1,6 @@
 /**
  * Imports from official French sources (docs/merchant-lifecycle.md). Safe beside a serving
- * server on the same DATA_DIR: each establishment is one transaction.
+ * server on the same DATA_DIR: each establishment, each merchant, is one transaction.
  *
  *   npm run import -- sirene --etablissements StockEtablissement_utf8.zip [--unites-legales StockUniteLegale_utf8.zip]
  *                            [--geo geo_siret_69.csv.gz] [--departments 69,75] [--json]
@@ -15,9 +15,22 @@
  * one, from the commune's centroid, marked as such. Ends with counts; rows it cannot read are
  * listed with their line numbers. The same file twice changes nothing the second time.
  * Exit status: 0 done, 1 some rows rejected, 2 usage.
+ *
+ *   npm run import -- bodacc annonces-commerciales.jsonl [--json]
+ *
+ * BODACC (DILA's dataset annonces-commerciales, as its Opendatasoft API serves it: a records page,
+ * /exports/json or /exports/jsonl; plain, gzipped or zipped): the merchants of each company
+ * (SIREN) the file names record bodacc_clean, verified when no insolvency proceeding,
+ * deregistration or sale of their business stands against them, failed with the announcement
+ * otherwise; a deregistration archives them. Ends with counts: records read; merchants matched,
+ * updated, archived, unchanged; records skipped by reason; records rejected with their number and
+ * line. The same file twice changes nothing the second time. Exit status: 0 done, 1 some records
+ * rejected (or the file unreadable), 2 usage.
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
+import { importBodaccFile } from "../src/import/bodacc/import-bodacc.ts";
+import { BodaccFileError } from "../src/import/bodacc/records.ts";
 import { CsvFormatError } from "../src/import/csv.ts";
 import { OfficialFileError } from "../src/import/open-text.ts";
 import { importSireneStock } from "../src/import/sirene/import-sirene.ts";
@@ -28,8 +41,10 @@ import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { printable } from "./terminal.ts";
 
-const USAGE =
-  "usage: npm run import -- sirene --etablissements FILE [--unites-legales FILE] [--geo FILE] [--departments 69,75] [--json]";
+const USAGE = [
+  "usage: npm run import -- sirene --etablissements FILE [--unites-legales FILE] [--geo FILE] [--departments 69,75] [--json]",
+  "       npm run import -- bodacc FILE [--json]",
+].join("\n");
 function usage(message: string): never {
   process.stderr.write(`import: ${message}\n${USAGE}\n`);
   process.exit(2);
@@ -45,8 +60,16 @@ const { values, positionals } = parseArgs({
     json: { type: "boolean", default: false },
   },
 });
-if (positionals[0] !== "sirene" || positionals.length !== 1) usage("the source must be sirene");
-if (!values.etablissements) usage("--etablissements FILE is required");
+const source = positionals[0];
+if (source === "bodacc") {
+  if (positionals.length !== 2) usage("bodacc takes one FILE");
+  if (values.etablissements || values["unites-legales"] || values.geo || values.departments) {
+    usage("bodacc takes no SIRENE option");
+  }
+} else {
+  if (source !== "sirene" || positionals.length !== 1) usage("the source must be sirene or bodacc");
+  if (!values.etablissements) usage("--etablissements FILE is required");
+}
 const departments = values.departments ? values.departments.split(",").map((code) => code.trim().toUpperCase()) : null;
 if (departments?.some((code) => !/^(\d{2,3}|2A|2B)$/.test(code))) usage("--departments takes codes like 69,75,2A");
 
@@ -62,11 +85,11 @@ const flushIndex = () => {
 };
 const tty = process.stderr.isTTY === true;
 
-try {
+async function sirene(establishments: string): Promise<void> {
   const report = await importSireneStock(
     deps,
     {
-      establishments: values.etablissements,
+      establishments,
       legalUnits: values["unites-legales"] ?? null,
       geo: values.geo ?? null,
       departments,
@@ -100,15 +123,60 @@ try {
         ].join("\n"),
   );
   if (rejected.length > 0) process.exitCode = 1;
+}
+
+async function bodacc(file: string): Promise<void> {
+  const report = await importBodaccFile(deps, file, "import:bodacc", {
+    onChanged: (abId) => {
+      pending.add(abId);
+      if (pending.size >= 500) flushIndex();
+    },
+    onProgress: (progress, companies) =>
+      process.stderr.write(
+        `${tty ? "\r" : ""}${progress.read} records, ${companies} companies known${tty ? " " : "\n"}`,
+      ),
+  });
+  if (tty && report.read >= 10_000) process.stderr.write("\n");
+  flushIndex();
+  const { period, rejected, skipped } = report;
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(report, null, 2)}\n`
+      : [
+          `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${rejected.length} rejected`,
+          `skipped: ${
+            Object.entries(skipped)
+              .map(([reason, count]) => `${reason} ${count}`)
+              .join(", ") || "none"
+          }`,
+          ...rejected.map(
+            (item) =>
+              `record ${item.record}${item.line === null ? "" : ` (line ${item.line})`}: ${printable(item.error)}`,
+          ),
+          "",
+        ].join("\n"),
+  );
+  if (rejected.length > 0) process.exitCode = 1;
+}
+
+try {
+  if (source === "bodacc") await bodacc(positionals[1] as string);
+  else await sirene(values.etablissements as string);
 } catch (error) {
   if (error instanceof CsvFormatError) {
     process.stderr.write(`import: ${values.etablissements}, line ${error.line}: ${error.message}\n`);
+    process.exitCode = 1;
+  } else if (error instanceof BodaccFileError) {
+    const file = positionals[1] as string;
+    process.stderr.write(`import: ${file}${error.line === null ? "" : `, line ${error.line}`}: ${error.message}\n`);
     process.exitCode = 1;
   } else if (error instanceof OfficialFileError) {
     process.stderr.write(`import: ${error.message}\n`);
     process.exitCode = 1;
   } else if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-    process.stderr.write(`import: cannot read ${(error as NodeJS.ErrnoException).path ?? values.etablissements}\n`);
+    process.stderr.write(
+      `import: cannot read ${(error as NodeJS.ErrnoException).path ?? values.etablissements ?? positionals[1]}\n`,
+    );
     process.exitCode = 1;
   } else if (["Z_DATA_ERROR", "Z_BUF_ERROR"].includes(String((error as NodeJS.ErrnoException).code))) {
     process.stderr.write(`import: a compressed file is damaged or cut short (${(error as Error).message})\n`);

@@ -98,6 +98,24 @@ export interface Signal {
   verifiedAt: string | null;
   recordedAt: string;
   expiresAt: string | null;
+  /** The official notice the signal's status rests on (a BODACC announcement for bodacc_clean), if any. */
+  notice?: SignalNotice | null;
+}
+
+/** An official notice, as evidence: what was published, when, by which court, where to read it. */
+export interface SignalNotice {
+  /** The notice's identifier in its source (BODACC: letter, issue and number, e.g. A202600521234). */
+  id: string;
+  /** Publication date (YYYY-MM-DD). */
+  publishedOn: string;
+  /** What kind of notice: `collective` (insolvency proceeding), `radiation` (deregistration), `sale`. */
+  kind: string;
+  /** Its official wording, e.g. "Jugement d'ouverture de liquidation judiciaire". */
+  label: string;
+  /** The date of the judgment or act it announces (YYYY-MM-DD), when given. */
+  decidedOn: string | null;
+  court: string | null;
+  url: string | null;
 }
 
 export interface QaNode {

@@ -130,6 +130,20 @@ export const evidenceDataSchema = z
     expires_at: timestamp.nullable(),
     value: z.union([z.number(), z.string(), z.boolean()]).nullable(),
     value_withheld: z.boolean().meta({ description: "true when the value is personal data and not shown" }),
+    notice: z
+      .object({
+        id: z.string().meta({ description: "The notice's identifier in its source (BODACC: A202600521234)" }),
+        published_on: z.string().meta({ description: "Publication date (YYYY-MM-DD)" }),
+        kind: z
+          .string()
+          .meta({ description: "collective (insolvency proceeding), radiation (deregistration) or sale" }),
+        label: z.string().meta({ description: "The notice's official wording" }),
+        decided_on: z.string().nullable().meta({ description: "Date of the judgment or act announced (YYYY-MM-DD)" }),
+        court: z.string().nullable(),
+        url: z.string().nullable(),
+      })
+      .nullable()
+      .meta({ description: "The official notice the status rests on (a BODACC announcement for bodacc_clean)" }),
     applies_to: z.array(z.string()).nullable().meta({ description: "Sector families; null for every sector" }),
     contribution: z.object({
       component: z.enum(["experience", "expertise", "authority", "trust"]),

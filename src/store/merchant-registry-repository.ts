@@ -10,7 +10,7 @@ import type {
 } from "../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
-import { and, asc, eq, getTableColumns, sql } from "./drizzle.ts";
+import { and, asc, eq, getTableColumns, gte, lte, sql } from "./drizzle.ts";
 import { createMerchantRepository } from "./merchant-repository.ts";
 import { merchantChanges, merchantEvents, merchants, products, signals, territorialProofs } from "./schema.ts";
 
@@ -75,6 +75,17 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     },
     abIdOfSiret(siret) {
       return siretQuery.get({ siret })?.abId ?? null;
+    },
+    abIdsOfSiren(siren) {
+      if (!/^\d{9}$/.test(siren)) return [];
+      // A range on the SIRET index: every 14-digit SIRET of the company sorts between these two.
+      return db
+        .select({ abId: merchants.abId })
+        .from(merchants)
+        .where(and(gte(merchants.siret, `${siren}00000`), lte(merchants.siret, `${siren}99999`)))
+        .orderBy(asc(merchants.abId))
+        .all()
+        .map((row) => row.abId);
     },
     isFree(abId) {
       return revisionOf(abId) === null;

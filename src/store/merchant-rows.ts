@@ -123,6 +123,8 @@ export function toSignal(row: Row): Signal {
     verifiedAt: textOrNull(row.verified_at),
     recordedAt: text(row.recorded_at),
     expiresAt: textOrNull(row.expires_at),
+    // Only the signals that rest on an official notice carry one (the others read as before).
+    ...(row.notice === null || row.notice === undefined ? {} : { notice: json<Signal["notice"]>(row.notice, null) }),
   };
 }
 

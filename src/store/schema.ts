@@ -1,4 +1,4 @@
-import type { BrandVoice } from "../domain/merchant.ts";
+import type { BrandVoice, SignalNotice } from "../domain/merchant.ts";
 import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
 
 export type { BrandVoice } from "../domain/merchant.ts";
@@ -126,6 +126,8 @@ export const signals = sqliteTable(
     verifiedAt: text("verified_at"),
     recordedAt: text("recorded_at").notNull(),
     expiresAt: text("expires_at"),
+    /** The official notice the status rests on (JSON), e.g. the BODACC announcement behind a failed bodacc_clean. */
+    notice: text("notice", { mode: "json" }).$type<SignalNotice | null>(),
   },
   (table) => [primaryKey({ columns: [table.abId, table.key] })],
 );

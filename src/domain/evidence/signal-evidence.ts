@@ -69,6 +69,17 @@ export function describeEvidence(input: EvidenceInput): EvidenceData {
     expires_at: record?.expiresAt ?? null,
     value: record && !personal ? record.value : null,
     value_withheld: personal && record !== undefined && record.value !== null,
+    notice: record?.notice
+      ? {
+          id: record.notice.id,
+          published_on: record.notice.publishedOn,
+          kind: record.notice.kind,
+          label: record.notice.label,
+          decided_on: record.notice.decidedOn,
+          court: record.notice.court,
+          url: record.notice.url,
+        }
+      : null,
     applies_to: definition.appliesTo ? [...definition.appliesTo] : null,
     contribution: { component: definition.component, rule: definition.rule, points, counted },
     explanation: explain({ definition, record, status, proofStatus, points, counted, sector: merchant.sector }),
@@ -128,8 +139,13 @@ function explain(facts: {
       return record
         ? `The signal was recorded on ${day(record.recordedAt)} but is not verified, so it adds no points to ${component} (rule: ${definition.rule}).`
         : `The registry holds no record of this signal for the merchant, so it adds no points to ${component} (rule: ${definition.rule}).`;
-    case "failed":
-      return `The last check, on ${day(record?.verifiedAt ?? record?.recordedAt ?? null)}, failed, so the signal adds no points to ${component}.`;
+    case "failed": {
+      const notice = record?.notice;
+      const because = notice
+        ? ` (notice ${notice.id} published on ${notice.publishedOn}: ${notice.label}${notice.court ? `, ${notice.court}` : ""})`
+        : "";
+      return `The last check, on ${day(record?.verifiedAt ?? record?.recordedAt ?? null)}, failed${because}, so the signal adds no points to ${component}.`;
+    }
     case "expired":
       return `The verification expired on ${day(record?.expiresAt ?? null)}, so the signal adds no points to ${component} until it is checked again.`;
     case "verified": {

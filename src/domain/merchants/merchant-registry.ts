@@ -10,6 +10,8 @@ import type { Merchant, Product, Signal, TerritorialProof } from "../merchant.ts
 export interface MerchantRegistryStore {
   find(abId: string): RegisteredMerchant | null;
   abIdOfSiret(siret: string): string | null;
+  /** The merchants of one company: those whose SIRET starts with this SIREN, archived ones included. */
+  abIdsOfSiren(siren: string): string[];
   /** Whether an ab_id is free (new ids are drawn at random). */
   isFree(abId: string): boolean;
   create(write: MerchantCreation): void;

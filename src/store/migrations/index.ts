@@ -137,5 +137,11 @@ export const migrations: Migration[] = [
       "CREATE TRIGGER `qa_nodes_update_touch` AFTER UPDATE ON `qa_nodes` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; INSERT INTO `merchant_touches` (`ab_id`, `touch`) SELECT c.`ab_id`, r.`revision` FROM `qa_clusters` c, `store_revision` r WHERE c.`cluster_id` = NEW.`cluster_id` AND r.`id` = 1 ON CONFLICT (`ab_id`) DO UPDATE SET `touch` = excluded.`touch`; END;",
       "CREATE TRIGGER `qa_nodes_delete_touch` AFTER DELETE ON `qa_nodes` BEGIN UPDATE `store_revision` SET `revision` = `revision` + 1 WHERE `id` = 1; INSERT INTO `merchant_touches` (`ab_id`, `touch`) SELECT c.`ab_id`, r.`revision` FROM `qa_clusters` c, `store_revision` r WHERE c.`cluster_id` = OLD.`cluster_id` AND r.`id` = 1 ON CONFLICT (`ab_id`) DO UPDATE SET `touch` = excluded.`touch`; END;"
     ]
+  },
+  {
+    "id": "0008_signal_notice",
+    "statements": [
+      "ALTER TABLE `signals` ADD `notice` text;"
+    ]
   }
 ];

@@ -1,0 +1,126 @@
+import {
+  applyBodaccAnnouncements,
+  BODACC_DATASET_URL,
+  type BodaccPeriod,
+  withdrawnBy,
+} from "../../domain/merchants/apply-bodacc-announcements.ts";
+import type { MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
+import type { OfficialAnnouncement } from "../../domain/merchants/official-announcement.ts";
+import { openText } from "../open-text.ts";
+import { announcementOf } from "./announcements.ts";
+import { bodaccRecords } from "./records.ts";
+
+export interface BodaccImportReport {
+  /** Records read. */
+  read: number;
+  /** Merchants of the companies the file names, and what became of them. */
+  matched: number;
+  updated: number;
+  archived: number;
+  unchanged: number;
+  /** The file's first and last publication dates. */
+  period: BodaccPeriod | null;
+  source_url: string;
+  /** Records set aside, by reason: no_siren, not_in_registry, cancelled. */
+  skipped: Record<string, number>;
+  /** Records that could not be read: their position in the file, and their line when known. */
+  rejected: { record: number; line: number | null; error: string }[];
+}
+
+export interface BodaccImportHooks {
+  /** Called with each merchant the import updated or archived (to refresh a search index). */
+  onChanged?: (abId: string) => void;
+  /** Called every `progressEvery` records read, with the report so far and the companies kept. */
+  onProgress?: (report: BodaccImportReport, companies: number) => void;
+  progressEvery?: number;
+}
+
+/**
+ * Brings the registry in line with a BODACC file (src/import/bodacc/records.ts: a records page,
+ * /exports/json or /exports/jsonl; plain, gzipped or zipped). A first pass reads the file and
+ * keeps, for each company (SIREN) the registry knows, its announcements, with the ids that
+ * cancellations and corrections take out (they may come before or after what they cancel): memory
+ * holds the announcements of registry companies and those ids only. The second applies them, one
+ * merchant a transaction (applyBodaccAnnouncements): the same file twice changes nothing the second
+ * time, so an import killed half-way is resumed by running it again.
+ */
+export async function importBodaccFile(
+  deps: Pick<MerchantLifecycleDeps, "registry" | "now">,
+  file: string,
+  actor: string,
+  hooks: BodaccImportHooks = {},
+): Promise<BodaccImportReport> {
+  const report: BodaccImportReport = {
+    read: 0,
+    matched: 0,
+    updated: 0,
+    archived: 0,
+    unchanged: 0,
+    period: null,
+    source_url: BODACC_DATASET_URL,
+    skipped: {},
+    rejected: [],
+  };
+  const skip = (reason: string) => {
+    report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
+  };
+  const every = hooks.progressEvery ?? 10_000;
+  const bySiren = new Map<string, OfficialAnnouncement[]>();
+  const withdrawn = new Set<string>();
+  const layout = /\.(jsonl|ndjson)(\.gz|\.zip)?$/i.test(file) ? ({ layout: "jsonl" } as const) : {};
+
+  for await (const item of bodaccRecords(openText(file), layout)) {
+    report.read += 1;
+    if (report.read % every === 0) hooks.onProgress?.(report, bySiren.size);
+    if ("error" in item) {
+      report.rejected.push({ record: item.number, line: item.line, error: item.error });
+      continue;
+    }
+    const reading = announcementOf(item.record);
+    if ("error" in reading) {
+      report.rejected.push({ record: item.number, line: item.line, error: reading.error });
+      continue;
+    }
+    const { announcement } = reading;
+    const day = announcement.publishedOn;
+    const period = report.period;
+    report.period = period
+      ? { from: day < period.from ? day : period.from, to: day > period.to ? day : period.to }
+      : { from: day, to: day };
+    for (const id of withdrawnBy(announcement)) withdrawn.add(id);
+    const sirens = [...new Set([...announcement.subjects, ...announcement.previousOwners])];
+    if (sirens.length === 0) {
+      skip("no_siren");
+      continue;
+    }
+    const registered = sirens.filter((siren) => bySiren.has(siren) || deps.registry.abIdsOfSiren(siren).length > 0);
+    if (registered.length === 0) {
+      skip("not_in_registry");
+      continue;
+    }
+    for (const siren of registered) {
+      const list = bySiren.get(siren) ?? [];
+      list.push(announcement);
+      bySiren.set(siren, list);
+    }
+  }
+
+  const cancelled = new Set<string>();
+  const period = report.period;
+  if (period) {
+    for (const [siren, announcements] of bySiren) {
+      const standing = announcements.filter((announcement) => {
+        if (!withdrawn.has(announcement.id)) return true;
+        cancelled.add(announcement.id);
+        return false;
+      });
+      for (const outcome of applyBodaccAnnouncements(deps, siren, standing, period, actor)) {
+        report.matched += 1;
+        report[outcome.kind] += 1;
+        if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
+      }
+    }
+  }
+  if (cancelled.size > 0) report.skipped.cancelled = cancelled.size;
+  return report;
+}
