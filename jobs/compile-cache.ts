@@ -10,7 +10,17 @@ import { fileURLToPath } from "node:url";
 
 module.enableCompileCache?.();
 
+/**
+ * V8 settings of the jobs that need their own, as package.json's scripts pass them. The import
+ * streams millions of rows: with V8's default young generation its heap grew to three times what
+ * it used (peak RSS 300 MB for 1,000,000 rows); 8 MB semi-spaces keep it near 230 MB.
+ */
+const NODE_FLAGS: Record<string, string[]> = {
+  "jobs/import.ts": ["--max-semi-space-size=8"],
+};
+
 /** The arguments that start a job script the way the npm scripts do. */
 export function jobArgv(script: string, ...args: string[]): string[] {
-  return ["--import", fileURLToPath(import.meta.url), script, ...args];
+  const flags = NODE_FLAGS[script.replace(/^.*?(jobs\/[^/]+)$/, "$1")] ?? [];
+  return [...flags, "--import", fileURLToPath(import.meta.url), script, ...args];
 }

@@ -65,7 +65,7 @@ export async function importSireneStock(
   actor: string,
   hooks: SireneImportHooks = {},
 ): Promise<SireneImportReport> {
-  const establishments = () => csvRows(openText(files.establishments), ESTABLISHMENT_COLUMNS);
+  const establishments = () => csvRows(openText(files.establishments), ESTABLISHMENT_COLUMNS, GEO_COLUMNS);
   const inDepartments = (inseeCode: string) =>
     !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
 
@@ -84,7 +84,7 @@ export async function importSireneStock(
     }
     if (files.legalUnits) {
       legalUnits = new Map();
-      for await (const item of csvRows(openText(files.legalUnits), LEGAL_UNIT_COLUMNS)) {
+      for await (const item of csvRows(openText(files.legalUnits), LEGAL_UNIT_COLUMNS, [])) {
         if ("error" in item || !wantedSirens.has(item.row.siren ?? "")) continue;
         const unit = legalUnitOf(item.row);
         if (unit) legalUnits.set(unit.siren, unit);
@@ -92,7 +92,7 @@ export async function importSireneStock(
     }
     if (files.geo) {
       positions = new Map();
-      for await (const item of csvRows(openText(files.geo), ["siret", ...GEO_COLUMNS])) {
+      for await (const item of csvRows(openText(files.geo), ["siret", ...GEO_COLUMNS], [])) {
         if ("error" in item || !wantedSirets.has(item.row.siret ?? "")) continue;
         const position = positionOf(item.row);
         if (position) positions.set(item.row.siret ?? "", position);
