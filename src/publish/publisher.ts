@@ -162,46 +162,45 @@ async function refreshLocked(
   }
   folder.removeState(HEAD_FILENAME);
 
-  const previous = folder.readIndex();
-  const skipAllowed =
-    previous !== null && previous.publishKey === publishKey && codeKey !== "" && previous.codeKey === codeKey;
-  const oldEntries = previous?.merchants ?? {};
-  // Incremental: only the merchants written since the last run, and those whose content period or
-  // snapshot runs out. Otherwise (first run, new code, older index): every merchant's stamp is read.
-  const since = skipAllowed && typeof previous?.cursor === "number" ? previous.cursor : null;
-  let cursor: number;
-  let candidates: string[] | null = null;
-  if (since === null) {
-    cursor = source.revision();
-  } else {
-    const touched = source.touchedSince(since);
-    cursor = touched.revision;
-    const due = new Set<string>([...touched.abIds, ...(previous?.retry ?? [])]);
-    for (const [abId, entry] of Object.entries(oldEntries)) {
-      if (entryDue(entry, now.getTime(), renewBeforeMs, snapshots)) due.add(abId);
-    }
-    candidates = [...due].sort();
-  }
-
-  const contextBase = {
+  const contextOf = (skipAllowed: boolean) => ({
     baseUrl: config.baseUrl,
     orderRailEnabled: config.publicOrderRailEnabled,
     now,
     skipAllowed,
     renewBeforeMs,
     issueSnapshot: input.snapshotIssuer ?? null,
-  };
+  });
   const loader = createProfileLoader(input.db);
-  let runner: BatchRunner | null = null;
-  const startRunner = (): BatchRunner => {
-    runner ??= input.runner
-      ? input.runner(contextBase)
+  const makeRunner = (skipAllowed: boolean): BatchRunner =>
+    input.runner
+      ? input.runner(contextOf(skipAllowed))
       : inlineRunner({
-          ...contextBase,
+          ...contextOf(skipAllowed),
           loadProfiles: (abIds) => loader.load(abIds),
           folder,
           readTransaction: readTransactionOf(input.db),
         });
+  // The head says whether the last run's code and keys are still those: the workers can start
+  // (they take a second to load) while this thread reads the index.
+  let runner: BatchRunner | null =
+    head && head.publishKey === publishKey && codeKey !== "" && head.codeKey === codeKey ? makeRunner(true) : null;
+
+  let plan: RunPlan;
+  try {
+    plan = planRun(folder, source, { publishKey, codeKey, now, renewBeforeMs, snapshots });
+  } catch (error) {
+    await (runner as BatchRunner | null)?.close();
+    throw error;
+  }
+  const { previous, skipAllowed, cursor, candidates } = plan;
+  if (runner && !skipAllowed) {
+    await (runner as BatchRunner).close();
+    runner = null;
+  }
+  const oldEntries = previous?.merchants ?? {};
+
+  const startRunner = (): BatchRunner => {
+    runner ??= makeRunner(skipAllowed);
     return runner;
   };
 
@@ -369,6 +368,41 @@ async function refreshLocked(
     failed: totals.failed,
     seconds: Math.round((performance.now() - started) / 10) / 100,
   };
+}
+
+interface RunPlan {
+  previous: PublishIndex | null;
+  /** The code and keys are the last run's: a merchant whose inputs did not change is not rendered. */
+  skipAllowed: boolean;
+  /** The store revision this run starts from (the next run's `since`). */
+  cursor: number;
+  /** The merchants to look at (incremental run), or null for every merchant (full pass). */
+  candidates: string[] | null;
+}
+
+/**
+ * Incremental: only the merchants written since the last run, and those whose content period or
+ * snapshot runs out. Otherwise (first run, new code, older index): every merchant's stamp is read.
+ */
+function planRun(
+  folder: PublishFolder,
+  source: PublishSource,
+  run: { publishKey: string; codeKey: string; now: Date; renewBeforeMs: number; snapshots: boolean },
+): RunPlan {
+  const previous = folder.readIndex();
+  const skipAllowed =
+    previous !== null &&
+    previous.publishKey === run.publishKey &&
+    run.codeKey !== "" &&
+    previous.codeKey === run.codeKey;
+  const since = skipAllowed && typeof previous?.cursor === "number" ? previous.cursor : null;
+  if (since === null) return { previous, skipAllowed, cursor: source.revision(), candidates: null };
+  const touched = source.touchedSince(since);
+  const due = new Set<string>([...touched.abIds, ...(previous?.retry ?? [])]);
+  for (const [abId, entry] of Object.entries(previous?.merchants ?? {})) {
+    if (entryDue(entry, run.now.getTime(), run.renewBeforeMs, run.snapshots)) due.add(abId);
+  }
+  return { previous, skipAllowed, cursor: touched.revision, candidates: [...due].sort() };
 }
 
 interface GlobalFile {
