@@ -26,13 +26,16 @@ const EXPOSED_HEADERS = [
 ];
 
 /** Adds the cross-origin headers to every answer of a route, its error envelopes included. */
-export function withCors(endpoint: Endpoint): Endpoint {
-  return endpointOf(async (input) => {
+export function withCors<Wrapped extends Endpoint>(endpoint: Wrapped): Wrapped {
+  const wrapped = endpointOf(async (input) => {
     const answer = await endpoint.handle(input);
     answer.headers["access-control-allow-origin"] = "*";
     answer.headers["access-control-expose-headers"] = EXPOSED_HEADERS.join(", ");
     return answer;
   });
+  // The route's description (its `operation`) stays with it.
+  const { operation } = endpoint as { operation?: unknown };
+  return (operation === undefined ? wrapped : Object.assign(wrapped, { operation })) as Wrapped;
 }
 
 /** The preflight answer: which methods and headers a browser may send. */

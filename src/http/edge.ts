@@ -1,5 +1,5 @@
 import { ServiceError, validationError } from "../errors/service-error.ts";
-import { methodNotAllowed, route } from "./route.ts";
+import { guardedRoute, methodNotAllowed } from "./route.ts";
 
 /**
  * What the server answers itself, before or instead of an endpoint: each a route, so each answer
@@ -7,7 +7,7 @@ import { methodNotAllowed, route } from "./route.ts";
  */
 
 /** The request target does not percent-decode (`%ZZ`, a cut UTF-8 sequence). */
-export const malformedTarget = route("open", () => {
+export const malformedTarget = guardedRoute("open", () => {
   throw validationError(
     [{ path: "", message: "the request target is not valid percent-encoding (RFC 3986)" }],
     "Malformed URL",
@@ -15,7 +15,7 @@ export const malformedTarget = route("open", () => {
 });
 
 /** A path under the API's prefixes that no endpoint file serves. */
-export const unknownApiPath = route("open", ({ url }) => {
+export const unknownApiPath = guardedRoute("open", ({ url }) => {
   throw new ServiceError(
     "NOT_FOUND",
     `No route at ${url.pathname.slice(0, 200)}; see /openapi.json for the routes this API serves`,

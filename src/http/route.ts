@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { type App, getApp } from "../app.ts";
 import { ServiceError, validationError } from "../errors/service-error.ts";
 import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
+import type { OperationSpec } from "../openapi/operations.ts";
 import { parseInput, zodIssues } from "../schemas/parse.ts";
 import type { RequestContext } from "./envelope.ts";
 import { type Caller, guardRequest, type Operation } from "./guard.ts";
@@ -52,12 +53,58 @@ export function endpointOf(handle: (input: RouteInput) => Promise<Reply>): Endpo
   return Object.assign(astroRoute, { handle });
 }
 
+type RouteOptions = { renderFailure?: (context: RequestContext, failure: unknown) => Reply };
+type ParsedBy<Schema> = Schema extends z.ZodType ? z.output<Schema> : never;
+
+/** What a described operation's handler gets: the request, parsed by the operation's own schemas. */
+export interface OperationContext<Spec extends OperationSpec> extends RouteContext {
+  operation: Spec;
+  /** The path parameters, parsed by the description's schema (VALIDATION_ERROR otherwise). */
+  pathParams(): ParsedBy<Spec["pathParams"]>;
+  /** The query parameters, parsed by the description's schema; a repeated parameter is refused. */
+  query(): ParsedBy<Spec["query"]>;
+  /** The JSON body (size-capped, JSON content type), parsed by the description's schema. */
+  body(): Promise<ParsedBy<Spec["body"]>>;
+}
+
+export type OperationEndpoint<Spec extends OperationSpec = OperationSpec> = Endpoint & { operation: Spec };
+
+/**
+ * The route of a described operation (src/openapi/operations.ts): the access rule and the request
+ * schemas come from the description, so a route cannot serve something other than what the
+ * OpenAPI document and the MCP tools say (test/unit/operation-routes.test.ts).
+ */
+export function route<Spec extends OperationSpec>(
+  operation: Spec,
+  handler: (route: OperationContext<Spec>) => Reply | Promise<Reply>,
+  options: RouteOptions = {},
+): OperationEndpoint<Spec> {
+  const described = (schema: z.ZodType | undefined, part: string): z.ZodType => {
+    if (!schema) throw new Error(`operation ${operation.operationId} describes no ${part}`);
+    return schema;
+  };
+  const endpoint = guardedRoute(
+    operation.access,
+    (context) =>
+      handler({
+        ...context,
+        operation,
+        pathParams: () => parseInput(described(operation.pathParams, "path parameters"), context.params),
+        query: () => parseQuery(described(operation.query, "query"), context.url.searchParams),
+        body: async () => parseInput(described(operation.body, "body"), await readJsonBody(context.request)),
+      } as OperationContext<Spec>),
+    options,
+  );
+  return Object.assign(endpoint, { operation });
+}
+
 /**
  * Wraps an endpoint: builds the request context, runs the guard and the handler, renders any
  * failure in the envelope (or, for people's pages, as `renderFailure` says: a French page).
- * Every route goes through here so no fault escapes as a bare 500.
+ * Every route goes through here so no fault escapes as a bare 500. Described operations use
+ * `route`; this is for what no description names (unknown paths, wrong methods).
  */
-export function route(
+export function guardedRoute(
   operation: Operation,
   handler: RouteHandler,
   options: { renderFailure?: (context: RequestContext, failure: unknown) => Reply } = {},
@@ -96,7 +143,7 @@ function requestIdOf(locals: unknown): string | undefined {
 /** For the `ALL` export of an endpoint: any method it does not implement. */
 export function methodNotAllowed(allowed: string[]): Endpoint {
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])];
-  return route("open", ({ request }) => {
+  return guardedRoute("open", ({ request }) => {
     throw new ServiceError("METHOD_NOT_ALLOWED", `Method ${request.method} is not allowed; use ${allow.join(", ")}`, {
       allow,
     });

@@ -5,6 +5,7 @@ import type { ErrorCode } from "../errors/catalog.ts";
 import type { ServiceError } from "../errors/service-error.ts";
 import type { RequestContext } from "../http/envelope.ts";
 import type { Caller } from "../http/guard.ts";
+import type { OperationId } from "../openapi/operations.ts";
 
 /**
  * One MCP tool: what a language model reads (name, title, description, input schema), what it
@@ -46,6 +47,12 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType> {
   annotations: ToolAnnotations;
   /** The permission the tool needs beyond the endpoint's registry:read. */
   permission?: Permission;
+  /**
+   * The REST operation this tool does too (src/openapi/operations.ts): their shared arguments
+   * take the same schema and the tool needs the operation's permission
+   * (test/unit/operation-routes.test.ts).
+   */
+  twin?: OperationId;
   /** What to tell the model after a failure of this tool, by error code (added to the generic guidance). */
   guidance?: Partial<Record<ErrorCode, (error: ServiceError) => string>>;
   run(args: z.output<Input>, context: ToolContext): Envelope | Promise<Envelope>;

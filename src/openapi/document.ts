@@ -109,7 +109,7 @@ function buildDocument(baseUrl: string): OpenApiDocument {
       operationId: operation.operationId,
       summary: operation.summary,
       ...(operation.description ? { description: operation.description } : {}),
-      tags: operation.tags,
+      tags: [...operation.tags],
       ...(operation.deprecated ? { deprecated: true } : {}),
     };
     const parameters = parametersOf(operation, registry);

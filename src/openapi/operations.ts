@@ -14,7 +14,6 @@ import {
   convertSessionBodySchema,
   openSessionBodySchema,
 } from "../schemas/attribution.ts";
-import { abIdSchema } from "../schemas/common.ts";
 import { aiDigestSchema, clusterDocumentSchema, clusterListSchema, clusterParamsSchema } from "../schemas/documents.ts";
 import {
   followUpMessageSchema,
@@ -28,7 +27,7 @@ import { platformContactRequestSchema } from "../schemas/platform-contact.ts";
 import { abIdParamsSchema, changesQuerySchema, searchQuerySchema } from "../schemas/registry.ts";
 import {
   evidenceDataSchema,
-  evidenceSignalSchema,
+  evidenceParamsSchema,
   jwksSchema,
   manifestDataSchema,
   manifestQuerySchema,
@@ -56,10 +55,10 @@ import {
  */
 
 export interface HeaderSpec {
-  name: string;
-  description: string;
-  required?: boolean;
-  schema: z.ZodType;
+  readonly name: string;
+  readonly description: string;
+  readonly required?: boolean;
+  readonly schema: z.ZodType;
 }
 
 export interface ResponseSpec {
@@ -68,28 +67,34 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** For non-JSON bodies: the media type and a plain JSON Schema of it. */
   contentType?: string;
-  headers?: string[];
+  headers?: readonly string[];
 }
 
+/**
+ * One operation, described once: its route file serves it (`route(operation("id"), handler)` takes
+ * the access rule and the request schemas from here), the OpenAPI document is built from the
+ * table, and MCP tools that mirror an operation name it (test/unit/operation-routes.test.ts
+ * checks that the three agree).
+ */
 export interface OperationSpec {
-  method: "get" | "post";
-  path: string;
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
+  readonly method: "get" | "post";
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
   /** The guard operation of the route: every operation but `open` can answer 401, 403, 429 and 503. */
-  access: Operation;
-  pathParams?: z.ZodObject;
-  query?: z.ZodObject;
-  headers?: HeaderSpec[];
-  body?: z.ZodType;
+  readonly access: Operation;
+  readonly pathParams?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly headers?: readonly HeaderSpec[];
+  readonly body?: z.ZodType;
   /** The body is JSON-RPC: malformed bodies are JSON-RPC errors, not VALIDATION_ERROR envelopes. */
-  jsonRpc?: boolean;
-  responses: Record<string, ResponseSpec>;
+  readonly jsonRpc?: boolean;
+  readonly responses: Readonly<Record<string, ResponseSpec>>;
   /** Error codes of the operation itself; the generic ones (validation, guard, 500) are added. */
-  errors?: ErrorCode[];
-  deprecated?: boolean;
+  readonly errors?: readonly ErrorCode[];
+  readonly deprecated?: boolean;
 }
 
 const merchantState = "merchant" as const;
@@ -115,7 +120,7 @@ const idempotencyHeader: HeaderSpec = {
   schema: idempotencyKeySchema,
 };
 
-export const OPERATIONS: OperationSpec[] = [
+const OPERATION_TABLE = [
   {
     method: "get",
     path: "/api/registry/search",
@@ -191,7 +196,7 @@ export const OPERATIONS: OperationSpec[] = [
     summary: "Evidence for one verification signal",
     tags: ["Trust"],
     access: "read",
-    pathParams: z.object({ signal: evidenceSignalSchema, ab_id: abIdSchema }),
+    pathParams: evidenceParamsSchema,
     responses: {
       "200": {
         description: "The evidence and what it contributed to the trust score",
@@ -308,7 +313,7 @@ export const OPERATIONS: OperationSpec[] = [
     operationId: "contactPlatform",
     summary: "Message to the platform team",
     tags: ["Platform"],
-    access: "lead",
+    access: "platform_contact",
     body: platformContactRequestSchema,
     responses: { "201": { description: "Message received", schema: platformContactResponseSchema } },
   },
@@ -442,7 +447,7 @@ export const OPERATIONS: OperationSpec[] = [
     description:
       "For people: an HTML page; unknown, malformed, suspended and archived merchants get a French HTML 404 page.",
     tags: ["Merchant documents"],
-    access: "open",
+    access: "page",
     pathParams: z.object({ ab_id: z.string() }),
     responses: {
       "200": { description: "The microsite", contentType: "text/html", schema: z.string(), headers: documentCaching },
@@ -600,4 +605,17 @@ export const OPERATIONS: OperationSpec[] = [
     access: "open",
     responses: { "200": { description: "The service and its database answer", schema: healthResponseSchema } },
   },
-];
+] as const satisfies readonly OperationSpec[];
+
+/** Every operation (the table above, as the OpenAPI builder and the tests read it). */
+export const OPERATIONS: readonly OperationSpec[] = OPERATION_TABLE;
+
+export type OperationId = (typeof OPERATION_TABLE)[number]["operationId"];
+export type OperationOf<Id extends OperationId> = Extract<(typeof OPERATION_TABLE)[number], { operationId: Id }>;
+
+/** The description of one operation, by its id (typed: its schemas keep their types). */
+export function operation<Id extends OperationId>(id: Id): OperationOf<Id> {
+  const found = OPERATION_TABLE.find((candidate) => candidate.operationId === id);
+  if (!found) throw new Error(`no operation ${id}`);
+  return found as OperationOf<Id>;
+}

@@ -5,8 +5,9 @@ import type { RequestContext } from "../http/envelope.ts";
 import type { Reply } from "../http/reply.ts";
 import { reply } from "../http/reply.ts";
 import { errorAnswer } from "../http/respond.ts";
-import { type Endpoint, type RouteHandler, route } from "../http/route.ts";
+import { guardedRoute, type OperationContext, type OperationEndpoint, route } from "../http/route.ts";
 import type { RouteRequest } from "../http/route-request.ts";
+import type { OperationSpec } from "../openapi/operations.ts";
 import { resolveDeps } from "../wiring.ts";
 import { DOCUMENT_CACHE_CONTROL, etagOf, HTML_TYPE, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
 import { buildNotFoundPage, renderNotFoundPage } from "./not-found-page.ts";
@@ -74,14 +75,19 @@ export function renderPageFailure(context: RequestContext, failure: unknown): Re
 }
 
 /** A route for people's pages: counted and stopped by the kill switch like the API, failures in French. */
-export function pageRoute(handler: RouteHandler): Endpoint {
-  return route("page", handler, { renderFailure: renderPageFailure });
+export function pageRoute<Spec extends OperationSpec>(
+  operation: Spec,
+  handler: (route: OperationContext<Spec>) => Reply | Promise<Reply>,
+): OperationEndpoint<Spec> {
+  return route(operation, handler, { renderFailure: renderPageFailure });
 }
 
 /**
  * The French "page not found" for any path outside the API that no route serves: the same page as
  * src/pages/404.astro (which `astro dev` renders), answered by our server itself.
  */
-export const pageNotFound = pageRoute(({ request }) =>
-  documentResponse(request, renderNotFoundPage(), { status: 404, cacheControl: "no-store" }),
+export const pageNotFound = guardedRoute(
+  "page",
+  ({ request }) => documentResponse(request, renderNotFoundPage(), { status: 404, cacheControl: "no-store" }),
+  { renderFailure: renderPageFailure },
 );

@@ -33,12 +33,16 @@ function text(options: { max: number; min?: number; trim?: boolean; multiline?: 
   let schema = z.string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") });
   if (options.trim) schema = schema.trim();
   const min = options.min ?? 0;
-  return schema
-    .refine((value) => charCount(value) >= min, { message: min === 1 ? "must not be empty" : `at least ${min}` })
-    .refine((value) => charCount(value) <= options.max, { message: `must be at most ${options.max} characters` })
-    .refine(options.multiline ? hasOnlyLineControls : isOneLine, {
-      message: options.multiline ? MULTI_LINE_MESSAGE : ONE_LINE_MESSAGE,
-    });
+  return (
+    schema
+      .refine((value) => charCount(value) >= min, { message: min === 1 ? "must not be empty" : `at least ${min}` })
+      .refine((value) => charCount(value) <= options.max, { message: `must be at most ${options.max} characters` })
+      .refine(options.multiline ? hasOnlyLineControls : isOneLine, {
+        message: options.multiline ? MULTI_LINE_MESSAGE : ONE_LINE_MESSAGE,
+      })
+      // The bounds count characters, as JSON Schema's do: the documents and tool schemas show them.
+      .meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: options.max })
+  );
 }
 
 const optional = <Schema extends z.ZodType>(schema: Schema) =>

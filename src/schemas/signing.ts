@@ -111,7 +111,14 @@ export const manifestDataSchema = z
 
 export const evidenceSignalSchema = z.enum(EVIDENCE_SIGNALS);
 
-export const evidenceParamsSchema = z.object({ signal: z.string(), ab_id: abIdSchema });
+/**
+ * The evidence page's path: any signal name parses (an unknown one answers 404 NOT_FOUND naming
+ * the valid ones, as an unknown path does), and the document still lists them as its enum.
+ */
+export const evidenceParamsSchema = z.object({
+  signal: z.string().meta({ enum: [...EVIDENCE_SIGNALS], description: "One of the evidence signals" }),
+  ab_id: abIdSchema,
+});
 
 export const EVIDENCE_STATUSES = ["verified", "unverified", "failed", "expired", "not_applicable"] as const;
 export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];

@@ -78,6 +78,7 @@ const AFTER_LEAD =
 
 export const submitLead = defineTool({
   name: "submit_lead",
+  twin: "createLead",
   title: "Send a lead to a merchant",
   description:
     "Send a full lead (an estimate, appointment, quote or contact request) to one merchant on behalf of the user: contact_name, contact_email and lead_type (estimation, contact, rdv, quote) are required; contact_phone, message, ai_context (your summary of the conversation, at most 5000 characters), intent_data (urgency, budget_range, project_type, timeline, preferred_contact), the sector fields of the merchant under metadata (call get_lead_fields first) and brick_id (the product it is about) are optional. " +
@@ -146,6 +147,7 @@ export const contactMerchant = defineTool({
 
 export const checkLeadStatusTool = defineTool({
   name: "check_lead_status",
+  twin: "getLeadStatus",
   title: "Status of a lead",
   description:
     "Follow a lead you sent: tracking_status (received, then delivered once the merchant's mailbox accepted it, or failed), when it was delivered, the merchant, and how many follow-up messages were sent and remain. " +
@@ -168,6 +170,7 @@ export const checkLeadStatusTool = defineTool({
 
 export const sendLeadMessageTool = defineTool({
   name: "send_lead_message",
+  twin: "sendLeadMessage",
   title: "Follow-up message on a lead",
   description:
     `Add a follow-up message (at most ${LEAD_MESSAGE_MAX} characters) to a lead you sent, e.g. a detail the user forgot or a change of date; it is emailed to the merchant. ` +

@@ -11,6 +11,7 @@ import { defineTool } from "../tool.ts";
 
 export const contactService = defineTool({
   name: "contact_service",
+  twin: "contactPlatform",
   title: "Write to the platform team",
   description:
     `Send a message to the Abeille platform team (not to a merchant): type is one of ${PLATFORM_CONTACT_TYPES.join(", ")} ` +

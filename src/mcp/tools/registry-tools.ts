@@ -52,6 +52,7 @@ function pointTogether(value: { lat?: number | undefined; lng?: number | undefin
 
 export const searchMerchants = defineTool({
   name: "search_merchants",
+  twin: "searchRegistry",
   title: "Search verified merchants",
   description:
     'Find identity-verified local merchants in France and their products by text (a trade, product or name, in French or English: "boulangerie", "plombier", "gîte"), optionally around a point (lat/lng, radius in km) and by product tags. ' +
@@ -107,6 +108,7 @@ export const searchMerchants = defineTool({
 
 export const resolveMerchantTool = defineTool({
   name: "resolve_merchant",
+  twin: "resolveMerchant",
   title: "Merchant profile",
   description:
     "The full profile of one merchant by ab_id: legal identity (SIRET, NAF code, legal name), address, phone, website, trust score with its four components (experience, expertise, authority, trust; 0-25 each), products with prices, and every credential with the points it contributed and its evidence URL. " +

@@ -1,8 +1,8 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import { route } from "../../http/route.ts";
+import { guardedRoute } from "../../http/route.ts";
 
 /** Any /.well-known path no document serves: the envelope's NOT_FOUND, like unknown /api paths. */
-export const ALL = route("open", ({ url }) => {
+export const ALL = guardedRoute("open", ({ url }) => {
   throw new ServiceError(
     "NOT_FOUND",
     `No document at ${url.pathname}; this service publishes ab-public-keys.json, mcp.json and agent-card.json here`,

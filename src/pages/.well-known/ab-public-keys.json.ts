@@ -1,5 +1,6 @@
 import { reply } from "../../http/reply.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
+import { operation } from "../../openapi/operations.ts";
 import { JWKS_CONTENT_TYPE, renderJwks } from "../../signing/jwks-file.ts";
 import { JWKS_MAX_AGE_SECONDS } from "../../signing/policy.ts";
 import { keyStoreFor } from "../../signing/registry.ts";
@@ -9,7 +10,7 @@ import { keyStoreFor } from "../../signing/registry.ts";
  * Cached 300 s: a rotated key is published an hour before it signs (see src/signing/policy.ts).
  * Astro routes `src/pages/.well-known/` (the one dot-folder it does not skip).
  */
-export const GET = route("open", ({ app, context }) =>
+export const GET = route(operation("getJwks"), ({ app, context }) =>
   reply(200, renderJwks(keyStoreFor(app).jwks()), {
     "content-type": JWKS_CONTENT_TYPE,
     "cache-control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`,

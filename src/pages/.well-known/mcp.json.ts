@@ -2,13 +2,14 @@ import { action } from "../../domain/actions.ts";
 import { ok } from "../../http/respond.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 import { discoveryLinks, mcpDiscovery } from "../../mcp/discovery.ts";
+import { operation } from "../../openapi/operations.ts";
 
 /**
  * The MCP tool schemas and how to reach the endpoint, generated from the registry behind
  * tools/list. In the navigation envelope like every /.well-known JSON answer but the key set, with
  * the document's fields at the top level, where MCP discovery readers look for them.
  */
-export const GET = route("open", ({ app, context }) => {
+export const GET = route(operation("getMcpDiscovery"), ({ app, context }) => {
   const baseUrl = app.config.baseUrl;
   const links = discoveryLinks(baseUrl);
   return ok(

@@ -1,11 +1,12 @@
 import { ok } from "../../http/respond.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
+import { operation } from "../../openapi/operations.ts";
 
 /**
  * Liveness and readiness for operators and load balancers: answers even while agent access is
  * suspended, with the outbox's backlog (read at most once a second) for monitoring.
  */
-export const GET = route("open", ({ app, context }) => {
+export const GET = route(operation("getHealth"), ({ app, context }) => {
   app.probeDatabase();
   return ok(
     context,

@@ -3,6 +3,7 @@ import { replyFromResponse } from "../../http/reply.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
 import { handleMcpPost, jsonRpcError } from "../../mcp/server.ts";
+import { operation } from "../../openapi/operations.ts";
 
 /**
  * POST /api/mcp: the MCP tool endpoint (Streamable HTTP, stateless, JSON answers). The route
@@ -12,7 +13,7 @@ import { handleMcpPost, jsonRpcError } from "../../mcp/server.ts";
  * allows cross-origin reads, and OPTIONS answers the browsers' preflight (src/http/cors.ts).
  */
 export const POST = withCors(
-  route("tool", async ({ app, caller, request, context }) => {
+  route(operation("mcp"), async ({ app, caller, request, context }) => {
     try {
       const response = await handleMcpPost(request.toWebRequest(), {
         toolContext: {

@@ -2,12 +2,12 @@ import { registrantKey } from "../../../domain/access/client-address.ts";
 import { action } from "../../../domain/actions.ts";
 import { registerAgent } from "../../../domain/agents/register-agent.ts";
 import { ok } from "../../../http/respond.ts";
-import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
-import { registerAgentBodySchema } from "../../../schemas/agents.ts";
+import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 
 /** POST /api/agents/register: 201 with the agent record; the API key is in this answer only. */
-export const POST = route("agent_registration", async ({ app, request, caller, context }) => {
-  const input = parseInput(registerAgentBodySchema, await readJsonBody(request));
+export const POST = route(operation("registerAgent"), async ({ app, caller, context, body }) => {
+  const input = await body();
   const registration = registerAgent({ agents: app.agents, limits: app.config.rateLimitHourly, now: app.now }, input, {
     registeredFrom: registrantKey(caller.clientAddress),
   });

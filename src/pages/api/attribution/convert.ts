@@ -1,11 +1,11 @@
 import { convertSession } from "../../../domain/attribution/sessions.ts";
 import { ok } from "../../../http/respond.ts";
-import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
-import { convertSessionBodySchema } from "../../../schemas/attribution.ts";
+import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 
 /** POST /api/attribution/convert: 200 with the conversion in `data`; 404 unknown session; 409 converted or expired. */
-export const POST = route("attribution", async ({ app, request, caller, context }) => {
-  const input = parseInput(convertSessionBodySchema, await readJsonBody(request));
+export const POST = route(operation("convertAttributionSession"), async ({ app, caller, context, body }) => {
+  const input = await body();
   const conversion = convertSession(
     { attribution: app.attribution, merchants: app.merchants, now: app.now },
     input,

@@ -1,12 +1,12 @@
 import { action } from "../../../domain/actions.ts";
 import { openSession } from "../../../domain/attribution/sessions.ts";
 import { ok } from "../../../http/respond.ts";
-import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
-import { openSessionBodySchema } from "../../../schemas/attribution.ts";
+import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 
 /** POST /api/attribution/session: 201 with the session in `data` (docs/attribution.md). */
-export const POST = route("attribution", async ({ app, request, caller, context }) => {
-  const input = parseInput(openSessionBodySchema, await readJsonBody(request));
+export const POST = route(operation("openAttributionSession"), async ({ app, request, caller, context, body }) => {
+  const input = await body();
   const session = openSession(
     { attribution: app.attribution, merchants: app.merchants, now: app.now },
     input,

@@ -1,16 +1,16 @@
 import { ServiceError } from "../../../errors/service-error.ts";
-import { methodNotAllowed, parseInput, route } from "../../../http/route.ts";
+import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 import { renderClusterDocument } from "../../../publish/clusters.ts";
 import { documentResponse } from "../../../publish/http.ts";
 import { isPublishedStatus, merchantView } from "../../../publish/view.ts";
-import { clusterParamsSchema } from "../../../schemas/documents.ts";
 
 /**
  * One Q&A cluster with its nodes and their verification status. A cluster of a merchant that is
  * not published (suspended, archived) is the same 404 as an unknown one.
  */
-export const GET = route("read", ({ app, params, request }) => {
-  const { cluster_id } = parseInput(clusterParamsSchema, params);
+export const GET = route(operation("getCluster"), ({ app, request, pathParams }) => {
+  const { cluster_id } = pathParams();
   const notFound = () => new ServiceError("NOT_FOUND", `No published Q&A cluster has id ${cluster_id}`);
   const cluster = app.merchants.findCluster(cluster_id);
   if (!cluster) throw notFound();

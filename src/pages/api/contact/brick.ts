@@ -2,8 +2,9 @@ import { actionsByRel } from "../../../domain/actions.ts";
 import { createLead } from "../../../domain/leads/create-lead.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, readJsonBody, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 import { parseIdempotencyKey } from "../../../schemas/common.ts";
-import { LEAD_REQUEST_FIELDS, leadRequestSchema, parseStrictRequest } from "../../../schemas/leads.ts";
+import { LEAD_REQUEST_FIELDS, parseStrictRequest } from "../../../schemas/leads.ts";
 import { leadDeps } from "../../../wiring.ts";
 
 /**
@@ -13,10 +14,10 @@ import { leadDeps } from "../../../wiring.ts";
  * printable characters, scoped to the caller) replays the first answer for the same body and
  * refuses another body with 409 CONFLICT.
  */
-export const POST = route("lead", async ({ app, caller, request, context }) => {
+export const POST = route(operation("createLead"), async ({ app, caller, request, context, operation }) => {
   const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
   const body = await readJsonBody(request);
-  const lead = parseStrictRequest(leadRequestSchema, body, LEAD_REQUEST_FIELDS);
+  const lead = parseStrictRequest(operation.body, body, LEAD_REQUEST_FIELDS);
   const receipt = await createLead(leadDeps(app), lead, {
     caller: { agentId: caller.agentId, clientAddress: caller.clientAddress },
     idempotencyKey,

@@ -2,13 +2,14 @@ import { action } from "../../../domain/actions.ts";
 import { submitPlatformContact } from "../../../domain/platform-contact/submit-platform-contact.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, readJsonBody, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 import { parseStrictRequest } from "../../../schemas/leads.ts";
-import { PLATFORM_CONTACT_FIELDS, platformContactRequestSchema } from "../../../schemas/platform-contact.ts";
+import { PLATFORM_CONTACT_FIELDS } from "../../../schemas/platform-contact.ts";
 
 /** POST /api/contact/platform: a message to the platform team, emailed to them through the outbox. */
-export const POST = route("platform_contact", async ({ app, request, context }) => {
+export const POST = route(operation("contactPlatform"), async ({ app, request, context, operation }) => {
   const body = await readJsonBody(request);
-  const contact = parseStrictRequest(platformContactRequestSchema, body, PLATFORM_CONTACT_FIELDS);
+  const contact = parseStrictRequest(operation.body, body, PLATFORM_CONTACT_FIELDS);
   const receipt = submitPlatformContact(
     { platformContacts: app.platformContacts, now: app.now, notifyOutbox: app.notifyOutbox },
     contact,

@@ -1,9 +1,9 @@
 import { actionsByRel } from "../../../domain/actions.ts";
 import { createOrder, orderDisabled } from "../../../domain/orders/create-order.ts";
 import { ok } from "../../../http/respond.ts";
-import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../http/route.ts";
+import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 import { parseIdempotencyKey } from "../../../schemas/common.ts";
-import { createOrderBodySchema } from "../../../schemas/orders.ts";
 
 /**
  * POST /api/orders/create. While PUBLIC_ORDER_RAIL_ENABLED is false every call answers
@@ -11,10 +11,10 @@ import { createOrderBodySchema } from "../../../schemas/orders.ts";
  * The guard has already answered the kill switch (503), bad keys (401/403) and quotas (429);
  * with the rail open it also requires orders:write (level 4) before this handler runs.
  */
-export const POST = route("order", async ({ app, request, caller, context }) => {
+export const POST = route(operation("createOrder"), async ({ app, request, caller, context, body }) => {
   if (!app.config.publicOrderRailEnabled) throw orderDisabled();
   const idempotencyKey = parseIdempotencyKey(request.headers.get("idempotency-key"));
-  const input = parseInput(createOrderBodySchema, await readJsonBody(request));
+  const input = await body();
   const { actions, state, replayed, ...order } = await createOrder(
     {
       merchants: app.merchants,

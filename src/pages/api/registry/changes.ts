@@ -1,11 +1,11 @@
 import { readChanges } from "../../../domain/registry/read-changes.ts";
 import { ok } from "../../../http/respond.ts";
-import { methodNotAllowed, parseQuery, route } from "../../../http/route.ts";
-import { changesQuerySchema } from "../../../schemas/registry.ts";
+import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 
-export const GET = route("search", ({ app, url, context }) => {
-  const query = parseQuery(changesQuerySchema, url.searchParams);
-  return ok(context, { topLevel: readChanges({ changes: app.changeFeed }, query) });
+export const GET = route(operation("readChanges"), ({ app, context, query }) => {
+  const parsed = query();
+  return ok(context, { topLevel: readChanges({ changes: app.changeFeed }, parsed) });
 });
 
 export const HEAD = GET;

@@ -1,11 +1,12 @@
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 import { jwksAction, jwksUrl } from "../../../signing/actions.ts";
 import { JWKS_MAX_AGE_SECONDS } from "../../../signing/policy.ts";
 import { keyStoreFor } from "../../../signing/registry.ts";
 
 /** Legacy alias: the one key that signs now. The key set also holds the next and recent keys. */
-export const GET = route("read", ({ app, context }) => {
+export const GET = route(operation("getPublicKey"), ({ app, context }) => {
   const { kid, jwk, pem } = keyStoreFor(app).activeKey();
   return ok(
     context,

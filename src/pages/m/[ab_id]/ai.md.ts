@@ -1,12 +1,12 @@
-import { methodNotAllowed, parseInput, route } from "../../../http/route.ts";
+import { methodNotAllowed, route } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 import { renderAiMd } from "../../../publish/ai-md.ts";
 import { documentResponse, viewDepsOf } from "../../../publish/http.ts";
 import { loadPublishedView } from "../../../publish/view.ts";
-import { abIdParamsSchema } from "../../../schemas/registry.ts";
 
 /** The microsite as Markdown for language models (text/markdown), the bytes the refresh job publishes. */
-export const GET = route("read", ({ app, params, request }) => {
-  const { ab_id } = parseInput(abIdParamsSchema, params);
+export const GET = route(operation("getMerchantAiMd"), ({ app, request, pathParams }) => {
+  const { ab_id } = pathParams();
   return documentResponse(request, renderAiMd(loadPublishedView(viewDepsOf(app), ab_id)));
 });
 

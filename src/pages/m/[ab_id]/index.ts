@@ -1,5 +1,6 @@
 import { isServiceError } from "../../../errors/service-error.ts";
 import { methodNotAllowed } from "../../../http/route.ts";
+import { operation } from "../../../openapi/operations.ts";
 import { documentResponse, pageRoute, viewDepsOf } from "../../../publish/http.ts";
 import { renderMicrosite } from "../../../publish/microsite.ts";
 import { renderNotFoundPage } from "../../../publish/not-found-page.ts";
@@ -12,7 +13,7 @@ import { AB_ID_PATTERN } from "../../../schemas/common.ts";
  * rendered identically by the server and by any job, and gets the same strong ETag / 304 handling
  * as the other documents. People get a French 404 page for unknown, suspended and archived merchants.
  */
-export const GET = pageRoute(({ app, params, request }) => {
+export const GET = pageRoute(operation("getMerchantMicrosite"), ({ app, params, request }) => {
   const abId = params.ab_id ?? "";
   const notFound = () =>
     documentResponse(request, renderNotFoundPage({ title: "Commerçant introuvable" }), {

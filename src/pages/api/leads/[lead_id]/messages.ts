@@ -1,12 +1,8 @@
 import { sendLeadMessage } from "../../../../domain/leads/send-lead-message.ts";
 import { ok } from "../../../../http/respond.ts";
-import { methodNotAllowed, parseInput, readJsonBody, route } from "../../../../http/route.ts";
-import {
-  FOLLOW_UP_FIELDS,
-  followUpMessageSchema,
-  leadIdParamsSchema,
-  parseStrictRequest,
-} from "../../../../schemas/leads.ts";
+import { methodNotAllowed, readJsonBody, route } from "../../../../http/route.ts";
+import { operation } from "../../../../openapi/operations.ts";
+import { FOLLOW_UP_FIELDS, parseStrictRequest } from "../../../../schemas/leads.ts";
 import { leadDeps } from "../../../../wiring.ts";
 import { trackingTokenOf } from "../_tracking-token.ts";
 
@@ -15,9 +11,9 @@ import { trackingTokenOf } from "../_tracking-token.ts";
  * `{ "message": "...", "tracking_token"?: "..." }` (or the token in X-Tracking-Token). 201 with
  * the queued message; it reaches the merchant by email through the outbox.
  */
-export const POST = route("lead", async ({ app, request, params, context }) => {
-  const { lead_id } = parseInput(leadIdParamsSchema, params);
-  const body = parseStrictRequest(followUpMessageSchema, await readJsonBody(request), FOLLOW_UP_FIELDS);
+export const POST = route(operation("sendLeadMessage"), async ({ app, request, context, operation, pathParams }) => {
+  const { lead_id } = pathParams();
+  const body = parseStrictRequest(operation.body, await readJsonBody(request), FOLLOW_UP_FIELDS);
   const trackingToken = trackingTokenOf(request, body.tracking_token);
   const { message, actions } = sendLeadMessage(leadDeps(app), {
     leadId: lead_id,

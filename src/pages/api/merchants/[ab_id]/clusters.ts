@@ -1,12 +1,12 @@
-import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
+import { methodNotAllowed, route } from "../../../../http/route.ts";
+import { operation } from "../../../../openapi/operations.ts";
 import { renderClusterList } from "../../../../publish/clusters.ts";
 import { documentResponse, viewDepsOf } from "../../../../publish/http.ts";
 import { loadPublishedView } from "../../../../publish/view.ts";
-import { abIdParamsSchema } from "../../../../schemas/registry.ts";
 
 /** Every question-and-answer cluster of a published merchant. */
-export const GET = route("read", ({ app, params, request }) => {
-  const { ab_id } = parseInput(abIdParamsSchema, params);
+export const GET = route(operation("listMerchantClusters"), ({ app, request, pathParams }) => {
+  const { ab_id } = pathParams();
   return documentResponse(request, renderClusterList(loadPublishedView(viewDepsOf(app), ab_id)));
 });
 

@@ -2,16 +2,16 @@ import { renderPrepared } from "../../../../http/envelope.ts";
 import { reply } from "../../../../http/reply.ts";
 import { preparedResolve } from "../../../../http/resolve-answer.ts";
 import { JSON_TYPE } from "../../../../http/respond.ts";
-import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
+import { methodNotAllowed, route } from "../../../../http/route.ts";
+import { operation } from "../../../../openapi/operations.ts";
 import { matchesIfNoneMatch } from "../../../../publish/document.ts";
-import { abIdParamsSchema } from "../../../../schemas/registry.ts";
 
 /**
  * The merchant's full profile. The answer is kept serialized until the store changes
  * (src/http/resolve-answer.ts); its weak ETag lets a client that has it get 304 Not Modified.
  */
-export const GET = route("resolve", ({ app, params, context, request }) => {
-  const { ab_id } = parseInput(abIdParamsSchema, params);
+export const GET = route(operation("resolveMerchant"), ({ app, context, request, pathParams }) => {
+  const { ab_id } = pathParams();
   const prepared = preparedResolve(app, ab_id, context);
   if (matchesIfNoneMatch(request.headers.get("if-none-match"), prepared.etag)) {
     return reply(304, null, { etag: prepared.etag, "x-request-id": context.requestId });

@@ -1,16 +1,15 @@
 import { ok } from "../../../../http/respond.ts";
-import { methodNotAllowed, parseInput, parseQuery, route } from "../../../../http/route.ts";
-import { abIdParamsSchema } from "../../../../schemas/registry.ts";
-import { manifestQuerySchema } from "../../../../schemas/signing.ts";
+import { methodNotAllowed, route } from "../../../../http/route.ts";
+import { operation } from "../../../../openapi/operations.ts";
 import { jwksUrl, manifestActions, manifestUrl } from "../../../../signing/actions.ts";
 import { issueMerchantManifest, manifestCacheControl } from "../../../../signing/manifest.ts";
 import { keyStoreFor } from "../../../../signing/registry.ts";
 import { resolveDeps } from "../../../../wiring.ts";
 
 /** A freshly signed manifest on every call (new nonce and dates); snapshot=1 for one valid 24 hours. */
-export const GET = route("read", ({ app, params, url, context }) => {
-  const { ab_id } = parseInput(abIdParamsSchema, params);
-  const { snapshot } = parseQuery(manifestQuerySchema, url.searchParams);
+export const GET = route(operation("getVerificationManifest"), ({ app, context, pathParams, query }) => {
+  const { ab_id } = pathParams();
+  const { snapshot } = query();
   const kind = snapshot ? "snapshot" : "live";
   const { issued, state, now } = issueMerchantManifest({ ...resolveDeps(app), signer: keyStoreFor(app) }, ab_id, kind);
   const canonical = manifestUrl(app.config.baseUrl, ab_id);

@@ -1,5 +1,6 @@
 import { ServiceError } from "../../../../errors/service-error.ts";
 import { methodNotAllowed, route } from "../../../../http/route.ts";
+import { operation } from "../../../../openapi/operations.ts";
 import { AB_ID_PATTERN } from "../../../../schemas/common.ts";
 
 /**
@@ -7,7 +8,7 @@ import { AB_ID_PATTERN } from "../../../../schemas/common.ts";
  * and the key set. A well-formed ab_id is carried into the manifest link; a malformed one is not
  * echoed (the link keeps its {ab_id} template), since the route is gone whatever the input.
  */
-export const GET = route("read", ({ params }) => {
+export const GET = route(operation("getTrustAttestation"), ({ params }) => {
   const abId = params.ab_id && AB_ID_PATTERN.test(params.ab_id) ? params.ab_id : undefined;
   throw new ServiceError(
     "TRUST_ATTESTATION_WITHDRAWN",

@@ -5,14 +5,14 @@ import { EVIDENCE_SIGNALS } from "../../../../domain/trust/signal-catalog.ts";
 import { errorEnvelope, type RequestContext } from "../../../../http/envelope.ts";
 import type { Reply } from "../../../../http/reply.ts";
 import { jsonResponse, ok } from "../../../../http/respond.ts";
-import { methodNotAllowed, parseInput, route } from "../../../../http/route.ts";
-import { evidenceParamsSchema } from "../../../../schemas/signing.ts";
+import { methodNotAllowed, route } from "../../../../http/route.ts";
+import { operation } from "../../../../openapi/operations.ts";
 import { decisionCardUrl, evidenceActions } from "../../../../signing/actions.ts";
 import { resolveDeps } from "../../../../wiring.ts";
 
 /** Evidence for one of the 26 signals: checked in the order ab_id format, signal name, merchant. */
-export const GET = route("read", ({ app, params, context }) => {
-  const { signal, ab_id } = parseInput(evidenceParamsSchema, params);
+export const GET = route(operation("getSignalEvidence"), ({ app, context, pathParams }) => {
+  const { signal, ab_id } = pathParams();
   if (!isEvidenceSignal(signal)) return unknownSignal(context, signal, ab_id);
   const { evidence, state } = merchantEvidence(resolveDeps(app), signal, ab_id);
   return ok(context, {
