@@ -15,9 +15,10 @@ import { fileURLToPath } from "node:url";
 import { createTask, type ScheduledTask } from "node-cron";
 import type { Config } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
-import { INDEX_FILENAME, STATE_DIRNAME } from "../src/publish/publish-folder.ts";
+import { STATE_DIRNAME } from "../src/publish/publish-folder.ts";
 import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { loadPublishSettings, type PublishSettings } from "../src/publish/settings.ts";
+import { INDEX_DATABASE } from "../src/store/publish-index.ts";
 import { jobArgv } from "./compile-cache.ts";
 
 const refreshScript = fileURLToPath(new URL("./refresh.ts", import.meta.url));
@@ -93,7 +94,7 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
     void task.start();
   }
   let firstRun: NodeJS.Timeout | null = null;
-  if (settings.refreshOnStart && !existsSync(path.join(settings.publishDir, STATE_DIRNAME, INDEX_FILENAME))) {
+  if (settings.refreshOnStart && !existsSync(path.join(settings.publishDir, STATE_DIRNAME, INDEX_DATABASE))) {
     firstRun = setTimeout(runQuietly, FIRST_RUN_DELAY_MS);
     firstRun.unref();
   }

@@ -1,84 +1,16 @@
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
-import type { PublishedKind } from "./documents.ts";
+import { INDEX_DATABASE, openPublishIndex, type PublishIndex } from "../store/publish-index.ts";
 import { merchantFolders } from "./documents.ts";
 
 /** Bookkeeping lives in a dot-folder the fast path never serves (and the static config denies). */
 export const STATE_DIRNAME = ".abeille";
-export const INDEX_FILENAME = "index.json";
 export const SERVE_INDEX_FILENAME = "serve-index.tsv";
-export const HEAD_FILENAME = "head.json";
 
-export interface IndexEntry {
-  status: string;
-  /** Source stamp (store/publish-source.ts) when rendered: what the server compares against the store. */
-  stamp: string;
-  /** Hash of the whole loaded profile: equal means the renderers' inputs are equal. */
-  fingerprint: string;
-  since: string;
-  until: string | null;
-  /** Content hash (base64 SHA-256) of each file written for the merchant. */
-  hashes: Partial<Record<PublishedKind, string>>;
-  /** The decision card's content_hash: a new one means the snapshot manifest must be re-signed. */
-  cardHash: string | null;
-  snapshotExpiresAt: string | null;
-}
-
-export interface PublishIndex {
-  version: 1;
-  /** Format version, BASE_URL and order rail: what the published bytes depend on besides the store. */
-  publishKey: string;
-  /** Hash of the source code that rendered the files (job side only; a change re-renders everything). */
-  codeKey: string;
-  generatedAt: string;
-  merchants: Record<string, IndexEntry>;
-  /** Hashes of the files that belong to no merchant (key set, static server configuration). */
-  files: Record<string, string>;
-  /**
-   * The store revision read before the run read any merchant: whatever was written after it is
-   * in merchant_touches with a later one, so the next run renders only those (and the due ones).
-   * Absent in an index written before migration 0007: the next run reads every stamp.
-   */
-  cursor?: number;
-  /** Merchants that failed to render: the next run tries them again. */
-  retry?: string[];
-}
-
-/**
- * What the next run needs to know that nothing is due without reading the whole index: written
- * after the index, removed before a run writes anything, so it never describes an older index.
- */
-export interface PublishHead {
-  version: 1;
-  publishKey: string;
-  codeKey: string;
-  cursor: number;
-  generatedAt: string;
-  published: number;
-  /** Files in the folder the index accounts for (merchants' and global ones). */
-  fileCount: number;
-  files: Record<string, string>;
-  /** The earliest `until` of a published merchant's content period (epoch ms), or null. */
-  earliestUntilMs: number | null;
-  /** The earliest snapshot manifest expiry (epoch ms), or null; -1 when a snapshot is missing. */
-  earliestSnapshotExpiryMs: number | null;
-  /** Whether snapshot manifests were published (a key for signing them was there). */
-  snapshots: boolean;
-  retry: number;
-}
+export type { IndexEntry, PublishIndex } from "../store/publish-index.ts";
 
 /** Temporary files are hidden siblings of their target: `.<name>.tmp-<writer>-<n>`. */
 const TEMP_MARK = ".tmp-";
@@ -278,26 +210,15 @@ export class PublishFolder {
     return found;
   }
 
+  /** The refresh job's index as one object (tests and tools; the job reads it a row at a time). */
   readIndex(): PublishIndex | null {
+    if (!existsSync(path.join(this.stateDir, INDEX_DATABASE))) return null;
+    const index = openPublishIndex(this.stateDir);
     try {
-      const parsed = JSON.parse(readFileSync(path.join(this.stateDir, INDEX_FILENAME), "utf8")) as PublishIndex;
-      return parsed.version === 1 && typeof parsed.merchants === "object" ? parsed : null;
-    } catch {
-      return null;
+      return index.snapshot();
+    } finally {
+      index.close();
     }
-  }
-
-  readHead(): PublishHead | null {
-    try {
-      const parsed = JSON.parse(readFileSync(path.join(this.stateDir, HEAD_FILENAME), "utf8")) as PublishHead;
-      return parsed.version === 1 && typeof parsed.cursor === "number" ? parsed : null;
-    } catch {
-      return null;
-    }
-  }
-
-  removeState(name: string): void {
-    rmSync(path.join(this.stateDir, name), { force: true });
   }
 
   writeState(name: string, text: string): void {

@@ -2,23 +2,11 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import path from "node:path";
 import { createTask } from "node-cron";
 import type { Db } from "../store/db.ts";
-import {
-  createProfileLoader,
-  createPublishSource,
-  type MerchantStamp,
-  type PublishSource,
-} from "../store/publish-source.ts";
+import { openPublishIndex, type PublishIndexStore } from "../store/publish-index.ts";
+import { createProfileLoader, createPublishSource, type MerchantStamp } from "../store/publish-source.ts";
 import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
-import {
-  HEAD_FILENAME,
-  INDEX_FILENAME,
-  type IndexEntry,
-  PublishFolder,
-  type PublishHead,
-  type PublishIndex,
-  SERVE_INDEX_FILENAME,
-} from "./publish-folder.ts";
+import { type IndexEntry, PublishFolder, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
 import { type BatchContext, type BatchItem, type BatchResult, emptyCounters, renderBatch } from "./render-batch.ts";
 import { formatServeIndex, publishKeyOf } from "./serve-index.ts";
 import type { PublishSettings } from "./settings.ts";
@@ -134,11 +122,27 @@ async function refreshLocked(
   now: Date,
   started: number,
 ): Promise<RefreshSummary> {
+  const index = openPublishIndex(folder.stateDir);
+  try {
+    return await refreshWithIndex(input, folder, index, now, started);
+  } finally {
+    index.close();
+  }
+}
+
+async function refreshWithIndex(
+  input: RefreshInput,
+  folder: PublishFolder,
+  index: PublishIndexStore,
+  now: Date,
+  started: number,
+): Promise<RefreshSummary> {
   const { config, settings } = input;
   const publishKey = publishKeyOf(config);
   const codeKey = input.codeKey ?? "";
   const snapshots = Boolean(input.snapshotIssuer);
   const source = createPublishSource(input.db);
+  const seconds = () => Math.round((performance.now() - started) / 10) / 100;
 
   const nextRunAt =
     input.nextRunAt === undefined ? nextScheduledRun(settings.refreshCron, settings.refreshTimezone) : input.nextRunAt;
@@ -147,78 +151,70 @@ async function refreshLocked(
     : now.getTime() + UNSCHEDULED_RENEW_SECONDS * 1000;
   const globalFiles = renderGlobalFiles(input);
 
-  // Nothing written since the last run, nothing due: answer from the head without reading the index.
-  const head = folder.readHead();
-  if (head && nothingDue(head, { publishKey, codeKey, snapshots, now, renewBeforeMs, globalFiles, source })) {
+  // The plan: a full pass (first run, new code or keys, `--full`) reads every merchant's stamp;
+  // otherwise only the merchants written since the last run, those falling due and those that
+  // failed are looked at, and every other entry stays as it is without being read.
+  const previous = index.meta();
+  const skipAllowed =
+    previous !== null && previous.publishKey === publishKey && codeKey !== "" && previous.codeKey === codeKey;
+  const since = skipAllowed ? (previous?.cursor ?? null) : null;
+  let cursor: number;
+  let candidates: string[] | null = null;
+  if (since === null) {
+    cursor = source.revision();
+  } else {
+    const touched = source.touchedSince(since);
+    cursor = touched.revision;
+    const due = index.due(now.toISOString(), new Date(renewBeforeMs).toISOString(), snapshots);
+    candidates = [...new Set([...touched.abIds, ...due, ...(previous?.retry ?? [])])].sort();
+  }
+  const globalUnchanged = Object.entries(globalFiles).every(
+    ([relative, file]) => previous?.files[relative] === file.hash && folder.exists(relative),
+  );
+  if (
+    candidates?.length === 0 &&
+    globalUnchanged &&
+    Object.keys(previous?.files ?? {}).length === Object.keys(globalFiles).length
+  ) {
+    // Nothing written since the last run and nothing due: nothing to do.
+    const counts = index.counts();
     return {
       ...emptyCounters(),
-      merchants: head.published,
-      skipped: head.published,
-      unchanged: head.fileCount,
+      merchants: counts.merchants,
+      skipped: counts.merchants,
+      unchanged: counts.files + Object.keys(globalFiles).length,
       changed: 0,
       withdrawn: 0,
-      seconds: Math.round((performance.now() - started) / 10) / 100,
+      seconds: seconds(),
     };
   }
-  folder.removeState(HEAD_FILENAME);
 
-  const contextOf = (skipAllowed: boolean) => ({
+  const contextBase = {
     baseUrl: config.baseUrl,
     orderRailEnabled: config.publicOrderRailEnabled,
     now,
     skipAllowed,
     renewBeforeMs,
     issueSnapshot: input.snapshotIssuer ?? null,
-  });
+  };
   const loader = createProfileLoader(input.db);
-  const makeRunner = (skipAllowed: boolean): BatchRunner =>
-    input.runner
-      ? input.runner(contextOf(skipAllowed))
+  let runner: BatchRunner | null = null;
+  const startRunner = (): BatchRunner => {
+    runner ??= input.runner
+      ? input.runner(contextBase)
       : inlineRunner({
-          ...contextOf(skipAllowed),
+          ...contextBase,
           loadProfiles: (abIds) => loader.load(abIds),
           folder,
           readTransaction: readTransactionOf(input.db),
         });
-  // The head says whether the last run's code and keys are still those: the workers can start
-  // (they take a second to load) while this thread reads the index.
-  let runner: BatchRunner | null =
-    head && head.publishKey === publishKey && codeKey !== "" && head.codeKey === codeKey ? makeRunner(true) : null;
-
-  let plan: RunPlan;
-  try {
-    plan = planRun(folder, source, { publishKey, codeKey, now, renewBeforeMs, snapshots });
-  } catch (error) {
-    await (runner as BatchRunner | null)?.close();
-    throw error;
-  }
-  const { previous, skipAllowed, cursor, candidates } = plan;
-  if (runner && !skipAllowed) {
-    await (runner as BatchRunner).close();
-    runner = null;
-  }
-  const oldEntries = previous?.merchants ?? {};
-
-  const startRunner = (): BatchRunner => {
-    runner ??= makeRunner(skipAllowed);
     return runner;
   };
 
   const total = candidates ? candidates.length : source.count();
   const batchSize = input.batchSize ?? 500;
-  const entries = new Map<string, IndexEntry>();
-  // Carried over as they are: the merchants an incremental run does not render.
-  let carried = 0;
-  let carriedFiles = 0;
-  if (candidates) {
-    const rendering = new Set(candidates);
-    for (const [abId, entry] of Object.entries(oldEntries)) {
-      if (rendering.has(abId)) continue;
-      entries.set(abId, entry);
-      carried += 1;
-      carriedFiles += Object.keys(entry.hashes).length;
-    }
-  }
+  /** The entries this run wrote (rendered, or carried with a new stamp): the index's other rows stay. */
+  const written = new Map<string, IndexEntry>();
   const totals = emptyCounters();
   const seen = new Set<string>();
   const withdrawnIds: string[] = [];
@@ -229,7 +225,7 @@ async function refreshLocked(
   let batchFailure: Error | null = null;
 
   const collect = (result: BatchResult, size: number) => {
-    for (const [abId, entry] of result.entries) entries.set(abId, entry);
+    for (const [abId, entry] of result.entries) written.set(abId, entry);
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += result[key];
     failures.push(...result.failures);
     changed.push(...result.changed);
@@ -248,7 +244,7 @@ async function refreshLocked(
       const found = source.stampsOf(wanted);
       const known = new Set(found.map((stamp) => stamp.abId));
       // Gone from the store: withdrawn like a merchant no longer listed.
-      for (const abId of wanted) if (!known.has(abId) && oldEntries[abId]) withdrawnIds.push(abId);
+      for (const abId of wanted) if (!known.has(abId)) withdrawnIds.push(abId);
       const missing = wanted.length - found.length;
       if (missing > 0) {
         done += missing;
@@ -264,16 +260,17 @@ async function refreshLocked(
 
   try {
     for (let stamps = nextStamps(); stamps !== null; stamps = nextStamps()) {
+      const old = index.entriesOf(stamps.map((stamp) => stamp.abId));
       const items: BatchItem[] = [];
       let skippedHere = 0;
       for (const stamp of stamps) {
         seen.add(stamp.abId);
         if (!isPublishedStatus(stamp.status)) {
-          if (oldEntries[stamp.abId]) withdrawnIds.push(stamp.abId);
+          withdrawnIds.push(stamp.abId);
           skippedHere += 1;
           continue;
         }
-        items.push({ abId: stamp.abId, stamp: stamp.stamp, status: stamp.status, old: oldEntries[stamp.abId] ?? null });
+        items.push({ abId: stamp.abId, stamp: stamp.stamp, status: stamp.status, old: old.get(stamp.abId) ?? null });
       }
       if (skippedHere > 0) {
         done += skippedHere;
@@ -298,18 +295,19 @@ async function refreshLocked(
   }
 
   // Withdrawal: merchants no longer published, merchants gone from the store and, on a full pass,
-  // folders nobody owns.
-  const withdrawn = new Set(withdrawnIds);
+  // index rows of merchants the store no longer has and folders nobody owns.
+  const indexed = new Set<string>(candidates ? index.entriesOf(withdrawnIds).keys() : index.abIds());
+  const withdrawn = new Set<string>(withdrawnIds.filter((abId) => indexed.has(abId)));
   if (!candidates) {
-    for (const abId of Object.keys(oldEntries)) if (!seen.has(abId)) withdrawn.add(abId);
-    for (const abId of folder.merchantsOnDisk()) if (!entries.has(abId)) withdrawn.add(abId);
+    for (const abId of indexed) if (!seen.has(abId)) withdrawn.add(abId);
+    for (const abId of folder.merchantsOnDisk()) if (!written.has(abId)) withdrawn.add(abId);
   }
   let deleted = totals.deleted;
   for (const abId of withdrawn) {
-    entries.delete(abId);
+    written.delete(abId);
     deleted += folder.removeMerchant(abId);
   }
-  changed.push(...[...withdrawn].filter((abId) => oldEntries[abId] !== undefined));
+  changed.push(...[...withdrawn].filter((abId) => indexed.has(abId)));
 
   // Files that belong to no merchant: the key set and the static server configuration.
   const files: Record<string, string> = {};
@@ -323,31 +321,19 @@ async function refreshLocked(
   }
   if (!input.keySet && folder.remove(KEY_SET_PATH)) deleted += 1;
 
-  const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const index: PublishIndex = {
-    version: 1,
-    publishKey,
-    codeKey,
-    generatedAt: now.toISOString(),
-    merchants: Object.fromEntries(sorted),
-    files,
-    cursor,
-    retry: failures.map((failure) => failure.abId),
-  };
-  folder.writeState(INDEX_FILENAME, JSON.stringify(index));
-  folder.writeState(
-    SERVE_INDEX_FILENAME,
-    formatServeIndex(
+  index.commit({
+    meta: {
       publishKey,
-      sorted.map(([abId, entry]) => [
-        abId,
-        entry.stamp,
-        entry.until,
-        entry.hashes.snapshot ? entry.snapshotExpiresAt : null,
-      ]),
-    ),
-  );
-  folder.writeState(HEAD_FILENAME, JSON.stringify(headOf(index, snapshots)));
+      codeKey,
+      generatedAt: now.toISOString(),
+      cursor,
+      files,
+      retry: failures.map((failure) => failure.abId),
+    },
+    upserts: written,
+    deletes: withdrawn,
+  });
+  folder.writeState(SERVE_INDEX_FILENAME, formatServeIndex(publishKey, index.serveRows()));
 
   if (previous !== null && changed.length > 0) await input.onMerchantsChanged?.(changed);
   if (failures.length > 0) {
@@ -355,8 +341,14 @@ async function refreshLocked(
       `refresh: ${failures.length} merchant(s) failed to render, e.g. ${failures[0]?.abId}: ${failures[0]?.message}`,
     );
   }
+  const counts = index.counts();
+  // Merchants an incremental run left as they were, and their files.
+  let writtenFiles = 0;
+  for (const entry of written.values()) writtenFiles += Object.keys(entry.hashes).length;
+  const carried = candidates ? Math.max(0, counts.merchants - written.size) : 0;
+  const carriedFiles = candidates ? Math.max(0, counts.files - writtenFiles) : 0;
   return {
-    merchants: entries.size,
+    merchants: counts.merchants,
     rendered: totals.rendered,
     skipped: totals.skipped + carried,
     written: totals.written,
@@ -366,43 +358,8 @@ async function refreshLocked(
     withdrawn: withdrawn.size,
     deleted,
     failed: totals.failed,
-    seconds: Math.round((performance.now() - started) / 10) / 100,
+    seconds: seconds(),
   };
-}
-
-interface RunPlan {
-  previous: PublishIndex | null;
-  /** The code and keys are the last run's: a merchant whose inputs did not change is not rendered. */
-  skipAllowed: boolean;
-  /** The store revision this run starts from (the next run's `since`). */
-  cursor: number;
-  /** The merchants to look at (incremental run), or null for every merchant (full pass). */
-  candidates: string[] | null;
-}
-
-/**
- * Incremental: only the merchants written since the last run, and those whose content period or
- * snapshot runs out. Otherwise (first run, new code, older index): every merchant's stamp is read.
- */
-function planRun(
-  folder: PublishFolder,
-  source: PublishSource,
-  run: { publishKey: string; codeKey: string; now: Date; renewBeforeMs: number; snapshots: boolean },
-): RunPlan {
-  const previous = folder.readIndex();
-  const skipAllowed =
-    previous !== null &&
-    previous.publishKey === run.publishKey &&
-    run.codeKey !== "" &&
-    previous.codeKey === run.codeKey;
-  const since = skipAllowed && typeof previous?.cursor === "number" ? previous.cursor : null;
-  if (since === null) return { previous, skipAllowed, cursor: source.revision(), candidates: null };
-  const touched = source.touchedSince(since);
-  const due = new Set<string>([...touched.abIds, ...(previous?.retry ?? [])]);
-  for (const [abId, entry] of Object.entries(previous?.merchants ?? {})) {
-    if (entryDue(entry, run.now.getTime(), run.renewBeforeMs, run.snapshots)) due.add(abId);
-  }
-  return { previous, skipAllowed, cursor: touched.revision, candidates: [...due].sort() };
 }
 
 interface GlobalFile {
@@ -419,67 +376,6 @@ function renderGlobalFiles(input: RefreshInput): Record<string, GlobalFile> {
   if (input.keySet) add(KEY_SET_PATH, JSON.stringify(input.keySet()));
   for (const [name, build] of Object.entries(STATIC_CONFIG_FILES)) add(name, build());
   return files;
-}
-
-/** Whether a merchant must be rendered although nothing of it was written: its period or its snapshot ran out. */
-function entryDue(entry: IndexEntry, nowMs: number, renewBeforeMs: number, snapshots: boolean): boolean {
-  if (entry.until !== null && Date.parse(entry.until) <= nowMs) return true;
-  if (!snapshots) return entry.hashes.snapshot !== undefined;
-  if (!entry.hashes.snapshot || !entry.snapshotExpiresAt) return true;
-  return Date.parse(entry.snapshotExpiresAt) <= renewBeforeMs;
-}
-
-function headOf(index: PublishIndex, snapshots: boolean): PublishHead {
-  let fileCount = Object.keys(index.files).length;
-  let earliestUntilMs: number | null = null;
-  let earliestSnapshotExpiryMs: number | null = null;
-  const earlier = (current: number | null, value: number) => (current === null || value < current ? value : current);
-  for (const entry of Object.values(index.merchants)) {
-    fileCount += Object.keys(entry.hashes).length;
-    if (entry.until !== null) earliestUntilMs = earlier(earliestUntilMs, Date.parse(entry.until));
-    if (snapshots) {
-      const expiry = entry.hashes.snapshot && entry.snapshotExpiresAt ? Date.parse(entry.snapshotExpiresAt) : -1;
-      earliestSnapshotExpiryMs = earlier(earliestSnapshotExpiryMs, expiry);
-    } else if (entry.hashes.snapshot) {
-      earliestSnapshotExpiryMs = -1;
-    }
-  }
-  return {
-    version: 1,
-    publishKey: index.publishKey,
-    codeKey: index.codeKey,
-    cursor: index.cursor ?? 0,
-    generatedAt: index.generatedAt,
-    published: Object.keys(index.merchants).length,
-    fileCount,
-    files: index.files,
-    earliestUntilMs,
-    earliestSnapshotExpiryMs,
-    snapshots,
-    retry: index.retry?.length ?? 0,
-  };
-}
-
-function nothingDue(
-  head: PublishHead,
-  run: {
-    publishKey: string;
-    codeKey: string;
-    snapshots: boolean;
-    now: Date;
-    renewBeforeMs: number;
-    globalFiles: Record<string, GlobalFile>;
-    source: PublishSource;
-  },
-): boolean {
-  if (head.publishKey !== run.publishKey || run.codeKey === "" || head.codeKey !== run.codeKey) return false;
-  if (head.snapshots !== run.snapshots || head.retry > 0) return false;
-  if (head.earliestUntilMs !== null && head.earliestUntilMs <= run.now.getTime()) return false;
-  if (head.earliestSnapshotExpiryMs !== null && head.earliestSnapshotExpiryMs <= run.renewBeforeMs) return false;
-  const names = Object.keys(run.globalFiles);
-  if (names.length !== Object.keys(head.files).length) return false;
-  if (names.some((name) => head.files[name] !== run.globalFiles[name]?.hash)) return false;
-  return run.source.touchedSince(head.cursor).abIds.length === 0;
 }
 
 function inlineRunner(context: BatchContext): BatchRunner {

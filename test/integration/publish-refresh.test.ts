@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
@@ -255,12 +255,27 @@ describe("the refresh job and the published files", () => {
     expect(served.headers.get("etag")).toBe(fresh.headers.get("etag"));
   });
 
-  it("with nothing written since the last run and nothing due, answers from its head without reading the index", async () => {
-    const indexFile = path.join(publishDir(), ".abeille", "index.json");
-    const before = statSync(indexFile).mtimeMs;
+  it("with nothing written since the last run and nothing due, writes nothing, not even its own state", async () => {
+    const serveIndex = path.join(publishDir(), ".abeille", "serve-index.tsv");
+    const before = statSync(serveIndex).mtimeMs;
+    const index = new PublishFolder(publishDir()).readIndex();
     const run = await runRefresh(refreshInput());
     expect(run).toMatchObject({ rendered: 0, written: 0, changed: 0, skipped: firstRun.merchants });
-    expect(statSync(indexFile).mtimeMs).toBe(before);
+    expect(statSync(serveIndex).mtimeMs).toBe(before);
+    expect(new PublishFolder(publishDir()).readIndex()).toEqual(index);
+  });
+
+  it("takes over the JSON index of an earlier version instead of rendering everything again", async () => {
+    const folder = new PublishFolder(publishDir());
+    const current = folder.readIndex();
+    if (!current) throw new Error("no index after the first runs");
+    const state = path.join(publishDir(), ".abeille");
+    for (const name of ["index.db", "index.db-wal", "index.db-shm"]) rmSync(path.join(state, name), { force: true });
+    writeFileSync(path.join(state, "index.json"), JSON.stringify(current));
+    const run = await runRefresh(refreshInput());
+    expect(run).toMatchObject({ rendered: 0, written: 0, merchants: firstRun.merchants });
+    expect(existsSync(path.join(state, "index.json"))).toBe(false);
+    expect(folder.readIndex()).toEqual(current);
   });
 
   it("renders only the merchant a write touched, whichever table the write went to", async () => {
