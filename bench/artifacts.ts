@@ -7,13 +7,13 @@
  *   node bench/artifacts.ts [--count 2000] [--store DATA_DIR] [--duration 10] [--connections 50]
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { type PublishedKind, publishedPath } from "../src/publish/documents.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { type LoadFigure, load, round, spawnNode, startBareServer, waitForHealth } from "./lib.ts";
+import { type LoadFigure, load, machineLine, spawnNode, startBareServer, waitForHealth, writeReport } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -169,12 +169,7 @@ const lines = rows.map((row) =>
 const report = [
   `# Artifacts bench ${new Date().toISOString()}`,
   "",
-  `Node ${process.version}, ${os.availableParallelism()} cores (load average ${os
-    .loadavg()
-    .map((value) => round(value, 1))
-    .join(
-      ", ",
-    )}), ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback, ${abIds.length} merchants' files in rotation.`,
+  `${machineLine()}, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback, ${abIds.length} merchants' files in rotation.`,
   "Published files: jobs/serve.ts answering from DATA_DIR/publish (stamp check against the store on every request). On demand: the same server with PUBLISH_FAST_PATH=false (Astro route renders). Bare: node:http answering the first merchant's file bytes.",
   "",
   header,
@@ -182,9 +177,6 @@ const report = [
   ...lines.map((line) => `| ${line} |`),
   "",
 ].join("\n");
-mkdirSync(path.join(root, "bench/results"), { recursive: true });
-writeFileSync(path.join(root, "bench/results/artifacts-latest.md"), report);
-writeFileSync(path.join(root, "bench/results/artifacts-latest.json"), `${JSON.stringify(rows, null, 2)}\n`);
-process.stdout.write(`\n${report}`);
+writeReport("artifacts", report, rows);
 if (!values.store) rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);

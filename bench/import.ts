@@ -10,7 +10,7 @@
  *   node bench/import.ts [--rows 1000000] [--keep]
  */
 import { spawn } from "node:child_process";
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -23,7 +23,7 @@ import { ESTABLISHMENT_COLUMNS } from "../src/import/sirene/establishments.ts";
 import { loadCommuneReference } from "../src/seed/communes.ts";
 import { Rng } from "../src/seed/prng.ts";
 import { ESTABLISHMENT_HEADER } from "../test/helpers/sirene-stock.ts";
-import { round, rssMegabytes } from "./lib.ts";
+import { machineLine, markdownTable, round, rssMegabytes, writeReport } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -169,32 +169,25 @@ runs.push(await importOnce("import into an empty registry", dataDir));
 runs.push(await importOnce("the same file again", dataDir));
 const baseline = runs[0] as Run;
 
-const lines = runs.map(
-  (run) =>
-    `| ${run.name} | ${run.wallSeconds} | ${run.rowsPerSecond} | ${round(run.wallSeconds / baseline.wallSeconds, 1)} | ${run.peakRssMb} | ${
-      run.report
-        ? ["created", "updated", "archived", "unchanged"].map((key) => `${key} ${run.report?.[key]}`).join(", ")
-        : ""
-    } |`,
-);
+const lines = runs.map((run) => [
+  run.name,
+  run.wallSeconds,
+  run.rowsPerSecond,
+  round(run.wallSeconds / baseline.wallSeconds, 1),
+  run.peakRssMb,
+  run.report
+    ? ["created", "updated", "archived", "unchanged"].map((key) => `${key} ${run.report?.[key]}`).join(", ")
+    : "",
+]);
+
 const report = [
   `# Import bench ${new Date().toISOString()}`,
   "",
-  `Node ${process.version}, ${os.availableParallelism()} cores (load average ${os
-    .loadavg()
-    .map((value) => round(value, 1))
-    .join(
-      ", ",
-    )} at the end). ${rows} rows of StockEtablissement in INSEE's layout (${round(statSync(file).size / 1e6, 1)} MB).`,
+  `${machineLine()}. ${rows} rows of StockEtablissement in INSEE's layout (${round(statSync(file).size / 1e6, 1)} MB).`,
   "Targets (issue 9): 1,000,000 rows in under 2 minutes, RSS under 300 MB.",
   "",
-  "| run | wall s | rows/s | x read-only | peak RSS MB | outcome |",
-  "|---|---|---|---|---|---|",
-  ...lines,
+  ...markdownTable(["run", "wall s", "rows/s", "x read-only", "peak RSS MB", "outcome"], lines),
   "",
 ].join("\n");
-mkdirSync(path.join(root, "bench/results"), { recursive: true });
-writeFileSync(path.join(root, "bench/results/import-latest.md"), report);
-writeFileSync(path.join(root, "bench/results/import-latest.json"), `${JSON.stringify(runs, null, 2)}\n`);
-process.stdout.write(`\n${report}`);
+writeReport("import", report, runs);
 if (!values.keep) rmSync(dir, { recursive: true, force: true });

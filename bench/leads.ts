@@ -20,7 +20,7 @@
  * drain of what is left (emails written per second).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -36,7 +36,7 @@ import { dispatchDeps } from "../src/mail/outbox-worker.ts";
 import { createMailTransport } from "../src/mail/transport.ts";
 import { leadDeps } from "../src/wiring.ts";
 import { freePort } from "../test/helpers/spawn-start.ts";
-import { round, serverMemory, spawnNode, timeInProcess, waitForHealth } from "./lib.ts";
+import { round, serverMemory, spawnNode, timeInProcess, waitForHealth, writeReport } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -278,11 +278,14 @@ const lines = [
   "",
 ];
 const report = lines.join("\n");
-mkdirSync(path.join(root, "bench/results"), { recursive: true });
-writeFileSync(path.join(root, "bench/results/leads-latest.md"), report);
-writeFileSync(
-  path.join(root, "bench/results/leads-latest.json"),
-  `${JSON.stringify({ figures, domainDistinct, domainDuplicate, leadRows, created201, orphanLeads, drained, drainSeconds }, null, 2)}\n`,
-);
-process.stdout.write(`\n${report}`);
+writeReport("leads", report, {
+  figures,
+  domainDistinct,
+  domainDuplicate,
+  leadRows,
+  created201,
+  orphanLeads,
+  drained,
+  drainSeconds,
+});
 process.exit(0);

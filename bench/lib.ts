@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -153,3 +153,30 @@ export async function timeInProcess(
 }
 
 export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The line every report opens with: Node, cores and the machine's load when the figures were taken. */
+export function machineLine(): string {
+  const load = os
+    .loadavg()
+    .map((value) => round(value, 1))
+    .join(", ");
+  return `Node ${process.version}, ${os.availableParallelism()} cores (load average ${load} at the end)`;
+}
+
+/** A markdown table: the header's cells, then one row per line. */
+export function markdownTable(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string[] {
+  return [
+    `| ${header.join(" | ")} |`,
+    `|${"---|".repeat(header.length)}`,
+    ...rows.map((row) => `| ${row.join(" | ")} |`),
+  ];
+}
+
+/** Writes bench/results/<name>-latest.md and .json and prints the report. */
+export function writeReport(name: string, report: string, data: unknown): void {
+  const results = fileURLToPath(new URL("./results/", import.meta.url));
+  mkdirSync(results, { recursive: true });
+  writeFileSync(path.join(results, `${name}-latest.md`), report);
+  writeFileSync(path.join(results, `${name}-latest.json`), `${JSON.stringify(data, null, 2)}\n`);
+  process.stdout.write(`\n${report}`);
+}

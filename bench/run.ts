@@ -10,7 +10,7 @@
  * baseline runs as many processes.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -29,6 +29,7 @@ import {
   startBareCluster,
   timeInProcess,
   waitForHealth,
+  writeReport,
 } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -196,8 +197,5 @@ const report = [
   ...notes.map((note) => `- ${note}`),
   "",
 ].join("\n");
-mkdirSync(path.join(root, "bench/results"), { recursive: true });
-writeFileSync(path.join(root, "bench/results/read-latest.md"), report);
-writeFileSync(path.join(root, "bench/results/read-latest.json"), `${JSON.stringify({ rows, notes }, null, 2)}\n`);
-process.stdout.write(`\n${report}`);
+writeReport("read", report, { rows, notes });
 process.exit(0);

@@ -36,3 +36,8 @@ export function clusterUrl(baseUrl: string, clusterId: string): string {
 export function evidenceUrl(baseUrl: string, signal: string, abId: string): string {
   return `${baseUrl}/api/verify/${signal}/${abId}`;
 }
+
+/** A lead's status page (its holder reads it with the tracking token). */
+export function leadUrl(baseUrl: string, leadId: string): string {
+  return `${baseUrl}/api/leads/${leadId}`;
+}

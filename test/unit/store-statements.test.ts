@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { openPublishIndex } from "../../src/store/publish-index.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
 import { createSeedWriter } from "../../src/store/seed-writer.ts";
 
@@ -17,8 +18,11 @@ const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-statements-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** limits.db has its own one-table schema, created by the store itself. */
-const OTHER_DATABASES = new Set(["rate-limit-store.ts", "redis-rate-limit-store.ts"]);
+/**
+ * limits.db and the refresh job's index.db have their own schemas, created by the store modules
+ * themselves, which prepare every statement when they open (checked below for the index).
+ */
+const OTHER_DATABASES = new Set(["rate-limit-store.ts", "redis-rate-limit-store.ts", "publish-index.ts"]);
 
 /**
  * The string literals passed to `prepare(` in a source file (after an optional type argument),
@@ -54,6 +58,13 @@ function literalStatements(source: string): string[] {
 }
 
 describe("the store's SQL", () => {
+  it("opens the refresh job's index, which prepares each of its statements against its own schema", () => {
+    const index = openPublishIndex(dataDir);
+    expect(index.meta()).toBeNull();
+    expect(index.counts()).toEqual({ merchants: 0, files: 0 });
+    index.close();
+  });
+
   it("prepares, every literal statement of src/store, against the migrated schema", () => {
     const db = openDatabase(path.join(dataDir, "abeille.db"));
     const failures: string[] = [];

@@ -1,22 +1,16 @@
 import { frenchDateTime, type RenderedEmail, renderLayout } from "./email-format.ts";
 import { leadTypeNoun } from "./lead-labels.ts";
-import { PLATFORM_SIGNATURE } from "./render-lead-notification.ts";
+import { type LeadEmailInput, PLATFORM_SIGNATURE } from "./render-lead-notification.ts";
 
 export interface FollowUpEmailInput {
   messageId: string;
   body: string;
   createdAt: string;
   position: number;
-  lead: {
-    leadId: string;
-    abId: string;
-    leadType: string;
-    contactName: string;
-    contactEmail: string;
-    contactPhone: string | null;
-    createdAt: string;
-    merchantName: string;
-  };
+  lead: Pick<
+    LeadEmailInput,
+    "leadId" | "abId" | "leadType" | "contactName" | "contactEmail" | "contactPhone" | "createdAt" | "merchantName"
+  >;
 }
 
 /** The French email that carries an agent's follow-up message on a lead to the merchant. */

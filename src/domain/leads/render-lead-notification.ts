@@ -1,25 +1,13 @@
 import { type EmailRow, type EmailSection, frenchDateTime, type RenderedEmail, renderLayout } from "./email-format.ts";
 import { intentRows, leadTypeNoun, preferredContactLabel, sectorLabel, sectorRows } from "./lead-labels.ts";
+import type { NewLead } from "./lead-store.ts";
 
-/** What the merchant's notification needs to know about a lead. */
-export interface LeadEmailInput {
-  leadId: string;
-  abId: string;
-  leadType: string;
-  contactName: string;
-  contactEmail: string;
-  contactPhone: string | null;
-  message: string | null;
-  aiContext: string | null;
-  intentData: Record<string, string> | null;
-  metadata: Record<string, unknown> | null;
-  intent: string | null;
-  agentId: string | null;
-  createdAt: string;
+/** What the merchant's notification needs to know about a lead: the lead as stored, and its merchant. */
+export type LeadEmailInput = Omit<NewLead, "brickId"> & {
   merchantName: string;
   merchantSector: string;
   brickName: string | null;
-}
+};
 
 export const PLATFORM_SIGNATURE = "Abeille — le registre des commerçants vérifiés";
 

@@ -1,16 +1,9 @@
 import { frenchDateTime, oneLine, type RenderedEmail, renderLayout } from "../leads/email-format.ts";
 import { PLATFORM_SIGNATURE } from "../leads/render-lead-notification.ts";
+import type { NewPlatformContact } from "./platform-contact-store.ts";
 
-export interface PlatformContactEmailInput {
-  contactId: string;
-  type: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  company: string | null;
-  message: string;
-  createdAt: string;
-}
+/** The message as stored is what the team's email shows. */
+export type PlatformContactEmailInput = NewPlatformContact;
 
 const TYPE_LABEL: Record<string, string> = {
   merchant_inquiry: "Demande d'un commerçant",

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { App } from "../../app.ts";
-import { actionsByRel } from "../../domain/actions.ts";
 import { LEAD_FIELD_LIMITS } from "../../domain/lead-contract.ts";
 import { checkLeadStatus } from "../../domain/leads/check-lead-status.ts";
 import { createLead } from "../../domain/leads/create-lead.ts";
+import { leadReceiptAnswer } from "../../domain/leads/lead-receipt-answer.ts";
 import { sendLeadMessage } from "../../domain/leads/send-lead-message.ts";
 import { successEnvelope } from "../../http/envelope.ts";
 import { type Caller, permissionFor } from "../../http/guard.ts";
@@ -54,21 +54,7 @@ async function leadEnvelope(
     caller: { agentId: caller.agentId, clientAddress: caller.clientAddress },
     idempotencyKey: key ?? null,
   });
-  const { baseUrl } = app.config;
-  return successEnvelope(context.envelopeContext("/api/contact/brick"), {
-    topLevel: {
-      lead_id: receipt.leadId,
-      tracking_token: receipt.trackingToken,
-      tracking_status: receipt.trackingStatus,
-      deduplicated: receipt.deduplicated,
-    },
-    actions: actionsByRel(receipt.actions),
-    state: receipt.state,
-    links: {
-      canonical: `${baseUrl}/api/leads/${receipt.leadId}`,
-      merchant: `${baseUrl}/api/registry/resolve/${receipt.abId}`,
-    },
-  });
+  return successEnvelope(context.envelopeContext("/api/contact/brick"), leadReceiptAnswer(app.config.baseUrl, receipt));
 }
 
 const AFTER_LEAD =

@@ -32,7 +32,7 @@ import {
   trustScoreSchema,
 } from "../schemas.ts";
 import { defineTool, READ_ONLY } from "../tool.ts";
-import { resolveDeps, searchDeps, toolMerchantLinks } from "./deps.ts";
+import { merchantAtNow, resolveDeps, searchDeps, toolMerchantLinks } from "./deps.ts";
 
 const abIdArgument = abIdSchema.describe(
   "The merchant's identifier, ab_ followed by 8 lowercase letters or digits (from search_merchants results)",
@@ -137,10 +137,7 @@ export const getTrustScore = defineTool({
   output: successEnvelopeSchema({ id: "TrustScoreResponse", data: trustScoreSchema, state: "merchant" }),
   annotations: READ_ONLY,
   run(args, { app, envelopeContext }) {
-    const deps = resolveDeps(app);
-    const now = deps.now();
-    const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, args.ab_id);
-    const { merchant } = profile;
+    const { deps, now, profile, assessment, merchant } = merchantAtNow(app, args.ab_id);
     const card = assembleDecisionCard(profile, assessment, {
       baseUrl: deps.baseUrl,
       orderRailEnabled: deps.orderRailEnabled,
@@ -263,10 +260,7 @@ export const getProductDetails = defineTool({
   output: successEnvelopeSchema({ id: "ProductDetailsResponse", data: productDetailsSchema, state: "merchant" }),
   annotations: READ_ONLY,
   run(args, { app, envelopeContext }) {
-    const deps = resolveDeps(app);
-    const now = deps.now();
-    const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, args.ab_id);
-    const { merchant } = profile;
+    const { deps, now, profile, assessment, merchant } = merchantAtNow(app, args.ab_id);
     let products = profile.products;
     if (args.product_id !== undefined) {
       const found = resolveBrick(profile.products, merchant.abId, args.product_id);
@@ -353,10 +347,7 @@ export const getLeadFields = defineTool({
   output: successEnvelopeSchema({ id: "LeadFieldsResponse", data: leadFieldsSchema, state: "merchant" }),
   annotations: READ_ONLY,
   run(args, { app, envelopeContext }) {
-    const deps = resolveDeps(app);
-    const now = deps.now();
-    const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, args.ab_id);
-    const { merchant } = profile;
+    const { deps, now, assessment, merchant } = merchantAtNow(app, args.ab_id);
     const { state } = assessment.capabilities;
     return successEnvelope(envelopeContext(), {
       data: {

@@ -1,5 +1,5 @@
-import { actionsByRel } from "../../../domain/actions.ts";
 import { createLead } from "../../../domain/leads/create-lead.ts";
+import { leadReceiptAnswer } from "../../../domain/leads/lead-receipt-answer.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, readJsonBody, route } from "../../../http/route.ts";
 import { operation } from "../../../openapi/operations.ts";
@@ -22,30 +22,16 @@ export const POST = route(operation("createLead"), async ({ app, caller, request
     caller: { agentId: caller.agentId, clientAddress: caller.clientAddress },
     idempotencyKey,
   });
-  const leadUrl = `${app.config.baseUrl}/api/leads/${receipt.leadId}`;
-  return ok(
-    context,
-    {
-      topLevel: {
-        lead_id: receipt.leadId,
-        tracking_token: receipt.trackingToken,
-        tracking_status: receipt.trackingStatus,
-        deduplicated: receipt.deduplicated,
-      },
-      actions: actionsByRel(receipt.actions),
-      state: receipt.state,
-      links: { canonical: leadUrl, merchant: `${app.config.baseUrl}/api/registry/resolve/${receipt.abId}` },
+  const answer = leadReceiptAnswer(app.config.baseUrl, receipt);
+  return ok(context, answer, {
+    status: receipt.status,
+    headers: {
+      // The answer carries a bearer capability (the tracking token): never cache it.
+      "cache-control": "no-store",
+      ...(receipt.status === 201 ? { location: answer.links.canonical } : {}),
+      ...(receipt.replayed ? { "idempotent-replayed": "true" } : {}),
     },
-    {
-      status: receipt.status,
-      headers: {
-        // The answer carries a bearer capability (the tracking token): never cache it.
-        "cache-control": "no-store",
-        ...(receipt.status === 201 ? { location: leadUrl } : {}),
-        ...(receipt.replayed ? { "idempotent-replayed": "true" } : {}),
-      },
-    },
-  );
+  });
 });
 
 export const ALL = methodNotAllowed(["POST"]);
