@@ -185,5 +185,7 @@ try {
     throw error;
   }
 } finally {
+  // Merchants written before a failure are searchable too.
+  flushIndex();
   db.$client.close();
 }

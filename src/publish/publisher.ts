@@ -158,6 +158,29 @@ async function refreshWithIndex(
   const skipAllowed =
     previous !== null && previous.publishKey === publishKey && codeKey !== "" && previous.codeKey === codeKey;
   const since = skipAllowed ? (previous?.cursor ?? null) : null;
+
+  const contextBase = {
+    baseUrl: config.baseUrl,
+    orderRailEnabled: config.publicOrderRailEnabled,
+    now,
+    skipAllowed,
+    renewBeforeMs,
+    issueSnapshot: input.snapshotIssuer ?? null,
+  };
+  const loader = createProfileLoader(input.db);
+  let runner: BatchRunner | null = null;
+  const startRunner = (): BatchRunner => {
+    runner ??= input.runner
+      ? input.runner(contextBase)
+      : inlineRunner({
+          ...contextBase,
+          loadProfiles: (abIds) => loader.load(abIds),
+          folder,
+          readTransaction: readTransactionOf(input.db),
+        });
+    return runner;
+  };
+
   let cursor: number;
   let candidates: string[] | null = null;
   if (since === null) {
@@ -188,28 +211,6 @@ async function refreshWithIndex(
       seconds: seconds(),
     };
   }
-
-  const contextBase = {
-    baseUrl: config.baseUrl,
-    orderRailEnabled: config.publicOrderRailEnabled,
-    now,
-    skipAllowed,
-    renewBeforeMs,
-    issueSnapshot: input.snapshotIssuer ?? null,
-  };
-  const loader = createProfileLoader(input.db);
-  let runner: BatchRunner | null = null;
-  const startRunner = (): BatchRunner => {
-    runner ??= input.runner
-      ? input.runner(contextBase)
-      : inlineRunner({
-          ...contextBase,
-          loadProfiles: (abIds) => loader.load(abIds),
-          folder,
-          readTransaction: readTransactionOf(input.db),
-        });
-    return runner;
-  };
 
   const total = candidates ? candidates.length : source.count();
   const batchSize = input.batchSize ?? 500;

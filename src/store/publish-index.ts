@@ -127,10 +127,13 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
       file_count INTEGER NOT NULL,
       card_hash TEXT,
       snapshot_expires_at TEXT,
-      has_snapshot INTEGER NOT NULL
+      has_snapshot INTEGER NOT NULL,
+      -- When the snapshot manifest falls due: its expiry, or '' (before any date) when there is none.
+      snapshot_due TEXT NOT NULL
     );
     CREATE INDEX IF NOT EXISTS entries_until ON entries (until) WHERE until IS NOT NULL;
-    CREATE INDEX IF NOT EXISTS entries_snapshot ON entries (has_snapshot, snapshot_expires_at);
+    CREATE INDEX IF NOT EXISTS entries_snapshot_due ON entries (snapshot_due);
+    CREATE INDEX IF NOT EXISTS entries_with_snapshot ON entries (has_snapshot) WHERE has_snapshot = 1;
   `);
   const readMeta = db.prepare<[string], string>("SELECT value FROM meta WHERE key = ?").pluck();
   const writeMeta = db.prepare<[string, string]>(
@@ -142,22 +145,19 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
   const dueUntil = db
     .prepare<[string], string>("SELECT ab_id FROM entries WHERE until IS NOT NULL AND until <= ?")
     .pluck();
-  const dueSnapshot = db
-    .prepare<[string], string>(
-      "SELECT ab_id FROM entries WHERE has_snapshot = 0 OR snapshot_expires_at IS NULL OR snapshot_expires_at <= ?",
-    )
-    .pluck();
+  const dueSnapshot = db.prepare<[string], string>("SELECT ab_id FROM entries WHERE snapshot_due <= ?").pluck();
   const withSnapshot = db.prepare<[], string>("SELECT ab_id FROM entries WHERE has_snapshot = 1").pluck();
   const all = db.prepare<[], string>("SELECT ab_id FROM entries ORDER BY ab_id").pluck();
   const count = db.prepare<[], { merchants: number; files: number }>(
     "SELECT count(*) AS merchants, coalesce(sum(file_count), 0) AS files FROM entries",
   );
   const upsert = db.prepare(
-    `INSERT INTO entries (ab_id, status, stamp, fingerprint, since, until, hashes, file_count, card_hash, snapshot_expires_at, has_snapshot)
-     VALUES (@ab_id, @status, @stamp, @fingerprint, @since, @until, @hashes, @file_count, @card_hash, @snapshot_expires_at, @has_snapshot)
+    `INSERT INTO entries (ab_id, status, stamp, fingerprint, since, until, hashes, file_count, card_hash, snapshot_expires_at, has_snapshot, snapshot_due)
+     VALUES (@ab_id, @status, @stamp, @fingerprint, @since, @until, @hashes, @file_count, @card_hash, @snapshot_expires_at, @has_snapshot, @snapshot_due)
      ON CONFLICT (ab_id) DO UPDATE SET status = excluded.status, stamp = excluded.stamp, fingerprint = excluded.fingerprint,
        since = excluded.since, until = excluded.until, hashes = excluded.hashes, file_count = excluded.file_count,
-       card_hash = excluded.card_hash, snapshot_expires_at = excluded.snapshot_expires_at, has_snapshot = excluded.has_snapshot`,
+       card_hash = excluded.card_hash, snapshot_expires_at = excluded.snapshot_expires_at, has_snapshot = excluded.has_snapshot,
+       snapshot_due = excluded.snapshot_due`,
   );
   const remove = db.prepare<[string]>("DELETE FROM entries WHERE ab_id = ?");
   const serve = db.prepare<[], [string, string, string | null, string | null]>(
@@ -196,6 +196,7 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
           card_hash: entry.cardHash,
           snapshot_expires_at: entry.snapshotExpiresAt,
           has_snapshot: entry.hashes.snapshot ? 1 : 0,
+          snapshot_due: entry.hashes.snapshot && entry.snapshotExpiresAt ? entry.snapshotExpiresAt : "",
         });
       }
       writeMeta.run("publishKey", run.meta.publishKey);

@@ -185,6 +185,36 @@ describe("npm run import -- sirene", () => {
     expect(age).toEqual({ value: "28", source: "official_file", verified_at: "2026-10-02T08:15:31.000Z" });
   }, 60_000);
 
+  it("reads one establishment twice in a file as one merchant, and refuses a file cut inside a field with its line", async () => {
+    const twiceSiren = makeSiren("22211100");
+    const shop = makeSiret(twiceSiren, "0001");
+    const once = { ...base, siren: twiceSiren, nic: "00019", siret: shop, enseigne1Etablissement: "DEUX FOIS" };
+    const file = stockFile("StockEtablissement_twice.csv", [
+      row(once),
+      row({ ...once, numeroVoieEtablissement: "16", dateDernierTraitementEtablissement: "2026-10-03T08:00:00" }),
+    ]);
+    expect((await importSirene(file)).report).toMatchObject({ read: 2, created: 1, updated: 1, rejected: [] });
+    const { body } = await server.getJson("/api/registry/search?q=Deux%20Fois");
+    const found = body.results as { merchant: { address: string } }[];
+    expect(found.map((result) => result.merchant.address)).toEqual([
+      "16 bis avenue Roger Salengro, 69100 Villeurbanne",
+    ]);
+
+    const cut = path.join(server.dataDir, "StockEtablissement_cut.csv");
+    writeFileSync(
+      cut,
+      `${HEADER.join(",")}\r\n${row(once)}\r\n${row({ ...once, enseigne1Etablissement: "COUPE" }).replace("COUPE", '"COU')}`,
+    );
+    const failure = await run(process.execPath, ["jobs/import.ts", "sirene", "--etablissements", cut], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect("code" in failure ? failure.code : 0).toBe(1);
+    expect("stderr" in failure ? failure.stderr : "").toBe(
+      `import: ${cut}, line 3: the file ends inside a quoted field (cut short?)\n`,
+    );
+  }, 60_000);
+
   it("reads the stock zipped as INSEE publishes it and positions from Etalab's gzipped geocoded file; without one, the commune's centroid, marked as such", async () => {
     const companySiren = makeSiren("33322211");
     const placedShop = makeSiret(companySiren, "0001");

@@ -127,29 +127,38 @@ export async function importSireneStock(
       }
     }
   };
-  for await (const item of establishments()) {
-    report.read += 1;
-    if (report.read % every === 0) hooks.onProgress?.(report);
-    if ("error" in item) {
-      report.rejected.push({ line: item.line, error: item.error });
-      continue;
+  try {
+    for await (const item of establishments()) {
+      report.read += 1;
+      if (report.read % every === 0) hooks.onProgress?.(report);
+      if ("error" in item) {
+        report.rejected.push({ line: item.line, error: item.error });
+        continue;
+      }
+      const read = establishmentOf(item.row);
+      const establishment = {
+        ...read,
+        legalUnit: legalUnits?.get(read.siren) ?? null,
+        position: read.position ?? positions?.get(read.siret) ?? null,
+      };
+      if (!isValidSiret(establishment.siret)) {
+        report.rejected.push({
+          line: item.line,
+          error: `siret: ${printable(establishment.siret)} is not a valid SIRET`,
+        });
+        continue;
+      }
+      if (!inDepartments(establishment.inseeCode)) {
+        report.skipped.department = (report.skipped.department ?? 0) + 1;
+        continue;
+      }
+      batch.push(establishment);
+      if (batch.length >= BATCH_ROWS) apply();
     }
-    const read = establishmentOf(item.row);
-    const establishment = {
-      ...read,
-      legalUnit: legalUnits?.get(read.siren) ?? null,
-      position: read.position ?? positions?.get(read.siret) ?? null,
-    };
-    if (!isValidSiret(establishment.siret)) {
-      report.rejected.push({ line: item.line, error: `siret: ${printable(establishment.siret)} is not a valid SIRET` });
-      continue;
-    }
-    if (!inDepartments(establishment.inseeCode)) {
-      report.skipped.department = (report.skipped.department ?? 0) + 1;
-      continue;
-    }
-    batch.push(establishment);
-    if (batch.length >= BATCH_ROWS) apply();
+  } catch (error) {
+    // A file cut short: what was read before the cut is applied, then the import stops.
+    apply();
+    throw error;
   }
   apply();
   return report;
