@@ -51,7 +51,10 @@ export interface RefreshInput {
    */
   onMerchantsChanged?: (abIds: string[]) => void | Promise<void>;
   /** Where batches render (default: this thread). */
-  runner?: (context: Omit<BatchContext, "loadProfiles" | "folder" | "readTransaction">) => BatchRunner;
+  runner?: (
+    context: Omit<BatchContext, "loadProfiles" | "folder" | "readTransaction">,
+    options?: { spareOneCore?: boolean },
+  ) => BatchRunner;
   onProgress?: (progress: { done: number; total: number }) => void;
 }
 
@@ -169,15 +172,21 @@ async function refreshWithIndex(
   };
   const loader = createProfileLoader(input.db);
   let runner: BatchRunner | null = null;
+  const inline = () =>
+    inlineRunner({
+      ...contextBase,
+      loadProfiles: (abIds) => loader.load(abIds),
+      folder,
+      readTransaction: readTransactionOf(input.db),
+    });
   const startRunner = (): BatchRunner => {
+    // An incremental run renders on this thread too, beside one worker fewer: this thread would
+    // otherwise wait, and each worker costs a start-up (a full pass keeps every core on workers).
     runner ??= input.runner
-      ? input.runner(contextBase)
-      : inlineRunner({
-          ...contextBase,
-          loadProfiles: (abIds) => loader.load(abIds),
-          folder,
-          readTransaction: readTransactionOf(input.db),
-        });
+      ? since !== null
+        ? mixedRunner(inline(), input.runner(contextBase, { spareOneCore: true }))
+        : input.runner(contextBase)
+      : inline();
     return runner;
   };
 
@@ -190,6 +199,8 @@ async function refreshWithIndex(
     cursor = touched.revision;
     const due = index.due(now.toISOString(), new Date(renewBeforeMs).toISOString(), snapshots);
     candidates = [...new Set([...touched.abIds, ...due, ...(previous?.retry ?? [])])].sort();
+    // Workers take about half a second to load: they start now, while this thread reads the stamps.
+    if (candidates.length > 0) startRunner();
   }
   const globalUnchanged = Object.entries(globalFiles).every(
     ([relative, file]) => previous?.files[relative] === file.hash && folder.exists(relative),
@@ -213,7 +224,8 @@ async function refreshWithIndex(
   }
 
   const total = candidates ? candidates.length : source.count();
-  const batchSize = input.batchSize ?? 500;
+  // Smaller batches in an incremental run share the work out evenly between this thread and the worker.
+  const batchSize = input.batchSize ?? (since !== null ? 100 : 500);
   /** The entries this run wrote (rendered, or carried with a new stamp): the index's other rows stay. */
   const written = new Map<string, IndexEntry>();
   const totals = emptyCounters();
@@ -377,6 +389,24 @@ function renderGlobalFiles(input: RefreshInput): Record<string, GlobalFile> {
   if (input.keySet) add(KEY_SET_PATH, JSON.stringify(input.keySet()));
   for (const [name, build] of Object.entries(STATIC_CONFIG_FILES)) add(name, build());
   return files;
+}
+
+/** Batches go to this thread when it is free, to the workers otherwise. */
+function mixedRunner(here: BatchRunner, workers: BatchRunner): BatchRunner {
+  let busyHere = false;
+  return {
+    concurrency: workers.concurrency + 1,
+    run(items) {
+      if (busyHere) return workers.run(items);
+      busyHere = true;
+      return here.run(items).finally(() => {
+        busyHere = false;
+      });
+    },
+    async close() {
+      await Promise.all([here.close(), workers.close()]);
+    },
+  };
 }
 
 function inlineRunner(context: BatchContext): BatchRunner {

@@ -14,8 +14,8 @@ export function workerRunner(
   settings: { publishDir: string },
   count?: number,
 ): NonNullable<RefreshInput["runner"]> {
-  return (context) => {
-    const size = Math.max(1, count ?? Math.min(4, os.availableParallelism()));
+  return (context, options = {}) => {
+    const size = Math.max(1, (count ?? Math.min(4, os.availableParallelism())) - (options.spareOneCore ? 1 : 0));
     const setup: WorkerSetup = {
       databaseFile: config.databaseFile,
       dataDir: config.dataDir,

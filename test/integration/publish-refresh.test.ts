@@ -8,6 +8,7 @@ import { PublishFolder } from "../../src/publish/publish-folder.ts";
 import { type RefreshInput, type RefreshSummary, runRefresh } from "../../src/publish/publisher.ts";
 import { loadPublishSettings } from "../../src/publish/settings.ts";
 import { publishSigning } from "../../src/publish/signing-hooks.ts";
+import { workerRunner } from "../../src/publish/worker-runner.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
@@ -298,6 +299,23 @@ describe("the refresh job and the published files", () => {
     expect(run.merchants).toBe(firstRun.merchants);
     const index = new PublishFolder(publishDir()).readIndex();
     expect(Object.keys(index?.merchants ?? {})).toHaveLength(firstRun.merchants);
+  });
+
+  it("shares an incremental run between this thread and a worker thread, with the bytes this thread renders", async () => {
+    const config = loadConfig();
+    const touchedIds = (server.roster.cases.active_contactable ?? []).slice(0, 4);
+    expect(touchedIds).toHaveLength(4);
+    for (const abId of touchedIds) touch(abId, { updated_at: new Date().toISOString() });
+    const run = await runRefresh({
+      ...refreshInput(),
+      batchSize: 1,
+      runner: workerRunner(config, loadPublishSettings(config), 2),
+    });
+    expect(run).toMatchObject({ rendered: 4, failed: 0, merchants: firstRun.merchants });
+    // Rendered again here (another code key renders everyone): not one byte differs.
+    const again = await runRefresh({ ...refreshInput(), codeKey: "test-code-inline" });
+    expect(again).toMatchObject({ rendered: firstRun.merchants, written: 0, failed: 0 });
+    await runRefresh(refreshInput());
   });
 
   it("renders a merchant whose content period ended although nothing of it was written", async () => {
