@@ -55,7 +55,8 @@ try {
     db,
     config,
     settings,
-    codeKey: values.full ? `full-${Date.now()}` : sourceTreeKey(path.resolve(import.meta.dirname, "../src")),
+    codeKey: sourceTreeKey(path.resolve(import.meta.dirname, "../src")),
+    full: values.full,
     snapshotIssuer: signing.snapshotIssuer,
     keySet: signing.keySet,
     // The search index keeps a copy of each merchant's trust and status: bring the changed ones up to date.

@@ -43,6 +43,8 @@ export interface RefreshInput {
   keySet?: (() => unknown) | null;
   /** Hash of the rendering code (jobs/refresh.ts passes the source tree's); a change re-renders everything. */
   codeKey?: string;
+  /** Renders every merchant again and checks every file (`npm run refresh -- --full`); the next run is incremental again. */
+  full?: boolean;
   batchSize?: number;
   /**
    * Called once the run is over with the merchants whose published content changed since the last
@@ -159,7 +161,11 @@ async function refreshWithIndex(
   // failed are looked at, and every other entry stays as it is without being read.
   const previous = index.meta();
   const skipAllowed =
-    previous !== null && previous.publishKey === publishKey && codeKey !== "" && previous.codeKey === codeKey;
+    !input.full &&
+    previous !== null &&
+    previous.publishKey === publishKey &&
+    codeKey !== "" &&
+    previous.codeKey === codeKey;
   const since = skipAllowed ? (previous?.cursor ?? null) : null;
 
   const contextBase = {

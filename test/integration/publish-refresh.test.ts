@@ -377,4 +377,11 @@ describe("the refresh job and the published files", () => {
     expect(changed).toHaveLength(run.merchants);
     expect(changed.every((file) => file.endsWith("/snapshot"))).toBe(true);
   });
+
+  it("renders everyone on --full, rewrites no file whose bytes stayed, and is incremental again on the next run", async () => {
+    const full = await runRefresh({ ...refreshInput(), codeKey: "another-version", full: true });
+    expect(full).toMatchObject({ rendered: full.merchants, written: 0, failed: 0 });
+    const next = await runRefresh({ ...refreshInput(), codeKey: "another-version" });
+    expect(next).toMatchObject({ rendered: 0, written: 0, skipped: full.merchants });
+  });
 });
