@@ -1,0 +1,123 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { sirenOf } from "../domain/siret.ts";
+import type { SeedRecord } from "../store/seed-writer.ts";
+
+/**
+ * The demo's merchants written as the official files describe real ones: INSEE's
+ * StockEtablissement with Etalab's geocoded columns, and StockUniteLegale, in their published
+ * layout (data/sirene-headers.json). The first step of seeding the demo through the same door as
+ * real merchants (docs/merchant-lifecycle.md, "Not yet"): `npm run import -- sirene` reads these
+ * files as it reads INSEE's.
+ */
+
+const headers = z
+  .object({
+    format: z.literal(1),
+    etablissement: z.array(z.string()).min(50),
+    uniteLegale: z.array(z.string()).min(30),
+    geoColumns: z.array(z.string()).min(4),
+  })
+  .parse(JSON.parse(readFileSync(new URL("../../data/sirene-headers.json", import.meta.url), "utf8")));
+
+/** The establishments file's header: INSEE's columns, then Etalab's geocoding columns. */
+export const GEOCODED_ESTABLISHMENT_HEADER = [...headers.etablissement, ...headers.geoColumns];
+export const LEGAL_UNIT_HEADER = headers.uniteLegale;
+
+const streetCodes = new Map(
+  Object.entries(
+    z
+      .object({ types: z.record(z.string(), z.string()) })
+      .parse(JSON.parse(readFileSync(new URL("../../data/sirene-street-types.json", import.meta.url), "utf8"))).types,
+  ).map(([code, words]) => [words, code]),
+);
+
+/** INSEE writes names and streets in capitals without accents. */
+function inseeText(text: string): string {
+  return text
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toUpperCase()
+    .replace(/[^A-Z0-9' -]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** "12 bis rue de la République" as SIRENE's number, repetition, type code and street name. */
+function streetFields(street: string): Record<string, string> {
+  const match = /^(\d+)(?: (bis|ter))? (.+)$/.exec(street);
+  if (!match) return { libelleVoieEtablissement: inseeText(street) };
+  const [, number, repetition, rest] = match as unknown as [string, string, string | undefined, string];
+  // The longest known street type the address starts with ("grande rue" before "rue").
+  let best: [words: string, code: string] | null = null;
+  for (const [words, code] of streetCodes) {
+    if (rest.startsWith(`${words} `) && (!best || words.length > best[0].length)) best = [words, code];
+  }
+  return {
+    numeroVoieEtablissement: number,
+    indiceRepetitionEtablissement: repetition === "bis" ? "B" : repetition === "ter" ? "T" : "",
+    typeVoieEtablissement: best?.[1] ?? "",
+    libelleVoieEtablissement: inseeText(best ? rest.slice(best[0].length + 1) : rest),
+  };
+}
+
+/** SIRENE's timestamp format (no zone, seconds). */
+const inseeTimestamp = (at: Date) => at.toISOString().slice(0, 19);
+
+/** One merchant as a row of the geocoded establishments file. */
+export function establishmentRow(record: SeedRecord, processedAt: Date): Record<string, string> {
+  const { merchant, territorialProof } = record;
+  const placed = territorialProof.latitude !== null && territorialProof.longitude !== null;
+  return {
+    siren: sirenOf(merchant.siret),
+    nic: merchant.siret.slice(9),
+    siret: merchant.siret,
+    statutDiffusionEtablissement: "O",
+    dateCreationEtablissement: merchant.foundedOn,
+    dateDernierTraitementEtablissement: inseeTimestamp(processedAt),
+    etablissementSiege: "true",
+    nombrePeriodesEtablissement: "1",
+    ...streetFields(merchant.street),
+    codePostalEtablissement: merchant.postalCode,
+    libelleCommuneEtablissement: inseeText(merchant.city),
+    codeCommuneEtablissement: territorialProof.inseeCode ?? "",
+    dateDebut: merchant.foundedOn,
+    etatAdministratifEtablissement: "A",
+    enseigne1Etablissement: inseeText(merchant.businessName),
+    activitePrincipaleEtablissement: merchant.nafCode,
+    nomenclatureActivitePrincipaleEtablissement: "NAFRev2",
+    caractereEmployeurEtablissement: "N",
+    ...(placed
+      ? {
+          longitude: String(territorialProof.longitude),
+          latitude: String(territorialProof.latitude),
+          geo_score: String(territorialProof.geocodingScore ?? 0.9),
+          geo_type: "housenumber",
+        }
+      : {}),
+  };
+}
+
+/** The merchant's company as a row of the legal units file. */
+export function legalUnitRow(record: SeedRecord, processedAt: Date): Record<string, string> {
+  const { merchant } = record;
+  return {
+    siren: sirenOf(merchant.siret),
+    statutDiffusionUniteLegale: "O",
+    dateCreationUniteLegale: merchant.foundedOn,
+    dateDernierTraitementUniteLegale: inseeTimestamp(processedAt),
+    denominationUniteLegale: inseeText(merchant.legalName),
+    etatAdministratifUniteLegale: "A",
+    categorieJuridiqueUniteLegale: merchant.legalName.endsWith("(EI)") ? "1000" : "5499",
+  };
+}
+
+/** A CSV line in the header's order (RFC 4180 quoting); the columns not given are empty. */
+export function csvLine(header: readonly string[], values: Record<string, string>): string {
+  return header
+    .map((name) => {
+      const value = values[name] ?? "";
+      return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+    })
+    .join(",");
+}
