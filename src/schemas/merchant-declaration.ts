@@ -50,6 +50,11 @@ const text = (max: number) =>
     .refine(hasOnlyLineControls, MULTI_LINE_MESSAGE);
 
 const postalCode = z.string().regex(/^(?:0[1-9]|[1-8]\d|9[0-8])\d{3}$/, "must be a French postal code (5 digits)");
+const serviceZone = oneLine(100).refine(
+  // An empty zone is already refused as empty; say it once.
+  (zone) => zone === "" || (/^\d+$/.test(zone) ? /^(?:0[1-9]|[1-8]\d|9[0-8])\d{3}$/.test(zone) : /\p{L}/u.test(zone)),
+  "must be a French postal code (5 digits) or a commune name",
+);
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500);
 const tag = z
   .string()
@@ -115,7 +120,8 @@ const declarationShape = {
     )
     .nullable()
     .optional(),
-  zones: z.array(postalCode).max(100).optional(),
+  /** Where the merchant works: postal codes or commune names ("69002", "Villeurbanne"). */
+  zones: z.array(serviceZone).max(100).optional(),
   languages: z.array(oneOf(merchantVocabulary.languages)).min(1).max(10).optional(),
   delivery: z
     .strictObject({ enabled: z.boolean(), radius_km: z.number().positive().max(500).nullable().optional() })

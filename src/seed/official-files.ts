@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { sirenOf } from "../domain/siret.ts";
+import type { MerchantDeclaration } from "../schemas/merchant-declaration.ts";
 import type { SeedRecord } from "../store/seed-writer.ts";
 
 /**
@@ -120,4 +121,41 @@ export function csvLine(header: readonly string[], values: Record<string, string
       return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
     })
     .join(",");
+}
+
+/**
+ * What the demo merchant declares (data/merchant-vocabulary.json's words, the schema of
+ * src/schemas/merchant-declaration.ts): identity as the merchant writes it (with the accents
+ * SIRENE's capitals lose), contact, description, hours, zones, languages, delivery and offer.
+ */
+export function declarationOf(record: SeedRecord): MerchantDeclaration {
+  const { merchant, products } = record;
+  return {
+    siret: merchant.siret,
+    legal_name: merchant.legalName,
+    business_name: merchant.businessName,
+    naf_code: merchant.nafCode,
+    address: { street: merchant.street, postal_code: merchant.postalCode, city: merchant.city },
+    email: merchant.email,
+    phone: merchant.phone,
+    website: merchant.website,
+    description: merchant.description,
+    hours: merchant.hours,
+    zones: merchant.zones,
+    languages: merchant.languages,
+    delivery: { enabled: merchant.deliveryEnabled, radius_km: merchant.deliveryRadiusKm },
+    founded_on: merchant.foundedOn,
+    products: products.map((product) => ({
+      slug: product.slug,
+      name: product.name,
+      description: product.description,
+      brick_type: product.brickType,
+      pricing_model: product.pricingModel,
+      price_cents: product.priceCents,
+      inventory_status: product.inventoryStatus,
+      tags: product.tags,
+      image_url: product.imageUrl,
+      external_url: product.externalUrl,
+    })),
+  };
 }

@@ -116,6 +116,19 @@ describe("a merchant declaration", () => {
     ]);
   });
 
+  it("takes service zones as postal codes or commune names, not department numbers", () => {
+    expect(parseInput(merchantUpdateSchema, { zones: ["69002", "Villeurbanne", "Saint-Étienne"] }).zones).toEqual([
+      "69002",
+      "Villeurbanne",
+      "Saint-Étienne",
+    ]);
+    expect(issuesOf(merchantUpdateSchema, { zones: ["69", "6900", ""] })).toEqual([
+      { path: "zones.0", message: "must be a French postal code (5 digits) or a commune name" },
+      { path: "zones.1", message: "must be a French postal code (5 digits) or a commune name" },
+      { path: "zones.2", message: "must not be empty" },
+    ]);
+  });
+
   it("updates anything but the SIRET, and at least one field", () => {
     expect(issuesOf(merchantUpdateSchema, { siret: "12345678200010" })).toEqual([
       { path: "", message: 'Unrecognized key: "siret"' },

@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { importDeclarations } from "../../src/domain/merchants/import-declarations.ts";
 import { makeSiren } from "../../src/domain/siret.ts";
 import { importSireneStock } from "../../src/import/sirene/import-sirene.ts";
 import { createCommuneLookup, loadCommuneReference } from "../../src/seed/communes.ts";
 import { MerchantGenerator } from "../../src/seed/generate.ts";
 import {
   csvLine,
+  declarationOf,
   establishmentRow,
   GEOCODED_ESTABLISHMENT_HEADER,
   LEGAL_UNIT_HEADER,
@@ -98,6 +100,51 @@ describe("the demo written as official files", () => {
         ["company_age_years", "official_file", "verified"],
         ["siret_verified", "official_file", "verified"],
       ]);
+    }
+
+    // Then their declarations, through the bulk import of `npm run merchants -- import`: the
+    // merchant as generated, accents, contact, hours and offer included.
+    const lines = records.map((record, index) => ({ number: index + 1, text: JSON.stringify(declarationOf(record)) }));
+    const stored = new Map<string, number>();
+    const declared = await importDeclarations(
+      {
+        registry,
+        communes: createCommuneLookup(reference),
+        now: () => NOW,
+        checkpoints: { read: (key) => stored.get(key) ?? 0, write: (key, line) => void stored.set(key, line) },
+      },
+      (async function* () {
+        yield* lines;
+      })(),
+      { importKey: "demo-declarations", actor: "import:demo" },
+    );
+    expect(declared).toMatchObject({ read: 40, created: 0, updated: 40, rejected: [] });
+    for (const record of records) {
+      const { merchant, products } = record;
+      const imported = registry.find(merchant.abId);
+      const got = imported?.merchant;
+      expect(
+        [got?.businessName, got?.legalName, got?.street, got?.city, got?.email, got?.phone, got?.website],
+        merchant.abId,
+      ).toEqual([
+        merchant.businessName,
+        merchant.legalName,
+        merchant.street,
+        merchant.city,
+        merchant.email,
+        merchant.phone,
+        merchant.website,
+      ]);
+      expect([got?.description, got?.hours, got?.zones, got?.languages, got?.deliveryEnabled]).toEqual([
+        merchant.description,
+        merchant.hours,
+        merchant.zones,
+        merchant.languages,
+        merchant.deliveryEnabled,
+      ]);
+      const offer = (list: typeof products) =>
+        list.map((product) => [product.slug, product.name, product.priceCents, product.pricingModel, product.tags]);
+      expect(offer(imported?.products ?? [])).toEqual(offer(products));
     }
     db.$client.close();
   });
