@@ -128,7 +128,7 @@ export function csvLine(header: readonly string[], values: Record<string, string
  * src/schemas/merchant-declaration.ts): identity as the merchant writes it (with the accents
  * SIRENE's capitals lose), contact, description, hours, zones, languages, delivery and offer.
  */
-export function declarationOf(record: SeedRecord): MerchantDeclaration {
+export function declarationOf(record: SeedRecord, options: { withoutDescription?: boolean } = {}): MerchantDeclaration {
   const { merchant, products } = record;
   return {
     siret: merchant.siret,
@@ -139,7 +139,7 @@ export function declarationOf(record: SeedRecord): MerchantDeclaration {
     email: merchant.email,
     phone: merchant.phone,
     website: merchant.website,
-    description: merchant.description,
+    description: options.withoutDescription ? null : merchant.description,
     hours: merchant.hours,
     zones: merchant.zones,
     languages: merchant.languages,
@@ -158,4 +158,39 @@ export function declarationOf(record: SeedRecord): MerchantDeclaration {
       external_url: product.externalUrl,
     })),
   };
+}
+
+/** One operator step of the demo's lifecycle, as `npm run merchants` takes them. */
+export type DemoStep =
+  | { kind: "review" }
+  | { kind: "status"; status: "ACTIVE" | "PAUSED" | "SUSPENDED" | "ARCHIVED"; reason: string | null }
+  | { kind: "declare"; update: { description: string } };
+
+const STATUS_REASONS: Record<string, string> = {
+  SUSPENDED: "vérification en cours (démonstration)",
+  ARCHIVED: "fermeture déclarée (démonstration)",
+};
+
+/**
+ * The operator steps that take an imported demo merchant (PROBATION, its declaration made) to
+ * the status and review state the generator planned, through the lifecycle's own rules: the
+ * description is reviewed, the merchant activated, then paused, suspended or archived. A merchant
+ * planned with an unreviewed description declares it again after its activation (activation
+ * needs a reviewed one): `declarationOf(record, { withoutDescription: true })` comes first.
+ */
+export function lifecycleStepsOf(record: SeedRecord): DemoStep[] {
+  const { merchant } = record;
+  const steps: DemoStep[] = [];
+  const unreviewed = merchant.descriptionLlmUnreviewed && merchant.description !== null;
+  if (merchant.description !== null && !unreviewed) steps.push({ kind: "review" });
+  if (merchant.status === "PROBATION") {
+    if (unreviewed) steps.push({ kind: "declare", update: { description: merchant.description as string } });
+    return steps;
+  }
+  steps.push({ kind: "status", status: "ACTIVE", reason: null });
+  if (unreviewed) steps.push({ kind: "declare", update: { description: merchant.description as string } });
+  if (merchant.status !== "ACTIVE") {
+    steps.push({ kind: "status", status: merchant.status, reason: STATUS_REASONS[merchant.status] ?? null });
+  }
+  return steps;
 }

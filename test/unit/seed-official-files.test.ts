@@ -1,14 +1,18 @@
 /**
- * The demo's merchants written as INSEE's and Etalab's files (src/seed/official-files.ts) come
- * back through the SIRENE import as the same establishments: same ids when the import is handed
- * the generator's, same SIRET, activity, postal code, commune, position and creation date; names
- * and streets as INSEE writes them (capitals without accents, which a declaration restores).
+ * The demo through the same door as real merchants (issue 9, item 5), step by step: its merchants
+ * written as INSEE's and Etalab's files (src/seed/official-files.ts) come back through the SIRENE
+ * import as the same establishments (the generator's ids handed to the importer; names and
+ * streets in INSEE's capitals), their declarations restore the merchant as generated, and the
+ * operator's steps take each to the status and review state the generator planned.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
 import { importDeclarations } from "../../src/domain/merchants/import-declarations.ts";
+import { reviewMerchantDescription } from "../../src/domain/merchants/review-merchant-description.ts";
+import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
 import { makeSiren } from "../../src/domain/siret.ts";
 import { importSireneStock } from "../../src/import/sirene/import-sirene.ts";
 import { createCommuneLookup, loadCommuneReference } from "../../src/seed/communes.ts";
@@ -20,6 +24,7 @@ import {
   GEOCODED_ESTABLISHMENT_HEADER,
   LEGAL_UNIT_HEADER,
   legalUnitRow,
+  lifecycleStepsOf,
 } from "../../src/seed/official-files.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
@@ -38,12 +43,14 @@ const folded = (text: string) =>
     .trim();
 
 describe("the demo written as official files", () => {
-  it("comes back through the SIRENE import as the same establishments", async () => {
+  it("comes back through the SIRENE import, the declarations import and the lifecycle as generated", async () => {
     const reference = loadCommuneReference();
     const generator = new MerchantGenerator(reference, 7, NOW.getTime());
     const records: SeedRecord[] = Array.from({ length: 40 }, (_unused, index) => {
       const abId = `ab_${String(index).padStart(8, "0")}`;
-      return generator.generate(index, abId, makeSiren(`5${String(index).padStart(7, "0")}`), null).record;
+      // Every planned case once (statuses, an unreviewed description), then merchants drawn at random.
+      const plan = PLANS[index] ? { kind: PLANS[index] } : null;
+      return generator.generate(index, abId, makeSiren(`5${String(index).padStart(7, "0")}`), plan).record;
     });
     const establishments = path.join(dir, "StockEtablissement_geo.csv");
     const units = path.join(dir, "StockUniteLegale_utf8.csv");
@@ -104,7 +111,12 @@ describe("the demo written as official files", () => {
 
     // Then their declarations, through the bulk import of `npm run merchants -- import`: the
     // merchant as generated, accents, contact, hours and offer included.
-    const lines = records.map((record, index) => ({ number: index + 1, text: JSON.stringify(declarationOf(record)) }));
+    const unreviewed = (record: SeedRecord) =>
+      record.merchant.descriptionLlmUnreviewed && record.merchant.description !== null;
+    const lines = records.map((record, index) => ({
+      number: index + 1,
+      text: JSON.stringify(declarationOf(record, { withoutDescription: unreviewed(record) })),
+    }));
     const stored = new Map<string, number>();
     const declared = await importDeclarations(
       {
@@ -136,7 +148,8 @@ describe("the demo written as official files", () => {
         merchant.website,
       ]);
       expect([got?.description, got?.hours, got?.zones, got?.languages, got?.deliveryEnabled]).toEqual([
-        merchant.description,
+        // An unreviewed description is declared after the activation (below).
+        unreviewed(record) ? null : merchant.description,
         merchant.hours,
         merchant.zones,
         merchant.languages,
@@ -146,6 +159,46 @@ describe("the demo written as official files", () => {
         list.map((product) => [product.slug, product.name, product.priceCents, product.pricingModel, product.tags]);
       expect(offer(imported?.products ?? [])).toEqual(offer(products));
     }
+
+    // Then the operator's steps, through the lifecycle's rules: each merchant ends in the status
+    // and review state the generator planned.
+    const lifecycle = { registry, communes: createCommuneLookup(reference), now: () => NOW };
+    for (const record of records) {
+      const { abId } = record.merchant;
+      for (const step of lifecycleStepsOf(record)) {
+        if (step.kind === "review") reviewMerchantDescription(lifecycle, abId, "operator:demo");
+        else if (step.kind === "status") {
+          changeMerchantStatus(lifecycle, abId, { status: step.status, reason: step.reason }, "operator:demo");
+        } else updateMerchant(lifecycle, abId, step.update, "operator:demo");
+      }
+    }
+    const states = (list: SeedRecord[]) =>
+      list.map((record) => {
+        const merchant = registry.find(record.merchant.abId)?.merchant ?? record.merchant;
+        return [merchant.abId, merchant.status, merchant.descriptionLlmUnreviewed, merchant.description];
+      });
+    expect(states(records)).toEqual(
+      records.map(({ merchant }) => [
+        merchant.abId,
+        merchant.status,
+        merchant.descriptionLlmUnreviewed,
+        merchant.description,
+      ]),
+    );
+    expect(new Set(records.map((record) => record.merchant.status))).toEqual(
+      new Set(["ACTIVE", "PROBATION", "PAUSED", "SUSPENDED", "ARCHIVED"]),
+    );
+    expect(records.some((record) => unreviewed(record) && record.merchant.status === "ACTIVE")).toBe(true);
     db.$client.close();
   });
 });
+
+const PLANS = [
+  "active_contactable",
+  "unreviewed",
+  "probation",
+  "paused",
+  "suspended",
+  "archived",
+  "low_trust",
+] as const;
