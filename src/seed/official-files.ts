@@ -194,3 +194,62 @@ export function lifecycleStepsOf(record: SeedRecord): DemoStep[] {
   }
   return steps;
 }
+
+/**
+ * The demo merchant's company in BODACC, as the API publishes announcements (familleavis,
+ * registre, the details as JSON inside strings): its annual accounts filed when its
+ * `bodacc_clean` check was planned clean, the opening of a collective proceeding when planned
+ * failed; nothing when it was planned unknown (BODACC only names companies it has news of).
+ */
+export function bodaccRecordsOf(record: SeedRecord, publishedOn: Date): Record<string, unknown>[] {
+  const { merchant, signals } = record;
+  const planned = signals.find((signal) => signal.key === "bodacc_clean")?.status;
+  if (planned !== "verified" && planned !== "failed") return [];
+  const siren = sirenOf(merchant.siret);
+  const spaced = `${siren.slice(0, 3)} ${siren.slice(3, 6)} ${siren.slice(6)}`;
+  const clean = planned === "verified";
+  const letter = clean ? "C" : "A";
+  const day = publishedOn.toISOString().slice(0, 10);
+  const id = `${letter}${day.slice(0, 4)}0${String(Number(siren.slice(0, 5)) % 1000).padStart(3, "0")}${siren.slice(5, 9)}`;
+  return [
+    {
+      id,
+      publicationavis: letter,
+      publicationavis_facette: `Bodacc ${letter}`,
+      parution: id.slice(1, 9),
+      dateparution: day,
+      numeroannonce: Number(id.slice(9)),
+      typeavis: "annonce",
+      typeavis_lib: "Avis initial",
+      familleavis: clean ? "dpc" : "collective",
+      familleavis_lib: clean ? "Dépôts des comptes" : "Procédures collectives",
+      tribunal: `Greffe du Tribunal de Commerce de ${merchant.city}`,
+      commercant: inseeText(merchant.legalName),
+      ville: merchant.city,
+      cp: merchant.postalCode,
+      registre: [spaced, siren],
+      listepersonnes: JSON.stringify({
+        personne: {
+          typePersonne: "pm",
+          denomination: inseeText(merchant.legalName),
+          numeroImmatriculation: { codeRCS: "RCS", numeroIdentification: spaced },
+        },
+      }),
+      jugement: clean
+        ? null
+        : JSON.stringify({
+            type: "initial",
+            famille: "Jugement d'ouverture",
+            nature: "Jugement d'ouverture d'une procédure de redressement judiciaire",
+            date: day,
+          }),
+      depot: clean
+        ? JSON.stringify({
+            dateCloture: `${Number(day.slice(0, 4)) - 1}-12-31`,
+            typeDepot: "Comptes annuels et rapports",
+          })
+        : null,
+      url_complete: `https://www.bodacc.fr/pages/annonces-commerciales-detail/?q.id=id:${id}`,
+    },
+  ];
+}

@@ -14,10 +14,12 @@ import { importDeclarations } from "../../src/domain/merchants/import-declaratio
 import { reviewMerchantDescription } from "../../src/domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
 import { makeSiren } from "../../src/domain/siret.ts";
+import { importBodaccFile } from "../../src/import/bodacc/import-bodacc.ts";
 import { importSireneStock } from "../../src/import/sirene/import-sirene.ts";
 import { createCommuneLookup, loadCommuneReference } from "../../src/seed/communes.ts";
 import { MerchantGenerator } from "../../src/seed/generate.ts";
 import {
+  bodaccRecordsOf,
   csvLine,
   declarationOf,
   establishmentRow,
@@ -189,6 +191,45 @@ describe("the demo written as official files", () => {
       new Set(["ACTIVE", "PROBATION", "PAUSED", "SUSPENDED", "ARCHIVED"]),
     );
     expect(records.some((record) => unreviewed(record) && record.merchant.status === "ACTIVE")).toBe(true);
+
+    // Then BODACC: the companies planned clean or failed are named there, and the import gives
+    // each its bodacc_clean check as planned (archived merchants are not checked any more).
+    // One company planned with a failed check (the generator draws few in 40): a proceeding opened.
+    const troubled = records.find(
+      (record) =>
+        record.merchant.status === "ACTIVE" &&
+        record.signals.some((signal) => signal.key === "bodacc_clean" && signal.status === "verified"),
+    );
+    const troubledCheck = troubled?.signals.find((signal) => signal.key === "bodacc_clean");
+    if (troubledCheck) troubledCheck.status = "failed";
+    const bodacc = path.join(dir, "annonces-commerciales.jsonl");
+    const announced = new Date("2026-10-20T00:00:00.000Z");
+    writeFileSync(
+      bodacc,
+      `${records.flatMap((record) => bodaccRecordsOf(record, announced).map((line) => JSON.stringify(line))).join("\n")}\n`,
+    );
+    const bodaccReport = await importBodaccFile({ registry, now: () => NOW }, bodacc, "import:demo");
+    expect(bodaccReport.rejected).toEqual([]);
+    const checks = (list: SeedRecord[]) =>
+      list
+        .filter((record) => record.merchant.status !== "ARCHIVED")
+        .map((record) => [
+          record.merchant.abId,
+          registry.find(record.merchant.abId)?.signals.find((signal) => signal.key === "bodacc_clean")?.status ?? null,
+        ]);
+    const plannedChecks = records
+      .filter((record) => record.merchant.status !== "ARCHIVED")
+      .map((record) => {
+        const planned = record.signals.find((signal) => signal.key === "bodacc_clean")?.status;
+        return [record.merchant.abId, planned === "verified" || planned === "failed" ? planned : null];
+      });
+    expect(checks(records)).toEqual(plannedChecks);
+    expect(plannedChecks.filter(([, status]) => status === "failed")).toEqual([[troubled?.merchant.abId, "failed"]]);
+    expect(plannedChecks.some(([, status]) => status === "verified")).toBe(true);
+    const notice = registry
+      .find(troubled?.merchant.abId ?? "")
+      ?.signals.find((signal) => signal.key === "bodacc_clean")?.notice;
+    expect(notice?.kind).toBe("collective");
     db.$client.close();
   });
 });
