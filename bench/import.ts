@@ -17,12 +17,12 @@ import { parseArgs } from "node:util";
 import { jobArgv } from "../jobs/compile-cache.ts";
 import { trades } from "../src/domain/sectors.ts";
 import { makeSiren, makeSiret } from "../src/domain/siret.ts";
-import { csvRows } from "../src/import/csv.ts";
+import { csvLine, csvRows } from "../src/import/csv.ts";
 import { openText } from "../src/import/open-text.ts";
 import { ESTABLISHMENT_COLUMNS } from "../src/import/sirene/establishments.ts";
+import { ESTABLISHMENT_HEADER } from "../src/import/sirene/layout.ts";
 import { loadCommuneReference } from "../src/seed/communes.ts";
 import { Rng } from "../src/seed/prng.ts";
-import { ESTABLISHMENT_HEADER } from "../test/helpers/sirene-stock.ts";
 import { machineLine, markdownTable, round, rssMegabytes, writeReport } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -47,7 +47,6 @@ async function writeStock(): Promise<void> {
       else out.once("drain", resolve);
     });
   await write(`${ESTABLISHMENT_HEADER.join(",")}\r\n`);
-  const column = new Map(ESTABLISHMENT_HEADER.map((name, index) => [name, index]));
   let chunk = "";
   for (let index = 0; index < rows; index++) {
     const commune = communes[rng.int(communes.length)] as (typeof communes)[number];
@@ -57,9 +56,9 @@ async function writeStock(): Promise<void> {
     const hidden = !closed && roll < 0.5;
     const covered = rng.chance(0.15);
     const trade = trades[rng.int(trades.length)] as (typeof trades)[number];
-    const fields = new Array<string>(ESTABLISHMENT_HEADER.length).fill("");
+    const values: Record<string, string> = {};
     const set = (name: string, value: string) => {
-      fields[column.get(name) as number] = /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+      values[name] = value;
     };
     const siret = makeSiret(siren, "0001");
     set("siren", siren);
@@ -84,7 +83,7 @@ async function writeStock(): Promise<void> {
     set("activitePrincipaleEtablissement", covered ? trade.nafCode : (rng.pick(OTHER_NAF) as string));
     set("nomenclatureActivitePrincipaleEtablissement", "NAFRev2");
     set("caractereEmployeurEtablissement", rng.pick(["O", "N"]));
-    chunk += `${fields.join(",")}\r\n`;
+    chunk += `${csvLine(ESTABLISHMENT_HEADER, values)}\r\n`;
     if (chunk.length > 1 << 20) {
       await write(chunk);
       chunk = "";

@@ -106,7 +106,6 @@ async function sirene(establishments: string): Promise<void> {
     },
   );
   if (tty && report.read >= 10_000) process.stderr.write("\n");
-  flushIndex();
   const { rejected, skipped } = report;
   process.stdout.write(
     values.json
@@ -137,7 +136,6 @@ async function bodacc(file: string): Promise<void> {
       ),
   });
   if (tty && report.read >= 10_000) process.stderr.write("\n");
-  flushIndex();
   const { period, rejected, skipped } = report;
   process.stdout.write(
     values.json
@@ -185,7 +183,7 @@ try {
     throw error;
   }
 } finally {
-  // Merchants written before a failure are searchable too.
+  // The last merchants written (and, after a failure, those written before it) become searchable.
   flushIndex();
   db.$client.close();
 }

@@ -156,3 +156,13 @@ export async function* csvRows(
     yield { line: record.line, row };
   }
 }
+
+/** A CSV line in the header's order (RFC 4180 quoting); the columns not given are empty. */
+export function csvLine(header: readonly string[], values: Record<string, string>): string {
+  return header
+    .map((name) => {
+      const value = values[name] ?? "";
+      return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+    })
+    .join(",");
+}

@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
-import { z } from "zod";
 import { sirenOf } from "../domain/siret.ts";
+import { streetTypes } from "../import/sirene/establishments.ts";
 import type { MerchantDeclaration } from "../schemas/merchant-declaration.ts";
 import type { SeedRecord } from "../store/seed-writer.ts";
 
@@ -12,26 +11,8 @@ import type { SeedRecord } from "../store/seed-writer.ts";
  * files as it reads INSEE's.
  */
 
-const headers = z
-  .object({
-    format: z.literal(1),
-    etablissement: z.array(z.string()).min(50),
-    uniteLegale: z.array(z.string()).min(30),
-    geoColumns: z.array(z.string()).min(4),
-  })
-  .parse(JSON.parse(readFileSync(new URL("../../data/sirene-headers.json", import.meta.url), "utf8")));
-
-/** The establishments file's header: INSEE's columns, then Etalab's geocoding columns. */
-export const GEOCODED_ESTABLISHMENT_HEADER = [...headers.etablissement, ...headers.geoColumns];
-export const LEGAL_UNIT_HEADER = headers.uniteLegale;
-
-const streetCodes = new Map(
-  Object.entries(
-    z
-      .object({ types: z.record(z.string(), z.string()) })
-      .parse(JSON.parse(readFileSync(new URL("../../data/sirene-street-types.json", import.meta.url), "utf8"))).types,
-  ).map(([code, words]) => [words, code]),
-);
+/** Street type words back to SIRENE's codes ("avenue" -> AV). */
+const streetCodes = new Map(Object.entries(streetTypes).map(([code, words]) => [words, code]));
 
 /** INSEE writes names and streets in capitals without accents. */
 function inseeText(text: string): string {
@@ -111,16 +92,6 @@ export function legalUnitRow(record: SeedRecord, processedAt: Date): Record<stri
     etatAdministratifUniteLegale: "A",
     categorieJuridiqueUniteLegale: merchant.legalName.endsWith("(EI)") ? "1000" : "5499",
   };
-}
-
-/** A CSV line in the header's order (RFC 4180 quoting); the columns not given are empty. */
-export function csvLine(header: readonly string[], values: Record<string, string>): string {
-  return header
-    .map((name) => {
-      const value = values[name] ?? "";
-      return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-    })
-    .join(",");
 }
 
 /**

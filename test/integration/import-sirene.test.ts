@@ -10,6 +10,8 @@ import { promisify } from "node:util";
 import { crc32, deflateRawSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
+import { csvLine } from "../../src/import/csv.ts";
+import { LEGAL_UNIT_HEADER as UNIT_HEADER } from "../../src/import/sirene/layout.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { ESTABLISHMENT_HEADER as HEADER, stockRow as row } from "../helpers/sirene-stock.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
@@ -145,7 +147,7 @@ describe("npm run import -- sirene", () => {
       row({ ...base, siren: companySiren, nic: "00015", siret: shop, enseigne1Etablissement: "LA FOURNEE" }),
     ]);
     const units = path.join(server.dataDir, "StockUniteLegale_utf8.csv");
-    const unit = (values: Record<string, string>) => UNIT_HEADER.map((name) => values[name] ?? "").join(",");
+    const unit = (values: Record<string, string>) => csvLine(UNIT_HEADER, values);
     writeFileSync(
       units,
       `${UNIT_HEADER.join(",")}\n${unit({ siren: makeSiren("11122233"), statutDiffusionUniteLegale: "O", denominationUniteLegale: "AUTRE SOCIETE" })}\n${unit(
@@ -317,42 +319,3 @@ function zipOf(name: string, text: string): Buffer {
   end.writeUInt32LE(30 + fileName.length + packed.length, 16);
   return Buffer.concat([local, fileName, packed, central, fileName, end]);
 }
-
-/** StockUniteLegale's published header (format 3.11 with the NAF 2025 column), in its order. */
-const UNIT_HEADER = [
-  "siren",
-  "statutDiffusionUniteLegale",
-  "unitePurgeeUniteLegale",
-  "dateCreationUniteLegale",
-  "sigleUniteLegale",
-  "sexeUniteLegale",
-  "prenom1UniteLegale",
-  "prenom2UniteLegale",
-  "prenom3UniteLegale",
-  "prenom4UniteLegale",
-  "prenomUsuelUniteLegale",
-  "pseudonymeUniteLegale",
-  "identifiantAssociationUniteLegale",
-  "trancheEffectifsUniteLegale",
-  "anneeEffectifsUniteLegale",
-  "dateDernierTraitementUniteLegale",
-  "nombrePeriodesUniteLegale",
-  "categorieEntreprise",
-  "anneeCategorieEntreprise",
-  "dateDebut",
-  "etatAdministratifUniteLegale",
-  "nomUniteLegale",
-  "nomUsageUniteLegale",
-  "denominationUniteLegale",
-  "denominationUsuelle1UniteLegale",
-  "denominationUsuelle2UniteLegale",
-  "denominationUsuelle3UniteLegale",
-  "categorieJuridiqueUniteLegale",
-  "activitePrincipaleUniteLegale",
-  "nomenclatureActivitePrincipaleUniteLegale",
-  "nicSiegeUniteLegale",
-  "economieSocialeSolidaireUniteLegale",
-  "societeMissionUniteLegale",
-  "caractereEmployeurUniteLegale",
-  "activitePrincipaleNAF25UniteLegale",
-];

@@ -15,16 +15,15 @@ import { reviewMerchantDescription } from "../../src/domain/merchants/review-mer
 import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
 import { makeSiren } from "../../src/domain/siret.ts";
 import { importBodaccFile } from "../../src/import/bodacc/import-bodacc.ts";
+import { csvLine } from "../../src/import/csv.ts";
 import { importSireneStock } from "../../src/import/sirene/import-sirene.ts";
+import { GEOCODED_ESTABLISHMENT_HEADER, LEGAL_UNIT_HEADER } from "../../src/import/sirene/layout.ts";
 import { createCommuneLookup, loadCommuneReference } from "../../src/seed/communes.ts";
 import { MerchantGenerator } from "../../src/seed/generate.ts";
 import {
   bodaccRecordsOf,
-  csvLine,
   declarationOf,
   establishmentRow,
-  GEOCODED_ESTABLISHMENT_HEADER,
-  LEGAL_UNIT_HEADER,
   legalUnitRow,
   lifecycleStepsOf,
 } from "../../src/seed/official-files.ts";

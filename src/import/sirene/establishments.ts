@@ -31,7 +31,8 @@ export const ESTABLISHMENT_COLUMNS = [
   "activitePrincipaleEtablissement",
 ] as const;
 
-const streetTypes = z
+/** SIRENE's street type codes and the words addresses write them with (data/sirene-street-types.json). */
+export const streetTypes: Readonly<Record<string, string>> = z
   .object({ format: z.literal(1), types: z.record(z.string(), z.string()) })
   .parse(JSON.parse(readFileSync(new URL("../../../data/sirene-street-types.json", import.meta.url), "utf8"))).types;
 
