@@ -10,26 +10,29 @@
  *   npm run merchants -- show <ab_id>                        the merchant and its audit log
  *   npm run merchants -- list [--status S] [--sector S] [--department D] [--limit N]
  *   npm run merchants -- import FILE.ndjson                  one declaration a line: adds or updates by SIRET
+ *   npm run merchants -- observe FILE.ndjson                 one platform observation a line (listing, website,
+ *                                                            photos, payment, evidence signals, Q&A), by SIRET
  *
  * `--json` prints JSON; `--actor NAME` names who acts in the audit log (default: operator:<user>).
- * Exit status: 0 done, 1 refused (the reason on stderr; for import: some lines rejected, the others
+ * Exit status: 0 done, 1 refused (the reason on stderr; for import and observe: some lines rejected, the others
  * applied), 2 bad usage. An import killed midway resumes after its last recorded line.
  */
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
 import os from "node:os";
-import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
-import { type ImportLine, importDeclarations } from "../src/domain/merchants/import-declarations.ts";
+import { importDeclarations } from "../src/domain/merchants/import-declarations.ts";
+import { importObservations } from "../src/domain/merchants/import-observations.ts";
 import { nextStatuses } from "../src/domain/merchants/lifecycle.ts";
 import { loadRegistered } from "../src/domain/merchants/load-registered.ts";
 import type { MerchantLifecycleDeps } from "../src/domain/merchants/merchant-registry.ts";
 import { reviewMerchantDescription } from "../src/domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../src/domain/merchants/update-merchant.ts";
 import { isServiceError } from "../src/errors/service-error.ts";
+import { numberedLines } from "../src/import/numbered-lines.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { merchantStatusSchema } from "../src/schemas/envelope.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
@@ -41,7 +44,7 @@ import { printable } from "./terminal.ts";
 
 const USAGE = `usage: npm run merchants -- add FILE.json | update <ab_id> FILE.json | status <ab_id> <STATUS> [--reason "..."]
                              | review <ab_id> | show <ab_id> | list [--status S] [--sector S] [--department D] [--limit N]
-                             | import FILE.ndjson
+                             | import FILE.ndjson | observe FILE.ndjson
 options: --json, --actor NAME`;
 
 function usage(message: string): never {
@@ -62,7 +65,16 @@ const { values, positionals } = parseArgs({
   },
 });
 const [command, ...args] = positionals;
-const arity: Record<string, number> = { add: 1, update: 2, status: 2, review: 1, show: 1, list: 0, import: 1 };
+const arity: Record<string, number> = {
+  add: 1,
+  update: 2,
+  status: 2,
+  review: 1,
+  show: 1,
+  list: 0,
+  import: 1,
+  observe: 1,
+};
 if (!command) usage("no command");
 if (!(command in arity)) usage(`unknown command ${command}`);
 if (args.length !== arity[command]) usage(`${command} takes ${arity[command]} argument(s), got ${args.length}`);
@@ -102,25 +114,14 @@ function reindex(abId: string): void {
   createEmbeddedSearchIndex(db).refresh([abId]);
 }
 
-/** The lines of a file with their numbers, streamed (a bulk file is never read whole). */
-async function* numberedLines(file: string): AsyncGenerator<ImportLine> {
-  let number = 0;
-  for await (const text of createInterface({
-    input: createReadStream(file, "utf8"),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  })) {
-    number += 1;
-    yield { number, text };
-  }
-}
-
 async function contentKey(file: string): Promise<string> {
   const hash = createHash("sha256");
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest("hex");
 }
 
-async function runImport(file: string): Promise<void> {
+/** A bulk file: declarations (`import`, adds or updates by SIRET) or platform observations (`observe`). */
+async function runImport(file: string, kind: "declarations" | "observations"): Promise<void> {
   let importKey: string;
   try {
     importKey = await contentKey(file);
@@ -128,7 +129,7 @@ async function runImport(file: string): Promise<void> {
     throw new InputFileError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
   const settings = createSettingsRepository(db);
-  const checkpointKey = (key: string) => `merchant-import:${key}`;
+  const checkpointKey = (key: string) => `${kind === "declarations" ? "merchant-import" : "observation-import"}:${key}`;
   const tty = process.stderr.isTTY === true;
   let lastDraw = 0;
   // Search follows: what the import added or changed is re-indexed, a batch at a time.
@@ -139,7 +140,8 @@ async function runImport(file: string): Promise<void> {
     index.refresh([...pending]);
     pending.clear();
   };
-  const report = await importDeclarations(
+  const importer = kind === "declarations" ? importDeclarations : importObservations;
+  const report = await importer(
     {
       ...deps,
       checkpoints: {
@@ -182,8 +184,8 @@ async function runImport(file: string): Promise<void> {
 }
 
 try {
-  if (command === "import") {
-    await runImport(args[0] as string);
+  if (command === "import" || command === "observe") {
+    await runImport(args[0] as string, command === "import" ? "declarations" : "observations");
   } else if (command === "add") {
     const added = addMerchant(deps, readDeclaration(args[0] as string), actor);
     reindex(added.abId);

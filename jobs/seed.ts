@@ -1,7 +1,12 @@
 /**
  * Seeds the demo registry into DATA_DIR.
  *
- *   npm run seed -- [--count N] [--seed S] [--now ISO-8601] [--force]
+ *   npm run seed -- [--count N] [--seed S] [--now ISO-8601] [--force] [--keep-files]
+ *
+ * The demo comes in through the same door as real merchants: the generator writes SIRENE's files,
+ * the declarations, the platform's observations and BODACC's announcements in DATA_DIR/demo/, the
+ * imports read them and the lifecycle commands set each merchant's status. --keep-files leaves
+ * those files in place (they are removed once imported).
  *
  * Defaults: DEMO_SEED_COUNT merchants, DEMO_SEED, and `now` at the start of the current UTC day
  * (so seeding twice the same day writes the same registry). A registry that already holds
@@ -18,7 +23,7 @@ import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import type { SeedProgress, SeedSummary } from "../src/seed/seed-demo.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { clearRegistry, isRegistryEmpty } from "../src/store/seed-writer.ts";
+import { clearRegistry, isRegistryEmpty } from "../src/store/registry-maintenance.ts";
 
 function fail(message: string): never {
   process.stderr.write(`seed: ${message}\n`);
@@ -34,7 +39,14 @@ function integerOption(value: string | undefined, name: string, fallback: number
 
 function progressReporter(started: number): (progress: SeedProgress) => void {
   const tty = process.stderr.isTTY === true;
-  const label = { merchants: "merchants", search_index: "search index" } as const;
+  const label: Record<SeedProgress["phase"], string> = {
+    files: "demo files",
+    sirene: "SIRENE import",
+    declarations: "declarations",
+    observations: "observations",
+    lifecycle: "lifecycle",
+    search_index: "search index",
+  };
   let lastLine = -1;
   let lastPhase: SeedProgress["phase"] | null = null;
   return ({ phase, done, total }) => {
@@ -46,7 +58,7 @@ function progressReporter(started: number): (progress: SeedProgress) => void {
       const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
       if (lastPhase !== null && lastPhase !== phase) process.stderr.write("\n");
       process.stderr.write(
-        `\r${label[phase].padEnd(13)} [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ` +
+        `\r${label[phase].padEnd(14)} [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ` +
           `${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}  ${seconds}s\x1b[K`,
       );
     } else {
@@ -105,6 +117,7 @@ async function main(): Promise<void> {
       seed: { type: "string" },
       now: { type: "string" },
       force: { type: "boolean", default: false },
+      "keep-files": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -131,6 +144,7 @@ async function main(): Promise<void> {
       seed,
       now,
       dataDir: config.dataDir,
+      keepFiles: values["keep-files"],
       onProgress: progressReporter(started),
     });
     if (tty) process.stderr.write("\n");

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { trades } from "../domain/sectors.ts";
-import { isValidSiret } from "../domain/siret.ts";
+import { isValidSiret, vatFromSiren } from "../domain/siret.ts";
 import { hasOnlyLineControls, isOneLine, MULTI_LINE_MESSAGE, ONE_LINE_MESSAGE } from "./common.ts";
 
 /**
@@ -25,15 +25,15 @@ export const merchantVocabulary = vocabularySchema.parse(
   JSON.parse(readFileSync(new URL("../../data/merchant-vocabulary.json", import.meta.url), "utf8")),
 );
 
-const oneOf = (words: string[]) =>
+export const oneOf = (words: string[]) =>
   z.string().refine((value) => words.includes(value), `must be one of ${words.join(", ")}`);
 
 /** Missing fields say so, rather than zod's "expected string, received undefined". */
-const required = (kind: string) => ({
+export const required = (kind: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : `must be ${kind}`),
 });
 
-const oneLine = (max: number) =>
+export const oneLine = (max: number) =>
   z
     .string(required("a string"))
     .trim()
@@ -41,7 +41,7 @@ const oneLine = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine(isOneLine, ONE_LINE_MESSAGE);
 
-const text = (max: number) =>
+export const text = (max: number) =>
   z
     .string(required("a string"))
     .trim()
@@ -55,12 +55,12 @@ const serviceZone = oneLine(100).refine(
   (zone) => zone === "" || (/^\d+$/.test(zone) ? /^(?:0[1-9]|[1-8]\d|9[0-8])\d{3}$/.test(zone) : /\p{L}/u.test(zone)),
   "must be a French postal code (5 digits) or a commune name",
 );
-const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500);
+export const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(500);
 const tag = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be lowercase words joined by hyphens")
   .max(40);
-const slug = z
+export const slug = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be lowercase words joined by hyphens")
   .max(80);
@@ -71,6 +71,11 @@ const dayHours = z
     /^(?:fermé|(?:[01]\d|2[0-4]):[0-5]\d-(?:[01]\d|2[0-4]):[0-5]\d(?:,(?:[01]\d|2[0-4]):[0-5]\d-(?:[01]\d|2[0-4]):[0-5]\d)*)$/,
     'must be "fermé" or ranges like 09:00-12:30,14:00-18:00',
   );
+
+export const siretSchema = z
+  .string(required("a string of 14 digits"))
+  .regex(/^\d{14}$/, "must be 14 digits")
+  .refine(isValidSiret, "is not a valid SIRET (its check digit is wrong)");
 
 export const productDeclarationSchema = z.strictObject({
   /** Stable within the merchant: an update that keeps the slug keeps the product (and its brick id). */
@@ -87,10 +92,7 @@ export const productDeclarationSchema = z.strictObject({
 });
 
 const declarationShape = {
-  siret: z
-    .string(required("a string of 14 digits"))
-    .regex(/^\d{14}$/, "must be 14 digits")
-    .refine(isValidSiret, "is not a valid SIRET (its check digit is wrong)"),
+  siret: siretSchema,
   legal_name: oneLine(200),
   business_name: oneLine(120),
   naf_code: z
@@ -104,6 +106,17 @@ const declarationShape = {
     { street: oneLine(200), postal_code: postalCode, city: oneLine(100) },
     required("an object with street, postal_code and city"),
   ),
+  /** The company's registration at the commerce court's registry, as printed: "RCS Lyon 123 456 789". */
+  rcs: oneLine(120)
+    .regex(/^RCS .+ \d{3} \d{3} \d{3}$/, 'must read like "RCS Lyon 123 456 789"')
+    .nullable()
+    .optional(),
+  /** The intra-community VAT number (FR, a two-digit key, the SIREN). */
+  vat_number: z
+    .string()
+    .regex(/^FR\d{11}$/, "must be FR followed by 11 digits")
+    .nullable()
+    .optional(),
   email: z.email("must be an email address").max(254).nullable().optional(),
   phone: z
     .string()
@@ -126,12 +139,50 @@ const declarationShape = {
   delivery: z
     .strictObject({ enabled: z.boolean(), radius_km: z.number().positive().max(500).nullable().optional() })
     .optional(),
+  /** How the merchant wants to be spoken of; agents read it from the decision card when published. */
+  brand_voice: z
+    .strictObject({
+      tone: oneLine(100),
+      values: z.array(oneLine(100)).max(10),
+      do: z.array(oneLine(200)).max(10),
+      dont: z.array(oneLine(200)).max(10),
+      /** Where agents meet it (the AI digest unless said otherwise). */
+      consumer_surface: z
+        .string()
+        .regex(/^[a-z_]{1,40}$/, "must be a surface name like ai_digest")
+        .default("ai_digest"),
+      is_published: z.boolean(),
+    })
+    .nullable()
+    .optional(),
   /** The company's creation date (annuaire-entreprises.data.gouv.fr shows it). */
   founded_on: z.iso.date(required("a date like 2019-04-01")),
   products: z.array(productDeclarationSchema).max(200).optional(),
 };
 
+/**
+ * Where the company numbers a declaration gives disagree with its SIRET: the RCS entry and the VAT
+ * number both carry the SIREN (the VAT number with its check key). The update checks them too.
+ */
+export function companyNumberIssues(
+  siret: string,
+  numbers: { rcs?: string | null; vat_number?: string | null },
+): { path: string; message: string }[] {
+  const siren = siret.slice(0, 9);
+  const issues: { path: string; message: string }[] = [];
+  if (numbers.rcs && numbers.rcs.slice(-11).replaceAll(" ", "") !== siren) {
+    issues.push({ path: "rcs", message: `must end with the SIREN of the SIRET (${siren})` });
+  }
+  if (numbers.vat_number && numbers.vat_number !== vatFromSiren(siren)) {
+    issues.push({ path: "vat_number", message: `is not the VAT number of SIREN ${siren}` });
+  }
+  return issues;
+}
+
 export const merchantDeclarationSchema = z.strictObject(declarationShape).superRefine((declaration, context) => {
+  for (const issue of companyNumberIssues(declaration.siret, declaration)) {
+    context.addIssue({ code: "custom", path: [issue.path], message: issue.message });
+  }
   const slugs = new Set<string>();
   declaration.products?.forEach((product, index) => {
     const key = product.slug ?? product.name;

@@ -2,12 +2,12 @@
  * Builds one demo merchant (profile, territorial proof, products, signals, Q&A clusters) from a
  * per-merchant random stream, so a merchant depends only on the seed, its position and its plan.
  */
-import type { Merchant, Product, QaCluster, TerritorialProof } from "../domain/merchant.ts";
+import type { Merchant, MerchantProfile, Product, QaCluster, TerritorialProof } from "../domain/merchant.ts";
+import { sireneSignals } from "../domain/merchants/apply-official-establishment.ts";
 import { type SectorKey, type Trade, trades } from "../domain/sectors.ts";
 import { formatSiren, makeSiret, sirenOf, vatFromSiren } from "../domain/siret.ts";
 import type { MerchantStatus } from "../schemas/envelope.ts";
 import type { BrandVoice } from "../store/schema.ts";
-import type { SeedRecord } from "../store/seed-writer.ts";
 import { type Commune, type CommuneReference, NeighbourFinder } from "./communes.ts";
 import { isoString, Rng } from "./prng.ts";
 import { buildClusters, verifiedKeys } from "./qa.ts";
@@ -51,6 +51,12 @@ export interface MerchantPlan {
   kind: CaseKind;
   sector?: SectorKey;
   clusters?: boolean;
+}
+
+/** A demo merchant as planned: what the official files, declarations and observations will say. */
+export interface SeedRecord extends MerchantProfile {
+  territorialProof: TerritorialProof;
+  paymentAccountId: string | null;
 }
 
 export interface GeneratedMerchant {
@@ -311,11 +317,14 @@ export class MerchantGenerator {
     // --- status and the plan's constraints
     const status: MerchantStatus = kind ? statusFor(kind) : this.pickStatus(rng);
     const wantsOrder = kind === "order_ready";
+    // A company of less than two years: its official signals alone stay under the contact threshold.
     const ageYears = wantsOrder
       ? rng.float(6, 30)
-      : status === "PROBATION"
-        ? rng.float(0.2, 4)
-        : 0.3 + rng.next() ** 1.6 * 40;
+      : kind === "low_trust"
+        ? rng.float(0.3, 1.9)
+        : status === "PROBATION"
+          ? rng.float(0.2, 4)
+          : 0.3 + rng.next() ** 1.6 * 40;
     const foundedMs = now - ageYears * YEAR - rng.int(DAY);
     const yearsInBusiness = Math.floor((now - foundedMs) / YEAR);
 
@@ -475,7 +484,9 @@ export class MerchantGenerator {
       completeness: Math.min(1, 0.4 + filled / (3 * Math.max(1, productList.length))),
     };
     const { level, min, max } = trustTarget(kind, status, rng);
-    const { signals, trust } = info.planner.plan(facts, level, rng, min, max);
+    // Every demo merchant comes in through the SIRENE import, which proves its identity and age.
+    const given = sireneSignals(isoString(now), isoDate(foundedMs));
+    const { signals, trust } = info.planner.plan(facts, level, rng, min, max, given);
 
     merchant.paymentSetup =
       wantsOrder || (kind === null && (status === "ACTIVE" && trust >= 55 ? rng.chance(0.45) : rng.chance(0.03)));

@@ -1,7 +1,8 @@
 import { sirenOf } from "../domain/siret.ts";
 import { streetTypes } from "../import/sirene/establishments.ts";
 import type { MerchantDeclaration } from "../schemas/merchant-declaration.ts";
-import type { SeedRecord } from "../store/seed-writer.ts";
+import { observationVocabulary } from "../schemas/platform-observation.ts";
+import type { SeedRecord } from "./generate.ts";
 
 /**
  * The demo's merchants written as the official files describe real ones: INSEE's
@@ -107,6 +108,8 @@ export function declarationOf(record: SeedRecord, options: { withoutDescription?
     business_name: merchant.businessName,
     naf_code: merchant.nafCode,
     address: { street: merchant.street, postal_code: merchant.postalCode, city: merchant.city },
+    rcs: merchant.rcs,
+    vat_number: merchant.vatIntracom,
     email: merchant.email,
     phone: merchant.phone,
     website: merchant.website,
@@ -116,6 +119,7 @@ export function declarationOf(record: SeedRecord, options: { withoutDescription?
     languages: merchant.languages,
     delivery: { enabled: merchant.deliveryEnabled, radius_km: merchant.deliveryRadiusKm },
     founded_on: merchant.foundedOn,
+    brand_voice: merchant.brandVoice,
     products: products.map((product) => ({
       slug: product.slug,
       name: product.name,
@@ -223,4 +227,65 @@ export function bodaccRecordsOf(record: SeedRecord, publishedOn: Date): Record<s
       url_complete: `https://www.bodacc.fr/pages/annonces-commerciales-detail/?q.id=id:${id}`,
     },
   ];
+}
+
+/** The signals only the official files' imports write (SIRENE's identity and age, BODACC's check). */
+const fromOfficialFiles = new Set(observationVocabulary.signals_from_official_files);
+
+/**
+ * What the platform observed of the demo merchant (src/schemas/platform-observation.ts): its
+ * listing, website age, photos, other pages, payment readiness, the evidence checks the
+ * generator planned (all but those the official files prove) and its Q&A clusters, their
+ * product clusters naming the product by slug.
+ */
+export function observationOf(record: SeedRecord, observedAt: Date): Record<string, unknown> {
+  const { merchant, products, signals, clusters } = record;
+  const slugOfBrick = new Map(products.map((product) => [product.brickId, product.slug]));
+  const listed =
+    merchant.listingRating !== null || merchant.listingReviewCount !== null || merchant.listingPhotosCount > 0;
+  return {
+    siret: merchant.siret,
+    observed_at: observedAt.toISOString(),
+    website: { domain_age_years: merchant.domainAgeYears },
+    listing: listed
+      ? {
+          rating: merchant.listingRating,
+          review_count: merchant.listingReviewCount,
+          photos_count: merchant.listingPhotosCount,
+        }
+      : null,
+    terrain_photos: merchant.terrainPhotos,
+    same_as: merchant.sameAs,
+    payment: { ready: merchant.paymentSetup, account_id: record.paymentAccountId },
+    signals: signals
+      .filter((signal) => !fromOfficialFiles.has(signal.key))
+      .map((signal) => ({
+        key: signal.key,
+        status: signal.status,
+        value: signal.value,
+        source_url: signal.sourceUrl,
+        recorded_at: signal.recordedAt,
+        verified_at: signal.verifiedAt,
+        expires_at: signal.expiresAt,
+      })),
+    qa_clusters: clusters.map((cluster) => ({
+      label: cluster.label,
+      type: cluster.type,
+      product_slug: cluster.brickId ? (slugOfBrick.get(cluster.brickId) ?? null) : null,
+      updated_at: cluster.updatedAt,
+      nodes: cluster.nodes.map((node) => ({
+        intent: node.intent,
+        question: node.question,
+        answer: node.answer,
+        answer_bluf: node.answerBluf,
+        claim_sentence: node.claimSentence,
+        verification_level: node.verificationLevel,
+        fact_level: node.factLevel,
+        fact_source_url: node.factSourceUrl,
+        edited_by_merchant: node.editedByMerchant,
+        drift_severity: node.driftSeverity,
+        human_verified_at: node.humanVerifiedAt,
+      })),
+    })),
+  };
 }

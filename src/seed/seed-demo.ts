@@ -1,22 +1,45 @@
 /**
- * Seeds a deterministic demo registry: the same `count`, `seed` and `now` always write the same
- * rows. Merchants are generated and written in batches; the roster of test cases
- * (`demo-roster.json`) is collected on the way and written last, after the search index rebuild.
+ * Seeds a deterministic demo registry through the imports (seedDemoRegistry below): the same
+ * `count`, `seed` and `now` always write the same rows. The roster of test cases
+ * (`demo-roster.json`) is collected as the merchants are generated and written last, after the
+ * search index rebuild.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { evaluateCapabilities } from "../domain/capabilities.ts";
+import { changeMerchantStatus } from "../domain/merchants/change-merchant-status.ts";
+import { importDeclarations } from "../domain/merchants/import-declarations.ts";
+import type { ImportReport } from "../domain/merchants/import-json-lines.ts";
+import { importObservations } from "../domain/merchants/import-observations.ts";
+import { reviewMerchantDescription } from "../domain/merchants/review-merchant-description.ts";
+import { updateMerchant } from "../domain/merchants/update-merchant.ts";
 import { makeSiren } from "../domain/siret.ts";
+import { importBodaccFile } from "../import/bodacc/import-bodacc.ts";
+import { csvLine } from "../import/csv.ts";
+import { numberedLines } from "../import/numbered-lines.ts";
+import { importSireneStock } from "../import/sirene/import-sirene.ts";
+import { GEOCODED_ESTABLISHMENT_HEADER, LEGAL_UNIT_HEADER } from "../import/sirene/layout.ts";
 import { createEmbeddedSearchIndex } from "../search/embedded/index.ts";
 import type { SearchIndex } from "../search/search-index.ts";
 import type { Db } from "../store/db.ts";
-import { createSeedWriter, isRegistryEmpty } from "../store/seed-writer.ts";
-import { loadCommuneReference } from "./communes.ts";
+import { createMerchantRegistryRepository } from "../store/merchant-registry-repository.ts";
+import { countRegistry, isRegistryEmpty } from "../store/registry-maintenance.ts";
+import { createCommuneLookup, loadCommuneReference } from "./communes.ts";
 import { type GeneratedMerchant, MerchantGenerator, type MerchantPlan } from "./generate.ts";
+import {
+  bodaccRecordsOf,
+  type DemoStep,
+  declarationOf,
+  establishmentRow,
+  legalUnitRow,
+  lifecycleStepsOf,
+  observationOf,
+} from "./official-files.ts";
 import { Rng } from "./prng.ts";
 
 export interface SeedProgress {
-  phase: "merchants" | "search_index";
+  phase: "files" | "sirene" | "declarations" | "observations" | "lifecycle" | "search_index";
   done: number;
   total: number;
 }
@@ -35,8 +58,8 @@ export interface SeedOptions {
   communesFile?: string;
   /** The index to rebuild at the end; default the embedded index (its clock set to `now`); null: none. */
   searchIndex?: SearchIndex | null;
-  /** Merchants per transaction (default 2,000). */
-  batchSize?: number;
+  /** Keeps the demo's files (DATA_DIR/demo/) after they were imported, for a look at them. */
+  keepFiles?: boolean;
 }
 
 export const ROSTER_CASES = [
@@ -232,49 +255,174 @@ class RosterCollector {
   }
 }
 
-function defaultRosterFile(db: Db): string | null {
+function defaultDataDir(db: Db): string | null {
   const file = db.$client.name;
   if (!file || file === ":memory:") return null;
-  return path.join(path.dirname(file), "demo-roster.json");
+  return path.dirname(file);
 }
 
+/** The demo's files, as the official sources and the platform publish them, in DATA_DIR/demo/. */
+interface DemoFiles {
+  establishments: string;
+  legalUnits: string;
+  declarations: string;
+  observations: string;
+  bodacc: string;
+}
+
+/** Lines appended a batch at a time (a 100,000-merchant demo writes some hundreds of MB). */
+class LineFile {
+  private pending: string[] = [];
+  private readonly file: string;
+  private readonly eol: string;
+  constructor(file: string, header: string | null, eol: string) {
+    this.file = file;
+    this.eol = eol;
+    writeFileSync(file, header === null ? "" : `${header}${eol}`);
+  }
+  add(line: string): void {
+    this.pending.push(line);
+    if (this.pending.length >= 500) this.flush();
+  }
+  flush(): void {
+    if (this.pending.length === 0) return;
+    appendFileSync(this.file, `${this.pending.join(this.eol)}${this.eol}`);
+    this.pending = [];
+  }
+}
+
+const IMPORT_ACTOR = "import:demo";
+const OPERATOR_ACTOR = "operator:demo";
+const STEPS_PER_TRANSACTION = 250;
+
+/**
+ * Seeds the demo through the same door as real merchants (docs/merchant-lifecycle.md): the
+ * generator writes the official files (SIRENE's establishments and legal units, BODACC's
+ * announcements), the merchants' declarations and the platform's observations, then the imports
+ * read them and the lifecycle commands take each merchant to its planned status. The ab_ids and
+ * every other id are drawn from the seed, and `now` is the clock of every step, so the same
+ * count, seed and now always give the same rows.
+ */
 export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<SeedSummary> {
   const { count, seed } = options;
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer: ${count}`);
   if (!isRegistryEmpty(db)) throw new Error("The registry already holds merchants: clear it before seeding");
   const now = options.now.getTime();
-  const batchSize = options.batchSize ?? 2000;
   const reference = loadCommuneReference(options.communesFile);
   const generator = new MerchantGenerator(reference, seed, now);
-  const writer = createSeedWriter(db);
   const roster = new RosterCollector();
   const { abIds, sirens } = identities(seed, count);
   const stride = Math.max(1, Math.floor(count / PLANS.length));
-  const totals = { products: 0, signals: 0, clusters: 0, nodes: 0 };
+  const dataDir = options.dataDir ?? defaultDataDir(db);
+  const workDir = dataDir ? path.join(dataDir, "demo") : mkdtempSync(path.join(os.tmpdir(), "abeille-demo-"));
+  mkdirSync(workDir, { recursive: true });
+  const files: DemoFiles = {
+    establishments: path.join(workDir, "StockEtablissement_geo.csv"),
+    legalUnits: path.join(workDir, "StockUniteLegale_utf8.csv"),
+    declarations: path.join(workDir, "declarations.ndjson"),
+    observations: path.join(workDir, "observations.ndjson"),
+    bodacc: path.join(workDir, "annonces-commerciales.jsonl"),
+  };
 
-  try {
-    for (let index = 0; index < count; index++) {
-      const planIndex = index % stride === 0 ? index / stride : -1;
-      const plan = planIndex >= 0 && planIndex < PLANS.length ? (PLANS[planIndex] as MerchantPlan) : null;
-      const generated = generator.generate(index, abIds[index] as string, sirens[index] as string, plan);
-      const record = generated.record;
-      totals.products += record.products.length;
-      totals.signals += record.signals.length;
-      totals.clusters += record.clusters.length;
-      for (const cluster of record.clusters) totals.nodes += cluster.nodes.length;
-      roster.add(generated, index, seed);
-      writer.add(record);
-      if ((index + 1) % batchSize === 0) {
-        writer.commit();
-        options.onProgress?.({ phase: "merchants", done: index + 1, total: count });
-      }
-    }
-    writer.finish();
-  } catch (error) {
-    writer.abort();
-    throw error;
+  // 1. The files, written as the merchants are generated (nothing of a merchant is kept but its steps).
+  const clock = new Date(now);
+  const establishments = new LineFile(files.establishments, GEOCODED_ESTABLISHMENT_HEADER.join(","), "\r\n");
+  const legalUnits = new LineFile(files.legalUnits, LEGAL_UNIT_HEADER.join(","), "\r\n");
+  const declarations = new LineFile(files.declarations, null, "\n");
+  const observations = new LineFile(files.observations, null, "\n");
+  const bodacc = new LineFile(files.bodacc, null, "\n");
+  const steps: DemoStep[][] = [];
+  for (let index = 0; index < count; index++) {
+    const planIndex = index % stride === 0 ? index / stride : -1;
+    const plan = planIndex >= 0 && planIndex < PLANS.length ? (PLANS[planIndex] as MerchantPlan) : null;
+    const generated = generator.generate(index, abIds[index] as string, sirens[index] as string, plan);
+    const record = generated.record;
+    roster.add(generated, index, seed);
+    establishments.add(csvLine(GEOCODED_ESTABLISHMENT_HEADER, establishmentRow(record, clock)));
+    legalUnits.add(csvLine(LEGAL_UNIT_HEADER, legalUnitRow(record, clock)));
+    const unreviewed = record.merchant.descriptionLlmUnreviewed && record.merchant.description !== null;
+    declarations.add(JSON.stringify(declarationOf(record, { withoutDescription: unreviewed })));
+    observations.add(JSON.stringify(observationOf(record, clock)));
+    for (const announcement of bodaccRecordsOf(record, clock)) bodacc.add(JSON.stringify(announcement));
+    steps.push(lifecycleStepsOf(record));
+    if ((index + 1) % 1000 === 0) options.onProgress?.({ phase: "files", done: index + 1, total: count });
   }
-  options.onProgress?.({ phase: "merchants", done: count, total: count });
+  for (const file of [establishments, legalUnits, declarations, observations, bodacc]) file.flush();
+  options.onProgress?.({ phase: "files", done: count, total: count });
+
+  // 2. The imports and the operator's steps, with the demo's ids and clock.
+  let nextAbId = 0;
+  const ids = Rng.create(seed, -2);
+  const deps = {
+    registry: createMerchantRegistryRepository(db),
+    communes: createCommuneLookup(reference),
+    now: () => clock,
+    randomId: () => abIds[nextAbId++] as string,
+    newId: () => ids.uuid(),
+  };
+  const checkpoints = new Map<string, number>();
+  const memory = {
+    read: (key: string) => checkpoints.get(key) ?? 0,
+    write: (key: string, line: number) => void checkpoints.set(key, line),
+  };
+  const sirene = await importSireneStock(
+    deps,
+    { establishments: files.establishments, legalUnits: files.legalUnits },
+    IMPORT_ACTOR,
+    { onProgress: (progress) => options.onProgress?.({ phase: "sirene", done: progress.read, total: count }) },
+  );
+  if (sirene.created !== count || nextAbId !== count) {
+    throw new Error(`The demo's SIRENE files brought back ${sirene.created} of its ${count} merchants`);
+  }
+  const lineImport = (file: string, phase: SeedProgress["phase"]) => ({
+    importKey: file,
+    actor: IMPORT_ACTOR,
+    onProgress: (report: ImportReport) => {
+      if (report.read % 1000 === 0) options.onProgress?.({ phase, done: report.read, total: count });
+    },
+  });
+  const declared = await importDeclarations(
+    { ...deps, checkpoints: memory },
+    numberedLines(files.declarations),
+    lineImport(files.declarations, "declarations"),
+  );
+  const observed = await importObservations(
+    { ...deps, checkpoints: memory },
+    numberedLines(files.observations),
+    lineImport(files.observations, "observations"),
+  );
+  for (const [what, report] of [
+    ["declarations", declared],
+    ["observations", observed],
+  ] as const) {
+    const first = report.rejected[0];
+    if (first) {
+      throw new Error(
+        `The demo's ${what} were refused at line ${first.line}: ${first.issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`,
+      );
+    }
+  }
+  for (let start = 0; start < count; start += STEPS_PER_TRANSACTION) {
+    deps.registry.inOneTransaction(() => {
+      for (let index = start; index < Math.min(count, start + STEPS_PER_TRANSACTION); index++) {
+        const abId = abIds[index] as string;
+        for (const step of steps[index] ?? []) {
+          if (step.kind === "review") reviewMerchantDescription(deps, abId, OPERATOR_ACTOR);
+          else if (step.kind === "status") {
+            changeMerchantStatus(deps, abId, { status: step.status, reason: step.reason }, OPERATOR_ACTOR);
+          } else updateMerchant(deps, abId, step.update, OPERATOR_ACTOR);
+        }
+      }
+    });
+    options.onProgress?.({ phase: "lifecycle", done: Math.min(count, start + STEPS_PER_TRANSACTION), total: count });
+  }
+  const announcements = await importBodaccFile(deps, files.bodacc, IMPORT_ACTOR);
+  if (announcements.rejected.length > 0) {
+    throw new Error(`The demo's BODACC announcements were refused: ${announcements.rejected[0]?.error}`);
+  }
+  db.$client.pragma("optimize");
+  db.$client.pragma("wal_checkpoint(TRUNCATE)");
+  if (!options.keepFiles) rmSync(workDir, { recursive: true, force: true });
 
   const searchIndex =
     options.searchIndex === undefined
@@ -293,14 +441,20 @@ export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<Se
     geo_queries: collected.geoQueries,
   };
   const rosterFile =
-    options.rosterFile !== undefined
-      ? options.rosterFile
-      : options.dataDir
-        ? path.join(options.dataDir, "demo-roster.json")
-        : defaultRosterFile(db);
+    options.rosterFile !== undefined ? options.rosterFile : dataDir ? path.join(dataDir, "demo-roster.json") : null;
   if (rosterFile) {
     mkdirSync(path.dirname(rosterFile), { recursive: true });
     writeFileSync(rosterFile, `${JSON.stringify(demoRoster, null, 2)}\n`);
   }
-  return { merchants: count, ...totals, roster: demoRoster, rosterFile, searchIndexRebuilt: searchIndex !== null };
+  const rows = countRegistry(db);
+  return {
+    merchants: rows.merchants,
+    products: rows.products,
+    signals: rows.signals,
+    clusters: rows.clusters,
+    nodes: rows.nodes,
+    roster: demoRoster,
+    rosterFile,
+    searchIndexRebuilt: searchIndex !== null,
+  };
 }

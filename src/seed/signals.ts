@@ -170,24 +170,28 @@ export class SignalPlanner {
 
   /**
    * Draws signals for a merchant at `level` (0 = almost nothing verified, 1 = nearly everything),
-   * then adds or removes verified signals until the score lies in [min, max].
+   * then adds or removes verified signals until the score lies in [min, max]. `given` signals
+   * (what the official files will prove of every merchant) are kept as they are and counted.
    */
-  plan(facts: SignalFacts, level: number, rng: Rng, min = 0, max = 100): SignalPlan {
-    const signals: Signal[] = [];
+  plan(facts: SignalFacts, level: number, rng: Rng, min = 0, max = 100, given: readonly Signal[] = []): SignalPlan {
+    const fixed = new Set(given.map((signal) => signal.key));
+    const signals: Signal[] = [...given];
     for (const definition of this.definitions) {
-      if (!possible(definition.key, facts)) continue;
+      if (fixed.has(definition.key) || !possible(definition.key, facts)) continue;
       const ease = EASE[definition.key] ?? 0.5;
       const probability = Math.min(1, Math.max(0, level * 1.25 + (ease - 0.5) * 0.7 - 0.12));
       if (!rng.chance(probability)) continue;
       const roll = rng.next();
       const status = roll < 0.93 ? "verified" : roll < 0.96 ? "unverified" : roll < 0.98 ? "failed" : "expired";
+      // BODACC speaks of a company only when it has news: its check is clean or failed, never pending.
+      if (definition.key === "bodacc_clean" && status !== "verified" && status !== "failed") continue;
       signals.push(this.signal(definition, facts, status, rng));
     }
     let trust = this.score(signals, facts.sector);
     if (trust < min) {
       for (const definition of this.definitions) {
         if (trust >= min) break;
-        if (!possible(definition.key, facts)) continue;
+        if (fixed.has(definition.key) || !possible(definition.key, facts)) continue;
         const index = signals.findIndex((signal) => signal.key === definition.key);
         if (index >= 0 && signals[index]?.status === "verified") continue;
         const added = this.signal(definition, facts, "verified", rng);
@@ -197,7 +201,10 @@ export class SignalPlanner {
       }
     }
     while (trust > max) {
-      const contributions = computeTrust(signals, facts.sector, new Date(this.now)).contributions;
+      const contributions = computeTrust(signals, facts.sector, new Date(this.now)).contributions.filter(
+        (entry) => !fixed.has(entry.signal) && entry.counted > 0,
+      );
+      if (contributions.length === 0) break;
       const largest = contributions.reduce((best, entry) => (entry.counted > best.counted ? entry : best));
       const index = signals.findIndex((signal) => signal.key === largest.signal);
       signals.splice(index, 1);

@@ -1,4 +1,5 @@
-import type { SQLiteColumn, SQLiteInsertValue, SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Statement } from "better-sqlite3";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Merchant, Signal } from "../domain/merchant.ts";
 import type {
   MerchantCreation,
@@ -10,14 +11,23 @@ import type {
 } from "../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
-import { and, asc, eq, getTableColumns, gte, lte, sql } from "./drizzle.ts";
+import { and, asc, eq, getTableColumns, getTableConfig, gte, lte, sql } from "./drizzle.ts";
 import { createMerchantRepository } from "./merchant-repository.ts";
-import { merchantChanges, merchantEvents, merchants, products, signals, territorialProofs } from "./schema.ts";
+import {
+  merchantChanges,
+  merchantEvents,
+  merchants,
+  products,
+  qaClusters,
+  qaNodes,
+  signals,
+  territorialProofs,
+} from "./schema.ts";
 
 /**
- * The merchant lifecycle's writes, through drizzle's query builder (commands and imports, not a
- * request's hot path): the schema maps the domain's fields to columns, JSON and booleans
- * included. Each write is one BEGIN IMMEDIATE transaction, so a command can run beside a serving
+ * The merchant lifecycle's writes, with statements prepared once from drizzle's schema (the
+ * schema maps the domain's fields to columns, JSON and booleans included; imports write millions
+ * of rows). Each write is one BEGIN IMMEDIATE transaction, so a command can run beside a serving
  * server: the merchant row moves from its expected revision or nothing is written.
  */
 export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore {
@@ -33,19 +43,21 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     .from(merchants)
     .where(eq(merchants.siret, sql.placeholder("siret")))
     .prepare();
+  const paymentAccountQuery = db
+    .select({ paymentAccountId: merchants.paymentAccountId })
+    .from(merchants)
+    .where(eq(merchants.abId, sql.placeholder("abId")))
+    .prepare();
   const revisionOf = (abId: string) => revisionQuery.get({ abId })?.revision ?? null;
   const insertMerchant = preparedInsert(db, merchants);
   const insertProof = preparedInsert(db, territorialProofs);
   const insertProduct = preparedInsert(db, products);
   const insertEvent = preparedInsert(db, merchantEvents);
   const insertChange = preparedInsert(db, merchantChanges);
-  const upsertSignal = (abId: string, signal: Signal) => {
-    const { key, ...rest } = signal;
-    db.insert(signals)
-      .values({ abId, key, ...rest })
-      .onConflictDoUpdate({ target: [signals.abId, signals.key], set: rest })
-      .run();
-  };
+  const insertCluster = preparedInsert(db, qaClusters);
+  const insertNode = preparedInsert(db, qaNodes);
+  const upsertSignalRow = preparedInsert(db, signals, [signals.abId, signals.key]);
+  const upsertSignal = (abId: string, signal: Signal) => upsertSignalRow({ ...signal, abId });
 
   const record = (abId: string, revision: number, event: MerchantEventInput, feed: string | null) => {
     insertEvent({
@@ -60,6 +72,47 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     if (feed) insertChange({ abId, revision, change: feed, changedAt: event.at });
   };
 
+  const sqlite = db.$client;
+  const deleteProof = sqlite.prepare("DELETE FROM territorial_proofs WHERE ab_id = ?");
+  const deleteProducts = sqlite.prepare("DELETE FROM products WHERE ab_id = ?");
+  const deleteClusters = sqlite.prepare("DELETE FROM qa_clusters WHERE ab_id = ?");
+  const updateMerchantRow = preparedUpdate(db);
+
+  // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
+  // statements with them); inside `inOneTransaction` each becomes a savepoint.
+  const createTransaction = sqlite.transaction((write: MerchantCreation) => {
+    insertMerchant({ ...write.merchant, paymentAccountId: null, revision: 1 });
+    if (write.territorialProof) insertProof({ abId: write.merchant.abId, ...write.territorialProof });
+    for (const product of write.products) insertProduct(product);
+    for (const signal of write.signals ?? []) upsertSignal(write.merchant.abId, signal);
+    record(write.merchant.abId, 1, write.event, write.feed);
+  });
+  const updateTransaction = sqlite.transaction((write: MerchantModification): boolean => {
+    const fields: Partial<typeof merchants.$inferInsert> = columnsOf(write.fields);
+    if (write.paymentAccountId !== undefined) fields.paymentAccountId = write.paymentAccountId;
+    if (!updateMerchantRow(write.abId, write.expectedRevision, fields)) return false;
+    if (write.territorialProof !== undefined) {
+      deleteProof.run(write.abId);
+      if (write.territorialProof) insertProof({ abId: write.abId, ...write.territorialProof });
+    }
+    if (write.products) {
+      // Leads keep their brick_id as text; a product taken out of the list simply goes.
+      deleteProducts.run(write.abId);
+      for (const product of write.products) insertProduct(product);
+    }
+    for (const signal of write.signals ?? []) upsertSignal(write.abId, signal);
+    if (write.clusters) {
+      // Nodes go with their cluster (ON DELETE CASCADE).
+      deleteClusters.run(write.abId);
+      for (const { nodes, ...cluster } of write.clusters) {
+        insertCluster(cluster);
+        for (const node of nodes) insertNode({ ...node, clusterId: cluster.clusterId });
+      }
+    }
+    record(write.abId, write.expectedRevision + 1, write.event, write.feed);
+    return true;
+  });
+
   return {
     find(abId) {
       const profile = reads.findProfile(abId);
@@ -71,6 +124,8 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
         territorialProof: profile.territorialProof,
         products: profile.products,
         signals: profile.signals,
+        clusters: profile.clusters,
+        paymentAccountId: paymentAccountQuery.get({ abId })?.paymentAccountId ?? null,
       };
     },
     abIdOfSiret(siret) {
@@ -91,41 +146,10 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
       return revisionOf(abId) === null;
     },
     create(write: MerchantCreation) {
-      db.transaction(
-        () => {
-          insertMerchant({ ...write.merchant, paymentAccountId: null, revision: 1 });
-          if (write.territorialProof) insertProof({ abId: write.merchant.abId, ...write.territorialProof });
-          for (const product of write.products) insertProduct(product);
-          for (const signal of write.signals ?? []) upsertSignal(write.merchant.abId, signal);
-          record(write.merchant.abId, 1, write.event, write.feed);
-        },
-        { behavior: "immediate" },
-      );
+      createTransaction.immediate(write);
     },
     update(write: MerchantModification) {
-      return db.transaction(
-        (tx) => {
-          const moved = tx
-            .update(merchants)
-            .set({ ...columnsOf(write.fields), revision: sql`${merchants.revision} + 1` })
-            .where(and(eq(merchants.abId, write.abId), eq(merchants.revision, write.expectedRevision)))
-            .run();
-          if (moved.changes !== 1) return false;
-          if (write.territorialProof !== undefined) {
-            tx.delete(territorialProofs).where(eq(territorialProofs.abId, write.abId)).run();
-            if (write.territorialProof) insertProof({ abId: write.abId, ...write.territorialProof });
-          }
-          if (write.products) {
-            // Leads keep their brick_id as text; a product taken out of the list simply goes.
-            tx.delete(products).where(eq(products.abId, write.abId)).run();
-            for (const product of write.products) insertProduct(product);
-          }
-          for (const signal of write.signals ?? []) upsertSignal(write.abId, signal);
-          record(write.abId, write.expectedRevision + 1, write.event, write.feed);
-          return true;
-        },
-        { behavior: "immediate" },
-      );
+      return updateTransaction.immediate(write);
     },
     inOneTransaction(work) {
       return db.$client.transaction(work).immediate();
@@ -177,27 +201,65 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
 }
 
 /**
- * An INSERT of every column of a table, prepared once with drizzle's placeholders (so the schema
- * still maps fields to columns, JSON and booleans included): a field the row leaves out takes the
- * column's default, or NULL. Building and preparing the statement for each row was most of an
- * import's time.
+ * An INSERT of every column of a table, prepared once from the drizzle schema (its columns map
+ * the fields, JSON and booleans included; NULL stays NULL, never JSON's "null"): a field the row
+ * leaves out takes the column's default, or NULL. With `conflictTarget`, a row whose key exists
+ * replaces its other columns (an upsert). Building and preparing the statement for each row was
+ * most of an import's time.
  */
-function preparedInsert<Table extends SQLiteTable>(db: Db, table: Table): (row: Table["$inferInsert"]) => void {
+function preparedInsert<Table extends SQLiteTable>(
+  db: Db,
+  table: Table,
+  conflictTarget?: SQLiteColumn[],
+): (row: Table["$inferInsert"]) => void {
   const columns = (Object.entries(getTableColumns(table)) as [string, SQLiteColumn][]).filter(
     ([, column]) => !(column.primary && column.columnType === "SQLiteInteger" && column.hasDefault),
   );
-  // Every column a placeholder: typed by the row the returned function takes, not by this object.
-  const placeholders = Object.fromEntries(columns.map(([name]) => [name, sql.placeholder(name)]));
-  const statement = db
-    .insert(table as SQLiteTable)
-    .values(placeholders as SQLiteInsertValue<SQLiteTable>)
-    .prepare();
+  const quoted = (column: SQLiteColumn) => `"${column.name}"`;
+  let text = `INSERT INTO "${getTableConfig(table).name}" (${columns.map(([, column]) => quoted(column)).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`;
+  if (conflictTarget) {
+    const others = columns.filter(([, column]) => !conflictTarget.includes(column));
+    text += ` ON CONFLICT (${conflictTarget.map(quoted).join(", ")}) DO UPDATE SET ${others
+      .map(([, column]) => `${quoted(column)} = excluded.${quoted(column)}`)
+      .join(", ")}`;
+  }
+  const statement = db.$client.prepare<unknown[]>(text);
   return (row) => {
     statement.run(
-      Object.fromEntries(
-        columns.map(([name, column]) => [name, (row as Record<string, unknown>)[name] ?? column.default ?? null]),
-      ),
+      columns.map(([name, column]) => {
+        const value = (row as Record<string, unknown>)[name] ?? column.default ?? null;
+        return value === null ? null : column.mapToDriverValue(value);
+      }),
     );
+  };
+}
+
+/**
+ * The UPDATE of a merchant row from its expected revision (the revision moves by one), prepared
+ * once per set of columns it changes: the schema's columns map the fields (JSON and booleans
+ * included). False when the row is not at that revision.
+ */
+function preparedUpdate(
+  db: Db,
+): (abId: string, expectedRevision: number, fields: Partial<typeof merchants.$inferInsert>) => boolean {
+  const columns = getTableColumns(merchants) as Record<string, SQLiteColumn>;
+  const statements = new Map<string, Statement<unknown[]>>();
+  return (abId, expectedRevision, fields) => {
+    const names = Object.keys(fields).filter((name) => name in columns && name !== "abId" && name !== "revision");
+    const signature = names.join(",");
+    let statement = statements.get(signature);
+    if (!statement) {
+      const sets = names.map((name) => `"${(columns[name] as SQLiteColumn).name}" = ?`);
+      statement = db.$client.prepare<unknown[]>(
+        `UPDATE merchants SET ${[...sets, "revision = revision + 1"].join(", ")} WHERE ab_id = ? AND revision = ?`,
+      );
+      statements.set(signature, statement);
+    }
+    const values = names.map((name) => {
+      const value = (fields as Record<string, unknown>)[name];
+      return value === null || value === undefined ? null : (columns[name] as SQLiteColumn).mapToDriverValue(value);
+    });
+    return statement.run(...values, abId, expectedRevision).changes === 1;
   };
 }
 

@@ -2,8 +2,9 @@
  * The demo through the same door as real merchants (issue 9, item 5), step by step: its merchants
  * written as INSEE's and Etalab's files (src/seed/official-files.ts) come back through the SIRENE
  * import as the same establishments (the generator's ids handed to the importer; names and
- * streets in INSEE's capitals), their declarations restore the merchant as generated, and the
- * operator's steps take each to the status and review state the generator planned.
+ * streets in INSEE's capitals), their declarations restore the merchant as generated, the
+ * platform's observations bring its listing, evidence and Q&A, and the operator's steps take each
+ * to the status and review state the generator planned.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -11,6 +12,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
 import { importDeclarations } from "../../src/domain/merchants/import-declarations.ts";
+import { importObservations } from "../../src/domain/merchants/import-observations.ts";
 import { reviewMerchantDescription } from "../../src/domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
 import { makeSiren } from "../../src/domain/siret.ts";
@@ -19,6 +21,7 @@ import { csvLine } from "../../src/import/csv.ts";
 import { importSireneStock } from "../../src/import/sirene/import-sirene.ts";
 import { GEOCODED_ESTABLISHMENT_HEADER, LEGAL_UNIT_HEADER } from "../../src/import/sirene/layout.ts";
 import { createCommuneLookup, loadCommuneReference } from "../../src/seed/communes.ts";
+import type { SeedRecord } from "../../src/seed/generate.ts";
 import { MerchantGenerator } from "../../src/seed/generate.ts";
 import {
   bodaccRecordsOf,
@@ -26,10 +29,10 @@ import {
   establishmentRow,
   legalUnitRow,
   lifecycleStepsOf,
+  observationOf,
 } from "../../src/seed/official-files.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
-import type { SeedRecord } from "../../src/store/seed-writer.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-official-files-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -159,6 +162,57 @@ describe("the demo written as official files", () => {
       const offer = (list: typeof products) =>
         list.map((product) => [product.slug, product.name, product.priceCents, product.pricingModel, product.tags]);
       expect(offer(imported?.products ?? [])).toEqual(offer(products));
+    }
+
+    // Then what the platform observed: listing, website, photos, payment, the planned evidence
+    // (all but what the official files prove) and the Q&A, each product cluster on its product.
+    const observed = await importObservations(
+      {
+        registry,
+        communes: createCommuneLookup(reference),
+        now: () => NOW,
+        checkpoints: { read: (key) => stored.get(key) ?? 0, write: (key, line) => void stored.set(key, line) },
+      },
+      (async function* () {
+        yield* records.map((record, index) => ({
+          number: index + 1,
+          text: JSON.stringify(observationOf(record, NOW)),
+        }));
+      })(),
+      { importKey: "demo-observations", actor: "import:demo" },
+    );
+    expect(observed).toMatchObject({ read: 40, updated: 40, rejected: [] });
+    const fromFiles = new Set(["siret_verified", "company_age_years", "bodacc_clean"]);
+    for (const record of records) {
+      const { merchant, signals, clusters, products } = record;
+      const imported = registry.find(merchant.abId);
+      const got = imported?.merchant;
+      expect(
+        [got?.listingRating, got?.listingReviewCount, got?.domainAgeYears, got?.terrainPhotos, got?.paymentSetup],
+        merchant.abId,
+      ).toEqual([
+        merchant.listingRating,
+        merchant.listingReviewCount,
+        merchant.domainAgeYears,
+        merchant.terrainPhotos,
+        merchant.paymentSetup,
+      ]);
+      expect(imported?.paymentAccountId).toBe(record.paymentAccountId);
+      const evidence = (list: typeof signals) =>
+        list
+          .filter((signal) => !fromFiles.has(signal.key))
+          .map((signal) => [signal.key, signal.status, signal.source, signal.value, signal.recordedAt])
+          .sort();
+      expect(evidence(imported?.signals ?? [])).toEqual(evidence(signals));
+      const slugOf = (list: typeof products, brickId: string | null) =>
+        list.find((product) => product.brickId === brickId)?.slug ?? null;
+      const qa = (list: typeof clusters, offer: typeof products) =>
+        list.map((cluster) => [
+          cluster.label,
+          slugOf(offer, cluster.brickId),
+          cluster.nodes.map((node) => node.question),
+        ]);
+      expect(qa(imported?.clusters ?? [], imported?.products ?? [])).toEqual(qa(clusters, products));
     }
 
     // Then the operator's steps, through the lifecycle's rules: each merchant ends in the status

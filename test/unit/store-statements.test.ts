@@ -10,9 +10,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { openPublishIndex } from "../../src/store/publish-index.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
-import { createSeedWriter } from "../../src/store/seed-writer.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-statements-"));
@@ -91,7 +91,7 @@ describe("the store's SQL", () => {
     try {
       expect(() => createPublishSource(app.db)).not.toThrow();
       expect(() => createProfileLoader(app.db)).not.toThrow();
-      expect(() => createSeedWriter(app.db)).not.toThrow();
+      expect(() => createMerchantRegistryRepository(app.db)).not.toThrow();
     } finally {
       app.close();
     }

@@ -32,7 +32,7 @@ export function addMerchant(deps: MerchantLifecycleDeps, input: unknown, actor: 
   const territorialProof = territorialProofOf(deps.communes, declaration.address);
   const abId = newAbId(deps.registry, deps.randomId);
   const merchant = merchantOf(abId, declaration, nowIso);
-  const products = productsOf(abId, declaration.products ?? [], [], nowIso);
+  const products = productsOf(abId, declaration.products ?? [], [], nowIso, deps.newId);
   deps.registry.create({
     merchant,
     territorialProof,

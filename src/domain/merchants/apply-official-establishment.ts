@@ -2,7 +2,7 @@ import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
 import { yearsBetween } from "../registry/decision-card.ts";
 import { trades } from "../sectors.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
-import { newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
+import { ADDRESS_VERIFIED_MIN_SCORE, newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
@@ -17,6 +17,30 @@ export type OfficialOutcome =
 
 export const SIRENE_DATASET_URL =
   "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret";
+
+/**
+ * What a SIRENE row proves, as signals: the establishment's identity (verified at INSEE's
+ * processing of the row, holding two years from it) and, when the legal units file gives the
+ * company's creation date, the company's age checked with it.
+ */
+export function sireneSignals(verifiedAt: string, companyCreatedOn: string | null): Signal[] {
+  const identity: Signal = {
+    key: "siret_verified",
+    status: "verified",
+    proofStatus: "official_source_verified",
+    source: "official_file",
+    sourceUrl: SIRENE_DATASET_URL,
+    value: true,
+    verifiedAt,
+    recordedAt: verifiedAt,
+    expiresAt: officialCheckExpiresAt(verifiedAt),
+  };
+  if (!companyCreatedOn) return [identity];
+  return [
+    identity,
+    { ...identity, key: "company_age_years", value: yearsBetween(companyCreatedOn, new Date(verifiedAt)) },
+  ];
+}
 
 /**
  * Brings the registry in line with one establishment of an official file: a new active public
@@ -69,29 +93,14 @@ export function applyOfficialEstablishment(
     deps.communes.findByInsee?.(establishment.inseeCode) ??
     null;
   if (!commune) return { kind: "skipped", reason: "commune_unknown" };
+  const verifiedAt = establishment.processedAt ?? nowIso;
   const proof = placed(
     territorialProofOf({ find: () => commune }, { postal_code: establishment.postalCode, city: establishment.city }),
     establishment.position ?? null,
-  );
-  const verifiedAt = establishment.processedAt ?? nowIso;
-  const identity: Signal = {
-    key: "siret_verified",
-    status: "verified",
-    proofStatus: "official_source_verified",
-    source: "official_file",
-    sourceUrl: SIRENE_DATASET_URL,
-    value: true,
     verifiedAt,
-    recordedAt: verifiedAt,
-    // The official identity check holds two years from INSEE's processing of the row.
-    expiresAt: officialCheckExpiresAt(verifiedAt),
-  };
-  // The company's age, from its creation date in the legal units file (checked with the identity).
-  const createdOn = establishment.legalUnit?.createdOn ?? null;
-  const age: Signal | null = createdOn
-    ? { ...identity, key: "company_age_years", value: yearsBetween(createdOn, new Date(verifiedAt)) }
-    : null;
-  const officialSignals = age ? [identity, age] : [identity];
+  );
+  const officialSignals = sireneSignals(verifiedAt, establishment.legalUnit?.createdOn ?? null);
+  const [identity, age = null] = officialSignals as [Signal, Signal?];
 
   if (!existing) {
     const abId = newAbId(deps.registry, deps.randomId);
@@ -189,13 +198,18 @@ export function applyOfficialEstablishment(
  * The commune's proof, placed where a geocoded file puts the establishment: its own position and
  * the geocoder's score and match kind; without one, the commune's centroid and its lower score.
  */
-function placed(proof: TerritorialProof, position: OfficialPosition | null): TerritorialProof {
+function placed(proof: TerritorialProof, position: OfficialPosition | null, checkedAt: string): TerritorialProof {
   if (!position) return proof;
+  // Geocoded to the house number with a sure score (the national address base's own threshold):
+  // the address is where the official file says.
+  const verified = position.type === "housenumber" && (position.score ?? 0) >= ADDRESS_VERIFIED_MIN_SCORE;
   return {
     ...proof,
     latitude: position.latitude,
     longitude: position.longitude,
     geocodingSource: position.type ? `geo_sirene_${position.type}` : "geo_sirene",
     geocodingScore: position.score ?? proof.geocodingScore,
+    verified,
+    verifiedAt: verified ? checkedAt : null,
   };
 }

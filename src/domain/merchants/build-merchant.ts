@@ -14,6 +14,8 @@ import type { CommuneLookup, MerchantRegistryStore } from "./merchant-registry.t
 
 /** How sure a position taken from the commune's centroid is (a geocoded address scores 0.8 and more). */
 export const COMMUNE_CENTROID_SCORE = 0.3;
+/** The geocoding score from which a house-number match verifies an address (the BAN's "sure" match). */
+export const ADDRESS_VERIFIED_MIN_SCORE = 0.7;
 const AB_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 export function sectorOfNaf(nafCode: string): string {
@@ -30,6 +32,16 @@ export function newAbId(registry: MerchantRegistryStore, randomId?: () => string
     if (registry.isFree(candidate)) return candidate;
   }
   throw new Error("no free ab_id after 20 draws");
+}
+
+/** An address line compared as written anywhere: without accents, case or punctuation. */
+export function foldedAddress(text: string): string {
+  return text
+    .normalize("NFD")
+    .replace(/\p{M}/gu, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
 }
 
 /** The position of a declared address: its commune's centroid, marked as such, never "verified". */
@@ -72,14 +84,15 @@ export function productsOf(
   declared: readonly ProductDeclaration[],
   existing: readonly Product[],
   nowIso: string,
+  newId: () => string = randomUUID,
 ): Product[] {
   const bySlug = new Map(existing.map((product) => [product.slug, product]));
   return declared.map((product, position) => {
     const slug = product.slug ?? slugify(product.name);
     const kept = bySlug.get(slug);
     return {
-      productId: kept?.productId ?? randomUUID(),
-      brickId: kept?.brickId ?? randomUUID(),
+      productId: kept?.productId ?? newId(),
+      brickId: kept?.brickId ?? newId(),
       abId,
       slug,
       brickType: product.brick_type,
@@ -166,6 +179,10 @@ export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIs
       deliveryEnabled: declaration.delivery?.enabled ?? false,
       deliveryRadiusKm: declaration.delivery?.radius_km ?? null,
       languages: declaration.languages ?? ["fr"],
+      rcs: declaration.rcs ?? null,
+      vatIntracom: declaration.vat_number ?? null,
+      brandVoice: declaration.brand_voice ?? null,
+      brandUpdatedAt: declaration.brand_voice ? nowIso : null,
     },
     nowIso,
   );
@@ -188,6 +205,8 @@ export function changedFields(merchant: Merchant, update: MerchantUpdate, nowIso
     set("postalCode", update.address.postal_code);
     set("city", update.address.city);
   }
+  if (update.rcs !== undefined) set("rcs", update.rcs);
+  if (update.vat_number !== undefined) set("vatIntracom", update.vat_number);
   if (update.email !== undefined) set("email", update.email);
   if (update.phone !== undefined) set("phone", update.phone);
   if (update.website !== undefined) set("website", update.website);
@@ -207,6 +226,10 @@ export function changedFields(merchant: Merchant, update: MerchantUpdate, nowIso
     set("deliveryRadiusKm", update.delivery.radius_km ?? null);
   }
   if (update.founded_on !== undefined) set("foundedOn", update.founded_on);
+  if (update.brand_voice !== undefined) {
+    set("brandVoice", update.brand_voice);
+    if ("brandVoice" in next) set("brandUpdatedAt", update.brand_voice ? nowIso : null);
+  }
   return next;
 }
 

@@ -1,5 +1,5 @@
 import type { MerchantStatus } from "../../schemas/envelope.ts";
-import type { Merchant, Product, Signal, TerritorialProof } from "../merchant.ts";
+import type { Merchant, Product, QaCluster, Signal, TerritorialProof } from "../merchant.ts";
 
 /**
  * What the merchant lifecycle needs from storage (implemented by src/store/
@@ -32,6 +32,9 @@ export interface RegisteredMerchant {
   territorialProof: TerritorialProof | null;
   products: Product[];
   signals: Signal[];
+  clusters: QaCluster[];
+  /** The merchant's account at the payment provider, when one is known. */
+  paymentAccountId: string | null;
 }
 
 /** Who made a change: `operator:<name>`, `merchant`, `import:<source>`. */
@@ -40,7 +43,7 @@ export type Actor = string;
 export interface MerchantEventInput {
   at: string;
   actor: Actor;
-  action: "created" | "updated" | "status_changed" | "description_reviewed";
+  action: "created" | "updated" | "status_changed" | "description_reviewed" | "observed";
   changes: Record<string, { from: unknown; to: unknown }>;
   reason: string | null;
 }
@@ -70,6 +73,10 @@ export interface MerchantModification {
   territorialProof: TerritorialProof | null | undefined;
   /** Signals written (replacing those of the same key) in the same transaction. */
   signals?: Signal[];
+  /** When given, the merchant's whole list of Q&A clusters afterwards. */
+  clusters?: QaCluster[];
+  /** When given, the merchant's account at the payment provider. */
+  paymentAccountId?: string | null;
   event: MerchantEventInput;
   feed: "created" | "updated" | "withdrawn" | null;
 }
@@ -116,4 +123,6 @@ export interface MerchantLifecycleDeps {
   now: () => Date;
   /** Random source for new ab_ids (injectable for tests). */
   randomId?: () => string;
+  /** Source of new product, brick and Q&A ids (default random UUIDs; the demo's are drawn from its seed). */
+  newId?: () => string;
 }

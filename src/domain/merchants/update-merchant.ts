@@ -1,10 +1,11 @@
-import { ServiceError } from "../../errors/service-error.ts";
-import { merchantUpdateSchema } from "../../schemas/merchant-declaration.ts";
+import { ServiceError, validationError } from "../../errors/service-error.ts";
+import { companyNumberIssues, merchantUpdateSchema } from "../../schemas/merchant-declaration.ts";
 import { parseInput } from "../../schemas/parse.ts";
-import { changedFields, diffOf, productsOf, territorialProofOf } from "./build-merchant.ts";
+import type { Merchant, TerritorialProof } from "../merchant.ts";
+import { changedFields, diffOf, foldedAddress, productsOf, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
 
 export interface UpdatedMerchant {
   abId: string;
@@ -30,15 +31,15 @@ export function updateMerchant(
   if (merchant.status === "ARCHIVED") {
     throw new ServiceError("CONFLICT", `Merchant ${abId} is archived; an archived merchant is not edited`);
   }
+  const numberIssues = companyNumberIssues(merchant.siret, update);
+  if (numberIssues.length > 0) throw validationError(numberIssues);
   const nowIso = deps.now().toISOString();
   const fields = changedFields(merchant, update, nowIso);
   const changes = diffOf(merchant, fields);
-  const addressChanged = "postalCode" in fields || "city" in fields;
-  const territorialProof =
-    addressChanged && update.address ? territorialProofOf(deps.communes, update.address) : undefined;
+  const territorialProof = movedProof(deps, current, update.address, fields);
   let products = null;
   if (update.products !== undefined) {
-    const next = productsOf(abId, update.products, current.products, nowIso);
+    const next = productsOf(abId, update.products, current.products, nowIso, deps.newId);
     const comparable = (list: typeof next) => JSON.stringify(list.map(({ updatedAt: _updatedAt, ...rest }) => rest));
     if (comparable(next) !== comparable(current.products)) {
       products = next;
@@ -61,4 +62,25 @@ export function updateMerchant(
   });
   if (!written) throw changedMeanwhile(abId);
   return { abId, changed, revision: current.revision + 1 };
+}
+
+/**
+ * The territorial proof after an address update: the new commune's centroid when the merchant
+ * moved, undefined (kept) when the address is the same one written otherwise (SIRENE's capitals,
+ * the merchant's accents), so a geocoded position is not lost to a change of spelling.
+ */
+function movedProof(
+  deps: MerchantLifecycleDeps,
+  current: RegisteredMerchant,
+  address: { street: string; postal_code: string; city: string } | undefined,
+  fields: Partial<Merchant>,
+): TerritorialProof | undefined {
+  if (!address || !("street" in fields || "postalCode" in fields || "city" in fields)) return undefined;
+  const proof = territorialProofOf(deps.communes, address);
+  const known = current.territorialProof;
+  const sameStreet = foldedAddress(current.merchant.street) === foldedAddress(address.street);
+  if (known && known.inseeCode === proof.inseeCode && known.postalCode === proof.postalCode && sameStreet) {
+    return undefined;
+  }
+  return proof;
 }
