@@ -58,6 +58,29 @@ describe("GET /api/registry/resolve/{ab_id}", () => {
     expect(breakdown.total).toBeGreaterThanOrEqual(55);
   });
 
+  it("says of each credential where it came from, when, and until when it holds", async () => {
+    const abId = first("order_ready");
+    const { body } = await server.getJson(`/api/registry/resolve/${abId}`);
+    const byKey = new Map(body.credentials.map((credential: JsonObject) => [credential.key, credential]));
+    // The SIRENE file proved the identity when INSEE processed the row (the demo's clock), for two years.
+    expect(byKey.get("siret_verified")).toMatchObject({
+      source: "official_file",
+      proof_status: "official_source_verified",
+      source_url:
+        "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret",
+      verified_at: server.roster.generated_at,
+      recorded_at: server.roster.generated_at,
+      expires_at: new Date(Date.parse(server.roster.generated_at) + 730 * 86_400_000).toISOString(),
+    });
+    const sources = new Set(body.credentials.map((credential: JsonObject) => credential.source));
+    expect(
+      [...sources].every((source) =>
+        ["official_file", "official_api", "platform_observed", "merchant_declared"].includes(source as string),
+      ),
+    ).toBe(true);
+    for (const credential of body.credentials) expect(Object.keys(credential)).toContain("expires_at");
+  });
+
   it("tells why a merchant with an unreviewed generated description cannot be contacted", async () => {
     const { body } = await server.getJson(`/api/registry/resolve/${first("contact_disabled")}`);
     expect(body._state.can_contact).toBe(false);

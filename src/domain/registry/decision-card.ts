@@ -394,6 +394,7 @@ function credentials(baseUrl: string, abId: string, signals: readonly Signal[], 
           label: definition.label,
           verified_at: signal.verifiedAt,
           recorded_at: signal.recordedAt,
+          expires_at: signal.expiresAt,
           // The spec shows official_api and platform_observed; a merchant declaration keeps its
           // own source rather than passing for something the platform observed.
           source: signal.source,

@@ -103,6 +103,7 @@ export function describeCredentials(
           source_url: signal.sourceUrl,
           verified_at: signal.verifiedAt,
           recorded_at: signal.recordedAt,
+          expires_at: signal.expiresAt,
           component: definition.component,
           points: counted.get(signal.key) ?? 0,
           evidence_url: definition.evidence ? `${baseUrl}/api/verify/${signal.key}/${abId}` : null,
