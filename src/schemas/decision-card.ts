@@ -315,11 +315,9 @@ export const decisionCardCredentialSchema = z
     label: z.string(),
     verified_at: timestamp.nullable(),
     recorded_at: timestamp,
-    expires_at: timestamp
-      .nullable()
-      .meta({
-        description: "Until when the check holds; afterwards it counts for nothing until checked again (null: no end)",
-      }),
+    expires_at: timestamp.nullable().meta({
+      description: "Until when the check holds; afterwards it counts for nothing until checked again (null: no end)",
+    }),
     source: sourceSchema,
     status: z.enum(["verified", "unverified", "failed", "expired"]),
     proof_status: z.string(),

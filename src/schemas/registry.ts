@@ -124,12 +124,9 @@ export const credentialSchema = z
     source_url: z.string().nullable(),
     verified_at: z.string().nullable(),
     recorded_at: z.string(),
-    expires_at: z
-      .string()
-      .nullable()
-      .meta({
-        description: "Until when the check holds; afterwards it counts for nothing until checked again (null: no end)",
-      }),
+    expires_at: z.string().nullable().meta({
+      description: "Until when the check holds; afterwards it counts for nothing until checked again (null: no end)",
+    }),
     component: z.enum(["experience", "expertise", "authority", "trust"]),
     points: z.number().int(),
     evidence_url: z.string().nullable(),

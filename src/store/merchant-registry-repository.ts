@@ -43,6 +43,12 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     .from(merchants)
     .where(eq(merchants.siret, sql.placeholder("siret")))
     .prepare();
+  const sirenQuery = db
+    .select({ abId: merchants.abId })
+    .from(merchants)
+    .where(and(gte(merchants.siret, sql.placeholder("from")), lte(merchants.siret, sql.placeholder("to"))))
+    .orderBy(asc(merchants.abId))
+    .prepare();
   const paymentAccountQuery = db
     .select({ paymentAccountId: merchants.paymentAccountId })
     .from(merchants)
@@ -134,13 +140,7 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     abIdsOfSiren(siren) {
       if (!/^\d{9}$/.test(siren)) return [];
       // A range on the SIRET index: every 14-digit SIRET of the company sorts between these two.
-      return db
-        .select({ abId: merchants.abId })
-        .from(merchants)
-        .where(and(gte(merchants.siret, `${siren}00000`), lte(merchants.siret, `${siren}99999`)))
-        .orderBy(asc(merchants.abId))
-        .all()
-        .map((row) => row.abId);
+      return sirenQuery.all({ from: `${siren}00000`, to: `${siren}99999` }).map((row) => row.abId);
     },
     isFree(abId) {
       return revisionOf(abId) === null;

@@ -13,6 +13,8 @@ export const TEST_BASE_URL = "http://abeille.test";
 export const TEST_NOW = new Date("2026-11-01T10:00:00.000Z");
 
 export interface DemoRoster {
+  /** The demo's clock: every import and lifecycle step ran at it. */
+  generated_at: string;
   cases: Record<string, string[]>;
   geo_queries: { q: string; lat: number; lng: number; radius: number; tags: string[] }[];
 }

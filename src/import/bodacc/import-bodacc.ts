@@ -44,6 +44,8 @@ export interface BodaccImportHooks {
  * merchant a transaction (applyBodaccAnnouncements): the same file twice changes nothing the second
  * time, so an import killed half-way is resumed by running it again.
  */
+const COMPANIES_PER_TRANSACTION = 250;
+
 export async function importBodaccFile(
   deps: Pick<MerchantLifecycleDeps, "registry" | "now">,
   file: string,
@@ -108,17 +110,23 @@ export async function importBodaccFile(
   const cancelled = new Set<string>();
   const period = report.period;
   if (period) {
-    for (const [siren, announcements] of bySiren) {
-      const standing = announcements.filter((announcement) => {
-        if (!withdrawn.has(announcement.id)) return true;
-        cancelled.add(announcement.id);
-        return false;
+    // Companies a few hundred per transaction (each merchant's write a savepoint of it).
+    const companies = [...bySiren];
+    for (let start = 0; start < companies.length; start += COMPANIES_PER_TRANSACTION) {
+      deps.registry.inOneTransaction(() => {
+        for (const [siren, announcements] of companies.slice(start, start + COMPANIES_PER_TRANSACTION)) {
+          const standing = announcements.filter((announcement) => {
+            if (!withdrawn.has(announcement.id)) return true;
+            cancelled.add(announcement.id);
+            return false;
+          });
+          for (const outcome of applyBodaccAnnouncements(deps, siren, standing, period, actor)) {
+            report.matched += 1;
+            report[outcome.kind] += 1;
+            if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
+          }
+        }
       });
-      for (const outcome of applyBodaccAnnouncements(deps, siren, standing, period, actor)) {
-        report.matched += 1;
-        report[outcome.kind] += 1;
-        if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
-      }
     }
   }
   if (cancelled.size > 0) report.skipped.cancelled = cancelled.size;
