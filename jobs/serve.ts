@@ -15,7 +15,7 @@ import { loadConfig } from "../src/config/config.ts";
 import { createKillSwitch } from "../src/domain/access/kill-switch.ts";
 import { ServiceError, validationError } from "../src/errors/service-error.ts";
 import { isApiPath, malformedTarget, pageMethodNotAllowed, unknownApiPath } from "../src/http/edge.ts";
-import type { Reply } from "../src/http/reply.ts";
+import { writeAnswer } from "../src/http/conventions.ts";
 import { requestIdOf } from "../src/http/request-id.ts";
 import { renderError } from "../src/http/respond.ts";
 import { type Endpoint, requestContext } from "../src/http/route.ts";
@@ -64,6 +64,7 @@ function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
     stampOf: (abId) => source.stampOf(abId),
     publishKey: publishKeyOf(config),
     isSuspended: () => killSwitch.isSuspended(),
+    baseUrl: config.baseUrl,
   });
   return { fastPath, db };
 }
@@ -173,7 +174,7 @@ function serveEndpoint(
       clientAddress: request.socket.remoteAddress ?? "unknown",
     })
     .then(
-      (answer) => writeReply(response, answer),
+      (answer) => writeAnswer(request, response, answer),
       (error: unknown) => {
         // Routes render their own faults; this is a fault in rendering one.
         logger.error("endpoint fault", { error: error instanceof Error ? error.message : String(error) });
@@ -191,14 +192,6 @@ function serveEndpoint(
     );
 }
 
-function writeReply(response: http.ServerResponse, answer: Reply): void {
-  const { body, headers } = answer;
-  if (body !== null && headers["content-length"] === undefined) {
-    headers["content-length"] = String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
-  }
-  response.writeHead(answer.status, headers);
-  response.end(body ?? undefined);
-}
 
 /**
  * A request Node's HTTP parser refuses (a method it does not know, such as TRACK; broken framing)

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import type http from "node:http";
 import path from "node:path";
+import { writeAnswer } from "../src/http/conventions.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
@@ -55,14 +56,12 @@ export function loadStaticFiles(clientDir: string): StaticHandler {
     if (request.method !== "GET" && request.method !== "HEAD") return false;
     const file = files.get((request.url ?? "/").split("?")[0] ?? "/");
     if (!file) return false;
-    const headers = { "content-type": file.type, etag: file.etag, "cache-control": "public, max-age=3600" };
-    if (request.headers["if-none-match"] === file.etag) {
-      response.writeHead(304, headers);
-      response.end();
-      return true;
-    }
-    response.writeHead(200, { ...headers, "content-length": file.body.length });
-    response.end(request.method === "HEAD" ? undefined : file.body);
+    // 304 on If-None-Match, compression and CORS: the server's conventions (src/http/conventions.ts).
+    writeAnswer(request, response, {
+      status: 200,
+      headers: { "content-type": file.type, etag: file.etag, "cache-control": "public, max-age=3600" },
+      body: file.body,
+    });
     return true;
   };
 }

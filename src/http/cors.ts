@@ -1,36 +1,20 @@
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from "./conventions.ts";
 import { reply } from "./reply.ts";
 import { type Endpoint, endpointOf } from "./route.ts";
 
 /*
- * Cross-origin access for the tool endpoint, so MCP clients running in a browser can call it.
- * Any origin: the endpoint takes its credentials (an API key) from headers the page sets itself,
- * never from cookies, so another site's page gains nothing it could not do from a server.
+ * Cross-origin access, the same on every route: any origin may read the public answers (the
+ * server edge adds it to every answer but people's pages, src/http/conventions.ts) and every
+ * route answers a preflight (src/http/router.ts). Any origin: the service takes its credentials
+ * (an API key) from headers the page sets itself, never from cookies, so another site's page
+ * gains nothing it could not do from a server.
  */
-const ALLOWED_HEADERS = [
-  "content-type",
-  "accept",
-  "authorization",
-  "x-api-key",
-  "mcp-protocol-version",
-  "mcp-session-id",
-  "last-event-id",
-  "x-request-id",
-];
-const EXPOSED_HEADERS = [
-  "x-request-id",
-  "ratelimit",
-  "ratelimit-policy",
-  "retry-after",
-  "mcp-session-id",
-  "www-authenticate",
-];
-
 /** Adds the cross-origin headers to every answer of a route, its error envelopes included. */
 export function withCors<Wrapped extends Endpoint>(endpoint: Wrapped): Wrapped {
   const wrapped = endpointOf(async (input) => {
     const answer = await endpoint.handle(input);
     answer.headers["access-control-allow-origin"] = "*";
-    answer.headers["access-control-expose-headers"] = EXPOSED_HEADERS.join(", ");
+    answer.headers["access-control-expose-headers"] = CORS_EXPOSED_HEADERS.join(", ");
     return answer;
   });
   // The route's description (its `operation`) stays with it.
@@ -44,7 +28,8 @@ export function corsPreflight(methods: string[]): Endpoint {
     reply(204, null, {
       "access-control-allow-origin": "*",
       "access-control-allow-methods": methods.join(", "),
-      "access-control-allow-headers": ALLOWED_HEADERS.join(", "),
+      allow: methods.join(", "),
+      "access-control-allow-headers": CORS_ALLOWED_HEADERS.join(", "),
       "access-control-max-age": "600",
     }),
   );

@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { corsPreflight } from "./cors.ts";
 import type { Endpoint } from "./route.ts";
 
 /**
@@ -8,7 +9,8 @@ import type { Endpoint } from "./route.ts";
  * file's path is the route (`[name]` a parameter, `[...name]` the rest of the path, `index` its
  * folder, files and folders starting with `_` are not routes), static segments win over
  * parameters and parameters over rests, and a method without its own export falls back to
- * `GET` for HEAD, then to `ALL`. `.astro` pages stay with Astro.
+ * `GET` for HEAD, then to `ALL`; OPTIONS without its own export is the CORS preflight of the
+ * methods the file exports (every route answers one). `.astro` pages stay with Astro.
  */
 type Segment = { kind: "static"; value: string } | { kind: "param"; name: string } | { kind: "rest"; name: string };
 
@@ -129,7 +131,30 @@ function matchSegments(segments: Segment[], parts: string[]): Record<string, str
   return parts.length === segments.length ? params : null;
 }
 
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+function isEndpoint(candidate: unknown): candidate is Endpoint {
+  return typeof candidate === "function" && "handle" in candidate;
+}
+
+/** The preflight of each route file that exports methods but no OPTIONS of its own. */
+const preflights = new WeakMap<Record<string, unknown>, Endpoint | null>();
+
+function preflightOf(module: Record<string, unknown>): Endpoint | null {
+  let preflight = preflights.get(module);
+  if (preflight === undefined) {
+    const methods: string[] = METHODS.filter((name) => isEndpoint(module[name]) || (name === "HEAD" && isEndpoint(module.GET)));
+    preflight = methods.length > 0 ? corsPreflight([...methods, "OPTIONS"]) : null;
+    preflights.set(module, preflight);
+  }
+  return preflight;
+}
+
 function endpointFor(module: Record<string, unknown>, method: string): Endpoint | null {
-  const candidate = module[method] ?? (method === "HEAD" ? module.GET : undefined) ?? module.ALL;
-  return typeof candidate === "function" && "handle" in candidate ? (candidate as Endpoint) : null;
+  const candidate =
+    module[method] ??
+    (method === "HEAD" ? module.GET : undefined) ??
+    (method === "OPTIONS" ? preflightOf(module) : undefined) ??
+    module.ALL;
+  return isEndpoint(candidate) ? candidate : null;
 }

@@ -8,7 +8,6 @@ export const GET = route(operation("getLlmsTxt"), ({ app, context }) =>
   reply(200, llmsTxt(app.config.baseUrl), {
     "content-type": "text/plain; charset=utf-8",
     "cache-control": "public, max-age=300",
-    "access-control-allow-origin": "*",
     "x-request-id": context.requestId,
   }),
 );

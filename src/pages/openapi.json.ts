@@ -7,7 +7,6 @@ import { operation } from "../openapi/operations.ts";
 export const GET = route(operation("getOpenApi"), ({ app, context }) =>
   jsonResponse(200, openApiDocument(app.config.baseUrl), {
     "cache-control": "public, max-age=300",
-    "access-control-allow-origin": "*",
     "x-request-id": context.requestId,
   }),
 );

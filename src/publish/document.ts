@@ -34,21 +34,8 @@ export function etagOf(hash: string): string {
   return `"sha256-${hash}"`;
 }
 
-/**
- * Whether an If-None-Match header matches an entity tag (RFC 9110 weak comparison, as GET asks):
- * `*`, or any listed tag equal to ours once a `W/` prefix is ignored.
- */
-export function matchesIfNoneMatch(header: string | null | undefined, etag: string): boolean {
-  if (!header) return false;
-  const trimmed = header.trim();
-  if (trimmed === "*") return true;
-  const bare = etag.startsWith("W/") ? etag.slice(2) : etag;
-  for (const part of trimmed.split(",")) {
-    const tag = part.trim();
-    if ((tag.startsWith("W/") ? tag.slice(2) : tag) === bare) return true;
-  }
-  return false;
-}
+// One home for the If-None-Match rule: the server edge applies it to every answer.
+export { matchesIfNoneMatch } from "../http/conventions.ts";
 
 export interface StableEnvelopeParts {
   data: unknown;

@@ -1,6 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
+import { writeAnswer } from "../http/conventions.ts";
+import type { Reply } from "../http/reply.ts";
+import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
 import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
 import type { MerchantStamp } from "../store/publish-source.ts";
 import {
@@ -38,6 +41,8 @@ export interface FastPathOptions {
   nowMs?: () => number;
   /** The agent-access kill switch: while on, every request goes to the routes (503 SERVICE_SUSPENDED). */
   isSuspended?: () => boolean;
+  /** BASE_URL, for the Link header routes put on the same documents. */
+  baseUrl?: string;
   /** Bytes of file bodies kept in memory (default 64 MiB). */
   maxCacheBytes?: number;
 }
@@ -184,24 +189,23 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       if (!file) return pass();
 
       // X-Request-Id is already on the response: the server sets it for every request (jobs/serve.ts).
-      const headers: Record<string, string | number> = {
-        etag: file.etag,
-        "cache-control": cacheControl,
-        "access-control-allow-origin": "*",
-        "x-content-type-options": "nosniff",
-        "x-served-from": "publish-folder",
+      // CORS, 304 on If-None-Match and compression: the server's conventions, as on the routes.
+      const answer: Reply = {
+        status: 200,
+        headers: {
+          "content-type": CONTENT_TYPES[match.kind],
+          etag: file.etag,
+          "cache-control": cacheControl,
+          "x-content-type-options": "nosniff",
+          "x-served-from": "publish-folder",
+        },
+        body: file.body,
       };
-      if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) {
-        counters.notModified += 1;
-        response.writeHead(304, headers);
-        response.end();
-        return true;
-      }
-      counters.served += 1;
-      headers["content-type"] = CONTENT_TYPES[match.kind];
-      headers["content-length"] = file.body.length;
-      response.writeHead(200, headers);
-      response.end(request.method === "HEAD" ? undefined : file.body);
+      // The same Link header as the route that renders the document.
+      if (options.baseUrl) addDiscoveryLinks(answer, discoveryLinks(options.baseUrl, pathname, { ab_id: match.abId }));
+      if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) counters.notModified += 1;
+      else counters.served += 1;
+      writeAnswer(request, response, answer);
       return true;
     },
   };

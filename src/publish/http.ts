@@ -6,10 +6,9 @@ import type { Reply } from "../http/reply.ts";
 import { reply } from "../http/reply.ts";
 import { errorAnswer } from "../http/respond.ts";
 import { guardedRoute, type OperationContext, type OperationEndpoint, route } from "../http/route.ts";
-import type { RouteRequest } from "../http/route-request.ts";
 import type { OperationSpec } from "../openapi/operations.ts";
 import { resolveDeps } from "../wiring.ts";
-import { DOCUMENT_CACHE_CONTROL, etagOf, HTML_TYPE, matchesIfNoneMatch, type RenderedDocument } from "./document.ts";
+import { DOCUMENT_CACHE_CONTROL, etagOf, HTML_TYPE, type RenderedDocument } from "./document.ts";
 import { buildNotFoundPage, renderNotFoundPage } from "./not-found-page.ts";
 import type { ViewDeps } from "./view.ts";
 
@@ -18,11 +17,10 @@ export function viewDepsOf(app: App): ViewDeps {
 }
 
 /**
- * The HTTP answer for a rendered document: strong ETag from the body's hash, 304 without a body
- * when If-None-Match matches, the same headers as a published file served by jobs/serve.ts.
+ * The HTTP answer for a rendered document: strong ETag from the body's hash, the same headers as a
+ * published file served by jobs/serve.ts (which answers 304 on If-None-Match for both).
  */
 export function documentResponse(
-  request: RouteRequest,
   document: RenderedDocument,
   options: { status?: number; cacheControl?: string; headers?: Record<string, string> } = {},
 ): Reply {
@@ -32,16 +30,11 @@ export function documentResponse(
     "content-type": document.contentType,
     etag,
     "cache-control": options.cacheControl ?? DOCUMENT_CACHE_CONTROL,
-    // Public, read-only documents: any origin may read them (the published files say the same).
-    ...(document.contentType.startsWith("text/html") ? {} : { "access-control-allow-origin": "*" }),
     "x-content-type-options": "nosniff",
     ...(options.headers ?? {}),
   };
-  if (status === 200 && matchesIfNoneMatch(request.headers.get("if-none-match"), etag)) {
-    return { status: 304, headers: { etag, "cache-control": headers["cache-control"] ?? "" }, body: null };
-  }
-  headers["content-length"] = String(document.body.byteLength);
-  return { status, headers, body: request.method === "HEAD" ? null : document.body };
+  // The server writes no body on HEAD, with the headers (length, coding) GET would have.
+  return { status, headers, body: document.body };
 }
 
 /** What a person reads when a page cannot be shown, by error code (French, like the pages). */
@@ -88,6 +81,6 @@ export function pageRoute<Spec extends OperationSpec>(
  */
 export const pageNotFound = guardedRoute(
   "page",
-  ({ request }) => documentResponse(request, renderNotFoundPage(), { status: 404, cacheControl: "no-store" }),
+  () => documentResponse(renderNotFoundPage(), { status: 404, cacheControl: "no-store" }),
   { renderFailure: renderPageFailure },
 );

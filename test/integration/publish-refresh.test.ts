@@ -87,7 +87,7 @@ function touch(abId: string, changes: Record<string, string>): void {
 }
 
 describe("the refresh job and the published files", () => {
-  const onDemand = new Map<string, { body: Buffer; etag: string }>();
+  const onDemand = new Map<string, { body: Buffer; etag: string; link: string | null }>();
   let firstRun: RefreshSummary;
 
   it("loads profiles in bulk exactly as the repository does one by one", () => {
@@ -111,6 +111,7 @@ describe("the refresh job and the published files", () => {
         expect(response.headers.get("x-served-from")).toBeNull();
         onDemand.set(`${kind}:${abId}`, {
           body: Buffer.from(await response.arrayBuffer()),
+          link: response.headers.get("link"),
           etag: response.headers.get("etag") ?? "",
         });
       }
@@ -157,6 +158,8 @@ describe("the refresh job and the published files", () => {
       expect(response.headers.get("x-served-from")).toBe("publish-folder");
       expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
       expect(response.headers.get("etag")).toBe(answer.etag);
+      // The same Link header (describedby, alternate) as the route that renders the document.
+      expect(response.headers.get("link")).toBe(answer.link);
       expect(Buffer.from(await response.arrayBuffer()).equals(answer.body)).toBe(true);
       const cached = await server.get(url, { headers: { "if-none-match": answer.etag } });
       expect(cached.status).toBe(304);

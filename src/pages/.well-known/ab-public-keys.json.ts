@@ -14,7 +14,6 @@ export const GET = route(operation("getJwks"), ({ app, context }) =>
   reply(200, renderJwks(keyStoreFor(app).jwks()), {
     "content-type": JWKS_CONTENT_TYPE,
     "cache-control": `public, max-age=${JWKS_MAX_AGE_SECONDS}`,
-    "access-control-allow-origin": "*",
     "x-request-id": context.requestId,
   }),
 );

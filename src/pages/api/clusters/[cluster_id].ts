@@ -9,7 +9,7 @@ import { isPublishedStatus, merchantView } from "../../../publish/view.ts";
  * One Q&A cluster with its nodes and their verification status. A cluster of a merchant that is
  * not published (suspended, archived) is the same 404 as an unknown one.
  */
-export const GET = route(operation("getCluster"), ({ app, request, pathParams }) => {
+export const GET = route(operation("getCluster"), ({ app, pathParams }) => {
   const { cluster_id } = pathParams();
   const notFound = () => new ServiceError("NOT_FOUND", `No published Q&A cluster has id ${cluster_id}`);
   const cluster = app.merchants.findCluster(cluster_id);
@@ -22,7 +22,7 @@ export const GET = route(operation("getCluster"), ({ app, request, pathParams })
     now: app.now(),
   });
   const current = profile.clusters.find((item) => item.clusterId === cluster_id) ?? cluster;
-  return documentResponse(request, renderClusterDocument(view, current));
+  return documentResponse(renderClusterDocument(view, current));
 });
 
 export const HEAD = GET;

@@ -5,9 +5,9 @@ import { documentResponse, viewDepsOf } from "../../../publish/http.ts";
 import { loadPublishedView } from "../../../publish/view.ts";
 
 /** The microsite as Markdown for language models (text/markdown), the bytes the refresh job publishes. */
-export const GET = route(operation("getMerchantAiMd"), ({ app, request, pathParams }) => {
+export const GET = route(operation("getMerchantAiMd"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(request, renderAiMd(loadPublishedView(viewDepsOf(app), ab_id)));
+  return documentResponse(renderAiMd(loadPublishedView(viewDepsOf(app), ab_id)));
 });
 
 export const HEAD = GET;

@@ -13,16 +13,16 @@ import { AB_ID_PATTERN } from "../../../schemas/common.ts";
  * rendered identically by the server and by any job, and gets the same strong ETag / 304 handling
  * as the other documents. People get a French 404 page for unknown, suspended and archived merchants.
  */
-export const GET = pageRoute(operation("getMerchantMicrosite"), ({ app, params, request }) => {
+export const GET = pageRoute(operation("getMerchantMicrosite"), ({ app, params }) => {
   const abId = params.ab_id ?? "";
   const notFound = () =>
-    documentResponse(request, renderNotFoundPage({ title: "Commerçant introuvable" }), {
+    documentResponse(renderNotFoundPage({ title: "Commerçant introuvable" }), {
       status: 404,
       cacheControl: "no-store",
     });
   if (!AB_ID_PATTERN.test(abId)) return notFound();
   try {
-    return documentResponse(request, renderMicrosite(loadPublishedView(viewDepsOf(app), abId)));
+    return documentResponse(renderMicrosite(loadPublishedView(viewDepsOf(app), abId)));
   } catch (failure) {
     if (isServiceError(failure) && failure.code === "MERCHANT_NOT_FOUND") return notFound();
     throw failure;

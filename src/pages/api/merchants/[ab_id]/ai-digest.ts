@@ -5,9 +5,9 @@ import { documentResponse, viewDepsOf } from "../../../../publish/http.ts";
 import { loadPublishedView } from "../../../../publish/view.ts";
 
 /** The AI digest in its envelope, the bytes the refresh job publishes. */
-export const GET = route(operation("getMerchantAiDigest"), ({ app, request, pathParams }) => {
+export const GET = route(operation("getMerchantAiDigest"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(request, renderAiDigest(loadPublishedView(viewDepsOf(app), ab_id)));
+  return documentResponse(renderAiDigest(loadPublishedView(viewDepsOf(app), ab_id)));
 });
 
 export const HEAD = GET;

@@ -9,11 +9,9 @@ import { loadView } from "../../../../publish/view.ts";
  * the same bytes and ETag). Paused and suspended merchants keep a card: it tells agents why they
  * cannot act; archived ones are 404.
  */
-export const GET = route(operation("getDecisionCard"), ({ app, request, pathParams }) => {
+export const GET = route(operation("getDecisionCard"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(
-    request,
-    renderDecisionCard(loadView(viewDepsOf(app), ab_id, (status) => status !== "ARCHIVED")),
+  return documentResponse(renderDecisionCard(loadView(viewDepsOf(app), ab_id, (status) => status !== "ARCHIVED")),
   );
 });
 

@@ -5,9 +5,9 @@ import { renderJsonLd } from "../../../../publish/jsonld.ts";
 import { loadPublishedView } from "../../../../publish/view.ts";
 
 /** Schema.org JSON-LD of a published merchant (application/ld+json), the bytes the refresh job publishes. */
-export const GET = route(operation("getMerchantJsonLd"), ({ app, request, pathParams }) => {
+export const GET = route(operation("getMerchantJsonLd"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(request, renderJsonLd(loadPublishedView(viewDepsOf(app), ab_id)));
+  return documentResponse(renderJsonLd(loadPublishedView(viewDepsOf(app), ab_id)));
 });
 
 export const HEAD = GET;

@@ -4,18 +4,15 @@ import { preparedResolve } from "../../../../http/resolve-answer.ts";
 import { JSON_TYPE } from "../../../../http/respond.ts";
 import { methodNotAllowed, route } from "../../../../http/route.ts";
 import { operation } from "../../../../openapi/operations.ts";
-import { matchesIfNoneMatch } from "../../../../publish/document.ts";
 
 /**
  * The merchant's full profile. The answer is kept serialized until the store changes
- * (src/http/resolve-answer.ts); its weak ETag lets a client that has it get 304 Not Modified.
+ * (src/http/resolve-answer.ts); its weak ETag lets a client that has it get 304 Not Modified
+ * (the server edge compares it, src/http/conventions.ts).
  */
-export const GET = route(operation("resolveMerchant"), ({ app, context, request, pathParams }) => {
+export const GET = route(operation("resolveMerchant"), ({ app, context, pathParams }) => {
   const { ab_id } = pathParams();
   const prepared = preparedResolve(app, ab_id, context);
-  if (matchesIfNoneMatch(request.headers.get("if-none-match"), prepared.etag)) {
-    return reply(304, null, { etag: prepared.etag, "x-request-id": context.requestId });
-  }
   return reply(200, renderPrepared(context, prepared), {
     "content-type": JSON_TYPE,
     etag: prepared.etag,
