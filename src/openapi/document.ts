@@ -33,7 +33,12 @@ const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> =
   RateLimit: { description: "What is left of the quota (IETF RateLimit fields)", schema: { type: "string" } },
   "X-Request-Id": { description: "The request id, also in _meta.request_id", schema: { type: "string" } },
   Location: { description: "URL of the created resource", schema: { type: "string", format: "uri" } },
-  ETag: { description: "Strong entity tag of the document", schema: { type: "string" } },
+  ETag: {
+    description:
+      "Entity tag: strong on an uncompressed bare document, weak (W/) on an envelope (its _meta is the request's own) and on a compressed answer; send it back in If-None-Match to get 304",
+    schema: { type: "string" },
+  },
+  Vary: { description: "Accept-Encoding: the answer is compressed (br, gzip) as the request allows", schema: { type: "string" } },
   "Cache-Control": { description: "Caching rules", schema: { type: "string" } },
   "Last-Modified": { description: "When the answer was generated", schema: { type: "string" } },
   "WWW-Authenticate": { description: "The authentication scheme expected", schema: { type: "string" } },
@@ -125,6 +130,13 @@ function buildDocument(baseUrl: string): OpenApiDocument {
     const responses: JsonSchema = {};
     for (const [status, spec] of Object.entries(operation.responses)) {
       responses[status] = responseObject(spec, registry, operation);
+    }
+    if (operation.method === "get" && responses["304"] === undefined) {
+      responses["304"] = responseObject(
+        { description: "Not modified: If-None-Match matched the ETag", headers: ["ETag"] },
+        registry,
+        operation,
+      );
     }
     for (const [status, codes] of errorCodesByStatus(operation)) {
       const errorBody = errorSchemaFor(codes);
@@ -223,7 +235,15 @@ function parameterSchema(field: z.ZodType, registry: ComponentRegistry): JsonSch
 
 function responseObject(spec: ResponseSpec, registry: ComponentRegistry, operation: OperationSpec): JsonSchema {
   const headers: JsonSchema = {};
-  for (const name of [...(spec.headers ?? []), "X-Request-Id", ...(operation.access !== "open" ? ["RateLimit"] : [])]) {
+  // Every successful GET carries a validator and is compressed as asked (src/http/conventions.ts).
+  const conventions = operation.method === "get" ? ["ETag", "Vary"] : [];
+  const names = new Set([
+    ...(spec.headers ?? []),
+    ...conventions,
+    "X-Request-Id",
+    ...(operation.access !== "open" ? ["RateLimit"] : []),
+  ]);
+  for (const name of names) {
     const doc = HEADER_DOCS[name];
     if (doc) headers[name] = { description: doc.description, schema: doc.schema };
   }
