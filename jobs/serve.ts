@@ -14,8 +14,8 @@ import { getApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { createKillSwitch } from "../src/domain/access/kill-switch.ts";
 import { ServiceError, validationError } from "../src/errors/service-error.ts";
-import { isApiPath, malformedTarget, pageMethodNotAllowed, unknownApiPath } from "../src/http/edge.ts";
 import { writeAnswer } from "../src/http/conventions.ts";
+import { isApiPath, malformedTarget, pageMethodNotAllowed, unknownApiPath } from "../src/http/edge.ts";
 import { requestIdOf } from "../src/http/request-id.ts";
 import { renderError } from "../src/http/respond.ts";
 import { type Endpoint, requestContext } from "../src/http/route.ts";
@@ -191,7 +191,6 @@ function serveEndpoint(
       },
     );
 }
-
 
 /**
  * A request Node's HTTP parser refuses (a method it does not know, such as TRACK; broken framing)

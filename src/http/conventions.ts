@@ -58,7 +58,8 @@ const COMPRESSED_CACHE_BYTES = 32 * 1024 * 1024;
 
 export type Coding = "br" | "gzip";
 
-const COMPRESSIBLE = /^(application\/([a-z.+-]*\+)?json|application\/(ld\+json|jwk-set\+json|xml)|text\/|image\/svg\+xml)/i;
+const COMPRESSIBLE =
+  /^(application\/([a-z.+-]*\+)?json|application\/(ld\+json|jwk-set\+json|xml)|text\/|image\/svg\+xml)/i;
 
 export function isCompressible(contentType: string | undefined): boolean {
   return contentType !== undefined && COMPRESSIBLE.test(contentType) && !/^text\/event-stream/i.test(contentType);
@@ -156,13 +157,20 @@ export function contentEtag(body: Buffer, contentType: string): string {
 function addVary(headers: Record<string, string>, name: string): void {
   const current = headers.vary;
   if (!current) headers.vary = name;
-  else if (!current.toLowerCase().split(/\s*,\s*/).includes(name.toLowerCase())) headers.vary = `${current}, ${name}`;
+  else if (
+    !current
+      .toLowerCase()
+      .split(/\s*,\s*/)
+      .includes(name.toLowerCase())
+  )
+    headers.vary = `${current}, ${name}`;
 }
 
 /** Header values as strings with lower-case names. */
 function normalized(headers: Record<string, string | number | undefined>): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) result[name.toLowerCase()] = String(value);
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) result[name.toLowerCase()] = String(value);
   return result;
 }
 
@@ -184,7 +192,11 @@ export function finishAnswer(request: AnsweredRequest, answer: Reply): Reply {
     headers["access-control-expose-headers"] = CORS_EXPOSED_HEADERS.join(", ");
   }
   let body =
-    answer.body === null ? null : typeof answer.body === "string" ? Buffer.from(answer.body) : Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
+    answer.body === null
+      ? null
+      : typeof answer.body === "string"
+        ? Buffer.from(answer.body)
+        : Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
   const isRead = request.method === "GET" || request.method === "HEAD";
   let status = answer.status;
 

@@ -143,7 +143,9 @@ const preflights = new WeakMap<Record<string, unknown>, Endpoint | null>();
 function preflightOf(module: Record<string, unknown>): Endpoint | null {
   let preflight = preflights.get(module);
   if (preflight === undefined) {
-    const methods: string[] = METHODS.filter((name) => isEndpoint(module[name]) || (name === "HEAD" && isEndpoint(module.GET)));
+    const methods: string[] = METHODS.filter(
+      (name) => isEndpoint(module[name]) || (name === "HEAD" && isEndpoint(module.GET)),
+    );
     preflight = methods.length > 0 ? corsPreflight([...methods, "OPTIONS"]) : null;
     preflights.set(module, preflight);
   }

@@ -38,7 +38,10 @@ const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> =
       "Entity tag: strong on an uncompressed bare document, weak (W/) on an envelope (its _meta is the request's own) and on a compressed answer; send it back in If-None-Match to get 304",
     schema: { type: "string" },
   },
-  Vary: { description: "Accept-Encoding: the answer is compressed (br, gzip) as the request allows", schema: { type: "string" } },
+  Vary: {
+    description: "Accept-Encoding: the answer is compressed (br, gzip) as the request allows",
+    schema: { type: "string" },
+  },
   "Cache-Control": { description: "Caching rules", schema: { type: "string" } },
   "Last-Modified": { description: "When the answer was generated", schema: { type: "string" } },
   "WWW-Authenticate": { description: "The authentication scheme expected", schema: { type: "string" } },

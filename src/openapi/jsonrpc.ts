@@ -6,7 +6,7 @@ const idSchema = z.union([z.string(), z.number().int(), z.null()]);
 
 export const jsonRpcRequestSchema = z
   .object({
-    jsonrpc: z.literal("2.0"),
+    jsonrpc: z.literal("2.0").meta({ description: "Always 2.0" }),
     id: idSchema.optional().meta({ description: "Omitted for a notification (answered 202 without a body)" }),
     method: z.string().meta({
       description: "initialize, tools/list, tools/call, ping, or a notification such as notifications/initialized",

@@ -232,7 +232,11 @@ const OPERATION_TABLE = [
     tags: ["Trust"],
     access: "read",
     deprecated: true,
-    pathParams: z.object({ ab_id: z.string() }),
+    pathParams: z.object({
+      ab_id: z
+        .string()
+        .meta({ description: "Any merchant identifier: the route is retired and answers 410 for every one" }),
+    }),
     responses: {},
     errors: ["TRUST_ATTESTATION_WITHDRAWN"],
   },
@@ -448,7 +452,11 @@ const OPERATION_TABLE = [
       "For people: an HTML page; unknown, malformed, suspended and archived merchants get a French HTML 404 page.",
     tags: ["Merchant documents"],
     access: "page",
-    pathParams: z.object({ ab_id: z.string() }),
+    pathParams: z.object({
+      ab_id: z.string().meta({
+        description: "The merchant's identifier (ab_ and 8 lowercase letters or digits); anything else is the 404 page",
+      }),
+    }),
     responses: {
       "200": { description: "The microsite", contentType: "text/html", schema: z.string(), headers: documentCaching },
       "304": notModified,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { abIdSchema } from "./common.ts";
+import { abIdSchema, described } from "./common.ts";
 
 export const ATTRIBUTION_TEXT_MAX = 200;
 export const ATTRIBUTION_URL_MAX = 2048;
@@ -34,18 +34,34 @@ export const campaignObjectSchema = z
  * server relays a visit).
  */
 export const openSessionBodySchema = z
-  .object({
-    ab_id: abIdSchema.optional(),
-    landing_url: urlField.optional(),
-    referrer: urlField.optional(),
-    utm_source: campaignText.optional(),
-    utm_medium: campaignText.optional(),
-    utm_campaign: campaignText.optional(),
-    utm_term: campaignText.optional(),
-    utm_content: campaignText.optional(),
-    campaign: campaignObjectSchema.optional(),
-    user_agent: z.string().max(512, "must be at most 512 characters").optional(),
-  })
+  .object(
+    described(
+      {
+        ab_id: abIdSchema.optional(),
+        landing_url: urlField.optional(),
+        referrer: urlField.optional(),
+        utm_source: campaignText.optional(),
+        utm_medium: campaignText.optional(),
+        utm_campaign: campaignText.optional(),
+        utm_term: campaignText.optional(),
+        utm_content: campaignText.optional(),
+        campaign: campaignObjectSchema.optional(),
+        user_agent: z.string().max(512, "must be at most 512 characters").optional(),
+      },
+      {
+        ab_id: "The merchant the session is about, if one",
+        landing_url: "The URL the person landed on (http or https)",
+        referrer: "The URL the person came from (http or https)",
+        utm_source: "Campaign source (utm_source)",
+        utm_medium: "Campaign medium (utm_medium)",
+        utm_campaign: "Campaign name (utm_campaign)",
+        utm_term: "Campaign term (utm_term)",
+        utm_content: "Campaign content (utm_content)",
+        campaign: "The utm_* fields as an object (name = utm_campaign); not with utm_* fields",
+        user_agent: "The person's browser user agent, if known",
+      },
+    ),
+  )
   .strict()
   .superRefine((body, context) => {
     const utm = [body.utm_source, body.utm_medium, body.utm_campaign, body.utm_term, body.utm_content];
@@ -80,11 +96,20 @@ export const attributionSessionSchema = z
 
 /** POST /api/attribution/convert: a session and exactly one of lead_id, order_id. */
 export const convertSessionBodySchema = z
-  .object({
-    session_id: z.uuid("must be the session_id an attribution session answered"),
-    lead_id: z.uuid("must be a lead_id").optional(),
-    order_id: z.uuid("must be an order_id").optional(),
-  })
+  .object(
+    described(
+      {
+        session_id: z.uuid("must be the session_id an attribution session answered"),
+        lead_id: z.uuid("must be a lead_id").optional(),
+        order_id: z.uuid("must be an order_id").optional(),
+      },
+      {
+        session_id: "The session_id the attribution session answered",
+        lead_id: "The lead the session led to (exactly one of lead_id and order_id)",
+        order_id: "The order the session led to (exactly one of lead_id and order_id)",
+      },
+    ),
+  )
   .strict()
   .superRefine((body, context) => {
     if ((body.lead_id === undefined) === (body.order_id === undefined)) {

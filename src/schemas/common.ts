@@ -10,6 +10,21 @@ export const abIdSchema = z
 
 export const uuidSchema = z.uuid();
 
+/**
+ * An object's fields, each with its description: the type asks for one per field, so no
+ * parameter or body member reaches the OpenAPI document or a tool schema undescribed.
+ */
+export function described<Shape extends Record<string, z.ZodType>>(
+  shape: Shape,
+  descriptions: { [Field in keyof Shape]: string },
+): Shape {
+  const result: Record<string, z.ZodType> = {};
+  for (const [name, field] of Object.entries(shape)) {
+    result[name] = field.meta({ description: descriptions[name] as string });
+  }
+  return result as Shape;
+}
+
 /** Query-string values arrive as strings; an empty value means "not given". */
 export const emptyAsUndefined = (value: unknown) => (value === "" ? undefined : value);
 

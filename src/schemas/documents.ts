@@ -15,7 +15,9 @@ export const AI_DIGEST_VERSION = "abeille-ai-digest/v1";
 const timestamp = z.iso.datetime({ offset: true });
 const leadTypeSchema = z.enum(["estimation", "contact", "rdv", "quote"]);
 
-export const clusterParamsSchema = z.object({ cluster_id: uuidSchema });
+export const clusterParamsSchema = z.object({
+  cluster_id: uuidSchema.meta({ description: "The Q&A cluster's id (a UUID), from the merchant's cluster list" }),
+});
 
 const digestJobSchema = z.discriminatedUnion("kind", [
   z.object({

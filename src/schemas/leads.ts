@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { LEAD_FIELD_LIMITS, LEAD_TYPES } from "../domain/lead-contract.ts";
 import { type ValidationIssue, validationError } from "../errors/service-error.ts";
-import { AB_ID_PATTERN, hasOnlyLineControls, isOneLine, MULTI_LINE_MESSAGE, ONE_LINE_MESSAGE } from "./common.ts";
+import {
+  AB_ID_PATTERN,
+  described,
+  hasOnlyLineControls,
+  isOneLine,
+  MULTI_LINE_MESSAGE,
+  ONE_LINE_MESSAGE,
+} from "./common.ts";
 
 /*
  * Requests of the lead operations: creation (POST /api/contact/brick), status and follow-up
@@ -52,7 +59,8 @@ export const emailSchema = z
   .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
   .trim()
   .max(LEAD_FIELD_LIMITS.contact_email, `must be at most ${LEAD_FIELD_LIMITS.contact_email} characters`)
-  .pipe(z.email({ message: "must be an email address" }));
+  .pipe(z.email({ message: "must be an email address" }))
+  .meta({ format: "email", minLength: 3 });
 
 export const phoneSchema = z
   .string({ error: "must be a string" })
@@ -64,51 +72,88 @@ const enumOf = <const Values extends readonly [string, ...string[]]>(values: Val
   z.enum(values, { error: `must be one of: ${values.join(", ")}` });
 
 export const intentDataSchema = z
-  .strictObject({
-    urgency: optional(enumOf(INTENT_URGENCIES)),
-    budget_range: optional(text({ max: INTENT_TEXT_MAX })),
-    project_type: optional(text({ max: INTENT_TEXT_MAX })),
-    timeline: optional(text({ max: INTENT_TEXT_MAX })),
-    preferred_contact: optional(enumOf(PREFERRED_CONTACTS)),
-  })
+  .strictObject(
+    described(
+      {
+        urgency: optional(enumOf(INTENT_URGENCIES)),
+        budget_range: optional(text({ max: INTENT_TEXT_MAX })),
+        project_type: optional(text({ max: INTENT_TEXT_MAX })),
+        timeline: optional(text({ max: INTENT_TEXT_MAX })),
+        preferred_contact: optional(enumOf(PREFERRED_CONTACTS)),
+      },
+      {
+        urgency: "How soon the person needs it",
+        budget_range: "The person's budget, in their words (e.g. 500-1000 EUR)",
+        project_type: "What kind of project or purchase it is",
+        timeline: "When the person wants it done, in their words",
+        preferred_contact: "How the person prefers to be contacted",
+      },
+    ),
+  )
   .meta({ id: "IntentData" });
 export type IntentData = z.output<typeof intentDataSchema>;
 
 export const leadRequestSchema = z
-  .strictObject({
-    ab_id: z
-      .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
-      .regex(AB_ID_PATTERN, "must match ^ab_[a-z0-9]{8}$ (ab_ followed by 8 lowercase letters or digits)"),
-    contact_name: text({ max: LEAD_FIELD_LIMITS.contact_name, min: 1, trim: true }),
-    contact_email: emailSchema,
-    contact_phone: optional(phoneSchema),
-    lead_type: z.enum(LEAD_TYPES, {
-      error: (issue) => (issue.input === undefined ? "is required" : `must be one of: ${LEAD_TYPES.join(", ")}`),
-    }),
-    message: optional(text({ max: LEAD_FIELD_LIMITS.message, multiline: true })),
-    ai_context: optional(text({ max: LEAD_FIELD_LIMITS.ai_context, multiline: true })),
-    intent_data: optional(intentDataSchema),
-    /** Sector fields; checked against the merchant's lead contract once the merchant is known. */
-    metadata: optional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
-    /** The product (brick) the lead is about: its brick_id, its product_id, or brk_<ab_id>_<slug>. */
-    brick_id: optional(text({ max: BRICK_ID_MAX, min: 1, trim: true })),
-    /** The agent's short label for what the person wants (e.g. request_quote). */
-    intent: optional(text({ max: INTENT_MAX, min: 1, trim: true })),
-  })
+  .strictObject(
+    described(
+      {
+        ab_id: z
+          .string({ error: (issue) => (issue.input === undefined ? "is required" : "must be a string") })
+          .regex(AB_ID_PATTERN, "must match ^ab_[a-z0-9]{8}$ (ab_ followed by 8 lowercase letters or digits)"),
+        contact_name: text({ max: LEAD_FIELD_LIMITS.contact_name, min: 1, trim: true }),
+        contact_email: emailSchema,
+        contact_phone: optional(phoneSchema),
+        lead_type: z.enum(LEAD_TYPES, {
+          error: (issue) => (issue.input === undefined ? "is required" : `must be one of: ${LEAD_TYPES.join(", ")}`),
+        }),
+        message: optional(text({ max: LEAD_FIELD_LIMITS.message, multiline: true })),
+        ai_context: optional(text({ max: LEAD_FIELD_LIMITS.ai_context, multiline: true })),
+        intent_data: optional(intentDataSchema),
+        /** Sector fields; checked against the merchant's lead contract once the merchant is known. */
+        metadata: optional(z.record(z.string(), z.unknown(), { error: "must be an object" })),
+        /** The product (brick) the lead is about: its brick_id, its product_id, or brk_<ab_id>_<slug>. */
+        brick_id: optional(text({ max: BRICK_ID_MAX, min: 1, trim: true })),
+        /** The agent's short label for what the person wants (e.g. request_quote). */
+        intent: optional(text({ max: INTENT_MAX, min: 1, trim: true })),
+      },
+      {
+        ab_id: "The merchant the lead is for (ab_ and 8 lowercase letters or digits)",
+        contact_name: "The name of the person to contact (the person, not the agent)",
+        contact_email: "The person's email address; the merchant answers there",
+        contact_phone: "The person's phone number, if they gave one",
+        lead_type: "What the person asks for; the merchant's decision card lists the types it accepts",
+        message: "The person's request, in their words",
+        ai_context:
+          "What the agent knows of the conversation that helps the merchant answer (shown to the merchant as such)",
+        intent_data: "Structured details of the request (urgency, budget, project, timeline, preferred contact)",
+        metadata: "Sector fields the merchant's lead contract asks for (see its decision card)",
+        brick_id: "The product the lead is about: its brick_id, its product_id, or brk_<ab_id>_<slug>",
+        intent: "The agent's short label for what the person wants (e.g. request_quote)",
+      },
+    ),
+  )
   .meta({ id: "LeadRequest" });
 export type LeadRequest = z.output<typeof leadRequestSchema>;
 
 export const followUpMessageSchema = z
-  .strictObject({
-    /** The tracking token may come in the body or in the X-Tracking-Token header. */
-    tracking_token: optional(text({ max: TRACKING_TOKEN_MAX, min: 1, trim: true })),
-    message: text({ max: LEAD_MESSAGE_MAX, min: 1, trim: true, multiline: true }),
-  })
+  .strictObject(
+    described(
+      {
+        /** The tracking token may come in the body or in the X-Tracking-Token header. */
+        tracking_token: optional(text({ max: TRACKING_TOKEN_MAX, min: 1, trim: true })),
+        message: text({ max: LEAD_MESSAGE_MAX, min: 1, trim: true, multiline: true }),
+      },
+      {
+        tracking_token: "The lead's tracking token from its creation answer (or send it in X-Tracking-Token)",
+        message: "The follow-up message to the merchant",
+      },
+    ),
+  )
   .meta({ id: "LeadFollowUpMessage" });
 export type FollowUpMessageRequest = z.output<typeof followUpMessageSchema>;
 
 export const leadIdParamsSchema = z.object({
-  lead_id: z.uuid({ message: "must be a lead id (uuid)" }),
+  lead_id: z.uuid({ message: "must be a lead id (uuid)" }).meta({ description: "The lead_id its creation answered" }),
 });
 
 // The Idempotency-Key rule has one home: src/schemas/common.ts.

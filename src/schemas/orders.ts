@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { abIdSchema } from "./common.ts";
+import { abIdSchema, described } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
 
 export const ORDER_MAX_PRODUCTS = 50;
@@ -22,7 +22,8 @@ export const deliveryAddressSchema = z
       .string()
       .trim()
       .toUpperCase()
-      .pipe(z.literal("FR", { message: "must be FR (orders are delivered in France only)" })),
+      .pipe(z.literal("FR", { message: "must be FR (orders are delivered in France only)" }))
+      .meta({ minLength: 2, maxLength: 2, description: "FR: orders are delivered in France only" }),
     phone: z
       .string()
       .trim()
@@ -33,27 +34,40 @@ export const deliveryAddressSchema = z
 
 /** POST /api/orders/create: the spec's fields with the limits Abeille enforces (docs/decisions.md). */
 export const createOrderBodySchema = z
-  .object({
-    merchant_id: abIdSchema,
-    product_ids: z
-      .array(productIdSchema)
-      .min(1, "must list at least one product")
-      .max(ORDER_MAX_PRODUCTS, `must list at most ${ORDER_MAX_PRODUCTS} products`),
-    quantities: z
-      .array(
-        z
-          .number()
-          .int("must be an integer")
-          .min(1, "must be at least 1")
-          .max(ORDER_MAX_QUANTITY, `must be at most ${ORDER_MAX_QUANTITY}`),
-      )
-      .min(1, "must list at least one quantity")
-      .max(ORDER_MAX_PRODUCTS, `must list at most ${ORDER_MAX_PRODUCTS} quantities`),
-    fulfillment_type: z.enum(["pickup", "delivery"], { message: "must be pickup or delivery" }),
-    delivery_address: deliveryAddressSchema.optional(),
-    user_email: z.email("must be an email address").max(254, "must be at most 254 characters").optional(),
-    customer_notes: z.string().max(ORDER_NOTES_MAX, `must be at most ${ORDER_NOTES_MAX} characters`).optional(),
-  })
+  .object(
+    described(
+      {
+        merchant_id: abIdSchema,
+        product_ids: z
+          .array(productIdSchema)
+          .min(1, "must list at least one product")
+          .max(ORDER_MAX_PRODUCTS, `must list at most ${ORDER_MAX_PRODUCTS} products`),
+        quantities: z
+          .array(
+            z
+              .number()
+              .int("must be an integer")
+              .min(1, "must be at least 1")
+              .max(ORDER_MAX_QUANTITY, `must be at most ${ORDER_MAX_QUANTITY}`),
+          )
+          .min(1, "must list at least one quantity")
+          .max(ORDER_MAX_PRODUCTS, `must list at most ${ORDER_MAX_PRODUCTS} quantities`),
+        fulfillment_type: z.enum(["pickup", "delivery"], { message: "must be pickup or delivery" }),
+        delivery_address: deliveryAddressSchema.optional(),
+        user_email: z.email("must be an email address").max(254, "must be at most 254 characters").optional(),
+        customer_notes: z.string().max(ORDER_NOTES_MAX, `must be at most ${ORDER_NOTES_MAX} characters`).optional(),
+      },
+      {
+        merchant_id: "The merchant to order from (ab_ and 8 lowercase letters or digits)",
+        product_ids: "The products to order, each once (product ids from the merchant's profile)",
+        quantities: "One quantity per product, in the same order as product_ids",
+        fulfillment_type: "pickup at the merchant's, or delivery (needs delivery_address)",
+        delivery_address: "Where to deliver, in France; required for delivery",
+        user_email: "The buyer's email address, for the receipt",
+        customer_notes: "A note to the merchant",
+      },
+    ),
+  )
   .strict()
   .superRefine((body, context) => {
     if (body.quantities.length !== body.product_ids.length) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
-import { abIdSchema, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
+import { abIdSchema, described, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
 
 export const SEARCH_LIMIT_MAX = 50;
@@ -12,47 +12,62 @@ const optionalNumber = (schema: z.ZodNumber) =>
   z.preprocess(emptyAsUndefined, z.coerce.number().pipe(schema).optional());
 
 export const searchQuerySchema = z
-  .object({
-    q: z
-      .string({ message: "is required (the text to search for)" })
-      .trim()
-      .min(1, "must not be empty")
-      .max(SEARCH_QUERY_MAX, `must be at most ${SEARCH_QUERY_MAX} characters`),
-    tags: z.preprocess(
-      emptyAsUndefined,
-      z
-        .string()
-        .max(500, "must be at most 500 characters")
-        .transform((value) =>
-          value
-            .split(",")
-            .map((tag) => tag.trim())
-            .filter(Boolean),
-        )
-        .pipe(
+  .object(
+    described(
+      {
+        q: z
+          .string({ message: "is required (the text to search for)" })
+          .trim()
+          .min(1, "must not be empty")
+          .max(SEARCH_QUERY_MAX, `must be at most ${SEARCH_QUERY_MAX} characters`),
+        tags: z.preprocess(
+          emptyAsUndefined,
           z
-            .array(z.string().max(50, "each tag must be at most 50 characters"))
-            .max(SEARCH_TAGS_MAX, `at most ${SEARCH_TAGS_MAX} tags`),
-        )
-        .optional(),
+            .string()
+            .max(500, "must be at most 500 characters")
+            .transform((value) =>
+              value
+                .split(",")
+                .map((tag) => tag.trim())
+                .filter(Boolean),
+            )
+            .pipe(
+              z
+                .array(z.string().max(50, "each tag must be at most 50 characters"))
+                .max(SEARCH_TAGS_MAX, `at most ${SEARCH_TAGS_MAX} tags`),
+            )
+            .optional(),
+        ),
+        lat: optionalNumber(z.number().min(-90, "must be between -90 and 90").max(90, "must be between -90 and 90")),
+        lng: optionalNumber(
+          z.number().min(-180, "must be between -180 and 180").max(180, "must be between -180 and 180"),
+        ),
+        radius: optionalNumber(
+          z
+            .number()
+            .positive("must be a positive number of kilometres")
+            .max(SEARCH_RADIUS_MAX_KM, `must be at most ${SEARCH_RADIUS_MAX_KM} km`),
+        ),
+        limit: optionalNumber(
+          z
+            .number()
+            .int("must be an integer")
+            .min(1, "must be at least 1")
+            .max(SEARCH_LIMIT_MAX, `must be at most ${SEARCH_LIMIT_MAX}`),
+        ),
+        semantic: queryBoolean,
+      },
+      {
+        q: "Text to search for: a trade, a product or a name, in French or English (e.g. boulangerie)",
+        tags: `Product tags, comma-separated (at most ${SEARCH_TAGS_MAX} of 50 characters each); every tag must be carried`,
+        lat: "Latitude of the point to search around, in degrees (WGS 84); with lng",
+        lng: "Longitude of the point to search around, in degrees (WGS 84); with lat",
+        radius: `Distance from lat/lng in km (at most ${SEARCH_RADIUS_MAX_KM}); needs lat and lng`,
+        limit: `How many results to return (1 to ${SEARCH_LIMIT_MAX})`,
+        semantic: "true or 1 to ask for vector (semantic) retrieval; retrieval_degraded says when it is not available",
+      },
     ),
-    lat: optionalNumber(z.number().min(-90, "must be between -90 and 90").max(90, "must be between -90 and 90")),
-    lng: optionalNumber(z.number().min(-180, "must be between -180 and 180").max(180, "must be between -180 and 180")),
-    radius: optionalNumber(
-      z
-        .number()
-        .positive("must be a positive number of kilometres")
-        .max(SEARCH_RADIUS_MAX_KM, `must be at most ${SEARCH_RADIUS_MAX_KM} km`),
-    ),
-    limit: optionalNumber(
-      z
-        .number()
-        .int("must be an integer")
-        .min(1, "must be at least 1")
-        .max(SEARCH_LIMIT_MAX, `must be at most ${SEARCH_LIMIT_MAX}`),
-    ),
-    semantic: queryBoolean,
-  })
+  )
   .superRefine((value, context) => {
     if ((value.lat === undefined) !== (value.lng === undefined)) {
       context.addIssue({
@@ -153,7 +168,12 @@ export const resolvedMerchantSchema = z.object({
 });
 export type ResolvedMerchant = z.infer<typeof resolvedMerchantSchema>;
 
-export const abIdParamsSchema = z.object({ ab_id: abIdSchema });
+export const abIdParamsSchema = z.object(
+  described(
+    { ab_id: abIdSchema },
+    { ab_id: "The merchant's identifier (ab_ and 8 lowercase letters or digits), from a search result" },
+  ),
+);
 
 /** The change feed's page size when not asked for, and its most. */
 export const CHANGES_DEFAULT_LIMIT = 100;
@@ -168,15 +188,17 @@ export const changesQuerySchema = z.object({
       .optional()
       .meta({ description: "The next_cursor of the previous page; absent: from the beginning" }),
   ),
-  limit: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number({ message: `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}` })
-      .int(`must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
-      .min(1, `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
-      .max(CHANGES_MAX_LIMIT, `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
-      .default(CHANGES_DEFAULT_LIMIT),
-  ),
+  limit: z
+    .preprocess(
+      emptyAsUndefined,
+      z.coerce
+        .number({ message: `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}` })
+        .int(`must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
+        .min(1, `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
+        .max(CHANGES_MAX_LIMIT, `must be a whole number from 1 to ${CHANGES_MAX_LIMIT}`)
+        .default(CHANGES_DEFAULT_LIMIT),
+    )
+    .meta({ description: `Changes per page (1 to ${CHANGES_MAX_LIMIT}, ${CHANGES_DEFAULT_LIMIT} when absent)` }),
 });
 
 export const merchantChangeSchema = z

@@ -73,7 +73,11 @@ export type PublicKeyData = z.infer<typeof publicKeyDataSchema>;
 export const MANIFEST_KINDS = ["live", "snapshot"] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 
-export const manifestQuerySchema = z.object({ snapshot: queryBoolean });
+export const manifestQuerySchema = z.object({
+  snapshot: queryBoolean.meta({
+    description: "true or 1: a snapshot manifest valid 24 hours (cacheable) instead of one signed for this call",
+  }),
+});
 
 export const manifestSchema = z
   .looseObject({
@@ -117,7 +121,7 @@ export const evidenceSignalSchema = z.enum(EVIDENCE_SIGNALS);
  */
 export const evidenceParamsSchema = z.object({
   signal: z.string().meta({ enum: [...EVIDENCE_SIGNALS], description: "One of the evidence signals" }),
-  ab_id: abIdSchema,
+  ab_id: abIdSchema.meta({ description: "The merchant whose evidence to show" }),
 });
 
 export const EVIDENCE_STATUSES = ["verified", "unverified", "failed", "expired", "not_applicable"] as const;

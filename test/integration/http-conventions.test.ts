@@ -68,7 +68,15 @@ async function getPaths(): Promise<string[]> {
 
 describe("HEAD", () => {
   it("answers every GET route with GET's status and headers and no body", async () => {
-    const paths = [...(await getPaths()), "/", "/robots.txt", "/sitemap.xml", "/favicon.svg", "/confidentialite", "/nope"];
+    const paths = [
+      ...(await getPaths()),
+      "/",
+      "/robots.txt",
+      "/sitemap.xml",
+      "/favicon.svg",
+      "/confidentialite",
+      "/nope",
+    ];
     for (const target of paths) {
       const get = await raw("GET", target, { "accept-encoding": "identity" });
       const head = await raw("HEAD", target, { "accept-encoding": "identity" });
@@ -101,7 +109,11 @@ describe("compression", () => {
 
   it("compresses search answers, merchant pages and published documents alike", async () => {
     const abId = first("active_contactable");
-    for (const target of ["/api/registry/search?q=boulangerie&limit=50", `/m/${abId}/`, `/api/merchants/${abId}/jsonld`]) {
+    for (const target of [
+      "/api/registry/search?q=boulangerie&limit=50",
+      `/m/${abId}/`,
+      `/api/merchants/${abId}/jsonld`,
+    ]) {
       const answer = await raw("GET", target, { "accept-encoding": "gzip" });
       expect({ target, coding: answer.headers["content-encoding"] }).toEqual({ target, coding: "gzip" });
       expect(zlib.gunzipSync(answer.body).length).toBeGreaterThan(answer.body.length);

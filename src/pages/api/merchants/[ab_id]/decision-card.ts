@@ -11,8 +11,7 @@ import { loadView } from "../../../../publish/view.ts";
  */
 export const GET = route(operation("getDecisionCard"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(renderDecisionCard(loadView(viewDepsOf(app), ab_id, (status) => status !== "ARCHIVED")),
-  );
+  return documentResponse(renderDecisionCard(loadView(viewDepsOf(app), ab_id, (status) => status !== "ARCHIVED")));
 });
 
 export const HEAD = GET;
