@@ -41,6 +41,12 @@ export interface Trade {
   label: string;
   sector: SectorKey;
   schemaOrgType: string;
+  /**
+   * The JSON-LD's types when the trade's own type is not a LocalBusiness (a vet's office is a
+   * MedicalOrganization): with LocalBusiness beside it, the address, hours and prices are
+   * properties of the node's types.
+   */
+  schemaOrgTypes?: readonly string[];
   /** Extra words a searcher may use for this trade (French, singular). */
   keywords: string[];
 }
@@ -392,6 +398,7 @@ export const trades: Trade[] = [
     label: "Clinique vétérinaire",
     sector: "sante_animale",
     schemaOrgType: "VeterinaryCare",
+    schemaOrgTypes: ["VeterinaryCare", "LocalBusiness"],
     keywords: ["vétérinaire", "animaux", "chien", "chat"],
   },
   {

@@ -59,13 +59,22 @@ export interface OpeningHoursSpecification {
   closes: string;
 }
 
+/**
+ * Schema.org's closing time of a range that ends at midnight: its Time values stop at 23:59:59,
+ * and a day open around the clock is 00:00-23:59 (schema.org/OpeningHoursSpecification).
+ */
+function schemaClosing(closes: string): string {
+  return closes === "24:00" ? "23:59" : closes;
+}
+
 /** Schema.org opening hours: one specification per range, days sharing a range grouped together. */
 export function openingHoursSpecification(week: DayHours[] | null): OpeningHoursSpecification[] {
   if (!week) return [];
   const grouped = new Map<string, OpeningHoursSpecification>();
   for (const day of week) {
     for (const range of day.ranges) {
-      const key = `${range.opens}-${range.closes}`;
+      const closes = schemaClosing(range.closes);
+      const key = `${range.opens}-${closes}`;
       const existing = grouped.get(key);
       const schemaDay = `https://schema.org/${SCHEMA_DAYS[day.day]}`;
       if (existing) existing.dayOfWeek.push(schemaDay);
@@ -74,7 +83,7 @@ export function openingHoursSpecification(week: DayHours[] | null): OpeningHours
           "@type": "OpeningHoursSpecification",
           dayOfWeek: [schemaDay],
           opens: range.opens,
-          closes: range.closes,
+          closes,
         });
     }
   }

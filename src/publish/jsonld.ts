@@ -11,9 +11,12 @@ export type JsonLd = Record<string, unknown>;
 
 /**
  * The merchant as Schema.org JSON-LD: a LocalBusiness subtype fitting the trade, with its legal
- * identifiers, address, position, hours, offers, the evidence-backed credentials, the lead form as
- * `potentialAction` (only while the merchant can be contacted) and links to its other documents.
- * A generated description the merchant has not reviewed is left out, as in the decision card.
+ * identifiers, address, position, hours, its offers (`makesOffer`: `offers` is not a property of
+ * an Organization or a Place), price range and product images, the evidence-backed credentials,
+ * the lead form as `potentialAction` (only while the merchant can be contacted) and links to its
+ * other documents. Only properties of the vocabulary's types are used: test/unit/publish-jsonld
+ * checks every node against schema.org (the schema-dts package's copy of it). A generated
+ * description the merchant has not reviewed is left out, as in the decision card.
  */
 export function buildJsonLd(view: MerchantView): JsonLd {
   const { profile, assessment, links } = view;
@@ -27,7 +30,7 @@ export function buildJsonLd(view: MerchantView): JsonLd {
 
   const document: JsonLd = {
     "@context": "https://schema.org",
-    "@type": view.trade?.schemaOrgType ?? "LocalBusiness",
+    "@type": view.trade?.schemaOrgTypes ?? view.trade?.schemaOrgType ?? "LocalBusiness",
     "@id": id,
     name: merchant.businessName,
     legalName: merchant.legalName,
@@ -55,7 +58,9 @@ export function buildJsonLd(view: MerchantView): JsonLd {
     potentialAction: state.can_contact ? potentialActions(view) : [],
     hasCredential: credentials(view),
     sameAs,
-    offers: profile.products.map((product) => offer(view, product)),
+    makesOffer: profile.products.map((product) => offer(view, product)),
+    ...priceRangeOf(profile.products),
+    ...imagesOf(profile.products),
     ...(merchant.listingRating !== null && merchant.listingReviewCount !== null && merchant.listingReviewCount > 0
       ? {
           aggregateRating: {
@@ -99,7 +104,6 @@ export function buildJsonLd(view: MerchantView): JsonLd {
       },
     ],
     mainEntityOfPage: links.microsite,
-    dateModified: view.generatedAt,
   };
   return document;
 }
@@ -149,7 +153,8 @@ function potentialActions(view: MerchantView): JsonLd[] {
         contentType: "application/json",
         encodingType: "application/json",
       },
-      recipient: { "@id": `${view.links.microsite}#business` },
+      // Only a CommunicateAction has a recipient in the vocabulary (a QuoteAction, a ReserveAction has not).
+      ...(kind.type === "CommunicateAction" ? { recipient: { "@id": `${view.links.microsite}#business` } } : {}),
     };
   });
 }
@@ -216,6 +221,27 @@ function offer(view: MerchantView, product: Product): JsonLd {
     url: `${view.links.microsite}#${product.slug}`,
     ...(product.tags.length > 0 ? { category: product.tags.join(", ") } : {}),
   };
+}
+
+/** `priceRange` from the products' known prices (e.g. "12 € – 85 €"); none when no price is known. */
+function priceRangeOf(products: readonly Product[]): { priceRange?: string } {
+  const prices = products
+    .filter((product) => product.priceCents !== null && product.pricingModel !== "on_quote")
+    .map((product) => ({ cents: product.priceCents as number, currency: product.currency }));
+  const first = prices[0];
+  if (!first || prices.some((price) => price.currency !== first.currency)) return {};
+  const cents = prices.map((price) => price.cents);
+  const symbol = first.currency === "EUR" ? "€" : first.currency;
+  const format = (value: number) => `${(value / 100).toLocaleString("fr-FR", { maximumFractionDigits: 2 })} ${symbol}`;
+  const low = Math.min(...cents);
+  const high = Math.max(...cents);
+  return { priceRange: low === high ? format(low) : `${format(low)} – ${format(high)}` };
+}
+
+/** The products' images, where the merchant gave some. */
+function imagesOf(products: readonly Product[]): { image?: string[] } {
+  const images = unique(products.flatMap((product) => (product.imageUrl ? [product.imageUrl] : [])));
+  return images.length > 0 ? { image: images } : {};
 }
 
 function unique(values: string[]): string[] {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { aiDigestSchema, clusterDocumentSchema, clusterListSchema } from "../../src/schemas/documents.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { expectErrorEnvelope } from "../helpers/envelope.ts";
+import { schemaOrgProblems } from "../helpers/schema-org.ts";
 import { startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -47,11 +48,30 @@ describe("GET /api/merchants/{ab_id}/jsonld", () => {
     expect(doc["@context"]).toBe("https://schema.org");
     expect(typeof doc["@type"]).toBe("string");
     expect(doc.url).toBe(`${TEST_BASE_URL}/m/${abId}/`);
-    for (const member of ["name", "telephone", "potentialAction", "hasCredential", "sameAs", "offers", "address"]) {
+    for (const member of ["name", "telephone", "potentialAction", "hasCredential", "sameAs", "makesOffer", "address"]) {
       expect(doc).toHaveProperty(member);
     }
     expect(doc.potentialAction.length).toBeGreaterThan(0);
     expect(doc.potentialAction[0].target.urlTemplate).toBe(`${TEST_BASE_URL}/api/contact/brick`);
+  });
+
+  it("uses only schema.org types and properties, for every trade of the demo registry and in its pages", async () => {
+    const merchants = [...new Set(Object.values(server.roster.cases).flat())];
+    let checked = 0;
+    for (const abId of merchants) {
+      const response = await server.get(`/api/merchants/${abId}/jsonld`);
+      if (response.status !== 200) {
+        await response.arrayBuffer();
+        continue;
+      }
+      expect({ abId, problems: schemaOrgProblems(await response.json()) }).toEqual({ abId, problems: [] });
+      const page = await (await server.get(`/m/${abId}/`)).text();
+      const embedded = /<script type="application\/ld\+json">([\s\S]*?)<\/script>/.exec(page)?.[1];
+      expect(embedded).toBeDefined();
+      expect({ abId, problems: schemaOrgProblems(JSON.parse(embedded ?? "null")) }).toEqual({ abId, problems: [] });
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(10);
   });
 
   it("answers 304 to a matching If-None-Match, on demand as well", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildJsonLd, renderJsonLd } from "../../src/publish/jsonld.ts";
+import { schemaOrgProblems } from "../helpers/schema-org.ts";
 import { AB_ID, BASE, tourismProfile, view } from "./publish-fixtures.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: assertions walk the JSON-LD graph.
@@ -42,6 +43,61 @@ describe("Schema.org JSON-LD", () => {
     const named = tourismProfile();
     named.merchant.email = "camille@lacmontagne.example";
     expect((buildJsonLd(view(named)) as Json).email).toBeUndefined();
+  });
+
+  it("uses only types and properties of the schema.org vocabulary", () => {
+    expect(schemaOrgProblems(doc)).toEqual([]);
+    const paused = tourismProfile();
+    paused.merchant.status = "PAUSED";
+    expect(schemaOrgProblems(buildJsonLd(view(paused)))).toEqual([]);
+  });
+
+  it("is checked by a vocabulary check that refuses what schema.org does not define", () => {
+    expect(
+      schemaOrgProblems({
+        "@type": "Bakery",
+        offers: [],
+        dateModified: "2026-01-01",
+        potentialAction: [{ "@type": "QuoteAction", recipient: { "@id": "#b" } }],
+        hasPart: { "@type": "NoSuchType" },
+      }),
+    ).toEqual([
+      "$.offers: not a property of Bakery",
+      "$.dateModified: not a property of Bakery",
+      "$.potentialAction[0].recipient: not a property of QuoteAction",
+      "$.hasPart: not a property of Bakery",
+      "$.hasPart: @type NoSuchType is not a schema.org type",
+    ]);
+  });
+
+  it("writes a day open around the clock as 00:00-23:59", () => {
+    const always = tourismProfile();
+    always.merchant.hours = { lundi: "00:00-24:00", mardi: "fermé" };
+    expect((buildJsonLd(view(always)) as Json).openingHoursSpecification).toEqual([
+      {
+        "@type": "OpeningHoursSpecification",
+        dayOfWeek: ["https://schema.org/Monday"],
+        opens: "00:00",
+        closes: "23:59",
+      },
+    ]);
+  });
+
+  it("names the business as recipient of a CommunicateAction only", () => {
+    const actions = doc.potentialAction as Json[];
+    expect(actions.find((action) => action["@type"] === "QuoteAction")?.recipient).toBeUndefined();
+    expect(actions.find((action) => action["@type"] === "CommunicateAction")?.recipient).toEqual({
+      "@id": `${BASE}/m/${AB_ID}/#business`,
+    });
+  });
+
+  it("gives the price range of the known prices and the products' images", () => {
+    expect(doc.priceRange).toBe("60 € – 1\u202f234,5 €");
+    const pictured = tourismProfile();
+    const product = pictured.products[1];
+    if (product) product.imageUrl = "https://lacmontagne.example/photo.jpg";
+    expect((buildJsonLd(view(pictured)) as Json).image).toEqual(["https://lacmontagne.example/photo.jpg"]);
+    expect(doc.dateModified).toBeUndefined();
   });
 
   it("groups opening hours by range, Monday first, with schema.org day URLs", () => {
@@ -101,7 +157,7 @@ describe("Schema.org JSON-LD", () => {
   });
 
   it("describes each product as an Offer with its price in the form Schema.org expects", () => {
-    const [onQuote, from, hourly] = doc.offers as Json[];
+    const [onQuote, from, hourly] = doc.makesOffer as Json[];
     expect(onQuote).toMatchObject({
       "@type": "Offer",
       itemOffered: { "@type": "Service", name: "Séminaire au bord du lac" },
@@ -117,7 +173,7 @@ describe("Schema.org JSON-LD", () => {
     const fixed = tourismProfile();
     const first = fixed.products[0];
     if (first) Object.assign(first, { priceCents: 4500, pricingModel: "fixed" });
-    expect((buildJsonLd(view(fixed)) as Json).offers[0]).toMatchObject({ price: "45.00", priceCurrency: "EUR" });
+    expect((buildJsonLd(view(fixed)) as Json).makesOffer[0]).toMatchObject({ price: "45.00", priceCurrency: "EUR" });
   });
 
   it("carries the rating, sameAs and the links to the other documents", () => {
