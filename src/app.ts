@@ -28,6 +28,7 @@ import {
   createPlatformContactRepository,
   type PlatformContactRepository,
 } from "./store/platform-contact-repository.ts";
+import { createPublishSource, type PublishSource } from "./store/publish-source.ts";
 import { createRateLimitStore } from "./store/rate-limit-store.ts";
 import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
 import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
@@ -66,6 +67,8 @@ export interface App {
   payments: PaymentProvider | null;
   /** Leads, their follow-ups, platform messages, the mail outbox and the retention job's queries. */
   leads: LeadRepository;
+  /** Every merchant's status and source stamp, and the store revision (the sitemap reads them). */
+  publishSource: PublishSource;
   /** The registry's change feed (merchant_changes). */
   changeFeed: ChangeFeedStore;
   outbox: OutboxRepository;
@@ -122,6 +125,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     payments: paymentProviderFromConfig(config.stripe),
     leads: createLeadRepository(db),
     changeFeed: createChangeFeedRepository(db),
+    publishSource: createPublishSource(db),
     outbox,
     platformContacts: createPlatformContactRepository(db),
     retention: createRetentionRepository(db),

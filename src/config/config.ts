@@ -10,6 +10,15 @@ const booleanFlag = z
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const emptyToUndefined = (value: unknown) => (value === "" ? undefined : value);
+
+const ADDRESS = z.email();
+
+/** An RFC 5322 mailbox as people write one: `address` or `Display Name <address>`, on one line. */
+export function isMailbox(value: string): boolean {
+  if (/[\r\n]/.test(value)) return false;
+  const named = /^\s*(?:"[^"]*"|[^<>"]*)\s*<([^<>\s]+)>\s*$/.exec(value);
+  return ADDRESS.safeParse(named ? named[1] : value.trim()).success;
+}
 const optionalText = z.preprocess(emptyToUndefined, z.string().min(1).optional());
 
 /** SMTP settings, or null: without them the outbox writes .eml files under DATA_DIR/outbox/. */
@@ -74,7 +83,21 @@ export const configSchema = z
     SMTP_USER: optionalText,
     SMTP_PASS: optionalText,
     SMTP_SECURE: booleanFlag,
-    MAIL_FROM: z.preprocess(emptyToUndefined, z.string().min(3).default("Abeille <no-reply@abeille.local>")),
+    // The sender of every email (leads to merchants, copies, platform messages): an address, or
+    // "Name <address>"; checked here so a typo stops the start instead of every delivery.
+    MAIL_FROM: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .max(320)
+        .refine(isMailbox, 'must be an email address or "Name <address>" (e.g. Abeille <no-reply@example.fr>)')
+        .default("Abeille <no-reply@abeille.local>"),
+    ),
+    // The legal notice and the privacy notice (/mentions-legales, /confidentialite) name the operator.
+    OPERATOR_NAME: z.preprocess(emptyToUndefined, z.string().max(200).default("L'exploitant de ce service Abeille")),
+    OPERATOR_ADDRESS: optionalText,
+    OPERATOR_PUBLICATION_DIRECTOR: optionalText,
+    OPERATOR_HOST: optionalText,
     PLATFORM_TEAM_EMAIL: z.preprocess(emptyToUndefined, z.email().default("equipe@abeille.local")),
     LEAD_RETENTION_MONTHS: positiveInt(24),
     OUTBOX_POLL_MS: positiveInt(2000),
@@ -143,6 +166,12 @@ export const configSchema = z
         from: env.MAIL_FROM,
         platformTeamEmail: env.PLATFORM_TEAM_EMAIL,
         outboxDir: path.join(dataDir, "outbox"),
+      },
+      operator: {
+        name: env.OPERATOR_NAME,
+        address: env.OPERATOR_ADDRESS ?? null,
+        publicationDirector: env.OPERATOR_PUBLICATION_DIRECTOR ?? null,
+        host: env.OPERATOR_HOST ?? null,
       },
       leadRetentionMonths: env.LEAD_RETENTION_MONTHS,
       outboxPollMs: env.OUTBOX_POLL_MS,

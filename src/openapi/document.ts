@@ -25,6 +25,7 @@ const TAGS: { name: string; description: string }[] = [
   { name: "Tools", description: "The MCP tool endpoint" },
   { name: "Discovery", description: "Documents that describe the service" },
   { name: "Operations", description: "Health" },
+  { name: "People", description: "Pages for people, in French: the front door and its search, the notices" },
 ];
 
 const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> = {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { Operation } from "../http/guard.ts";
 import { agentCardSchema, mcpDiscoveryShape } from "../mcp/discovery.ts";
+import { MERCHANTS_PER_FILE } from "../publish/sitemap.ts";
 import {
   agentRegistrationSchema,
   agentVerificationSchema,
@@ -23,6 +24,7 @@ import {
   TRACKING_TOKEN_MAX,
 } from "../schemas/leads.ts";
 import { createOrderBodySchema, orderCreatedSchema } from "../schemas/orders.ts";
+import { peopleQuerySchema, sitemapPartParamsSchema } from "../schemas/people.ts";
 import { platformContactRequestSchema } from "../schemas/platform-contact.ts";
 import { abIdParamsSchema, changesQuerySchema, searchQuerySchema } from "../schemas/registry.ts";
 import {
@@ -612,6 +614,82 @@ const OPERATION_TABLE = [
     tags: ["Operations"],
     access: "open",
     responses: { "200": { description: "The service and its database answer", schema: healthResponseSchema } },
+  },
+  {
+    method: "get",
+    path: "/",
+    operationId: "getHome",
+    summary: "The front door for people (HTML, French)",
+    description:
+      "What Abeille is, and a search by trade and town: the same search as /api/registry/search (the town read as a commune, searched around), with results linking to the merchant pages.",
+    tags: ["People"],
+    access: "page",
+    query: peopleQuerySchema,
+    responses: {
+      "200": {
+        description: "The front door, with results when a search was made",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "400": {
+        description: "The search could not be read (HTML page, in French)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/confidentialite",
+    operationId: "getPrivacyNotice",
+    summary: "Privacy notice (HTML, French)",
+    description:
+      "Who processes the personal data the forms collect, why, on what basis, how long, who receives it, and the person's rights and how to use them.",
+    tags: ["People"],
+    access: "page",
+    responses: { "200": { description: "The privacy notice", contentType: "text/html", schema: z.string() } },
+  },
+  {
+    method: "get",
+    path: "/mentions-legales",
+    operationId: "getLegalNotice",
+    summary: "Legal notice (HTML, French)",
+    tags: ["People"],
+    access: "page",
+    responses: { "200": { description: "The legal notice", contentType: "text/html", schema: z.string() } },
+  },
+  {
+    method: "get",
+    path: "/robots.txt",
+    operationId: "getRobotsTxt",
+    summary: "Rules for crawlers, and where the sitemap is",
+    tags: ["Discovery"],
+    access: "open",
+    responses: { "200": { description: "robots.txt", contentType: "text/plain", schema: z.string() } },
+  },
+  {
+    method: "get",
+    path: "/sitemap.xml",
+    operationId: "getSitemap",
+    summary: "Sitemap of every published merchant page and ai.md",
+    description: `Every URL when they fit one file (${2 * MERCHANTS_PER_FILE + 1} at most), else an index of /sitemaps/{page}.`,
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": { description: "A sitemap or a sitemap index", contentType: "application/xml", schema: z.string() },
+    },
+  },
+  {
+    method: "get",
+    path: "/sitemaps/{page}",
+    operationId: "getSitemapPart",
+    summary: "One file of a large sitemap",
+    description: "Only when /sitemap.xml is an index; 404 past the last file.",
+    tags: ["Discovery"],
+    access: "open",
+    pathParams: sitemapPartParamsSchema,
+    responses: { "200": { description: "A sitemap", contentType: "application/xml", schema: z.string() } },
+    errors: ["NOT_FOUND"],
   },
 ] as const satisfies readonly OperationSpec[];
 

@@ -45,6 +45,10 @@ const PAGE_FAILURES: Partial<
     title: "Trop de pages demandées",
     message: `Cette adresse a consulté beaucoup de pages en peu de temps. Réessayez dans ${retryAfter ?? 60} secondes.`,
   }),
+  VALIDATION_ERROR: () => ({
+    title: "Recherche impossible",
+    message: "La recherche n'a pas pu être lue : chaque champ tient sur une ligne et compte au plus 100 caractères.",
+  }),
   SERVICE_SUSPENDED: () => ({
     title: "Service momentanément suspendu",
     message: "Le registre est suspendu par ses opérateurs pour un moment. Réessayez plus tard.",
@@ -60,7 +64,7 @@ export function renderPageFailure(context: RequestContext, failure: unknown): Re
     title: "Une erreur est survenue",
     message: "La page n'a pas pu être affichée. Réessayez dans un instant.",
   };
-  return reply(status, buildNotFoundPage(text), {
+  return reply(status, buildNotFoundPage({ ...text, status }), {
     ...headers,
     "content-type": HTML_TYPE,
     "cache-control": "no-store",

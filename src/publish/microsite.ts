@@ -15,6 +15,7 @@ import {
   PROOF_LABELS_FR,
   STATUS_LABELS_FR,
 } from "./format-fr.ts";
+import { FAVICON, PRIVACY_PATH, siteFooterLinks } from "./front-door.ts";
 import { weekHours } from "./hours.ts";
 import { html, jsonForScript, raw, type SafeHtml } from "./html.ts";
 import { buildJsonLd } from "./jsonld.ts";
@@ -69,6 +70,7 @@ export function buildMicrosite(view: MerchantView): string {
 <meta property="og:title" content="${merchant.businessName} — ${tradeLabel} à ${merchant.city}">
 <meta property="og:url" content="${links.microsite}">
 <meta property="og:locale" content="fr_FR">
+<link rel="icon" href="${FAVICON}" type="image/svg+xml">
 <link rel="stylesheet" href="${MICROSITE_STYLESHEET}">
 <script type="application/ld+json">${jsonForScript(buildJsonLd(view))}</script>
 </head>
@@ -98,6 +100,7 @@ ${dataSection(view)}
 <footer class="site-footer">
 <p>Fiche publiée par Abeille, registre des commerçants vérifiés. Informations à jour au ${formatDateFr(view.generatedAt)}.</p>
 <p>L'identité provient des registres officiels (SIRENE, BODACC, RNE) ; chaque preuve indique sa source et sa date. Les réponses et descriptions déclarées par le commerçant sont signalées comme telles.</p>
+${siteFooterLinks()}
 </footer>
 ${assessment.capabilities.state.can_contact ? raw(`<script>${LEAD_FORM_SCRIPT}</script>`) : ""}
 </body>
@@ -299,7 +302,7 @@ ${contract.sector_fields.map((field) => fieldRow(field, `${contract.sector_field
 </fieldset>`
     : ""
 }
-<p class="privacy">Vos coordonnées servent uniquement à répondre à cette demande ; elles ne sont ni publiées ni revendues.</p>
+<p class="privacy">Vos coordonnées sont transmises à ce commerçant pour qu'il vous réponde ; elles ne sont ni publiées ni revendues. Qui les traite, combien de temps et vos droits : <a href="${PRIVACY_PATH}">confidentialité et données personnelles</a>.</p>
 <noscript><p class="note">L'envoi du formulaire nécessite JavaScript.${merchant.phone ? html` Vous pouvez aussi appeler le commerçant au <a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a>.` : ""}</p></noscript>
 <button type="submit" disabled>Envoyer la demande</button>
 <div id="lead-status" class="lead-status" role="status" aria-live="polite" tabindex="-1"></div>
@@ -341,6 +344,28 @@ export const LEAD_FORM_SCRIPT = `(function () {
     SERVICE_SUSPENDED: "Le service est momentanément indisponible. Réessayez plus tard.",
     PAYLOAD_TOO_LARGE: "Votre message est trop long."
   };
+  // The API's field messages are technical English: a person reads them in French.
+  function frenchIssue(message) {
+    var match;
+    if (/^is required$|^must not be empty$/.test(message)) return "Ce champ est obligatoire.";
+    if ((match = /^must be at most ([0-9]+) characters$/.exec(message))) return "Ce champ ne doit pas dépasser " + match[1] + " caractères.";
+    if (/email address/.test(message)) return "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.";
+    if (/phone number/.test(message)) return "Saisissez un numéro de téléphone valide (chiffres, espaces, points ou tirets, + en tête possible).";
+    if (/one line|control characters/.test(message)) return "Ce champ contient des caractères non acceptés.";
+    if (/^must be one of/.test(message)) return "Choisissez une des valeurs proposées.";
+    if (/date/.test(message)) return "Saisissez une date valide.";
+    if (/number|integer/.test(message)) return "Saisissez un nombre valide.";
+    return "Cette valeur n'est pas acceptée.";
+  }
+  function localIssue(field) {
+    var validity = field.validity;
+    if (validity.valueMissing) return "Ce champ est obligatoire.";
+    if (validity.tooLong) return "Ce champ ne doit pas dépasser " + field.maxLength + " caractères.";
+    if (validity.typeMismatch && field.type === "email") return "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.";
+    if (validity.patternMismatch && field.type === "tel") return "Saisissez un numéro de téléphone valide (chiffres, espaces, points ou tirets, + en tête possible).";
+    if (validity.rangeUnderflow || validity.rangeOverflow || validity.badInput) return "Saisissez une valeur dans les limites indiquées.";
+    return "Cette valeur n'est pas acceptée.";
+  }
   function text(tag, value, className) {
     var node = document.createElement(tag);
     node.textContent = value;
@@ -386,7 +411,7 @@ export const LEAD_FORM_SCRIPT = `(function () {
     for (var i = 0; i < form.elements.length; i++) {
       var field = form.elements[i];
       if (!field.name || !field.willValidate || field.checkValidity()) continue;
-      markInvalid(field.name, field.validity.valueMissing ? "Ce champ est obligatoire." : field.validationMessage);
+      markInvalid(field.name, localIssue(field));
       if (!first) first = field;
       ok = false;
     }
@@ -438,10 +463,12 @@ export const LEAD_FORM_SCRIPT = `(function () {
         var issues = payload.data && payload.data.issues ? payload.data.issues : [];
         var unplaced = [];
         for (var i = 0; i < issues.length; i++) {
-          if (!markInvalid(issues[i].path, issues[i].message)) unplaced.push(issues[i].path + " : " + issues[i].message);
+          var french = frenchIssue(issues[i].message);
+          if (!markInvalid(issues[i].path, french)) unplaced.push(french);
         }
-        if (unplaced.length > 0) status.appendChild(text("p", unplaced.join(" ; ")));
-        if (error.message) status.appendChild(text("p", "Détail : " + error.message + (error.code ? " (" + error.code + ")" : ""), "error-detail"));
+        if (unplaced.length > 0) status.appendChild(text("p", unplaced.join(" ")));
+        // The technical reference, for the platform team if the person writes to it.
+        if (error.code) status.appendChild(text("p", "Référence de l'erreur : " + error.code, "error-detail"));
       }
       status.focus();
     }).catch(function () {

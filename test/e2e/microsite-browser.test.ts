@@ -166,7 +166,10 @@ describe("the microsite in Chromium", () => {
     await form.locator('button[type="submit"]').click();
     await page.locator("#lead-status").getByText("Certains champs sont à corriger.").waitFor({ timeout: 10_000 });
     expect(await form.getByLabel("E-mail du contact").getAttribute("aria-invalid")).toBe("true");
-    expect(await page.locator("#champ-contact-email-erreur").textContent()).toBe("must be an email address");
+    // The API's technical English is read to the person in French.
+    expect(await page.locator("#champ-contact-email-erreur").textContent()).toBe(
+      "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.",
+    );
     await context.close();
   }, 60_000);
 

@@ -69,7 +69,7 @@ export function schemaOrgProblems(document: unknown): string[] {
   const problems: string[] = [];
   const visit = (node: Json, at: string) => {
     if (Array.isArray(node)) {
-      node.forEach((item, index) => visit(item, `${at}[${index}]`));
+      for (const [index, item] of node.entries()) visit(item, `${at}[${index}]`);
       return;
     }
     if (node === null || typeof node !== "object") return;

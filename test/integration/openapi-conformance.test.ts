@@ -279,6 +279,21 @@ describe("the tool endpoint and discovery", () => {
   });
 });
 
+describe("pages for people and crawlers", () => {
+  it("front door, notices, robots.txt and the sitemap", async () => {
+    await expectAnswer("GET", "/", 200);
+    await expectAnswer("GET", "/?metier=boulangerie&ville=Lyon", 200);
+    await expectAnswer("GET", `/?metier=${"x".repeat(101)}`, 400);
+    await expectAnswer("GET", "/confidentialite", 200);
+    await expectAnswer("GET", "/mentions-legales", 200);
+    await expectAnswer("GET", "/robots.txt", 200);
+    await expectAnswer("GET", "/sitemap.xml", 200);
+    // 200 merchants fit one file: there is no /sitemaps/{n} to read.
+    await expectAnswer("GET", "/sitemaps/1", 404);
+    await expectAnswer("GET", "/sitemaps/zero", 400);
+  });
+});
+
 describe("coverage", () => {
   it("every documented operation was exercised, with a success and, where it has any, a failure", () => {
     expect(failures).toEqual([]);
@@ -295,7 +310,8 @@ describe("coverage", () => {
       expect(statuses, `${key} was never called`).toBeDefined();
     }
     // No success exists for the withdrawn attestation, nor for order creation while the rail is closed.
-    const noSuccessByDesign = ["GET /api/trust/attestation/{ab_id}", "POST /api/orders/create"];
+    // ... nor for the parts of a sitemap small enough for one file (test/unit/sitemap.test.ts has them).
+    const noSuccessByDesign = ["GET /api/trust/attestation/{ab_id}", "POST /api/orders/create", "GET /sitemaps/{page}"];
     const withoutSuccess = [...seenOperations]
       .filter(
         ([key, statuses]) =>
