@@ -52,6 +52,7 @@ interface LeadRow {
   intent_data: string | null;
   metadata: string | null;
   agent_id: string | null;
+  channel: string | null;
   tracking_status: string;
   created_at: string;
   anonymized_at: string | null;
@@ -63,8 +64,8 @@ interface LeadRow {
 
 const LEAD_FOR_DELIVERY = `
   SELECT l.lead_id, l.ab_id, l.brick_id, l.intent, l.lead_type, l.contact_name, l.contact_email, l.contact_phone,
-         l.message, l.ai_context, l.intent_data, l.metadata, l.agent_id, l.tracking_status, l.created_at,
-         l.anonymized_at, m.business_name AS merchant_name, m.email AS merchant_email, m.sector AS merchant_sector,
+         l.message, l.ai_context, l.intent_data, l.metadata, l.agent_id, l.channel, l.tracking_status,
+         l.created_at, l.anonymized_at, m.business_name AS merchant_name, m.email AS merchant_email, m.sector AS merchant_sector,
          p.name AS brick_name
   FROM leads l
   JOIN merchants m ON m.ab_id = l.ab_id
@@ -114,9 +115,9 @@ export function createLeadRepository(db: Db): LeadRepository {
     .pluck();
   const insertLeadRow = sqlite.prepare(
     `INSERT INTO leads (lead_id, ab_id, brick_id, intent, lead_type, contact_name, contact_email, contact_phone,
-       message, ai_context, intent_data, metadata, agent_id, tracking_status, created_at)
+       message, ai_context, intent_data, metadata, agent_id, channel, tracking_status, created_at)
      VALUES (@leadId, @abId, @brickId, @intent, @leadType, @contactName, @contactEmail, @contactPhone,
-       @message, @aiContext, @intentData, @metadata, @agentId, 'received', @createdAt)`,
+       @message, @aiContext, @intentData, @metadata, @agentId, @channel, 'received', @createdAt)`,
   );
   const insertOutbox = sqlite.prepare(
     `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
@@ -298,6 +299,8 @@ function toLeadForDelivery(row: LeadRow): LeadForDelivery {
     intentData: parseJson<Record<string, string>>(row.intent_data),
     metadata: parseJson<Record<string, unknown>>(row.metadata),
     agentId: row.agent_id,
+    // Leads recorded before the channel was kept came through the API (the page form came later).
+    channel: row.channel === "page" ? "page" : "api",
     createdAt: row.created_at,
     trackingStatus: row.tracking_status,
     anonymizedAt: row.anonymized_at,

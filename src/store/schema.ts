@@ -260,6 +260,8 @@ export const leads = sqliteTable(
     intentData: text("intent_data", { mode: "json" }).$type<Record<string, string> | null>(),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown> | null>(),
     agentId: text("agent_id"),
+    /** page (the form of the merchant's page) or api (the lead endpoint, the MCP tool); null before it was kept. */
+    channel: text("channel"),
     /** received -> delivered | failed; anonymized once the retention period is over. */
     trackingStatus: text("tracking_status").notNull(),
     createdAt: text("created_at").notNull(),

@@ -130,6 +130,38 @@ describe("the demo outbox (no SMTP configured)", () => {
     expect(all.some((name) => name.includes("platform_contact"))).toBe(true);
   });
 
+  it("tells the merchant a lead typed in the form of its page came from the person, not an AI assistant", async () => {
+    const abId = server.roster.cases.active_contactable?.[0] as string;
+    const card = (await server.getJson(`/api/merchants/${abId}/decision-card`)).body.data;
+    const payload = {
+      ...card.lead_contract.example_payload,
+      contact_name: "Ninon Vasseur",
+      contact_email: "ninon.vasseur@exemple-prive.fr",
+      message: "Bonjour, je voudrais un rendez-vous.",
+    };
+    // What the page's script sends from a browser: the service's own origin.
+    const fromPage = await postJson("/api/contact/brick", payload, { origin: "http://abeille.test" });
+    expect(fromPage.status).toBe(201);
+    // The same request from a program (no Origin): described as such.
+    const fromProgram = await postJson("/api/contact/brick", { ...payload, contact_email: "ninon.v@exemple-prive.fr" });
+    expect(fromProgram.status).toBe(201);
+    await worker.runNow();
+    const outboxDir = path.join(server.dataDir, "outbox");
+    const emailOf = (id: string) => {
+      const name = readdirSync(outboxDir).find(
+        (file) => file.includes("lead_notification") && readFileSync(path.join(outboxDir, file), "utf8").includes(id),
+      );
+      return decodeQuotedPrintable(readFileSync(path.join(outboxDir, name as string), "utf8"));
+    };
+    const pageEmail = emailOf(fromPage.body.lead_id);
+    expect(pageEmail).toContain(
+      "La personne ci-dessous l'a écrite elle-même dans le formulaire de contact de votre fiche sur Abeille.",
+    );
+    expect(pageEmail).not.toMatch(/assistant IA|agent IA/);
+    const programEmail = emailOf(fromProgram.body.lead_id);
+    expect(programEmail).toContain("Un logiciel sans clé d'API (un assistant IA ou un autre programme) l'a transmise");
+  });
+
   it("kept emails, phones and message text out of every log line", () => {
     expect(captured).toContain("lead accepted");
     expect(captured).toContain("outbox message delivered");

@@ -217,7 +217,7 @@ describe("lead delivery over SMTP", () => {
     expect(text).toContain("Moyen de contact préféré : Téléphone");
     expect(text).toContain("Urgence : Dans le mois");
     expect(text).toContain("Budget : 5 000 à 8 000 €");
-    expect(text).toContain("Contexte transmis par l'assistant IA");
+    expect(text).toContain("Contexte transmis par le logiciel qui a envoyé la demande");
     expect(text).toContain("Comment répondre");
     expect(text).toContain(leadId);
   });

@@ -16,6 +16,7 @@ const lead: LeadEmailInput = {
   metadata: { event_type: "team_building", nb_participants: 1250, date_souhaitee: "2027-06-15" },
   intent: "request_quote",
   agentId: null,
+  channel: "api",
   createdAt: "2026-11-22T07:20:58.000Z",
   merchantName: "Annecy Évasion",
   merchantSector: "tourisme",
@@ -50,11 +51,30 @@ describe("the merchant's lead notification", () => {
     expect(text).toContain("Urgence : Dans la semaine");
     expect(text).toContain("Calendrier : juin");
     expect(text).toContain("Intention indiquée : request_quote");
-    expect(text).toContain("Contexte transmis par l'assistant IA");
+    expect(text).toContain("Contexte transmis par le logiciel qui a envoyé la demande");
     expect(text).toContain("Comment répondre");
     expect(text).toContain("Vous pouvez aussi appeler le +33 6 12 34 56 78.");
     expect(text).toContain("Reçue le : 22 novembre 2026 à 08:20");
-    expect(text).toContain("un agent IA non enregistré");
+    expect(text).toContain("Transmise par : un logiciel sans clé d'API, par l'API d'Abeille");
+    expect(text).toContain(
+      "Un logiciel sans clé d'API (un assistant IA ou un autre programme) l'a transmise par l'API d'Abeille, pour le compte de la personne ci-dessous.",
+    );
+  });
+
+  it("says a person wrote a lead in the form of the merchant's page, never that an AI assistant sent it", () => {
+    const { text, html } = renderLeadNotification({ ...lead, channel: "page", aiContext: null, agentId: null });
+    expect(text).toContain(
+      "La personne ci-dessous l'a écrite elle-même dans le formulaire de contact de votre fiche sur Abeille.",
+    );
+    expect(text).toContain("Transmise par : la personne elle-même, par le formulaire de votre fiche Abeille");
+    expect(text).not.toMatch(/assistant|agent IA|logiciel/i);
+    expect(html).not.toMatch(/assistant|agent IA|logiciel/i);
+  });
+
+  it("names the registered agent that sent a lead through the API", () => {
+    const { text } = renderLeadNotification({ ...lead, agentId: "agt_123" });
+    expect(text).toContain("Un assistant IA enregistré auprès d'Abeille (agt_123) l'a transmise par l'API d'Abeille");
+    expect(text).toContain("Transmise par : l'assistant IA enregistré agt_123, par l'API d'Abeille");
   });
 
   it("escapes the HTML part and loads nothing remote (no images, no links, no tracking)", () => {
@@ -81,7 +101,7 @@ describe("the merchant's lead notification", () => {
     expect(text).not.toContain("— Message —");
     expect(text).not.toContain("Détails de la demande");
     expect(text).not.toContain("— Projet —");
-    expect(text).toContain("l'agent IA agt_123");
+    expect(text).toContain("l'assistant IA enregistré agt_123");
   });
 });
 

@@ -9,12 +9,13 @@ import { validateSectorMetadata } from "../lead-contract.ts";
 import { callerScope, DEDUP_WINDOW_MS, type LeadCaller, normalizeEmail } from "./duplicate-rule.ts";
 import { leadActions } from "./lead-actions.ts";
 import { IDEMPOTENCY_WINDOW_MS, type LeadDeps, MAX_FOLLOW_UPS_PER_LEAD } from "./lead-deps.ts";
+import type { LeadChannel } from "./lead-store.ts";
 import { loadLeadTarget } from "./load-lead-target.ts";
 import { resolveBrick } from "./resolve-brick.ts";
 
 export interface CreateLeadOptions {
   /** Who sends the lead: duplicates and Idempotency-Key answers are per caller. */
-  caller: LeadCaller;
+  caller: LeadCaller & { channel?: LeadChannel };
   /** The Idempotency-Key given with the request, if any. */
   idempotencyKey: string | null;
 }
@@ -91,6 +92,7 @@ export async function createLead(
       intentData,
       metadata: sectorValues,
       agentId,
+      channel: options.caller.channel ?? "api",
       createdAt,
     },
     emailNormalized: normalizeEmail(request.contact_email),

@@ -2,6 +2,23 @@
  * The storage this part of the domain needs (a port): src/store/lead-repository.ts implements it.
  */
 
+/**
+ * How a lead reached Abeille: `page`, the form of the merchant's page in a person's browser (the
+ * request comes from the service's own origin); `api`, the lead endpoint or the MCP tool, called by
+ * a program (an AI agent, registered with a key or not). The merchant's email says which.
+ */
+export type LeadChannel = "page" | "api";
+
+/** The channel of a lead request: a browser on the service's own pages sends their Origin. */
+export function leadChannelOf(origin: string | null, baseUrl: string): LeadChannel {
+  if (!origin) return "api";
+  try {
+    return origin === new URL(baseUrl).origin ? "page" : "api";
+  } catch {
+    return "api";
+  }
+}
+
 export interface NewLead {
   leadId: string;
   abId: string;
@@ -16,6 +33,7 @@ export interface NewLead {
   intentData: Record<string, string> | null;
   metadata: Record<string, unknown> | null;
   agentId: string | null;
+  channel: LeadChannel;
   createdAt: string;
 }
 

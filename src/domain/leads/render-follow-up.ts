@@ -22,7 +22,7 @@ export function renderFollowUp(input: FollowUpEmailInput): RenderedEmail {
     heading: subject,
     intro: [
       "Bonjour,",
-      `${lead.contactName} vous écrit de nouveau, par l'intermédiaire de son assistant IA, au sujet de la ${noun} envoyée à ${lead.merchantName} le ${frenchDateTime(lead.createdAt)}.`,
+      `${lead.contactName} vous écrit de nouveau au sujet de la ${noun} envoyée à ${lead.merchantName} le ${frenchDateTime(lead.createdAt)}. Ce message a été envoyé par l'API d'Abeille avec le code de suivi de la demande.`,
     ],
     sections: [
       { title: "Message", body: input.body },

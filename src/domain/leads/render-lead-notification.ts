@@ -11,6 +11,28 @@ export type LeadEmailInput = Omit<NewLead, "brickId"> & {
 
 export const PLATFORM_SIGNATURE = "Abeille — le registre des commerçants vérifiés";
 
+/**
+ * Who sent the lead and through what, as far as Abeille knows it: a person typing in the form of
+ * the merchant's page is not described as an AI assistant, and a program without a key is not
+ * described as a registered agent.
+ */
+function howItCame(lead: Pick<LeadEmailInput, "channel" | "agentId">): string {
+  if (lead.channel === "page") {
+    return "La personne ci-dessous l'a écrite elle-même dans le formulaire de contact de votre fiche sur Abeille.";
+  }
+  if (lead.agentId) {
+    return `Un assistant IA enregistré auprès d'Abeille (${lead.agentId}) l'a transmise par l'API d'Abeille, pour le compte de la personne ci-dessous.`;
+  }
+  return "Un logiciel sans clé d'API (un assistant IA ou un autre programme) l'a transmise par l'API d'Abeille, pour le compte de la personne ci-dessous.";
+}
+
+function senderOf(lead: Pick<LeadEmailInput, "channel" | "agentId">): string {
+  if (lead.channel === "page") return "la personne elle-même, par le formulaire de votre fiche Abeille";
+  return lead.agentId
+    ? `l'assistant IA enregistré ${lead.agentId}, par l'API d'Abeille`
+    : "un logiciel sans clé d'API, par l'API d'Abeille";
+}
+
 /** The French email that carries a new lead to the merchant (« Nouvelle demande de devis via Abeille »). */
 export function renderLeadNotification(lead: LeadEmailInput): RenderedEmail {
   const noun = leadTypeNoun(lead.leadType);
@@ -34,7 +56,8 @@ export function renderLeadNotification(lead: LeadEmailInput): RenderedEmail {
   if (lead.brickName) project.unshift({ label: "Prestation concernée", value: lead.brickName });
   if (lead.intent) project.push({ label: "Intention indiquée", value: lead.intent });
   if (project.length > 0) sections.push({ title: "Projet", rows: project });
-  if (lead.aiContext) sections.push({ title: "Contexte transmis par l'assistant IA", body: lead.aiContext });
+  if (lead.aiContext)
+    sections.push({ title: "Contexte transmis par le logiciel qui a envoyé la demande", body: lead.aiContext });
   sections.push({
     title: "Comment répondre",
     paragraphs: [
@@ -48,16 +71,13 @@ export function renderLeadNotification(lead: LeadEmailInput): RenderedEmail {
     rows: [
       { label: "Demande", value: lead.leadId },
       { label: "Reçue le", value: frenchDateTime(lead.createdAt) },
-      { label: "Transmise par", value: lead.agentId ? `l'agent IA ${lead.agentId}` : "un agent IA non enregistré" },
+      { label: "Transmise par", value: senderOf(lead) },
     ],
   });
 
   const { text, html } = renderLayout({
     heading: subject,
-    intro: [
-      "Bonjour,",
-      `${lead.merchantName} a reçu une nouvelle ${noun} via Abeille. Un assistant IA l'a transmise pour le compte de la personne ci-dessous.`,
-    ],
+    intro: ["Bonjour,", `${lead.merchantName} a reçu une nouvelle ${noun} via Abeille. ${howItCame(lead)}`],
     sections,
     footer: [
       PLATFORM_SIGNATURE,

@@ -143,5 +143,11 @@ export const migrations: Migration[] = [
     "statements": [
       "ALTER TABLE `signals` ADD `notice` text;"
     ]
+  },
+  {
+    "id": "0009_lead_channel",
+    "statements": [
+      "ALTER TABLE `leads` ADD `channel` text;"
+    ]
   }
 ];

@@ -1,5 +1,6 @@
 import { createLead } from "../../../domain/leads/create-lead.ts";
 import { leadReceiptAnswer } from "../../../domain/leads/lead-receipt-answer.ts";
+import { leadChannelOf } from "../../../domain/leads/lead-store.ts";
 import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, readJsonBody, route } from "../../../http/route.ts";
 import { operation } from "../../../openapi/operations.ts";
@@ -19,7 +20,11 @@ export const POST = route(operation("createLead"), async ({ app, caller, request
   const body = await readJsonBody(request);
   const lead = parseStrictRequest(operation.body, body, LEAD_REQUEST_FIELDS);
   const receipt = await createLead(leadDeps(app), lead, {
-    caller: { agentId: caller.agentId, clientAddress: caller.clientAddress },
+    caller: {
+      agentId: caller.agentId,
+      clientAddress: caller.clientAddress,
+      channel: leadChannelOf(request.headers.get("origin"), app.config.baseUrl),
+    },
     idempotencyKey,
   });
   const answer = leadReceiptAnswer(app.config.baseUrl, receipt);
