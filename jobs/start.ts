@@ -8,16 +8,25 @@
  * (package.json builds the bundle first.)
  */
 import cluster from "node:cluster";
-import { type Config, loadConfig } from "../src/config/config.ts";
+import net from "node:net";
+import path from "node:path";
+import { type Config, ConfigError, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { BACKGROUND_OWNER_ENV, type ClusterMessage, superviseServers } from "./cluster.ts";
 
 /** How often, at most, a process tells the owner of the outbox that it wrote rows. */
 const OUTBOX_NUDGE_INTERVAL_MS = 20;
 
-const config = loadConfig();
+const config = configOrExit();
 
 if (cluster.isPrimary) {
+  // A port another program holds would make every server process fail and be replaced forever:
+  // one clear line instead, before anything else runs.
+  const refusal = await listenRefusal(config.port, config.host);
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    process.exit(1);
+  }
   // Migrations and the demo seed run once, before any server process opens the database. The
   // primary loads nothing else: it only supervises (its memory counts for the whole server).
   const { seedIfEmpty } = await import("./seed.ts");
@@ -42,7 +51,48 @@ function announce(config: Config, url: string): void {
   });
   const what = config.demoSeedCount > 0 ? "the demo registry " : "";
   const processes = config.serverProcesses === 1 ? "" : ` with ${config.serverProcesses} processes`;
-  process.stdout.write(`Abeille is serving ${what}on ${url}${processes}\n`);
+  const roster = path.relative(process.cwd(), path.join(config.dataDir, "demo-roster.json"));
+  process.stdout.write(
+    [
+      `Abeille is serving ${what}on ${url}${processes}`,
+      "Try next:",
+      `  ${url}/            the front door: search a merchant by trade and town`,
+      `  ${url}/llms.txt    what an AI agent reads first (then /openapi.json, /.well-known/mcp.json)`,
+      ...(config.demoSeedCount > 0 ? [`  ${roster}    demo merchants by case (contactable, paused, ...)`] : []),
+      "",
+    ].join("\n"),
+  );
+}
+
+/** The configuration; a wrong setting (MAIL_FROM, PORT, ...) stops the start with one line naming it. */
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`Abeille cannot start: ${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+/** Why the server could not listen on PORT/HOST, in one line naming the setting; null when it can. */
+async function listenRefusal(port: number, host: string): Promise<string | null> {
+  const failure = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", (error: NodeJS.ErrnoException) => resolve(error));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(null)));
+  });
+  if (!failure) return null;
+  if (failure.code === "EADDRINUSE") {
+    return `Abeille cannot start: port ${port} on ${host} is already in use; stop the program using it or set PORT to a free port (e.g. PORT=${port + 1} npm start).`;
+  }
+  if (failure.code === "EACCES") {
+    return `Abeille cannot start: listening on port ${port} is not allowed; set PORT to a port above 1023 (e.g. PORT=4321 npm start).`;
+  }
+  if (failure.code === "EADDRNOTAVAIL" || failure.code === "ENOTFOUND") {
+    return `Abeille cannot start: HOST ${host} is not an address of this machine; set HOST (e.g. HOST=127.0.0.1).`;
+  }
+  return `Abeille cannot start: cannot listen on ${host}:${port} (${failure.code ?? failure.message}); check PORT and HOST.`;
 }
 
 async function serve(config: Config, role: { backgroundOwner: boolean }): Promise<void> {

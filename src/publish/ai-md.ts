@@ -50,7 +50,7 @@ export function buildAiMd(view: MerchantView): string {
     "",
   );
 
-  out.push("## Identity", "");
+  out.push("## Identité", "");
   const siret = facts.find((fact) => fact.signal.key === "siret_verified");
   out.push(
     ...line("Nom commercial", name),
@@ -90,14 +90,14 @@ export function buildAiMd(view: MerchantView): string {
     );
   }
 
-  out.push("## Trust", "");
+  out.push("## Confiance", "");
   out.push(`Score de confiance : **${breakdown.total}/100** (niveau ${assessment.trustLevel}).`, "");
   out.push("| Composante | Points |", "|---|---|");
   for (const component of trustComponents) {
     out.push(`| ${COMPONENT_LABELS_FR[component]} (${component}) | ${breakdown[component]}/25 |`);
   }
   out.push("");
-  out.push("### Evidence", "");
+  out.push("### Preuves", "");
   const counted = facts.filter((fact) => fact.points > 0 || (fact.status === "verified" && fact.evidenceUrl));
   if (counted.length === 0) out.push("Aucune preuve vérifiée pour le moment.");
   for (const fact of counted) {
@@ -113,7 +113,7 @@ export function buildAiMd(view: MerchantView): string {
     out.push(`Note moyenne publique : ${merchant.listingRating}/5 sur ${merchant.listingReviewCount} avis.`, "");
   }
 
-  out.push("## Products", "");
+  out.push("## Prestations et tarifs", "");
   if (profile.products.length === 0) out.push("Aucune prestation publiée.");
   for (const product of profile.products) {
     out.push(
@@ -122,7 +122,7 @@ export function buildAiMd(view: MerchantView): string {
   }
   out.push("");
 
-  out.push("## Opening hours", "");
+  out.push("## Horaires", "");
   const week = weekHours(merchant.hours);
   if (!week || week.length === 0) out.push("Horaires non communiqués.");
   else {
@@ -131,7 +131,7 @@ export function buildAiMd(view: MerchantView): string {
   }
   out.push("");
 
-  out.push("## Q&A", "");
+  out.push("## Questions fréquentes", "");
   const nodes = profile.clusters.flatMap((cluster) => cluster.nodes.map((node) => ({ cluster, node })));
   if (nodes.length === 0) out.push("Aucune question publiée.");
   for (const cluster of profile.clusters) {
@@ -151,7 +151,7 @@ export function buildAiMd(view: MerchantView): string {
   }
   if (nodes.length === 0) out.push("");
 
-  out.push("## Lead", "");
+  out.push("## Envoyer une demande", "");
   const blocked = contactBlockedBecause(state);
   if (!state.can_contact) {
     out.push(
@@ -186,16 +186,16 @@ export function buildAiMd(view: MerchantView): string {
     );
   }
 
-  out.push("## Links", "");
+  out.push("## Liens", "");
   out.push(
-    `- Microsite : ${links.microsite}`,
+    `- Fiche du commerçant : ${links.microsite}`,
     `- JSON-LD (Schema.org) : ${links.jsonld}`,
-    `- AI digest : ${links.aiDigest}`,
-    `- Decision card : ${links.decisionCard}`,
-    `- Q&A clusters : ${links.clusters}`,
-    `- Verification manifest (JWS signé) : ${links.manifest}`,
-    `- Snapshot manifest (24 h) : ${links.snapshot}`,
-    `- Public keys (JWKS) : ${links.jwks}`,
+    `- Synthèse pour les agents IA (AI digest) : ${links.aiDigest}`,
+    `- Fiche de décision (decision card) : ${links.decisionCard}`,
+    `- Questions-réponses (clusters) : ${links.clusters}`,
+    `- Manifeste de vérification (JWS signé) : ${links.manifest}`,
+    `- Manifeste instantané (24 h) : ${links.snapshot}`,
+    `- Clés publiques (JWKS) : ${links.jwks}`,
     "",
   );
   return out.join("\n");

@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,7 +21,70 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** Runs the start command to its exit: its code and everything it wrote. */
+function startUntilExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["jobs/start.ts"], {
+      env: { ...process.env, BASE_URL: "http://127.0.0.1:4321", HOST: "127.0.0.1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+describe("a start that cannot serve", () => {
+  it("stops with one line naming PORT when the port is taken", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const address = holder.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    const empty = mkdtempSync(path.join(os.tmpdir(), "abeille-busy-"));
+    try {
+      const { code, output } = await startUntilExit({ PORT: String(port), DATA_DIR: empty });
+      expect(code).toBe(1);
+      expect(output).toBe(
+        `Abeille cannot start: port ${port} on 127.0.0.1 is already in use; stop the program using it or set PORT to a free port (e.g. PORT=${port + 1} npm start).\n`,
+      );
+      // Nothing was seeded into DATA_DIR: the check comes first.
+      expect(existsSync(path.join(empty, "abeille.db"))).toBe(false);
+    } finally {
+      holder.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("stops with one line naming MAIL_FROM when it is no address", async () => {
+    const { code, output } = await startUntilExit({ PORT: "0", MAIL_FROM: "abeille" });
+    expect(code).toBe(1);
+    expect(output.trim().split("\n")).toHaveLength(1);
+    expect(output).toMatch(/^Abeille cannot start: Invalid configuration: MAIL_FROM: must be an email address/);
+  }, 60_000);
+});
+
 describe("the built server started like npm start", () => {
+  it("says what to try next once it listens", async () => {
+    // The primary prints it once every server process listens, maybe after the first answered.
+    for (let waited = 0; waited < 10_000 && !started.output().includes("Try next:"); waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const output = started.output();
+    expect(output).toContain("Try next:");
+    expect(output).toMatch(/http:\/\/127\.0\.0\.1:\d+\/ {12}the front door/);
+    expect(output).toContain("/llms.txt");
+    expect(output).toContain("demo-roster.json    demo merchants by case");
+  });
+
   it("seeds the empty DATA_DIR with the demo registry and its roster", () => {
     expect(existsSync(path.join(dataDir, "abeille.db"))).toBe(true);
     const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8"));

@@ -148,13 +148,13 @@ describe("GET /m/{ab_id}/ai.md", () => {
     expect(response.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
     const text = await response.text();
     for (const heading of [
-      "## Identity",
-      "## Trust",
-      "## Products",
-      "## Opening hours",
-      "## Q&A",
-      "## Lead",
-      "## Links",
+      "## Identité",
+      "## Confiance",
+      "## Prestations et tarifs",
+      "## Horaires",
+      "## Questions fréquentes",
+      "## Envoyer une demande",
+      "## Liens",
     ]) {
       expect(text).toContain(`\n${heading}\n`);
     }

@@ -109,13 +109,13 @@ describe("ai.md", () => {
   it("has the technical sections in order, with French merchant content", () => {
     const headings = markdown.split("\n").filter((line) => line.startsWith("## "));
     expect(headings).toEqual([
-      "## Identity",
-      "## Trust",
-      "## Products",
-      "## Opening hours",
-      "## Q&A",
-      "## Lead",
-      "## Links",
+      "## Identité",
+      "## Confiance",
+      "## Prestations et tarifs",
+      "## Horaires",
+      "## Questions fréquentes",
+      "## Envoyer une demande",
+      "## Liens",
     ]);
     expect(markdown.startsWith("# Lac & Montagne Événements — Agence de voyages à Annecy\n")).toBe(true);
     expect(markdown).toContain("- Raison sociale : LAC ET MONTAGNE EVENEMENTS SARL");
@@ -135,8 +135,8 @@ describe("ai.md", () => {
 
   it("links the JSON-LD, the manifest and the decision card", () => {
     expect(markdown).toContain(`- JSON-LD (Schema.org) : ${BASE}/api/merchants/${AB_ID}/jsonld`);
-    expect(markdown).toContain(`- Verification manifest (JWS signé) : ${BASE}/api/registry/verify/${AB_ID}`);
-    expect(markdown).toContain(`- Decision card : ${BASE}/api/merchants/${AB_ID}/decision-card`);
+    expect(markdown).toContain(`- Manifeste de vérification (JWS signé) : ${BASE}/api/registry/verify/${AB_ID}`);
+    expect(markdown).toContain(`- Fiche de décision (decision card) : ${BASE}/api/merchants/${AB_ID}/decision-card`);
   });
 
   it("says why contact is closed and keeps an unreviewed description out", () => {
