@@ -138,11 +138,20 @@ export const orderCreatedSchema = z
 
 /** Arguments of the tool quote_order_readiness. */
 export const quoteOrderReadinessInputSchema = z
-  .object({
-    ab_id: abIdSchema,
-    product_ids: z.array(productIdSchema).min(1).max(ORDER_MAX_PRODUCTS).optional(),
-    quantities: z.array(z.number().int().min(1).max(ORDER_MAX_QUANTITY)).min(1).max(ORDER_MAX_PRODUCTS).optional(),
-  })
+  .object(
+    described(
+      {
+        ab_id: abIdSchema,
+        product_ids: z.array(productIdSchema).min(1).max(ORDER_MAX_PRODUCTS).optional(),
+        quantities: z.array(z.number().int().min(1).max(ORDER_MAX_QUANTITY)).min(1).max(ORDER_MAX_PRODUCTS).optional(),
+      },
+      {
+        ab_id: "The merchant to check (ab_ and 8 lowercase letters or digits)",
+        product_ids: "The products to price (product ids from the merchant's profile); absent: the merchant alone",
+        quantities: "One quantity per product, in the same order as product_ids",
+      },
+    ),
+  )
   .strict()
   .superRefine((input, context) => {
     if (input.quantities && !input.product_ids) {

@@ -96,7 +96,7 @@ describe("the OpenAPI document", () => {
       if (isObject(schema)) undescribed(schema, label, missing);
     }
     expect(missing).toEqual([]);
-    expect(parameters).toBe(30);
+    expect(parameters).toBe(33);
   });
 
   it("bounds every string, number and array an agent sends", () => {
@@ -129,6 +129,12 @@ describe("the MCP tool input schemas", () => {
     const found: string[] = [];
     for (const tool of toolDescriptors()) unbounded(tool.inputSchema, tool.name, found);
     expect(found).toEqual([]);
+  });
+
+  it("describe every argument", () => {
+    const missing: string[] = [];
+    for (const tool of toolDescriptors()) undescribed(tool.inputSchema, tool.name, missing, {});
+    expect(missing).toEqual([]);
   });
 
   it("carry the same limits and descriptions as the REST body for submit_lead", () => {
