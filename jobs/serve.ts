@@ -86,10 +86,10 @@ export async function startServer(options: { port: number; host: string }): Prom
         response.end();
         return;
       }
-      const url = new URL(request.url ?? "/", origin);
+      const url = requestUrl(request.url, origin);
       const run = (endpoint: Endpoint, params: Record<string, string | undefined> = {}) =>
-        serveEndpoint(endpoint, params, origin, url, request, response);
-      if (!isDecodable(request.url)) return run(malformedTarget);
+        serveEndpoint(endpoint, params, origin, url ?? new URL("/", origin), request, response);
+      if (!url || !isDecodable(request.url)) return run(malformedTarget);
       if (staticFiles(request, response)) return;
       const matched = router.match(method, url.pathname);
       if (matched) return run(matched.endpoint, matched.params);
@@ -215,6 +215,20 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex, baseUrl:
     .map(([name, value]) => `${name}: ${value}`)
     .join("\r\n");
   socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${status}\r\n${headers}\r\n\r\n`), body]));
+}
+
+/**
+ * The request's URL on our origin. An origin-form target is a path even when it starts with `//`
+ * (`///?` is the path `///`, not a URL with an empty host); an absolute-form one keeps its path and
+ * query. Null when it is neither.
+ */
+function requestUrl(target: string | undefined, origin: string): URL | null {
+  const raw = target ?? "/";
+  try {
+    return raw.startsWith("/") ? new URL(`${origin}${raw}`) : new URL(raw, origin);
+  } catch {
+    return null;
+  }
 }
 
 function isDecodable(url: string | undefined): boolean {

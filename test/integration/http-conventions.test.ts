@@ -91,6 +91,17 @@ describe("HEAD", () => {
   });
 });
 
+describe("request targets", () => {
+  it("reads a target starting with // as a path, not as a URL with a host", async () => {
+    // `///?` once threw in the server's handler and left the request unanswered.
+    const page = await raw("GET", "///?");
+    expect(page.status).toBe(404);
+    expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
+    const api = await raw("GET", "//api/health");
+    expect(api.status).toBe(404);
+  });
+});
+
 describe("compression", () => {
   it("sends /openapi.json with brotli, or gzip, as the request allows, with Vary: Accept-Encoding", async () => {
     const identity = await raw("GET", "/openapi.json", { "accept-encoding": "identity" });
