@@ -1,7 +1,6 @@
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { TOOLS, toolDescriptors } from "./registry.ts";
-import { MCP_INSTRUCTIONS, MCP_SERVER_INFO } from "./server.ts";
+import { MCP_INSTRUCTIONS, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from "./server.ts";
 
 /**
  * The discovery documents agents read before calling anything: /.well-known/mcp.json (the tool
@@ -80,8 +79,8 @@ export function mcpDiscovery(baseUrl: string) {
   return {
     serverInfo: { ...MCP_SERVER_INFO },
     description: SERVICE_DESCRIPTION,
-    protocolVersion: LATEST_PROTOCOL_VERSION,
-    supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    protocolVersion: MCP_PROTOCOL_VERSIONS[0],
+    supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
     endpoint,
     transport: {
       type: "streamable-http" as const,
@@ -89,7 +88,7 @@ export function mcpDiscovery(baseUrl: string) {
       method: "POST" as const,
       stateless: true as const,
       response: "application/json" as const,
-      methods: ["initialize", "tools/list", "tools/call", "ping"],
+      methods: ["server/discover", "initialize", "tools/list", "tools/call", "ping"],
       max_body_bytes: 64 * 1024,
       batching: false as const,
     },
@@ -203,7 +202,7 @@ export function agentCard(baseUrl: string) {
           description:
             "The endpoint speaks the Model Context Protocol (initialize, tools/list, tools/call), not A2A task messages; tool schemas at /.well-known/mcp.json",
           required: true,
-          params: { mcp_discovery: `${baseUrl}/.well-known/mcp.json`, protocol_version: LATEST_PROTOCOL_VERSION },
+          params: { mcp_discovery: `${baseUrl}/.well-known/mcp.json`, protocol_version: MCP_PROTOCOL_VERSIONS[0] },
         },
       ],
     },

@@ -3,6 +3,7 @@ import { type ErrorCode, errorCatalog } from "../errors/catalog.ts";
 import { API_VERSION, SERVICE_DESCRIPTION, SERVICE_NAME } from "../mcp/discovery.ts";
 import { errorEnvelopeSchema } from "./envelopes.ts";
 import { ComponentRegistry, type JsonSchema } from "./json-schema.ts";
+import { jsonRpcErrorResponseSchema } from "./jsonrpc.ts";
 import { OPERATIONS, type OperationSpec, type ResponseSpec } from "./operations.ts";
 
 /**
@@ -103,6 +104,7 @@ function buildDocument(baseUrl: string): OpenApiDocument {
     });
   };
 
+  const jsonRpcRefusal = registry.add(jsonRpcErrorResponseSchema, "output");
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const operation of OPERATIONS) {
     const entry: JsonSchema = {
@@ -127,7 +129,8 @@ function buildDocument(baseUrl: string): OpenApiDocument {
       responses[status] = responseObject(spec, registry, operation);
     }
     for (const [status, codes] of errorCodesByStatus(operation)) {
-      const errorBody = errorSchemaFor(codes);
+      // A JSON-RPC endpoint answers its refusals as JSON-RPC errors (src/http/json-rpc-endpoint.ts).
+      const errorBody = operation.jsonRpc ? jsonRpcRefusal : errorSchemaFor(codes);
       const headers = errorHeaders(codes, operation);
       const existing = responses[status];
       if (existing && typeof existing === "object" && !Array.isArray(existing)) {
@@ -135,11 +138,13 @@ function buildDocument(baseUrl: string): OpenApiDocument {
         const content = existing.content as Record<string, { schema: JsonSchema }> | undefined;
         const json = content?.["application/json"];
         if (json) json.schema = { anyOf: [json.schema, errorBody] };
-        existing.description = `${String(existing.description)}; or an error envelope (${codes.join(", ")})`;
+        existing.description = `${String(existing.description)}; or ${operation.jsonRpc ? "a JSON-RPC error whose error.data.code is" : "an error envelope"} (${codes.join(", ")})`;
         continue;
       }
       responses[status] = {
-        description: codes.map((code) => `${code}: ${errorCatalog[code].message}`).join("; "),
+        description:
+          (operation.jsonRpc ? "A JSON-RPC error; error.data.code is the service's error code. " : "") +
+          codes.map((code) => `${code}: ${errorCatalog[code].message}`).join("; "),
         ...(headers ? { headers } : {}),
         content: { "application/json": { schema: errorBody } },
       };

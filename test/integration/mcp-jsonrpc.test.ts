@@ -2,13 +2,15 @@
  * The tool endpoint's JSON-RPC framing over raw HTTP: what a plain JSON-RPC client (no MCP SDK)
  * meets, including the faults.
  */
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorEnvelope } from "../helpers/envelope.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ count: 60 });
+  // A browser client's page on another site is allowed by listing its origin (DNS-rebinding protection).
+  server = await startTestServer({ count: 60, env: { MCP_ALLOWED_ORIGINS: "https://agent.example" } });
 });
 afterAll(async () => {
   await server?.close();
@@ -31,6 +33,32 @@ async function post(
     json = null;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/** fetch does not let a caller set Host: a raw HTTP request does, as a rebinding page's browser would. */
+function postWithHost(body: unknown, host: string): Promise<{ status: number; json: JsonObject | null }> {
+  const target = new URL(`${server.url}/api/mcp`);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { host, "content-type": "application/json" },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: response.statusCode ?? 0, json: text ? (JSON.parse(text) as JsonObject) : null });
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(JSON.stringify(body));
+  });
 }
 
 const initialize = (id: unknown = 1) => ({
@@ -342,9 +370,61 @@ describe("cross-origin access (MCP clients in a browser)", () => {
       { origin: "https://agent.example", authorization: "Bearer ab_live_unknown" },
     );
     expect(refused.status).toBe(401);
+    expect(refused.json).toMatchObject({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32001, data: { code: "UNAUTHORIZED", status: 401 } },
+    });
     expect(refused.headers.get("access-control-allow-origin")).toBe("*");
     const wrongMethod = await fetch(`${server.url}/api/mcp`, { headers: { origin: "https://agent.example" } });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+describe("DNS-rebinding protection (Host and Origin)", () => {
+  const ping = { jsonrpc: "2.0", id: 5, method: "ping" };
+
+  it("refuses a Host that names another site with 403 and a JSON-RPC error, before anything else", async () => {
+    const { status, json } = await postWithHost(ping, "evil.example:80");
+    expect(status).toBe(403);
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, data: { code: "FORBIDDEN" } } });
+    expect(json?.error.message).toContain("evil.example");
+  });
+
+  it("refuses an Origin that is neither the service's, a loopback one nor listed", async () => {
+    const { status, json } = await post(ping, { origin: "http://evil.example" });
+    expect(status).toBe(403);
+    expect(json?.error.message).toContain("http://evil.example");
+  });
+
+  it("accepts the base URL's host and origin, loopback ones and the listed origin", async () => {
+    for (const headers of [
+      { origin: "http://abeille.test" },
+      { origin: "http://localhost:6274" },
+      { origin: "https://agent.example" },
+    ]) {
+      const { status, json } = await post(ping, headers);
+      expect(status, JSON.stringify(headers)).toBe(200);
+      expect(json).toEqual({ jsonrpc: "2.0", id: 5, result: {} });
+    }
+    expect((await postWithHost(ping, "abeille.test")).status).toBe(200);
+    expect((await postWithHost(ping, "localhost:1234")).status).toBe(200);
+  });
+});
+
+describe("refusals are JSON-RPC errors with the HTTP status kept", () => {
+  it("a malformed API key is 401 with the request id, the error code and the recovery steps", async () => {
+    const { status, json, headers } = await post(
+      { jsonrpc: "2.0", id: "call-7", method: "tools/list" },
+      { authorization: "Bearer not-a-key" },
+    );
+    expect(status).toBe(401);
+    expect(headers.get("content-type")).toMatch(/^application\/json/);
+    expect(json?.id).toBe("call-7");
+    expect(json?.error.code).toBe(-32001);
+    expect(json?.error.data.code).toBe("UNAUTHORIZED");
+    expect(json?.error.data._actions.map((step: JsonObject) => step.rel)).toContain("register_agent");
+    expect(json).not.toHaveProperty("success");
   });
 });
