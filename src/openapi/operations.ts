@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { agentCardSchema } from "../a2a/card.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { Operation } from "../http/guard.ts";
-import { agentCardSchema, mcpDiscoveryShape } from "../mcp/discovery.ts";
+import { mcpDiscoveryShape, mcpServerCardSchema } from "../mcp/discovery.ts";
 import {
   agentRegistrationSchema,
   agentVerificationSchema,
@@ -564,6 +565,28 @@ const OPERATION_TABLE = [
     },
   },
   {
+    method: "post",
+    path: "/api/a2a",
+    operationId: "a2a",
+    summary: "A2A endpoint (Agent2Agent protocol 1.0, JSON-RPC binding)",
+    description:
+      'Agent2Agent protocol 1.0 over JSON-RPC 2.0 (send the A2A-Version: 1.0 header; the card is at /.well-known/agent-card.json). SendMessage with a data part {"skill": <skill id>, "arguments": {...}} runs the MCP tool of that name (same arguments, same domain functions as the REST routes); a message with text only searches merchants. Success is an agent message whose data part is the navigation envelope; a refusal is a task in state rejected or failed whose status message carries the guidance and the error envelope. GetTask and ListTasks read the caller\'s own tasks. No streaming, no push notifications. A Host or Origin header naming another site is refused with 403. The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status.',
+    tags: ["Tools"],
+    access: "tool",
+    jsonRpc: true,
+    body: jsonRpcRequestSchema,
+    responses: {
+      "200": { description: "A JSON-RPC response (result or error)", schema: jsonRpcResponseSchema },
+      "400": {
+        description: "Parse error (-32700), invalid request (-32600) or unsupported A2A version",
+        schema: jsonRpcErrorResponseSchema,
+      },
+      "413": { description: "Body over 64 KiB (-32600)", schema: jsonRpcErrorResponseSchema },
+      "415": { description: "Content-Type is not application/json (-32600)", schema: jsonRpcErrorResponseSchema },
+      "500": { description: "Internal error (-32603)", schema: jsonRpcErrorResponseSchema },
+    },
+  },
+  {
     method: "get",
     path: "/.well-known/agent-card.json",
     operationId: "getAgentCard",
@@ -571,6 +594,17 @@ const OPERATION_TABLE = [
     tags: ["Discovery"],
     access: "open",
     responses: { "200": { description: "The agent card (bare, as A2A clients read it)", schema: agentCardSchema } },
+  },
+  {
+    method: "get",
+    path: "/.well-known/mcp/server-card.json",
+    operationId: "getMcpServerCard",
+    summary: "MCP server card",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": { description: "The MCP server card (bare, as MCP clients read it)", schema: mcpServerCardSchema },
+    },
   },
   {
     method: "get",
