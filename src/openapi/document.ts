@@ -137,7 +137,7 @@ function buildDocument(baseUrl: string): OpenApiDocument {
         // A status the operation answers in its own format too (JSON-RPC): either body.
         const content = existing.content as Record<string, { schema: JsonSchema }> | undefined;
         const json = content?.["application/json"];
-        if (json) json.schema = { anyOf: [json.schema, errorBody] };
+        if (json && !operation.jsonRpc) json.schema = { anyOf: [json.schema, errorBody] };
         existing.description = `${String(existing.description)}; or ${operation.jsonRpc ? "a JSON-RPC error whose error.data.code is" : "an error envelope"} (${codes.join(", ")})`;
         continue;
       }
