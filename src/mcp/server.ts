@@ -7,6 +7,8 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
+import { type JsonRpcId, jsonRpcErrorReply } from "../http/json-rpc-endpoint.ts";
+import { toWebResponse } from "../http/reply.ts";
 import { logger } from "../logging.ts";
 import { callTool } from "./call-tool.ts";
 import { toolDescriptors } from "./registry.ts";
@@ -50,8 +52,6 @@ export const JSONRPC = {
   INVALID_PARAMS: -32602,
 } as const;
 
-type JsonRpcId = string | number | null;
-
 interface Checked {
   message: Record<string, unknown>;
   /** The request used `"id": null`: the SDK needs a non-null id, so a stand-in travels and is swapped back. */
@@ -76,22 +76,8 @@ export class JsonRpcFault {
   }
 
   toResponse(headers: Record<string, string> = {}): Response {
-    return jsonRpcError(this.status, this.id, this.code, this.message, this.data, headers);
+    return toWebResponse(jsonRpcErrorReply(this.status, this.id, this.code, this.message, this.data, headers));
   }
-}
-
-export function jsonRpcError(
-  status: number,
-  id: JsonRpcId,
-  code: number,
-  message: string,
-  data?: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Response {
-  return new Response(
-    JSON.stringify({ jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined ? { data } : {}) } }),
-    { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } },
-  );
 }
 
 export interface McpCall {

@@ -1,9 +1,9 @@
 import { corsPreflight, withCors } from "../../http/cors.ts";
-import { jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
+import { jsonRpcErrorReply, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
 import { replyFromResponse } from "../../http/reply.ts";
 import { methodNotAllowed } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
-import { handleMcpPost, jsonRpcError, MCP_MAX_BODY_BYTES } from "../../mcp/server.ts";
+import { handleMcpPost, MCP_MAX_BODY_BYTES } from "../../mcp/server.ts";
 import { operation } from "../../openapi/operations.ts";
 
 /** The request headers the MCP SDK reads (era, version, method and name of 2026-07-28 requests). */
@@ -51,11 +51,9 @@ export const POST = withCors(
           request_id: context.requestId,
           error: failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure),
         });
-        return replyFromResponse(
-          jsonRpcError(500, post.id, -32603, `Internal error (request id ${context.requestId})`, undefined, {
-            "x-request-id": context.requestId,
-          }),
-        );
+        return jsonRpcErrorReply(500, post.id, -32603, `Internal error (request id ${context.requestId})`, undefined, {
+          "x-request-id": context.requestId,
+        });
       }
     },
   ),
