@@ -12,7 +12,11 @@ const ALLOWED_HEADERS = [
   "authorization",
   "x-api-key",
   "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
   "mcp-session-id",
+  "a2a-version",
+  "a2a-extensions",
   "last-event-id",
   "x-request-id",
 ];

@@ -121,6 +121,17 @@ const idempotencyHeader: HeaderSpec = {
   schema: idempotencyKeySchema,
 };
 
+/** The answers of a JSON-RPC endpoint (/api/mcp, /api/a2a) besides the guard's refusals. */
+function jsonRpcAnswers(badRequest: string) {
+  return {
+    "200": { description: "A JSON-RPC response (result or error)", schema: jsonRpcResponseSchema },
+    "400": { description: badRequest, schema: jsonRpcErrorResponseSchema },
+    "413": { description: "Body over 64 KiB (-32600)", schema: jsonRpcErrorResponseSchema },
+    "415": { description: "Content-Type is not application/json (-32600)", schema: jsonRpcErrorResponseSchema },
+    "500": { description: "Internal error (-32603)", schema: jsonRpcErrorResponseSchema },
+  };
+}
+
 const OPERATION_TABLE = [
   {
     method: "get",
@@ -539,15 +550,8 @@ const OPERATION_TABLE = [
     jsonRpc: true,
     body: jsonRpcRequestSchema,
     responses: {
-      "200": { description: "A JSON-RPC response (result or error)", schema: jsonRpcResponseSchema },
+      ...jsonRpcAnswers("Parse error (-32700) or invalid request (-32600, batches included)"),
       "202": { description: "A notification (or a response message) was accepted; no body" },
-      "400": {
-        description: "Parse error (-32700) or invalid request (-32600, batches included)",
-        schema: jsonRpcErrorResponseSchema,
-      },
-      "413": { description: "Body over 64 KiB (-32600)", schema: jsonRpcErrorResponseSchema },
-      "415": { description: "Content-Type is not application/json (-32600)", schema: jsonRpcErrorResponseSchema },
-      "500": { description: "Internal error (-32603)", schema: jsonRpcErrorResponseSchema },
     },
   },
   {
@@ -575,16 +579,7 @@ const OPERATION_TABLE = [
     access: "tool",
     jsonRpc: true,
     body: jsonRpcRequestSchema,
-    responses: {
-      "200": { description: "A JSON-RPC response (result or error)", schema: jsonRpcResponseSchema },
-      "400": {
-        description: "Parse error (-32700), invalid request (-32600) or unsupported A2A version",
-        schema: jsonRpcErrorResponseSchema,
-      },
-      "413": { description: "Body over 64 KiB (-32600)", schema: jsonRpcErrorResponseSchema },
-      "415": { description: "Content-Type is not application/json (-32600)", schema: jsonRpcErrorResponseSchema },
-      "500": { description: "Internal error (-32603)", schema: jsonRpcErrorResponseSchema },
-    },
+    responses: jsonRpcAnswers("Parse error (-32700), invalid request (-32600) or unsupported A2A version"),
   },
   {
     method: "get",

@@ -350,14 +350,16 @@ describe("cross-origin access (MCP clients in a browser)", () => {
       headers: {
         origin: "https://agent.example",
         "access-control-request-method": "POST",
-        "access-control-request-headers": "content-type, authorization, mcp-protocol-version",
+        "access-control-request-headers": "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name",
       },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(response.headers.get("access-control-allow-methods")).toBe("POST");
     const allowed = response.headers.get("access-control-allow-headers")?.split(", ") ?? [];
-    expect(allowed).toEqual(expect.arrayContaining(["content-type", "authorization", "mcp-protocol-version"]));
+    expect(allowed).toEqual(
+      expect.arrayContaining(["content-type", "authorization", "mcp-protocol-version", "mcp-method", "mcp-name"]),
+    );
   });
 
   it("lets the page read answers and refusals alike, with the request id and rate limit headers", async () => {

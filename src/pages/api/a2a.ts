@@ -4,6 +4,7 @@ import { jsonRpcErrorReply, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts
 import { jsonResponse } from "../../http/respond.ts";
 import { methodNotAllowed } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
+import { toolContextFor } from "../../mcp/tool.ts";
 import { operation } from "../../openapi/operations.ts";
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
@@ -41,21 +42,7 @@ export const POST = withCors(
         );
       }
       try {
-        const answer = await handleA2aPost(
-          post.body,
-          post.headers,
-          {
-            app,
-            caller,
-            requestId: context.requestId,
-            envelopeContext: (selfPath) => ({
-              ...context,
-              selfUrl: selfPath ? `${app.config.baseUrl}${selfPath}` : context.selfUrl,
-              now: app.now(),
-            }),
-          },
-          post.id,
-        );
+        const answer = await handleA2aPost(post.body, post.headers, toolContextFor(app, caller, context), post.id);
         return jsonResponse(answer.status, answer.body, headers);
       } catch (failure) {
         logger.error("a2a endpoint fault", {

@@ -4,6 +4,7 @@ import { replyFromResponse } from "../../http/reply.ts";
 import { methodNotAllowed } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
 import { handleMcpPost, MCP_MAX_BODY_BYTES } from "../../mcp/server.ts";
+import { toolContextFor } from "../../mcp/tool.ts";
 import { operation } from "../../openapi/operations.ts";
 
 /** The request headers the MCP SDK reads (era, version, method and name of 2026-07-28 requests). */
@@ -31,18 +32,7 @@ export const POST = withCors(
     { maxBytes: MCP_MAX_BODY_BYTES, headerNames: MCP_HEADERS },
     async ({ app, caller, context }, post) => {
       try {
-        const response = await handleMcpPost(post, {
-          toolContext: {
-            app,
-            caller,
-            requestId: context.requestId,
-            envelopeContext: (selfPath) => ({
-              ...context,
-              selfUrl: selfPath ? `${app.config.baseUrl}${selfPath}` : context.selfUrl,
-              now: app.now(),
-            }),
-          },
-        });
+        const response = await handleMcpPost(post, { toolContext: toolContextFor(app, caller, context) });
         const answer = await replyFromResponse(response);
         answer.headers["x-request-id"] = context.requestId;
         return answer;
