@@ -192,8 +192,30 @@ describe("refusals", () => {
     // The caller can read its task back; another caller cannot.
     const again = await client.getTask({ tenant: "", id: result.id, historyLength: undefined });
     expect(again.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+    const listed = await client.listTasks({
+      tenant: "",
+      contextId: result.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: undefined,
+      pageToken: "",
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: undefined,
+    });
+    expect(listed.tasks.map((task) => task.id)).toEqual([result.id]);
     const other = await connect({ authorization: `Bearer ${await registeredKey()}` });
     await expect(other.getTask({ tenant: "", id: result.id, historyLength: undefined })).rejects.toThrow(/not found/i);
+    const otherList = await other.listTasks({
+      tenant: "",
+      contextId: result.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: undefined,
+      pageToken: "",
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: undefined,
+    });
+    expect(otherList.tasks).toEqual([]);
   });
 
   it("quote_order_readiness without a key is rejected with the FORBIDDEN guidance saying a key is needed", async () => {
@@ -254,6 +276,32 @@ describe("the endpoint over raw HTTP", () => {
     });
     const body = (await response.json()) as JsonObject;
     expect(body).toMatchObject({ jsonrpc: "2.0", id: 8, error: { code: -32601 } });
+  });
+
+  it("a body that is not JSON is -32700 and a batch -32600, both with HTTP 400", async () => {
+    for (const [body, code] of [
+      ["{", -32700],
+      ["[]", -32600],
+      ['"x"', -32600],
+    ] as const) {
+      const response = await fetch(`${server.url}/api/a2a`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "a2a-version": "1.0" },
+        body,
+      });
+      expect(response.status, body).toBe(400);
+      expect(await response.json()).toMatchObject({ jsonrpc: "2.0", id: null, error: { code } });
+    }
+  });
+
+  it("a request without A2A-Version counts as 0.3 (the protocol's rule), which this agent does not speak", async () => {
+    const response = await fetch(`${server.url}/api/a2a`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(sendMessage(10)),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ id: 10, error: { code: -32009 } });
   });
 
   it("refuses a Host or Origin naming another site with 403 (DNS-rebinding protection)", async () => {

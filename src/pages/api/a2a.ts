@@ -10,6 +10,26 @@ import { operation } from "../../openapi/operations.ts";
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
 
 /**
+ * What the SDK's handler would answer 200 with -32602: a body that is not JSON (-32700) or not one
+ * JSON-RPC object (-32600, batches included), answered 400 like on /api/mcp.
+ */
+function framingFault(body: string): { code: number; message: string } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(body) as unknown;
+  } catch {
+    return { code: -32700, message: "Parse error: the body is not valid JSON" };
+  }
+  if (Array.isArray(value)) {
+    return { code: -32600, message: "Invalid Request: batches are not supported; send one request per POST" };
+  }
+  if (typeof value !== "object" || value === null) {
+    return { code: -32600, message: "Invalid Request: the body must be a JSON-RPC 2.0 object" };
+  }
+  return null;
+}
+
+/**
  * POST /api/a2a: the A2A 1.0 endpoint (JSON-RPC binding). Host and Origin are checked first
  * (DNS rebinding), then the kill switch, API keys and rate limits answer as JSON-RPC errors with
  * their HTTP status (src/http/json-rpc-endpoint.ts); the message itself goes to the A2A SDK's
@@ -41,6 +61,8 @@ export const POST = withCors(
           headers,
         );
       }
+      const framing = framingFault(post.body);
+      if (framing !== null) return jsonRpcErrorReply(400, null, framing.code, framing.message, undefined, headers);
       try {
         const answer = await handleA2aPost(post.body, post.headers, toolContextFor(app, caller, context), post.id);
         return jsonResponse(answer.status, answer.body, headers);
