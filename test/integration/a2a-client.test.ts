@@ -192,29 +192,11 @@ describe("refusals", () => {
     // The caller can read its task back; another caller cannot.
     const again = await client.getTask({ tenant: "", id: result.id, historyLength: undefined });
     expect(again.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
-    const listed = await client.listTasks({
-      tenant: "",
-      contextId: result.contextId,
-      status: TaskState.TASK_STATE_UNSPECIFIED,
-      pageSize: undefined,
-      pageToken: "",
-      historyLength: undefined,
-      statusTimestampAfter: undefined,
-      includeArtifacts: undefined,
-    });
+    const listed = await client.listTasks(tasksOfContext(result.contextId));
     expect(listed.tasks.map((task) => task.id)).toEqual([result.id]);
     const other = await connect({ authorization: `Bearer ${await registeredKey()}` });
     await expect(other.getTask({ tenant: "", id: result.id, historyLength: undefined })).rejects.toThrow(/not found/i);
-    const otherList = await other.listTasks({
-      tenant: "",
-      contextId: result.contextId,
-      status: TaskState.TASK_STATE_UNSPECIFIED,
-      pageSize: undefined,
-      pageToken: "",
-      historyLength: undefined,
-      statusTimestampAfter: undefined,
-      includeArtifacts: undefined,
-    });
+    const otherList = await other.listTasks(tasksOfContext(result.contextId));
     expect(otherList.tasks).toEqual([]);
   });
 
@@ -314,6 +296,20 @@ describe("the endpoint over raw HTTP", () => {
     expect(((await response.json()) as JsonObject).error.code).toBe(-32600);
   });
 });
+
+/** ListTasks of one conversation, every state. */
+function tasksOfContext(contextId: string) {
+  return {
+    tenant: "",
+    contextId,
+    status: TaskState.TASK_STATE_UNSPECIFIED,
+    pageSize: undefined,
+    pageToken: "",
+    historyLength: undefined,
+    statusTimestampAfter: undefined,
+    includeArtifacts: undefined,
+  };
+}
 
 async function registeredKey(): Promise<string> {
   const { body } = await server.getJson("/api/agents/register", {
