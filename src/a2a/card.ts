@@ -1,4 +1,4 @@
-import { AgentCard } from "@a2a-js/sdk";
+import { AgentCard, type SecurityRequirement } from "@a2a-js/sdk";
 import { z } from "zod";
 import { API_VERSION, SERVICE_DESCRIPTION, SERVICE_NAME } from "../mcp/discovery.ts";
 import { TOOLS } from "../mcp/registry.ts";
@@ -50,6 +50,12 @@ export const HOW_TO_CALL =
   "route answers; a refusal is a task in state rejected (unknown skill, invalid arguments) or failed, whose " +
   "status message carries what to do next and the error envelope.";
 
+/** Either scheme, no anonymous call. */
+const KEY_REQUIRED: SecurityRequirement[] = [
+  { schemes: { bearer: { list: [] } } },
+  { schemes: { apiKey: { list: [] } } },
+];
+
 /** The card in the SDK's own type (what DefaultRequestHandler takes). */
 export function agentCard(baseUrl: string): AgentCard {
   return {
@@ -97,7 +103,8 @@ export function agentCard(baseUrl: string): AgentCard {
       examples: SKILL_EXAMPLES[tool.name] ?? [],
       inputModes: tool.name === "search_merchants" ? ["application/json", "text/plain"] : ["application/json"],
       outputModes: ["application/json", "text/plain"],
-      securityRequirements: tool.permission === "orders:quote" ? [{ schemes: { bearer: { list: [] } } }] : [],
+      // A tool that needs a key's permission says so; the others take the card's (anonymous allowed).
+      securityRequirements: tool.permission === "orders:quote" ? KEY_REQUIRED : [],
     })),
     signatures: [],
   };

@@ -114,7 +114,8 @@ export async function handleMcpPost(post: McpPost, call: McpCall): Promise<Respo
   const answer = (await isLegacyRequest(sdkRequest, message))
     ? await serveLegacy(sdkRequest, message, call)
     : await serveModern(sdkRequest, message, call);
-  return finish(answer, checked.nullId ? standIn : null);
+  const id = "id" in checked.message && !checked.nullId ? (checked.message.id as JsonRpcId) : null;
+  return finish(answer, checked.nullId ? standIn : null, id);
 }
 
 /** 2025-era traffic: a fresh server and stateless transport per request, JSON answers. */
@@ -171,8 +172,12 @@ function createServer(call: McpCall): Server {
   return server;
 }
 
-/** Normalises the SDK's answer: our content type, no caching, the caller's null id restored. */
-async function finish(answer: Response, standIn: string | null): Promise<Response> {
+/**
+ * Normalises the SDK's answer: our content type, no caching, the caller's null id restored, and
+ * the request's id on an error the transport answered without it (an unsupported
+ * MCP-Protocol-Version header on a 2025-era request).
+ */
+async function finish(answer: Response, standIn: string | null, id: JsonRpcId): Promise<Response> {
   const headers: Record<string, string> = { "cache-control": "no-store" };
   if (answer.status === 202 || answer.body === null) return new Response(null, { status: answer.status, headers });
   const text = await answer.text();
@@ -182,8 +187,12 @@ async function finish(answer: Response, standIn: string | null): Promise<Respons
   } catch {
     return new Response(text, { status: answer.status, headers: { ...headers, "content-type": "application/json" } });
   }
-  if (standIn !== null && typeof body === "object" && body !== null && (body as { id?: unknown }).id === standIn) {
-    (body as { id: JsonRpcId }).id = null;
+  if (typeof body === "object" && body !== null) {
+    const message = body as { id?: unknown; error?: unknown };
+    if (standIn !== null && message.id === standIn) message.id = null;
+    else if (id !== null && message.error !== undefined && (message.id === null || message.id === undefined)) {
+      message.id = id;
+    }
   }
   return new Response(JSON.stringify(body), {
     status: answer.status,

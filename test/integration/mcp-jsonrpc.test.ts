@@ -177,6 +177,25 @@ describe("protocol faults are JSON-RPC errors with the id echoed", () => {
     }
   });
 
+  it("an unsupported MCP-Protocol-Version header is 400 naming the supported versions, with the id", async () => {
+    const { status, json } = await post(
+      { jsonrpc: "2.0", id: 78, method: "tools/list" },
+      { "mcp-protocol-version": "1999-01-01" },
+    );
+    expect(status).toBe(400);
+    expect(json?.id).toBe(78);
+    expect(json?.error.message).toMatch(/Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, /);
+  });
+
+  it("a 2026-07-28 header without the per-request _meta is 400 saying what is missing, with the id", async () => {
+    const { status, json } = await post(
+      { jsonrpc: "2.0", id: 77, method: "tools/list" },
+      { "mcp-protocol-version": "2026-07-28" },
+    );
+    expect(status).toBe(400);
+    expect(json).toMatchObject({ id: 77, error: { code: -32602, data: { envelope: { missing: ["_meta"] } } } });
+  });
+
   it("-32601 for an unknown method, answered 200 with the id", async () => {
     const { status, json } = await post({ jsonrpc: "2.0", id: 9, method: "resources/list" });
     expect(status).toBe(200);
