@@ -20,6 +20,16 @@ export function isMailbox(value: string): boolean {
   return ADDRESS.safeParse(named ? named[1] : value.trim()).success;
 }
 const optionalText = z.preprocess(emptyToUndefined, z.string().min(1).optional());
+const hostList = z.preprocess(
+  (value) =>
+    typeof value === "string"
+      ? value
+          .split(",")
+          .map((item) => item.trim().toLowerCase())
+          .filter(Boolean)
+      : [],
+  z.array(z.string().min(1).max(253)).max(100),
+);
 
 /** SMTP settings, or null: without them the outbox writes .eml files under DATA_DIR/outbox/. */
 export type SmtpSettings =
@@ -123,6 +133,10 @@ export const configSchema = z
       emptyToUndefined,
       z.coerce.number().int().min(100).max(120_000).default(10_000),
     ),
+    // DNS-rebinding protection of the agent endpoints (/api/mcp, /api/a2a): Host names and Origins
+    // accepted beside BASE_URL's own and the loopback ones, comma-separated ("*" accepts any).
+    MCP_ALLOWED_HOSTS: hostList,
+    MCP_ALLOWED_ORIGINS: hostList,
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -147,6 +161,7 @@ export const configSchema = z
       publicOrderRailEnabled: env.PUBLIC_ORDER_RAIL_ENABLED,
       agentAccessSuspended: env.AGENT_ACCESS_SUSPENDED,
       searchEmbedderUrl: env.SEARCH_EMBEDDER_URL ?? null,
+      agentEndpoints: { allowedHosts: env.MCP_ALLOWED_HOSTS, allowedOrigins: env.MCP_ALLOWED_ORIGINS },
       rateLimitHourly: {
         anonymous: env.RATE_LIMIT_ANON_HOURLY,
         level1: env.RATE_LIMIT_L1_HOURLY,

@@ -20,7 +20,7 @@ import type { Reply } from "./reply.ts";
  *   same bytes: published documents, the OpenAPI document, static files) are kept in memory.
  */
 
-/** What clients send: content negotiation, keys, idempotency, tracking tokens, MCP's headers. */
+/** What clients send: content negotiation, keys, idempotency, tracking tokens, MCP's and A2A's headers. */
 export const CORS_ALLOWED_HEADERS = [
   "content-type",
   "accept",
@@ -34,6 +34,8 @@ export const CORS_ALLOWED_HEADERS = [
   "mcp-session-id",
   "mcp-method",
   "mcp-name",
+  "a2a-version",
+  "a2a-extensions",
   "last-event-id",
   "x-request-id",
 ];

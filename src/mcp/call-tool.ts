@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { isServiceError, validationError } from "../errors/service-error.ts";
 import { requirePermission } from "../http/guard.ts";
 import { errorAnswer } from "../http/respond.ts";
@@ -15,7 +15,8 @@ export interface ToolResult {
 }
 
 /**
- * tools/call. An unknown tool is a protocol fault (JSON-RPC -32602, thrown as McpError). Anything
+ * tools/call. An unknown tool is a protocol fault (JSON-RPC -32602, thrown as ProtocolError, whose
+ * message the SDK sends as it is: no "MCP error" prefix). Anything
  * else is a tool result: success mirrors the envelope as JSON text; a failure (bad arguments,
  * unknown merchant, CONTACT_DISABLED, ORDER_DISABLED, missing permission, unexpected fault) is
  * `isError: true` with guidance text and the error envelope the REST route would answer, built by
@@ -24,7 +25,10 @@ export interface ToolResult {
 export async function callTool(name: string, rawArguments: unknown, context: ToolContext): Promise<ToolResult> {
   const tool = findTool(name);
   if (!tool) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Available tools: ${TOOL_NAMES.join(", ")}`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Unknown tool: ${name}. Available tools: ${TOOL_NAMES.join(", ")}`,
+    );
   }
   try {
     if (tool.permission) requirePermission(context.caller, tool.permission);
@@ -36,7 +40,14 @@ export async function callTool(name: string, rawArguments: unknown, context: Too
     return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
   } catch (failure) {
     const body = errorAnswer(context.envelopeContext(), failure).body as ErrorEnvelopeBody & Record<string, unknown>;
-    const guidance = failureText(tool, name, body, isServiceError(failure) ? failure : null, inputSchemaOf(tool));
+    const guidance = failureText(
+      tool,
+      name,
+      body,
+      isServiceError(failure) ? failure : null,
+      inputSchemaOf(tool),
+      context.caller.agentId !== null,
+    );
     return {
       isError: true,
       content: [

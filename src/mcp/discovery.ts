@@ -1,12 +1,12 @@
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { TOOLS, toolDescriptors } from "./registry.ts";
-import { MCP_INSTRUCTIONS, MCP_SERVER_INFO } from "./server.ts";
+import { MCP_INSTRUCTIONS, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from "./server.ts";
 
 /**
  * The discovery documents agents read before calling anything: /.well-known/mcp.json (the tool
- * schemas and how to reach the endpoint), the A2A agent card and /llms.txt. All three are built
- * from the tool registry, so they list exactly what tools/list answers.
+ * schemas and how to reach the endpoint), the MCP server card and /llms.txt (the A2A agent card is
+ * src/a2a/card.ts). They are built from the tool registry, so they list exactly what tools/list
+ * answers.
  */
 
 export const SERVICE_NAME = "Abeille";
@@ -70,6 +70,7 @@ export function discoveryLinks(baseUrl: string): Record<string, string> {
     openapi: `${baseUrl}/openapi.json`,
     mcp: `${baseUrl}/.well-known/mcp.json`,
     agent_card: `${baseUrl}/.well-known/agent-card.json`,
+    mcp_server_card: `${baseUrl}/.well-known/mcp/server-card.json`,
     llms_txt: `${baseUrl}/llms.txt`,
     jwks: `${baseUrl}/.well-known/ab-public-keys.json`,
   };
@@ -80,8 +81,8 @@ export function mcpDiscovery(baseUrl: string) {
   return {
     serverInfo: { ...MCP_SERVER_INFO },
     description: SERVICE_DESCRIPTION,
-    protocolVersion: LATEST_PROTOCOL_VERSION,
-    supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    protocolVersion: MCP_PROTOCOL_VERSIONS[0],
+    supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
     endpoint,
     transport: {
       type: "streamable-http" as const,
@@ -89,7 +90,7 @@ export function mcpDiscovery(baseUrl: string) {
       method: "POST" as const,
       stateless: true as const,
       response: "application/json" as const,
-      methods: ["initialize", "tools/list", "tools/call", "ping"],
+      methods: ["server/discover", "initialize", "tools/list", "tools/call", "ping"],
       max_body_bytes: 64 * 1024,
       batching: false as const,
     },
@@ -105,128 +106,84 @@ export function mcpDiscovery(baseUrl: string) {
   };
 }
 
-// --- A2A agent card (A2A protocol 0.3)
+// --- MCP server card (the Server Card working group's format, schema v1)
 
-export const A2A_PROTOCOL_VERSION = "0.3.0";
-export const MCP_TRANSPORT_SPEC = "https://modelcontextprotocol.io/specification/2025-06-18/basic/transports";
+export const SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
+export const SERVER_CARD_DESCRIPTION = "Identity-verified local merchants in France: search, trust evidence, leads.";
 
-const SKILL_TAGS: Record<string, string[]> = {
-  search_merchants: ["search", "merchants", "products", "geo"],
-  resolve_merchant: ["merchant", "profile", "trust"],
-  contact_merchant: ["lead", "contact"],
-  get_trust_score: ["trust", "evidence"],
-  check_availability: ["opening-hours", "availability"],
-  compare_merchants: ["compare", "trust", "distance"],
-  check_lead_status: ["lead", "tracking"],
-  send_lead_message: ["lead", "follow-up"],
-  get_lead_fields: ["lead", "form"],
-  submit_lead: ["lead", "quote", "appointment", "estimate"],
-  get_product_details: ["products", "prices"],
-  check_certifications: ["credentials", "evidence", "proof"],
-  contact_service: ["support", "platform"],
-  quote_order_readiness: ["orders", "readiness"],
-};
-
-const SKILL_EXAMPLES: Record<string, string[]> = {
-  search_merchants: ["Trouve une boulangerie bio près de Lyon", "Find a plumber within 5 km of 48.85,2.35"],
-  resolve_merchant: ["Show me the full profile of ab_3k9x2m7q"],
-  check_availability: ["Is this garage open on Saturday morning?"],
-  compare_merchants: ["Compare these three electricians on trust and distance"],
-  submit_lead: ["Ask this caterer for a quote for 40 people on 12 June"],
-  check_certifications: ["Is this insurance broker registered with ORIAS?"],
-};
-
-const agentSkillSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string(),
-  tags: z.array(z.string()),
-  examples: z.array(z.string()).optional(),
-  inputModes: z.array(z.string()),
-  outputModes: z.array(z.string()),
-});
-
-export const agentCardSchema = z
+/** The card's fields as the v1 schema bounds them (name pattern, description of 100 characters at most). */
+export const mcpServerCardSchema = z
   .object({
-    protocolVersion: z.string(),
-    name: z.string(),
-    description: z.string(),
-    url: z.url(),
-    preferredTransport: z.string(),
-    additionalInterfaces: z.array(z.object({ url: z.url(), transport: z.string() })),
-    provider: z.object({ organization: z.string(), url: z.url() }),
-    version: z.string(),
-    documentationUrl: z.url(),
-    capabilities: z.object({
-      streaming: z.boolean(),
-      pushNotifications: z.boolean(),
-      stateTransitionHistory: z.boolean(),
-      extensions: z.array(
-        z.object({
-          uri: z.url(),
-          description: z.string(),
-          required: z.boolean(),
-          params: z.record(z.string(), z.unknown()).optional(),
-        }),
-      ),
-    }),
-    securitySchemes: z.record(z.string(), z.record(z.string(), z.unknown())),
-    defaultInputModes: z.array(z.string()),
-    defaultOutputModes: z.array(z.string()),
-    skills: z.array(agentSkillSchema),
-    supportsAuthenticatedExtendedCard: z.boolean(),
+    $schema: z.literal(SERVER_CARD_SCHEMA),
+    name: z
+      .string()
+      .min(3)
+      .max(200)
+      .regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
+    version: z.string().max(255),
+    description: z.string().min(1).max(100),
+    title: z.string().min(1).max(100),
+    websiteUrl: z.url(),
+    remotes: z.array(
+      z.object({
+        type: z.literal("streamable-http"),
+        url: z.url(),
+        headers: z.array(
+          z.object({
+            name: z.string(),
+            description: z.string(),
+            isRequired: z.boolean(),
+            isSecret: z.boolean(),
+            value: z.string(),
+            variables: z.record(
+              z.string(),
+              z.object({ description: z.string(), isRequired: z.boolean(), isSecret: z.boolean() }),
+            ),
+          }),
+        ),
+        supportedProtocolVersions: z.array(z.string()),
+      }),
+    ),
   })
-  .meta({ id: "AgentCard", description: "A2A agent card (protocol 0.3); skills are the MCP tools" });
+  .meta({
+    id: "McpServerCard",
+    description: "MCP server card (schema v1): identity, endpoint and protocol versions, before any connection",
+  });
 
-export function agentCard(baseUrl: string) {
-  const endpoint = `${baseUrl}/api/mcp`;
+/** Reverse-DNS namespace of the service's host: abeille.example.fr -> fr.example.abeille. */
+function reverseDns(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").replace(/[^a-zA-Z0-9.-]/g, "-");
+  return host.split(".").reverse().join(".");
+}
+
+export function mcpServerCard(baseUrl: string): z.output<typeof mcpServerCardSchema> {
   return {
-    protocolVersion: A2A_PROTOCOL_VERSION,
-    name: SERVICE_NAME,
-    description:
-      `${SERVICE_DESCRIPTION} The skills below are MCP tools served at ${endpoint} (MCP over Streamable HTTP, ` +
-      "JSON-RPC 2.0, stateless, JSON answers): call tools/call with the skill id as the tool name. " +
-      `The same operations are plain REST under ${baseUrl}/api (see ${baseUrl}/openapi.json).`,
-    url: endpoint,
-    preferredTransport: "JSONRPC",
-    additionalInterfaces: [{ url: endpoint, transport: "JSONRPC" }],
-    provider: { organization: SERVICE_NAME, url: baseUrl },
-    version: API_VERSION,
-    documentationUrl: `${baseUrl}/llms.txt`,
-    capabilities: {
-      streaming: false,
-      pushNotifications: false,
-      stateTransitionHistory: false,
-      extensions: [
-        {
-          uri: MCP_TRANSPORT_SPEC,
-          description:
-            "The endpoint speaks the Model Context Protocol (initialize, tools/list, tools/call), not A2A task messages; tool schemas at /.well-known/mcp.json",
-          required: true,
-          params: { mcp_discovery: `${baseUrl}/.well-known/mcp.json`, protocol_version: LATEST_PROTOCOL_VERSION },
-        },
-      ],
-    },
-    securitySchemes: {
-      bearer: {
-        type: "http",
-        scheme: "bearer",
-        description: "Optional API key from POST /api/agents/register (anonymous calls are allowed)",
+    $schema: SERVER_CARD_SCHEMA,
+    name: `${reverseDns(baseUrl)}/abeille`,
+    version: MCP_SERVER_INFO.version,
+    description: SERVER_CARD_DESCRIPTION,
+    title: MCP_SERVER_INFO.title,
+    websiteUrl: `${baseUrl}/llms.txt`,
+    remotes: [
+      {
+        type: "streamable-http",
+        url: `${baseUrl}/api/mcp`,
+        headers: [
+          {
+            name: "Authorization",
+            description:
+              "Optional: anonymous calls may search, read and send leads; an API key from POST /api/agents/register raises the rate limits",
+            isRequired: false,
+            isSecret: true,
+            value: "Bearer {api_key}",
+            variables: {
+              api_key: { description: "The API key (abk_...)", isRequired: false, isSecret: true },
+            },
+          },
+        ],
+        supportedProtocolVersions: [...MCP_PROTOCOL_VERSIONS],
       },
-      apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "The same key in a header" },
-    },
-    defaultInputModes: ["application/json"],
-    defaultOutputModes: ["application/json"],
-    skills: TOOLS.map((tool) => ({
-      id: tool.name,
-      name: tool.title,
-      description: tool.description,
-      tags: [...(SKILL_TAGS[tool.name] ?? []), tool.annotations.readOnlyHint ? "read-only" : "write"],
-      ...(SKILL_EXAMPLES[tool.name] ? { examples: SKILL_EXAMPLES[tool.name] } : {}),
-      inputModes: ["application/json"],
-      outputModes: ["application/json"],
-    })),
-    supportsAuthenticatedExtendedCard: false,
+    ],
   };
 }
 
@@ -248,7 +205,8 @@ export function llmsTxt(baseUrl: string): string {
     `- [MCP endpoint](${baseUrl}/api/mcp): Model Context Protocol over Streamable HTTP (POST, stateless, JSON answers) with ${TOOLS.length} tools`,
     `- [MCP tool schemas](${links.mcp}): every tool's description, input and output schema and annotations`,
     `- [OpenAPI description](${links.openapi}): OpenAPI 3.1 of every REST operation, answers and error codes`,
-    `- [A2A agent card](${links.agent_card}): skills and how to reach them`,
+    `- [MCP server card](${links.mcp_server_card}): the endpoint and the protocol versions it speaks (2026-07-28 and 2025)`,
+    `- [A2A endpoint](${baseUrl}/api/a2a): Agent2Agent protocol 1.0 (JSON-RPC), one skill per tool; [agent card](${links.agent_card})`,
     "",
     "## Tools",
     "",

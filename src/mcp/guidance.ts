@@ -15,7 +15,7 @@ export interface ErrorEnvelopeBody {
   _meta: { request_id?: string };
 }
 
-const GENERIC: Partial<Record<ErrorCode, (tool: string, body: ErrorEnvelopeBody) => string>> = {
+const GENERIC: Partial<Record<ErrorCode, (tool: string, body: ErrorEnvelopeBody, keyPresented: boolean) => string>> = {
   VALIDATION_ERROR: (tool) => `Fix the arguments listed above and call ${tool} again.`,
   MERCHANT_NOT_FOUND: () =>
     "No active merchant has this ab_id (unknown, or archived). Do not retry with the same ab_id: call search_merchants and use an ab_id from its results.",
@@ -26,8 +26,10 @@ const GENERIC: Partial<Record<ErrorCode, (tool: string, body: ErrorEnvelopeBody)
     'Orders are closed to public agents and the service never takes payment. Send the purchase intention to the merchant as a lead instead: call submit_lead with ab_id, contact_name, contact_email, lead_type "quote" and a message listing the products and quantities (get_lead_fields gives the merchant\'s own fields).',
   ORDER_TRUST_TOO_LOW: () =>
     'This merchant cannot take orders (trust or payment setup). Send the purchase intention as a lead with submit_lead (lead_type "quote").',
-  FORBIDDEN: () =>
-    "The API key you presented does not carry the permission this tool needs. Call without a key (anonymous callers may search, read and send leads) or register an agent at a higher level (POST /api/agents/register).",
+  FORBIDDEN: (_tool, _body, keyPresented) =>
+    keyPresented
+      ? "The API key you presented does not carry the permission this tool needs. Call without a key (anonymous callers may search, read and send leads) or register an agent at a higher level (POST /api/agents/register)."
+      : "This tool needs an API key: anonymous callers may search, read and send leads, not this. Register an agent (POST /api/agents/register) and send its key as Authorization: Bearer <key>.",
   UNAUTHORIZED: () => "The API key is unknown or revoked: call without a key, or register again for a new key.",
   RATE_LIMITED: () => "Too many requests: wait for the delay given, then call again.",
   CONFLICT: () => "The request conflicts with an earlier one; read the message, change the request and call again.",
@@ -43,6 +45,8 @@ export function failureText(
   body: ErrorEnvelopeBody,
   error: ServiceError | null,
   inputSchema: JsonSchema | null,
+  /** The call carried an API key (a refusal then says the key lacks a permission, not that a key is needed). */
+  keyPresented = true,
 ): string {
   const code = body.error.code as ErrorCode;
   const lines = [`${toolName} failed: ${body.error.code}: ${body.error.message}`];
@@ -55,7 +59,7 @@ export function failureText(
       lines.push(...describeArguments(inputSchema));
     }
   }
-  const generic = GENERIC[code]?.(toolName, body);
+  const generic = GENERIC[code]?.(toolName, body, keyPresented);
   if (generic) lines.push(`What to do next: ${generic}`);
   const specific = error && tool?.guidance?.[code]?.(error);
   if (specific) lines.push(specific);

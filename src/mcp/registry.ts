@@ -39,18 +39,21 @@ export function findTool(name: string): ToolDefinition | undefined {
   return byName.get(name);
 }
 
+/** MCP requires both schemas of a tool to describe an object. */
+export type ObjectSchema = JsonSchema & { type: "object" };
+
 /** A tool as MCP publishes it (tools/list and /.well-known/mcp.json). */
 export interface ToolDescriptor {
   name: string;
   title: string;
   description: string;
-  inputSchema: JsonSchema;
-  outputSchema: JsonSchema;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
   annotations: ToolAnnotations & { title: string };
 }
 
 let descriptors: ToolDescriptor[] | undefined;
-const inputSchemas = new Map<string, JsonSchema>();
+const inputSchemas = new Map<string, ObjectSchema>();
 
 /**
  * Input schemas as the model reads them (input side of each zod schema); output schemas accept
@@ -71,10 +74,10 @@ export function toolDescriptors(): ToolDescriptor[] {
   return descriptors;
 }
 
-export function inputSchemaOf(tool: ToolDefinition): JsonSchema {
+export function inputSchemaOf(tool: ToolDefinition): ObjectSchema {
   let schema = inputSchemas.get(tool.name);
   if (!schema) {
-    schema = { type: "object", ...inlineJsonSchema(tool.input, "input") };
+    schema = { ...inlineJsonSchema(tool.input, "input"), type: "object" };
     inputSchemas.set(tool.name, schema);
   }
   return schema;

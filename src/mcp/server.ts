@@ -1,18 +1,29 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
-  CallToolRequestSchema,
-  JSONRPCMessageSchema,
-  ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  createMcpHandler,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  Server,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
+import { type JsonRpcId, jsonRpcErrorReply } from "../http/json-rpc-endpoint.ts";
+import { toWebResponse } from "../http/reply.ts";
 import { logger } from "../logging.ts";
 import { callTool } from "./call-tool.ts";
 import { toolDescriptors } from "./registry.ts";
 import type { ToolContext } from "./tool.ts";
 
 /**
- * POST /api/mcp: an MCP server over Streamable HTTP, stateless, answering plain JSON. Every
- * request gets a fresh SDK server and transport (stateless transports cannot be reused).
+ * POST /api/mcp: an MCP server over Streamable HTTP, stateless, answering plain JSON, built on the
+ * official SDK's v2 generation (@modelcontextprotocol/server). Two eras share the endpoint:
+ * - 2026-07-28 (stateless by design): every request carries its protocol version, client info and
+ *   capabilities in `params._meta` and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+ *   headers; `server/discover` replaces `initialize`. The SDK's `createMcpHandler` serves it
+ *   (modern-only, JSON answers), headers and envelope checked by the SDK.
+ * - 2025-03-26 to 2025-11-25: `initialize` negotiates the version; each request is served by a
+ *   fresh SDK server and stateless transport answering JSON (the SDK's `isLegacyRequest` tells
+ *   the two apart, exactly as its own handler routes).
  *
  * Before the SDK sees a message, this module checks the JSON-RPC framing itself, so that protocol
  * faults get the JSON-RPC codes the service promises, with the request id echoed where there is
@@ -22,6 +33,9 @@ import type { ToolContext } from "./tool.ts";
  */
 
 export const MCP_MAX_BODY_BYTES = 64 * 1024;
+/** The revision the SDK serves statelessly per request (server/discover), then those `initialize` negotiates. */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 export const MCP_SERVER_INFO = { name: "abeille", title: "Abeille merchant registry", version: "1.0.0" } as const;
 export const MCP_INSTRUCTIONS =
   "Abeille is a registry of identity-verified local merchants in France. Typical flow: search_merchants -> " +
@@ -37,8 +51,6 @@ export const JSONRPC = {
   METHOD_NOT_FOUND: -32601,
   INVALID_PARAMS: -32602,
 } as const;
-
-type JsonRpcId = string | number | null;
 
 interface Checked {
   message: Record<string, unknown>;
@@ -64,33 +76,27 @@ export class JsonRpcFault {
   }
 
   toResponse(headers: Record<string, string> = {}): Response {
-    return jsonRpcError(this.status, this.id, this.code, this.message, this.data, headers);
+    return toWebResponse(jsonRpcErrorReply(this.status, this.id, this.code, this.message, this.data, headers));
   }
-}
-
-export function jsonRpcError(
-  status: number,
-  id: JsonRpcId,
-  code: number,
-  message: string,
-  data?: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Response {
-  return new Response(
-    JSON.stringify({ jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined ? { data } : {}) } }),
-    { status, headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers } },
-  );
 }
 
 export interface McpCall {
   toolContext: ToolContext;
 }
 
+/** One POST on the tool endpoint, its body already read (at most MCP_MAX_BODY_BYTES + 1 bytes). */
+export interface McpPost {
+  url: string;
+  headers: Headers;
+  /** The body text, or `null` when it was over MCP_MAX_BODY_BYTES. */
+  body: string | null;
+}
+
 /** Answers one POST on the tool endpoint. */
-export async function handleMcpPost(request: Request, call: McpCall): Promise<Response> {
+export async function handleMcpPost(post: McpPost, call: McpCall): Promise<Response> {
   let checked: Checked;
   try {
-    checked = await readMessage(request);
+    checked = readMessage(post);
   } catch (failure) {
     if (failure instanceof JsonRpcFault) return failure.toResponse();
     throw failure;
@@ -99,6 +105,21 @@ export async function handleMcpPost(request: Request, call: McpCall): Promise<Re
   const standIn = `abeille-null-id-${crypto.randomUUID()}`;
   const message = checked.nullId ? { ...checked.message, id: standIn } : checked.message;
 
+  // The SDK insists on these headers; a plain JSON-RPC client need not send them (the answer is JSON either way).
+  const headers = new Headers(post.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  headers.set("content-type", "application/json");
+  headers.delete("content-length");
+  const sdkRequest = new Request(post.url, { method: "POST", headers, body: JSON.stringify(message) });
+  const answer = (await isLegacyRequest(sdkRequest, message))
+    ? await serveLegacy(sdkRequest, message, call)
+    : await serveModern(sdkRequest, message, call);
+  const id = "id" in checked.message && !checked.nullId ? (checked.message.id as JsonRpcId) : null;
+  return finish(answer, checked.nullId ? standIn : null, id);
+}
+
+/** 2025-era traffic: a fresh server and stateless transport per request, JSON answers. */
+async function serveLegacy(request: Request, message: Record<string, unknown>, call: McpCall): Promise<Response> {
   const server = createServer(call);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -106,16 +127,36 @@ export async function handleMcpPost(request: Request, call: McpCall): Promise<Re
   });
   await server.connect(transport);
   try {
-    // The SDK insists on these headers; a plain JSON-RPC client need not send them (the answer is JSON either way).
-    const headers = new Headers(request.headers);
-    headers.set("accept", "application/json, text/event-stream");
-    headers.set("content-type", "application/json");
-    const sdkRequest = new Request(request.url, { method: "POST", headers });
-    const answer = await transport.handleRequest(sdkRequest, { parsedBody: message });
-    return await finish(answer, checked.nullId ? standIn : null);
+    return await transport.handleRequest(request, { parsedBody: message });
   } finally {
     await server.close().catch(() => undefined);
   }
+}
+
+/** The call being served, for the modern handler's per-request server factory. */
+const modernCalls = new AsyncLocalStorage<McpCall>();
+let modernHandler: ReturnType<typeof createMcpHandler> | undefined;
+
+/**
+ * 2026-07-28 traffic: the SDK's handler, modern-only (legacy went the other way), JSON answers.
+ * One handler for the process; its factory builds a fresh server per request for the caller of
+ * that request.
+ */
+async function serveModern(request: Request, message: Record<string, unknown>, call: McpCall): Promise<Response> {
+  modernHandler ??= createMcpHandler(
+    () => {
+      const current = modernCalls.getStore();
+      if (!current) throw new Error("MCP request outside of its call context");
+      return createServer(current);
+    },
+    {
+      legacy: "reject",
+      responseMode: "json",
+      onerror: (error) => logger.debug("mcp protocol error", { error: error.message }),
+    },
+  );
+  const handler = modernHandler;
+  return modernCalls.run(call, () => handler.fetch(request, { parsedBody: message }));
 }
 
 function createServer(call: McpCall): Server {
@@ -123,16 +164,20 @@ function createServer(call: McpCall): Server {
     capabilities: { tools: { listChanged: false } },
     instructions: MCP_INSTRUCTIONS,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolDescriptors() }));
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
+  server.setRequestHandler("tools/list", () => ({ tools: toolDescriptors() }));
+  server.setRequestHandler("tools/call", (request) =>
     callTool(request.params.name, request.params.arguments, call.toolContext),
   );
   server.onerror = (error) => logger.debug("mcp protocol error", { error: error.message });
   return server;
 }
 
-/** Normalises the SDK's answer: our content type, no caching, the caller's null id restored. */
-async function finish(answer: Response, standIn: string | null): Promise<Response> {
+/**
+ * Normalises the SDK's answer: our content type, no caching, the caller's null id restored, and
+ * the request's id on an error the transport answered without it (an unsupported
+ * MCP-Protocol-Version header on a 2025-era request).
+ */
+async function finish(answer: Response, standIn: string | null, id: JsonRpcId): Promise<Response> {
   const headers: Record<string, string> = { "cache-control": "no-store" };
   if (answer.status === 202 || answer.body === null) return new Response(null, { status: answer.status, headers });
   const text = await answer.text();
@@ -142,8 +187,12 @@ async function finish(answer: Response, standIn: string | null): Promise<Respons
   } catch {
     return new Response(text, { status: answer.status, headers: { ...headers, "content-type": "application/json" } });
   }
-  if (standIn !== null && typeof body === "object" && body !== null && (body as { id?: unknown }).id === standIn) {
-    (body as { id: JsonRpcId }).id = null;
+  if (typeof body === "object" && body !== null) {
+    const message = body as { id?: unknown; error?: unknown };
+    if (standIn !== null && message.id === standIn) message.id = null;
+    else if (id !== null && message.error !== undefined && (message.id === null || message.id === undefined)) {
+      message.id = id;
+    }
   }
   return new Response(JSON.stringify(body), {
     status: answer.status,
@@ -153,8 +202,8 @@ async function finish(answer: Response, standIn: string | null): Promise<Respons
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
 
-async function readMessage(request: Request): Promise<Checked> {
-  const type = request.headers.get("content-type") ?? "";
+function readMessage(post: McpPost): Checked {
+  const type = post.headers.get("content-type") ?? "";
   if (!JSON_TYPE.test(type)) {
     throw new JsonRpcFault(
       415,
@@ -163,43 +212,22 @@ async function readMessage(request: Request): Promise<Checked> {
       "Invalid Request: Content-Type must be application/json",
     );
   }
-  const text = await readCapped(request);
-  let value: unknown;
-  try {
-    value = JSON.parse(text) as unknown;
-  } catch {
-    throw new JsonRpcFault(400, null, JSONRPC.PARSE_ERROR, "Parse error: the body is not valid JSON");
-  }
-  return checkMessage(value);
-}
-
-async function readCapped(request: Request): Promise<string> {
-  const tooLarge = () =>
-    new JsonRpcFault(
+  if (post.body === null) {
+    throw new JsonRpcFault(
       413,
       null,
       JSONRPC.INVALID_REQUEST,
       `Invalid Request: the body is larger than ${MCP_MAX_BODY_BYTES} bytes`,
-      {
-        max_bytes: MCP_MAX_BODY_BYTES,
-      },
+      { max_bytes: MCP_MAX_BODY_BYTES },
     );
-  if (Number(request.headers.get("content-length") ?? "0") > MCP_MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MCP_MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  let value: unknown;
+  try {
+    value = JSON.parse(post.body) as unknown;
+  } catch {
+    throw new JsonRpcFault(400, null, JSONRPC.PARSE_ERROR, "Parse error: the body is not valid JSON");
+  }
+  return checkMessage(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -251,27 +279,33 @@ export function checkMessage(value: unknown): Checked {
   }
   // A notification gets no answer, even when it is malformed: one the SDK cannot read is dropped.
   if (!hasId) {
-    return JSONRPCMessageSchema.safeParse(value).success
+    return unknownMembers(value).length === 0 && (value.params === undefined || isRecord(value.params))
       ? { message: value, nullId: false }
       : { message: value, nullId: false, drop: true };
   }
-  const problem = paramsProblem(value.method, value.params);
+  // A 2026-07-28 request (the per-request _meta envelope) is checked by the SDK's modern path, which
+  // answers removed methods such as initialize with 404 and -32601 rather than a params fault.
+  const problem = isModernEnvelope(value.params) ? null : paramsProblem(value.method, value.params);
   if (problem) throw new JsonRpcFault(200, id, JSONRPC.INVALID_PARAMS, `Invalid params: ${problem}`);
-  // Anything else the SDK's message schema refuses (unknown members, a malformed _meta) is an invalid request.
-  const sdkView = value.id === null ? { ...value, id: 0 } : value;
-  const parsed = JSONRPCMessageSchema.safeParse(sdkView);
-  if (!parsed.success) {
-    const unknown = Object.keys(value).filter((key) => !["jsonrpc", "id", "method", "params"].includes(key));
+  const unknown = unknownMembers(value);
+  if (unknown.length > 0) {
     throw new JsonRpcFault(
       400,
       id,
       JSONRPC.INVALID_REQUEST,
-      unknown.length > 0
-        ? `Invalid Request: unknown member ${unknown.map((key) => `"${key}"`).join(", ")}; a request has jsonrpc, id, method and params`
-        : "Invalid Request: the message is not a valid JSON-RPC 2.0 request",
+      `Invalid Request: unknown member ${unknown.map((key) => `"${key}"`).join(", ")}; a request has jsonrpc, id, method and params`,
     );
   }
   return { message: value, nullId: value.id === null };
+}
+
+function isModernEnvelope(params: unknown): boolean {
+  return isRecord(params) && isRecord(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
+/** JSON-RPC 2.0 defines no other member of a request or notification. */
+function unknownMembers(value: Record<string, unknown>): string[] {
+  return Object.keys(value).filter((key) => !["jsonrpc", "id", "method", "params"].includes(key));
 }
 
 function paramsProblem(method: string, params: unknown): string | null {

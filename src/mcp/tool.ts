@@ -33,6 +33,20 @@ export interface ToolContext {
   envelopeContext(selfPath?: string): RequestContext;
 }
 
+/** The tool context of one call on a tool door (MCP, A2A): the caller, and envelopes naming the REST twin. */
+export function toolContextFor(app: App, caller: Caller, context: RequestContext): ToolContext {
+  return {
+    app,
+    caller,
+    requestId: context.requestId,
+    envelopeContext: (selfPath) => ({
+      ...context,
+      selfUrl: selfPath ? `${app.config.baseUrl}${selfPath}` : context.selfUrl,
+      now: app.now(),
+    }),
+  };
+}
+
 /** The success envelope, exactly as `successEnvelope` builds it. */
 export type Envelope = Record<string, unknown>;
 

@@ -3,6 +3,7 @@ import { type ErrorCode, errorCatalog } from "../errors/catalog.ts";
 import { API_VERSION, SERVICE_DESCRIPTION, SERVICE_NAME } from "../mcp/discovery.ts";
 import { errorEnvelopeSchema } from "./envelopes.ts";
 import { ComponentRegistry, type JsonSchema } from "./json-schema.ts";
+import { jsonRpcErrorResponseSchema } from "./jsonrpc.ts";
 import { OPERATIONS, type OperationSpec, type ResponseSpec } from "./operations.ts";
 
 /**
@@ -112,6 +113,7 @@ function buildDocument(baseUrl: string): OpenApiDocument {
     });
   };
 
+  const jsonRpcRefusal = registry.add(jsonRpcErrorResponseSchema, "output");
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const operation of OPERATIONS) {
     const entry: JsonSchema = {
@@ -143,19 +145,22 @@ function buildDocument(baseUrl: string): OpenApiDocument {
       );
     }
     for (const [status, codes] of errorCodesByStatus(operation)) {
-      const errorBody = errorSchemaFor(codes);
+      // A JSON-RPC endpoint answers its refusals as JSON-RPC errors (src/http/json-rpc-endpoint.ts).
+      const errorBody = operation.jsonRpc ? jsonRpcRefusal : errorSchemaFor(codes);
       const headers = errorHeaders(codes, operation);
       const existing = responses[status];
       if (existing && typeof existing === "object" && !Array.isArray(existing)) {
         // A status the operation answers in its own format too (JSON-RPC): either body.
         const content = existing.content as Record<string, { schema: JsonSchema }> | undefined;
         const json = content?.["application/json"];
-        if (json) json.schema = { anyOf: [json.schema, errorBody] };
-        existing.description = `${String(existing.description)}; or an error envelope (${codes.join(", ")})`;
+        if (json && !operation.jsonRpc) json.schema = { anyOf: [json.schema, errorBody] };
+        existing.description = `${String(existing.description)}; or ${operation.jsonRpc ? "a JSON-RPC error whose error.data.code is" : "an error envelope"} (${codes.join(", ")})`;
         continue;
       }
       responses[status] = {
-        description: codes.map((code) => `${code}: ${errorCatalog[code].message}`).join("; "),
+        description:
+          (operation.jsonRpc ? "A JSON-RPC error; error.data.code is the service's error code. " : "") +
+          codes.map((code) => `${code}: ${errorCatalog[code].message}`).join("; "),
         ...(headers ? { headers } : {}),
         content: { "application/json": { schema: errorBody } },
       };

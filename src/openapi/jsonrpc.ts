@@ -20,7 +20,7 @@ export const jsonRpcRequestSchema = z
 export const jsonRpcErrorObjectSchema = z.object({
   code: z.number().int().meta({
     description:
-      "-32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params or unknown tool, -32603 internal error, -32000 transport error",
+      "-32700 parse error, -32600 invalid request (a refused Host or Origin too, with 403), -32601 method not found, -32602 invalid params or unknown tool, -32603 internal error, -32000 transport error; refusals before the message is read keep their HTTP status: -32001 (401 UNAUTHORIZED), -32003 (403 FORBIDDEN), -32029 (429 RATE_LIMITED), -32053 (503 SERVICE_SUSPENDED), with error.data.code, error.data._actions",
   }),
   message: z.string(),
   data: z.unknown().optional(),

@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { agentCardSchema } from "../a2a/card.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { Operation } from "../http/guard.ts";
-import { agentCardSchema, mcpDiscoveryShape } from "../mcp/discovery.ts";
+import { mcpDiscoveryShape, mcpServerCardSchema } from "../mcp/discovery.ts";
 import { MERCHANTS_PER_FILE } from "../publish/sitemap.ts";
 import {
   agentRegistrationSchema,
@@ -121,6 +122,17 @@ const idempotencyHeader: HeaderSpec = {
   description: "Replays the first answer for the same body within 24 hours; another body with the same key is 409",
   schema: idempotencyKeySchema,
 };
+
+/** The answers of a JSON-RPC endpoint (/api/mcp, /api/a2a) besides the guard's refusals. */
+function jsonRpcAnswers(badRequest: string) {
+  return {
+    "200": { description: "A JSON-RPC response (result or error)", schema: jsonRpcResponseSchema },
+    "400": { description: badRequest, schema: jsonRpcErrorResponseSchema },
+    "413": { description: "Body over 64 KiB (-32600)", schema: jsonRpcErrorResponseSchema },
+    "415": { description: "Content-Type is not application/json (-32600)", schema: jsonRpcErrorResponseSchema },
+    "500": { description: "Internal error (-32603)", schema: jsonRpcErrorResponseSchema },
+  };
+}
 
 const OPERATION_TABLE = [
   {
@@ -542,21 +554,14 @@ const OPERATION_TABLE = [
     operationId: "mcp",
     summary: "MCP tool endpoint (JSON-RPC 2.0)",
     description:
-      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers: initialize, tools/list, tools/call (tool schemas at /.well-known/mcp.json). One message per POST (batches are refused). Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. The kill switch, API keys and rate limits answer in the envelope before any JSON-RPC is read. GET answers 405.",
+      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /.well-known/mcp/server-card.json. One message per POST (batches are refused). Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
     tags: ["Tools"],
     access: "tool",
     jsonRpc: true,
     body: jsonRpcRequestSchema,
     responses: {
-      "200": { description: "A JSON-RPC response (result or error)", schema: jsonRpcResponseSchema },
+      ...jsonRpcAnswers("Parse error (-32700) or invalid request (-32600, batches included)"),
       "202": { description: "A notification (or a response message) was accepted; no body" },
-      "400": {
-        description: "Parse error (-32700) or invalid request (-32600, batches included)",
-        schema: jsonRpcErrorResponseSchema,
-      },
-      "413": { description: "Body over 64 KiB (-32600)", schema: jsonRpcErrorResponseSchema },
-      "415": { description: "Content-Type is not application/json (-32600)", schema: jsonRpcErrorResponseSchema },
-      "500": { description: "Internal error (-32603)", schema: jsonRpcErrorResponseSchema },
     },
   },
   {
@@ -574,6 +579,19 @@ const OPERATION_TABLE = [
     },
   },
   {
+    method: "post",
+    path: "/api/a2a",
+    operationId: "a2a",
+    summary: "A2A endpoint (Agent2Agent protocol 1.0, JSON-RPC binding)",
+    description:
+      'Agent2Agent protocol 1.0 over JSON-RPC 2.0 (send the A2A-Version: 1.0 header; the card is at /.well-known/agent-card.json). SendMessage with a data part {"skill": <skill id>, "arguments": {...}} runs the MCP tool of that name (same arguments, same domain functions as the REST routes); a message with text only searches merchants. Success is an agent message whose data part is the navigation envelope; a refusal is a task in state rejected or failed whose status message carries the guidance and the error envelope. GetTask and ListTasks read the caller\'s own tasks. No streaming, no push notifications. A Host or Origin header naming another site is refused with 403. The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status.',
+    tags: ["Tools"],
+    access: "tool",
+    jsonRpc: true,
+    body: jsonRpcRequestSchema,
+    responses: jsonRpcAnswers("Parse error (-32700), invalid request (-32600) or unsupported A2A version"),
+  },
+  {
     method: "get",
     path: "/.well-known/agent-card.json",
     operationId: "getAgentCard",
@@ -581,6 +599,17 @@ const OPERATION_TABLE = [
     tags: ["Discovery"],
     access: "open",
     responses: { "200": { description: "The agent card (bare, as A2A clients read it)", schema: agentCardSchema } },
+  },
+  {
+    method: "get",
+    path: "/.well-known/mcp/server-card.json",
+    operationId: "getMcpServerCard",
+    summary: "MCP server card",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": { description: "The MCP server card (bare, as MCP clients read it)", schema: mcpServerCardSchema },
+    },
   },
   {
     method: "get",

@@ -59,22 +59,28 @@ describe("/.well-known/mcp.json", () => {
 });
 
 describe("/.well-known/agent-card.json", () => {
-  it("is an A2A agent card whose skills are the tools", async () => {
+  it("is an A2A 1.0 agent card: a JSON-RPC interface at /api/a2a, 1.0 security schemes, the tools as skills", async () => {
     const { status, headers, body } = await server.getJson("/.well-known/agent-card.json");
     expect(status).toBe(200);
     expect(headers.get("content-type")).toMatch(/^application\/json/);
     expect(body.success).toBeUndefined();
     expect(body).toMatchObject({
       name: "Abeille",
-      url: `${TEST_BASE_URL}/api/mcp`,
+      supportedInterfaces: [{ url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
       version: "1.0.0",
       provider: { organization: "Abeille", url: TEST_BASE_URL },
-      defaultInputModes: ["application/json"],
-      defaultOutputModes: ["application/json"],
+      defaultInputModes: ["application/json", "text/plain"],
+      defaultOutputModes: ["application/json", "text/plain"],
       capabilities: { streaming: false, pushNotifications: false },
+      securitySchemes: {
+        bearer: { httpAuthSecurityScheme: { scheme: "bearer" } },
+        apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } },
+      },
     });
-    expect(typeof body.protocolVersion).toBe("string");
-    expect(body.description).toContain("MCP");
+    // The 0.3 fields are gone: no url/preferredTransport pointing A2A clients at the MCP endpoint.
+    expect(body.url).toBeUndefined();
+    expect(body.preferredTransport).toBeUndefined();
+    expect(body.protocolVersion).toBeUndefined();
     const tools = await toolsList();
     expect(body.skills.map((skill: JsonObject) => skill.id)).toEqual(tools.map((tool) => tool.name));
     for (const skill of body.skills) {
@@ -82,6 +88,24 @@ describe("/.well-known/agent-card.json", () => {
       expect(skill.description.length).toBeGreaterThan(100);
       expect(skill.tags.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe("/.well-known/mcp/server-card.json", () => {
+  it("is the MCP server card: endpoint, protocol versions and the optional key header", async () => {
+    const { status, body } = await server.getJson("/.well-known/mcp/server-card.json");
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      $schema: "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
+      name: "test.abeille/abeille",
+      version: "1.0.0",
+      remotes: [{ type: "streamable-http", url: `${TEST_BASE_URL}/api/mcp` }],
+    });
+    expect(body.description.length).toBeLessThanOrEqual(100);
+    expect(body.remotes[0].supportedProtocolVersions[0]).toBe("2026-07-28");
+    expect(body.remotes[0].headers[0]).toMatchObject({ name: "Authorization", isRequired: false, isSecret: true });
+    const mcp = await server.getJson("/.well-known/mcp.json");
+    expect(body.remotes[0].supportedProtocolVersions).toEqual(mcp.body.supportedProtocolVersions);
   });
 });
 

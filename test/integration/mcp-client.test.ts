@@ -379,6 +379,23 @@ describe("business failures come back as isError with guidance", () => {
     expect(guidance).toContain("submit_lead");
   });
 
+  it("quote_order_readiness without any key says a key is needed, not that the key lacks a permission", async () => {
+    const guidance = expectFailure(await call("quote_order_readiness", { ab_id: first("order_ready") }), "FORBIDDEN");
+    expect(guidance).toContain("This tool needs an API key");
+    expect(guidance).not.toContain("The API key you presented");
+  });
+
+  it("quote_order_readiness with a key that lacks the permission says so", async () => {
+    const reader = await connect({ "x-api-key": await approvedKey(1) });
+    try {
+      const result = await call("quote_order_readiness", { ab_id: first("order_ready") }, reader);
+      const guidance = expectFailure(result, "FORBIDDEN");
+      expect(guidance).toContain("The API key you presented does not carry the permission");
+    } finally {
+      await reader.close();
+    }
+  });
+
   it("a wrong tracking token answers like an unknown lead", async () => {
     expectFailure(
       await call("check_lead_status", { lead_id: "00000000-0000-4000-8000-000000000000", tracking_token: "nope" }),
@@ -452,7 +469,12 @@ describe("every tool with invalid arguments", () => {
 
 describe("protocol faults through the SDK client", () => {
   it("an unknown tool is a JSON-RPC -32602 error, not a tool result", async () => {
-    await expect(client.callTool({ name: "book_table", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    const failure = await client.callTool({ name: "book_table", arguments: {} }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: -32602 });
+    // The SDK client adds its own "MCP error -32602: " once; the server's message is not prefixed again.
+    expect((failure as Error).message).toMatch(
+      /^MCP error -32602: Unknown tool: book_table\. Available tools: search_merchants, /,
+    );
   });
 });
 

@@ -2,13 +2,15 @@
  * The tool endpoint's JSON-RPC framing over raw HTTP: what a plain JSON-RPC client (no MCP SDK)
  * meets, including the faults.
  */
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorEnvelope } from "../helpers/envelope.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ count: 60 });
+  // A browser client's page on another site is allowed by listing its origin (DNS-rebinding protection).
+  server = await startTestServer({ count: 60, env: { MCP_ALLOWED_ORIGINS: "https://agent.example" } });
 });
 afterAll(async () => {
   await server?.close();
@@ -31,6 +33,32 @@ async function post(
     json = null;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/** fetch does not let a caller set Host: a raw HTTP request does, as a rebinding page's browser would. */
+function postWithHost(body: unknown, host: string): Promise<{ status: number; json: JsonObject | null }> {
+  const target = new URL(`${server.url}/api/mcp`);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        headers: { host, "content-type": "application/json" },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          resolve({ status: response.statusCode ?? 0, json: text ? (JSON.parse(text) as JsonObject) : null });
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(JSON.stringify(body));
+  });
 }
 
 const initialize = (id: unknown = 1) => ({
@@ -149,6 +177,25 @@ describe("protocol faults are JSON-RPC errors with the id echoed", () => {
     }
   });
 
+  it("an unsupported MCP-Protocol-Version header is 400 naming the supported versions, with the id", async () => {
+    const { status, json } = await post(
+      { jsonrpc: "2.0", id: 78, method: "tools/list" },
+      { "mcp-protocol-version": "1999-01-01" },
+    );
+    expect(status).toBe(400);
+    expect(json?.id).toBe(78);
+    expect(json?.error.message).toMatch(/Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, /);
+  });
+
+  it("a 2026-07-28 header without the per-request _meta is 400 saying what is missing, with the id", async () => {
+    const { status, json } = await post(
+      { jsonrpc: "2.0", id: 77, method: "tools/list" },
+      { "mcp-protocol-version": "2026-07-28" },
+    );
+    expect(status).toBe(400);
+    expect(json).toMatchObject({ id: 77, error: { code: -32602, data: { envelope: { missing: ["_meta"] } } } });
+  });
+
   it("-32601 for an unknown method, answered 200 with the id", async () => {
     const { status, json } = await post({ jsonrpc: "2.0", id: 9, method: "resources/list" });
     expect(status).toBe(200);
@@ -158,7 +205,7 @@ describe("protocol faults are JSON-RPC errors with the id echoed", () => {
   it("-32602 for an unknown tool, naming the available ones", async () => {
     const { json } = await post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "order_pizza" } });
     expect(json).toMatchObject({ id: 10, error: { code: -32602 } });
-    expect(json?.error.message).toContain("search_merchants");
+    expect(json?.error.message).toMatch(/^Unknown tool: order_pizza\. Available tools: search_merchants, /);
   });
 
   it("-32602 for malformed params of a known method", async () => {
@@ -322,14 +369,16 @@ describe("cross-origin access (MCP clients in a browser)", () => {
       headers: {
         origin: "https://agent.example",
         "access-control-request-method": "POST",
-        "access-control-request-headers": "content-type, authorization, mcp-protocol-version",
+        "access-control-request-headers": "content-type, authorization, mcp-protocol-version, mcp-method, mcp-name",
       },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(response.headers.get("access-control-allow-methods")).toBe("POST");
     const allowed = response.headers.get("access-control-allow-headers")?.split(", ") ?? [];
-    expect(allowed).toEqual(expect.arrayContaining(["content-type", "authorization", "mcp-protocol-version"]));
+    expect(allowed).toEqual(
+      expect.arrayContaining(["content-type", "authorization", "mcp-protocol-version", "mcp-method", "mcp-name"]),
+    );
   });
 
   it("lets the page read answers and refusals alike, with the request id and rate limit headers", async () => {
@@ -342,9 +391,61 @@ describe("cross-origin access (MCP clients in a browser)", () => {
       { origin: "https://agent.example", authorization: "Bearer ab_live_unknown" },
     );
     expect(refused.status).toBe(401);
+    expect(refused.json).toMatchObject({
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32001, data: { code: "UNAUTHORIZED", status: 401 } },
+    });
     expect(refused.headers.get("access-control-allow-origin")).toBe("*");
     const wrongMethod = await fetch(`${server.url}/api/mcp`, { headers: { origin: "https://agent.example" } });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("access-control-allow-origin")).toBe("*");
+  });
+});
+
+describe("DNS-rebinding protection (Host and Origin)", () => {
+  const ping = { jsonrpc: "2.0", id: 5, method: "ping" };
+
+  it("refuses a Host that names another site with 403 and a JSON-RPC error, before anything else", async () => {
+    const { status, json } = await postWithHost(ping, "evil.example:80");
+    expect(status).toBe(403);
+    expect(json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, data: { code: "FORBIDDEN" } } });
+    expect(json?.error.message).toContain("evil.example");
+  });
+
+  it("refuses an Origin that is neither the service's, a loopback one nor listed", async () => {
+    const { status, json } = await post(ping, { origin: "http://evil.example" });
+    expect(status).toBe(403);
+    expect(json?.error.message).toContain("http://evil.example");
+  });
+
+  it("accepts the base URL's host and origin, loopback ones and the listed origin", async () => {
+    for (const headers of [
+      { origin: "http://abeille.test" },
+      { origin: "http://localhost:6274" },
+      { origin: "https://agent.example" },
+    ]) {
+      const { status, json } = await post(ping, headers);
+      expect(status, JSON.stringify(headers)).toBe(200);
+      expect(json).toEqual({ jsonrpc: "2.0", id: 5, result: {} });
+    }
+    expect((await postWithHost(ping, "abeille.test")).status).toBe(200);
+    expect((await postWithHost(ping, "localhost:1234")).status).toBe(200);
+  });
+});
+
+describe("refusals are JSON-RPC errors with the HTTP status kept", () => {
+  it("a malformed API key is 401 with the request id, the error code and the recovery steps", async () => {
+    const { status, json, headers } = await post(
+      { jsonrpc: "2.0", id: "call-7", method: "tools/list" },
+      { authorization: "Bearer not-a-key" },
+    );
+    expect(status).toBe(401);
+    expect(headers.get("content-type")).toMatch(/^application\/json/);
+    expect(json?.id).toBe("call-7");
+    expect(json?.error.code).toBe(-32001);
+    expect(json?.error.data.code).toBe("UNAUTHORIZED");
+    expect(json?.error.data._actions.map((step: JsonObject) => step.rel)).toContain("register_agent");
+    expect(json).not.toHaveProperty("success");
   });
 });

@@ -270,8 +270,30 @@ describe("the tool endpoint and discovery", () => {
     await expectAnswer("POST", "/api/mcp", 415, { headers: { "content-type": "text/plain" }, body: "{}" });
   });
 
+  it("A2A answers", async () => {
+    const a2a = (body: unknown) => ({
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const message = { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "boulangerie" }] };
+    await expectAnswer(
+      "POST",
+      "/api/a2a",
+      200,
+      a2a({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message } }),
+    );
+    await expectAnswer("POST", "/api/a2a", 200, a2a({ jsonrpc: "2.0", id: 2, method: "nope" }));
+    await expectAnswer("POST", "/api/a2a", 400, {
+      headers: { "content-type": "application/json", "a2a-version": "9.9" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "SendMessage", params: { message } }),
+    });
+    await expectAnswer("POST", "/api/a2a", 413, a2a({ jsonrpc: "2.0", id: 4, pad: "x".repeat(70_000) }));
+    await expectAnswer("POST", "/api/a2a", 415, { headers: { "content-type": "text/plain" }, body: "{}" });
+  });
+
   it("discovery documents", async () => {
     await expectAnswer("GET", "/.well-known/mcp.json", 200);
+    await expectAnswer("GET", "/.well-known/mcp/server-card.json", 200);
     await expectAnswer("GET", "/.well-known/agent-card.json", 200);
     await expectAnswer("GET", "/openapi.json", 200);
     await expectAnswer("GET", "/llms.txt", 200);

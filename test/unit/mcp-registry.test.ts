@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { agentCard } from "../../src/a2a/card.ts";
 import { errorCodes } from "../../src/errors/catalog.ts";
-import { agentCard, llmsTxt, mcpDiscovery } from "../../src/mcp/discovery.ts";
+import { llmsTxt, mcpDiscovery, mcpServerCard, mcpServerCardSchema } from "../../src/mcp/discovery.ts";
 import { describeArguments, failureText } from "../../src/mcp/guidance.ts";
 import { findTool, inputSchemaOf, TOOL_NAMES, TOOLS, toolDescriptors } from "../../src/mcp/registry.ts";
 import { inlineJsonSchema } from "../../src/openapi/json-schema.ts";
@@ -169,11 +170,27 @@ describe("discovery documents from the registry", () => {
     expect(document.endpoint).toBe(`${base}/api/mcp`);
   });
 
-  it("the agent card's skills are the tools", () => {
+  it("the agent card's skills are the tools, reached over A2A 1.0 JSON-RPC at /api/a2a", () => {
     const card = agentCard(base);
     expect(card.skills.map((skill) => skill.id)).toEqual(SPEC_TOOLS);
-    expect(card.url).toBe(`${base}/api/mcp`);
+    expect(card.supportedInterfaces).toEqual([
+      { url: `${base}/api/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
+    ]);
     expect(card.version).toBe("1.0.0");
+  });
+
+  it("the MCP server card names the endpoint, the versions and a reverse-DNS name within the v1 bounds", () => {
+    const card = mcpServerCard(base);
+    expect(mcpServerCardSchema.parse(card)).toEqual(card);
+    expect(card.name).toBe("example.abeille/abeille");
+    expect(card.remotes[0]?.url).toBe(`${base}/api/mcp`);
+    expect(card.remotes[0]?.supportedProtocolVersions.slice(0, 4)).toEqual([
+      "2026-07-28",
+      "2025-11-25",
+      "2025-06-18",
+      "2025-03-26",
+    ]);
+    expect(mcpServerCard("http://localhost:4321").name).toBe("localhost/abeille");
   });
 
   it("llms.txt follows the llms.txt layout: title, summary, link sections", () => {

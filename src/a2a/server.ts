@@ -1,0 +1,130 @@
+import type { ListTasksRequest, ListTasksResponse, Task } from "@a2a-js/sdk";
+import { A2A_VERSION_HEADER } from "@a2a-js/sdk";
+import {
+  DefaultRequestHandler,
+  JsonRpcTransportHandler,
+  ServerCallContext,
+  type TaskStore,
+  validateVersion,
+} from "@a2a-js/sdk/server";
+import type { ToolContext } from "../mcp/tool.ts";
+import { agentCard } from "./card.ts";
+import { TOOL_CONTEXT_KEY, ToolSkillExecutor } from "./executor.ts";
+
+/**
+ * POST /api/a2a: the A2A 1.0 JSON-RPC binding, on the official SDK (@a2a-js/sdk): its
+ * DefaultRequestHandler and JsonRpcTransportHandler, framework-free (the SDK's Express adapter
+ * does the same around them). No streaming and no push notifications: every skill answers within
+ * the call (the card says so). Tasks (refusals only) are kept in memory, a bounded number, and
+ * each caller reads only its own.
+ */
+
+export const A2A_MAX_BODY_BYTES = 64 * 1024;
+const MAX_TASKS = 1000;
+const MAX_PAGE = 100;
+
+/** The caller a task belongs to: its agent id, or the client address for anonymous calls. */
+function ownerOf(context: ServerCallContext): string {
+  return context.user?.userName ?? "";
+}
+
+/** An in-memory task store that forgets the oldest tasks past MAX_TASKS, scoped by caller. */
+export class BoundedTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, { owner: string; task: Task }>();
+
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    this.tasks.delete(task.id);
+    this.tasks.set(task.id, { owner: ownerOf(context), task: structuredClone(task) });
+    while (this.tasks.size > MAX_TASKS) {
+      const oldest = this.tasks.keys().next().value;
+      if (oldest === undefined) break;
+      this.tasks.delete(oldest);
+    }
+  }
+
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    const entry = this.tasks.get(taskId);
+    return entry && entry.owner === ownerOf(context) ? structuredClone(entry.task) : undefined;
+  }
+
+  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const owner = ownerOf(context);
+    const matching = [...this.tasks.values()]
+      .filter((entry) => entry.owner === owner)
+      .map((entry) => entry.task)
+      .filter((task) => !params.contextId || task.contextId === params.contextId)
+      .filter((task) => !params.status || task.status?.state === params.status)
+      .reverse();
+    const pageSize = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
+    const start = Number.parseInt(params.pageToken || "0", 10) || 0;
+    const page = matching.slice(start, start + pageSize).map((task) => structuredClone(task));
+    return {
+      tasks: page,
+      nextPageToken: start + pageSize < matching.length ? String(start + pageSize) : "",
+      pageSize,
+      totalSize: matching.length,
+    };
+  }
+}
+
+const taskStore = new BoundedTaskStore();
+const handlers = new Map<string, { transport: JsonRpcTransportHandler; requestHandler: DefaultRequestHandler }>();
+
+/** One request handler per base URL (the card names the endpoint). */
+function handlerFor(baseUrl: string) {
+  let handler = handlers.get(baseUrl);
+  if (!handler) {
+    const requestHandler = new DefaultRequestHandler(agentCard(baseUrl), taskStore, new ToolSkillExecutor());
+    handler = { requestHandler, transport: new JsonRpcTransportHandler(requestHandler) };
+    handlers.set(baseUrl, handler);
+  }
+  return handler;
+}
+
+export interface A2aAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Answers one JSON-RPC request of the A2A binding. `body` is the request's text (framing faults
+ * are the SDK's: -32700, -32600, -32601, -32602); `headers` gives the A2A-Version asked for.
+ */
+export async function handleA2aPost(
+  body: string,
+  headers: Headers,
+  toolContext: ToolContext,
+  id: string | number | null,
+): Promise<A2aAnswer> {
+  const { transport, requestHandler } = handlerFor(toolContext.app.config.baseUrl);
+  const caller = toolContext.caller;
+  const userName = caller.agentId ?? `anonymous:${caller.clientAddress}`;
+  const context = new ServerCallContext({
+    user: { isAuthenticated: caller.agentId !== null, userName },
+    requestedVersion: headers.get(A2A_VERSION_HEADER) ?? undefined,
+    state: new Map<string, unknown>([[TOOL_CONTEXT_KEY, toolContext]]),
+  });
+  try {
+    validateVersion(context.requestedVersion, await requestHandler.getAgentCard(), "JSONRPC");
+    const answer = await transport.handle(body, context);
+    if (typeof (answer as AsyncGenerator)[Symbol.asyncIterator] === "function") {
+      // Streaming methods: the card says streaming is off, and the SDK refuses them before this.
+      const stream = answer as AsyncGenerator<unknown>;
+      await stream.return(undefined);
+      return {
+        status: 200,
+        body: {
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32004, message: "Streaming is not supported by this agent; use SendMessage" },
+        },
+      };
+    }
+    return { status: 200, body: answer as unknown as Record<string, unknown> };
+  } catch (failure) {
+    return {
+      status: 400,
+      body: { jsonrpc: "2.0", id, error: JsonRpcTransportHandler.mapToJSONRPCError(failure) },
+    };
+  }
+}
