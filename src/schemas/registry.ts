@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
+import { MATCHED_FIELDS } from "../search/search-index.ts";
 import { abIdSchema, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
 
@@ -52,6 +53,14 @@ export const searchQuerySchema = z
         .max(SEARCH_LIMIT_MAX, `must be at most ${SEARCH_LIMIT_MAX}`),
     ),
     semantic: queryBoolean,
+    cursor: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .max(200, "must be at most 200 characters")
+        .regex(/^[A-Za-z0-9_-]+$/, "must be a next_cursor of an earlier answer to the same query")
+        .optional(),
+    ),
   })
   .superRefine((value, context) => {
     if ((value.lat === undefined) !== (value.lng === undefined)) {
@@ -90,6 +99,10 @@ export const searchResultSchema = z
       distance_km: z.number().optional(),
     }),
     products: z.array(searchProductSchema),
+    /** Blended relevance (text, trust, distance), 0-100; comparable within one answer only. */
+    score: z.number().min(0).max(100),
+    /** Where the query matched: the identifier, the name, the trade, a product, a tag, the place, the description. */
+    matched: z.array(z.enum(MATCHED_FIELDS)),
     _actions: z.array(actionSchema),
     _state: merchantStateSchema,
   })
@@ -100,7 +113,13 @@ export const searchAnswerSchema = z.object({
   query: z.string(),
   results: z.array(searchResultSchema),
   count: z.number().int(),
-  retrieval_degraded: z.enum(["embedding_unavailable", "embedding_disabled"]).optional(),
+  /** How many merchants match in all (exact below 1,000 on either engine; at most 1,000). */
+  estimated_total: z.number().int().min(0),
+  /** Pass it back as `cursor` with the same query for the next page; null on the last page. */
+  next_cursor: z.string().nullable(),
+  /** With no result: what to try next (widen the radius, drop the tags, search without the town). */
+  recovery: z.array(actionSchema).optional(),
+  retrieval_degraded: z.enum(["embedding_unavailable", "embedding_disabled", "search_engine_unavailable"]).optional(),
 });
 export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
 

@@ -32,7 +32,7 @@ export function describeSearchIndexContract(name: string, makeIndex: (db: Db) =>
     });
 
     const search = async (text: string, more: Partial<SearchQuery> = {}): Promise<SearchHit[]> =>
-      await index.search({ text, tags: [], near: null, limit: 50, ...more });
+      (await index.search({ text, tags: [], near: null, limit: 50, ...more })).hits;
     const idsOf = async (text: string, more: Partial<SearchQuery> = {}): Promise<string[]> =>
       (await search(text, more)).map((hit) => hit.abId);
     const hitFor = async (abId: string, text: string, more: Partial<SearchQuery> = {}): Promise<SearchHit> => {

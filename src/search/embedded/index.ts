@@ -1,8 +1,18 @@
 import { createRevisionCache } from "../../domain/revision-cache.ts";
 import type { Db } from "../../store/db.ts";
 import { storeRevisionReader } from "../../store/store-revision.ts";
-import { normalizeTag, type QueryTerm, queryTerms } from "../normalize.ts";
-import type { SearchHit, SearchIndex, SearchQuery } from "../search-index.ts";
+import { normalizeTag, type QueryTerm } from "../normalize.ts";
+import { analyzeQuery, type Identifier } from "../query.ts";
+import {
+  MATCHED_FIELDS,
+  MAX_SEARCH_DEPTH,
+  type MatchedField,
+  type SearchHit,
+  type SearchIndex,
+  type SearchPage,
+  type SearchQuery,
+} from "../search-index.ts";
+import { MIN_TYPO_WORD_LENGTH, typoProbes, withinOneEdit } from "../typos.ts";
 import {
   buildMerchantDocument,
   LISTED_STATUSES,
@@ -48,7 +58,7 @@ export interface EmbeddedSearchIndexOptions {
 
 /** The embedded index adds one optional member to SearchIndex. */
 export interface EmbeddedSearchIndex extends SearchIndex {
-  search(query: SearchQuery): SearchHit[];
+  search(query: SearchQuery): SearchPage;
   refresh(abIds: string[]): void;
   rebuild(onProgress?: (done: number, total: number) => void): void;
   /**
@@ -68,7 +78,7 @@ const MAX_LIMIT = 500;
 // with 9.3 of the top 10 shared between the two (300/120 shared as many, at 1.0 ms).
 const DEFAULT_POOL = 80;
 const DEFAULT_MAX_RANKED = 200;
-/** Merchants whose normalised catalogue is kept between searches. */
+/** Merchants whose normalised catalogue and fields are kept between searches. */
 const PRODUCT_CACHE_ENTRIES = 5_000;
 /** Extra rows a search by point alone reads, for R*Tree rounding at the radius (see nearCandidates). */
 const NEAR_SLACK = 8;
@@ -91,13 +101,25 @@ interface Candidate {
 
 interface NormalizedQuery {
   terms: QueryTerm[];
+  identifier: Identifier | null;
   tags: string[];
   near: { lat: number; lng: number; radiusKm: number } | null;
   limit: number;
+  offset: number;
 }
 
+/** What a returned merchant's matched fields and products are read from, normalised once. */
+interface HitDetail {
+  products: PreparedProduct[];
+  fields: Record<"name" | "trade" | "place" | "description" | "tag", readonly string[]>;
+}
+
+/** Alternatives kept for a misspelt word, the most frequent first. */
+const MAX_ALTERNATIVES = 8;
+const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
+
 const MERCHANT_SELECT = `
-  SELECT m.ab_id, m.business_name, m.legal_name, m.naf_code, m.sector, m.status, m.postal_code, m.city,
+  SELECT m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.sector, m.status, m.postal_code, m.city,
          m.description, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
          tp.department_code
   FROM merchants m LEFT JOIN territorial_proofs tp ON tp.ab_id = m.ab_id`;
@@ -111,7 +133,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
   const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
   const statements = new Map<string, Statement>();
-  const productCache = createRevisionCache<PreparedProduct[]>({ maxEntries: PRODUCT_CACHE_ENTRIES });
+  const detailCache = createRevisionCache<HitDetail>({ maxEntries: PRODUCT_CACHE_ENTRIES });
   const storeRevision = storeRevisionReader(db);
   let stale = true;
 
@@ -344,40 +366,174 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     return stale;
   }
 
-  function search(query: SearchQuery): SearchHit[] {
+  function search(query: SearchQuery): SearchPage {
     if (stillStale()) {
-      if (sqlite.readonly) return [];
+      if (sqlite.readonly) return EMPTY_PAGE;
       rebuild();
     }
     const normalized = normalizeQuery(query);
-    if (normalized === null) return [];
-    const { terms, tags, near, limit } = normalized;
+    if (normalized === null) return EMPTY_PAGE;
+    if (normalized.identifier) {
+      const found = identifierCandidates(normalized.identifier, normalized.near);
+      if (found.length > 0) return page(found, found.length, normalized, true);
+    }
+    const { terms, tags, near } = normalized;
     // Nothing searchable typed (empty, or only stop words): tags or a point alone may still
     // narrow the query; with neither, nothing matches rather than everything.
-    if (terms.length === 0 && tags.length === 0 && near === null) return [];
+    if (terms.length === 0 && tags.length === 0 && near === null) return EMPTY_PAGE;
     const weights = weightsFor(terms.length > 0, near !== null);
-    const candidates =
-      terms.length > 0 || tags.length > 0 ? matchCandidates(normalized, weights) : nearCandidates(normalized, weights);
-    const hits = candidates.slice(0, limit);
-    const products = hits.length > 0 ? preparedProducts(hits.map((hit) => hit.abId)) : new Map();
-    return hits.map((hit) => ({
-      abId: hit.abId,
-      score: hit.score,
-      distanceKm: hit.distanceKm === null ? null : roundKm(hit.distanceKm),
-      matchedProductIds: matchProducts(products.get(hit.abId) ?? [], terms, tags),
-    }));
+    if (terms.length === 0 && tags.length === 0) {
+      const candidates = nearCandidates(normalized, weights);
+      return page(candidates, estimateNear(normalized), normalized);
+    }
+    let found = matchCandidates(normalized, weights);
+    if (found.candidates.length === 0 && terms.length > 0) {
+      // Fuzzy fallback: words the index does not hold are replaced by indexed words one typo away.
+      const corrected = correctTypos(terms);
+      if (corrected) {
+        normalized.terms = corrected;
+        found = matchCandidates(normalized, weights);
+      }
+    }
+    const total = found.complete ? found.candidates.length : countMatches(found.match);
+    return page(found.candidates, total, normalized);
+  }
+
+  function page(
+    candidates: readonly Candidate[],
+    total: number,
+    query: NormalizedQuery,
+    byIdentifier = false,
+  ): SearchPage {
+    const hits = candidates.slice(query.offset, query.offset + query.limit);
+    const details = hits.length > 0 ? hitDetails(hits.map((hit) => hit.abId)) : new Map<string, HitDetail>();
+    return {
+      hits: hits.map((hit): SearchHit => {
+        const detail = details.get(hit.abId);
+        return {
+          abId: hit.abId,
+          score: hit.score,
+          distanceKm: hit.distanceKm === null ? null : roundKm(hit.distanceKm),
+          matchedProductIds: byIdentifier ? [] : matchProducts(detail?.products ?? [], query.terms, query.tags),
+          matched: byIdentifier ? ["identifier"] : matchedFields(detail, query),
+        };
+      }),
+      estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(total, candidates.length)),
+    };
   }
 
   /**
-   * The returned merchants' products, normalised for matching. Normalising a catalogue costs more
-   * than the FTS query of a precise search, and the same merchants come back search after
-   * search: prepared catalogues are kept for the store revision they were read at.
+   * The returned merchants' products and fields, normalised for matching. Normalising a
+   * catalogue costs more than the FTS query of a precise search, and the same merchants come
+   * back search after search: details are kept for the store revision they were read at.
    */
-  function preparedProducts(abIds: readonly string[]): Map<string, PreparedProduct[]> {
-    return productCache.readThrough(abIds, storeRevision(), undefined, (missing) => {
-      const rows = readProducts(missing);
-      return new Map(missing.map((abId) => [abId, (rows.get(abId) ?? []).map(prepareProduct)]));
+  function hitDetails(abIds: readonly string[]): Map<string, HitDetail> {
+    return detailCache.readThrough(abIds, storeRevision(), undefined, (missing) => {
+      const { merchants, products } = readMerchants(missing);
+      const rows = new Map(merchants.map((merchant) => [merchant.ab_id, merchant]));
+      return new Map(
+        missing.map((abId): [string, HitDetail] => {
+          const catalogue = products.get(abId) ?? [];
+          const merchant = rows.get(abId);
+          const doc = merchant ? buildMerchantDocument(merchant, catalogue, 0) : null;
+          const words = (text: string | undefined) => (text ? text.split(" ") : []);
+          return [
+            abId,
+            {
+              products: catalogue.map(prepareProduct),
+              fields: {
+                name: words(doc?.name),
+                trade: words(doc?.trade),
+                place: words(doc?.place),
+                description: words(doc?.about),
+                tag: words(doc?.tagsText),
+              },
+            },
+          ];
+        }),
+      );
     });
+  }
+
+  /** A merchant found by its SIRET, its SIREN (each establishment) or its ab_id, if listed. */
+  function identifierCandidates(identifier: Identifier, near: NormalizedQuery["near"]): Candidate[] {
+    const select = "SELECT s.id AS id, s.ab_id AS abId, s.trust AS trust, s.lat AS lat, s.lng AS lng";
+    let rows: CandidateRow[];
+    if (identifier.kind === "ab_id") {
+      rows = prepare(`${select} FROM search_merchants s WHERE s.ab_id = ?`).all(identifier.value) as CandidateRow[];
+    } else {
+      const [low, high] =
+        identifier.kind === "siret"
+          ? [identifier.value, identifier.value]
+          : [`${identifier.value}00000`, `${identifier.value}99999`];
+      rows = prepare(
+        `${select} FROM merchants m JOIN search_merchants s ON s.ab_id = m.ab_id
+         WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`,
+      ).all(low, high, MAX_SEARCH_DEPTH) as CandidateRow[];
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      abId: row.abId,
+      score: IDENTIFIER_SCORE,
+      distanceKm:
+        near && row.lat !== null && row.lng !== null ? haversineKm(near, { lat: row.lat, lng: row.lng }) : null,
+    }));
+  }
+
+  /** Counts the matches of a MATCH expression, up to the deepest page. */
+  function countMatches(match: string): number {
+    const count = prepare(
+      `SELECT count(*) FROM (SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH ? LIMIT ${MAX_SEARCH_DEPTH})`,
+    )
+      .pluck()
+      .get(match);
+    return typeof count === "number" ? count : 0;
+  }
+
+  /** Merchants in the point's box (a little more than the circle), up to the deepest page. */
+  function estimateNear(query: NormalizedQuery): number {
+    if (!query.near) return 0;
+    const count = prepare(
+      `SELECT count(*) FROM (SELECT id FROM search_geo
+         WHERE max_lat >= @minLat AND min_lat <= @maxLat AND max_lng >= @minLng AND min_lng <= @maxLng
+         LIMIT ${MAX_SEARCH_DEPTH})`,
+    )
+      .pluck()
+      .get(boundingBox(query.near, query.near.radiusKm));
+    return typeof count === "number" ? count : 0;
+  }
+
+  /**
+   * The query's words the index does not hold (as typed, or as a prefix for the last one), of
+   * MIN_TYPO_WORD_LENGTH letters or more, replaced by the indexed words one edit away; null when
+   * no word could be corrected. The dictionary is fts5vocab over the merchant documents, looked
+   * up by ranges of two-letter beginnings (typoProbes), so a typo on the very first letter,
+   * other than a swap with the second, is not forgiven.
+   */
+  function correctTypos(terms: readonly QueryTerm[]): QueryTerm[] | null {
+    let changed = false;
+    const known = prepare("SELECT 1 FROM search_terms WHERE term >= ? AND term < ? LIMIT 1").pluck();
+    const range = prepare("SELECT term, doc FROM search_terms WHERE term >= ? AND term < ? LIMIT 20000").raw();
+    const corrected = terms.map((term): QueryTerm => {
+      const word = term.term;
+      if (word.length < MIN_TYPO_WORD_LENGTH || /\d/.test(word)) return term;
+      const end = term.prefix ? `${word}\uffff` : `${word}\u0000`;
+      if (known.get(word, end) !== undefined) return term;
+      const found = new Map<string, number>();
+      for (const probe of typoProbes(word)) {
+        for (const [candidate, docs] of range.all(probe, `${probe}\uffff`) as [string, number][]) {
+          if (withinOneEdit(word, candidate)) found.set(candidate, docs);
+        }
+      }
+      if (found.size === 0) return term;
+      changed = true;
+      const alternatives = [...found.entries()]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, MAX_ALTERNATIVES)
+        .map(([candidate]) => candidate);
+      return { ...term, prefix: false, alternatives };
+    });
+    return changed ? corrected : null;
   }
 
   /**
@@ -401,8 +557,13 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
    * count as least trusted for this cut until the next rebuild; their score uses their real trust.
    */
-  function matchCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
-    const params: Record<string, unknown> = { pool: Math.max(pool, query.limit) };
+  function matchCandidates(
+    query: NormalizedQuery,
+    weights: Weights,
+  ): { candidates: Candidate[]; match: string; complete: boolean } {
+    const depth = query.offset + query.limit;
+    const poolSize = Math.max(pool, depth);
+    const params: Record<string, unknown> = { pool: poolSize };
     const clauses: string[] = [];
     let cells: string[] | null = null;
     if (query.near) {
@@ -421,7 +582,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // cost: skip it. A partial word ("boulan") matches little as typed and is expanded.
     let terms = query.terms;
     if (terms.some((term) => term.prefix)) {
-      const exact = terms.map((term) => ({ term: term.term, prefix: false }));
+      const exact = terms.map((term) => ({ ...term, prefix: false }));
       const asTyped = prepare(
         `SELECT count(*) FROM (
            SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match ORDER BY rowid LIMIT @pool)`,
@@ -430,8 +591,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
         .get({ match: matchExpression(exact, [], null), pool });
       if (typeof asTyped === "number" && asTyped >= pool) terms = exact;
     }
-    params.match = matchFor(terms);
-    params.maxRanked = maxRanked;
+    const match = matchFor(terms);
+    params.match = match;
+    // A later page reads deeper than the cut when it has to.
+    params.maxRanked = query.offset > 0 ? Math.max(maxRanked, depth) : maxRanked;
     // One walk of the matches (text, tags, covering cells) in rowid order, most trusted first,
     // stopping at `maxRanked`: the cut is taken before the exact distance, so a few fewer rows
     // remain when some cells stick out of the circle.
@@ -443,7 +606,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     if (terms.length === 0) {
       // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
       const rows = prepare(`${select} FROM ${firstMatches("")} ${where}`).all(params) as CandidateRow[];
-      return rank(rows, query, weights, () => 1);
+      const candidates = rank(rows, query, weights, () => 1);
+      return { candidates, match, complete: rows.length < (params.maxRanked as number) };
     }
     // bm25() rather than the `rank` column: FTS5 would sort by rank itself, scoring every match.
     const rows = prepare(
@@ -452,7 +616,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
        ${where} ORDER BY c.bm LIMIT @pool`,
     ).all(params) as CandidateRow[];
     const best = rows.reduce((max, row) => Math.max(max, -(row.bm ?? 0)), 0);
-    return rank(rows, query, weights, (row) => (best > 0 ? Math.max(0, -(row.bm ?? 0)) / best : 1));
+    const candidates = rank(rows, query, weights, (row) => (best > 0 ? Math.max(0, -(row.bm ?? 0)) / best : 1));
+    return { candidates, match, complete: rows.length < poolSize };
   }
 
   /**
@@ -470,7 +635,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       lat: near.lat,
       lng: near.lng,
       radius: near.radiusKm,
-      limit: query.limit + NEAR_SLACK,
+      limit: query.offset + query.limit + NEAR_SLACK,
     };
     const distance = haversineSql("g.min_lat", "g.min_lng");
     const ids = prepare(
@@ -537,6 +702,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
 function normalizeQuery(query: SearchQuery): NormalizedQuery | null {
   const limit = Math.min(MAX_LIMIT, Math.floor(Number(query.limit)));
   if (!Number.isFinite(limit) || limit < 1) return null;
+  const offset = Math.floor(Number(query.offset ?? 0));
+  if (!Number.isFinite(offset) || offset < 0 || offset + limit > MAX_SEARCH_DEPTH) return null;
   const text = typeof query.text === "string" ? query.text : "";
   const tags = [
     ...new Set(
@@ -560,7 +727,8 @@ function normalizeQuery(query: SearchQuery): NormalizedQuery | null {
     if (!valid) return null;
     near = { lat, lng, radiusKm };
   }
-  return { terms: queryTerms(text), tags, near, limit };
+  const { terms, identifier } = analyzeQuery(text);
+  return { terms, identifier, tags, near, limit, offset };
 }
 
 /** Drops coordinates that cannot be placed on the R*Tree (missing, not finite, out of range). */
@@ -584,4 +752,30 @@ function groupBy<Row extends { ab_id: string }>(rows: readonly Row[]): Map<strin
     else grouped.set(row.ab_id, [row]);
   }
   return grouped;
+}
+
+/** Score of a merchant found by its identifier: above any blend. */
+const IDENTIFIER_SCORE = 100;
+
+function occurs(term: QueryTerm, words: readonly string[]): boolean {
+  if (term.alternatives && term.alternatives.length > 0) return term.alternatives.some((word) => words.includes(word));
+  return term.prefix ? words.some((word) => word.startsWith(term.term)) : words.includes(term.term);
+}
+
+/** The fields the query's words occur in (a trade word never counts its place), and `tag` when tags were asked. */
+function matchedFields(detail: HitDetail | undefined, query: NormalizedQuery): MatchedField[] {
+  const matched = new Set<MatchedField>();
+  if (query.tags.length > 0) matched.add("tag");
+  if (detail) {
+    const productWords = detail.products.flatMap((product) => [...product.name, ...product.description]);
+    for (const term of query.terms) {
+      if (occurs(term, detail.fields.name)) matched.add("name");
+      if (occurs(term, detail.fields.trade)) matched.add("trade");
+      if (occurs(term, productWords)) matched.add("product");
+      if (occurs(term, detail.fields.tag)) matched.add("tag");
+      if (!term.trade && occurs(term, detail.fields.place)) matched.add("place");
+      if (occurs(term, detail.fields.description)) matched.add("description");
+    }
+  }
+  return MATCHED_FIELDS.filter((field) => matched.has(field));
 }

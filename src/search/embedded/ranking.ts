@@ -11,18 +11,25 @@ import { TEXT_COLUMNS } from "./tables.ts";
  * user are at worst searched as words.
  */
 
+// Terms hold letters and digits only; doubling quotes is belt and braces.
+const phraseOf = (word: string) => `"${word.replaceAll('"', '""')}"`;
+
 function quote(term: QueryTerm): string {
-  // Terms hold letters and digits only; doubling quotes is belt and braces.
-  const phrase = `"${term.term.replaceAll('"', '""')}"`;
+  if (term.alternatives && term.alternatives.length > 0) {
+    return `(${term.alternatives.map(phraseOf).join(" OR ")})`;
+  }
+  const phrase = phraseOf(term.term);
   return term.prefix ? `${phrase}*` : phrase;
 }
 
-/** Every term must match somewhere in the merchant document. */
-export function allTermsMatch(terms: readonly QueryTerm[]): string {
-  return terms.map(quote).join(" AND ");
-}
-
 const TEXT_FILTER = `{${TEXT_COLUMNS.join(" ")}}`;
+/** A trade word never matches through the town alone (vocabulary.ts). */
+const TRADE_FILTER = `{${TEXT_COLUMNS.filter((column) => column !== "place").join(" ")}}`;
+
+/** Every term must match somewhere in the merchant document (a trade word, outside its place). */
+export function allTermsMatch(terms: readonly QueryTerm[]): string {
+  return terms.map((term) => `${term.trade ? TRADE_FILTER : TEXT_FILTER} : ${quote(term)}`).join(" AND ");
+}
 
 /**
  * The whole MATCH of a merchant search: every term in the text columns, every tag token and, when
@@ -35,7 +42,7 @@ export function matchExpression(
   cells: readonly string[] | null,
 ): string {
   const parts: string[] = [];
-  if (terms.length > 0) parts.push(`${TEXT_FILTER} : (${allTermsMatch(terms)})`);
+  if (terms.length > 0) parts.push(`(${allTermsMatch(terms)})`);
   const exact = (token: string): QueryTerm => ({ term: token, prefix: false });
   if (tagTokens.length > 0) parts.push(`{filters} : (${tagTokens.map((token) => quote(exact(token))).join(" AND ")})`);
   if (cells && cells.length > 0) parts.push(`{filters} : (${cells.map((cell) => quote(exact(cell))).join(" OR ")})`);

@@ -13,7 +13,8 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  * Tables: search_merchant_fts (one document per listed merchant: text columns, plus a `filters`
  * column of tag and grid-cell tokens, see filter-tokens.ts), search_geo (R*Tree of merchant
  * points, for searches by point alone), search_merchants (ranking data: trust, status, lat, lng),
- * search_meta (the format the tables were built with).
+ * search_meta (the format the tables were built with), search_terms (fts5vocab: the indexed words,
+ * for the fuzzy fallback, see typos.ts).
  *
  * Ids: each listed merchant gets a small integer id (search_merchants.id), the rowid of its FTS
  * document and of its R*Tree entry. rebuild() numbers merchants most trusted first, which lets a
@@ -27,7 +28,7 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  */
 
 /** Bump when the layout or the content of the derived tables changes. */
-export const INDEX_FORMAT = `embedded-6/norm-${NORMALIZATION_VERSION}`;
+export const INDEX_FORMAT = `embedded-7/norm-${NORMALIZATION_VERSION}`;
 
 /** bm25 weights of the merchant document columns, in column order. */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
@@ -55,11 +56,14 @@ export const CREATE_STATEMENTS: readonly string[] = [
     ${MERCHANT_COLUMNS.join(", ")},
     content = '', contentless_delete = 1, ${TOKENIZER}
   )`,
+  // The indexed words and how many documents hold each: the fuzzy fallback's dictionary.
+  "CREATE VIRTUAL TABLE IF NOT EXISTS search_terms USING fts5vocab(search_merchant_fts, row)",
   // +trust: an auxiliary column, so a search by point alone never leaves the R*Tree.
   "CREATE VIRTUAL TABLE IF NOT EXISTS search_geo USING rtree(id, min_lat, max_lat, min_lng, max_lng, +trust)",
 ];
 
 export const DROP_STATEMENTS: readonly string[] = [
+  "DROP TABLE IF EXISTS search_terms",
   "DROP TABLE IF EXISTS search_merchant_fts",
   "DROP TABLE IF EXISTS search_geo",
   "DROP TABLE IF EXISTS search_tags", // earlier formats
