@@ -1,5 +1,6 @@
 import { AB_ID_PATTERN } from "../schemas/common.ts";
-import { type QueryTerm, queryTerms } from "./normalize.ts";
+import { normalizeTag, type QueryTerm, queryTerms } from "./normalize.ts";
+import { MAX_SEARCH_DEPTH, type SearchQuery } from "./search-index.ts";
 import { FILLER_WORDS, TRADE_WORDS } from "./vocabulary.ts";
 
 /*
@@ -40,4 +41,44 @@ export function analyzeQuery(text: string): AnalyzedQuery {
     terms.push(TRADE_WORDS.has(term.term) ? { term: term.term, prefix: false, trade: true } : term);
   }
   return { terms, identifier };
+}
+
+export interface NormalizedQuery extends AnalyzedQuery {
+  /** Canonical tags (normalizeTag), deduplicated. */
+  tags: string[];
+  near: { lat: number; lng: number; radiusKm: number } | null;
+  limit: number;
+  offset: number;
+}
+
+/** Turns a caller's query into safe, normalised parts; null when it cannot match anything. */
+export function normalizeSearchQuery(query: SearchQuery): NormalizedQuery | null {
+  const limit = Math.floor(Number(query.limit));
+  const offset = Math.floor(Number(query.offset ?? 0));
+  if (!Number.isFinite(limit) || limit < 1 || !Number.isFinite(offset) || offset < 0) return null;
+  if (offset + limit > MAX_SEARCH_DEPTH) return null;
+  const tags = [
+    ...new Set(
+      (Array.isArray(query.tags) ? query.tags : [])
+        .filter((tag): tag is string => typeof tag === "string")
+        .map(normalizeTag)
+        // A tag with no letter or digit is never indexed, so it cannot be checked: it is ignored.
+        .filter((tag) => tag.length > 0),
+    ),
+  ];
+  let near: NormalizedQuery["near"] = null;
+  if (query.near) {
+    const { lat, lng, radiusKm } = query.near;
+    const valid =
+      Number.isFinite(lat) &&
+      Number.isFinite(lng) &&
+      Number.isFinite(radiusKm) &&
+      Math.abs(lat) <= 90 &&
+      Math.abs(lng) <= 180 &&
+      radiusKm > 0;
+    if (!valid) return null;
+    near = { lat, lng, radiusKm };
+  }
+  const { terms, identifier } = analyzeQuery(typeof query.text === "string" ? query.text : "");
+  return { terms, identifier, tags, near, limit, offset };
 }

@@ -57,6 +57,11 @@ export interface SignalRow {
 
 export interface MerchantDocument {
   abId: string;
+  siret: string;
+  sector: string;
+  departmentCode: string | null;
+  /** Canonical product tags (normalizeTag), for exact filtering. */
+  tags: string[];
   status: string;
   trust: number;
   lat: number | null;
@@ -145,6 +150,10 @@ export function buildMerchantDocument(
       : `${merchant.business_name} ${merchant.legal_name}`;
   return {
     abId: merchant.ab_id,
+    siret: merchant.siret,
+    sector: merchant.sector,
+    departmentCode: merchant.department_code,
+    tags: [...tags],
     status: merchant.status,
     trust,
     lat: merchant.latitude,

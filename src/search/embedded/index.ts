@@ -1,8 +1,8 @@
 import { createRevisionCache } from "../../domain/revision-cache.ts";
 import type { Db } from "../../store/db.ts";
 import { storeRevisionReader } from "../../store/store-revision.ts";
-import { normalizeTag, type QueryTerm } from "../normalize.ts";
-import { analyzeQuery, type Identifier } from "../query.ts";
+import type { QueryTerm } from "../normalize.ts";
+import { type Identifier, type NormalizedQuery, normalizeSearchQuery } from "../query.ts";
 import {
   MATCHED_FIELDS,
   MAX_SEARCH_DEPTH,
@@ -12,16 +12,9 @@ import {
   type SearchPage,
   type SearchQuery,
 } from "../search-index.ts";
+import { createSearchSource } from "../source.ts";
 import { MIN_TYPO_WORD_LENGTH, typoProbes, withinOneEdit } from "../typos.ts";
-import {
-  buildMerchantDocument,
-  LISTED_STATUSES,
-  type MerchantDocument,
-  type MerchantRow,
-  type ProductRow,
-  type SignalRow,
-  trustOf,
-} from "./documents.ts";
+import { buildMerchantDocument, type MerchantDocument, type MerchantRow, type ProductRow } from "./documents.ts";
 import { coveringCells, tagToken } from "./filter-tokens.ts";
 import { matchProducts, type PreparedProduct, prepareProduct } from "./product-match.ts";
 import {
@@ -71,8 +64,6 @@ export interface EmbeddedSearchIndex extends SearchIndex {
 
 const BATCH_SIZE = 2_000;
 const REFRESH_CHUNK = 500;
-/** Upper bound on `limit`, whatever the caller passes (the API allows 50). */
-const MAX_LIMIT = 500;
 // bm25 costs 1-2 µs a row and a common trade word matches thousands of merchants. Measured at
 // 100,000 merchants on the bench's trade words: 1,000/400 cost 3.2 ms a query, 200/80 0.9 ms,
 // with 9.3 of the top 10 shared between the two (300/120 shared as many, at 1.0 ms).
@@ -99,15 +90,6 @@ interface Candidate {
   distanceKm: number | null;
 }
 
-interface NormalizedQuery {
-  terms: QueryTerm[];
-  identifier: Identifier | null;
-  tags: string[];
-  near: { lat: number; lng: number; radiusKm: number } | null;
-  limit: number;
-  offset: number;
-}
-
 /** What a returned merchant's matched fields and products are read from, normalised once. */
 interface HitDetail {
   products: PreparedProduct[];
@@ -118,15 +100,6 @@ interface HitDetail {
 const MAX_ALTERNATIVES = 8;
 const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
 
-const MERCHANT_SELECT = `
-  SELECT m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.sector, m.status, m.postal_code, m.city,
-         m.description, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
-         tp.department_code
-  FROM merchants m LEFT JOIN territorial_proofs tp ON tp.ab_id = m.ab_id`;
-const PRODUCT_SELECT = "SELECT ab_id, product_id, name, description, tags, position FROM products";
-const SIGNAL_SELECT = "SELECT ab_id, key, status, value, expires_at FROM signals";
-const LISTED_SQL = [...LISTED_STATUSES].map((status) => `'${status.replaceAll("'", "''")}'`).join(", ");
-
 export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOptions = {}): EmbeddedSearchIndex {
   const sqlite: Sqlite = db.$client;
   const now = options.now ?? (() => new Date());
@@ -135,6 +108,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const statements = new Map<string, Statement>();
   const detailCache = createRevisionCache<HitDetail>({ maxEntries: PRODUCT_CACHE_ENTRIES });
   const storeRevision = storeRevisionReader(db);
+  const source = createSearchSource(db);
+  const { readMerchants } = source;
+  const documentOf = (merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument =>
+    buildMerchantDocument(merchant, products, trust);
   let stale = true;
 
   const prepare = (source: string): Statement => {
@@ -244,67 +221,12 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     insertDocuments(id, doc);
   }
 
-  function readMerchants(abIds: readonly string[]): { merchants: MerchantRow[]; products: Map<string, ProductRow[]> } {
-    const json = JSON.stringify(abIds);
-    const merchants = prepare(`${MERCHANT_SELECT} WHERE m.ab_id IN (SELECT value FROM json_each(?))`).all(
-      json,
-    ) as MerchantRow[];
-    return { merchants, products: readProducts(abIds) };
-  }
-
-  function readSignals(abIds: readonly string[]): Map<string, SignalRow[]> {
-    const rows = prepare(`${SIGNAL_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(abIds),
-    ) as SignalRow[];
-    return groupBy(rows);
-  }
-
-  function documentOf(merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument {
-    return buildMerchantDocument(withValidCoordinates(merchant), products, trust);
-  }
-
-  /**
-   * Trust totals of every listed merchant, most trusted first. Numbering merchants in this order
-   * lets search() cap the work on very common words by taking the most trusted matches (see
-   * matchCandidates).
-   */
-  function listedByTrust(at: Date): { abId: string; trust: number }[] {
-    const listed = new Map<string, { sector: string; trust: number }>();
-    const rows = sqlite.prepare(`SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL})`).all() as {
-      ab_id: string;
-      sector: string;
-    }[];
-    for (const row of rows) listed.set(row.ab_id, { sector: row.sector, trust: 0 });
-    let current: string | undefined;
-    let group: SignalRow[] = [];
-    const flush = (): void => {
-      const entry = current === undefined ? undefined : listed.get(current);
-      if (entry) entry.trust = trustOf(group, entry.sector, at);
-      group = [];
-    };
-    // Raw rows (arrays): this walks every signal of the registry.
-    const signals = sqlite.prepare(`${SIGNAL_SELECT} ORDER BY ab_id`).raw().iterate() as IterableIterator<
-      [string, string, string, string | null, string | null]
-    >;
-    for (const [abId, key, status, value, expiresAt] of signals) {
-      if (abId !== current) {
-        flush();
-        current = abId;
-      }
-      group.push({ ab_id: abId, key, status, value, expires_at: expiresAt });
-    }
-    flush();
-    return [...listed.entries()]
-      .map(([abId, entry]) => ({ abId, trust: entry.trust }))
-      .sort((a, b) => b.trust - a.trust || (a.abId < b.abId ? -1 : 1));
-  }
-
   function rebuild(onProgress?: (done: number, total: number) => void): void {
     const at = now();
     // One transaction: readers keep the previous index until the new one is complete, and a
     // failure leaves the previous index in place.
     sqlite.transaction(() => {
-      const order = listedByTrust(at);
+      const order = source.listedByTrust(at);
       dropTables();
       createTables();
       const insertMerchant = prepare(
@@ -339,19 +261,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     }
     const unique = [...new Set(abIds.filter((abId) => typeof abId === "string"))];
     const apply = sqlite.transaction((chunk: string[]) => {
-      const at = now();
-      const { merchants, products } = readMerchants(chunk);
-      const signals = readSignals(chunk);
-      const found = new Set(merchants.map((merchant) => merchant.ab_id));
-      for (const abId of chunk) if (!found.has(abId)) removeMerchant(abId); // deleted from the store
-      for (const merchant of merchants) {
-        if (!LISTED_STATUSES.has(merchant.status)) {
-          removeMerchant(merchant.ab_id);
-          continue;
-        }
-        const trust = trustOf(signals.get(merchant.ab_id) ?? [], merchant.sector, at);
-        replaceMerchant(documentOf(merchant, products.get(merchant.ab_id) ?? [], trust));
-      }
+      const { documents, unlisted } = source.listedDocuments(chunk, now());
+      for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
+      for (const doc of documents) replaceMerchant(doc);
     });
     for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
       apply(unique.slice(start, start + REFRESH_CHUNK));
@@ -371,7 +283,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       if (sqlite.readonly) return EMPTY_PAGE;
       rebuild();
     }
-    const normalized = normalizeQuery(query);
+    const normalized = normalizeSearchQuery(query);
     if (normalized === null) return EMPTY_PAGE;
     if (normalized.identifier) {
       const found = identifierCandidates(normalized.identifier, normalized.near);
@@ -682,13 +594,6 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     );
   }
 
-  function readProducts(abIds: readonly string[]): Map<string, ProductRow[]> {
-    const rows = prepare(
-      `${PRODUCT_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?)) ORDER BY ab_id, position, product_id`,
-    ).all(JSON.stringify(abIds)) as ProductRow[];
-    return groupBy(rows);
-  }
-
   return {
     name: "embedded",
     search,
@@ -696,62 +601,6 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     rebuild,
     needsRebuild: stillStale,
   };
-}
-
-/** Turns the caller's query into safe, normalised parts; null when it cannot match anything. */
-function normalizeQuery(query: SearchQuery): NormalizedQuery | null {
-  const limit = Math.min(MAX_LIMIT, Math.floor(Number(query.limit)));
-  if (!Number.isFinite(limit) || limit < 1) return null;
-  const offset = Math.floor(Number(query.offset ?? 0));
-  if (!Number.isFinite(offset) || offset < 0 || offset + limit > MAX_SEARCH_DEPTH) return null;
-  const text = typeof query.text === "string" ? query.text : "";
-  const tags = [
-    ...new Set(
-      (Array.isArray(query.tags) ? query.tags : [])
-        .filter((tag): tag is string => typeof tag === "string")
-        .map(normalizeTag)
-        // A tag with no letter or digit is never indexed, so it cannot be checked: it is ignored.
-        .filter((tag) => tag.length > 0),
-    ),
-  ];
-  let near: NormalizedQuery["near"] = null;
-  if (query.near) {
-    const { lat, lng, radiusKm } = query.near;
-    const valid =
-      Number.isFinite(lat) &&
-      Number.isFinite(lng) &&
-      Number.isFinite(radiusKm) &&
-      Math.abs(lat) <= 90 &&
-      Math.abs(lng) <= 180 &&
-      radiusKm > 0;
-    if (!valid) return null;
-    near = { lat, lng, radiusKm };
-  }
-  const { terms, identifier } = analyzeQuery(text);
-  return { terms, identifier, tags, near, limit, offset };
-}
-
-/** Drops coordinates that cannot be placed on the R*Tree (missing, not finite, out of range). */
-function withValidCoordinates(row: MerchantRow): MerchantRow {
-  const { latitude: lat, longitude: lng } = row;
-  const valid =
-    typeof lat === "number" &&
-    typeof lng === "number" &&
-    Number.isFinite(lat) &&
-    Number.isFinite(lng) &&
-    Math.abs(lat) <= 90 &&
-    Math.abs(lng) <= 180;
-  return valid ? row : { ...row, latitude: null, longitude: null };
-}
-
-function groupBy<Row extends { ab_id: string }>(rows: readonly Row[]): Map<string, Row[]> {
-  const grouped = new Map<string, Row[]>();
-  for (const row of rows) {
-    const list = grouped.get(row.ab_id);
-    if (list) list.push(row);
-    else grouped.set(row.ab_id, [row]);
-  }
-  return grouped;
 }
 
 /** Score of a merchant found by its identifier: above any blend. */
