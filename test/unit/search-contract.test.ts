@@ -1,12 +1,14 @@
 import { afterAll } from "vitest";
 import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
-import { type TestMeilisearch, startTestMeilisearch } from "../helpers/meilisearch-server.ts";
+import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
 import { describeSearchIndexContract } from "../helpers/search-index-contract.ts";
 
 const NOW = new Date("2026-06-01T00:00:00.000Z");
 
-describeSearchIndexContract("embedded (SQLite FTS5 + R*Tree)", (db) => createEmbeddedSearchIndex(db, { now: () => NOW }));
+describeSearchIndexContract("embedded (SQLite FTS5 + R*Tree)", (db) =>
+  createEmbeddedSearchIndex(db, { now: () => NOW }),
+);
 
 let meilisearch: TestMeilisearch | undefined;
 afterAll(async () => {

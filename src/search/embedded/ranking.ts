@@ -26,9 +26,17 @@ const TEXT_FILTER = `{${TEXT_COLUMNS.join(" ")}}`;
 /** A trade word never matches through the town alone (vocabulary.ts). */
 const TRADE_FILTER = `{${TEXT_COLUMNS.filter((column) => column !== "place").join(" ")}}`;
 
-/** Every term must match somewhere in the merchant document (a trade word, outside its place). */
+/**
+ * Every term must match somewhere in the merchant document; when the query holds a trade word, one
+ * of its terms must match outside the place (a town alone never makes a merchant a match for a trade).
+ */
 export function allTermsMatch(terms: readonly QueryTerm[]): string {
-  return terms.map((term) => `${term.trade ? TRADE_FILTER : TEXT_FILTER} : ${quote(term)}`).join(" AND ");
+  const all = terms.map((term) => `${TEXT_FILTER} : ${quote(term)}`);
+  if (terms.some((term) => term.trade)) {
+    const outside = terms.map((term) => `${TRADE_FILTER} : ${quote(term)}`);
+    all.push(outside.length === 1 ? (outside[0] as string) : `(${outside.join(" OR ")})`);
+  }
+  return all.join(" AND ");
 }
 
 /**

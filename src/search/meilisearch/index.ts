@@ -84,7 +84,6 @@ export const MEILISEARCH_SETTINGS: Settings = {
   searchableAttributes: [...SEARCHABLE],
   filterableAttributes: ["_geo", "tag_filter", "status", "sector", "department", "siret", "siren", "ab_id"],
   sortableAttributes: ["trust", "_geo"],
-  displayedAttributes: ["ab_id", "trust", "_geo"],
   rankingRules: ["words", "typo", "proximity", "attribute", "exactness", "trust:desc"],
   // The text is already folded to French root forms (normalize.ts): the French tokenizer, no
   // stop words of Meilisearch's own (the query drops them), no synonyms (the vocabulary is indexed).
@@ -213,10 +212,11 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       const found = await index.search("", {
         filter: identifierFilter(identifier),
         limit: MAX_SEARCH_DEPTH,
-        sort: ["trust:desc"],
+        attributesToRetrieve: ["ab_id", "trust", "_geo"],
       });
       if (found.hits.length > 0) {
-        const hits = found.hits.map(
+        const byTrust = found.hits.sort((a, b) => b.trust - a.trust || (a.ab_id < b.ab_id ? -1 : 1));
+        const hits = byTrust.map(
           (doc): SearchHit => ({
             abId: doc.ab_id,
             score: 100,
@@ -241,10 +241,14 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       matchingStrategy: "all",
       showRankingScore: true,
       showMatchesPosition: hasText,
+      attributesToRetrieve: ["ab_id", "trust", "_geo"],
       ...(filters.length > 0 ? { filter: filters.join(" AND ") } : {}),
     };
-    // A query made of trade words only is not matched against the town (vocabulary.ts).
-    if (hasText && terms.every((term) => term.trade)) {
+    // A trade word never makes a merchant a match through its town alone (vocabulary.ts): a
+    // query of one trade word is not matched against the place; with more words, a hit that
+    // matched in its place only is left out.
+    const tradeQuery = hasText && terms.some((term) => term.trade);
+    if (tradeQuery && terms.length === 1) {
       params.attributesToSearchOn = SEARCHABLE.filter((attribute) => attribute !== "place");
     }
     const answer = await index.search(hasText ? queryText(terms) : "", params);
@@ -258,6 +262,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
         return { doc, distanceKm, score };
       })
       .filter((entry) => near === null || (entry.distanceKm !== null && entry.distanceKm <= near.radiusKm))
+      .filter((entry) => !tradeQuery || Object.keys(entry.doc._matchesPosition ?? {}).some((key) => key !== "place"))
       .sort(
         (a, b) =>
           b.score - a.score ||
