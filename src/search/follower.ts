@@ -58,7 +58,7 @@ export function createSearchFollower(options: SearchFollowerOptions): SearchFoll
   let stopped = true;
   let failures = 0;
 
-  /** One step: a full build, or one batch. True when more is pending. */
+  /** One step: a full build, or one batch. False when there was nothing to apply (in step). */
   async function step(): Promise<boolean> {
     const cursor = await options.engine.readCursor();
     status.cursor = cursor;
@@ -83,7 +83,8 @@ export function createSearchFollower(options: SearchFollowerOptions): SearchFoll
     await options.engine.refresh([...new Set(touched.map((row) => row.abId))]);
     await options.engine.writeCursor(last.touch);
     status.cursor = last.touch;
-    return touched.length === batchSize;
+    // The next step finds the end of the feed (ready) or the next batch.
+    return true;
   }
 
   async function syncOnce(): Promise<FollowerStatus> {
