@@ -23,12 +23,15 @@ function quote(term: QueryTerm): string {
 }
 
 const TEXT_FILTER = `{${TEXT_COLUMNS.join(" ")}}`;
-/** A trade word never matches through the town alone (vocabulary.ts). */
-const TRADE_FILTER = `{${TEXT_COLUMNS.filter((column) => column !== "place").join(" ")}}`;
+/**
+ * The columns a query with a trade word must match one of its words in: not the place, nor the
+ * description (which names the town too), so a town never makes a merchant a match for a trade.
+ */
+const TRADE_FILTER = `{${TEXT_COLUMNS.filter((column) => column !== "place" && column !== "about").join(" ")}}`;
 
 /**
  * Every term must match somewhere in the merchant document; when the query holds a trade word, one
- * of its terms must match outside the place (a town alone never makes a merchant a match for a trade).
+ * of its terms must match in the name, trade, products or tags (TRADE_FILTER).
  */
 export function allTermsMatch(terms: readonly QueryTerm[]): string {
   const all = terms.map((term) => `${TEXT_FILTER} : ${quote(term)}`);

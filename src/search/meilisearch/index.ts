@@ -16,6 +16,7 @@ import {
 } from "../search-index.ts";
 import { createSearchSource } from "../source.ts";
 import { MIN_TYPO_WORD_LENGTH } from "../typos.ts";
+import { TRADE_WORDS } from "../vocabulary.ts";
 
 /*
  * The second SearchIndex: a Meilisearch index (community edition features only) holding one
@@ -71,6 +72,8 @@ interface MeiliDocument {
 
 /** Searchable attributes, most important first (the `attribute` ranking rule weighs them in this order). */
 const SEARCHABLE = ["name", "trade", "tags", "place", "products", "about"] as const;
+/** Attributes that name the merchant's town: they never make it a match for a trade word alone. */
+const TOWN_ATTRIBUTES: ReadonlySet<string> = new Set(["place", "about"]);
 const FIELD_OF: Record<string, MatchedField> = {
   name: "name",
   trade: "trade",
@@ -91,8 +94,10 @@ export const MEILISEARCH_SETTINGS: Settings = {
   typoTolerance: {
     enabled: true,
     minWordSizeForTypos: { oneTypo: MIN_TYPO_WORD_LENGTH, twoTypos: 9 },
-    // Postal codes and other numbers never match with a typo.
+    // Postal codes and other numbers never match with a typo; nor does a word that names a trade
+    // ("maçon" is not "Manon"): a misspelt one, which is not a trade word, still does.
     disableOnNumbers: true,
+    disableOnWords: [...TRADE_WORDS],
   },
   pagination: { maxTotalHits: MAX_SEARCH_DEPTH },
 };
@@ -245,11 +250,11 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       ...(filters.length > 0 ? { filter: filters.join(" AND ") } : {}),
     };
     // A trade word never makes a merchant a match through its town alone (vocabulary.ts): a
-    // query of one trade word is not matched against the place; with more words, a hit that
-    // matched in its place only is left out.
+    // query of one trade word is not matched against the place nor the description (which names
+    // the town too); with more words, a hit that matched in those only is left out.
     const tradeQuery = hasText && terms.some((term) => term.trade);
     if (tradeQuery && terms.length === 1) {
-      params.attributesToSearchOn = SEARCHABLE.filter((attribute) => attribute !== "place");
+      params.attributesToSearchOn = SEARCHABLE.filter((attribute) => !TOWN_ATTRIBUTES.has(attribute));
     }
     const answer = await index.search(hasText ? queryText(terms) : "", params);
     const weights = weightsFor(hasText, near !== null);
@@ -262,7 +267,10 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
         return { doc, distanceKm, score };
       })
       .filter((entry) => near === null || (entry.distanceKm !== null && entry.distanceKm <= near.radiusKm))
-      .filter((entry) => !tradeQuery || Object.keys(entry.doc._matchesPosition ?? {}).some((key) => key !== "place"))
+      .filter(
+        (entry) =>
+          !tradeQuery || Object.keys(entry.doc._matchesPosition ?? {}).some((key) => !TOWN_ATTRIBUTES.has(key)),
+      )
       .sort(
         (a, b) =>
           b.score - a.score ||
