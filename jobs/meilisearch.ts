@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 export interface LocalMeilisearch {
   url: string;
   port: number;
+  pid: number;
   /** Stops the process (SIGKILL: a crash, as far as Meilisearch knows). */
   stop(): Promise<void>;
 }
@@ -66,6 +67,7 @@ export async function startLocalMeilisearch(options: {
   return {
     url,
     port: options.port,
+    pid: child.pid ?? 0,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

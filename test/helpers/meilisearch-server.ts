@@ -24,6 +24,9 @@ export async function startTestMeilisearch(): Promise<TestMeilisearch> {
     url: running.url,
     port,
     dataDir,
+    get pid() {
+      return running.pid;
+    },
     stop: () => running.stop(),
     async restart() {
       running = await startLocalMeilisearch({ port, dataDir });
