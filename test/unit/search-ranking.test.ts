@@ -23,9 +23,7 @@ describe("FTS match expressions", () => {
   });
 
   it("keeps a trade word out of the place column, and matches a corrected word by its alternatives", () => {
-    expect(allTermsMatch([{ term: "macon", prefix: false, trade: true }])).toBe(
-      '{name trade products tags place about} : "macon" AND {name trade products tags} : "macon"',
-    );
+    expect(allTermsMatch([{ term: "macon", prefix: false, trade: true }])).toBe('{name trade products tags} : "macon"');
     expect(allTermsMatch([{ term: "boulangeire", prefix: false, alternatives: ["boulangerie", "boulanger"] }])).toBe(
       '{name trade products tags place about} : ("boulangerie" OR "boulanger")',
     );

@@ -58,6 +58,7 @@ export interface SignalRow {
 export interface MerchantDocument {
   abId: string;
   siret: string;
+  nafCode: string;
   sector: string;
   departmentCode: string | null;
   /** Canonical product tags (normalizeTag), for exact filtering. */
@@ -151,6 +152,7 @@ export function buildMerchantDocument(
   return {
     abId: merchant.ab_id,
     siret: merchant.siret,
+    nafCode: merchant.naf_code,
     sector: merchant.sector,
     departmentCode: merchant.department_code,
     tags: [...tags],

@@ -14,7 +14,13 @@ import {
 } from "../search-index.ts";
 import { createSearchSource } from "../source.ts";
 import { MIN_TYPO_WORD_LENGTH, typoProbes, withinOneEdit } from "../typos.ts";
-import { buildMerchantDocument, type MerchantDocument, type MerchantRow, type ProductRow } from "./documents.ts";
+import {
+  buildMerchantDocument,
+  type MerchantDocument,
+  type MerchantRow,
+  type ProductRow,
+  tradeText,
+} from "./documents.ts";
 import { coveringCells, tagToken } from "./filter-tokens.ts";
 import { matchProducts, type PreparedProduct, prepareProduct } from "./product-match.ts";
 import {
@@ -25,10 +31,11 @@ import {
   haversineSql,
   matchExpression,
   roundKm,
+  textScore,
   type Weights,
   weightsFor,
 } from "./ranking.ts";
-import { CREATE_STATEMENTS, DROP_STATEMENTS, INDEX_FORMAT, MERCHANT_WEIGHTS } from "./tables.ts";
+import { CREATE_STATEMENTS, DROP_STATEMENTS, INDEX_FORMAT } from "./tables.ts";
 
 /*
  * The default SearchIndex: SQLite FTS5 (text), R*Tree (geo) and a few plain tables, all derived
@@ -80,7 +87,6 @@ interface CandidateRow {
   trust: number;
   lat: number | null;
   lng: number | null;
-  bm?: number;
 }
 
 interface Candidate {
@@ -96,6 +102,8 @@ interface HitDetail {
   fields: Record<"name" | "trade" | "place" | "description" | "tag", readonly string[]>;
 }
 
+/** Two-letter beginnings whose indexed words the fuzzy fallback keeps (per store revision). */
+const PROBE_CACHE_ENTRIES = 200;
 /** Alternatives kept for a misspelt word, the most frequent first. */
 const MAX_ALTERNATIVES = 8;
 const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
@@ -107,6 +115,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
   const statements = new Map<string, Statement>();
   const detailCache = createRevisionCache<HitDetail>({ maxEntries: PRODUCT_CACHE_ENTRIES });
+  const probeCache = new Map<string, [string, number][]>();
+  let probeRevision = -1;
   const storeRevision = storeRevisionReader(db);
   const source = createSearchSource(db);
   const { readMerchants } = source;
@@ -200,22 +210,15 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     let id = idOf(doc.abId);
     if (id === undefined) {
       id = Number(
-        prepare("INSERT INTO search_merchants (ab_id, status, trust, lat, lng) VALUES (?, ?, ?, ?, ?)").run(
-          doc.abId,
-          doc.status,
-          doc.trust,
-          doc.lat,
-          doc.lng,
-        ).lastInsertRowid,
+        prepare(
+          "INSERT INTO search_merchants (ab_id, status, trust, lat, lng, naf_code, name, place, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ).run(doc.abId, doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText)
+          .lastInsertRowid,
       );
     } else {
-      prepare("UPDATE search_merchants SET status = ?, trust = ?, lat = ?, lng = ? WHERE id = ?").run(
-        doc.status,
-        doc.trust,
-        doc.lat,
-        doc.lng,
-        id,
-      );
+      prepare(
+        "UPDATE search_merchants SET status = ?, trust = ?, lat = ?, lng = ?, naf_code = ?, name = ?, place = ?, tags = ? WHERE id = ?",
+      ).run(doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText, id);
       removeDocuments(id);
     }
     insertDocuments(id, doc);
@@ -230,7 +233,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       dropTables();
       createTables();
       const insertMerchant = prepare(
-        "INSERT INTO search_merchants (id, ab_id, status, trust, lat, lng) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO search_merchants (id, ab_id, status, trust, lat, lng, naf_code, name, place, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       );
       onProgress?.(0, order.length);
       for (let start = 0; start < order.length; start += BATCH_SIZE) {
@@ -242,7 +245,18 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
           if (!merchant) return;
           const id = start + offset + 1;
           const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
-          insertMerchant.run(id, doc.abId, doc.status, doc.trust, doc.lat, doc.lng);
+          insertMerchant.run(
+            id,
+            doc.abId,
+            doc.status,
+            doc.trust,
+            doc.lat,
+            doc.lng,
+            doc.nafCode,
+            doc.name,
+            doc.place,
+            doc.tagsText,
+          );
           insertDocuments(id, doc);
         });
         onProgress?.(Math.min(order.length, start + batch.length), order.length);
@@ -307,7 +321,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
         found = matchCandidates(normalized, weights);
       }
     }
-    const total = found.complete ? found.candidates.length : countMatches(found.match);
+    const total = found.total ?? countMatches(found.match);
     return page(found.candidates, total, normalized);
   }
 
@@ -426,6 +440,22 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     let changed = false;
     const known = prepare("SELECT 1 FROM search_terms WHERE term >= ? AND term < ? LIMIT 1").pluck();
     const range = prepare("SELECT term, doc FROM search_terms WHERE term >= ? AND term < ? LIMIT 20000").raw();
+    // fts5vocab reads every doclist of a range to count its documents: the words of a two-letter
+    // beginning are kept for the store revision they were read at.
+    const revision = storeRevision();
+    if (revision !== probeRevision) {
+      probeCache.clear();
+      probeRevision = revision;
+    }
+    const wordsStarting = (probe: string): [string, number][] => {
+      let words = probeCache.get(probe);
+      if (!words) {
+        words = range.all(probe, `${probe}\uffff`) as [string, number][];
+        if (probeCache.size >= PROBE_CACHE_ENTRIES) probeCache.clear();
+        probeCache.set(probe, words);
+      }
+      return words;
+    };
     const corrected = terms.map((term): QueryTerm => {
       const word = term.term;
       if (word.length < MIN_TYPO_WORD_LENGTH || /\d/.test(word)) return term;
@@ -433,7 +463,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       if (known.get(word, end) !== undefined) return term;
       const found = new Map<string, number>();
       for (const probe of typoProbes(word)) {
-        for (const [candidate, docs] of range.all(probe, `${probe}\uffff`) as [string, number][]) {
+        for (const [candidate, docs] of wordsStarting(probe)) {
           if (withinOneEdit(word, candidate)) found.set(candidate, docs);
         }
       }
@@ -472,7 +502,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   function matchCandidates(
     query: NormalizedQuery,
     weights: Weights,
-  ): { candidates: Candidate[]; match: string; complete: boolean } {
+  ): { candidates: Candidate[]; match: string; total: number | null } {
     const depth = query.offset + query.limit;
     const poolSize = Math.max(pool, depth);
     const params: Record<string, unknown> = { pool: poolSize };
@@ -519,17 +549,37 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
       const rows = prepare(`${select} FROM ${firstMatches("")} ${where}`).all(params) as CandidateRow[];
       const candidates = rank(rows, query, weights, () => 1);
-      return { candidates, match, complete: rows.length < (params.maxRanked as number) };
+      return { candidates, match, total: rows.length < (params.maxRanked as number) ? candidates.length : null };
     }
-    // bm25() rather than the `rank` column: FTS5 would sort by rank itself, scoring every match.
+    // Text relevance is scored here, from the fields each word occurs in (textScore), not by
+    // FTS5's bm25(): bm25 counts, for each word of the query, every document holding it (its IDF)
+    // on every statement, which cost milliseconds a query for a common word or a long prefix at
+    // 100,000 merchants. `walked`: how many matches the walk read, to tell whether it was cut.
     const rows = prepare(
-      `${select}, c.bm AS bm
-       FROM ${firstMatches(`, bm25(search_merchant_fts, ${MERCHANT_WEIGHTS.join(", ")}) AS bm`)}
-       ${where} ORDER BY c.bm LIMIT @pool`,
-    ).all(params) as CandidateRow[];
-    const best = rows.reduce((max, row) => Math.max(max, -(row.bm ?? 0)), 0);
-    const candidates = rank(rows, query, weights, (row) => (best > 0 ? Math.max(0, -(row.bm ?? 0)) / best : 1));
-    return { candidates, match, complete: rows.length < poolSize };
+      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng, m.naf_code AS naf,
+              m.name AS name, m.place AS place, m.tags AS tags, c.walked AS walked
+       FROM (SELECT id, count(*) OVER () AS walked FROM (
+               SELECT rowid AS id FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
+               ORDER BY rowid LIMIT @maxRanked)) c
+       JOIN search_merchants m ON m.id = c.id ${where}`,
+    ).all(params) as (CandidateRow & { naf: string; name: string; place: string; tags: string; walked: number })[];
+    const scored = rows
+      .map((row) => ({
+        row,
+        text: textScore(terms, { name: row.name, trade: tradeWords(row.naf), place: row.place, tags: row.tags }),
+      }))
+      .sort((a, b) => b.text - a.text || a.row.id - b.row.id)
+      .slice(0, poolSize);
+    const best = scored[0]?.text ?? 0;
+    const text = new Map(scored.map((entry) => [entry.row.id, best > 0 ? entry.text / best : 1]));
+    const candidates = rank(
+      scored.map((entry) => entry.row),
+      query,
+      weights,
+      (row) => text.get(row.id) ?? 0,
+    );
+    const walked = rows[0]?.walked ?? 0;
+    return { candidates, match, total: walked < (params.maxRanked as number) ? rows.length : null };
   }
 
   /**
@@ -601,6 +651,18 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     rebuild,
     needsRebuild: stillStale,
   };
+}
+
+const tradeWordSets = new Map<string, ReadonlySet<string>>();
+
+/** The words indexed with a NAF code's trade (documents.ts tradeText), as a set, cached. */
+function tradeWords(nafCode: string): ReadonlySet<string> {
+  let words = tradeWordSets.get(nafCode);
+  if (!words) {
+    words = new Set(tradeText(nafCode).split(" "));
+    tradeWordSets.set(nafCode, words);
+  }
+  return words;
 }
 
 /** Score of a merchant found by its identifier: above any blend. */

@@ -28,11 +28,10 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  */
 
 /** Bump when the layout or the content of the derived tables changes. */
-export const INDEX_FORMAT = `embedded-7/norm-${NORMALIZATION_VERSION}`;
+export const INDEX_FORMAT = `embedded-8/norm-${NORMALIZATION_VERSION}`;
 
-/** bm25 weights of the merchant document columns, in column order. */
+/** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
-export const MERCHANT_WEIGHTS = [10, 8, 2, 3, 4, 1, 0] as const;
 /** The columns user text is matched against (all but `filters`, see filter-tokens.ts). */
 export const TEXT_COLUMNS = MERCHANT_COLUMNS.filter((column) => column !== "filters");
 
@@ -50,7 +49,13 @@ export const CREATE_STATEMENTS: readonly string[] = [
     status TEXT NOT NULL,
     trust INTEGER NOT NULL,
     lat REAL,
-    lng REAL
+    lng REAL,
+    -- What text relevance is scored from (ranking.ts textScore): the trade by its NAF code, and the
+    -- normalised name, place and tags.
+    naf_code TEXT NOT NULL,
+    name TEXT NOT NULL,
+    place TEXT NOT NULL,
+    tags TEXT NOT NULL
   )`,
   `CREATE VIRTUAL TABLE IF NOT EXISTS search_merchant_fts USING fts5(
     ${MERCHANT_COLUMNS.join(", ")},

@@ -271,10 +271,6 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
         return { doc, distanceKm, score };
       })
       .filter((entry) => near === null || (entry.distanceKm !== null && entry.distanceKm <= near.radiusKm))
-      .filter(
-        (entry) =>
-          !tradeQuery || Object.keys(entry.doc._matchesPosition ?? {}).some((key) => !TOWN_ATTRIBUTES.has(key)),
-      )
       .sort(
         (a, b) =>
           b.score - a.score ||
