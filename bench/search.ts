@@ -10,10 +10,8 @@
  *   npm run bench:search -- --sizes 10000,100000 --duration 10 --connections 10 --processes 2
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
+import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { startLocalMeilisearch } from "../jobs/meilisearch.ts";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
@@ -24,32 +22,22 @@ import { searchDeps } from "../src/wiring.ts";
 import { freePort } from "../test/helpers/spawn-start.ts";
 import {
   type LoadFigure,
-  load,
   machineLine,
   markdownTable,
   round,
   rssMegabytes,
+  seedBenchRegistry,
+  serverBenchOptions,
+  serverBesideBare,
   serverMemory,
   spawnNode,
-  startBareCluster,
   timeInProcess,
   waitForHealth,
   writeReport,
 } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
-const { values } = parseArgs({
-  options: {
-    sizes: { type: "string", default: "10000,100000" },
-    duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "10" },
-    processes: { type: "string", default: String(os.availableParallelism()) },
-  },
-});
-const processes = Number(values.processes);
-const sizes = values.sizes.split(",").map(Number);
-const durationSeconds = Number(values.duration);
-const connections = Number(values.connections);
+const { processes, sizes, durationSeconds, connections } = serverBenchOptions();
 const BURST = 1_000;
 
 const TEXT_QUERIES = [
@@ -81,21 +69,7 @@ if (!existsSync(path.join(root, "dist/server/entry.mjs"))) {
 const rows: Row[] = [];
 const notes: string[] = [];
 for (const size of sizes) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `abeille-search-bench-${size}-`));
-  const env = {
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "warn",
-    DEMO_SEED_COUNT: "0",
-    RATE_LIMIT_ANON_HOURLY: "1000000000",
-    REFRESH_ON_START: "false",
-    REFRESH_CRON: "off",
-  };
-  process.stdout.write(`\n== ${size} merchants ==\n`);
-  execFileSync(process.execPath, ["jobs/seed.ts", "--count", String(size)], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  const { dataDir, env } = seedBenchRegistry(size, "search-bench");
 
   // Meilisearch: a full build by the follower, timed.
   const meili = await startLocalMeilisearch({ port: await freePort(), dataDir: path.join(dataDir, "meilisearch") });
@@ -150,16 +124,11 @@ for (const size of sizes) {
     await waitForHealth(url, server);
     const deps = searchDeps(app);
     for (const [scenario, paths] of Object.entries(scenarios)) {
-      const sample = await fetch(`${url}${paths[0]}`);
-      const body = Buffer.from(await sample.arrayBuffer());
-      if (engine === "meilisearch" && JSON.parse(body.toString()).retrieval_degraded) {
+      const measured = await serverBesideBare(url, paths, { processes, connections, durationSeconds });
+      if (engine === "meilisearch" && JSON.parse(measured.body.toString()).retrieval_degraded) {
         throw new Error("the Meilisearch server answered from its fallback");
       }
-      const bare = await startBareCluster(body, sample.headers.get("content-type") ?? "application/json", processes);
-      await load(url, paths, { connections, durationSeconds: 1 }); // warm-up
-      const serverFigure = await load(url, paths, { connections, durationSeconds });
-      const bareFigure = await load(bare.url, ["/"], { connections, durationSeconds });
-      bare.close();
+      const { server: serverFigure, bare: bareFigure } = measured;
       const domain = await timeInProcess(async (iteration) => {
         const target = new URL(paths[iteration % paths.length] ?? "/", url);
         await searchRegistry(deps, searchQuerySchema.parse(Object.fromEntries(target.searchParams)));
