@@ -174,7 +174,6 @@ describe("GET /api/registry/search", () => {
     expect(first.body.estimated_total).toBe(all.body.estimated_total);
     expect(first.body.estimated_total).toBeGreaterThanOrEqual(200);
     expect(first.body.next_cursor).toEqual(expect.any(String));
-    expect(first.body._links.next).toContain(`cursor=${first.body.next_cursor}`);
     const second = await search(`${everyone}&limit=10&cursor=${first.body.next_cursor}`);
     const ids = (body: JsonObject) => body.results.map((result: JsonObject) => result.merchant.ab_id);
     expect([...ids(first.body), ...ids(second.body)]).toEqual(ids(all.body));
@@ -199,7 +198,6 @@ describe("GET /api/registry/search", () => {
     expect(body.next_cursor).toBeNull();
     const rels = body.recovery.map((action: JsonObject) => action.rel);
     expect(rels).toEqual(["widen_radius", "drop_tags", "search_without_town"]);
-    expect(body._actions).toEqual(body.recovery);
     const withoutTown = body.recovery[2].href as string;
     expect(new URL(withoutTown).searchParams.get("q")).toBe("plombier");
     const widened = new URL(body.recovery[0].href as string).searchParams.get("radius");

@@ -7,14 +7,7 @@ import { searchDeps } from "../../../wiring.ts";
 export const GET = route(operation("searchRegistry"), async ({ app, context, query }) => {
   const parsed = query();
   const answer = await searchRegistry(searchDeps(app), parsed);
-  // The next page and, on an empty answer, the recovery actions are also the envelope's links and actions.
-  const next = answer.next_cursor ? new URL(context.selfUrl) : null;
-  next?.searchParams.set("cursor", answer.next_cursor ?? "");
-  return ok(context, {
-    topLevel: answer,
-    ...(answer.recovery ? { actions: answer.recovery } : {}),
-    ...(next ? { links: { next: next.toString() } } : {}),
-  });
+  return ok(context, { topLevel: answer });
 });
 
 export const ALL = methodNotAllowed(["GET"]);
