@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { trades } from "../domain/sectors.ts";
@@ -17,9 +18,11 @@ const vocabularySchema = z.object({
   filler: z.array(z.string()),
 });
 
-const vocabulary = vocabularySchema.parse(
-  JSON.parse(readFileSync(new URL("../../data/search-vocabulary.json", import.meta.url), "utf8")),
-);
+const vocabularyText = readFileSync(new URL("../../data/search-vocabulary.json", import.meta.url), "utf8");
+const vocabulary = vocabularySchema.parse(JSON.parse(vocabularyText));
+
+/** Moves with any edit of the vocabulary: the indexes built with another one are rebuilt. */
+export const VOCABULARY_FINGERPRINT = createHash("sha256").update(vocabularyText).digest("hex").slice(0, 12);
 
 /** The normalised names of a trade (vocabulary, label, keywords), as indexed with it; "" when unknown. */
 const tradeNames = new Map<string, string>(

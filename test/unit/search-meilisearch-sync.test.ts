@@ -123,6 +123,28 @@ describe("the Meilisearch follower", () => {
   });
 });
 
+describe("an index built with another layout", () => {
+  it("reads as having no cursor, so the follower builds it again", async () => {
+    const task = (await (
+      await fetch(`${meili.url}/indexes/sync_meta/documents`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([{ id: "sync", cursor: storeRevisionReader(db)(), format: "an-older-layout" }]),
+      })
+    ).json()) as { taskUid: number };
+    for (let tries = 0; tries < 100; tries += 1) {
+      const state = (await (await fetch(`${meili.url}/tasks/${task.taskUid}`)).json()) as { status: string };
+      if (state.status === "succeeded") break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await index.readCursor()).toBeNull();
+    const before = rebuilds;
+    const status = await createSearchFollower({ engine: counted(index), feed: createSearchFeed(db) }).syncOnce();
+    expect(status).toMatchObject({ state: "ready", cursor: storeRevisionReader(db)() });
+    expect(rebuilds).toBe(before + 1);
+  });
+});
+
 describe("search when Meilisearch fails", () => {
   const embedded = () => createEmbeddedSearchIndex(db, { now: () => NOW });
 

@@ -1,4 +1,5 @@
 import { NORMALIZATION_VERSION } from "../normalize.ts";
+import { VOCABULARY_FINGERPRINT } from "../vocabulary.ts";
 
 /*
  * The embedded index's own tables, derived from the store (merchants, territorial_proofs,
@@ -27,8 +28,8 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  * registry), where matching a merchant's handful of products in memory takes microseconds.
  */
 
-/** Bump when the layout or the content of the derived tables changes. */
-export const INDEX_FORMAT = `embedded-8/norm-${NORMALIZATION_VERSION}`;
+/** Bump when the layout or the content of the derived tables changes (an edit of the vocabulary moves it too). */
+export const INDEX_FORMAT = `embedded-8/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
 
 /** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;

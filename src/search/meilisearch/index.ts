@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { type Index, Meilisearch, type SearchParams, type Settings } from "meilisearch";
 import type { Db } from "../../store/db.ts";
 import type { MerchantDocument } from "../embedded/documents.ts";
 import { matchProducts, prepareProduct } from "../embedded/product-match.ts";
 import { blendedScore, haversineKm, roundKm, weightsFor } from "../embedded/ranking.ts";
+import { INDEX_FORMAT } from "../embedded/tables.ts";
 import type { QueryTerm } from "../normalize.ts";
 import { type Identifier, normalizeSearchQuery } from "../query.ts";
 import {
@@ -106,6 +108,17 @@ export const MEILISEARCH_SETTINGS: Settings = {
   facetSearch: false,
 };
 
+/**
+ * The layout the index was built with: its settings and the documents' format (the embedded
+ * index's, as both are built by documents.ts with the same normalisation and vocabulary). A cursor
+ * written by another layout reads as none, so the follower rebuilds after an upgrade.
+ */
+export const MEILISEARCH_FORMAT = createHash("sha256")
+  .update(JSON.stringify(MEILISEARCH_SETTINGS))
+  .update(INDEX_FORMAT)
+  .digest("base64url")
+  .slice(0, 16);
+
 const BATCH_SIZE = 5_000;
 const REFRESH_CHUNK = 1_000;
 const DEFAULT_POOL = 80;
@@ -194,8 +207,8 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
 
   async function readCursor(): Promise<number | null> {
     try {
-      const doc = await reader.index<{ id: string; cursor: number }>(metaUid).getDocument("sync");
-      return typeof doc.cursor === "number" ? doc.cursor : null;
+      const doc = await reader.index<{ id: string; cursor: number; format: string }>(metaUid).getDocument("sync");
+      return typeof doc.cursor === "number" && doc.format === MEILISEARCH_FORMAT ? doc.cursor : null;
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
@@ -205,7 +218,9 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
   async function writeCursor(revision: number): Promise<void> {
     const task = await writer
       .index(metaUid)
-      .addDocuments([{ id: "sync", cursor: revision, at: now().toISOString() }], { primaryKey: "id" })
+      .addDocuments([{ id: "sync", cursor: revision, format: MEILISEARCH_FORMAT, at: now().toISOString() }], {
+        primaryKey: "id",
+      })
       .waitTask();
     if (task.status !== "succeeded") throw new Error(`Meilisearch refused the cursor: ${task.error?.message}`);
   }
