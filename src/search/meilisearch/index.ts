@@ -264,7 +264,6 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       offset: 0,
       matchingStrategy: "all",
       showRankingScore: true,
-      showMatchesPosition: hasText,
       attributesToRetrieve: ["ab_id", "trust", "_geo"],
       ...(filters.length > 0 ? { filter: filters.join(" AND ") } : {}),
     };
@@ -293,11 +292,26 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
           (a.doc.ab_id < b.doc.ab_id ? -1 : a.doc.ab_id > b.doc.ab_id ? 1 : 0),
       );
     const pageOf = ranked.slice(offset, offset + limit);
-    const products = pageOf.length > 0 ? source.readProducts(pageOf.map((entry) => entry.doc.ab_id)) : new Map();
+    const pageIds = pageOf.map((entry) => entry.doc.ab_id);
+    const products = pageOf.length > 0 ? source.readProducts(pageIds) : new Map();
+    // What matched, asked for the page's merchants alone: match positions over the whole pool
+    // cost Meilisearch ten times the search itself (long descriptions and catalogues).
+    const positions = new Map<string, Record<string, unknown>>();
+    if (hasText && pageIds.length > 0) {
+      const matches = await index.search(queryText(terms), {
+        filter: `ab_id IN [${pageIds.map(quoteFilter).join(", ")}]`,
+        limit: pageIds.length,
+        matchingStrategy: "all",
+        showMatchesPosition: true,
+        attributesToRetrieve: ["ab_id"],
+        ...(params.attributesToSearchOn ? { attributesToSearchOn: params.attributesToSearchOn } : {}),
+      });
+      for (const doc of matches.hits) positions.set(doc.ab_id, doc._matchesPosition ?? {});
+    }
     const hits = pageOf.map(({ doc, distanceKm, score }): SearchHit => {
       const matched = new Set<MatchedField>();
       if (tags.length > 0) matched.add("tag");
-      for (const attribute of Object.keys(doc._matchesPosition ?? {})) {
+      for (const attribute of Object.keys(positions.get(doc.ab_id) ?? {})) {
         const field = FIELD_OF[attribute];
         if (field) matched.add(field);
       }
