@@ -7,7 +7,7 @@
  * Meilisearch is the pinned community binary (jobs/meilisearch.ts) on loopback. Run it with
  * TMPDIR=/dev/shm: the databases then live in memory, and disk noise stays out of the figures.
  *
- *   npm run bench:search -- --sizes 10000,100000 --duration 10 --connections 10 --processes 2
+ *   npm run bench:search -- --sizes 10000,100000 --meili-sizes 10000,100000 --duration 10 --connections 10 --processes 2
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
@@ -37,7 +37,11 @@ import {
 } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
-const { processes, sizes, durationSeconds, connections } = serverBenchOptions();
+// --meili-sizes: the sizes Meilisearch is measured at too (default: every size).
+const { values, processes, sizes, durationSeconds, connections } = serverBenchOptions({
+  "meili-sizes": { type: "string", default: "" },
+});
+const meiliSizes = values["meili-sizes"] ? values["meili-sizes"].split(",").map(Number) : sizes;
 const BURST = 1_000;
 
 const TEXT_QUERIES = [
@@ -72,17 +76,21 @@ for (const size of sizes) {
   const { dataDir, env } = seedBenchRegistry(size, "search-bench");
 
   // Meilisearch: a full build by the follower, timed.
-  const meili = await startLocalMeilisearch({ port: await freePort(), dataDir: path.join(dataDir, "meilisearch") });
-  const meiliEnv = { ...env, MEILISEARCH_URL: meili.url, MEILISEARCH_TIMEOUT_MS: "1000" };
-  const meiliApp = createApp(loadConfig(meiliEnv));
-  const built = performance.now();
-  const status = await meiliApp.searchEngine.follower?.syncOnce();
-  if (status?.state !== "ready") throw new Error(`Meilisearch build failed: ${status?.lastError}`);
-  const buildSeconds = round((performance.now() - built) / 1000, 1);
-  notes.push(
-    `Meilisearch full build of ${size} merchants: ${buildSeconds} s (${Math.round(size / buildSeconds)} merchants/s), Meilisearch RSS ${rssMegabytes(meili.pid).rss} MB after it`,
-  );
-  process.stdout.write(`${notes.at(-1)}\n`);
+  const meili = meiliSizes.includes(size)
+    ? await startLocalMeilisearch({ port: await freePort(), dataDir: path.join(dataDir, "meilisearch") })
+    : null;
+  const meiliEnv = { ...env, MEILISEARCH_URL: meili?.url ?? "", MEILISEARCH_TIMEOUT_MS: "1000" };
+  const meiliApp = meili ? createApp(loadConfig(meiliEnv)) : null;
+  if (meili && meiliApp) {
+    const built = performance.now();
+    const status = await meiliApp.searchEngine.follower?.syncOnce();
+    if (status?.state !== "ready") throw new Error(`Meilisearch build failed: ${status?.lastError}`);
+    const buildSeconds = round((performance.now() - built) / 1000, 1);
+    notes.push(
+      `Meilisearch full build of ${size} merchants: ${buildSeconds} s (${Math.round(size / buildSeconds)} merchants/s), Meilisearch RSS ${rssMegabytes(meili.pid).rss} MB after it`,
+    );
+    process.stdout.write(`${notes.at(-1)}\n`);
+  }
 
   const embeddedApp = createApp(loadConfig(env));
   embeddedApp.searchEngine.embedded.search({ text: "x", tags: [], near: null, limit: 1 }); // builds if needed
@@ -108,10 +116,11 @@ for (const size of sizes) {
     ),
   };
 
-  for (const [engine, app, engineEnv] of [
-    ["embedded", embeddedApp, env],
-    ["meilisearch", meiliApp, meiliEnv],
-  ] as const) {
+  const engines = [
+    ["embedded", embeddedApp, env] as const,
+    ...(meiliApp ? [["meilisearch", meiliApp, meiliEnv] as const] : []),
+  ];
+  for (const [engine, app, engineEnv] of engines) {
     const port = await freePort();
     const server = spawnNode(["jobs/start.ts"], {
       ...engineEnv,
@@ -146,12 +155,13 @@ for (const size of sizes) {
     server.kill("SIGTERM");
     await new Promise((resolve) => server.once("exit", resolve));
   }
-  notes.push(
-    `Meilisearch RSS at ${size} merchants after load: ${rssMegabytes(meili.pid).rss} MB (peak ${rssMegabytes(meili.pid).peak} MB)`,
-  );
+  if (meili) {
+    const { rss, peak } = rssMegabytes(meili.pid);
+    notes.push(`Meilisearch RSS at ${size} merchants after load: ${rss} MB (peak ${peak} MB)`);
+  }
   embeddedApp.close();
-  meiliApp.close();
-  await meili.stop();
+  meiliApp?.close();
+  await meili?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
 
