@@ -19,6 +19,7 @@ import {
 import { createSearchSource } from "../source.ts";
 import { MIN_TYPO_WORD_LENGTH } from "../typos.ts";
 import { TRADE_WORDS } from "../vocabulary.ts";
+import { MeilisearchHttpError, nodeHttpClient } from "./http-client.ts";
 
 /*
  * The second SearchIndex: a Meilisearch index (community edition features only) holding one
@@ -131,14 +132,17 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
   const now = options.now ?? (() => new Date());
   const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
   const apiKey = options.apiKey ?? undefined;
+  const httpClient = nodeHttpClient();
   const reader = new Meilisearch({
     host: options.url,
     ...(apiKey ? { apiKey } : {}),
+    httpClient,
     timeout: options.searchTimeoutMs ?? 1_000,
   });
   const writer = new Meilisearch({
     host: options.url,
     ...(apiKey ? { apiKey } : {}),
+    httpClient,
     timeout: options.writeTimeoutMs ?? 30_000,
     defaultWaitOptions: { timeout: options.writeTimeoutMs ?? 120_000, interval: 20 },
   });
@@ -377,6 +381,7 @@ function identifierFilter(identifier: Identifier): string {
 }
 
 function isNotFound(error: unknown): boolean {
-  const code = (error as { cause?: { code?: string } } | null)?.cause?.code;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const code = cause instanceof MeilisearchHttpError ? cause.code : (cause as { code?: string } | undefined)?.code;
   return code === "index_not_found" || code === "document_not_found";
 }
