@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { childPids, freePort } from "../test/helpers/spawn-start.ts";
 
@@ -179,4 +180,68 @@ export function writeReport(name: string, report: string, data: unknown): void {
   writeFileSync(path.join(results, `${name}-latest.md`), report);
   writeFileSync(path.join(results, `${name}-latest.json`), `${JSON.stringify(data, null, 2)}\n`);
   process.stdout.write(`\n${report}`);
+}
+
+/** The options of the benches that load a server: registry sizes, seconds per figure, connections, processes. */
+export function serverBenchOptions(extra: Record<string, { type: "string"; default: string }> = {}) {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: "string", default: "10000,100000" },
+      duration: { type: "string", default: "10" },
+      connections: { type: "string", default: "10" },
+      processes: { type: "string", default: String(os.availableParallelism()) },
+      ...extra,
+    },
+  });
+  return {
+    values: values as Record<string, string>,
+    processes: Number(values.processes),
+    sizes: String(values.sizes).split(",").map(Number),
+    durationSeconds: Number(values.duration),
+    connections: Number(values.connections),
+  };
+}
+
+/**
+ * A demo registry of `size` merchants seeded by `jobs/seed.ts` in a new temporary DATA_DIR, and
+ * the environment that serves it for a bench: no scheduled refresh, a quota no load reaches.
+ */
+export function seedBenchRegistry(size: number, label: string): { dataDir: string; env: Record<string, string> } {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `abeille-${label}-${size}-`));
+  const env = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    DEMO_SEED_COUNT: "0",
+    RATE_LIMIT_ANON_HOURLY: "1000000000",
+    REFRESH_ON_START: "false",
+    REFRESH_CRON: "off",
+  };
+  process.stdout.write(`\n== ${size} merchants ==\n`);
+  execFileSync(process.execPath, ["jobs/seed.ts", "--count", String(size)], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  return { dataDir, env };
+}
+
+/** The server under load on these paths, then bare node:http serving its first answer's bytes with as many processes. */
+export async function serverBesideBare(
+  url: string,
+  paths: string[],
+  options: { processes: number; connections: number; durationSeconds: number },
+): Promise<{ server: LoadFigure; bare: LoadFigure; body: Buffer }> {
+  const sample = await fetch(`${url}${paths[0]}`);
+  const body = Buffer.from(await sample.arrayBuffer());
+  const bare = await startBareCluster(
+    body,
+    sample.headers.get("content-type") ?? "application/json",
+    options.processes,
+  );
+  await load(url, paths, { connections: options.connections, durationSeconds: 1 }); // warm-up
+  const server = await load(url, paths, options);
+  const bareFigure = await load(bare.url, ["/"], options);
+  bare.close();
+  return { server, bare: bareFigure, body };
 }

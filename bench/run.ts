@@ -10,10 +10,9 @@
  * baseline runs as many processes.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { resolveMerchant } from "../src/domain/registry/resolve-merchant.ts";
@@ -22,30 +21,21 @@ import { searchQuerySchema } from "../src/schemas/registry.ts";
 import { searchDeps } from "../src/wiring.ts";
 import {
   type LoadFigure,
-  load,
   round,
+  seedBenchRegistry,
+  serverBenchOptions,
+  serverBesideBare,
   serverMemory,
   spawnNode,
-  startBareCluster,
   timeInProcess,
   waitForHealth,
   writeReport,
 } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
-const { values } = parseArgs({
-  options: {
-    sizes: { type: "string", default: "10000,100000" },
-    duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "10" },
-    port: { type: "string", default: "4399" },
-    processes: { type: "string", default: String(os.availableParallelism()) },
-  },
+const { values, processes, sizes, durationSeconds, connections } = serverBenchOptions({
+  port: { type: "string", default: "4399" },
 });
-const processes = Number(values.processes);
-const sizes = values.sizes.split(",").map(Number);
-const durationSeconds = Number(values.duration);
-const connections = Number(values.connections);
 
 interface Row {
   size: number;
@@ -77,23 +67,9 @@ if (!existsSync(path.join(root, "dist/server/entry.mjs"))) {
 const rows: Row[] = [];
 const notes: string[] = [];
 for (const size of sizes) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), `abeille-bench-${size}-`));
-  // No scheduled refresh during the measures; a quota no load generator reaches.
-  const env = {
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "warn",
-    DEMO_SEED_COUNT: "0",
-    RATE_LIMIT_ANON_HOURLY: "1000000000",
-    REFRESH_ON_START: "false",
-    REFRESH_CRON: "off",
-  };
-  process.stdout.write(`\n== ${size} merchants ==\n`);
   const seedStarted = performance.now();
-  execFileSync(process.execPath, ["jobs/seed.ts", "--count", String(size)], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  // No scheduled refresh during the measures; a quota no load generator reaches.
+  const { dataDir, env } = seedBenchRegistry(size, "bench");
   const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
   notes.push(`seed ${size}: ${seedSeconds} s wall (${Math.round(size / seedSeconds)} merchants/s)`);
 
@@ -120,7 +96,7 @@ for (const size of sizes) {
     resolve: resolvable.map((abId) => `/api/registry/resolve/${abId}`),
   };
 
-  const port = values.port;
+  const port = values.port ?? "4399";
   const server = spawnNode(["jobs/start.ts"], {
     ...env,
     PORT: port,
@@ -134,13 +110,11 @@ for (const size of sizes) {
   const deps = searchDeps(app);
   for (const [scenario, paths] of Object.entries(scenarios)) {
     if (paths.length === 0) continue;
-    const sample = await fetch(`${url}${paths[0]}`);
-    const body = Buffer.from(await sample.arrayBuffer());
-    const bare = await startBareCluster(body, sample.headers.get("content-type") ?? "application/json", processes);
-    await load(url, paths, { connections, durationSeconds: 1 }); // warm-up
-    const serverFigure = await load(url, paths, { connections, durationSeconds });
-    const bareFigure = await load(bare.url, ["/"], { connections, durationSeconds });
-    bare.close();
+    const { server: serverFigure, bare: bareFigure } = await serverBesideBare(url, paths, {
+      processes,
+      connections,
+      durationSeconds,
+    });
     const domain = await timeInProcess(async (iteration) => {
       const target = new URL(paths[iteration % paths.length] ?? "/", url);
       if (scenario === "health") {

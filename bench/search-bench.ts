@@ -128,7 +128,7 @@ async function main(): Promise<void> {
       const cpuStart = process.cpuUsage();
       for (let run = 0; run < 200; run += 1) {
         const start = performance.now();
-        hits = index.search(query).length;
+        hits = index.search(query).hits.length;
         times.push(performance.now() - start);
       }
       const cpuUsed = process.cpuUsage(cpuStart);

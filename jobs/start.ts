@@ -4,7 +4,7 @@
  * SQLite database, forked and supervised by this one (jobs/cluster.ts), which also checkpoints the
  * database's WAL for them (src/store/wal-checkpoints.ts). One of them also runs the
  * server's background work: the lead outbox worker (in a thread of its own), the retention
- * schedule and the publication schedule.
+ * schedule, the publication schedule and, with MEILISEARCH_URL, the search follower.
  * (package.json builds the bundle first.)
  */
 import cluster from "node:cluster";
@@ -108,6 +108,8 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
   const worker = app && config.outboxWorker === "inprocess" ? startOutboxThread(config) : null;
   const retention = app ? startRetentionSchedule(app) : null;
   const scheduler = app ? startScheduler(config) : null;
+  // With MEILISEARCH_URL: keep Meilisearch in step with the store (src/search/follower.ts).
+  app?.searchEngine.follower?.start();
   await relayOutboxNudges(role.backgroundOwner);
 
   let stopping = false;
@@ -118,7 +120,7 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
     setTimeout(() => process.exit(0), 10_000).unref();
     await running.close();
     retention?.stop();
-    await Promise.allSettled([worker?.stop(), scheduler?.stop()]);
+    await Promise.allSettled([worker?.stop(), scheduler?.stop(), app?.searchEngine.follower?.stop()]);
     app?.close();
     process.exit(0);
   };

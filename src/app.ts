@@ -12,7 +12,7 @@ import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
-import { createEmbeddedSearchIndex } from "./search/embedded/index.ts";
+import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
 import type { SearchIndex } from "./search/search-index.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
 import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
@@ -49,6 +49,8 @@ export interface App {
   db: Db;
   merchants: MerchantRepository;
   search: SearchIndex;
+  /** The engine behind `search` (embedded, or Meilisearch with its follower), for health and jobs. */
+  searchEngine: SearchEngine;
   /** Search result cards kept between searches, checked against the store revision. */
   searchCards: SearchCardCache;
   /** Serialized answers that change only with the store (resolve), checked against the store revision. */
@@ -93,11 +95,16 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   const settings = createSettingsRepository(db);
   const limitStore = createRateLimitStore(config, warnAtMostEveryMinute("rate limit store failed"));
   const outbox = createOutboxRepository(db);
+  const searchEngine = createSearchEngine(db, config, {
+    now,
+    onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
+  });
   return {
     config,
     db,
     merchants: createMerchantRepository(db),
-    search: createEmbeddedSearchIndex(db, { now }),
+    search: searchEngine.index,
+    searchEngine,
     searchCards: createSearchCardCache(),
     preparedAnswers: createRevisionCache<PreparedAnswer>({
       maxEntries: PREPARED_ANSWER_ENTRIES,
@@ -137,6 +144,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
     now,
     close: () => {
+      void searchEngine.follower?.stop();
       db.$client.close();
       void limitStore.close?.();
     },

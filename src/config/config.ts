@@ -68,6 +68,26 @@ export const configSchema = z
     PUBLIC_ORDER_RAIL_ENABLED: booleanFlag,
     AGENT_ACCESS_SUSPENDED: booleanFlag,
     SEARCH_EMBEDDER_URL: z.url().optional(),
+    // Search on Meilisearch (an official build in production) instead of the embedded index.
+    MEILISEARCH_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .url()
+        .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+        .optional(),
+    ),
+    MEILISEARCH_API_KEY: optionalText,
+    MEILISEARCH_INDEX: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,60}$/, "must be 1-60 letters, digits, - or _")
+        .default("abeille_merchants"),
+    ),
+    // A Meilisearch search slower than this answers from the fallback (or 503).
+    MEILISEARCH_TIMEOUT_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(10).max(60_000).default(300)),
+    // embedded: answer from the embedded index, flagged retrieval_degraded, while Meilisearch is down; none: 503.
+    SEARCH_FALLBACK: z.preprocess(emptyToUndefined, z.enum(["embedded", "none"]).default("embedded")),
     RATE_LIMIT_ANON_HOURLY: positiveInt(600),
     RATE_LIMIT_L1_HOURLY: positiveInt(2000),
     RATE_LIMIT_L2_HOURLY: positiveInt(5000),
@@ -162,6 +182,15 @@ export const configSchema = z
       agentAccessSuspended: env.AGENT_ACCESS_SUSPENDED,
       searchEmbedderUrl: env.SEARCH_EMBEDDER_URL ?? null,
       agentEndpoints: { allowedHosts: env.MCP_ALLOWED_HOSTS, allowedOrigins: env.MCP_ALLOWED_ORIGINS },
+      meilisearch: env.MEILISEARCH_URL
+        ? {
+            url: env.MEILISEARCH_URL.replace(/\/+$/, ""),
+            apiKey: env.MEILISEARCH_API_KEY ?? null,
+            index: env.MEILISEARCH_INDEX,
+            timeoutMs: env.MEILISEARCH_TIMEOUT_MS,
+          }
+        : null,
+      searchFallback: env.SEARCH_FALLBACK,
       rateLimitHourly: {
         anonymous: env.RATE_LIMIT_ANON_HOURLY,
         level1: env.RATE_LIMIT_L1_HOURLY,

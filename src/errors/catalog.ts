@@ -147,6 +147,14 @@ export const errorCatalog = {
     message: "Unexpected fault; quote the request id to the platform team",
     recovery: ({ baseUrl }) => [platformContactAction(baseUrl)],
   },
+  SEARCH_UNAVAILABLE: {
+    status: 503,
+    message: "The search engine does not answer right now; retry after the delay given in Retry-After",
+    recovery: ({ baseUrl }) => [
+      searchAction(baseUrl),
+      action("changes", "GET", `${baseUrl}/api/registry/changes`, "Read the registry's change feed instead"),
+    ],
+  },
   SERVICE_SUSPENDED: {
     status: 503,
     message: "Agent access is suspended by the operators; the duration is unknown",

@@ -146,6 +146,7 @@ const OPERATION_TABLE = [
     access: "search",
     query: searchQuerySchema,
     responses: { "200": { description: "Search answer", schema: searchResponseSchema } },
+    errors: ["SEARCH_UNAVAILABLE"],
   },
   {
     method: "get",

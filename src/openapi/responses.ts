@@ -58,6 +58,19 @@ export const healthResponseSchema = successEnvelopeSchema({
         .nullable()
         .describe("Seconds since the oldest undelivered email was written; null when none waits"),
     }),
+    search: z
+      .object({
+        engine: z.enum(["embedded", "meilisearch"]),
+        state: z.enum(["ready", "building", "catching_up", "unavailable"]),
+        lag: z
+          .object({
+            merchants: z.number().int().nonnegative().describe("Merchants changed since the engine's cursor"),
+            revisions: z.number().int().nonnegative().describe("Store revisions since the engine's cursor"),
+          })
+          .nullable(),
+        fallback: z.enum(["embedded", "none"]).nullable(),
+      })
+      .describe("The search engine, its state and how far behind the store it is (read at most once a second)"),
   }),
 });
 

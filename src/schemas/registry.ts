@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
+import { MATCHED_FIELDS } from "../search/search-index.ts";
 import { abIdSchema, described, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
 
@@ -56,6 +57,14 @@ export const searchQuerySchema = z
             .max(SEARCH_LIMIT_MAX, `must be at most ${SEARCH_LIMIT_MAX}`),
         ),
         semantic: queryBoolean,
+        cursor: z.preprocess(
+          emptyAsUndefined,
+          z
+            .string()
+            .max(200, "must be at most 200 characters")
+            .regex(/^[A-Za-z0-9_-]+$/, "must be a next_cursor of an earlier answer to the same query")
+            .optional(),
+        ),
       },
       {
         q: "Text to search for: a trade, a product or a name, in French or English (e.g. boulangerie)",
@@ -65,6 +74,7 @@ export const searchQuerySchema = z
         radius: `Distance from lat/lng in km (at most ${SEARCH_RADIUS_MAX_KM}); needs lat and lng`,
         limit: `How many results to return (1 to ${SEARCH_LIMIT_MAX})`,
         semantic: "true or 1 to ask for vector (semantic) retrieval; retrieval_degraded says when it is not available",
+        cursor: "The next_cursor of an earlier answer to the same query, for its next page",
       },
     ),
   )
@@ -105,6 +115,10 @@ export const searchResultSchema = z
       distance_km: z.number().optional(),
     }),
     products: z.array(searchProductSchema),
+    /** Blended relevance (text, trust, distance), 0-100; comparable within one answer only. */
+    score: z.number().min(0).max(100),
+    /** Where the query matched: the identifier, the name, the trade, a product, a tag, the place, the description. */
+    matched: z.array(z.enum(MATCHED_FIELDS)),
     _actions: z.array(actionSchema),
     _state: merchantStateSchema,
   })
@@ -115,7 +129,13 @@ export const searchAnswerSchema = z.object({
   query: z.string(),
   results: z.array(searchResultSchema),
   count: z.number().int(),
-  retrieval_degraded: z.enum(["embedding_unavailable", "embedding_disabled"]).optional(),
+  /** How many merchants match in all (exact below 1,000 on either engine; at most 1,000). */
+  estimated_total: z.number().int().min(0),
+  /** Pass it back as `cursor` with the same query for the next page; null on the last page. */
+  next_cursor: z.string().nullable(),
+  /** With no result: what to try next (widen the radius, drop the tags, search without the town). */
+  recovery: z.array(actionSchema).optional(),
+  retrieval_degraded: z.enum(["embedding_unavailable", "embedding_disabled", "search_engine_unavailable"]).optional(),
 });
 export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
 

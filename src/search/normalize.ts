@@ -255,6 +255,10 @@ export interface QueryTerm {
   term: string;
   /** True for the last word typed (2 characters or more): it also matches as a prefix. */
   prefix: boolean;
+  /** A word naming a trade (src/search/vocabulary.ts): it never matches through the town alone. */
+  trade?: boolean;
+  /** Indexed words one typo away, matched instead of the term (the embedded index's fuzzy fallback). */
+  alternatives?: readonly string[];
 }
 
 /**

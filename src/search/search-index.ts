@@ -1,7 +1,7 @@
 /**
- * The search seam. The embedded implementation (SQLite FTS5 + R*Tree) is the default; a
- * Meilisearch implementation can take its place for scale-out. Both answer the same contract
- * (test/unit/search-contract.test.ts).
+ * The search seam. The embedded implementation (SQLite FTS5 + R*Tree) is the default; the
+ * Meilisearch implementation (src/search/meilisearch/) takes its place when MEILISEARCH_URL is
+ * set. Both answer the same contract (test/helpers/search-index-contract.ts, run against each).
  */
 export interface SearchQuery {
   /** The user's text, as typed (already length-checked, never trusted as query syntax). */
@@ -10,21 +10,40 @@ export interface SearchQuery {
   tags: string[];
   near: { lat: number; lng: number; radiusKm: number } | null;
   limit: number;
+  /** Hits of the same query to skip (the pages before this one); default 0. */
+  offset?: number;
 }
+
+/** Where a hit matched the query. */
+export const MATCHED_FIELDS = ["identifier", "name", "trade", "product", "tag", "place", "description"] as const;
+export type MatchedField = (typeof MATCHED_FIELDS)[number];
+
+/** The deepest hit a query can page to (offset + limit), on every engine. */
+export const MAX_SEARCH_DEPTH = 1_000;
 
 export interface SearchHit {
   abId: string;
-  /** Blended relevance, higher is better; only comparable within one answer. */
+  /** Blended relevance (text, trust, distance), 0-100, higher is better; only comparable within one answer. */
   score: number;
   /** Distance from the query point, when one was given. */
   distanceKm: number | null;
   /** Products of the merchant that matched the text or tags, best first. */
   matchedProductIds: string[];
+  /** What matched: the identifier, or the fields the words were found in (tags when tags were asked). */
+  matched: MatchedField[];
+}
+
+export interface SearchPage {
+  hits: SearchHit[];
+  /** How many merchants match in all (exact below the engine's counting bound, at most MAX_SEARCH_DEPTH). */
+  estimatedTotal: number;
+  /** Set when this page did not come from the configured engine (see src/search/resilient-index.ts). */
+  degraded?: "search_engine_unavailable";
 }
 
 export interface SearchIndex {
   readonly name: string;
-  search(query: SearchQuery): SearchHit[] | Promise<SearchHit[]>;
+  search(query: SearchQuery): SearchPage | Promise<SearchPage>;
   /** Re-reads these merchants from the store (new, changed, archived or deleted). */
   refresh(abIds: string[]): void | Promise<void>;
   /** Rebuilds the whole index from the store. */

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SearchHit, SearchIndex, SearchQuery } from "../../src/search/search-index.ts";
+import type { SearchHit, SearchIndex, SearchPage, SearchQuery } from "../../src/search/search-index.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { FIXTURE, fixtureMerchants, insertFixtureMerchants, LYON, newcomer } from "./search-index-fixture.ts";
 
@@ -31,8 +31,12 @@ export function describeSearchIndexContract(name: string, makeIndex: (db: Db) =>
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
 
-    const search = async (text: string, more: Partial<SearchQuery> = {}): Promise<SearchHit[]> =>
+    const page = async (text: string, more: Partial<SearchQuery> = {}): Promise<SearchPage> =>
       await index.search({ text, tags: [], near: null, limit: 50, ...more });
+    const search = async (text: string, more: Partial<SearchQuery> = {}): Promise<SearchHit[]> =>
+      (await page(text, more)).hits;
+    const sortedIdsOf = async (text: string, more: Partial<SearchQuery> = {}): Promise<string[]> =>
+      (await idsOf(text, more)).sort();
     const idsOf = async (text: string, more: Partial<SearchQuery> = {}): Promise<string[]> =>
       (await search(text, more)).map((hit) => hit.abId);
     const hitFor = async (abId: string, text: string, more: Partial<SearchQuery> = {}): Promise<SearchHit> => {
@@ -100,6 +104,126 @@ export function describeSearchIndexContract(name: string, makeIndex: (db: Db) =>
         expect((await hitFor(FIXTURE.bakeryTrusted, "gâteaux")).matchedProductIds[0]).toBe("pr_bake0001_2");
         expect((await hitFor(FIXTURE.bakeryTrusted, "pain campagne")).matchedProductIds[0]).toBe("pr_bake0001_1");
         expect((await hitFor(FIXTURE.plumberLyon, "plombier")).matchedProductIds).toEqual([]);
+      });
+    });
+
+    describe("identifiers", () => {
+      it("finds a merchant by its SIRET, spaces allowed, alone and as an identifier match", async () => {
+        const hits = await search("443 061 841 00047");
+        expect(hits.map((hit) => hit.abId)).toEqual([FIXTURE.plumberLyon]);
+        expect(hits[0]?.matched).toEqual(["identifier"]);
+        expect(await idsOf("44306184100047")).toEqual([FIXTURE.plumberLyon]);
+        expect(await idsOf("SIRET 443.061.841.00047")).toEqual([FIXTURE.plumberLyon]);
+      });
+
+      it("finds every listed establishment of a SIREN", async () => {
+        expect(await sortedIdsOf("443 061 841")).toEqual([FIXTURE.plumberLyon, FIXTURE.stable].sort());
+      });
+
+      it("finds a merchant by its ab_id in any case, never an archived one", async () => {
+        expect(await idsOf("AB_HAIR0002")).toEqual([FIXTURE.hairAtelier]);
+        expect(await idsOf(FIXTURE.bakeryArchived)).toEqual([]);
+      });
+
+      it("gives the identifier a score above any other hit", async () => {
+        expect((await search(FIXTURE.stable))[0]?.score).toBe(100);
+      });
+    });
+
+    describe("trade vocabulary", () => {
+      const hair = [FIXTURE.hairVilleurbanne, FIXTURE.hairAtelier, FIXTURE.hairMarseille].sort();
+
+      it("finds a trade by its usual names, singular or plural", async () => {
+        for (const text of ["coiffeur", "coiffeurs", "salon de coiffure", "Coiffeuses"]) {
+          expect(await sortedIdsOf(text), text).toEqual(hair);
+        }
+        expect(await idsOf("mécanicien")).toEqual([FIXTURE.garageProbation]);
+        expect(await idsOf("garagistes")).toEqual([FIXTURE.garageProbation]);
+      });
+
+      it("finds a trade by its common English name", async () => {
+        expect(await sortedIdsOf("hairdresser")).toEqual(hair);
+        expect(await sortedIdsOf("plumbers")).toEqual([FIXTURE.plumberLyon, FIXTURE.plumberParis].sort());
+        expect(await sortedIdsOf("bakery")).toEqual(
+          [FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted, FIXTURE.bakeryNoPoint].sort(),
+        );
+        expect(await idsOf("mechanic")).toEqual([FIXTURE.garageProbation]);
+        expect(await idsOf("bookshop")).toEqual([FIXTURE.bookshopMacon]);
+      });
+
+      it("drops filler words around what is looked for", async () => {
+        expect(await idsOf("plombier près de Lyon")).toEqual([FIXTURE.plumberLyon]);
+        expect(await idsOf("un bon plombier à proximité de Paris")).toEqual([FIXTURE.plumberParis]);
+        expect(await idsOf("plumber near Paris")).toEqual([FIXTURE.plumberParis]);
+      });
+
+      it("never matches a trade word through the town alone, in the place or the description", async () => {
+        expect(await idsOf("maçon")).toEqual([]);
+        expect(await idsOf("maçons")).toEqual([]);
+        expect(await idsOf("librairie mâcon")).toEqual([FIXTURE.bookshopMacon]);
+        expect(await idsOf("poèmes mâcon")).toEqual([FIXTURE.bookshopMacon]);
+        expect(await idsOf("71000")).toEqual([FIXTURE.bookshopMacon]);
+      });
+    });
+
+    describe("typos", () => {
+      it("finds a word of five letters or more typed with one typo", async () => {
+        expect(await idsOf("boulangeire dupont")).toEqual([FIXTURE.bakeryTrusted]);
+        expect(await idsOf("Gargae du Rhône")).toEqual([FIXTURE.garageProbation]);
+        expect(await sortedIdsOf("fleurizte")).toEqual(
+          [FIXTURE.floristPaused, FIXTURE.floristNear, FIXTURE.floristFar].sort(),
+        );
+        expect(await idsOf("Lamartime")).toEqual([FIXTURE.bookshopMacon]);
+      });
+
+      it("does not take a trade word for another word one typo away", async () => {
+        // "maçon" is a trade word: it is not "Manon", nor the florists' "Saône" with a typo.
+        expect(await idsOf("maçon")).toEqual([]);
+        expect(await idsOf("plombeir")).toEqual(expect.arrayContaining([FIXTURE.plumberLyon, FIXTURE.plumberParis]));
+      });
+
+      it("does not forgive a typo in a shorter word, nor in a postal code", async () => {
+        expect(await idsOf("pian")).toEqual([]);
+        expect(await idsOf("69101")).toEqual([]);
+      });
+    });
+
+    describe("what matched", () => {
+      it("says which fields the words matched", async () => {
+        expect((await hitFor(FIXTURE.bakeryTrusted, "boulangerie dupont")).matched).toEqual(["name", "trade"]);
+        expect((await hitFor(FIXTURE.plumberLyon, "fuite lyon")).matched).toEqual(["trade", "product", "place"]);
+        expect((await hitFor(FIXTURE.bookshopMacon, "poésie")).matched).toEqual(["description"]);
+      });
+
+      it("counts a tag filter as a tag match", async () => {
+        expect((await hitFor(FIXTURE.hairVilleurbanne, "coiffure", { tags: ["bio"] })).matched).toContain("tag");
+      });
+
+      it("scores every hit from 0 to 100", async () => {
+        for (const hit of await search("boulangerie")) {
+          expect(hit.score).toBeGreaterThan(0);
+          expect(hit.score).toBeLessThanOrEqual(100);
+        }
+      });
+    });
+
+    describe("paging", () => {
+      it("pages through the same answer with offset, and counts it all", async () => {
+        const all = await idsOf("boulangerie");
+        expect(all).toHaveLength(3);
+        expect((await page("boulangerie", { limit: 1 })).estimatedTotal).toBe(3);
+        const pages = [];
+        for (let offset = 0; offset < 3; offset += 1) {
+          pages.push(...(await idsOf("boulangerie", { limit: 1, offset })));
+        }
+        expect(pages).toEqual(all);
+        expect(await idsOf("boulangerie", { limit: 1, offset: 3 })).toEqual([]);
+      });
+
+      it("counts the merchants near a point", async () => {
+        const near = await page("de la", nearLyon(3));
+        expect(near.estimatedTotal).toBeGreaterThanOrEqual(near.hits.length);
+        expect(near.hits.length).toBeGreaterThan(0);
       });
     });
 

@@ -18,6 +18,8 @@ export interface FixtureProduct {
 
 export interface FixtureMerchant {
   abId: string;
+  /** Default 73282932000074 (shared by the merchants the identifier checks do not look up). */
+  siret?: string;
   name: string;
   nafCode: string;
   sector: string;
@@ -61,6 +63,8 @@ export const FIXTURE = {
   floristFar: "ab_flor0003",
   garageProbation: "ab_garg0001",
   stable: "ab_hors0001",
+  /** A bookshop in Mâcon: "maçon" must not find it through its town. */
+  bookshopMacon: "ab_book0001",
   /** Not in the store at first: the refresh checks add it. */
   newcomer: "ab_news0001",
 } as const;
@@ -142,7 +146,23 @@ export const fixtureMerchants: FixtureMerchant[] = [
     signals: weakSignals,
   },
   {
+    abId: FIXTURE.bookshopMacon,
+    siret: "51234567800012",
+    name: "Librairie Lamartine",
+    nafCode: "47.61Z",
+    sector: "commerce",
+    status: "ACTIVE",
+    city: "Mâcon",
+    postalCode: "71000",
+    departmentCode: "71",
+    point: { lat: 46.3069, lng: 4.8287 },
+    description: "Romans, poésie et livres d'histoire locale.",
+    products: [{ id: "pr_book0001_1", name: "Recueil de poèmes", description: "Édition régionale.", tags: [] }],
+    signals: weakSignals,
+  },
+  {
     abId: FIXTURE.plumberLyon,
+    siret: "44306184100047",
     name: "Martin Dépannage",
     nafCode: "43.22A",
     sector: "batiment",
@@ -312,6 +332,8 @@ export const fixtureMerchants: FixtureMerchant[] = [
   },
   {
     abId: FIXTURE.stable,
+    // Another establishment of the Lyon plumber's company (same SIREN).
+    siret: "44306184100013",
     name: "Écurie des Monts d'Or",
     nafCode: "93.13Z",
     sector: "services",
@@ -351,7 +373,7 @@ export function insertFixtureMerchants(db: Db, list: readonly FixtureMerchant[])
       tx.insert(merchants)
         .values({
           abId: merchant.abId,
-          siret: "73282932000074",
+          siret: merchant.siret ?? "73282932000074",
           legalName: `${merchant.name} SARL`,
           businessName: merchant.name,
           slug: merchant.abId,

@@ -141,6 +141,76 @@ describe("GET /api/registry/search", () => {
     expect(body.success).toBe(true);
   });
 
+  it("scores each result and says what matched", async () => {
+    const { body } = await search("q=boulangerie&limit=5");
+    expect(body.count).toBe(5);
+    const scores = body.results.map((result: JsonObject) => result.score);
+    expect(scores).toEqual([...scores].sort((a: number, b: number) => b - a));
+    for (const result of body.results) {
+      expect(result.score).toBeGreaterThan(0);
+      expect(result.score).toBeLessThanOrEqual(100);
+      expect(result.matched).toContain("trade");
+    }
+  });
+
+  it("finds a merchant first by its SIRET typed with spaces, by its SIREN and by its ab_id", async () => {
+    const abId = server.roster.cases.active_contactable?.[0] as string;
+    const db = openDatabase(path.join(server.dataDir, "abeille.db"), { readonly: true });
+    const siret = db.$client.prepare("SELECT siret FROM merchants WHERE ab_id = ?").pluck().get(abId) as string;
+    db.$client.close();
+    const spaced = `${siret.slice(0, 3)} ${siret.slice(3, 6)} ${siret.slice(6, 9)} ${siret.slice(9)}`;
+    for (const q of [spaced, siret.slice(0, 9), abId.toUpperCase()]) {
+      const { body } = await search(`q=${encodeURIComponent(q)}`);
+      expect(body.results[0]?.merchant.ab_id, q).toBe(abId);
+      expect(body.results[0]?.matched).toEqual(["identifier"]);
+    }
+  });
+
+  it("pages with next_cursor through the same answer, and estimates the total", async () => {
+    // Stop words alone and a wide circle: every merchant placed in mainland France, by trust and distance.
+    const everyone = "q=de&lat=46.6&lng=2.4&radius=1000";
+    const all = await search(`${everyone}&limit=20`);
+    const first = await search(`${everyone}&limit=10`);
+    expect(first.body.estimated_total).toBe(all.body.estimated_total);
+    expect(first.body.estimated_total).toBeGreaterThanOrEqual(200);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await search(`${everyone}&limit=10&cursor=${first.body.next_cursor}`);
+    const ids = (body: JsonObject) => body.results.map((result: JsonObject) => result.merchant.ab_id);
+    expect([...ids(first.body), ...ids(second.body)]).toEqual(ids(all.body));
+  });
+
+  it("refuses a cursor of another query with 400 VALIDATION_ERROR on cursor", async () => {
+    const { body: first } = await search("q=boulangerie&limit=5");
+    for (const query of [`q=coiffure&cursor=${first.next_cursor}`, "q=boulangerie&cursor=bm9wZQ"]) {
+      const { status, body } = await search(query);
+      expect(status).toBe(400);
+      expectErrorEnvelope(body, "VALIDATION_ERROR");
+      expect(body.data.issues.map((issue: JsonObject) => issue.path)).toContain("cursor");
+    }
+  });
+
+  it("answers nothing found with recovery actions: widen the radius, drop the tags, search without the town", async () => {
+    const { body } = await search(
+      `q=${encodeURIComponent("plombier Zanzibarville")}&lat=45.76&lng=4.83&radius=2&tags=a-tag-nobody-has`,
+    );
+    expect(body.count).toBe(0);
+    expect(body.estimated_total).toBe(0);
+    expect(body.next_cursor).toBeNull();
+    const rels = body.recovery.map((action: JsonObject) => action.rel);
+    expect(rels).toEqual(["widen_radius", "drop_tags", "search_without_town"]);
+    const withoutTown = body.recovery[2].href as string;
+    expect(new URL(withoutTown).searchParams.get("q")).toBe("plombier");
+    const widened = new URL(body.recovery[0].href as string).searchParams.get("radius");
+    expect(widened).toBe("50");
+  });
+
+  it("finds a trade by the names people give it, and despite one typo", async () => {
+    for (const q of ["coiffeurs", "hairdresser", "plombier près de", "boulangeire"]) {
+      const { body } = await search(`q=${encodeURIComponent(q)}`);
+      expect(body.count, q).toBeGreaterThan(0);
+    }
+  });
+
   it("shows a trust change written by another process in the next search, as resolve does", async () => {
     const query = "q=boulangerie&limit=50";
     const first = await search(query);

@@ -26,6 +26,8 @@ describe("the npm scripts that run jobs", () => {
       "kill-switch",
       "outbox",
       "retention",
+      "meili",
+      "search",
     ]);
     for (const [name, command] of jobScripts) {
       const invocation = command.replace(/^.*&& /, "");

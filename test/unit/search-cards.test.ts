@@ -66,7 +66,10 @@ function searchWorld(profile: MerchantProfile) {
   } as unknown as MerchantRepository;
   const search: SearchIndex = {
     name: "fake",
-    search: () => [{ abId: AB_ID, score: 1, distanceKm: null, matchedProductIds: [] }],
+    search: () => ({
+      hits: [{ abId: AB_ID, score: 1, distanceKm: null, matchedProductIds: [], matched: ["name"] }],
+      estimatedTotal: 1,
+    }),
     refresh: () => {},
   } as unknown as SearchIndex;
   const deps: SearchDeps = {

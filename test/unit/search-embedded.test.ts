@@ -48,14 +48,14 @@ describe("embedded search index", () => {
   it("needs a rebuild when new, and rebuilds by itself on the first search", () => {
     const index = createEmbeddedSearchIndex(db, { now });
     expect(index.needsRebuild()).toBe(true);
-    expect(index.search(query("boulangerie")).map((hit) => hit.abId)).toContain(FIXTURE.bakeryTrusted);
+    expect(index.search(query("boulangerie")).hits.map((hit) => hit.abId)).toContain(FIXTURE.bakeryTrusted);
     expect(index.needsRebuild()).toBe(false);
   });
 
   it("matches products as they are now after another connection rewrites them, without a refresh", () => {
     const index = createEmbeddedSearchIndex(db, { now });
     const matched = () =>
-      index.search(query("gâteaux")).find((hit) => hit.abId === FIXTURE.bakeryTrusted)?.matchedProductIds;
+      index.search(query("gâteaux")).hits.find((hit) => hit.abId === FIXTURE.bakeryTrusted)?.matchedProductIds;
     expect(matched()?.[0]).toBe("pr_bake0001_2");
     const other = openDatabase(file);
     try {
@@ -72,7 +72,7 @@ describe("embedded search index", () => {
     createEmbeddedSearchIndex(db, { now }).rebuild();
     const again = createEmbeddedSearchIndex(db, { now });
     expect(again.needsRebuild()).toBe(false);
-    expect(again.search(query("coiffure")).length).toBeGreaterThan(0);
+    expect(again.search(query("coiffure")).hits.length).toBeGreaterThan(0);
   });
 
   it("drops and rebuilds an index written by another format", () => {
@@ -80,7 +80,7 @@ describe("embedded search index", () => {
     db.$client.prepare("UPDATE search_meta SET value = 'an-older-format' WHERE key = 'format'").run();
     const index = createEmbeddedSearchIndex(db, { now });
     expect(index.needsRebuild()).toBe(true);
-    expect(index.search(query("coiffure")).length).toBeGreaterThan(0);
+    expect(index.search(query("coiffure")).hits.length).toBeGreaterThan(0);
     expect(index.needsRebuild()).toBe(false);
   });
 
@@ -101,14 +101,14 @@ describe("embedded search index", () => {
 
   it("on a broad query, scores only the most trusted matches (maxRankedMatches)", () => {
     const index = createEmbeddedSearchIndex(db, { now, maxRankedMatches: 2, candidatePool: 2 });
-    const hits = index.search(query("boulangerie"));
+    const hits = index.search(query("boulangerie")).hits;
     // Three listed bakeries match; the two kept are the most trusted (ties by ab_id).
     expect(hits.map((hit) => hit.abId)).toEqual([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]);
   });
 
   it("keeps a point's matches when bounding the work (filters apply before the cut)", () => {
     const index = createEmbeddedSearchIndex(db, { now, maxRankedMatches: 1, candidatePool: 1 });
-    const hits = index.search(query("coiffure", { near: { lat: 43.2965, lng: 5.3698, radiusKm: 5 } }));
+    const hits = index.search(query("coiffure", { near: { lat: 43.2965, lng: 5.3698, radiusKm: 5 } })).hits;
     expect(hits.map((hit) => hit.abId)).toEqual([FIXTURE.hairMarseille]);
   });
 
@@ -117,7 +117,7 @@ describe("embedded search index", () => {
     try {
       const index = createEmbeddedSearchIndex(readonly, { now });
       expect(index.needsRebuild()).toBe(true);
-      expect(index.search(query("boulangerie"))).toEqual([]);
+      expect(index.search(query("boulangerie")).hits).toEqual([]);
     } finally {
       readonly.$client.close();
     }
@@ -125,8 +125,8 @@ describe("embedded search index", () => {
 
   it("ignores a limit below 1 and an invalid point instead of failing", () => {
     const index = createEmbeddedSearchIndex(db, { now });
-    expect(index.search(query("boulangerie", { limit: 0 }))).toEqual([]);
-    expect(index.search(query("boulangerie", { near: { lat: Number.NaN, lng: 4, radiusKm: 10 } }))).toEqual([]);
-    expect(index.search(query("boulangerie", { near: { lat: 45, lng: 4, radiusKm: -1 } }))).toEqual([]);
+    expect(index.search(query("boulangerie", { limit: 0 })).hits).toEqual([]);
+    expect(index.search(query("boulangerie", { near: { lat: Number.NaN, lng: 4, radiusKm: 10 } })).hits).toEqual([]);
+    expect(index.search(query("boulangerie", { near: { lat: 45, lng: 4, radiusKm: -1 } })).hits).toEqual([]);
   });
 });

@@ -17,23 +17,35 @@ const LYON = { lat: 45.764, lng: 4.8357 };
 
 describe("FTS match expressions", () => {
   it("quotes every term and joins them with AND, the last one as a prefix", () => {
-    expect(allTermsMatch(queryTerms("Plombiers à Lyon"))).toBe('"plombier" AND "lyon"*');
+    expect(allTermsMatch(queryTerms("Plombiers à Lyon"))).toBe(
+      '{name trade products tags place about} : "plombier" AND {name trade products tags place about} : "lyon"*',
+    );
+  });
+
+  it("keeps a trade word out of the place column, and matches a corrected word by its alternatives", () => {
+    expect(allTermsMatch([{ term: "macon", prefix: false, trade: true }])).toBe('{name trade products tags} : "macon"');
+    expect(allTermsMatch([{ term: "boulangeire", prefix: false, alternatives: ["boulangerie", "boulanger"] }])).toBe(
+      '{name trade products tags place about} : ("boulangerie" OR "boulanger")',
+    );
   });
 
   it("restricts user terms to the text columns, and adds tag and cell tokens to the filters column", () => {
     expect(matchExpression(queryTerms("pain boulan"), ["tbio", "tsansgluten"], ["g0n1a", "g0n1b"])).toBe(
-      '{name trade products tags place about} : ("pain" AND "boulan"*) AND {filters} : ("tbio" AND "tsansgluten") AND {filters} : ("g0n1a" OR "g0n1b")',
+      '({name trade products tags place about} : "pain" AND {name trade products tags place about} : "boulan"*) AND {filters} : ("tbio" AND "tsansgluten") AND {filters} : ("g0n1a" OR "g0n1b")',
     );
   });
 
   it("leaves out the parts a query does not have", () => {
     expect(matchExpression([], ["tbio"], null)).toBe('{filters} : ("tbio")');
-    expect(matchExpression(queryTerms("pain"), [], null)).toBe('{name trade products tags place about} : ("pain"*)');
+    expect(matchExpression(queryTerms("pain"), [], null)).toBe('({name trade products tags place about} : "pain"*)');
   });
 
   it("never lets user syntax through", () => {
     const expression = allTermsMatch(queryTerms('NEAR("pain" OR vin)* -x ^y col:z {a b}'));
-    expect(expression).toBe('"near" AND "pain" AND "or" AND "vin" AND "col"');
+    const column = "{name trade products tags place about} : ";
+    expect(expression).toBe(
+      ['"near"', '"pain"', '"or"', '"vin"', '"col"'].map((phrase) => `${column}${phrase}`).join(" AND "),
+    );
   });
 });
 

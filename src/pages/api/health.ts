@@ -4,13 +4,14 @@ import { operation } from "../../openapi/operations.ts";
 
 /**
  * Liveness and readiness for operators and load balancers: answers even while agent access is
- * suspended, with the outbox's backlog (read at most once a second) for monitoring.
+ * suspended, with the outbox's backlog and the search engine's state and lag (each read at most
+ * once a second) for monitoring.
  */
-export const GET = route(operation("getHealth"), ({ app, context }) => {
+export const GET = route(operation("getHealth"), async ({ app, context }) => {
   app.probeDatabase();
   return ok(
     context,
-    { data: { status: "ok", outbox: app.outboxHealth() } },
+    { data: { status: "ok", outbox: app.outboxHealth(), search: await app.searchEngine.health() } },
     { headers: { "cache-control": "no-store" } },
   );
 });

@@ -3,6 +3,7 @@ import { sectorOf, tradeForNaf } from "../../domain/sectors.ts";
 import { computeTrust, type ScorableSignal } from "../../domain/trust/compute-trust.ts";
 import type { SignalValue } from "../../domain/trust/signal-catalog.ts";
 import { indexTerms, normalizeForIndex, normalizeTag } from "../normalize.ts";
+import { tradeVocabularyText } from "../vocabulary.ts";
 import { pointCells, tagToken } from "./filter-tokens.ts";
 
 /*
@@ -21,6 +22,7 @@ export { LISTED_STATUSES } from "../../domain/merchants/lifecycle.ts";
 
 export interface MerchantRow {
   ab_id: string;
+  siret: string;
   business_name: string;
   legal_name: string;
   naf_code: string;
@@ -55,6 +57,12 @@ export interface SignalRow {
 
 export interface MerchantDocument {
   abId: string;
+  siret: string;
+  nafCode: string;
+  sector: string;
+  departmentCode: string | null;
+  /** Canonical product tags (normalizeTag), for exact filtering. */
+  tags: string[];
   status: string;
   trust: number;
   lat: number | null;
@@ -72,14 +80,17 @@ export interface MerchantDocument {
 const nafLabels = new Map<string, string>(codesNaf.map((entry) => [entry.id, entry.label]));
 const tradeTexts = new Map<string, string>();
 
-/** NAF label, trade label, sector label and the trade's keywords, normalised (cached per NAF code). */
+/**
+ * NAF label, trade label, sector label, the trade's keywords and the names searchers give it
+ * (data/search-vocabulary.json), normalised (cached per NAF code).
+ */
 export function tradeText(nafCode: string): string {
   const cached = tradeTexts.get(nafCode);
   if (cached !== undefined) return cached;
   const trade = tradeForNaf(nafCode);
   const parts = [nafLabels.get(nafCode) ?? ""];
   if (trade) parts.push(trade.label, sectorOf(trade.sector)?.label ?? "", ...trade.keywords);
-  const text = normalizeForIndex(parts.join(" "));
+  const text = [normalizeForIndex(parts.join(" ")), trade ? tradeVocabularyText(trade.key) : ""].join(" ").trim();
   tradeTexts.set(nafCode, text);
   return text;
 }
@@ -140,6 +151,11 @@ export function buildMerchantDocument(
       : `${merchant.business_name} ${merchant.legal_name}`;
   return {
     abId: merchant.ab_id,
+    siret: merchant.siret,
+    nafCode: merchant.naf_code,
+    sector: merchant.sector,
+    departmentCode: merchant.department_code,
+    tags: [...tags],
     status: merchant.status,
     trust,
     lat: merchant.latitude,

@@ -1,16 +1,25 @@
 import { createRevisionCache } from "../../domain/revision-cache.ts";
 import type { Db } from "../../store/db.ts";
 import { storeRevisionReader } from "../../store/store-revision.ts";
-import { normalizeTag, type QueryTerm, queryTerms } from "../normalize.ts";
-import type { SearchHit, SearchIndex, SearchQuery } from "../search-index.ts";
+import type { QueryTerm } from "../normalize.ts";
+import { type Identifier, type NormalizedQuery, normalizeSearchQuery } from "../query.ts";
+import {
+  MATCHED_FIELDS,
+  MAX_SEARCH_DEPTH,
+  type MatchedField,
+  type SearchHit,
+  type SearchIndex,
+  type SearchPage,
+  type SearchQuery,
+} from "../search-index.ts";
+import { createSearchSource } from "../source.ts";
+import { MIN_TYPO_WORD_LENGTH, typoProbes, withinOneEdit } from "../typos.ts";
 import {
   buildMerchantDocument,
-  LISTED_STATUSES,
   type MerchantDocument,
   type MerchantRow,
   type ProductRow,
-  type SignalRow,
-  trustOf,
+  tradeText,
 } from "./documents.ts";
 import { coveringCells, tagToken } from "./filter-tokens.ts";
 import { matchProducts, type PreparedProduct, prepareProduct } from "./product-match.ts";
@@ -22,10 +31,11 @@ import {
   haversineSql,
   matchExpression,
   roundKm,
+  textScore,
   type Weights,
   weightsFor,
 } from "./ranking.ts";
-import { CREATE_STATEMENTS, DROP_STATEMENTS, INDEX_FORMAT, MERCHANT_WEIGHTS } from "./tables.ts";
+import { CREATE_STATEMENTS, DROP_STATEMENTS, INDEX_FORMAT } from "./tables.ts";
 
 /*
  * The default SearchIndex: SQLite FTS5 (text), R*Tree (geo) and a few plain tables, all derived
@@ -48,7 +58,7 @@ export interface EmbeddedSearchIndexOptions {
 
 /** The embedded index adds one optional member to SearchIndex. */
 export interface EmbeddedSearchIndex extends SearchIndex {
-  search(query: SearchQuery): SearchHit[];
+  search(query: SearchQuery): SearchPage;
   refresh(abIds: string[]): void;
   rebuild(onProgress?: (done: number, total: number) => void): void;
   /**
@@ -61,14 +71,12 @@ export interface EmbeddedSearchIndex extends SearchIndex {
 
 const BATCH_SIZE = 2_000;
 const REFRESH_CHUNK = 500;
-/** Upper bound on `limit`, whatever the caller passes (the API allows 50). */
-const MAX_LIMIT = 500;
 // bm25 costs 1-2 µs a row and a common trade word matches thousands of merchants. Measured at
 // 100,000 merchants on the bench's trade words: 1,000/400 cost 3.2 ms a query, 200/80 0.9 ms,
 // with 9.3 of the top 10 shared between the two (300/120 shared as many, at 1.0 ms).
 const DEFAULT_POOL = 80;
 const DEFAULT_MAX_RANKED = 200;
-/** Merchants whose normalised catalogue is kept between searches. */
+/** Merchants whose normalised catalogue and fields are kept between searches. */
 const PRODUCT_CACHE_ENTRIES = 5_000;
 /** Extra rows a search by point alone reads, for R*Tree rounding at the radius (see nearCandidates). */
 const NEAR_SLACK = 8;
@@ -79,7 +87,6 @@ interface CandidateRow {
   trust: number;
   lat: number | null;
   lng: number | null;
-  bm?: number;
 }
 
 interface Candidate {
@@ -89,21 +96,17 @@ interface Candidate {
   distanceKm: number | null;
 }
 
-interface NormalizedQuery {
-  terms: QueryTerm[];
-  tags: string[];
-  near: { lat: number; lng: number; radiusKm: number } | null;
-  limit: number;
+/** What a returned merchant's matched fields and products are read from, normalised once. */
+interface HitDetail {
+  products: PreparedProduct[];
+  fields: Record<"name" | "trade" | "place" | "description" | "tag", readonly string[]>;
 }
 
-const MERCHANT_SELECT = `
-  SELECT m.ab_id, m.business_name, m.legal_name, m.naf_code, m.sector, m.status, m.postal_code, m.city,
-         m.description, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
-         tp.department_code
-  FROM merchants m LEFT JOIN territorial_proofs tp ON tp.ab_id = m.ab_id`;
-const PRODUCT_SELECT = "SELECT ab_id, product_id, name, description, tags, position FROM products";
-const SIGNAL_SELECT = "SELECT ab_id, key, status, value, expires_at FROM signals";
-const LISTED_SQL = [...LISTED_STATUSES].map((status) => `'${status.replaceAll("'", "''")}'`).join(", ");
+/** Two-letter beginnings whose indexed words the fuzzy fallback keeps (per store revision). */
+const PROBE_CACHE_ENTRIES = 200;
+/** Alternatives kept for a misspelt word, the most frequent first. */
+const MAX_ALTERNATIVES = 8;
+const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
 
 export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOptions = {}): EmbeddedSearchIndex {
   const sqlite: Sqlite = db.$client;
@@ -111,8 +114,14 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
   const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
   const statements = new Map<string, Statement>();
-  const productCache = createRevisionCache<PreparedProduct[]>({ maxEntries: PRODUCT_CACHE_ENTRIES });
+  const detailCache = createRevisionCache<HitDetail>({ maxEntries: PRODUCT_CACHE_ENTRIES });
+  const probeCache = new Map<string, [string, number][]>();
+  let probeRevision = -1;
   const storeRevision = storeRevisionReader(db);
+  const source = createSearchSource(db);
+  const { readMerchants } = source;
+  const documentOf = (merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument =>
+    buildMerchantDocument(merchant, products, trust);
   let stale = true;
 
   const prepare = (source: string): Statement => {
@@ -201,80 +210,18 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     let id = idOf(doc.abId);
     if (id === undefined) {
       id = Number(
-        prepare("INSERT INTO search_merchants (ab_id, status, trust, lat, lng) VALUES (?, ?, ?, ?, ?)").run(
-          doc.abId,
-          doc.status,
-          doc.trust,
-          doc.lat,
-          doc.lng,
-        ).lastInsertRowid,
+        prepare(
+          "INSERT INTO search_merchants (ab_id, status, trust, lat, lng, naf_code, name, place, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ).run(doc.abId, doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText)
+          .lastInsertRowid,
       );
     } else {
-      prepare("UPDATE search_merchants SET status = ?, trust = ?, lat = ?, lng = ? WHERE id = ?").run(
-        doc.status,
-        doc.trust,
-        doc.lat,
-        doc.lng,
-        id,
-      );
+      prepare(
+        "UPDATE search_merchants SET status = ?, trust = ?, lat = ?, lng = ?, naf_code = ?, name = ?, place = ?, tags = ? WHERE id = ?",
+      ).run(doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText, id);
       removeDocuments(id);
     }
     insertDocuments(id, doc);
-  }
-
-  function readMerchants(abIds: readonly string[]): { merchants: MerchantRow[]; products: Map<string, ProductRow[]> } {
-    const json = JSON.stringify(abIds);
-    const merchants = prepare(`${MERCHANT_SELECT} WHERE m.ab_id IN (SELECT value FROM json_each(?))`).all(
-      json,
-    ) as MerchantRow[];
-    return { merchants, products: readProducts(abIds) };
-  }
-
-  function readSignals(abIds: readonly string[]): Map<string, SignalRow[]> {
-    const rows = prepare(`${SIGNAL_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(abIds),
-    ) as SignalRow[];
-    return groupBy(rows);
-  }
-
-  function documentOf(merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument {
-    return buildMerchantDocument(withValidCoordinates(merchant), products, trust);
-  }
-
-  /**
-   * Trust totals of every listed merchant, most trusted first. Numbering merchants in this order
-   * lets search() cap the work on very common words by taking the most trusted matches (see
-   * matchCandidates).
-   */
-  function listedByTrust(at: Date): { abId: string; trust: number }[] {
-    const listed = new Map<string, { sector: string; trust: number }>();
-    const rows = sqlite.prepare(`SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL})`).all() as {
-      ab_id: string;
-      sector: string;
-    }[];
-    for (const row of rows) listed.set(row.ab_id, { sector: row.sector, trust: 0 });
-    let current: string | undefined;
-    let group: SignalRow[] = [];
-    const flush = (): void => {
-      const entry = current === undefined ? undefined : listed.get(current);
-      if (entry) entry.trust = trustOf(group, entry.sector, at);
-      group = [];
-    };
-    // Raw rows (arrays): this walks every signal of the registry.
-    const signals = sqlite.prepare(`${SIGNAL_SELECT} ORDER BY ab_id`).raw().iterate() as IterableIterator<
-      [string, string, string, string | null, string | null]
-    >;
-    for (const [abId, key, status, value, expiresAt] of signals) {
-      if (abId !== current) {
-        flush();
-        current = abId;
-      }
-      group.push({ ab_id: abId, key, status, value, expires_at: expiresAt });
-    }
-    flush();
-    return [...listed.entries()]
-      .map(([abId, entry]) => ({ abId, trust: entry.trust }))
-      .sort((a, b) => b.trust - a.trust || (a.abId < b.abId ? -1 : 1));
   }
 
   function rebuild(onProgress?: (done: number, total: number) => void): void {
@@ -282,11 +229,11 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // One transaction: readers keep the previous index until the new one is complete, and a
     // failure leaves the previous index in place.
     sqlite.transaction(() => {
-      const order = listedByTrust(at);
+      const order = source.listedByTrust(at);
       dropTables();
       createTables();
       const insertMerchant = prepare(
-        "INSERT INTO search_merchants (id, ab_id, status, trust, lat, lng) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO search_merchants (id, ab_id, status, trust, lat, lng, naf_code, name, place, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       );
       onProgress?.(0, order.length);
       for (let start = 0; start < order.length; start += BATCH_SIZE) {
@@ -298,7 +245,18 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
           if (!merchant) return;
           const id = start + offset + 1;
           const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
-          insertMerchant.run(id, doc.abId, doc.status, doc.trust, doc.lat, doc.lng);
+          insertMerchant.run(
+            id,
+            doc.abId,
+            doc.status,
+            doc.trust,
+            doc.lat,
+            doc.lng,
+            doc.nafCode,
+            doc.name,
+            doc.place,
+            doc.tagsText,
+          );
           insertDocuments(id, doc);
         });
         onProgress?.(Math.min(order.length, start + batch.length), order.length);
@@ -317,19 +275,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     }
     const unique = [...new Set(abIds.filter((abId) => typeof abId === "string"))];
     const apply = sqlite.transaction((chunk: string[]) => {
-      const at = now();
-      const { merchants, products } = readMerchants(chunk);
-      const signals = readSignals(chunk);
-      const found = new Set(merchants.map((merchant) => merchant.ab_id));
-      for (const abId of chunk) if (!found.has(abId)) removeMerchant(abId); // deleted from the store
-      for (const merchant of merchants) {
-        if (!LISTED_STATUSES.has(merchant.status)) {
-          removeMerchant(merchant.ab_id);
-          continue;
-        }
-        const trust = trustOf(signals.get(merchant.ab_id) ?? [], merchant.sector, at);
-        replaceMerchant(documentOf(merchant, products.get(merchant.ab_id) ?? [], trust));
-      }
+      const { documents, unlisted } = source.listedDocuments(chunk, now());
+      for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
+      for (const doc of documents) replaceMerchant(doc);
     });
     for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
       apply(unique.slice(start, start + REFRESH_CHUNK));
@@ -344,40 +292,190 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     return stale;
   }
 
-  function search(query: SearchQuery): SearchHit[] {
+  function search(query: SearchQuery): SearchPage {
     if (stillStale()) {
-      if (sqlite.readonly) return [];
+      if (sqlite.readonly) return EMPTY_PAGE;
       rebuild();
     }
-    const normalized = normalizeQuery(query);
-    if (normalized === null) return [];
-    const { terms, tags, near, limit } = normalized;
+    const normalized = normalizeSearchQuery(query);
+    if (normalized === null) return EMPTY_PAGE;
+    if (normalized.identifier) {
+      const found = identifierCandidates(normalized.identifier, normalized.near);
+      if (found.length > 0) return page(found, found.length, normalized, true);
+    }
+    const { terms, tags, near } = normalized;
     // Nothing searchable typed (empty, or only stop words): tags or a point alone may still
     // narrow the query; with neither, nothing matches rather than everything.
-    if (terms.length === 0 && tags.length === 0 && near === null) return [];
+    if (terms.length === 0 && tags.length === 0 && near === null) return EMPTY_PAGE;
     const weights = weightsFor(terms.length > 0, near !== null);
-    const candidates =
-      terms.length > 0 || tags.length > 0 ? matchCandidates(normalized, weights) : nearCandidates(normalized, weights);
-    const hits = candidates.slice(0, limit);
-    const products = hits.length > 0 ? preparedProducts(hits.map((hit) => hit.abId)) : new Map();
-    return hits.map((hit) => ({
-      abId: hit.abId,
-      score: hit.score,
-      distanceKm: hit.distanceKm === null ? null : roundKm(hit.distanceKm),
-      matchedProductIds: matchProducts(products.get(hit.abId) ?? [], terms, tags),
-    }));
+    if (terms.length === 0 && tags.length === 0) {
+      const candidates = nearCandidates(normalized, weights);
+      return page(candidates, estimateNear(normalized), normalized);
+    }
+    let found = matchCandidates(normalized, weights);
+    if (found.candidates.length === 0 && terms.length > 0) {
+      // Fuzzy fallback: words the index does not hold are replaced by indexed words one typo away.
+      const corrected = correctTypos(terms);
+      if (corrected) {
+        normalized.terms = corrected;
+        found = matchCandidates(normalized, weights);
+      }
+    }
+    const total = found.total ?? countMatches(found.match);
+    return page(found.candidates, total, normalized);
+  }
+
+  function page(
+    candidates: readonly Candidate[],
+    total: number,
+    query: NormalizedQuery,
+    byIdentifier = false,
+  ): SearchPage {
+    const hits = candidates.slice(query.offset, query.offset + query.limit);
+    const details = hits.length > 0 ? hitDetails(hits.map((hit) => hit.abId)) : new Map<string, HitDetail>();
+    return {
+      hits: hits.map((hit): SearchHit => {
+        const detail = details.get(hit.abId);
+        return {
+          abId: hit.abId,
+          score: hit.score,
+          distanceKm: hit.distanceKm === null ? null : roundKm(hit.distanceKm),
+          matchedProductIds: byIdentifier ? [] : matchProducts(detail?.products ?? [], query.terms, query.tags),
+          matched: byIdentifier ? ["identifier"] : matchedFields(detail, query),
+        };
+      }),
+      estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(total, candidates.length)),
+    };
   }
 
   /**
-   * The returned merchants' products, normalised for matching. Normalising a catalogue costs more
-   * than the FTS query of a precise search, and the same merchants come back search after
-   * search: prepared catalogues are kept for the store revision they were read at.
+   * The returned merchants' products and fields, normalised for matching. Normalising a
+   * catalogue costs more than the FTS query of a precise search, and the same merchants come
+   * back search after search: details are kept for the store revision they were read at.
    */
-  function preparedProducts(abIds: readonly string[]): Map<string, PreparedProduct[]> {
-    return productCache.readThrough(abIds, storeRevision(), undefined, (missing) => {
-      const rows = readProducts(missing);
-      return new Map(missing.map((abId) => [abId, (rows.get(abId) ?? []).map(prepareProduct)]));
+  function hitDetails(abIds: readonly string[]): Map<string, HitDetail> {
+    return detailCache.readThrough(abIds, storeRevision(), undefined, (missing) => {
+      const { merchants, products } = readMerchants(missing);
+      const rows = new Map(merchants.map((merchant) => [merchant.ab_id, merchant]));
+      return new Map(
+        missing.map((abId): [string, HitDetail] => {
+          const catalogue = products.get(abId) ?? [];
+          const merchant = rows.get(abId);
+          const doc = merchant ? buildMerchantDocument(merchant, catalogue, 0) : null;
+          const words = (text: string | undefined) => (text ? text.split(" ") : []);
+          return [
+            abId,
+            {
+              products: catalogue.map(prepareProduct),
+              fields: {
+                name: words(doc?.name),
+                trade: words(doc?.trade),
+                place: words(doc?.place),
+                description: words(doc?.about),
+                tag: words(doc?.tagsText),
+              },
+            },
+          ];
+        }),
+      );
     });
+  }
+
+  /** A merchant found by its SIRET, its SIREN (each establishment) or its ab_id, if listed. */
+  function identifierCandidates(identifier: Identifier, near: NormalizedQuery["near"]): Candidate[] {
+    const select = "SELECT s.id AS id, s.ab_id AS abId, s.trust AS trust, s.lat AS lat, s.lng AS lng";
+    let rows: CandidateRow[];
+    if (identifier.kind === "ab_id") {
+      rows = prepare(`${select} FROM search_merchants s WHERE s.ab_id = ?`).all(identifier.value) as CandidateRow[];
+    } else {
+      const [low, high] =
+        identifier.kind === "siret"
+          ? [identifier.value, identifier.value]
+          : [`${identifier.value}00000`, `${identifier.value}99999`];
+      rows = prepare(
+        `${select} FROM merchants m JOIN search_merchants s ON s.ab_id = m.ab_id
+         WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`,
+      ).all(low, high, MAX_SEARCH_DEPTH) as CandidateRow[];
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      abId: row.abId,
+      score: IDENTIFIER_SCORE,
+      distanceKm:
+        near && row.lat !== null && row.lng !== null ? haversineKm(near, { lat: row.lat, lng: row.lng }) : null,
+    }));
+  }
+
+  /** Counts the matches of a MATCH expression, up to the deepest page. */
+  function countMatches(match: string): number {
+    const count = prepare(
+      `SELECT count(*) FROM (SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH ? LIMIT ${MAX_SEARCH_DEPTH})`,
+    )
+      .pluck()
+      .get(match);
+    return typeof count === "number" ? count : 0;
+  }
+
+  /** Merchants in the point's box (a little more than the circle), up to the deepest page. */
+  function estimateNear(query: NormalizedQuery): number {
+    if (!query.near) return 0;
+    const count = prepare(
+      `SELECT count(*) FROM (SELECT id FROM search_geo
+         WHERE max_lat >= @minLat AND min_lat <= @maxLat AND max_lng >= @minLng AND min_lng <= @maxLng
+         LIMIT ${MAX_SEARCH_DEPTH})`,
+    )
+      .pluck()
+      .get(boundingBox(query.near, query.near.radiusKm));
+    return typeof count === "number" ? count : 0;
+  }
+
+  /**
+   * The query's words the index does not hold (as typed, or as a prefix for the last one), of
+   * MIN_TYPO_WORD_LENGTH letters or more, replaced by the indexed words one edit away; null when
+   * no word could be corrected. The dictionary is fts5vocab over the merchant documents, looked
+   * up by ranges of two-letter beginnings (typoProbes), so a typo on the very first letter,
+   * other than a swap with the second, is not forgiven.
+   */
+  function correctTypos(terms: readonly QueryTerm[]): QueryTerm[] | null {
+    let changed = false;
+    const known = prepare("SELECT 1 FROM search_terms WHERE term >= ? AND term < ? LIMIT 1").pluck();
+    const range = prepare("SELECT term, doc FROM search_terms WHERE term >= ? AND term < ? LIMIT 20000").raw();
+    // fts5vocab reads every doclist of a range to count its documents: the words of a two-letter
+    // beginning are kept for the store revision they were read at.
+    const revision = storeRevision();
+    if (revision !== probeRevision) {
+      probeCache.clear();
+      probeRevision = revision;
+    }
+    const wordsStarting = (probe: string): [string, number][] => {
+      let words = probeCache.get(probe);
+      if (!words) {
+        words = range.all(probe, `${probe}\uffff`) as [string, number][];
+        if (probeCache.size >= PROBE_CACHE_ENTRIES) probeCache.clear();
+        probeCache.set(probe, words);
+      }
+      return words;
+    };
+    const corrected = terms.map((term): QueryTerm => {
+      const word = term.term;
+      if (word.length < MIN_TYPO_WORD_LENGTH || /\d/.test(word)) return term;
+      const end = term.prefix ? `${word}\uffff` : `${word}\u0000`;
+      if (known.get(word, end) !== undefined) return term;
+      const found = new Map<string, number>();
+      for (const probe of typoProbes(word)) {
+        for (const [candidate, docs] of wordsStarting(probe)) {
+          if (withinOneEdit(word, candidate)) found.set(candidate, docs);
+        }
+      }
+      if (found.size === 0) return term;
+      changed = true;
+      const alternatives = [...found.entries()]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, MAX_ALTERNATIVES)
+        .map(([candidate]) => candidate);
+      return { ...term, prefix: false, alternatives };
+    });
+    return changed ? corrected : null;
   }
 
   /**
@@ -401,8 +499,13 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
    * count as least trusted for this cut until the next rebuild; their score uses their real trust.
    */
-  function matchCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
-    const params: Record<string, unknown> = { pool: Math.max(pool, query.limit) };
+  function matchCandidates(
+    query: NormalizedQuery,
+    weights: Weights,
+  ): { candidates: Candidate[]; match: string; total: number | null } {
+    const depth = query.offset + query.limit;
+    const poolSize = Math.max(pool, depth);
+    const params: Record<string, unknown> = { pool: poolSize };
     const clauses: string[] = [];
     let cells: string[] | null = null;
     if (query.near) {
@@ -421,7 +524,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // cost: skip it. A partial word ("boulan") matches little as typed and is expanded.
     let terms = query.terms;
     if (terms.some((term) => term.prefix)) {
-      const exact = terms.map((term) => ({ term: term.term, prefix: false }));
+      const exact = terms.map((term) => ({ ...term, prefix: false }));
       const asTyped = prepare(
         `SELECT count(*) FROM (
            SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match ORDER BY rowid LIMIT @pool)`,
@@ -430,8 +533,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
         .get({ match: matchExpression(exact, [], null), pool });
       if (typeof asTyped === "number" && asTyped >= pool) terms = exact;
     }
-    params.match = matchFor(terms);
-    params.maxRanked = maxRanked;
+    const match = matchFor(terms);
+    params.match = match;
+    // A later page reads deeper than the cut when it has to.
+    params.maxRanked = query.offset > 0 ? Math.max(maxRanked, depth) : maxRanked;
     // One walk of the matches (text, tags, covering cells) in rowid order, most trusted first,
     // stopping at `maxRanked`: the cut is taken before the exact distance, so a few fewer rows
     // remain when some cells stick out of the circle.
@@ -443,16 +548,38 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     if (terms.length === 0) {
       // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
       const rows = prepare(`${select} FROM ${firstMatches("")} ${where}`).all(params) as CandidateRow[];
-      return rank(rows, query, weights, () => 1);
+      const candidates = rank(rows, query, weights, () => 1);
+      return { candidates, match, total: rows.length < (params.maxRanked as number) ? candidates.length : null };
     }
-    // bm25() rather than the `rank` column: FTS5 would sort by rank itself, scoring every match.
+    // Text relevance is scored here, from the fields each word occurs in (textScore), not by
+    // FTS5's bm25(): bm25 counts, for each word of the query, every document holding it (its IDF)
+    // on every statement, which cost milliseconds a query for a common word or a long prefix at
+    // 100,000 merchants. `walked`: how many matches the walk read, to tell whether it was cut.
     const rows = prepare(
-      `${select}, c.bm AS bm
-       FROM ${firstMatches(`, bm25(search_merchant_fts, ${MERCHANT_WEIGHTS.join(", ")}) AS bm`)}
-       ${where} ORDER BY c.bm LIMIT @pool`,
-    ).all(params) as CandidateRow[];
-    const best = rows.reduce((max, row) => Math.max(max, -(row.bm ?? 0)), 0);
-    return rank(rows, query, weights, (row) => (best > 0 ? Math.max(0, -(row.bm ?? 0)) / best : 1));
+      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng, m.naf_code AS naf,
+              m.name AS name, m.place AS place, m.tags AS tags, c.walked AS walked
+       FROM (SELECT id, count(*) OVER () AS walked FROM (
+               SELECT rowid AS id FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
+               ORDER BY rowid LIMIT @maxRanked)) c
+       JOIN search_merchants m ON m.id = c.id ${where}`,
+    ).all(params) as (CandidateRow & { naf: string; name: string; place: string; tags: string; walked: number })[];
+    const scored = rows
+      .map((row) => ({
+        row,
+        text: textScore(terms, { name: row.name, trade: tradeWords(row.naf), place: row.place, tags: row.tags }),
+      }))
+      .sort((a, b) => b.text - a.text || a.row.id - b.row.id)
+      .slice(0, poolSize);
+    const best = scored[0]?.text ?? 0;
+    const text = new Map(scored.map((entry) => [entry.row.id, best > 0 ? entry.text / best : 1]));
+    const candidates = rank(
+      scored.map((entry) => entry.row),
+      query,
+      weights,
+      (row) => text.get(row.id) ?? 0,
+    );
+    const walked = rows[0]?.walked ?? 0;
+    return { candidates, match, total: walked < (params.maxRanked as number) ? rows.length : null };
   }
 
   /**
@@ -470,7 +597,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       lat: near.lat,
       lng: near.lng,
       radius: near.radiusKm,
-      limit: query.limit + NEAR_SLACK,
+      limit: query.offset + query.limit + NEAR_SLACK,
     };
     const distance = haversineSql("g.min_lat", "g.min_lng");
     const ids = prepare(
@@ -517,13 +644,6 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     );
   }
 
-  function readProducts(abIds: readonly string[]): Map<string, ProductRow[]> {
-    const rows = prepare(
-      `${PRODUCT_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?)) ORDER BY ab_id, position, product_id`,
-    ).all(JSON.stringify(abIds)) as ProductRow[];
-    return groupBy(rows);
-  }
-
   return {
     name: "embedded",
     search,
@@ -533,55 +653,40 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   };
 }
 
-/** Turns the caller's query into safe, normalised parts; null when it cannot match anything. */
-function normalizeQuery(query: SearchQuery): NormalizedQuery | null {
-  const limit = Math.min(MAX_LIMIT, Math.floor(Number(query.limit)));
-  if (!Number.isFinite(limit) || limit < 1) return null;
-  const text = typeof query.text === "string" ? query.text : "";
-  const tags = [
-    ...new Set(
-      (Array.isArray(query.tags) ? query.tags : [])
-        .filter((tag): tag is string => typeof tag === "string")
-        .map(normalizeTag)
-        // A tag with no letter or digit is never indexed, so it cannot be checked: it is ignored.
-        .filter((tag) => tag.length > 0),
-    ),
-  ];
-  let near: NormalizedQuery["near"] = null;
-  if (query.near) {
-    const { lat, lng, radiusKm } = query.near;
-    const valid =
-      Number.isFinite(lat) &&
-      Number.isFinite(lng) &&
-      Number.isFinite(radiusKm) &&
-      Math.abs(lat) <= 90 &&
-      Math.abs(lng) <= 180 &&
-      radiusKm > 0;
-    if (!valid) return null;
-    near = { lat, lng, radiusKm };
+const tradeWordSets = new Map<string, ReadonlySet<string>>();
+
+/** The words indexed with a NAF code's trade (documents.ts tradeText), as a set, cached. */
+function tradeWords(nafCode: string): ReadonlySet<string> {
+  let words = tradeWordSets.get(nafCode);
+  if (!words) {
+    words = new Set(tradeText(nafCode).split(" "));
+    tradeWordSets.set(nafCode, words);
   }
-  return { terms: queryTerms(text), tags, near, limit };
+  return words;
 }
 
-/** Drops coordinates that cannot be placed on the R*Tree (missing, not finite, out of range). */
-function withValidCoordinates(row: MerchantRow): MerchantRow {
-  const { latitude: lat, longitude: lng } = row;
-  const valid =
-    typeof lat === "number" &&
-    typeof lng === "number" &&
-    Number.isFinite(lat) &&
-    Number.isFinite(lng) &&
-    Math.abs(lat) <= 90 &&
-    Math.abs(lng) <= 180;
-  return valid ? row : { ...row, latitude: null, longitude: null };
+/** Score of a merchant found by its identifier: above any blend. */
+const IDENTIFIER_SCORE = 100;
+
+function occurs(term: QueryTerm, words: readonly string[]): boolean {
+  if (term.alternatives && term.alternatives.length > 0) return term.alternatives.some((word) => words.includes(word));
+  return term.prefix ? words.some((word) => word.startsWith(term.term)) : words.includes(term.term);
 }
 
-function groupBy<Row extends { ab_id: string }>(rows: readonly Row[]): Map<string, Row[]> {
-  const grouped = new Map<string, Row[]>();
-  for (const row of rows) {
-    const list = grouped.get(row.ab_id);
-    if (list) list.push(row);
-    else grouped.set(row.ab_id, [row]);
+/** The fields the query's words occur in (a trade word never counts its place), and `tag` when tags were asked. */
+function matchedFields(detail: HitDetail | undefined, query: NormalizedQuery): MatchedField[] {
+  const matched = new Set<MatchedField>();
+  if (query.tags.length > 0) matched.add("tag");
+  if (detail) {
+    const productWords = detail.products.flatMap((product) => [...product.name, ...product.description]);
+    for (const term of query.terms) {
+      if (occurs(term, detail.fields.name)) matched.add("name");
+      if (occurs(term, detail.fields.trade)) matched.add("trade");
+      if (occurs(term, productWords)) matched.add("product");
+      if (occurs(term, detail.fields.tag)) matched.add("tag");
+      if (!term.trade && occurs(term, detail.fields.place)) matched.add("place");
+      if (occurs(term, detail.fields.description)) matched.add("description");
+    }
   }
-  return grouped;
+  return MATCHED_FIELDS.filter((field) => matched.has(field));
 }

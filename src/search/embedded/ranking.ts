@@ -11,18 +11,34 @@ import { TEXT_COLUMNS } from "./tables.ts";
  * user are at worst searched as words.
  */
 
+// Terms hold letters and digits only; doubling quotes is belt and braces.
+const phraseOf = (word: string) => `"${word.replaceAll('"', '""')}"`;
+
 function quote(term: QueryTerm): string {
-  // Terms hold letters and digits only; doubling quotes is belt and braces.
-  const phrase = `"${term.term.replaceAll('"', '""')}"`;
+  if (term.alternatives && term.alternatives.length > 0) {
+    return `(${term.alternatives.map(phraseOf).join(" OR ")})`;
+  }
+  const phrase = phraseOf(term.term);
   return term.prefix ? `${phrase}*` : phrase;
 }
 
-/** Every term must match somewhere in the merchant document. */
-export function allTermsMatch(terms: readonly QueryTerm[]): string {
-  return terms.map(quote).join(" AND ");
-}
-
 const TEXT_FILTER = `{${TEXT_COLUMNS.join(" ")}}`;
+/**
+ * The columns a query of one trade word must match in: not the place, nor the description (which
+ * names the town too), so a town never makes a merchant a match for a trade.
+ */
+const TRADE_FILTER = `{${TEXT_COLUMNS.filter((column) => column !== "place" && column !== "about").join(" ")}}`;
+
+/**
+ * Every term must match somewhere in the merchant document; a query of one trade word, in the
+ * name, trade, products or tags (TRADE_FILTER): "maçon" alone is not a merchant of Mâcon. With
+ * more words, the others narrow the answer (checking the rule for them too doubled the cost).
+ */
+export function allTermsMatch(terms: readonly QueryTerm[]): string {
+  return terms
+    .map((term) => `${terms.length === 1 && term.trade ? TRADE_FILTER : TEXT_FILTER} : ${quote(term)}`)
+    .join(" AND ");
+}
 
 /**
  * The whole MATCH of a merchant search: every term in the text columns, every tag token and, when
@@ -35,7 +51,7 @@ export function matchExpression(
   cells: readonly string[] | null,
 ): string {
   const parts: string[] = [];
-  if (terms.length > 0) parts.push(`${TEXT_FILTER} : (${allTermsMatch(terms)})`);
+  if (terms.length > 0) parts.push(`(${allTermsMatch(terms)})`);
   const exact = (token: string): QueryTerm => ({ term: token, prefix: false });
   if (tagTokens.length > 0) parts.push(`{filters} : (${tagTokens.map((token) => quote(exact(token))).join(" AND ")})`);
   if (cells && cells.length > 0) parts.push(`{filters} : (${cells.map((cell) => quote(exact(cell))).join(" OR ")})`);
@@ -125,4 +141,56 @@ export function blendSql(weights: Weights, trustColumn: string, distanceColumn: 
 
 export function roundKm(distanceKm: number): number {
   return Math.round(distanceKm * 100) / 100;
+}
+
+/**
+ * Points a query word earns by the best field it occurs in (the weights bm25 had: name 10, trade
+ * 8, place 4, tags 3); a word found in none of them matched the products or the description.
+ */
+export const FIELD_POINTS = { name: 10, trade: 8, place: 4, tags: 3, elsewhere: 1.5 } as const;
+/** Extra points, scaled by how much of the name the words cover, when every word is in the name. */
+const WHOLE_NAME_POINTS = 5;
+
+export interface ScoredFields {
+  /** Normalised words joined by single spaces. */
+  name: string;
+  trade: ReadonlySet<string>;
+  place: string;
+  tags: string;
+}
+
+/** Whether a query word occurs among words joined by single spaces (no split: this runs per candidate). */
+function occursIn(term: QueryTerm, words: string): boolean {
+  const padded = ` ${words} `;
+  if (term.alternatives && term.alternatives.length > 0) {
+    return term.alternatives.some((word) => padded.includes(` ${word} `));
+  }
+  return padded.includes(term.prefix ? ` ${term.term}` : ` ${term.term} `);
+}
+
+function occursInSet(term: QueryTerm, words: ReadonlySet<string>): boolean {
+  if (term.alternatives && term.alternatives.length > 0) return term.alternatives.some((word) => words.has(word));
+  if (!term.prefix) return words.has(term.term);
+  for (const word of words) if (word.startsWith(term.term)) return true;
+  return false;
+}
+
+/** Text relevance of a merchant that matched every word: field points, and a bonus for a whole name. */
+export function textScore(terms: readonly QueryTerm[], fields: ScoredFields): number {
+  let points = 0;
+  let inName = 0;
+  for (const term of terms) {
+    if (occursIn(term, fields.name)) {
+      points += FIELD_POINTS.name;
+      inName += 1;
+    } else if (occursInSet(term, fields.trade)) points += FIELD_POINTS.trade;
+    else if (occursIn(term, fields.place)) points += FIELD_POINTS.place;
+    else if (occursIn(term, fields.tags)) points += FIELD_POINTS.tags;
+    else points += FIELD_POINTS.elsewhere;
+  }
+  if (inName === terms.length && fields.name.length > 0) {
+    const nameWords = fields.name.split(" ").length;
+    points += (WHOLE_NAME_POINTS * inName) / Math.max(inName, nameWords);
+  }
+  return points;
 }

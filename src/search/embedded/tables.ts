@@ -1,4 +1,5 @@
 import { NORMALIZATION_VERSION } from "../normalize.ts";
+import { VOCABULARY_FINGERPRINT } from "../vocabulary.ts";
 
 /*
  * The embedded index's own tables, derived from the store (merchants, territorial_proofs,
@@ -13,7 +14,8 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  * Tables: search_merchant_fts (one document per listed merchant: text columns, plus a `filters`
  * column of tag and grid-cell tokens, see filter-tokens.ts), search_geo (R*Tree of merchant
  * points, for searches by point alone), search_merchants (ranking data: trust, status, lat, lng),
- * search_meta (the format the tables were built with).
+ * search_meta (the format the tables were built with), search_terms (fts5vocab: the indexed words,
+ * for the fuzzy fallback, see typos.ts).
  *
  * Ids: each listed merchant gets a small integer id (search_merchants.id), the rowid of its FTS
  * document and of its R*Tree entry. rebuild() numbers merchants most trusted first, which lets a
@@ -26,12 +28,11 @@ import { NORMALIZATION_VERSION } from "../normalize.ts";
  * registry), where matching a merchant's handful of products in memory takes microseconds.
  */
 
-/** Bump when the layout or the content of the derived tables changes. */
-export const INDEX_FORMAT = `embedded-6/norm-${NORMALIZATION_VERSION}`;
+/** Bump when the layout or the content of the derived tables changes (an edit of the vocabulary moves it too). */
+export const INDEX_FORMAT = `embedded-8/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
 
-/** bm25 weights of the merchant document columns, in column order. */
+/** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
-export const MERCHANT_WEIGHTS = [10, 8, 2, 3, 4, 1, 0] as const;
 /** The columns user text is matched against (all but `filters`, see filter-tokens.ts). */
 export const TEXT_COLUMNS = MERCHANT_COLUMNS.filter((column) => column !== "filters");
 
@@ -49,17 +50,26 @@ export const CREATE_STATEMENTS: readonly string[] = [
     status TEXT NOT NULL,
     trust INTEGER NOT NULL,
     lat REAL,
-    lng REAL
+    lng REAL,
+    -- What text relevance is scored from (ranking.ts textScore): the trade by its NAF code, and the
+    -- normalised name, place and tags.
+    naf_code TEXT NOT NULL,
+    name TEXT NOT NULL,
+    place TEXT NOT NULL,
+    tags TEXT NOT NULL
   )`,
   `CREATE VIRTUAL TABLE IF NOT EXISTS search_merchant_fts USING fts5(
     ${MERCHANT_COLUMNS.join(", ")},
     content = '', contentless_delete = 1, ${TOKENIZER}
   )`,
+  // The indexed words and how many documents hold each: the fuzzy fallback's dictionary.
+  "CREATE VIRTUAL TABLE IF NOT EXISTS search_terms USING fts5vocab(search_merchant_fts, row)",
   // +trust: an auxiliary column, so a search by point alone never leaves the R*Tree.
   "CREATE VIRTUAL TABLE IF NOT EXISTS search_geo USING rtree(id, min_lat, max_lat, min_lng, max_lng, +trust)",
 ];
 
 export const DROP_STATEMENTS: readonly string[] = [
+  "DROP TABLE IF EXISTS search_terms",
   "DROP TABLE IF EXISTS search_merchant_fts",
   "DROP TABLE IF EXISTS search_geo",
   "DROP TABLE IF EXISTS search_tags", // earlier formats

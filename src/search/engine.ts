@@ -1,0 +1,113 @@
+import type { Db } from "../store/db.ts";
+import { createSearchFeed } from "../store/search-feed.ts";
+import { createEmbeddedSearchIndex, type EmbeddedSearchIndex } from "./embedded/index.ts";
+import { createSearchFollower, type SearchFollower } from "./follower.ts";
+import { createMeilisearchSearchIndex, type MeilisearchSearchIndex } from "./meilisearch/index.ts";
+import { createResilientSearchIndex, type ResilientSearchIndex } from "./resilient-index.ts";
+import type { SearchIndex } from "./search-index.ts";
+
+/*
+ * The engine choice: the embedded index by default; Meilisearch when MEILISEARCH_URL is set, fed
+ * by a follower of the store's changes, behind the resilient index (the embedded index as
+ * fallback unless SEARCH_FALLBACK=none). The health check reports the engine, its state and lag.
+ */
+
+export interface SearchEngineSettings {
+  meilisearch: { url: string; apiKey: string | null; index: string; timeoutMs: number } | null;
+  searchFallback: "embedded" | "none";
+}
+
+export interface SearchHealth {
+  engine: "embedded" | "meilisearch";
+  /** ready; building (first build under way); catching_up (changes pending); unavailable (does not answer). */
+  state: "ready" | "building" | "catching_up" | "unavailable";
+  /** Store changes the engine does not reflect yet: merchants touched since its cursor (counted up to 10,000), revisions. */
+  lag: { merchants: number; revisions: number } | null;
+  /** What answers while the engine does not (null: the engine is the embedded index). */
+  fallback: "embedded" | "none" | null;
+}
+
+export interface SearchEngine {
+  /** What searches use. */
+  index: SearchIndex;
+  embedded: EmbeddedSearchIndex;
+  meilisearch: MeilisearchSearchIndex | null;
+  /** Keeps Meilisearch in step; started by the process that runs the background work. */
+  follower: SearchFollower | null;
+  health(): Promise<SearchHealth>;
+}
+
+const HEALTH_CACHE_MS = 1_000;
+const LAG_COUNT_BOUND = 10_000;
+
+export function createSearchEngine(
+  db: Db,
+  settings: SearchEngineSettings,
+  options: { now: () => Date; onFailure?: (error: unknown) => void },
+): SearchEngine {
+  const embedded = createEmbeddedSearchIndex(db, { now: options.now });
+  const meili = settings.meilisearch;
+  if (!meili) {
+    return {
+      index: embedded,
+      embedded,
+      meilisearch: null,
+      follower: null,
+      health: async () => ({
+        engine: "embedded",
+        state: embedded.needsRebuild() ? "building" : "ready",
+        lag: { merchants: 0, revisions: 0 },
+        fallback: null,
+      }),
+    };
+  }
+  const meilisearch = createMeilisearchSearchIndex(db, {
+    url: meili.url,
+    apiKey: meili.apiKey,
+    indexUid: meili.index,
+    searchTimeoutMs: meili.timeoutMs,
+    now: options.now,
+  });
+  const feed = createSearchFeed(db);
+  const resilient: ResilientSearchIndex = createResilientSearchIndex({
+    primary: meilisearch,
+    fallback: settings.searchFallback === "embedded" ? embedded : null,
+    timeoutMs: meili.timeoutMs,
+    ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+  });
+  const follower = createSearchFollower({
+    engine: meilisearch,
+    feed,
+    ...(options.onFailure ? { onError: options.onFailure } : {}),
+  });
+  let cached: { at: number; health: SearchHealth } | null = null;
+
+  async function readHealth(): Promise<SearchHealth> {
+    const base = { engine: "meilisearch", fallback: settings.searchFallback } as const;
+    let cursor: number | null;
+    try {
+      cursor = await meilisearch.readCursor();
+    } catch {
+      return { ...base, state: "unavailable", lag: null };
+    }
+    if (cursor === null) return { ...base, state: "building", lag: null };
+    const merchants = feed.countTouchedAfter(cursor, LAG_COUNT_BOUND);
+    const lag = { merchants, revisions: Math.max(0, feed.revision() - cursor) };
+    if (resilient.isDegraded()) return { ...base, state: "unavailable", lag };
+    return { ...base, state: merchants === 0 ? "ready" : "catching_up", lag };
+  }
+
+  return {
+    index: resilient,
+    embedded,
+    meilisearch,
+    follower,
+    async health() {
+      const at = Date.now();
+      if (cached && at - cached.at < HEALTH_CACHE_MS) return cached.health;
+      const health = await readHealth();
+      cached = { at, health };
+      return health;
+    },
+  };
+}

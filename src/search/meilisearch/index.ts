@@ -1,0 +1,387 @@
+import { createHash } from "node:crypto";
+import { type Index, Meilisearch, type SearchParams, type Settings } from "meilisearch";
+import type { Db } from "../../store/db.ts";
+import type { MerchantDocument } from "../embedded/documents.ts";
+import { matchProducts, prepareProduct } from "../embedded/product-match.ts";
+import { blendedScore, haversineKm, roundKm, weightsFor } from "../embedded/ranking.ts";
+import { INDEX_FORMAT } from "../embedded/tables.ts";
+import type { QueryTerm } from "../normalize.ts";
+import { type Identifier, normalizeSearchQuery } from "../query.ts";
+import {
+  MATCHED_FIELDS,
+  MAX_SEARCH_DEPTH,
+  type MatchedField,
+  type SearchHit,
+  type SearchIndex,
+  type SearchPage,
+  type SearchQuery,
+} from "../search-index.ts";
+import { createSearchSource } from "../source.ts";
+import { MIN_TYPO_WORD_LENGTH } from "../typos.ts";
+import { TRADE_WORDS } from "../vocabulary.ts";
+import { MeilisearchHttpError, nodeHttpClient } from "./http-client.ts";
+
+/*
+ * The second SearchIndex: a Meilisearch index (community edition features only) holding one
+ * document per listed merchant, built from the same normalised documents as the embedded index
+ * (embedded/documents.ts), so both engines meet the same words: plurals folded, accents removed,
+ * the trade's vocabulary indexed with it. Meilisearch picks and orders the candidates (words,
+ * typos, proximity, attribute, exactness, trust); the blend of text relevance, trust and distance
+ * is the embedded index's own (ranking.ts), computed here on Meilisearch's ranking score.
+ */
+
+export interface MeilisearchIndexOptions {
+  url: string;
+  apiKey?: string | null;
+  /** The index uid searches read (default "abeille_merchants"); rebuilds swap a new one in. */
+  indexUid?: string;
+  /** A search slower than this fails (the caller then degrades, see resilient-index.ts). */
+  searchTimeoutMs?: number;
+  /** Writes (documents, settings, swaps) and their tasks. */
+  writeTimeoutMs?: number;
+  now?: () => Date;
+  /** How many candidates, best first by Meilisearch, are re-ranked with trust and distance (default 80). */
+  candidatePool?: number;
+}
+
+export interface MeilisearchSearchIndex extends SearchIndex {
+  search(query: SearchQuery): Promise<SearchPage>;
+  refresh(abIds: string[]): Promise<void>;
+  rebuild(onProgress?: (done: number, total: number) => void): Promise<void>;
+  /** The store revision the index reflects (acknowledged by the follower), or null before any build. */
+  readCursor(): Promise<number | null>;
+  writeCursor(revision: number): Promise<void>;
+  /** Throws when Meilisearch does not answer. */
+  ping(): Promise<void>;
+}
+
+interface MeiliDocument {
+  ab_id: string;
+  siret: string;
+  siren: string;
+  name: string;
+  trade: string;
+  products: string;
+  tags: string;
+  place: string;
+  about: string;
+  tag_filter: string[];
+  sector: string;
+  department: string | null;
+  status: string;
+  trust: number;
+  _geo: { lat: number; lng: number } | null;
+}
+
+/** Searchable attributes, most important first (the `attribute` ranking rule weighs them in this order). */
+const SEARCHABLE = ["name", "trade", "tags", "place", "products", "about"] as const;
+/** Attributes that name the merchant's town: they never make it a match for a trade word alone. */
+const TOWN_ATTRIBUTES: ReadonlySet<string> = new Set(["place", "about"]);
+const FIELD_OF: Record<string, MatchedField> = {
+  name: "name",
+  trade: "trade",
+  products: "product",
+  tags: "tag",
+  place: "place",
+  about: "description",
+};
+
+export const MEILISEARCH_SETTINGS: Settings = {
+  searchableAttributes: [...SEARCHABLE],
+  filterableAttributes: ["_geo", "tag_filter", "status", "sector", "department", "siret", "siren", "ab_id"],
+  sortableAttributes: ["trust", "_geo"],
+  rankingRules: ["words", "typo", "proximity", "attribute", "exactness", "trust:desc"],
+  // The text is already folded to French root forms (normalize.ts): the French tokenizer, no
+  // stop words of Meilisearch's own (the query drops them), no synonyms (the vocabulary is indexed).
+  localizedAttributes: [{ attributePatterns: ["*"], locales: ["fra"] }],
+  typoTolerance: {
+    enabled: true,
+    minWordSizeForTypos: { oneTypo: MIN_TYPO_WORD_LENGTH, twoTypos: 9 },
+    // Postal codes and other numbers never match with a typo; nor does a word that names a trade
+    // ("maçon" is not "Manon"): a misspelt one, which is not a trade word, still does.
+    disableOnNumbers: true,
+    disableOnWords: [...TRADE_WORDS],
+  },
+  pagination: { maxTotalHits: MAX_SEARCH_DEPTH },
+  // Word proximity within an attribute only, and no facet search: a fraction of the indexing
+  // work (measured: bench/search.ts), for answers that rank the same on these short documents.
+  proximityPrecision: "byAttribute",
+  facetSearch: false,
+};
+
+/**
+ * The layout the index was built with: its settings and the documents' format (the embedded
+ * index's, as both are built by documents.ts with the same normalisation and vocabulary). A cursor
+ * written by another layout reads as none, so the follower rebuilds after an upgrade.
+ */
+export const MEILISEARCH_FORMAT = createHash("sha256")
+  .update(JSON.stringify(MEILISEARCH_SETTINGS))
+  .update(INDEX_FORMAT)
+  .digest("base64url")
+  .slice(0, 16);
+
+const BATCH_SIZE = 5_000;
+const REFRESH_CHUNK = 1_000;
+const DEFAULT_POOL = 80;
+/** The radius Meilisearch filters with, a little wider than asked: the exact cut is made here. */
+const RADIUS_SLACK = 1.005;
+
+export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOptions): MeilisearchSearchIndex {
+  const uid = options.indexUid ?? "abeille_merchants";
+  const metaUid = `${uid}_meta`;
+  const now = options.now ?? (() => new Date());
+  const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
+  const apiKey = options.apiKey ?? undefined;
+  const httpClient = nodeHttpClient();
+  const reader = new Meilisearch({
+    host: options.url,
+    ...(apiKey ? { apiKey } : {}),
+    httpClient,
+    timeout: options.searchTimeoutMs ?? 1_000,
+  });
+  const writer = new Meilisearch({
+    host: options.url,
+    ...(apiKey ? { apiKey } : {}),
+    httpClient,
+    timeout: options.writeTimeoutMs ?? 30_000,
+    defaultWaitOptions: { timeout: options.writeTimeoutMs ?? 120_000, interval: 20 },
+  });
+  const source = createSearchSource(db);
+
+  async function ensureIndex(indexUid: string): Promise<Index<MeiliDocument>> {
+    const exists = await writer
+      .getIndex(indexUid)
+      .then(() => true)
+      .catch(() => false);
+    if (!exists) await writer.createIndex(indexUid, { primaryKey: "ab_id" }).waitTask();
+    await writer.index(indexUid).updateSettings(MEILISEARCH_SETTINGS).waitTask();
+    return writer.index<MeiliDocument>(indexUid);
+  }
+
+  async function push(index: Index<MeiliDocument>, documents: MerchantDocument[], unlisted: string[]) {
+    if (documents.length > 0) {
+      const task = await index.addDocuments(documents.map(meiliDocument), { primaryKey: "ab_id" }).waitTask();
+      if (task.status !== "succeeded") throw new Error(`Meilisearch refused documents: ${task.error?.message}`);
+    }
+    if (unlisted.length > 0) await index.deleteDocuments(unlisted).waitTask();
+  }
+
+  async function refresh(abIds: string[]): Promise<void> {
+    const unique = [...new Set(abIds.filter((abId) => typeof abId === "string"))];
+    if (unique.length === 0) return;
+    const index = writer.index<MeiliDocument>(uid);
+    for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
+      const { documents, unlisted } = source.listedDocuments(unique.slice(start, start + REFRESH_CHUNK), now());
+      await push(index, documents, unlisted);
+    }
+  }
+
+  /**
+   * Builds a new index beside the one searches read, then swaps them in one task (searches never
+   * see a half-built index) and deletes the old one. The cursor is the store revision read before
+   * the first merchant was: changes made during the build are caught up by the follower.
+   */
+  async function rebuild(onProgress?: (done: number, total: number) => void): Promise<void> {
+    const revision = source.revision();
+    const buildUid = `${uid}_build`;
+    await writer.deleteIndexIfExists(buildUid);
+    const build = await ensureIndex(buildUid);
+    await ensureIndex(uid);
+    const order = source.listedByTrust(now());
+    onProgress?.(0, order.length);
+    let pending: Promise<unknown>[] = [];
+    for (let start = 0; start < order.length; start += BATCH_SIZE) {
+      const ids = order.slice(start, start + BATCH_SIZE).map((entry) => entry.abId);
+      const { documents } = source.listedDocuments(ids, now());
+      // Enqueue while the previous batches index; wait before the queue grows past two.
+      pending.push(build.addDocuments(documents.map(meiliDocument), { primaryKey: "ab_id" }).waitTask());
+      if (pending.length >= 2) {
+        await Promise.all(pending);
+        pending = [];
+      }
+      onProgress?.(Math.min(order.length, start + ids.length), order.length);
+    }
+    await Promise.all(pending);
+    const swap = await writer.swapIndexes([{ indexes: [uid, buildUid], rename: false }]).waitTask();
+    if (swap.status !== "succeeded") throw new Error(`Meilisearch index swap failed: ${swap.error?.message}`);
+    await writer.deleteIndex(buildUid).waitTask();
+    await writeCursor(revision);
+    onProgress?.(order.length, order.length);
+  }
+
+  async function readCursor(): Promise<number | null> {
+    try {
+      const doc = await reader.index<{ id: string; cursor: number; format: string }>(metaUid).getDocument("sync");
+      return typeof doc.cursor === "number" && doc.format === MEILISEARCH_FORMAT ? doc.cursor : null;
+    } catch (error) {
+      if (isNotFound(error)) return null;
+      throw error;
+    }
+  }
+
+  async function writeCursor(revision: number): Promise<void> {
+    const task = await writer
+      .index(metaUid)
+      .addDocuments([{ id: "sync", cursor: revision, format: MEILISEARCH_FORMAT, at: now().toISOString() }], {
+        primaryKey: "id",
+      })
+      .waitTask();
+    if (task.status !== "succeeded") throw new Error(`Meilisearch refused the cursor: ${task.error?.message}`);
+  }
+
+  async function search(query: SearchQuery): Promise<SearchPage> {
+    const normalized = normalizeSearchQuery(query);
+    if (normalized === null) return { hits: [], estimatedTotal: 0 };
+    const { terms, tags, near, limit, offset, identifier } = normalized;
+    const index = reader.index<MeiliDocument>(uid);
+    const geo = near ? `_geoRadius(${near.lat}, ${near.lng}, ${Math.ceil(near.radiusKm * 1000 * RADIUS_SLACK)})` : null;
+
+    if (identifier) {
+      const found = await index.search("", {
+        filter: identifierFilter(identifier),
+        limit: MAX_SEARCH_DEPTH,
+        attributesToRetrieve: ["ab_id", "trust", "_geo"],
+      });
+      if (found.hits.length > 0) {
+        const byTrust = found.hits.sort((a, b) => b.trust - a.trust || (a.ab_id < b.ab_id ? -1 : 1));
+        const hits = byTrust.map(
+          (doc): SearchHit => ({
+            abId: doc.ab_id,
+            score: 100,
+            distanceKm: near && doc._geo ? roundKm(haversineKm(near, doc._geo)) : null,
+            matchedProductIds: [],
+            matched: ["identifier"],
+          }),
+        );
+        return { hits: hits.slice(offset, offset + limit), estimatedTotal: hits.length };
+      }
+    }
+    if (terms.length === 0 && tags.length === 0 && near === null) return { hits: [], estimatedTotal: 0 };
+
+    const filters: string[] = tags.map((tag) => `tag_filter = ${quoteFilter(tag)}`);
+    if (geo) filters.push(geo);
+    const hasText = terms.length > 0;
+    const depth = offset + limit;
+    const params: SearchParams = {
+      // Without words, every merchant the filters keep is a candidate: trust and distance rank them.
+      limit: hasText ? Math.max(pool, depth) : MAX_SEARCH_DEPTH,
+      offset: 0,
+      matchingStrategy: "all",
+      showRankingScore: true,
+      attributesToRetrieve: ["ab_id", "trust", "_geo"],
+      ...(filters.length > 0 ? { filter: filters.join(" AND ") } : {}),
+    };
+    // A trade word never makes a merchant a match through its town alone (vocabulary.ts): a
+    // query of one trade word is not matched against the place nor the description (which names
+    // the town too); with more words, a hit that matched in those only is left out.
+    const tradeQuery = hasText && terms.some((term) => term.trade);
+    if (tradeQuery && terms.length === 1) {
+      params.attributesToSearchOn = SEARCHABLE.filter((attribute) => !TOWN_ATTRIBUTES.has(attribute));
+    }
+    const answer = await index.search(hasText ? queryText(terms) : "", params);
+    const weights = weightsFor(hasText, near !== null);
+    const best = answer.hits.reduce((max, hit) => Math.max(max, hit._rankingScore ?? 0), 0);
+    const ranked = answer.hits
+      .map((doc) => {
+        const distanceKm = near && doc._geo ? haversineKm(near, doc._geo) : null;
+        const text = hasText ? (best > 0 ? (doc._rankingScore ?? 0) / best : 1) : 1;
+        const score = blendedScore({ text, trust: doc.trust, distanceKm, radiusKm: near?.radiusKm ?? null }, weights);
+        return { doc, distanceKm, score };
+      })
+      .filter((entry) => near === null || (entry.distanceKm !== null && entry.distanceKm <= near.radiusKm))
+      .sort(
+        (a, b) =>
+          b.score - a.score ||
+          (a.distanceKm ?? 0) - (b.distanceKm ?? 0) ||
+          (a.doc.ab_id < b.doc.ab_id ? -1 : a.doc.ab_id > b.doc.ab_id ? 1 : 0),
+      );
+    const pageOf = ranked.slice(offset, offset + limit);
+    const pageIds = pageOf.map((entry) => entry.doc.ab_id);
+    const products = pageOf.length > 0 ? source.readProducts(pageIds) : new Map();
+    // What matched, asked for the page's merchants alone: match positions over the whole pool
+    // cost Meilisearch ten times the search itself (long descriptions and catalogues).
+    const positions = new Map<string, Record<string, unknown>>();
+    if (hasText && pageIds.length > 0) {
+      const matches = await index.search(queryText(terms), {
+        filter: `ab_id IN [${pageIds.map(quoteFilter).join(", ")}]`,
+        limit: pageIds.length,
+        matchingStrategy: "all",
+        showMatchesPosition: true,
+        attributesToRetrieve: ["ab_id"],
+        ...(params.attributesToSearchOn ? { attributesToSearchOn: params.attributesToSearchOn } : {}),
+      });
+      for (const doc of matches.hits) positions.set(doc.ab_id, doc._matchesPosition ?? {});
+    }
+    const hits = pageOf.map(({ doc, distanceKm, score }): SearchHit => {
+      const matched = new Set<MatchedField>();
+      if (tags.length > 0) matched.add("tag");
+      for (const attribute of Object.keys(positions.get(doc.ab_id) ?? {})) {
+        const field = FIELD_OF[attribute];
+        if (field) matched.add(field);
+      }
+      return {
+        abId: doc.ab_id,
+        score,
+        distanceKm: distanceKm === null ? null : roundKm(distanceKm),
+        matchedProductIds: matchProducts((products.get(doc.ab_id) ?? []).map(prepareProduct), terms, tags),
+        matched: MATCHED_FIELDS.filter((field) => matched.has(field)),
+      };
+    });
+    const estimatedTotal = answer.estimatedTotalHits ?? answer.hits.length;
+    return { hits, estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(estimatedTotal, ranked.length)) };
+  }
+
+  return {
+    name: "meilisearch",
+    search,
+    refresh,
+    rebuild,
+    readCursor,
+    writeCursor,
+    ping: async () => {
+      await reader.health();
+    },
+  };
+}
+
+function meiliDocument(doc: MerchantDocument): MeiliDocument {
+  return {
+    ab_id: doc.abId,
+    siret: doc.siret,
+    siren: doc.siret.slice(0, 9),
+    name: doc.name,
+    trade: doc.trade,
+    products: doc.products,
+    tags: doc.tagsText,
+    place: doc.place,
+    about: doc.about,
+    tag_filter: doc.tags,
+    sector: doc.sector,
+    department: doc.departmentCode,
+    status: doc.status,
+    trust: doc.trust,
+    _geo: doc.lat !== null && doc.lng !== null ? { lat: doc.lat, lng: doc.lng } : null,
+  };
+}
+
+/** The normalised terms as Meilisearch reads them: a trailing space when the last one is a whole word. */
+function queryText(terms: readonly QueryTerm[]): string {
+  const text = terms.map((term) => term.term).join(" ");
+  return terms.at(-1)?.prefix ? text : `${text} `;
+}
+
+/** Filter values hold letters, digits and spaces only (normalised); quoting is belt and braces. */
+function quoteFilter(value: string): string {
+  return `"${value.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+}
+
+function identifierFilter(identifier: Identifier): string {
+  const attribute = identifier.kind === "ab_id" ? "ab_id" : identifier.kind;
+  return `${attribute} = ${quoteFilter(identifier.value)}`;
+}
+
+function isNotFound(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const code = cause instanceof MeilisearchHttpError ? cause.code : (cause as { code?: string } | undefined)?.code;
+  return code === "index_not_found" || code === "document_not_found";
+}
