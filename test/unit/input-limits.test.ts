@@ -96,7 +96,7 @@ describe("the OpenAPI document", () => {
       if (isObject(schema)) undescribed(schema, label, missing);
     }
     expect(missing).toEqual([]);
-    expect(parameters).toBe(33);
+    expect(parameters).toBe(34);
   });
 
   it("bounds every string, number and array an agent sends", () => {
@@ -108,8 +108,10 @@ describe("the OpenAPI document", () => {
       }
       const body = (operation.requestBody as JsonSchema | undefined)?.content as JsonSchema | undefined;
       const schema = (body?.["application/json"] as JsonSchema | undefined)?.schema;
-      // The JSON-RPC body of /api/mcp is bounded per tool: its arguments are the tools' schemas.
-      if (isObject(schema) && !label.endsWith("/api/mcp")) unbounded(schema, label, found);
+      // The JSON-RPC bodies of /api/mcp and /api/a2a are bounded per tool or skill: their
+      // arguments are the tools' schemas (checked below), the envelope only routes them.
+      const jsonRpc = label.endsWith("/api/mcp") || label.endsWith("/api/a2a");
+      if (isObject(schema) && !jsonRpc) unbounded(schema, label, found);
     }
     expect(found).toEqual([]);
   });
