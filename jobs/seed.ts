@@ -12,8 +12,8 @@
  * (so seeding twice the same day writes the same registry). A registry that already holds
  * merchants is left alone unless --force is given, which clears it first.
  *
- * `seedIfEmpty(config)` is the same seeding for `npm start`: it does nothing when the registry
- * already holds merchants or DEMO_SEED_COUNT is 0.
+ * `seedIfEmpty(config)` (`--if-empty`) is the same seeding for `npm start`: it does nothing when
+ * the registry already holds merchants or DEMO_SEED_COUNT is 0.
  */
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
@@ -118,10 +118,16 @@ async function main(): Promise<void> {
       now: { type: "string" },
       force: { type: "boolean", default: false },
       "keep-files": { type: "boolean", default: false },
+      // `npm start`'s seeding, in a process of its own (jobs/start.ts).
+      "if-empty": { type: "boolean", default: false },
     },
     strict: true,
   });
   const config = loadConfig();
+  if (values["if-empty"]) {
+    await seedIfEmpty(config);
+    return;
+  }
   const count = integerOption(values.count, "count", config.demoSeedCount, 0);
   const seed = integerOption(values.seed, "seed", config.demoSeed, Number.MIN_SAFE_INTEGER);
   const now = values.now === undefined ? startOfToday() : new Date(values.now);

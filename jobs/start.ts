@@ -7,12 +7,14 @@
  * schedule, the publication schedule and, with MEILISEARCH_URL, the search follower.
  * (package.json builds the bundle first.)
  */
+import { spawnSync } from "node:child_process";
 import cluster from "node:cluster";
 import net from "node:net";
 import path from "node:path";
 import { type Config, ConfigError, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { BACKGROUND_OWNER_ENV, type ClusterMessage, superviseServers } from "./cluster.ts";
+import { jobArgv } from "./compile-cache.ts";
 
 /** How often, at most, a process tells the owner of the outbox that it wrote rows. */
 const OUTBOX_NUDGE_INTERVAL_MS = 20;
@@ -27,10 +29,18 @@ if (cluster.isPrimary) {
     process.stderr.write(`${refusal}\n`);
     process.exit(1);
   }
-  // Migrations and the demo seed run once, before any server process opens the database. The
-  // primary loads nothing else: it only supervises (its memory counts for the whole server).
-  const { seedIfEmpty } = await import("./seed.ts");
-  await seedIfEmpty(config);
+  // Migrations and the demo seed run once, before any server process opens the database, in a
+  // child process: what seeding loads (the generator, the importers) goes with it. The primary
+  // loads nothing else: it only supervises (its memory counts for the whole server).
+  const seeding = spawnSync(process.execPath, jobArgv(path.join(import.meta.dirname, "seed.ts"), "--if-empty"), {
+    stdio: "inherit",
+  });
+  if (seeding.status !== 0) {
+    process.stderr.write(
+      `start: the demo registry could not be seeded (${seeding.signal ?? `exit ${seeding.status}`})\n`,
+    );
+    process.exit(1);
+  }
   const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
   startWalCheckpoints(config.databaseFile, (error) => logger.warn("WAL checkpoint failed", { error: error.message }));
   superviseServers({
