@@ -34,16 +34,6 @@ export function newAbId(registry: MerchantRegistryStore, randomId?: () => string
   throw new Error("no free ab_id after 20 draws");
 }
 
-/** An address line compared as written anywhere: without accents, case or punctuation. */
-export function foldedAddress(text: string): string {
-  return text
-    .normalize("NFD")
-    .replace(/\p{M}/gu, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, " ")
-    .trim();
-}
-
 /** The position of a declared address: its commune's centroid, marked as such, never "verified". */
 export function territorialProofOf(
   communes: CommuneLookup,
@@ -188,12 +178,26 @@ export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIs
   );
 }
 
+/**
+ * Collects the columns a change sets: `set` keeps a value only when it differs from the stored
+ * one, so writing what is already there changes nothing. `next` holds what differs.
+ */
+export function differingFields(merchant: Merchant): {
+  next: Partial<Merchant>;
+  set: <Key extends keyof Merchant>(key: Key, value: Merchant[Key]) => void;
+} {
+  const next: Partial<Merchant> = {};
+  return {
+    next,
+    set(key, value) {
+      if (JSON.stringify(merchant[key]) !== JSON.stringify(value)) next[key] = value;
+    },
+  };
+}
+
 /** The merchant's columns an update sets (only those that differ from what is stored). */
 export function changedFields(merchant: Merchant, update: MerchantUpdate, nowIso: string): Partial<Merchant> {
-  const next: Partial<Merchant> = {};
-  const set = <Key extends keyof Merchant>(key: Key, value: Merchant[Key]) => {
-    if (JSON.stringify(merchant[key]) !== JSON.stringify(value)) next[key] = value;
-  };
+  const { next, set } = differingFields(merchant);
   if (update.legal_name !== undefined) set("legalName", update.legal_name);
   if (update.business_name !== undefined) set("businessName", update.business_name);
   if (update.naf_code !== undefined) {

@@ -4,7 +4,7 @@ import { parseInput } from "../../schemas/parse.ts";
 import { type ObservedSignal, platformObservationSchema } from "../../schemas/platform-observation.ts";
 import type { Merchant, QaCluster, Signal } from "../merchant.ts";
 import { proofStatusFor, signalApplies, signalCatalog } from "../trust/signal-catalog.ts";
-import { diffOf } from "./build-merchant.ts";
+import { differingFields, diffOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
@@ -98,10 +98,7 @@ function observedFields(
   merchant: Merchant,
   observation: ReturnType<typeof platformObservationSchema.parse>,
 ): Partial<Merchant> {
-  const next: Partial<Merchant> = {};
-  const set = <Key extends keyof Merchant>(key: Key, value: Merchant[Key]) => {
-    if (JSON.stringify(merchant[key]) !== JSON.stringify(value)) next[key] = value;
-  };
+  const { next, set } = differingFields(merchant);
   if (observation.website !== undefined) set("domainAgeYears", observation.website.domain_age_years);
   if (observation.listing !== undefined) {
     set("listingRating", observation.listing?.rating ?? null);

@@ -1,8 +1,9 @@
 import { ServiceError, validationError } from "../../errors/service-error.ts";
 import { companyNumberIssues, merchantUpdateSchema } from "../../schemas/merchant-declaration.ts";
 import { parseInput } from "../../schemas/parse.ts";
+import { slugify } from "../format.ts";
 import type { Merchant, TerritorialProof } from "../merchant.ts";
-import { changedFields, diffOf, foldedAddress, productsOf, territorialProofOf } from "./build-merchant.ts";
+import { changedFields, diffOf, productsOf, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
@@ -78,7 +79,8 @@ function movedProof(
   if (!address || !("street" in fields || "postalCode" in fields || "city" in fields)) return undefined;
   const proof = territorialProofOf(deps.communes, address);
   const known = current.territorialProof;
-  const sameStreet = foldedAddress(current.merchant.street) === foldedAddress(address.street);
+  // Compared as slugs: without accents, case or punctuation.
+  const sameStreet = slugify(current.merchant.street) === slugify(address.street);
   if (known && known.inseeCode === proof.inseeCode && known.postalCode === proof.postalCode && sameStreet) {
     return undefined;
   }
