@@ -10,9 +10,21 @@ import { createHash } from "node:crypto";
  * so two equal documents always give the same bytes and the same hash.
  */
 export function canonicalJson(value: unknown): string {
-  const out = serialize(value, 0);
-  if (out === undefined) throw new TypeError("canonicalJson: the value has no JSON form");
-  return out;
+  // Usually: a copy with sorted keys, printed by the engine's JSON.stringify (flat output, about
+  // twice as fast as concatenating a rope, and the hash that follows does not flatten one).
+  // An object with integer-like keys cannot be copied in order (the engine lists those first),
+  // so such a value takes the member-by-member printer.
+  let copy: unknown;
+  try {
+    copy = sortedCopy(value, 0);
+  } catch (error) {
+    if (error !== INTEGER_LIKE_KEY) throw error;
+    const out = serialize(value, 0);
+    if (out === undefined) throw new TypeError("canonicalJson: the value has no JSON form");
+    return out;
+  }
+  if (copy === undefined) throw new TypeError("canonicalJson: the value has no JSON form");
+  return JSON.stringify(copy);
 }
 
 /** `sha256:` followed by the 64 lowercase hex digits of the SHA-256 of the canonical form (UTF-8). */
@@ -30,6 +42,55 @@ export function sha256Hex(text: string): string {
  * ancestors in a Set cost a third of the time (a decision card is hashed on every render).
  */
 const MAX_DEPTH = 1_000;
+
+/** Thrown inside sortedCopy when an object has a key the engine would not keep in sorted order. */
+const INTEGER_LIKE_KEY = Symbol("integer-like key");
+const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+/** The value with every object's keys sorted, checked as `serialize` checks it (same errors). */
+function sortedCopy(value: unknown, depth: number): unknown {
+  if (value === null) return null;
+  switch (typeof value) {
+    case "boolean":
+    case "string":
+    case "undefined":
+      return value;
+    case "number":
+      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} has no JSON form`);
+      return value;
+    case "function":
+    case "symbol":
+    case "bigint":
+      throw new TypeError(`canonicalJson: a ${typeof value} has no JSON form`);
+    default:
+      break;
+  }
+  if (depth >= MAX_DEPTH) {
+    throw new TypeError(`canonicalJson: the value contains a cycle (or nests deeper than ${MAX_DEPTH} levels)`);
+  }
+  const object = value as object;
+  const withToJson = object as { toJSON?: unknown };
+  if (typeof withToJson.toJSON === "function") {
+    return sortedCopy((withToJson.toJSON as () => unknown).call(object), depth);
+  }
+  if (Array.isArray(object)) {
+    const items = new Array<unknown>(object.length);
+    for (let index = 0; index < object.length; index++) items[index] = sortedCopy(object[index], depth + 1);
+    return items;
+  }
+  const record = object as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (INTEGER_LIKE.test(key)) throw INTEGER_LIKE_KEY;
+    const member = sortedCopy(record[key], depth + 1);
+    if (member === undefined) continue;
+    // `__proto__` assigned would set the prototype, not a member.
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: member, enumerable: true, writable: true });
+    else copy[key] = member;
+  }
+  return copy;
+}
 
 function serialize(value: unknown, depth: number): string | undefined {
   if (value === null) return "null";

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 import { INDEX_DATABASE, openPublishIndex, type PublishIndex } from "../store/publish-index.ts";
@@ -24,11 +23,6 @@ const RUN_MARKER = "run-in-progress";
  */
 export class PublishFolder {
   readonly stateDir: string;
-  /** Directories made (or being made) by this writer: the queued writes into one wait for the same mkdir. */
-  private readonly madeDirs = new Map<string, Promise<void> | true>();
-  /** Queued writes still running (writeLater). */
-  private readonly queued = new Set<Promise<void>>();
-  private readonly queuedByPath = new Map<string, Promise<void>>();
   private sequence = 0;
   private readonly tempTag = `${TEMP_MARK}${process.pid.toString(36)}${randomBytes(3).toString("hex")}-`;
 
@@ -60,94 +54,29 @@ export class PublishFolder {
     return existsSync(this.full(relative));
   }
 
+  /**
+   * Writes a file atomically: a hidden temporary sibling, then a rename over the target. The
+   * directory is made only when the write finds it missing (every run after the first finds it).
+   * Synchronous on purpose: the renderers are one thread per core, and handing each file to the
+   * thread pool cost two and a half times the CPU of writing it here (the pool's threads compete
+   * with the renderers for the same cores; measured in docs/performance.md).
+   */
   write(relative: string, body: Uint8Array | string): void {
     const target = this.full(relative);
-    const dir = path.dirname(target);
-    const made = this.madeDirs.get(dir);
-    if (made === undefined) {
-      makeDirectory(dir);
-      this.madeDirs.set(dir, true);
-    } else if (made !== true) {
-      // A queued write is making it; the synchronous path cannot wait, and a second mkdir is harmless.
-      makeDirectory(dir);
-    }
     const temp = this.tempPathOf(target);
     try {
-      writeFileSync(temp, body);
+      try {
+        writeFileSync(temp, body);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        makeDirectory(path.dirname(target));
+        writeFileSync(temp, body);
+      }
       renameSync(temp, target);
     } catch (error) {
       rmSync(temp, { force: true });
       throw error;
     }
-  }
-
-  /**
-   * The same atomic write (temporary sibling, then rename), queued on the thread pool: creating
-   * inodes is most of a file's cost here and the calling thread may block in the kernel (journal,
-   * dirty-page throttling), so a renderer hands its files over and goes on rendering. `onFailure`
-   * hears about a write that failed (its temporary file removed); `settle` bounds what is in flight.
-   */
-  writeLater(relative: string, body: Uint8Array | string, onFailure: (error: Error) => void): void {
-    // Two queued writes of one path land in the order they were queued (the last one wins).
-    const before = this.queuedByPath.get(relative);
-    const write = before ? before.then(() => this.writeAsync(relative, body)) : this.writeAsync(relative, body);
-    const task: Promise<void> = write.then(
-      (): void => this.forget(relative, task),
-      (error: unknown): void => {
-        this.forget(relative, task);
-        onFailure(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-    this.queued.add(task);
-    this.queuedByPath.set(relative, task);
-  }
-
-  private forget(relative: string, task: Promise<void>): void {
-    this.queued.delete(task);
-    if (this.queuedByPath.get(relative) === task) this.queuedByPath.delete(relative);
-  }
-
-  /** Waits until at most `maxInFlight` queued writes are still running (0: all of them done). */
-  async settle(maxInFlight = 0): Promise<void> {
-    while (this.queued.size > maxInFlight) await Promise.race(this.queued);
-  }
-
-  private async writeAsync(relative: string, body: Uint8Array | string): Promise<void> {
-    const target = this.full(relative);
-    const dir = path.dirname(target);
-    const making = this.madeDirs.get(dir);
-    if (making !== undefined && making !== true) await making;
-    const temp = this.tempPathOf(target);
-    try {
-      // The directory usually exists (every run after the first): write first, make it only when missing.
-      try {
-        await writeFile(temp, body);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        await this.makeDirectoryOnce(dir);
-        await writeFile(temp, body);
-      }
-      await rename(temp, target);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
-  }
-
-  /** One mkdir per directory however many queued writes find it missing at once. */
-  private makeDirectoryOnce(dir: string): Promise<void> {
-    const made = this.madeDirs.get(dir);
-    if (made === true) return makeDirectoryAsync(dir);
-    if (made !== undefined) return made;
-    const making = makeDirectoryAsync(dir);
-    this.madeDirs.set(dir, making);
-    making.then(
-      () => {
-        if (this.madeDirs.get(dir) !== undefined) this.madeDirs.set(dir, true);
-      },
-      () => this.madeDirs.delete(dir),
-    );
-    return making;
   }
 
   private tempPathOf(target: string): string {
@@ -190,7 +119,6 @@ export class PublishFolder {
       }
       removed += names.length;
       rmSync(full, { recursive: true, force: true });
-      this.madeDirs.delete(full);
     }
     return removed;
   }
@@ -243,17 +171,6 @@ function makeDirectory(dir: string): void {
     if (code === "EEXIST") return;
     if (code !== "ENOENT") throw error;
     mkdirSync(dir, { recursive: true });
-  }
-}
-
-async function makeDirectoryAsync(dir: string): Promise<void> {
-  try {
-    await mkdir(dir);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") return;
-    if (code !== "ENOENT") throw error;
-    await mkdir(dir, { recursive: true });
   }
 }
 

@@ -56,16 +56,13 @@ export function profileFingerprint(profile: unknown): string {
   return createHash("sha256").update(JSON.stringify(profile)).digest("base64url").slice(0, 27);
 }
 
-/** Files a batch's renderer may have queued and not yet written (about six merchants' worth). */
-const MAX_QUEUED_WRITES = 32;
-
 /**
  * Renders and writes one batch of published merchants. A merchant whose inputs (profile
  * fingerprint, content period) are those of the last run, and whose files are all still there, is
  * not rendered at all; otherwise each document is rendered and written only when its hash changed.
  * The snapshot manifest is re-signed when the card changed or it would expire before the next run.
- * Files are written on the thread pool while the next merchants render; the batch answers once
- * every one of them is in place, and a merchant with a failed write counts as failed.
+ * A merchant whose file could not be written counts as failed (its files stay as they were,
+ * each written atomically); the next run tries it again.
  */
 export async function renderBatch(context: BatchContext, items: readonly BatchItem[]): Promise<BatchResult> {
   const inTransaction = context.readTransaction ?? (<T>(work: () => T) => work());
@@ -74,43 +71,25 @@ export async function renderBatch(context: BatchContext, items: readonly BatchIt
   return renderItems(context, items, profiles);
 }
 
-async function renderItems(
+function renderItems(
   context: BatchContext,
   items: readonly BatchItem[],
   profiles: Map<string, MerchantProfile>,
-): Promise<BatchResult> {
+): BatchResult {
   const result: BatchResult = { ...emptyCounters(), entries: [], changed: [], failures: [] };
-  const fail = (item: BatchItem, message: string) => {
-    result.failed += 1;
-    result.failures.push({ abId: item.abId, message });
-    // Keep what was published: the server compares stamps, so stale files are not served as fresh.
-    if (item.old) result.entries.push([item.abId, item.old]);
-  };
-  const writeFailures = new Map<string, string>();
-  const rendered: { item: BatchItem; entry: IndexEntry }[] = [];
   for (const item of items) {
-    const onWriteFailure = (error: Error) => {
-      result.written -= 1;
-      if (!writeFailures.has(item.abId)) writeFailures.set(item.abId, error.message);
-    };
     try {
       const profile = profiles.get(item.abId);
-      const entry = profile ? renderOne(context, item, profile, result, onWriteFailure) : null;
-      if (entry) rendered.push({ item, entry });
+      const entry = profile ? renderOne(context, item, profile, result) : null;
+      if (!entry) continue;
+      result.entries.push([item.abId, entry]);
+      if (entry.cardHash !== (item.old?.cardHash ?? null)) result.changed.push(item.abId);
     } catch (error) {
-      fail(item, error instanceof Error ? error.message : String(error));
+      result.failed += 1;
+      result.failures.push({ abId: item.abId, message: error instanceof Error ? error.message : String(error) });
+      // Keep what was published: the server compares stamps, so stale files are not served as fresh.
+      if (item.old) result.entries.push([item.abId, item.old]);
     }
-    await context.folder.settle(MAX_QUEUED_WRITES);
-  }
-  await context.folder.settle();
-  for (const { item, entry } of rendered) {
-    const writeFailure = writeFailures.get(item.abId);
-    if (writeFailure !== undefined) {
-      fail(item, writeFailure);
-      continue;
-    }
-    result.entries.push([item.abId, entry]);
-    if (entry.cardHash !== (item.old?.cardHash ?? null)) result.changed.push(item.abId);
   }
   return result;
 }
@@ -127,7 +106,6 @@ function renderOne(
   item: BatchItem,
   profile: MerchantProfile,
   counters: BatchCounters,
-  onWriteFailure: (error: Error) => void,
 ): IndexEntry | null {
   const fingerprint = profileFingerprint(profile);
   const period = contentPeriod(profile, context.now);
@@ -160,7 +138,7 @@ function renderOne(
       );
       const card = buildPublishedDecisionCard(view);
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.writeLater(publishedPath("snapshot", abId), issued.document.body, onWriteFailure);
+      folder.write(publishedPath("snapshot", abId), issued.document.body);
       counters.written += 1;
       counters.snapshotsSigned += 1;
       return {
@@ -189,7 +167,7 @@ function renderOne(
     if (old?.hashes[kind] === document.hash && folder.exists(relative)) {
       counters.unchanged += 1;
     } else {
-      folder.writeLater(relative, document.body, onWriteFailure);
+      folder.write(relative, document.body);
       counters.written += 1;
     }
   }
@@ -199,7 +177,7 @@ function renderOne(
   if (context.issueSnapshot) {
     if (snapshotDue(context, old, cardHash) || !folder.exists(publishedPath("snapshot", abId))) {
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.writeLater(publishedPath("snapshot", abId), issued.document.body, onWriteFailure);
+      folder.write(publishedPath("snapshot", abId), issued.document.body);
       hashes.snapshot = issued.document.hash;
       snapshotExpiresAt = issued.expiresAt;
       counters.written += 1;

@@ -66,6 +66,17 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ a: undefined, b: [undefined, 1], c: null })).toBe('{"b":[null,1],"c":null}');
   });
 
+  it("prints a member named __proto__ as a member, in its sorted place", () => {
+    const value = JSON.parse('{"z":1,"__proto__":{"b":2,"a":1},"a":[{"y":0,"x":1}]}') as unknown;
+    expect(canonicalJson(value)).toBe('{"__proto__":{"a":1,"b":2},"a":[{"x":1,"y":0}],"z":1}');
+  });
+
+  it("sorts integer-like keys as strings too, at any depth", () => {
+    expect(canonicalJson({ list: [{ "10": "b", "9": "a", x: 0 }], "2": true })).toBe(
+      '{"2":true,"list":[{"10":"b","9":"a","x":0}]}',
+    );
+  });
+
   it("uses toJSON, so a Date prints as its ISO string", () => {
     expect(canonicalJson({ at: new Date("2026-04-01T10:00:00.000Z") })).toBe('{"at":"2026-04-01T10:00:00.000Z"}');
   });

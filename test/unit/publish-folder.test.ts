@@ -131,34 +131,25 @@ describe("serve index, ETags and settings", () => {
   });
 });
 
-describe("queued writes (the refresh job's renderers)", () => {
-  it("write atomically on the thread pool, and settle waits for every one", async () => {
+describe("writes of the refresh job's renderers", () => {
+  it("make a missing directory, replace a file whole and leave no temporary file", () => {
     const folder = new PublishFolder(tempDir());
     folder.open();
-    const failures: Error[] = [];
-    for (let index = 0; index < 40; index++) {
-      folder.writeLater(`api/merchants/ab_1234567${index % 4}/jsonld`, `{"n":${index}}`, (error) =>
-        failures.push(error),
-      );
-    }
-    await folder.settle(8);
-    await folder.settle();
-    expect(failures).toEqual([]);
+    for (let index = 0; index < 40; index++)
+      folder.write(`api/merchants/ab_1234567${index % 4}/jsonld`, `{"n":${index}}`);
     expect(readFileSync(folder.full("api/merchants/ab_12345673/jsonld"), "utf8")).toBe('{"n":39}');
+    expect(readFileSync(folder.full("api/merchants/ab_12345670/jsonld"), "utf8")).toBe('{"n":36}');
     expect(folder.temporaryFiles()).toEqual([]);
     folder.close(true);
   });
 
-  it("report a failed write to its caller and leave no temporary file behind", async () => {
+  it("throw on a failed write and leave no temporary file behind", () => {
     const root = tempDir();
     const folder = new PublishFolder(root);
     folder.open();
     // A non-empty directory where the file should go: the rename over it fails.
     mkdirSync(path.join(root, "m/ab_12345678/ai.md/inside"), { recursive: true });
-    const failures: Error[] = [];
-    folder.writeLater("m/ab_12345678/ai.md", "# x\n", (error) => failures.push(error));
-    await folder.settle();
-    expect(failures).toHaveLength(1);
+    expect(() => folder.write("m/ab_12345678/ai.md", "# x\n")).toThrow(/ENOTEMPTY|EISDIR/);
     expect(folder.temporaryFiles()).toEqual([]);
     folder.close(true);
   });
