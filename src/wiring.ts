@@ -22,7 +22,6 @@ export function searchDeps(app: App): SearchDeps {
     ...resolveDeps(app),
     search: app.search,
     cards: app.searchCards,
-    embedderConfigured: app.config.searchEmbedderUrl !== null,
   };
 }
 

@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { type EmbedderSetting, parseEmbedderSetting } from "../search/embedders/setting.ts";
 
 const booleanFlag = z
   .enum(["true", "false", "1", "0", "yes", "no", ""])
@@ -67,7 +68,37 @@ export const configSchema = z
     DEMO_SEED: z.coerce.number().int().default(20261122),
     PUBLIC_ORDER_RAIL_ENABLED: booleanFlag,
     AGENT_ACCESS_SUSPENDED: booleanFlag,
-    SEARCH_EMBEDDER_URL: z.url().optional(),
+    // Semantic search on Meilisearch (docs/search.md): hashed, hashed:<dimensions> or model:<directory>.
+    SEARCH_EMBEDDER: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .transform((value, context): EmbedderSetting => {
+          const parsed = parseEmbedderSetting(value);
+          if ("error" in parsed) {
+            context.addIssue({ code: "custom", message: parsed.error });
+            return z.NEVER;
+          }
+          return parsed;
+        })
+        .optional(),
+    ),
+    // A query not embedded within this answers from the text search, flagged embedding_unavailable.
+    SEARCH_EMBEDDER_TIMEOUT_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(10).max(60_000).default(500),
+    ),
+    // The cosine similarity under which a vector neighbour is left out (default: the embedder's own).
+    SEARCH_EMBEDDER_MIN_SIMILARITY: z.preprocess(emptyToUndefined, z.coerce.number().min(-1).max(1).optional()),
+    // Replaced by SEARCH_EMBEDDER: the vectors are computed in this process, not by a service.
+    SEARCH_EMBEDDER_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .undefined({
+          error: "is no longer read: set SEARCH_EMBEDDER (hashed, hashed:<dimensions> or model:<directory>)",
+        })
+        .optional(),
+    ),
     // Search on Meilisearch (an official build in production) instead of the embedded index.
     MEILISEARCH_URL: z.preprocess(
       emptyToUndefined,
@@ -166,6 +197,15 @@ export const configSchema = z
         .optional(),
     ),
   })
+  .superRefine((env, context) => {
+    if (env.SEARCH_EMBEDDER && !env.MEILISEARCH_URL) {
+      context.addIssue({
+        code: "custom",
+        path: ["SEARCH_EMBEDDER"],
+        message: "needs MEILISEARCH_URL: semantic search runs on Meilisearch (the embedded index has no vectors)",
+      });
+    }
+  })
   .transform((env) => {
     const dataDir = path.resolve(env.DATA_DIR);
     const baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
@@ -180,7 +220,13 @@ export const configSchema = z
       demoSeed: env.DEMO_SEED,
       publicOrderRailEnabled: env.PUBLIC_ORDER_RAIL_ENABLED,
       agentAccessSuspended: env.AGENT_ACCESS_SUSPENDED,
-      searchEmbedderUrl: env.SEARCH_EMBEDDER_URL ?? null,
+      searchEmbedder: env.SEARCH_EMBEDDER
+        ? {
+            setting: env.SEARCH_EMBEDDER,
+            timeoutMs: env.SEARCH_EMBEDDER_TIMEOUT_MS,
+            minSimilarity: env.SEARCH_EMBEDDER_MIN_SIMILARITY ?? null,
+          }
+        : null,
       agentEndpoints: { allowedHosts: env.MCP_ALLOWED_HOSTS, allowedOrigins: env.MCP_ALLOWED_ORIGINS },
       meilisearch: env.MEILISEARCH_URL
         ? {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
-import { MATCHED_FIELDS } from "../search/search-index.ts";
+import { MATCHED_FIELDS, SEARCH_DEGRADATIONS } from "../search/search-index.ts";
 import { abIdSchema, described, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
 
@@ -117,7 +117,7 @@ export const searchResultSchema = z
     products: z.array(searchProductSchema),
     /** Blended relevance (text, trust, distance), 0-100; comparable within one answer only. */
     score: z.number().min(0).max(100),
-    /** Where the query matched: the identifier, the name, the trade, a product, a tag, the place, the description. */
+    /** Where the query matched: the identifier, the name, the trade, a product, a tag, the place, the description; meaning: by vector similarity (semantic=true). */
     matched: z.array(z.enum(MATCHED_FIELDS)),
     _actions: z.array(actionSchema),
     _state: merchantStateSchema,
@@ -135,7 +135,7 @@ export const searchAnswerSchema = z.object({
   next_cursor: z.string().nullable(),
   /** With no result: what to try next (widen the radius, drop the tags, search without the town). */
   recovery: z.array(actionSchema).optional(),
-  retrieval_degraded: z.enum(["embedding_unavailable", "embedding_disabled", "search_engine_unavailable"]).optional(),
+  retrieval_degraded: z.enum(SEARCH_DEGRADATIONS).optional(),
 });
 export type SearchAnswer = z.infer<typeof searchAnswerSchema>;
 

@@ -1,20 +1,28 @@
 import type { Db } from "../store/db.ts";
 import { createSearchFeed } from "../store/search-feed.ts";
 import { createEmbeddedSearchIndex, type EmbeddedSearchIndex } from "./embedded/index.ts";
+import type { Embedder } from "./embedder.ts";
+import { createEmbedder, type EmbedderSetting } from "./embedders/setting.ts";
 import { createSearchFollower, type SearchFollower } from "./follower.ts";
 import { createMeilisearchSearchIndex, type MeilisearchSearchIndex } from "./meilisearch/index.ts";
 import { createResilientSearchIndex, type ResilientSearchIndex } from "./resilient-index.ts";
 import type { SearchIndex } from "./search-index.ts";
+import { createSemanticSearchIndex } from "./semantic-index.ts";
 
 /*
  * The engine choice: the embedded index by default; Meilisearch when MEILISEARCH_URL is set, fed
  * by a follower of the store's changes, behind the resilient index (the embedded index as
  * fallback unless SEARCH_FALLBACK=none). The health check reports the engine, its state and lag.
+ * In front of either, the semantic layer (semantic-index.ts): with SEARCH_EMBEDDER (Meilisearch
+ * only), the follower writes each merchant's vector and `semantic` queries run a hybrid search;
+ * without, they answer from the words, flagged embedding_disabled.
  */
 
 export interface SearchEngineSettings {
   meilisearch: { url: string; apiKey: string | null; index: string; timeoutMs: number } | null;
   searchFallback: "embedded" | "none";
+  /** SEARCH_EMBEDDER and its query timeout; null: semantic search is disabled. */
+  searchEmbedder: { setting: EmbedderSetting; timeoutMs: number; minSimilarity: number | null } | null;
 }
 
 export interface SearchHealth {
@@ -34,6 +42,8 @@ export interface SearchEngine {
   meilisearch: MeilisearchSearchIndex | null;
   /** Keeps Meilisearch in step; started by the process that runs the background work. */
   follower: SearchFollower | null;
+  /** Computes the vectors of semantic search (null: none configured). */
+  embedder: Embedder | null;
   health(): Promise<SearchHealth>;
 }
 
@@ -47,12 +57,25 @@ export function createSearchEngine(
 ): SearchEngine {
   const embedded = createEmbeddedSearchIndex(db, { now: options.now });
   const meili = settings.meilisearch;
+  // The configuration refuses an embedder without Meilisearch (the embedded index holds no vectors).
+  const embedder =
+    meili && settings.searchEmbedder
+      ? createEmbedder(settings.searchEmbedder.setting, { minSimilarity: settings.searchEmbedder.minSimilarity })
+      : null;
+  const semantic = (engine: SearchIndex) =>
+    createSemanticSearchIndex({
+      engine,
+      embedder,
+      timeoutMs: settings.searchEmbedder?.timeoutMs ?? 500,
+      ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+    });
   if (!meili) {
     return {
-      index: embedded,
+      index: semantic(embedded),
       embedded,
       meilisearch: null,
       follower: null,
+      embedder: null,
       health: async () => ({
         engine: "embedded",
         state: embedded.needsRebuild() ? "building" : "ready",
@@ -67,6 +90,7 @@ export function createSearchEngine(
     indexUid: meili.index,
     searchTimeoutMs: meili.timeoutMs,
     now: options.now,
+    embedder,
   });
   const feed = createSearchFeed(db);
   const resilient: ResilientSearchIndex = createResilientSearchIndex({
@@ -98,10 +122,11 @@ export function createSearchEngine(
   }
 
   return {
-    index: resilient,
+    index: semantic(resilient),
     embedded,
     meilisearch,
     follower,
+    embedder,
     async health() {
       const at = Date.now();
       if (cached && at - cached.at < HEALTH_CACHE_MS) return cached.health;

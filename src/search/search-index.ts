@@ -12,10 +12,26 @@ export interface SearchQuery {
   limit: number;
   /** Hits of the same query to skip (the pages before this one); default 0. */
   offset?: number;
+  /** Vector (semantic) retrieval asked for, beside the words (src/search/semantic-index.ts). */
+  semantic?: boolean;
+  /**
+   * The query's vector, computed by the semantic layer from `text` with the engine's embedder:
+   * an engine that holds vectors runs a hybrid search with it; the others never receive one.
+   */
+  vector?: readonly number[];
 }
 
-/** Where a hit matched the query. */
-export const MATCHED_FIELDS = ["identifier", "name", "trade", "product", "tag", "place", "description"] as const;
+/** Where a hit matched the query; `meaning`: found by vector similarity, not by its words. */
+export const MATCHED_FIELDS = [
+  "identifier",
+  "name",
+  "trade",
+  "product",
+  "tag",
+  "place",
+  "description",
+  "meaning",
+] as const;
 export type MatchedField = (typeof MATCHED_FIELDS)[number];
 
 /** The deepest hit a query can page to (offset + limit), on every engine. */
@@ -37,9 +53,21 @@ export interface SearchPage {
   hits: SearchHit[];
   /** How many merchants match in all (exact below the engine's counting bound, at most MAX_SEARCH_DEPTH). */
   estimatedTotal: number;
-  /** Set when this page did not come from the configured engine (see src/search/resilient-index.ts). */
-  degraded?: "search_engine_unavailable";
+  /**
+   * Set when the page is not all that was asked: it did not come from the configured engine
+   * (search_engine_unavailable: resilient-index.ts), or it came from the words alone although a
+   * semantic search was asked (embedding_disabled: no embedder; embedding_unavailable: the
+   * embedder or the vectors failed: semantic-index.ts).
+   */
+  degraded?: SearchDegradation;
 }
+
+export const SEARCH_DEGRADATIONS = [
+  "embedding_unavailable",
+  "embedding_disabled",
+  "search_engine_unavailable",
+] as const;
+export type SearchDegradation = (typeof SEARCH_DEGRADATIONS)[number];
 
 export interface SearchIndex {
   readonly name: string;

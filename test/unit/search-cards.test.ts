@@ -78,7 +78,6 @@ function searchWorld(profile: MerchantProfile) {
     cards: createSearchCardCache(),
     baseUrl: BASE,
     orderRailEnabled: false,
-    embedderConfigured: false,
     now: () => world.now,
   };
   const trustNow = () =>

@@ -30,8 +30,6 @@ export interface SearchDeps {
   cards: SearchCardCache;
   baseUrl: string;
   orderRailEnabled: boolean;
-  /** Whether a vector embedder is configured; without one `semantic` degrades to full text. */
-  embedderConfigured: boolean;
   now: () => Date;
 }
 
@@ -43,7 +41,14 @@ export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput):
   const limit = input.limit ?? DEFAULT_SEARCH_LIMIT;
   const fingerprint = queryFingerprint(input, near);
   const offset = input.cursor === undefined ? 0 : offsetOf(input.cursor, fingerprint, limit);
-  const page = await deps.search.search({ text: input.q, tags: input.tags ?? [], near, limit, offset });
+  const page = await deps.search.search({
+    text: input.q,
+    tags: input.tags ?? [],
+    near,
+    limit,
+    offset,
+    ...(input.semantic === true ? { semantic: true } : {}),
+  });
   const hits = page.hits;
   const cards = loadCards(
     deps,
@@ -75,11 +80,8 @@ export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput):
     next_cursor: more ? cursorOf(next, fingerprint) : null,
   };
   if (results.length === 0 && offset === 0) answer.recovery = recoveryActions(deps.baseUrl, input, near);
-  if (input.semantic === true) {
-    // No vector search runs yet: say so, so that an empty answer is not read as "no merchant matches".
-    answer.retrieval_degraded = deps.embedderConfigured ? "embedding_unavailable" : "embedding_disabled";
-  }
-  // The configured engine did not answer: the page came from the fallback (an empty answer is not proof).
+  // Not all that was asked answered (the configured engine, or the vectors of a semantic search):
+  // say so, so that an empty answer is not read as "no merchant matches".
   if (page.degraded) answer.retrieval_degraded = page.degraded;
   return answer;
 }

@@ -1,10 +1,18 @@
 import { createHash } from "node:crypto";
-import { type Index, Meilisearch, type SearchParams, type Settings } from "meilisearch";
+import {
+  type Hits,
+  type Index,
+  Meilisearch,
+  type MultiSearchParams,
+  type SearchParams,
+  type Settings,
+} from "meilisearch";
 import type { Db } from "../../store/db.ts";
 import type { MerchantDocument } from "../embedded/documents.ts";
 import { matchProducts, prepareProduct } from "../embedded/product-match.ts";
 import { blendedScore, haversineKm, roundKm, weightsFor } from "../embedded/ranking.ts";
 import { INDEX_FORMAT } from "../embedded/tables.ts";
+import { documentEmbeddingText, type Embedder } from "../embedder.ts";
 import type { QueryTerm } from "../normalize.ts";
 import { type Identifier, normalizeSearchQuery } from "../query.ts";
 import {
@@ -28,6 +36,12 @@ import { MeilisearchHttpError, nodeHttpClient } from "./http-client.ts";
  * the trade's vocabulary indexed with it. Meilisearch picks and orders the candidates (words,
  * typos, proximity, attribute, exactness, trust); the blend of text relevance, trust and distance
  * is the embedded index's own (ranking.ts), computed here on Meilisearch's ranking score.
+ *
+ * With an embedder, each document carries its vector (`_vectors`, computed here, in this process,
+ * when the follower writes it), the index has a `userProvided` embedder of that name, and a query
+ * that comes with a vector (semantic-index.ts) runs as a hybrid search: Meilisearch merges the
+ * words' and the vector's candidates; neighbours less similar than the embedder's floor are left
+ * out, and those found by the vector alone say `matched: ["meaning"]`.
  */
 
 export interface MeilisearchIndexOptions {
@@ -42,6 +56,10 @@ export interface MeilisearchIndexOptions {
   now?: () => Date;
   /** How many candidates, best first by Meilisearch, are re-ranked with trust and distance (default 80). */
   candidatePool?: number;
+  /** Computes the documents' vectors (and names the index's embedder); none: no vectors, no hybrid search. */
+  embedder?: Embedder | null;
+  /** The vector's share of a hybrid search, 0 (words only) to 1 (vector only); default 0.5. */
+  semanticRatio?: number;
 }
 
 export interface MeilisearchSearchIndex extends SearchIndex {
@@ -71,6 +89,7 @@ interface MeiliDocument {
   status: string;
   trust: number;
   _geo: { lat: number; lng: number } | null;
+  _vectors?: Record<string, number[]>;
 }
 
 /** Searchable attributes, most important first (the `attribute` ranking rule weighs them in this order). */
@@ -120,6 +139,15 @@ export const MEILISEARCH_FORMAT = createHash("sha256")
   .digest("base64url")
   .slice(0, 16);
 
+/** The settings of an index whose documents carry the embedder's vectors. */
+export function meilisearchSettings(embedder: { name: string; dimensions: number } | null): Settings {
+  if (!embedder) return MEILISEARCH_SETTINGS;
+  return {
+    ...MEILISEARCH_SETTINGS,
+    embedders: { [embedder.name]: { source: "userProvided", dimensions: embedder.dimensions } },
+  };
+}
+
 const BATCH_SIZE = 5_000;
 const REFRESH_CHUNK = 1_000;
 const DEFAULT_POOL = 80;
@@ -128,6 +156,11 @@ const RADIUS_SLACK = 1.005;
 
 export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOptions): MeilisearchSearchIndex {
   const uid = options.indexUid ?? "abeille_merchants";
+  const embedder = options.embedder ?? null;
+  const semanticRatio = options.semanticRatio ?? 0.5;
+  // The embedder's name says which model and dimension the vectors come from: another one reads
+  // as another layout, and the follower rebuilds the index with the new vectors.
+  const format = embedder ? `${MEILISEARCH_FORMAT}.${embedder.name}` : MEILISEARCH_FORMAT;
   const metaUid = `${uid}_meta`;
   const now = options.now ?? (() => new Date());
   const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
@@ -154,13 +187,29 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       .then(() => true)
       .catch(() => false);
     if (!exists) await writer.createIndex(indexUid, { primaryKey: "ab_id" }).waitTask();
-    await writer.index(indexUid).updateSettings(MEILISEARCH_SETTINGS).waitTask();
+    const vectors = embedder ? { name: embedder.name, dimensions: await embedder.dimensions() } : null;
+    const task = await writer.index(indexUid).updateSettings(meilisearchSettings(vectors)).waitTask();
+    if (task.status !== "succeeded") throw new Error(`Meilisearch refused the settings: ${task.error?.message}`);
     return writer.index<MeiliDocument>(indexUid);
+  }
+
+  /** The documents as Meilisearch stores them, with their vectors when there is an embedder (one call a batch). */
+  async function toMeili(documents: MerchantDocument[]): Promise<MeiliDocument[]> {
+    const converted = documents.map(meiliDocument);
+    if (!embedder || documents.length === 0) return converted;
+    const vectors = await embedder.embed(documents.map(documentEmbeddingText));
+    if (vectors.length !== documents.length) {
+      throw new Error(`the embedder ${embedder.name} returned ${vectors.length} vectors for ${documents.length} texts`);
+    }
+    return converted.map((doc, position) => ({
+      ...doc,
+      _vectors: { [embedder.name]: Array.from(vectors[position] ?? []) },
+    }));
   }
 
   async function push(index: Index<MeiliDocument>, documents: MerchantDocument[], unlisted: string[]) {
     if (documents.length > 0) {
-      const task = await index.addDocuments(documents.map(meiliDocument), { primaryKey: "ab_id" }).waitTask();
+      const task = await index.addDocuments(await toMeili(documents), { primaryKey: "ab_id" }).waitTask();
       if (task.status !== "succeeded") throw new Error(`Meilisearch refused documents: ${task.error?.message}`);
     }
     if (unlisted.length > 0) await index.deleteDocuments(unlisted).waitTask();
@@ -186,7 +235,12 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     const buildUid = `${uid}_build`;
     await writer.deleteIndexIfExists(buildUid);
     const build = await ensureIndex(buildUid);
-    await ensureIndex(uid);
+    // The swap needs the index searches read to exist; its settings go with it when it is swapped out.
+    const live = await writer
+      .getIndex(uid)
+      .then(() => true)
+      .catch(() => false);
+    if (!live) await ensureIndex(uid);
     const order = source.listedByTrust(now());
     onProgress?.(0, order.length);
     let pending: Promise<unknown>[] = [];
@@ -194,7 +248,15 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       const ids = order.slice(start, start + BATCH_SIZE).map((entry) => entry.abId);
       const { documents } = source.listedDocuments(ids, now());
       // Enqueue while the previous batches index; wait before the queue grows past two.
-      pending.push(build.addDocuments(documents.map(meiliDocument), { primaryKey: "ab_id" }).waitTask());
+      const batch = await toMeili(documents);
+      pending.push(
+        build
+          .addDocuments(batch, { primaryKey: "ab_id" })
+          .waitTask()
+          .then((task) => {
+            if (task.status !== "succeeded") throw new Error(`Meilisearch refused documents: ${task.error?.message}`);
+          }),
+      );
       if (pending.length >= 2) {
         await Promise.all(pending);
         pending = [];
@@ -212,7 +274,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
   async function readCursor(): Promise<number | null> {
     try {
       const doc = await reader.index<{ id: string; cursor: number; format: string }>(metaUid).getDocument("sync");
-      return typeof doc.cursor === "number" && doc.format === MEILISEARCH_FORMAT ? doc.cursor : null;
+      return typeof doc.cursor === "number" && doc.format === format ? doc.cursor : null;
     } catch (error) {
       if (isNotFound(error)) return null;
       throw error;
@@ -222,7 +284,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
   async function writeCursor(revision: number): Promise<void> {
     const task = await writer
       .index(metaUid)
-      .addDocuments([{ id: "sync", cursor: revision, format: MEILISEARCH_FORMAT, at: now().toISOString() }], {
+      .addDocuments([{ id: "sync", cursor: revision, format, at: now().toISOString() }], {
         primaryKey: "id",
       })
       .waitTask();
@@ -278,10 +340,39 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     if (tradeQuery && terms.length === 1) {
       params.attributesToSearchOn = SEARCHABLE.filter((attribute) => !TOWN_ATTRIBUTES.has(attribute));
     }
-    const answer = await index.search(hasText ? queryText(terms) : "", params);
+    const text = hasText ? queryText(terms) : "";
+    let degraded: SearchPage["degraded"];
+    let answer: { hits: Hits<MeiliDocument>; estimatedTotalHits?: number | undefined };
+    let candidates: Hits<MeiliDocument>;
+    /** The hits found by the vector alone (not by the words). */
+    const byMeaning = new Set<string>();
+    if (embedder && query.vector && hasText) {
+      const hybrid = await hybridSearch(text, query.vector, params);
+      if (hybrid) {
+        answer = hybrid.hybrid;
+        // Nearest neighbours always exist: one is kept when the words match it too, or when it
+        // is at least as similar as the embedder's floor (Meilisearch scores it (1 + cosine) / 2).
+        const floor = (1 + embedder.minSimilarity) / 2;
+        const byWords = new Set(hybrid.words.hits.map((hit) => hit.ab_id));
+        candidates = hybrid.hybrid.hits.filter((hit) => {
+          if (byWords.has(hit.ab_id)) return true;
+          const similarity = hit._rankingScoreDetails?.vectorSort?.similarity;
+          if (typeof similarity !== "number" || similarity < floor) return false;
+          byMeaning.add(hit.ab_id);
+          return true;
+        });
+      } else {
+        degraded = "embedding_unavailable";
+        answer = await index.search(text, params);
+        candidates = answer.hits;
+      }
+    } else {
+      answer = await index.search(text, params);
+      candidates = answer.hits;
+    }
     const weights = weightsFor(hasText, near !== null);
-    const best = answer.hits.reduce((max, hit) => Math.max(max, hit._rankingScore ?? 0), 0);
-    const ranked = answer.hits
+    const best = candidates.reduce((max, hit) => Math.max(max, hit._rankingScore ?? 0), 0);
+    const ranked = candidates
       .map((doc) => {
         const distanceKm = near && doc._geo ? haversineKm(near, doc._geo) : null;
         const text = hasText ? (best > 0 ? (doc._rankingScore ?? 0) / best : 1) : 1;
@@ -319,6 +410,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
         const field = FIELD_OF[attribute];
         if (field) matched.add(field);
       }
+      if (byMeaning.has(doc.ab_id)) matched.add("meaning");
       return {
         abId: doc.ab_id,
         score,
@@ -327,8 +419,45 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
         matched: MATCHED_FIELDS.filter((field) => matched.has(field)),
       };
     });
-    const estimatedTotal = answer.estimatedTotalHits ?? answer.hits.length;
-    return { hits, estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(estimatedTotal, ranked.length)) };
+    // A hybrid answer that did not fill the pool holds every candidate: those kept are the total.
+    const complete = byMeaning.size > 0 && answer.hits.length < (params.limit ?? 0);
+    const estimatedTotal = complete ? ranked.length : (answer.estimatedTotalHits ?? answer.hits.length);
+    return {
+      hits,
+      estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(estimatedTotal, ranked.length)),
+      ...(degraded ? { degraded } : {}),
+    };
+  }
+
+  /**
+   * The hybrid search (words and vector merged by Meilisearch) and, in the same request, the
+   * words alone over the same pool: which candidates the words match. Null when Meilisearch
+   * refuses the vector (an index built before this embedder, another dimension): the words alone
+   * then answer, flagged. A Meilisearch that does not answer throws, as for any search.
+   */
+  async function hybridSearch(text: string, vector: readonly number[], params: SearchParams) {
+    if (!embedder) return null;
+    try {
+      const { results } = await reader.multiSearch<MultiSearchParams, MeiliDocument>({
+        queries: [
+          {
+            indexUid: uid,
+            q: text,
+            ...params,
+            hybrid: { embedder: embedder.name, semanticRatio },
+            vector: [...vector],
+            // How similar each neighbour is (vectorSort).
+            showRankingScoreDetails: true,
+          },
+          { indexUid: uid, q: text, ...params, showRankingScore: false, attributesToRetrieve: ["ab_id"] },
+        ],
+      });
+      const [hybrid, words] = results;
+      return hybrid && words ? { hybrid, words } : null;
+    } catch (error) {
+      if (isRefusal(error)) return null;
+      throw error;
+    }
   }
 
   return {
@@ -378,6 +507,12 @@ function quoteFilter(value: string): string {
 function identifierFilter(identifier: Identifier): string {
   const attribute = identifier.kind === "ab_id" ? "ab_id" : identifier.kind;
   return `${attribute} = ${quoteFilter(identifier.value)}`;
+}
+
+/** Meilisearch answered, with a 4xx: the request was refused (not a failure of Meilisearch itself). */
+function isRefusal(error: unknown): boolean {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof MeilisearchHttpError && cause.status >= 400 && cause.status < 500;
 }
 
 function isNotFound(error: unknown): boolean {
