@@ -1,5 +1,6 @@
 import { ServiceError } from "../errors/service-error.ts";
 import type { SearchIndex, SearchPage, SearchQuery } from "./search-index.ts";
+import { withinTimeout } from "./within-timeout.ts";
 
 /*
  * Failure made explicit: a search the configured engine (Meilisearch) does not answer within its
@@ -42,21 +43,16 @@ export function createResilientSearchIndex(options: ResilientSearchOptions): Res
 
   async function search(query: SearchQuery): Promise<SearchPage> {
     if (clock() < downUntil) return fromFallback(query);
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`${options.primary.name} did not answer within ${options.timeoutMs} ms`)),
-          options.timeoutMs,
-        );
-      });
-      return await Promise.race([Promise.resolve(options.primary.search(query)), timeout]);
+      return await withinTimeout(
+        Promise.resolve(options.primary.search(query)),
+        options.timeoutMs,
+        options.primary.name,
+      );
     } catch (error) {
       downUntil = clock() + retryAfterMs;
       options.onFailure?.(error);
       return fromFallback(query);
-    } finally {
-      clearTimeout(timer);
     }
   }
 

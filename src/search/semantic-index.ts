@@ -1,5 +1,6 @@
-import { type Embedder, queryEmbeddingText, withinTimeout } from "./embedder.ts";
+import { type Embedder, queryEmbeddingText } from "./embedder.ts";
 import type { SearchIndex, SearchPage, SearchQuery } from "./search-index.ts";
+import { withinTimeout } from "./within-timeout.ts";
 
 /*
  * Semantic search, in front of the engine: a query asking for it (`semantic`) gets its vector

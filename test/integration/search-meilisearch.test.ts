@@ -1,7 +1,8 @@
 /**
  * The built server with MEILISEARCH_URL set, over HTTP, against a real Meilisearch: it reports
  * the engine in /api/health, is fed by `npm run search -- sync` (the follower the server's
- * background owner runs), follows an operator's change, and degrades to the embedded index,
+ * background owner runs, which also writes the merchants' vectors of SEARCH_EMBEDDER=hashed),
+ * answers a semantic search, follows an operator's change, and degrades to the embedded index,
  * flagged, while Meilisearch is stopped.
  */
 import { execFile } from "node:child_process";
@@ -20,7 +21,12 @@ beforeAll(async () => {
   meili = await startTestMeilisearch();
   server = await startTestServer({
     count: 120,
-    env: { MEILISEARCH_URL: meili.url, MEILISEARCH_INDEX: "http_test", MEILISEARCH_TIMEOUT_MS: "2000" },
+    env: {
+      MEILISEARCH_URL: meili.url,
+      MEILISEARCH_INDEX: "http_test",
+      MEILISEARCH_TIMEOUT_MS: "2000",
+      SEARCH_EMBEDDER: "hashed",
+    },
   });
 }, 120_000);
 
@@ -73,6 +79,20 @@ describe("search on Meilisearch", () => {
     const abId = server.roster.cases.active_contactable?.[0] as string;
     const byId = await search(`q=${abId}`);
     expect(ids(byId.body)).toEqual([abId]);
+  });
+
+  it("answers semantic=true with a hybrid search: the florists for 'fleuristerie', which the words alone do not find", async () => {
+    const words = await search("q=fleuristerie");
+    expect(words.body.count).toBe(0);
+    expect(words.body.retrieval_degraded).toBeUndefined();
+    const { status, body } = await search("q=fleuristerie&semantic=true");
+    expect(status).toBe(200);
+    expect(body.retrieval_degraded).toBeUndefined();
+    expect(body.count).toBeGreaterThan(0);
+    for (const result of body.results) {
+      expect(result.merchant.trade).toBe("Fleuriste");
+      expect(result.matched).toEqual(["meaning"]);
+    }
   });
 
   it("follows an operator's change once the follower applied it, and reports the lag until then", async () => {

