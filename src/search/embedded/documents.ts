@@ -128,6 +128,26 @@ function uniqueTerms(parts: readonly (string | null)[]): string {
   return [...new Set(parts.flatMap((part) => indexTerms(part)))].join(" ");
 }
 
+/** The document's `name`: the business name, and the legal name when it differs, normalised. */
+export function indexedName(merchant: MerchantRow): string {
+  const names =
+    merchant.legal_name === merchant.business_name
+      ? merchant.business_name
+      : `${merchant.business_name} ${merchant.legal_name}`;
+  return normalizeForIndex(names);
+}
+
+/** The document's `place`: town, postcodes and department, each term once. */
+export function indexedPlace(merchant: MerchantRow): string {
+  return uniqueTerms([
+    merchant.city,
+    merchant.postal_code,
+    merchant.city_normalized,
+    merchant.proof_postal_code,
+    merchant.department_code,
+  ]);
+}
+
 export function buildMerchantDocument(
   merchant: MerchantRow,
   products: readonly ProductRow[],
@@ -145,10 +165,6 @@ export function buildMerchantDocument(
       tagText.push(normalizeForIndex(tag));
     }
   }
-  const names =
-    merchant.legal_name === merchant.business_name
-      ? merchant.business_name
-      : `${merchant.business_name} ${merchant.legal_name}`;
   return {
     abId: merchant.ab_id,
     siret: merchant.siret,
@@ -160,17 +176,11 @@ export function buildMerchantDocument(
     trust,
     lat: merchant.latitude,
     lng: merchant.longitude,
-    name: normalizeForIndex(names),
+    name: indexedName(merchant),
     trade: tradeText(merchant.naf_code),
     products: productText.join(" ").trim(),
     tagsText: tagText.join(" ").trim(),
-    place: uniqueTerms([
-      merchant.city,
-      merchant.postal_code,
-      merchant.city_normalized,
-      merchant.proof_postal_code,
-      merchant.department_code,
-    ]),
+    place: indexedPlace(merchant),
     about: normalizeForIndex(merchant.description),
     filters: [
       ...[...tags].map(tagToken),

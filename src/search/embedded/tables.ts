@@ -36,7 +36,13 @@ export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "
 /** The columns user text is matched against (all but `filters`, see filter-tokens.ts). */
 export const TEXT_COLUMNS = MERCHANT_COLUMNS.filter((column) => column !== "filters");
 
-const TOKENIZER = `tokenize = "unicode61 remove_diacritics 2", prefix = '2 3 4'`;
+/**
+ * Prefix indexes of 2, 3 and 4 characters: FTS5 answers a prefix of exactly one of these lengths
+ * from its own index; a longer prefix makes it merge the doclists of every word it starts, for
+ * the whole table (see index.ts spelledOut).
+ */
+export const LONGEST_PREFIX_INDEX = 4;
+const TOKENIZER = `tokenize = "unicode61 remove_diacritics 2", prefix = '2 3 ${LONGEST_PREFIX_INDEX}'`;
 
 /**
  * A contentless FTS5 table (content='') with contentless_delete=1: documents are only ever matched
