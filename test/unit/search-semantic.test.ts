@@ -111,6 +111,13 @@ describe("a semantic query", () => {
       [FIXTURE.plumberLyon, ["name", "trade"]],
       [FIXTURE.plumberParis, ["meaning"]],
     ]);
+    expect(both.estimatedTotal).toBe(2);
+  });
+
+  it("counts what it keeps, not every neighbour Meilisearch merged", async () => {
+    const page = await semantic.search(query("Librairie Lamartine", true));
+    expect(page.hits.map((hit) => [hit.abId, hit.matched])).toEqual([[FIXTURE.bookshopMacon, ["name", "trade"]]]);
+    expect(page.estimatedTotal).toBe(1);
   });
 
   it("finds a merchant by a stem its words share, beside one the words find", async () => {

@@ -349,7 +349,6 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     if (embedder && query.vector && hasText) {
       const hybrid = await hybridSearch(text, query.vector, params);
       if (hybrid) {
-        answer = hybrid.hybrid;
         // Nearest neighbours always exist: one is kept when the words match it too, or when it
         // is at least as similar as the embedder's floor (Meilisearch scores it (1 + cosine) / 2).
         const floor = (1 + embedder.minSimilarity) / 2;
@@ -361,6 +360,15 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
           byMeaning.add(hit.ab_id);
           return true;
         });
+        // Meilisearch counts every neighbour it merged: the words' count and the neighbours kept
+        // say more (and when the pool was not filled, the candidates kept are all there is).
+        answer = {
+          hits: hybrid.hybrid.hits,
+          estimatedTotalHits:
+            hybrid.hybrid.hits.length < (params.limit ?? 0)
+              ? undefined
+              : (hybrid.words.estimatedTotalHits ?? 0) + byMeaning.size,
+        };
       } else {
         degraded = "embedding_unavailable";
         answer = await index.search(text, params);
@@ -419,9 +427,8 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
         matched: MATCHED_FIELDS.filter((field) => matched.has(field)),
       };
     });
-    // A hybrid answer that did not fill the pool holds every candidate: those kept are the total.
-    const complete = byMeaning.size > 0 && answer.hits.length < (params.limit ?? 0);
-    const estimatedTotal = complete ? ranked.length : (answer.estimatedTotalHits ?? answer.hits.length);
+    // A hybrid answer that did not fill the pool held every candidate: those kept are the total.
+    const estimatedTotal = answer.estimatedTotalHits ?? ranked.length;
     return {
       hits,
       estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(estimatedTotal, ranked.length)),
