@@ -125,6 +125,17 @@ describe("a semantic query", () => {
     expect(await ids(semantic, "équitation cavalière")).toEqual([FIXTURE.stable]);
   });
 
+  it("embeds nothing for an identifier: the merchant alone, unflagged, even while the embedder fails", async () => {
+    behaviour.mode = "throws";
+    try {
+      const page = await semantic.search(query(FIXTURE.plumberLyon.toUpperCase(), true));
+      expect(page.degraded).toBeUndefined();
+      expect(page.hits.map((hit) => [hit.abId, hit.matched])).toEqual([[FIXTURE.plumberLyon, ["identifier"]]]);
+    } finally {
+      behaviour.mode = "works";
+    }
+  });
+
   it("answers from the words, flagged embedding_unavailable, when the embedder throws", async () => {
     behaviour.mode = "throws";
     try {
