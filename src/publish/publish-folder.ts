@@ -23,6 +23,8 @@ const RUN_MARKER = "run-in-progress";
  */
 export class PublishFolder {
   readonly stateDir: string;
+  /** Directories known to exist (see ensureDirectory). */
+  private readonly recentDirs = new Set<string>();
   private sequence = 0;
   private readonly tempTag = `${TEMP_MARK}${process.pid.toString(36)}${randomBytes(3).toString("hex")}-`;
 
@@ -55,28 +57,35 @@ export class PublishFolder {
   }
 
   /**
-   * Writes a file atomically: a hidden temporary sibling, then a rename over the target. The
-   * directory is made only when the write finds it missing (every run after the first finds it).
+   * Writes a file atomically: a hidden temporary sibling, then a rename over the target.
    * Synchronous on purpose: the renderers are one thread per core, and handing each file to the
    * thread pool cost two and a half times the CPU of writing it here (the pool's threads compete
-   * with the renderers for the same cores; measured in docs/performance.md).
+   * with the renderers for the same cores; docs/performance.md).
    */
   write(relative: string, body: Uint8Array | string): void {
     const target = this.full(relative);
+    this.ensureDirectory(path.dirname(target));
     const temp = this.tempPathOf(target);
     try {
-      try {
-        writeFileSync(temp, body);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        makeDirectory(path.dirname(target));
-        writeFileSync(temp, body);
-      }
+      writeFileSync(temp, body);
       renameSync(temp, target);
     } catch (error) {
       rmSync(temp, { force: true });
       throw error;
     }
+  }
+
+  /**
+   * Makes a directory when it is missing, asking the file system once per directory of the
+   * merchant being written: a stat costs far less than a write failing with ENOENT (a failed
+   * system call and a JavaScript error) on each new merchant's first file.
+   */
+  private ensureDirectory(dir: string): void {
+    if (this.recentDirs.has(dir)) return;
+    if (!existsSync(dir)) makeDirectory(dir);
+    // A merchant's files live in three directories: a few recent ones are all the reuse there is.
+    if (this.recentDirs.size >= 16) this.recentDirs.clear();
+    this.recentDirs.add(dir);
   }
 
   private tempPathOf(target: string): string {
@@ -119,6 +128,7 @@ export class PublishFolder {
       }
       removed += names.length;
       rmSync(full, { recursive: true, force: true });
+      this.recentDirs.delete(full);
     }
     return removed;
   }
