@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { utf8Bytes } from "./utf8.ts";
 
 /**
  * Canonical JSON in the style of RFC 8785 (JSON Canonicalization Scheme): object members sorted
@@ -34,7 +35,7 @@ export function contentHash(value: unknown): string {
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return createHash("sha256").update(utf8Bytes(text)).digest("hex");
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import zlib from "node:zlib";
+import { utf8Bytes } from "../domain/utf8.ts";
 import type { Reply } from "./reply.ts";
 
 /**
@@ -197,7 +198,7 @@ export function finishAnswer(request: AnsweredRequest, answer: Reply): Reply {
     answer.body === null
       ? null
       : typeof answer.body === "string"
-        ? Buffer.from(answer.body)
+        ? utf8Bytes(answer.body)
         : Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength);
   const isRead = request.method === "GET" || request.method === "HEAD";
   let status = answer.status;

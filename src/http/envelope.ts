@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { utf8Bytes } from "../domain/utf8.ts";
 import { type Action, type MerchantState, type Meta, PROTOCOL, PROTOCOL_VERSION } from "../schemas/envelope.ts";
 
 /** What every response needs to know about the request it answers. */
@@ -75,7 +76,7 @@ export function prepareEnvelope(parts: SuccessParts): PreparedEnvelope {
   const middle = json.slice(selfAt + selfMark.length, metaAt);
   const after = json.slice(metaAt + metaMark.length);
   const etag = `W/"${createHash("sha256").update(before).update(middle).update(after).digest("base64url").slice(0, 27)}"`;
-  return { pieces: [Buffer.from(before), Buffer.from(middle), Buffer.from(after)], etag };
+  return { pieces: [utf8Bytes(before), utf8Bytes(middle), utf8Bytes(after)], etag };
 }
 
 export function renderPrepared(context: RequestContext, prepared: PreparedEnvelope): Buffer {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { utf8Bytes } from "../domain/utf8.ts";
 import { type Action, type MerchantState, PROTOCOL, PROTOCOL_VERSION } from "../schemas/envelope.ts";
 
 export const JSON_TYPE = "application/json; charset=utf-8";
@@ -21,7 +22,7 @@ export interface RenderedDocument {
 }
 
 export function renderedDocument(text: string, contentType: string): RenderedDocument {
-  const body = Buffer.from(text, "utf8");
+  const body = utf8Bytes(text);
   return { body, contentType, hash: bodyHash(body) };
 }
 
