@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { MerchantProfile } from "../domain/merchant.ts";
+import { utf8Bytes } from "../domain/utf8.ts";
 import { buildPublishedDecisionCard, renderDecisionCard } from "./decision-card.ts";
 import { MERCHANT_DOCUMENT_KINDS, MERCHANT_RENDERERS, type PublishedKind, publishedPath } from "./documents.ts";
 import { contentPeriod } from "./period.ts";
@@ -53,7 +54,10 @@ export function emptyCounters(): BatchCounters {
 
 /** Hash of the loaded profile: the renderers are pure, so equal profiles (and period) give equal files. */
 export function profileFingerprint(profile: unknown): string {
-  return createHash("sha256").update(JSON.stringify(profile)).digest("base64url").slice(0, 27);
+  return createHash("sha256")
+    .update(utf8Bytes(JSON.stringify(profile)))
+    .digest("base64url")
+    .slice(0, 27);
 }
 
 /**

@@ -14,6 +14,7 @@ import type { MerchantProfile } from "../domain/merchant.ts";
 import { assembleDecisionCard } from "../domain/registry/decision-card.ts";
 import type { MerchantRepository } from "../domain/registry/merchant-store.ts";
 import { loadMerchant } from "../domain/registry/resolve-merchant.ts";
+import { utf8Bytes } from "../domain/utf8.ts";
 import { logger } from "../logging.ts";
 import type { DecisionCard, DecisionCardDocument } from "../schemas/decision-card.ts";
 import type { MerchantState } from "../schemas/envelope.ts";
@@ -121,7 +122,7 @@ export function buildManifest(input: ManifestInput): Manifest {
  */
 export function issueManifest(input: ManifestInput & { signer: JwsSigner }): IssuedManifest {
   const manifest = buildManifest(input);
-  const payload = new TextEncoder().encode(canonicalJson(manifest));
+  const payload = utf8Bytes(canonicalJson(manifest));
   const signed = input.signer.signJws(payload, {
     typ: MANIFEST_TYP,
     expiresAt: new Date(manifest.expires_at),
