@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -205,6 +205,9 @@ export function serverBenchOptions(extra: Record<string, { type: "string"; defau
 /**
  * A demo registry of `size` merchants seeded by `jobs/seed.ts` in a new temporary DATA_DIR, and
  * the environment that serves it for a bench: no scheduled refresh, a quota no load reaches.
+ * With BENCH_SEED_CACHE set to a folder, a registry of that size seeded there before is copied
+ * instead (seeding 100,000 merchants takes minutes; the seed is deterministic, so the copy is the
+ * same registry); the first bench of a size seeds it there.
  */
 export function seedBenchRegistry(size: number, label: string): { dataDir: string; env: Record<string, string> } {
   const root = fileURLToPath(new URL("..", import.meta.url));
@@ -218,11 +221,26 @@ export function seedBenchRegistry(size: number, label: string): { dataDir: strin
     REFRESH_CRON: "off",
   };
   process.stdout.write(`\n== ${size} merchants ==\n`);
-  execFileSync(process.execPath, ["jobs/seed.ts", "--count", String(size)], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  const seed = (into: string) =>
+    execFileSync(process.execPath, ["jobs/seed.ts", "--count", String(size)], {
+      cwd: root,
+      env: { ...process.env, ...env, DATA_DIR: into },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+  const cache = process.env.BENCH_SEED_CACHE;
+  if (!cache) {
+    seed(dataDir);
+    return { dataDir, env };
+  }
+  const cached = path.join(cache, String(size));
+  if (!existsSync(path.join(cached, "abeille.db"))) {
+    const filling = `${cached}.filling-${process.pid}`;
+    rmSync(filling, { recursive: true, force: true });
+    mkdirSync(filling, { recursive: true });
+    seed(filling);
+    renameSync(filling, cached);
+  } else process.stdout.write(`copied from the seed cache ${cached}\n`);
+  cpSync(cached, dataDir, { recursive: true });
   return { dataDir, env };
 }
 

@@ -48,8 +48,14 @@ const MAX_DEPTH = 1_000;
 const INTEGER_LIKE_KEY = Symbol("integer-like key");
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 
-/** The value with every object's keys sorted, checked as `serialize` checks it (same errors). */
-function sortedCopy(value: unknown, depth: number): unknown {
+/** What `leaf` answers for an object or an array: its members are walked. */
+const BRANCH = Symbol("branch");
+
+/**
+ * A value JSON prints as it is (null, boolean, string, finite number, undefined: dropped) or
+ * BRANCH for an object; throws for what JSON cannot carry and for nesting past MAX_DEPTH.
+ */
+function leaf(value: unknown, depth: number): unknown {
   if (value === null) return null;
   switch (typeof value) {
     case "boolean":
@@ -57,6 +63,7 @@ function sortedCopy(value: unknown, depth: number): unknown {
     case "undefined":
       return value;
     case "number":
+      // JSON.stringify prints the shortest round-trip form (ECMA-262 Number::toString) and -0 as 0.
       if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} has no JSON form`);
       return value;
     case "function":
@@ -69,11 +76,22 @@ function sortedCopy(value: unknown, depth: number): unknown {
   if (depth >= MAX_DEPTH) {
     throw new TypeError(`canonicalJson: the value contains a cycle (or nests deeper than ${MAX_DEPTH} levels)`);
   }
-  const object = value as object;
+  return BRANCH;
+}
+
+/** What an object stands for in JSON: its toJSON() answer (a Date's ISO string), or itself. */
+function jsonForm(object: object): unknown {
   const withToJson = object as { toJSON?: unknown };
-  if (typeof withToJson.toJSON === "function") {
-    return sortedCopy((withToJson.toJSON as () => unknown).call(object), depth);
-  }
+  return typeof withToJson.toJSON === "function" ? (withToJson.toJSON as () => unknown).call(object) : object;
+}
+
+/** The value with every object's keys sorted, checked by `leaf` as `serialize` checks it. */
+function sortedCopy(value: unknown, depth: number): unknown {
+  const simple = leaf(value, depth);
+  if (simple !== BRANCH) return simple;
+  const object = value as object;
+  const form = jsonForm(object);
+  if (form !== object) return sortedCopy(form, depth);
   if (Array.isArray(object)) {
     const items = new Array<unknown>(object.length);
     for (let index = 0; index < object.length; index++) items[index] = sortedCopy(object[index], depth + 1);
@@ -94,33 +112,11 @@ function sortedCopy(value: unknown, depth: number): unknown {
 }
 
 function serialize(value: unknown, depth: number): string | undefined {
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "boolean":
-      return value ? "true" : "false";
-    case "string":
-      return JSON.stringify(value);
-    case "number":
-      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: ${value} has no JSON form`);
-      // JSON.stringify prints the shortest round-trip form (ECMA-262 Number::toString) and -0 as 0.
-      return JSON.stringify(value);
-    case "undefined":
-      return undefined;
-    case "function":
-    case "symbol":
-    case "bigint":
-      throw new TypeError(`canonicalJson: a ${typeof value} has no JSON form`);
-    default:
-      break;
-  }
-  if (depth >= MAX_DEPTH) {
-    throw new TypeError(`canonicalJson: the value contains a cycle (or nests deeper than ${MAX_DEPTH} levels)`);
-  }
+  const simple = leaf(value, depth);
+  if (simple !== BRANCH) return simple === undefined ? undefined : JSON.stringify(simple);
   const object = value as object;
-  const withToJson = object as { toJSON?: unknown };
-  if (typeof withToJson.toJSON === "function") {
-    return serialize((withToJson.toJSON as () => unknown).call(object), depth);
-  }
+  const form = jsonForm(object);
+  if (form !== object) return serialize(form, depth);
   if (Array.isArray(object)) {
     let out = "[";
     for (let index = 0; index < object.length; index++) {

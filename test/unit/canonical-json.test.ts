@@ -79,6 +79,9 @@ describe("canonicalJson", () => {
 
   it("uses toJSON, so a Date prints as its ISO string", () => {
     expect(canonicalJson({ at: new Date("2026-04-01T10:00:00.000Z") })).toBe('{"at":"2026-04-01T10:00:00.000Z"}');
+    const wrapped = { toJSON: () => ({ b: [new Date(0)], a: { "2": 1 } }) };
+    expect(canonicalJson([wrapped])).toBe('[{"a":{"2":1},"b":["1970-01-01T00:00:00.000Z"]}]');
+    expect(canonicalJson({ z: wrapped, y: 0 })).toBe('{"y":0,"z":{"a":{"2":1},"b":["1970-01-01T00:00:00.000Z"]}}');
   });
 
   it("refuses values JSON cannot carry: NaN, Infinity, bigint, functions, cycles", () => {
