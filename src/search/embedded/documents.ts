@@ -75,6 +75,30 @@ export interface MerchantDocument {
   about: string;
   /** Tag and grid-cell tokens (filter-tokens.ts). */
   filters: string;
+  /** The products with their words, for what a search reports about a hit (product-match.ts). */
+  catalogue: PreparedProduct[];
+}
+
+/** A product with its text already normalised: what product matching reads, prepared once per product. */
+export interface PreparedProduct {
+  productId: string;
+  position: number;
+  canonicalTags: ReadonlySet<string>;
+  name: readonly string[];
+  tags: readonly string[];
+  description: readonly string[];
+}
+
+export function prepareProduct(product: ProductRow): PreparedProduct {
+  const rawTags = parseTags(product.tags);
+  return {
+    productId: product.product_id,
+    position: product.position,
+    canonicalTags: new Set(rawTags.map(normalizeTag)),
+    name: indexTerms(product.name),
+    tags: rawTags.flatMap((tag) => indexTerms(tag)),
+    description: indexTerms(product.description),
+  };
 }
 
 const nafLabels = new Map<string, string>(codesNaf.map((entry) => [entry.id, entry.label]));
@@ -156,8 +180,11 @@ export function buildMerchantDocument(
   const productText: string[] = [];
   const tagText: string[] = [];
   const tags = new Set<string>();
-  for (const product of products) {
-    productText.push(normalizeForIndex(product.name), normalizeForIndex(product.description));
+  const catalogue = products.map(prepareProduct);
+  for (const [position, product] of products.entries()) {
+    const prepared = catalogue[position];
+    // normalizeForIndex is indexTerms joined by spaces: the prepared words, normalised once.
+    if (prepared) productText.push(prepared.name.join(" "), prepared.description.join(" "));
     for (const tag of parseTags(product.tags)) {
       const canonical = normalizeTag(tag);
       if (canonical.length === 0) continue;
@@ -188,5 +215,6 @@ export function buildMerchantDocument(
         ? pointCells(merchant.latitude, merchant.longitude)
         : []),
     ].join(" "),
+    catalogue,
   };
 }

@@ -1,7 +1,7 @@
 import { createRevisionCache } from "../../domain/revision-cache.ts";
 import type { Db } from "../../store/db.ts";
 import { storeRevisionReader } from "../../store/store-revision.ts";
-import { indexTerms, type QueryTerm } from "../normalize.ts";
+import type { QueryTerm } from "../normalize.ts";
 import { type Identifier, type NormalizedQuery, normalizeSearchQuery } from "../query.ts";
 import {
   MATCHED_FIELDS,
@@ -16,15 +16,13 @@ import { createSearchSource } from "../source.ts";
 import { MIN_TYPO_WORD_LENGTH, typoProbes, withinOneEdit } from "../typos.ts";
 import {
   buildMerchantDocument,
-  indexedName,
-  indexedPlace,
   type MerchantDocument,
   type MerchantRow,
   type ProductRow,
   tradeText,
 } from "./documents.ts";
 import { coveringCells, tagToken } from "./filter-tokens.ts";
-import { matchProducts, type PreparedProduct, prepareProduct } from "./product-match.ts";
+import { catalogueFromStored, matchProducts, type PreparedProduct, storedCatalogue } from "./product-match.ts";
 import {
   blendedScore,
   blendSql,
@@ -78,8 +76,6 @@ const REFRESH_CHUNK = 500;
 // with 9.3 of the top 10 shared between the two (300/120 shared as many, at 1.0 ms).
 const DEFAULT_POOL = 80;
 const DEFAULT_MAX_RANKED = 200;
-/** Merchants whose normalised catalogue and fields are kept between searches. */
-const PRODUCT_CACHE_ENTRIES = 5_000;
 /** Extra rows a search by point alone reads, for R*Tree rounding at the radius (see nearCandidates). */
 const NEAR_SLACK = 8;
 
@@ -98,7 +94,7 @@ interface Candidate {
   distanceKm: number | null;
 }
 
-/** What a returned merchant's matched fields and products are read from, normalised once. */
+/** What a returned merchant's matched fields and products are read from, normalised. */
 interface HitDetail {
   products: PreparedProduct[];
   fields: Record<"name" | "trade" | "place" | "description" | "tag", readonly string[]>;
@@ -110,6 +106,8 @@ const PROBE_CACHE_ENTRIES = 200;
 const MAX_ALTERNATIVES = 8;
 /** Longer words a prefix term is spelled out as, at most (see spelledOut); beyond, FTS5 expands it. */
 const MAX_SPELLED_OUT = 16;
+/** Returned merchants whose details are kept between searches (see hitDetails). */
+const DETAIL_CACHE_ENTRIES = 5_000;
 const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
 
 export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOptions = {}): EmbeddedSearchIndex {
@@ -118,10 +116,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
   const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
   const statements = new Map<string, Statement>();
-  const detailCache = createRevisionCache<HitDetail>({ maxEntries: PRODUCT_CACHE_ENTRIES });
   const probeCache = new Map<string, [string, number][]>();
   let probeRevision = -1;
   const storeRevision = storeRevisionReader(db);
+  const detailCache = createRevisionCache<HitDetail>({ maxEntries: DETAIL_CACHE_ENTRIES });
   const source = createSearchSource(db);
   const { readMerchants } = source;
   const documentOf = (merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument =>
@@ -210,19 +208,18 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   }
 
   /** refresh(): replaces a merchant's documents, keeping its id (a new merchant gets the next id). */
-  function replaceMerchant(doc: MerchantDocument): void {
+  function replaceMerchant(doc: MerchantDocument, builtAt: number): void {
     let id = idOf(doc.abId);
     if (id === undefined) {
       id = Number(
-        prepare(
-          "INSERT INTO search_merchants (ab_id, status, trust, lat, lng, naf_code, name, place, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        ).run(doc.abId, doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText)
+        prepare(`INSERT INTO search_merchants (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(rowOf(doc, builtAt))
           .lastInsertRowid,
       );
     } else {
-      prepare(
-        "UPDATE search_merchants SET status = ?, trust = ?, lat = ?, lng = ?, naf_code = ?, name = ?, place = ?, tags = ? WHERE id = ?",
-      ).run(doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText, id);
+      prepare(`UPDATE search_merchants SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE id = ?`).run(
+        rowOf(doc, builtAt),
+        id,
+      );
       removeDocuments(id);
     }
     insertDocuments(id, doc);
@@ -234,11 +231,11 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // failure leaves the previous index in place.
     sqlite.transaction(() => {
       const order = source.listedByTrust(at);
+      // The store revision these documents are built at (same transaction, same snapshot).
+      const builtAt = storeRevision();
       dropTables();
       createTables();
-      const insertMerchant = prepare(
-        "INSERT INTO search_merchants (id, ab_id, status, trust, lat, lng, naf_code, name, place, tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      );
+      const insertMerchant = prepare(`INSERT INTO search_merchants (id, ${ROW_COLUMNS}) VALUES (?, ${ROW_PARAMS})`);
       onProgress?.(0, order.length);
       for (let start = 0; start < order.length; start += BATCH_SIZE) {
         const batch = order.slice(start, start + BATCH_SIZE);
@@ -249,18 +246,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
           if (!merchant) return;
           const id = start + offset + 1;
           const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
-          insertMerchant.run(
-            id,
-            doc.abId,
-            doc.status,
-            doc.trust,
-            doc.lat,
-            doc.lng,
-            doc.nafCode,
-            doc.name,
-            doc.place,
-            doc.tagsText,
-          );
+          insertMerchant.run(id, rowOf(doc, builtAt));
           insertDocuments(id, doc);
         });
         onProgress?.(Math.min(order.length, start + batch.length), order.length);
@@ -279,9 +265,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     }
     const unique = [...new Set(abIds.filter((abId) => typeof abId === "string"))];
     const apply = sqlite.transaction((chunk: string[]) => {
+      const builtAt = storeRevision(); // before the rows, in the same transaction
       const { documents, unlisted } = source.listedDocuments(chunk, now());
       for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
-      for (const doc of documents) replaceMerchant(doc);
+      for (const doc of documents) replaceMerchant(doc, builtAt);
     });
     for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
       apply(unique.slice(start, start + REFRESH_CHUNK));
@@ -336,7 +323,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     byIdentifier = false,
   ): SearchPage {
     const hits = candidates.slice(query.offset, query.offset + query.limit);
-    const details = hits.length > 0 ? hitDetails(hits.map((hit) => hit.abId)) : new Map<string, HitDetail>();
+    const details = hits.length > 0 && !byIdentifier ? hitDetails(hits) : new Map<string, HitDetail>();
     return {
       hits: hits.map((hit): SearchHit => {
         const detail = details.get(hit.abId);
@@ -353,39 +340,39 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   }
 
   /**
-   * The returned merchants' products and fields, normalised for matching. Normalising a
-   * catalogue costs more than the FTS query of a precise search, and the same merchants come
-   * back search after search: details are kept for the store revision they were read at.
+   * The returned merchants' fields and products, normalised, as they are in the store now: what
+   * matchedFields and matchProducts read. The index keeps them normalised with each document
+   * (search_merchants) and the store revision it was built at: a merchant not touched since
+   * (merchant_touches) is read from there; one touched since, before the index follows, is read
+   * from the store and normalised here. Reading every hit from the store and normalising it cost
+   * about 1 ms a page of 10 at 100,000 merchants. Details are kept for the store revision.
    */
-  function hitDetails(abIds: readonly string[]): Map<string, HitDetail> {
-    return detailCache.readThrough(abIds, storeRevision(), undefined, (missing) => {
-      const { merchants, products } = readMerchants(missing);
-      const rows = new Map(merchants.map((merchant) => [merchant.ab_id, merchant]));
-      // The fields as the document holds them (documents.ts), each normalised once: the products'
-      // words and tags are the prepared products' (building the whole document normalised every
-      // product twice and cost half of a first search's time at 100,000 merchants).
-      const words = (text: string) => (text ? text.split(" ") : []);
-      return new Map(
-        missing.map((abId): [string, HitDetail] => {
-          const prepared = (products.get(abId) ?? []).map(prepareProduct);
-          const merchant = rows.get(abId);
-          return [
-            abId,
-            {
-              products: prepared,
-              fields: merchant
-                ? {
-                    name: words(indexedName(merchant)),
-                    trade: words(tradeText(merchant.naf_code)),
-                    place: words(indexedPlace(merchant)),
-                    description: indexTerms(merchant.description),
-                    tag: prepared.flatMap((product) => product.tags),
-                  }
-                : { name: [], trade: [], place: [], description: [], tag: [] },
-            },
-          ];
-        }),
-      );
+  function hitDetails(hits: readonly Candidate[]): Map<string, HitDetail> {
+    const idOf = new Map(hits.map((hit) => [hit.abId, hit.id]));
+    return detailCache.readThrough([...idOf.keys()], storeRevision(), undefined, (missing) => {
+      const rows = prepare(
+        `SELECT s.ab_id AS abId, s.naf_code AS naf, s.name, s.place, s.tags, s.about, s.products,
+                coalesce(t.touch, 0) > s.revision AS touched
+         FROM search_merchants s LEFT JOIN merchant_touches t ON t.ab_id = s.ab_id
+         WHERE s.id IN (SELECT value FROM json_each(?))`,
+      ).all(JSON.stringify(missing.map((abId) => idOf.get(abId)))) as (DetailRow & {
+        abId: string;
+        touched: number;
+      })[];
+      const details = new Map<string, HitDetail>();
+      for (const row of rows) if (!row.touched) details.set(row.abId, detailOf(row));
+      const fromStore = missing.filter((abId) => !details.has(abId));
+      if (fromStore.length > 0) {
+        const { merchants, products } = readMerchants(fromStore);
+        for (const merchant of merchants) {
+          const doc = buildMerchantDocument(merchant, products.get(merchant.ab_id) ?? [], 0);
+          details.set(
+            merchant.ab_id,
+            detailOf({ ...doc, naf: doc.nafCode, tags: doc.tagsText, products: doc.catalogue }),
+          );
+        }
+      }
+      return details;
     });
   }
 
@@ -695,6 +682,42 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     refresh,
     rebuild,
     needsRebuild: stillStale,
+  };
+}
+
+/** search_merchants' columns but its id, and the values a document gives them (built at a store revision). */
+const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, name, place, tags, about, products, revision";
+const ROW_PARAMS = ROW_COLUMNS.split(", ")
+  .map(() => "?")
+  .join(", ");
+
+function rowOf(doc: MerchantDocument, builtAt: number): unknown[] {
+  const { abId, status, trust, lat, lng, nafCode, name, place, tagsText, about, catalogue } = doc;
+  return [abId, status, trust, lat, lng, nafCode, name, place, tagsText, about, storedCatalogue(catalogue), builtAt];
+}
+
+interface DetailRow {
+  naf: string;
+  name: string;
+  place: string;
+  tags: string;
+  about: string;
+  /** As stored (product-match.ts storedCatalogue), or already prepared. */
+  products: string | PreparedProduct[];
+}
+
+/** A hit's details from its document's fields (normalised words joined by spaces). */
+function detailOf(row: DetailRow): HitDetail {
+  const words = (text: string) => (text ? text.split(" ") : []);
+  return {
+    products: typeof row.products === "string" ? catalogueFromStored(row.products) : row.products,
+    fields: {
+      name: words(row.name),
+      trade: words(tradeText(row.naf)),
+      place: words(row.place),
+      description: words(row.about),
+      tag: words(row.tags),
+    },
   };
 }
 

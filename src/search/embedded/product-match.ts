@@ -1,5 +1,7 @@
-import { indexTerms, normalizeTag, type QueryTerm } from "../normalize.ts";
-import { type ProductRow, parseTags } from "./documents.ts";
+import type { QueryTerm } from "../normalize.ts";
+import { type PreparedProduct, type ProductRow, prepareProduct } from "./documents.ts";
+
+export { type PreparedProduct, prepareProduct };
 
 /*
  * Which of a returned merchant's products match the query, best first. Runs on the few merchants
@@ -31,23 +33,32 @@ export function textPoints(product: ProductTerms, terms: readonly QueryTerm[]): 
   return points;
 }
 
-/** A product with its text already normalised: what matching reads, prepared once per product. */
-export interface PreparedProduct extends ProductTerms {
-  productId: string;
-  position: number;
-  canonicalTags: ReadonlySet<string>;
+/** A prepared catalogue as the embedded index stores it (search_merchants.products): compact JSON. */
+export function storedCatalogue(products: readonly PreparedProduct[]): string {
+  return JSON.stringify(
+    products.map((product) => [
+      product.productId,
+      product.position,
+      product.name.join(" "),
+      product.tags.join(" "),
+      product.description.join(" "),
+      [...product.canonicalTags],
+    ]),
+  );
 }
 
-export function prepareProduct(product: ProductRow): PreparedProduct {
-  const rawTags = parseTags(product.tags);
-  return {
-    productId: product.product_id,
-    position: product.position,
-    canonicalTags: new Set(rawTags.map(normalizeTag)),
-    name: indexTerms(product.name),
-    tags: rawTags.flatMap((tag) => indexTerms(tag)),
-    description: indexTerms(product.description),
-  };
+type StoredProduct = [string, number, string, string, string, string[]];
+const words = (text: string): string[] => (text ? text.split(" ") : []);
+
+export function catalogueFromStored(text: string): PreparedProduct[] {
+  return (JSON.parse(text) as StoredProduct[]).map(([productId, position, name, tags, description, canonical]) => ({
+    productId,
+    position,
+    canonicalTags: new Set(canonical),
+    name: words(name),
+    tags: words(tags),
+    description: words(description),
+  }));
 }
 
 /**

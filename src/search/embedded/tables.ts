@@ -22,14 +22,16 @@ import { VOCABULARY_FINGERPRINT } from "../vocabulary.ts";
  * search bound its work on very common words (see textCandidates in index.ts).
  *
  * There is no product-level FTS table: products are matched against the query, with the same
- * normalisation, only for the few merchants a search returns (see product-match.ts). A product
+ * normalisation, only for the few merchants a search returns (see product-match.ts), from their
+ * words stored normalised in search_merchants.products (normalising a returned merchant's
+ * catalogue at search time cost about 0.6 ms of a search's first 10 hits at 100,000). A product
  * FTS table was measured: one lookup per returned merchant, restricted by rowid range, still walks
  * the whole doclist of a common word (about 1 ms per merchant at 5,000 merchants, growing with the
  * registry), where matching a merchant's handful of products in memory takes microseconds.
  */
 
 /** Bump when the layout or the content of the derived tables changes (an edit of the vocabulary moves it too). */
-export const INDEX_FORMAT = `embedded-8/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
+export const INDEX_FORMAT = `embedded-9/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
 
 /** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
@@ -62,7 +64,13 @@ export const CREATE_STATEMENTS: readonly string[] = [
     naf_code TEXT NOT NULL,
     name TEXT NOT NULL,
     place TEXT NOT NULL,
-    tags TEXT NOT NULL
+    tags TEXT NOT NULL,
+    -- What a returned merchant reports it matched in (index.ts hitDetails): the normalised
+    -- description, and the products with their normalised words (product-match.ts storedCatalogue),
+    -- as of the store revision the document was built at.
+    about TEXT NOT NULL,
+    products TEXT NOT NULL,
+    revision INTEGER NOT NULL
   )`,
   `CREATE VIRTUAL TABLE IF NOT EXISTS search_merchant_fts USING fts5(
     ${MERCHANT_COLUMNS.join(", ")},
