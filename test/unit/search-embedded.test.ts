@@ -68,6 +68,19 @@ describe("embedded search index", () => {
     expect(matched()).not.toContain("pr_bake0001_2");
   });
 
+  it("never matches typed text against the tag and grid-cell tokens of the filters column", () => {
+    const index = createEmbeddedSearchIndex(db, { now });
+    // The bakery's products carry the tag "sans gluten" (token t_sansgluten) and its point lies in
+    // cells such as g_0n...: written with or without the underscore, as words or prefixes, they
+    // find nothing, while the tag itself still filters.
+    for (const text of ["t_sansgluten", "tsansgluten", "t sansgluten", "t_", "g_0", "g0n", "g_"]) {
+      expect(index.search(query(text)).hits.map((hit) => hit.abId)).toEqual([]);
+    }
+    expect(index.search(query("pain", { tags: ["sans gluten"] })).hits.map((hit) => hit.abId)).toContain(
+      FIXTURE.bakeryTrusted,
+    );
+  });
+
   it("reuses a current index from another instance without rebuilding", () => {
     createEmbeddedSearchIndex(db, { now }).rebuild();
     const again = createEmbeddedSearchIndex(db, { now });

@@ -17,35 +17,30 @@ const LYON = { lat: 45.764, lng: 4.8357 };
 
 describe("FTS match expressions", () => {
   it("quotes every term and joins them with AND, the last one as a prefix", () => {
-    expect(allTermsMatch(queryTerms("Plombiers à Lyon"))).toBe(
-      '{name trade products tags place about} : "plombier" AND {name trade products tags place about} : "lyon"*',
-    );
+    expect(allTermsMatch(queryTerms("Plombiers à Lyon"))).toBe('"plombier" AND "lyon"*');
   });
 
   it("keeps a trade word out of the place column, and matches a corrected word by its alternatives", () => {
     expect(allTermsMatch([{ term: "macon", prefix: false, trade: true }])).toBe('{name trade products tags} : "macon"');
     expect(allTermsMatch([{ term: "boulangeire", prefix: false, alternatives: ["boulangerie", "boulanger"] }])).toBe(
-      '{name trade products tags place about} : ("boulangerie" OR "boulanger")',
+      '("boulangerie" OR "boulanger")',
     );
   });
 
-  it("restricts user terms to the text columns, and adds tag and cell tokens to the filters column", () => {
-    expect(matchExpression(queryTerms("pain boulan"), ["tbio", "tsansgluten"], ["g0n1a", "g0n1b"])).toBe(
-      '({name trade products tags place about} : "pain" AND {name trade products tags place about} : "boulan"*) AND {filters} : ("tbio" AND "tsansgluten") AND {filters} : ("g0n1a" OR "g0n1b")',
+  it("adds every tag token and one of the cell tokens to the user terms", () => {
+    expect(matchExpression(queryTerms("pain boulan"), ["t_bio", "t_sansgluten"], ["g_0n1e1", "g_0n1e2"])).toBe(
+      '("pain" AND "boulan"*) AND ("t_bio" AND "t_sansgluten") AND ("g_0n1e1" OR "g_0n1e2")',
     );
   });
 
   it("leaves out the parts a query does not have", () => {
-    expect(matchExpression([], ["tbio"], null)).toBe('{filters} : ("tbio")');
-    expect(matchExpression(queryTerms("pain"), [], null)).toBe('({name trade products tags place about} : "pain"*)');
+    expect(matchExpression([], ["t_bio"], null)).toBe('("t_bio")');
+    expect(matchExpression(queryTerms("pain"), [], null)).toBe('("pain"*)');
   });
 
   it("never lets user syntax through", () => {
-    const expression = allTermsMatch(queryTerms('NEAR("pain" OR vin)* -x ^y col:z {a b}'));
-    const column = "{name trade products tags place about} : ";
-    expect(expression).toBe(
-      ['"near"', '"pain"', '"or"', '"vin"', '"col"'].map((phrase) => `${column}${phrase}`).join(" AND "),
-    );
+    const expression = allTermsMatch(queryTerms('NEAR("pain" OR vin)* -x ^y col:z {a b} t_bio'));
+    expect(expression).toBe(['"near"', '"pain"', '"or"', '"vin"', '"col"', '"bio"*'].join(" AND "));
   });
 });
 
@@ -103,8 +98,8 @@ describe("filter tokens", () => {
   });
 
   it("turns a canonical tag into one token", () => {
-    expect(tagToken("sans gluten")).toBe("tsansgluten");
-    expect(tagToken("bio")).toBe("tbio");
+    expect(tagToken("sans gluten")).toBe("t_sansgluten");
+    expect(tagToken("bio")).toBe("t_bio");
   });
 });
 

@@ -1,12 +1,22 @@
 import type { BoundingBox } from "./ranking.ts";
 
 /*
- * Filter tokens: each merchant document carries, in its `filters` column (bm25 weight 0), one
- * token per product tag it carries and one token per grid cell it lies in, at a few grid sizes.
- * Tags and a point then become part of the FTS5 query itself, so FTS5 intersects them with the
- * text (sorted doclists, in C) instead of SQLite checking every text match row by row. User text
- * is restricted to the text columns, so it never reaches these tokens.
+ * Filter tokens: each merchant document carries, in its `filters` column, one token per product
+ * tag it carries and one token per grid cell it lies in, at a few grid sizes. Tags and a point
+ * then become part of the FTS5 query itself, so FTS5 intersects them with the text (sorted
+ * doclists, in C) instead of SQLite checking every text match row by row.
+ *
+ * User text never reaches these tokens: each one is a letter, an underscore (FILTER_MARK) and
+ * more, and the tokenizer keeps underscores inside tokens (tables.ts) while normalised text holds
+ * letters and digits only (normalize.ts). A query word is never one of them, a prefix of two
+ * characters or more never starts one, and the words the index lists for a prefix or a typo
+ * (fts5vocab ranges beginning with such a word) never include one. So text needs no column filter
+ * to stay off the `filters` column: a column filter on every word made FTS5 check each match's
+ * columns, 25 to 50% of the time of a multi-word query at 100,000 merchants.
  */
+
+/** The second character of every filter token, one normalised text never holds. */
+export const FILTER_MARK = "_";
 
 /** Grid sizes in degrees, finest first (0.04 degree is about 4.4 km of latitude). */
 export const CELL_SIZES = [0.04, 0.1, 0.25, 0.6, 1.5, 4] as const;
@@ -18,7 +28,7 @@ export const MAX_QUERY_CELLS = 24;
 const MAX_TAG_TOKEN = 64;
 
 function cellToken(level: number, latIndex: number, lngIndex: number): string {
-  return `g${level}n${latIndex}e${lngIndex}`;
+  return `g${FILTER_MARK}${level}n${latIndex}e${lngIndex}`;
 }
 
 const latIndex = (lat: number, size: number) => Math.floor((lat + 90) / size);
@@ -49,7 +59,7 @@ export function coveringCells(box: BoundingBox): string[] | null {
   return null;
 }
 
-/** The token of a canonical tag (normalizeTag): "sans gluten" -> "tsansgluten". */
+/** The token of a canonical tag (normalizeTag): "sans gluten" -> "t_sansgluten". */
 export function tagToken(canonicalTag: string): string {
-  return `t${canonicalTag.replaceAll(" ", "")}`.slice(0, MAX_TAG_TOKEN);
+  return `t${FILTER_MARK}${canonicalTag.replaceAll(" ", "")}`.slice(0, MAX_TAG_TOKEN);
 }

@@ -22,7 +22,6 @@ function quote(term: QueryTerm): string {
   return term.prefix ? `${phrase}*` : phrase;
 }
 
-const TEXT_FILTER = `{${TEXT_COLUMNS.join(" ")}}`;
 /**
  * The columns a query of one trade word must match in: not the place, nor the description (which
  * names the town too), so a town never makes a merchant a match for a trade.
@@ -30,20 +29,21 @@ const TEXT_FILTER = `{${TEXT_COLUMNS.join(" ")}}`;
 const TRADE_FILTER = `{${TEXT_COLUMNS.filter((column) => column !== "place" && column !== "about").join(" ")}}`;
 
 /**
- * Every term must match somewhere in the merchant document; a query of one trade word, in the
- * name, trade, products or tags (TRADE_FILTER): "maçon" alone is not a merchant of Mâcon. With
+ * Every term must match somewhere in the merchant's text (no column filter needed: no query word
+ * can reach the `filters` column's tokens, see filter-tokens.ts); a query of one trade word, in
+ * the name, trade, products or tags (TRADE_FILTER): "maçon" alone is not a merchant of Mâcon. With
  * more words, the others narrow the answer (checking the rule for them too doubled the cost).
  */
 export function allTermsMatch(terms: readonly QueryTerm[]): string {
   return terms
-    .map((term) => `${terms.length === 1 && term.trade ? TRADE_FILTER : TEXT_FILTER} : ${quote(term)}`)
+    .map((term) => (terms.length === 1 && term.trade ? `${TRADE_FILTER} : ${quote(term)}` : quote(term)))
     .join(" AND ");
 }
 
 /**
- * The whole MATCH of a merchant search: every term in the text columns, every tag token and, when
- * a point is given, one of the cells covering it in the `filters` column. Tokens are quoted like
- * terms (they hold letters and digits only). `cells` null: no cell constraint.
+ * The whole MATCH of a merchant search: every term in the text, every tag token and, when a point
+ * is given, one of the cells covering it (tokens only the `filters` column holds). Tokens are
+ * quoted like terms (letters, digits and the filter mark). `cells` null: no cell constraint.
  */
 export function matchExpression(
   terms: readonly QueryTerm[],
@@ -53,8 +53,8 @@ export function matchExpression(
   const parts: string[] = [];
   if (terms.length > 0) parts.push(`(${allTermsMatch(terms)})`);
   const exact = (token: string): QueryTerm => ({ term: token, prefix: false });
-  if (tagTokens.length > 0) parts.push(`{filters} : (${tagTokens.map((token) => quote(exact(token))).join(" AND ")})`);
-  if (cells && cells.length > 0) parts.push(`{filters} : (${cells.map((cell) => quote(exact(cell))).join(" OR ")})`);
+  if (tagTokens.length > 0) parts.push(`(${tagTokens.map((token) => quote(exact(token))).join(" AND ")})`);
+  if (cells && cells.length > 0) parts.push(`(${cells.map((cell) => quote(exact(cell))).join(" OR ")})`);
   return parts.join(" AND ");
 }
 

@@ -1,5 +1,6 @@
 import { NORMALIZATION_VERSION } from "../normalize.ts";
 import { VOCABULARY_FINGERPRINT } from "../vocabulary.ts";
+import { FILTER_MARK } from "./filter-tokens.ts";
 
 /*
  * The embedded index's own tables, derived from the store (merchants, territorial_proofs,
@@ -31,7 +32,7 @@ import { VOCABULARY_FINGERPRINT } from "../vocabulary.ts";
  */
 
 /** Bump when the layout or the content of the derived tables changes (an edit of the vocabulary moves it too). */
-export const INDEX_FORMAT = `embedded-9/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
+export const INDEX_FORMAT = `embedded-10/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
 
 /** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
@@ -44,7 +45,8 @@ export const TEXT_COLUMNS = MERCHANT_COLUMNS.filter((column) => column !== "filt
  * the whole table (see index.ts spelledOut).
  */
 export const LONGEST_PREFIX_INDEX = 4;
-const TOKENIZER = `tokenize = "unicode61 remove_diacritics 2", prefix = '2 3 ${LONGEST_PREFIX_INDEX}'`;
+/** Underscores stay inside tokens: the mark of filter tokens, never in normalised text (filter-tokens.ts). */
+const TOKENIZER = `tokenize = "unicode61 remove_diacritics 2 tokenchars '${FILTER_MARK}'", prefix = '2 3 ${LONGEST_PREFIX_INDEX}'`;
 
 /**
  * A contentless FTS5 table (content='') with contentless_delete=1: documents are only ever matched
