@@ -159,13 +159,29 @@ export interface ScoredFields {
   tags: string;
 }
 
+const SPACE = 0x20;
+
+/**
+ * Whether `word` is one of `words` (normalised words joined by spaces), or begins one when
+ * `prefix`. No split and no padded copy: this runs for each term and field of up to 200
+ * candidates a search, and the strings it made were most of a search's garbage.
+ */
+function hasWord(words: string, word: string, prefix: boolean): boolean {
+  if (word.length === 0) return false;
+  for (let at = words.indexOf(word); at >= 0; at = words.indexOf(word, at + 1)) {
+    const end = at + word.length;
+    const starts = at === 0 || words.charCodeAt(at - 1) === SPACE;
+    if (starts && (prefix || end === words.length || words.charCodeAt(end) === SPACE)) return true;
+  }
+  return false;
+}
+
 /** Whether a query word occurs among words joined by single spaces (no split: this runs per candidate). */
 function occursIn(term: QueryTerm, words: string): boolean {
-  const padded = ` ${words} `;
   if (term.alternatives && term.alternatives.length > 0) {
-    return term.alternatives.some((word) => padded.includes(` ${word} `));
+    return term.alternatives.some((word) => hasWord(words, word, false));
   }
-  return padded.includes(term.prefix ? ` ${term.term}` : ` ${term.term} `);
+  return hasWord(words, term.term, term.prefix);
 }
 
 function occursInSet(term: QueryTerm, words: ReadonlySet<string>): boolean {
@@ -189,7 +205,8 @@ export function textScore(terms: readonly QueryTerm[], fields: ScoredFields): nu
     else points += FIELD_POINTS.elsewhere;
   }
   if (inName === terms.length && fields.name.length > 0) {
-    const nameWords = fields.name.split(" ").length;
+    let nameWords = 1; // words of the name: its spaces, plus one
+    for (let at = fields.name.indexOf(" "); at >= 0; at = fields.name.indexOf(" ", at + 1)) nameWords += 1;
     points += (WHOLE_NAME_POINTS * inName) / Math.max(inName, nameWords);
   }
   return points;
