@@ -173,7 +173,13 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   // rebuild() therefore numbers merchants up front and inserts plain rows in ascending id order;
   // refresh() touches few rows and may take the slower path.
 
-  function insertDocuments(id: number, doc: MerchantDocument): void {
+  function insertDocuments(id: number, doc: MerchantDocument, builtAt: number): void {
+    prepare("INSERT INTO search_details (id, about, products, revision) VALUES (?, ?, ?, ?)").run(
+      id,
+      doc.about,
+      storedCatalogue(doc.catalogue),
+      builtAt,
+    );
     prepare(
       `INSERT INTO search_merchant_fts (rowid, name, trade, products, tags, place, about, filters)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -193,6 +199,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   function removeDocuments(id: number): void {
     prepare("DELETE FROM search_merchant_fts WHERE rowid = ?").run(id);
     prepare("DELETE FROM search_geo WHERE id = ?").run(id);
+    prepare("DELETE FROM search_details WHERE id = ?").run(id);
   }
 
   function idOf(abId: string): number | undefined {
@@ -212,17 +219,13 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     let id = idOf(doc.abId);
     if (id === undefined) {
       id = Number(
-        prepare(`INSERT INTO search_merchants (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(rowOf(doc, builtAt))
-          .lastInsertRowid,
+        prepare(`INSERT INTO search_merchants (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(rowOf(doc)).lastInsertRowid,
       );
     } else {
-      prepare(`UPDATE search_merchants SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE id = ?`).run(
-        rowOf(doc, builtAt),
-        id,
-      );
+      prepare(`UPDATE search_merchants SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE id = ?`).run(rowOf(doc), id);
       removeDocuments(id);
     }
-    insertDocuments(id, doc);
+    insertDocuments(id, doc, builtAt);
   }
 
   function rebuild(onProgress?: (done: number, total: number) => void): void {
@@ -246,8 +249,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
           if (!merchant) return;
           const id = start + offset + 1;
           const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
-          insertMerchant.run(id, rowOf(doc, builtAt));
-          insertDocuments(id, doc);
+          insertMerchant.run(id, rowOf(doc));
+          insertDocuments(id, doc, builtAt);
         });
         onProgress?.(Math.min(order.length, start + batch.length), order.length);
       }
@@ -312,8 +315,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
         found = matchCandidates(normalized, weights);
       }
     }
-    const total = found.total ?? countMatches(found.match);
-    return page(found.candidates, total, normalized);
+    return page(found.candidates, found.total, normalized);
   }
 
   function page(
@@ -342,7 +344,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   /**
    * The returned merchants' fields and products, normalised, as they are in the store now: what
    * matchedFields and matchProducts read. The index keeps them normalised with each document
-   * (search_merchants) and the store revision it was built at: a merchant not touched since
+   * (search_merchants, search_details) and the store revision it was built at: a merchant not touched since
    * (merchant_touches) is read from there; one touched since, before the index follows, is read
    * from the store and normalised here. Reading every hit from the store and normalising it cost
    * about 1 ms a page of 10 at 100,000 merchants. Details are kept for the store revision.
@@ -351,9 +353,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const idOf = new Map(hits.map((hit) => [hit.abId, hit.id]));
     return detailCache.readThrough([...idOf.keys()], storeRevision(), undefined, (missing) => {
       const rows = prepare(
-        `SELECT s.ab_id AS abId, s.naf_code AS naf, s.name, s.place, s.tags, s.about, s.products,
-                coalesce(t.touch, 0) > s.revision AS touched
-         FROM search_merchants s LEFT JOIN merchant_touches t ON t.ab_id = s.ab_id
+        `SELECT s.ab_id AS abId, s.naf_code AS naf, s.name, s.place, s.tags, d.about, d.products,
+                coalesce(t.touch, 0) > d.revision AS touched
+         FROM search_merchants s JOIN search_details d ON d.id = s.id
+              LEFT JOIN merchant_touches t ON t.ab_id = s.ab_id
          WHERE s.id IN (SELECT value FROM json_each(?))`,
       ).all(JSON.stringify(missing.map((abId) => idOf.get(abId)))) as (DetailRow & {
         abId: string;
@@ -399,16 +402,6 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       distanceKm:
         near && row.lat !== null && row.lng !== null ? haversineKm(near, { lat: row.lat, lng: row.lng }) : null,
     }));
-  }
-
-  /** Counts the matches of a MATCH expression, up to the deepest page. */
-  function countMatches(match: string): number {
-    const count = prepare(
-      `SELECT count(*) FROM (SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH ? LIMIT ${MAX_SEARCH_DEPTH})`,
-    )
-      .pluck()
-      .get(match);
-    return typeof count === "number" ? count : 0;
   }
 
   /** Merchants in the point's box (a little more than the circle), up to the deepest page. */
@@ -520,13 +513,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
    * count as least trusted for this cut until the next rebuild; their score uses their real trust.
    */
-  function matchCandidates(
-    query: NormalizedQuery,
-    weights: Weights,
-  ): { candidates: Candidate[]; match: string; total: number | null } {
+  function matchCandidates(query: NormalizedQuery, weights: Weights): { candidates: Candidate[]; total: number } {
     const depth = query.offset + query.limit;
     const poolSize = Math.max(pool, depth);
-    const params: Record<string, unknown> = { pool: poolSize };
+    const params: Record<string, unknown> = {};
     const clauses: string[] = [];
     let cells: string[] | null = null;
     if (query.near) {
@@ -566,35 +556,39 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       }
     }
     const match = matchFor(matchTerms);
-    params.match = match;
-    // A later page reads deeper than the cut when it has to.
-    params.maxRanked = query.offset > 0 ? Math.max(maxRanked, depth) : maxRanked;
-    // One walk of the matches (text, tags, covering cells) in rowid order, most trusted first,
-    // stopping at `maxRanked`: the cut is taken before the exact distance, so a few fewer rows
-    // remain when some cells stick out of the circle.
-    const select = "SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng";
-    const firstMatches = (columns: string) =>
-      `(SELECT rowid AS id${columns} FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
-        ORDER BY rowid LIMIT @maxRanked) c JOIN search_merchants m ON m.id = c.id`;
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
+    // One walk of the matches (text, tags, covering cells) in rowid order, most trusted first, up
+    // to the deepest page: the first `maxRanked` are ranked, and when there are more (the walk is
+    // cut) how many there are, up to the deepest page, is the estimated total (one walk where a
+    // second statement counted them again from the start). The cut is taken before the exact
+    // distance, so a few fewer rows remain when some cells stick out of the circle.
+    const cut = query.offset > 0 ? Math.max(maxRanked, depth) : maxRanked; // a later page reads deeper
+    const ids = prepare(
+      "SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH ? ORDER BY rowid LIMIT ?",
+    )
+      .pluck()
+      .all(match, Math.max(cut, MAX_SEARCH_DEPTH)) as number[];
+    const counted = Math.min(ids.length, MAX_SEARCH_DEPTH);
+    params.ids = JSON.stringify(ids.length > cut ? ids.slice(0, cut) : ids);
+    const where = clauses.length > 0 ? `AND ${clauses.join(" AND ")}` : "";
+    const inWalk = "m.id IN (SELECT value FROM json_each(@ids))";
     if (terms.length === 0) {
       // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
-      const rows = prepare(`${select} FROM ${firstMatches("")} ${where}`).all(params) as CandidateRow[];
+      const rows = prepare(
+        `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
+         FROM search_merchants m WHERE ${inWalk} ${where}`,
+      ).all(params) as CandidateRow[];
       const candidates = rank(rows, query, weights, () => 1);
-      return { candidates, match, total: rows.length < (params.maxRanked as number) ? candidates.length : null };
+      return { candidates, total: rows.length < cut ? candidates.length : counted };
     }
     // Text relevance is scored here, from the fields each word occurs in (textScore), not by
     // FTS5's bm25(): bm25 counts, for each word of the query, every document holding it (its IDF)
     // on every statement, which cost milliseconds a query for a common word or a long prefix at
-    // 100,000 merchants. `walked`: how many matches the walk read, to tell whether it was cut.
+    // 100,000 merchants.
     const rows = prepare(
       `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng, m.naf_code AS naf,
-              m.name AS name, m.place AS place, m.tags AS tags, c.walked AS walked
-       FROM (SELECT id, count(*) OVER () AS walked FROM (
-               SELECT rowid AS id FROM search_merchant_fts WHERE search_merchant_fts MATCH @match
-               ORDER BY rowid LIMIT @maxRanked)) c
-       JOIN search_merchants m ON m.id = c.id ${where}`,
-    ).all(params) as (CandidateRow & { naf: string; name: string; place: string; tags: string; walked: number })[];
+              m.name AS name, m.place AS place, m.tags AS tags
+       FROM search_merchants m WHERE ${inWalk} ${where}`,
+    ).all(params) as (CandidateRow & { naf: string; name: string; place: string; tags: string })[];
     const scored = rows
       .map((row) => ({
         row,
@@ -610,8 +604,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       weights,
       (row) => text.get(row.id) ?? 0,
     );
-    const walked = rows[0]?.walked ?? 0;
-    return { candidates, match, total: walked < (params.maxRanked as number) ? rows.length : null };
+    // Not cut: every match was ranked. No match within the radius: nothing to page through.
+    return { candidates, total: ids.length < cut || rows.length === 0 ? rows.length : counted };
   }
 
   /**
@@ -685,15 +679,14 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   };
 }
 
-/** search_merchants' columns but its id, and the values a document gives them (built at a store revision). */
-const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, name, place, tags, about, products, revision";
+/** search_merchants' columns but its id, and the values a document gives them. */
+const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, name, place, tags";
 const ROW_PARAMS = ROW_COLUMNS.split(", ")
   .map(() => "?")
   .join(", ");
 
-function rowOf(doc: MerchantDocument, builtAt: number): unknown[] {
-  const { abId, status, trust, lat, lng, nafCode, name, place, tagsText, about, catalogue } = doc;
-  return [abId, status, trust, lat, lng, nafCode, name, place, tagsText, about, storedCatalogue(catalogue), builtAt];
+function rowOf(doc: MerchantDocument): unknown[] {
+  return [doc.abId, doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText];
 }
 
 interface DetailRow {

@@ -15,6 +15,7 @@ import { FILTER_MARK } from "./filter-tokens.ts";
  * Tables: search_merchant_fts (one document per listed merchant: text columns, plus a `filters`
  * column of tag and grid-cell tokens, see filter-tokens.ts), search_geo (R*Tree of merchant
  * points, for searches by point alone), search_merchants (ranking data: trust, status, lat, lng),
+ * search_details (what a returned merchant matched in),
  * search_meta (the format the tables were built with), search_terms (fts5vocab: the indexed words,
  * for the fuzzy fallback, see typos.ts).
  *
@@ -32,7 +33,7 @@ import { FILTER_MARK } from "./filter-tokens.ts";
  */
 
 /** Bump when the layout or the content of the derived tables changes (an edit of the vocabulary moves it too). */
-export const INDEX_FORMAT = `embedded-10/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
+export const INDEX_FORMAT = `embedded-11/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
 
 /** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
@@ -66,10 +67,14 @@ export const CREATE_STATEMENTS: readonly string[] = [
     naf_code TEXT NOT NULL,
     name TEXT NOT NULL,
     place TEXT NOT NULL,
-    tags TEXT NOT NULL,
-    -- What a returned merchant reports it matched in (index.ts hitDetails): the normalised
-    -- description, and the products with their normalised words (product-match.ts storedCatalogue),
-    -- as of the store revision the document was built at.
+    tags TEXT NOT NULL
+  )`,
+  // What a returned merchant reports it matched in (index.ts hitDetails): the normalised
+  // description, and the products with their normalised words (product-match.ts storedCatalogue),
+  // as of the store revision the document was built at. A table of its own: search_merchants is
+  // read for up to 200 matches a search and stays small (22 MB at 100,000 merchants, this one 110).
+  `CREATE TABLE IF NOT EXISTS search_details (
+    id INTEGER PRIMARY KEY,
     about TEXT NOT NULL,
     products TEXT NOT NULL,
     revision INTEGER NOT NULL
@@ -90,5 +95,6 @@ export const DROP_STATEMENTS: readonly string[] = [
   "DROP TABLE IF EXISTS search_geo",
   "DROP TABLE IF EXISTS search_tags", // earlier formats
   "DROP TABLE IF EXISTS search_merchants",
+  "DROP TABLE IF EXISTS search_details",
   "DROP TABLE IF EXISTS search_meta",
 ];
