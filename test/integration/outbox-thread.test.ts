@@ -66,8 +66,10 @@ describe("the outbox thread", () => {
       expect(emails()).toHaveLength(1);
       expect(emails()[0]).toContain(app.outbox.findBySubject(receipt.leadId)[0]?.messageId ?? "missing");
       expect(app.leads.findSummary(receipt.leadId)?.trackingStatus).toBe("delivered");
-      // Requests first: the delivery thread runs 10 nice levels below this process's threads.
-      expect(niceLevels().filter((nice) => nice === ownNice() + 10)).toHaveLength(1);
+      // Requests first: the delivery thread runs 10 nice levels below this process's threads (19,
+      // the lowest priority, at most: a suite started under `nice` keeps this true).
+      const deliveryNice = Math.min(os.constants.priority.PRIORITY_LOW, ownNice() + 10);
+      expect(niceLevels().filter((nice) => nice === deliveryNice)).toHaveLength(1);
     } finally {
       await thread.stop({ timeoutMs: 5_000 });
     }
