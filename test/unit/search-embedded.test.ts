@@ -81,6 +81,23 @@ describe("embedded search index", () => {
     );
   });
 
+  it("spells out a prefix with the words another connection's refresh indexed since", () => {
+    const index = createEmbeddedSearchIndex(db, { now });
+    index.rebuild();
+    const other = openDatabase(file);
+    try {
+      other.$client
+        .prepare("UPDATE merchants SET business_name = 'Boulangerie Zéphyrine' WHERE ab_id = ?")
+        .run(FIXTURE.bakeryTrusted);
+      // Asked after the store changed and before the index followed: nothing yet.
+      expect(index.search(query("zephyr")).hits).toEqual([]);
+      createEmbeddedSearchIndex(other, { now }).refresh([FIXTURE.bakeryTrusted]);
+    } finally {
+      other.$client.close();
+    }
+    expect(index.search(query("zephyr")).hits.map((hit) => hit.abId)).toEqual([FIXTURE.bakeryTrusted]);
+  });
+
   it("reuses a current index from another instance without rebuilding", () => {
     createEmbeddedSearchIndex(db, { now }).rebuild();
     const again = createEmbeddedSearchIndex(db, { now });

@@ -100,12 +100,14 @@ interface HitDetail {
   fields: Record<"name" | "trade" | "place" | "description" | "tag", readonly string[]>;
 }
 
-/** Two-letter beginnings whose indexed words the fuzzy fallback keeps (per store revision). */
+/** Two-letter beginnings whose indexed words the fuzzy fallback keeps (per index revision). */
 const PROBE_CACHE_ENTRIES = 200;
 /** Alternatives kept for a misspelt word, the most frequent first. */
 const MAX_ALTERNATIVES = 8;
 /** Longer words a prefix term is spelled out as, at most (see spelledOut); beyond, FTS5 expands it. */
 const MAX_SPELLED_OUT = 16;
+/** Prefixes whose longer indexed words are kept between searches (see spelledOut). */
+const LONGER_WORDS_ENTRIES = 2_000;
 /** Returned merchants whose details are kept between searches (see hitDetails). */
 const DETAIL_CACHE_ENTRIES = 5_000;
 const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
@@ -118,6 +120,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const statements = new Map<string, Statement>();
   const probeCache = new Map<string, [string, number][]>();
   let probeRevision = -1;
+  const longerWords = createRevisionCache<string[]>({ maxEntries: LONGER_WORDS_ENTRIES });
   const storeRevision = storeRevisionReader(db);
   const detailCache = createRevisionCache<HitDetail>({ maxEntries: DETAIL_CACHE_ENTRIES });
   const source = createSearchSource(db);
@@ -236,6 +239,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       const order = source.listedByTrust(at);
       // The store revision these documents are built at (same transaction, same snapshot).
       const builtAt = storeRevision();
+      const revision = indexRevision();
       dropTables();
       createTables();
       const insertMerchant = prepare(`INSERT INTO search_merchants (id, ${ROW_COLUMNS}) VALUES (?, ${ROW_PARAMS})`);
@@ -257,6 +261,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       // Merge each FTS index into a single b-tree: the fastest layout to query.
       sqlite.exec("INSERT INTO search_merchant_fts (search_merchant_fts) VALUES ('optimize')");
       sqlite.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('format', ?)").run(INDEX_FORMAT);
+      moveRevision(revision);
     })();
     stale = false;
   }
@@ -272,10 +277,24 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       const { documents, unlisted } = source.listedDocuments(chunk, now());
       for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
       for (const doc of documents) replaceMerchant(doc, builtAt);
+      moveRevision(indexRevision());
     });
     for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
       apply(unique.slice(start, start + REFRESH_CHUNK));
     }
+  }
+
+  /**
+   * The index's own revision, moved by every rebuild and refresh, from any connection (jobs
+   * refresh the index from other processes, after their store writes have moved the store
+   * revision): what searches keep of the index's words is kept for it.
+   */
+  function indexRevision(): number {
+    return Number(prepare("SELECT value FROM search_meta WHERE key = 'revision'").pluck().get() ?? 0);
+  }
+
+  function moveRevision(from: number): void {
+    prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('revision', ?)").run(String(from + 1));
   }
 
   // --- searching -----------------------------------------------------------------------------
@@ -429,8 +448,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const known = prepare("SELECT 1 FROM search_terms WHERE term >= ? AND term < ? LIMIT 1").pluck();
     const range = prepare("SELECT term, doc FROM search_terms WHERE term >= ? AND term < ? LIMIT 20000").raw();
     // fts5vocab reads every doclist of a range to count its documents: the words of a two-letter
-    // beginning are kept for the store revision they were read at.
-    const revision = storeRevision();
+    // beginning are kept for the index revision they were read at.
+    const revision = indexRevision();
     if (revision !== probeRevision) {
       probeCache.clear();
       probeRevision = revision;
@@ -483,10 +502,18 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     if (!term.prefix || word.length <= LONGEST_PREFIX_INDEX || !/^[a-z0-9]+$/.test(word)) return term;
     // Every word that starts `word` and is longer: above word + U+0001 (no token holds a control
     // character), below the word with its last letter moved up by one.
-    const successor = `${word.slice(0, -1)}${String.fromCharCode(word.charCodeAt(word.length - 1) + 1)}`;
-    const longer = prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
-      .pluck()
-      .all(`${word}\u0001`, successor, MAX_SPELLED_OUT + 1) as string[];
+    // fts5vocab counts the documents of each word it lists: the lists are kept for the index
+    // revision they were read at (the same last words come back, "paris", "centre", "moulin").
+    const longer =
+      longerWords
+        .readThrough([word], indexRevision(), undefined, () => {
+          const successor = `${word.slice(0, -1)}${String.fromCharCode(word.charCodeAt(word.length - 1) + 1)}`;
+          const words = prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
+            .pluck()
+            .all(`${word}\u0001`, successor, MAX_SPELLED_OUT + 1) as string[];
+          return new Map([[word, words]]);
+        })
+        .get(word) ?? [];
     if (longer.length > MAX_SPELLED_OUT) return term;
     if (longer.length === 0) return { ...term, prefix: false };
     return { ...term, prefix: false, alternatives: [word, ...longer] };
