@@ -363,10 +363,11 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   /**
    * The returned merchants' fields and products, normalised, as they are in the store now: what
    * matchedFields and matchProducts read. The index keeps them normalised with each document
-   * (search_merchants, search_details) and the store revision it was built at: a merchant not touched since
-   * (merchant_touches) is read from there; one touched since, before the index follows, is read
-   * from the store and normalised here. Reading every hit from the store and normalising it cost
-   * about 1 ms a page of 10 at 100,000 merchants. Details are kept for the store revision.
+   * (search_merchants, search_details) and the store revision it was built at: a merchant not
+   * touched since (merchant_touches) is read from there; one touched since, before the index
+   * follows, is read from the store and normalised here. Reading every hit from the store and
+   * normalising it cost about 1 ms a page of 10 at 100,000 merchants. Details are kept for the
+   * store revision: they describe the store as it is at that revision either way.
    */
   function hitDetails(hits: readonly Candidate[]): Map<string, HitDetail> {
     const idOf = new Map(hits.map((hit) => [hit.abId, hit.id]));
@@ -500,13 +501,13 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   function spelledOut(term: QueryTerm): QueryTerm {
     const word = term.term;
     if (!term.prefix || word.length <= LONGEST_PREFIX_INDEX || !/^[a-z0-9]+$/.test(word)) return term;
-    // Every word that starts `word` and is longer: above word + U+0001 (no token holds a control
-    // character), below the word with its last letter moved up by one.
     // fts5vocab counts the documents of each word it lists: the lists are kept for the index
     // revision they were read at (the same last words come back, "paris", "centre", "moulin").
     const longer =
       longerWords
         .readThrough([word], indexRevision(), undefined, () => {
+          // Every word that starts `word` and is longer: above word + U+0001 (no token holds a
+          // control character), below the word with its last letter moved up by one.
           const successor = `${word.slice(0, -1)}${String.fromCharCode(word.charCodeAt(word.length - 1) + 1)}`;
           const words = prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
             .pluck()
