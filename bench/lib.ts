@@ -209,7 +209,10 @@ export function serverBenchOptions(extra: Record<string, { type: "string"; defau
  * instead (seeding 100,000 merchants takes minutes; the seed is deterministic, so the copy is the
  * same registry); the first bench of a size seeds it there.
  */
-export function seedBenchRegistry(size: number, label: string): { dataDir: string; env: Record<string, string> } {
+export function seedBenchRegistry(
+  size: number,
+  label: string,
+): { dataDir: string; env: Record<string, string>; copied: boolean } {
   const root = fileURLToPath(new URL("..", import.meta.url));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `abeille-${label}-${size}-`));
   const env = {
@@ -230,10 +233,11 @@ export function seedBenchRegistry(size: number, label: string): { dataDir: strin
   const cache = process.env.BENCH_SEED_CACHE;
   if (!cache) {
     seed(dataDir);
-    return { dataDir, env };
+    return { dataDir, env, copied: false };
   }
   const cached = path.join(cache, String(size));
-  if (!existsSync(path.join(cached, "abeille.db"))) {
+  const copied = existsSync(path.join(cached, "abeille.db"));
+  if (!copied) {
     const filling = `${cached}.filling-${process.pid}`;
     rmSync(filling, { recursive: true, force: true });
     mkdirSync(filling, { recursive: true });
@@ -241,7 +245,7 @@ export function seedBenchRegistry(size: number, label: string): { dataDir: strin
     renameSync(filling, cached);
   } else process.stdout.write(`copied from the seed cache ${cached}\n`);
   cpSync(cached, dataDir, { recursive: true });
-  return { dataDir, env };
+  return { dataDir, env, copied };
 }
 
 /** The server under load on these paths, then bare node:http serving its first answer's bytes with as many processes. */

@@ -69,9 +69,13 @@ const notes: string[] = [];
 for (const size of sizes) {
   const seedStarted = performance.now();
   // No scheduled refresh during the measures; a quota no load generator reaches.
-  const { dataDir, env } = seedBenchRegistry(size, "bench");
+  const { dataDir, env, copied } = seedBenchRegistry(size, "bench");
   const seedSeconds = round((performance.now() - seedStarted) / 1000, 1);
-  notes.push(`seed ${size}: ${seedSeconds} s wall (${Math.round(size / seedSeconds)} merchants/s)`);
+  notes.push(
+    copied
+      ? `seed ${size}: copied from BENCH_SEED_CACHE in ${seedSeconds} s`
+      : `seed ${size}: ${seedSeconds} s wall (${Math.round(size / seedSeconds)} merchants/s)`,
+  );
 
   const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as {
     cases: Record<string, string[]>;
