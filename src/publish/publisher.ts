@@ -6,6 +6,7 @@ import { openPublishIndex, type PublishIndexStore } from "../store/publish-index
 import { createProfileLoader, createPublishSource, type MerchantStamp } from "../store/publish-source.ts";
 import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
+import { mixedRunner } from "./mixed-runner.ts";
 import { type IndexEntry, PublishFolder, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
 import { type BatchContext, type BatchItem, type BatchResult, emptyCounters, renderBatch } from "./render-batch.ts";
 import { formatServeIndex, publishKeyOf } from "./serve-index.ts";
@@ -25,6 +26,8 @@ export interface RefreshConfig {
 export interface BatchRunner {
   /** Batches in flight at once. */
   concurrency: number;
+  /** True when a batch handed over now would start without waiting behind more than one other. */
+  hasRoom?(): boolean;
   run(items: BatchItem[]): Promise<BatchResult>;
   close(): Promise<void>;
 }
@@ -238,7 +241,7 @@ async function refreshWithIndex(
   const seen = new Set<string>();
   const withdrawnIds: string[] = [];
   let done = 0;
-  const inFlight: Promise<void>[] = [];
+  const inFlight = new Set<Promise<void>>();
   const failures: { abId: string; message: string }[] = [];
   const changed: string[] = [];
   let batchFailure: Error | null = null;
@@ -297,14 +300,18 @@ async function refreshWithIndex(
       }
       if (items.length === 0) continue;
       const active = startRunner();
-      const task = active.run(items).then(
-        (result) => collect(result, items.length),
-        (error: unknown) => {
-          batchFailure ??= error instanceof Error ? error : new Error(String(error));
-        },
-      );
-      inFlight.push(task);
-      if (inFlight.length >= Math.max(1, active.concurrency)) await inFlight.shift();
+      const task: Promise<void> = active
+        .run(items)
+        .then(
+          (result) => collect(result, items.length),
+          (error: unknown) => {
+            batchFailure ??= error instanceof Error ? error : new Error(String(error));
+          },
+        )
+        .finally(() => inFlight.delete(task));
+      inFlight.add(task);
+      // Whichever batch ends first frees its place (this thread's own batch usually does).
+      if (inFlight.size >= Math.max(1, active.concurrency)) await Promise.race(inFlight);
       if (batchFailure) break;
     }
     await Promise.all(inFlight);
@@ -395,24 +402,6 @@ function renderGlobalFiles(input: RefreshInput): Record<string, GlobalFile> {
   if (input.keySet) add(KEY_SET_PATH, JSON.stringify(input.keySet()));
   for (const [name, build] of Object.entries(STATIC_CONFIG_FILES)) add(name, build());
   return files;
-}
-
-/** Batches go to this thread when it is free, to the workers otherwise. */
-function mixedRunner(here: BatchRunner, workers: BatchRunner): BatchRunner {
-  let busyHere = false;
-  return {
-    concurrency: workers.concurrency + 1,
-    run(items) {
-      if (busyHere) return workers.run(items);
-      busyHere = true;
-      return here.run(items).finally(() => {
-        busyHere = false;
-      });
-    },
-    async close() {
-      await Promise.all([here.close(), workers.close()]);
-    },
-  };
 }
 
 function inlineRunner(context: BatchContext): BatchRunner {

@@ -9,6 +9,9 @@ import type { BatchItem, BatchResult } from "./render-batch.ts";
  * every core: rendering is CPU-bound, the store is read concurrently (WAL) and each file write is
  * an atomic rename. Workers run the TypeScript sources as the job does (Node strips the types).
  */
+/** Batches a worker holds at once: the one it renders and the next. */
+const BATCHES_PER_WORKER = 2;
+
 export function workerRunner(
   config: { databaseFile: string; dataDir: string; baseUrl: string; publicOrderRailEnabled: boolean },
   settings: { publishDir: string },
@@ -30,43 +33,52 @@ export function workerRunner(
     const entry = new URL("./refresh-worker.ts", import.meta.url);
 
     const pending = new Map<number, { resolve: (result: BatchResult) => void; reject: (error: Error) => void }>();
-    const idle: Worker[] = [];
     const queue: { id: number; items: BatchItem[] }[] = [];
-    const busy = new Map<Worker, number>();
+    /** The batches posted to each worker and not answered yet (a worker renders its own in order). */
+    const posted = new Map<Worker, Set<number>>();
     let nextId = 0;
     let failure: Error | null = null;
 
+    const leastLoaded = (): Worker | null => {
+      let best: Worker | null = null;
+      for (const [worker, ids] of posted) if (best === null || ids.size < (posted.get(best)?.size ?? 0)) best = worker;
+      return best !== null && (posted.get(best)?.size ?? 0) < BATCHES_PER_WORKER ? best : null;
+    };
+    // A worker holds its next batch in its own message queue, so it never waits for this thread
+    // (which may be rendering, or reading stamps) to hand it one.
     const dispatch = () => {
-      while (idle.length > 0 && queue.length > 0) {
-        const worker = idle.pop() as Worker;
+      for (let worker = leastLoaded(); worker !== null && queue.length > 0; worker = leastLoaded()) {
         const job = queue.shift() as { id: number; items: BatchItem[] };
-        busy.set(worker, job.id);
+        posted.get(worker)?.add(job.id);
         worker.postMessage(job);
       }
     };
     const workers = Array.from({ length: size }, () => {
       const worker = new Worker(entry, { workerData: setup });
+      posted.set(worker, new Set());
       worker.on("message", (message: { id: number; result: BatchResult }) => {
-        busy.delete(worker);
+        posted.get(worker)?.delete(message.id);
         pending.get(message.id)?.resolve(message.result);
         pending.delete(message.id);
-        idle.push(worker);
         dispatch();
       });
       worker.on("error", (error) => {
         failure = error;
-        const id = busy.get(worker);
-        if (id !== undefined) {
+        // The run fails: the batches this worker held and those not handed out yet fail with it
+        // (none is left waiting for a worker), the other workers finish what they hold.
+        const lost = [...(posted.get(worker) ?? []), ...queue.splice(0).map((job) => job.id)];
+        for (const id of lost) {
           pending.get(id)?.reject(error);
           pending.delete(id);
         }
+        posted.delete(worker);
       });
-      idle.push(worker);
       return worker;
     });
 
     const runner: BatchRunner = {
-      concurrency: size * 2,
+      concurrency: size * BATCHES_PER_WORKER,
+      hasRoom: () => failure === null && queue.length === 0 && leastLoaded() !== null,
       run(items) {
         if (failure) return Promise.reject(failure);
         const id = nextId++;
