@@ -28,6 +28,41 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(copy);
 }
 
+/**
+ * The canonical JSON of an object whose members' canonical texts are known already: the members
+ * in key order, each text as given. For a plain object `o`, `canonicalObjectOf(texts)` equals
+ * `canonicalJson(o)` when each `texts[k]` is
+ * `canonicalJson(o[k])` (RFC 8785 is compositional), so a text computed once serves every
+ * document that embeds the member. An undefined text leaves its member out, as undefined does.
+ */
+export function canonicalObjectOf(texts: Readonly<Record<string, string | undefined>>): string {
+  const keys = Object.keys(texts).sort();
+  let out = "{";
+  for (const key of keys) {
+    const text = texts[key];
+    if (text === undefined) continue;
+    out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${text}`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * The canonical JSON of a plain object, taking a member's text from `known` when the member's
+ * value is one of its objects (see canonicalObjectOf), computing the others.
+ */
+export function canonicalJsonWith(
+  object: Readonly<Record<string, unknown>>,
+  known: ReadonlyMap<object, string>,
+): string {
+  const texts: Record<string, string | undefined> = {};
+  for (const key of Object.keys(object)) {
+    const value = object[key];
+    if (value === undefined) continue;
+    texts[key] = (typeof value === "object" && value !== null ? known.get(value) : undefined) ?? canonicalJson(value);
+  }
+  return canonicalObjectOf(texts);
+}
+
 /** `sha256:` followed by the 64 lowercase hex digits of the SHA-256 of the canonical form (UTF-8). */
 export function contentHash(value: unknown): string {
   return `sha256:${sha256Hex(canonicalJson(value))}`;

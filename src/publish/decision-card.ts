@@ -1,7 +1,7 @@
-import { assembleDecisionCard } from "../domain/registry/decision-card.ts";
+import { assembleDecisionCard, cardTexts } from "../domain/registry/decision-card.ts";
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
 import type { DecisionCardDocument } from "../schemas/decision-card.ts";
-import { JSON_TYPE, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
+import { JSON_TYPE, jsonWithKnown, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
 import type { MerchantView } from "./view.ts";
 
 /**
@@ -26,6 +26,7 @@ export function renderDecisionCard(view: MerchantView, card = buildPublishedDeci
   const { profile, assessment, links, options } = view;
   const text = stableEnvelope({
     data: card,
+    dataText: decisionCardDocumentText(card),
     actions: merchantActions(options.baseUrl, profile.merchant.abId, profile.merchant.sector, assessment.capabilities),
     canonical: links.decisionCard,
     links: { alternate: links.aiMd },
@@ -33,4 +34,17 @@ export function renderDecisionCard(view: MerchantView, card = buildPublishedDeci
     timestamp: view.generatedAt,
   });
   return renderedDocument(text, JSON_TYPE);
+}
+
+/**
+ * The JSON of a decision card document, its members in their own order, each member of the card
+ * (and the card's members repeated at the top of the document: identity, trust...) printed from
+ * the canonical text its content hash was computed from (domain/registry/decision-card.ts
+ * cardTexts): a card's members are serialized once, not three times.
+ */
+export function decisionCardDocumentText(document: DecisionCardDocument): string {
+  const card = document.decision_card;
+  const known = new Map(cardTexts(card).byObject);
+  known.set(card, jsonWithKnown(card, known));
+  return jsonWithKnown(document, known);
 }

@@ -39,7 +39,9 @@ export function etagOf(hash: string): string {
 export { matchesIfNoneMatch } from "../http/conventions.ts";
 
 export interface StableEnvelopeParts {
+  /** The answer's data, or its JSON text already printed (jsonWithKnown). */
   data: unknown;
+  dataText?: string;
   actions: Action[];
   /** The canonical URL: `_links.self` and `_links.canonical` (a published file answers every query string). */
   canonical: string;
@@ -56,12 +58,37 @@ export interface StableEnvelopeParts {
  * its ETag agree.
  */
 export function stableEnvelope(parts: StableEnvelopeParts): string {
-  return JSON.stringify({
+  const envelope = {
     success: true,
-    data: parts.data,
+    data: parts.dataText === undefined ? parts.data : DATA_TEXT,
     _actions: parts.actions,
     _links: { self: parts.canonical, canonical: parts.canonical, ...(parts.links ?? {}) },
     _state: parts.state,
     _meta: { protocol: PROTOCOL, version: PROTOCOL_VERSION, timestamp: parts.timestamp },
-  });
+  };
+  if (parts.dataText === undefined) return JSON.stringify(envelope);
+  const known = new Map<object, string>([[DATA_TEXT, parts.dataText]]);
+  return jsonWithKnown(envelope, known);
+}
+
+/** Where a data text already printed goes in the envelope. */
+const DATA_TEXT = Object.freeze({});
+
+/**
+ * What JSON.stringify prints for a plain object, member by member in the object's own order, but
+ * a member whose value is one of `known`'s objects is printed as its known text (a text computed
+ * once for several documents: the decision card's members, canonical-json.ts). Members
+ * JSON.stringify leaves out (undefined, functions, symbols) are left out.
+ */
+export function jsonWithKnown(object: object, known: ReadonlyMap<object, string>): string {
+  const members = object as Record<string, unknown>;
+  let out = "{";
+  for (const key of Object.keys(members)) {
+    const value = members[key];
+    const text: string | undefined =
+      (typeof value === "object" && value !== null ? known.get(value) : undefined) ?? JSON.stringify(value);
+    if (text === undefined) continue;
+    out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${text}`;
+  }
+  return `${out}}`;
 }

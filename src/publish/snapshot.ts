@@ -1,8 +1,8 @@
 import type { DecisionCardDocument } from "../schemas/decision-card.ts";
 import { manifestActions } from "../signing/actions.ts";
 import type { JwsSigner } from "../signing/key-store.ts";
-import { issueManifest } from "../signing/manifest.ts";
-import { JSON_TYPE, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
+import { issueManifest, manifestAnswer } from "../signing/manifest.ts";
+import { JSON_TYPE, jsonWithKnown, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
 import type { MerchantView } from "./view.ts";
 
 export interface IssuedSnapshot {
@@ -18,6 +18,7 @@ export type SnapshotIssuer = (view: MerchantView, card: DecisionCardDocument, no
  * The snapshot manifest (`kind: "snapshot"`, 24 h) cut from the same decision card the job
  * publishes, in the envelope the manifest route answers: `data` is `{ manifest, jws, kid, alg }`.
  * The envelope's time is the issue time; the file changes on every issue (new nonce and dates).
+ * `data.manifest` is printed byte for byte as the JWS payload (its canonical JSON).
  */
 export function snapshotIssuer(signer: JwsSigner): SnapshotIssuer {
   return (view, card, now) => {
@@ -30,8 +31,11 @@ export function snapshotIssuer(signer: JwsSigner): SnapshotIssuer {
       card,
       signer,
     });
+    const data = manifestAnswer(issued);
     const text = stableEnvelope({
-      data: { manifest: issued.manifest, jws: issued.jws, kid: issued.kid, alg: issued.alg },
+      data,
+      // The manifest printed as the JWS payload it is (its canonical JSON, already computed).
+      dataText: jsonWithKnown(data, new Map([[issued.manifest, issued.payloadText]])),
       actions: manifestActions(view.options.baseUrl, view.profile.merchant.abId, "snapshot"),
       canonical: view.links.snapshot,
       links: { jwks: view.links.jwks, decision_card: view.links.decisionCard },

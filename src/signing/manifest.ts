@@ -9,9 +9,9 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Assessment } from "../domain/assess-merchant.ts";
-import { canonicalJson } from "../domain/canonical-json.ts";
+import { canonicalJsonWith } from "../domain/canonical-json.ts";
 import type { MerchantProfile } from "../domain/merchant.ts";
-import { assembleDecisionCard } from "../domain/registry/decision-card.ts";
+import { assembleDecisionCard, cardTexts } from "../domain/registry/decision-card.ts";
 import type { MerchantRepository } from "../domain/registry/merchant-store.ts";
 import { loadMerchant } from "../domain/registry/resolve-merchant.ts";
 import { utf8Bytes } from "../domain/utf8.ts";
@@ -68,6 +68,8 @@ export interface ManifestInput {
 
 export interface IssuedManifest {
   manifest: Manifest;
+  /** The JWS payload: the canonical JSON of `manifest`. */
+  payloadText: string;
   jws: string;
   kid: string;
   alg: "EdDSA";
@@ -83,15 +85,7 @@ export function buildManifest(input: ManifestInput): Manifest {
   const lifetime = MANIFEST_LIFETIME_SECONDS[input.kind];
   const issuedAt = new Date(issuedMs).toISOString();
   const expiresAt = new Date(issuedMs + lifetime * 1000).toISOString();
-  const card =
-    input.card ??
-    assembleDecisionCard(input.profile, input.assessment, {
-      baseUrl: input.baseUrl,
-      // Only order_contract depends on the rail, and it is not signed; the assessment already knows.
-      orderRailEnabled: !input.assessment.capabilities.state.blocked_because.includes("order_rail_disabled"),
-      now: new Date(issuedMs),
-    });
-  const signed = card.decision_card;
+  const signed = cardOf(input).decision_card;
   const { merchant } = input.profile;
   return {
     version: MANIFEST_VERSION,
@@ -115,19 +109,42 @@ export function buildManifest(input: ManifestInput): Manifest {
   };
 }
 
+/** The decision card a manifest is cut from: the one given, or assembled at the issue second. */
+function cardOf(input: ManifestInput): DecisionCardDocument {
+  return (
+    input.card ??
+    assembleDecisionCard(input.profile, input.assessment, {
+      baseUrl: input.baseUrl,
+      // Only order_contract depends on the rail, and it is not signed; the assessment already knows.
+      orderRailEnabled: !input.assessment.capabilities.state.blocked_because.includes("order_rail_disabled"),
+      now: new Date(Math.floor(input.now.getTime() / 1000) * 1000),
+    })
+  );
+}
+
 /**
  * Builds and signs a manifest. The JWS payload is the canonical JSON of `manifest` (sorted keys,
  * see canonical-json.ts), so `manifest` is exactly the payload decoded and anyone can recompute
  * the bytes from it.
  */
 export function issueManifest(input: ManifestInput & { signer: JwsSigner }): IssuedManifest {
-  const manifest = buildManifest(input);
-  const payload = utf8Bytes(canonicalJson(manifest));
-  const signed = input.signer.signJws(payload, {
+  const card = cardOf(input);
+  const manifest = buildManifest({ ...input, card });
+  // The capsules are the card's own objects: their canonical texts were computed for its hash.
+  const payloadText = canonicalJsonWith(
+    manifest as unknown as Record<string, unknown>,
+    cardTexts(card.decision_card).byObject,
+  );
+  const signed = input.signer.signJws(utf8Bytes(payloadText), {
     typ: MANIFEST_TYP,
     expiresAt: new Date(manifest.expires_at),
   });
-  return { manifest, jws: signed.jws, kid: signed.kid, alg: signed.alg };
+  return { manifest, payloadText, jws: signed.jws, kid: signed.kid, alg: signed.alg };
+}
+
+/** What the manifest route and the snapshot file carry as `data`: the manifest, its JWS, key id and algorithm. */
+export function manifestAnswer(issued: IssuedManifest): Pick<IssuedManifest, "manifest" | "jws" | "kid" | "alg"> {
+  return { manifest: issued.manifest, jws: issued.jws, kid: issued.kid, alg: issued.alg };
 }
 
 /** Seconds a cache may keep an answer carrying this manifest: at most 300 and never past expiry. */

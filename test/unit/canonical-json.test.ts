@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, contentHash, sha256Hex } from "../../src/domain/canonical-json.ts";
+import {
+  canonicalJson,
+  canonicalJsonWith,
+  canonicalObjectOf,
+  contentHash,
+  sha256Hex,
+} from "../../src/domain/canonical-json.ts";
 
 describe("canonicalJson", () => {
   it("sorts object keys at every depth and prints no whitespace", () => {
@@ -120,5 +126,26 @@ describe("contentHash", () => {
 
   it("sha256Hex hashes the UTF-8 bytes of a string", () => {
     expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  });
+});
+
+describe("canonical JSON from the members' texts", () => {
+  const value = { "10": "ten", b: { y: [1, { q: null, p: "é" }], x: true }, a: "’", "2": 2, skipped: undefined };
+
+  it("canonicalObjectOf prints the members' texts in key order, as canonicalJson prints the object", () => {
+    const texts = Object.fromEntries(
+      Object.entries(value).map(([key, member]) => [key, member === undefined ? undefined : canonicalJson(member)]),
+    );
+    expect(canonicalObjectOf(texts)).toBe('{"10":"ten","2":2,"a":"’","b":{"x":true,"y":[1,{"p":"é","q":null}]}}');
+    expect(canonicalObjectOf(texts)).toBe(canonicalJson(value));
+    expect(canonicalObjectOf({})).toBe("{}");
+  });
+
+  it("canonicalJsonWith takes a member's text from the known objects and computes the others", () => {
+    const known = new Map<object, string>([[value.b, '{"known":1}']]);
+    expect(canonicalJsonWith(value, known)).toBe('{"10":"ten","2":2,"a":"’","b":{"known":1}}');
+    expect(canonicalJsonWith(value, new Map([[value.b, canonicalJson(value.b)]]))).toBe(canonicalJson(value));
+    // Only the very object is known: an equal copy is computed.
+    expect(canonicalJsonWith({ ...value, b: { ...value.b } }, known)).toBe(canonicalJson(value));
   });
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { contentHash, sha256Hex } from "../../src/domain/canonical-json.ts";
+import { canonicalJson, contentHash, sha256Hex } from "../../src/domain/canonical-json.ts";
 import type { MerchantProfile, QaNode, Signal } from "../../src/domain/merchant.ts";
 import {
   buildDecisionCard,
+  cardTexts,
   type DecisionCardDeps,
   decisionCardHash,
   factConfidence,
@@ -375,6 +376,25 @@ describe("buildDecisionCard: content hash", () => {
     const { manifest_generated_at: _m, ...stableProvenance } = provenance;
     expect(card.content_hash).toBe(contentHash({ ...rest, provenance: stableProvenance }));
     expect(decisionCardHash(card)).toBe(card.content_hash);
+  });
+
+  it("keeps each member's canonical text, and computes again the text of a member replaced since", () => {
+    const card = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card;
+    const texts = cardTexts(card);
+    expect(texts.byObject.get(card.identity)).toBe(canonicalJson(card.identity));
+    expect(texts.byObject.get(card.verification_capsule)).toBe(canonicalJson(card.verification_capsule));
+    expect(texts.hashed.generated_at).toBeUndefined();
+    expect(texts.hashed.content_hash).toBeUndefined();
+    const { manifest_generated_at: _m, ...stableProvenance } = card.provenance;
+    expect(texts.hashed.provenance).toBe(canonicalJson(stableProvenance));
+
+    const before = card.content_hash;
+    card.trust = { ...card.trust, score: card.trust.score === 50 ? 51 : 50 };
+    expect(cardTexts(card).byObject.get(card.trust)).toBe(canonicalJson(card.trust));
+    const { generated_at: _g, content_hash: _c, provenance, ...rest } = card;
+    const { manifest_generated_at: _n, ...stable } = provenance;
+    expect(decisionCardHash(card)).toBe(contentHash({ ...rest, provenance: stable }));
+    expect(decisionCardHash(card)).not.toBe(before);
   });
 
   it("moves when a signal expires, because the verified facts changed", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/domain/canonical-json.ts";
 import { buildAiDigest, renderAiDigest } from "../../src/publish/ai-digest.ts";
 import { buildAiMd, escapeMarkdown, renderAiMd } from "../../src/publish/ai-md.ts";
 import { buildClusterDocument, buildClusterList, verificationSummary } from "../../src/publish/clusters.ts";
@@ -227,6 +228,20 @@ describe("published decision card", () => {
         renderDecisionCard(view(tourismProfile(), { now: new Date("2026-05-20T18:00:00.000Z") })).body,
       ),
     ).toBe(true);
+  });
+});
+
+describe("published decision card, printed", () => {
+  it("parses back to the card, each of the card's members printed once as the canonical text its hash read", () => {
+    const card = buildPublishedDecisionCard(view());
+    const body = renderDecisionCard(view(), card).body.toString("utf8");
+    expect((JSON.parse(body) as { data: unknown }).data).toEqual(JSON.parse(JSON.stringify(card)));
+    const identity = `"identity":${canonicalJson(card.decision_card.identity)}`;
+    // In the card and at the top of the document (the same object), both times the canonical text.
+    expect(body.split(identity)).toHaveLength(3);
+    expect(body).toContain(`"verification_capsule":${canonicalJson(card.decision_card.verification_capsule)}`);
+    // The document keeps its own member order: the card first, as the spec shows it.
+    expect(body.startsWith('{"success":true,"data":{"decision_card":{"version":')).toBe(true);
   });
 });
 

@@ -9,6 +9,8 @@ import { canonicalJson } from "../../src/domain/canonical-json.ts";
 import type { MerchantProfile, Signal } from "../../src/domain/merchant.ts";
 import { assembleDecisionCard } from "../../src/domain/registry/decision-card.ts";
 import { setLogLevel } from "../../src/logging.ts";
+import { buildPublishedDecisionCard } from "../../src/publish/decision-card.ts";
+import { snapshotIssuer } from "../../src/publish/snapshot.ts";
 import { manifestSchema } from "../../src/schemas/signing.ts";
 import { decodeCompactJws } from "../../src/signing/jws.ts";
 import { createKeyStore, type KeyStore } from "../../src/signing/key-store.ts";
@@ -19,6 +21,8 @@ import {
   manifestCacheControl,
   manifestMaxAgeSeconds,
 } from "../../src/signing/manifest.ts";
+
+import { view as publishView, tourismProfile } from "./publish-fixtures.ts";
 
 const BASE = "https://abeille.example";
 const AB_ID = "ab_k3m9x2qa";
@@ -171,7 +175,27 @@ describe("issueManifest", () => {
     const { payload } = await compactVerify(issued.jws, createLocalJWKSet(keys.jwks()), { algorithms: ["EdDSA"] });
     const text = new TextDecoder().decode(payload);
     expect(text).toBe(canonicalJson(issued.manifest));
+    expect(issued.payloadText).toBe(text);
     expect(JSON.parse(text)).toEqual(issued.manifest);
+  });
+
+  it("prints the published snapshot's manifest byte for byte as its JWS payload", async () => {
+    const now = new Date("2026-05-18T10:00:00.000Z");
+    const merchantView = publishView(tourismProfile(), { now });
+    const card = buildPublishedDecisionCard(merchantView);
+    const issued = snapshotIssuer(keys)(merchantView, card, now);
+    const body = issued.document.body.toString("utf8");
+    const data = (JSON.parse(body) as { data: { jws: string; manifest: unknown } }).data;
+    const { payload } = await compactVerify(data.jws, createLocalJWKSet(keys.jwks()), { algorithms: ["EdDSA"] });
+    const payloadText = new TextDecoder().decode(payload);
+    expect(body.startsWith(`{"success":true,"data":{"manifest":${payloadText},"jws":"${data.jws}",`)).toBe(true);
+    expect(payloadText).toBe(canonicalJson(data.manifest));
+    // Cut from the published card: the capsules are the card's, the hash is the card's.
+    expect(data.manifest).toMatchObject({
+      content_hash: card.decision_card.content_hash,
+      identity: card.decision_card.identity,
+      verification_capsule: card.decision_card.verification_capsule,
+    });
   });
 
   it("verifies with node:crypto from the published JWK alone", () => {

@@ -16,7 +16,7 @@ import {
   SIGNABLE_FIELDS,
 } from "../../schemas/decision-card.ts";
 import type { Assessment } from "../assess-merchant.ts";
-import { contentHash, sha256Hex } from "../canonical-json.ts";
+import { canonicalJson, canonicalObjectOf, sha256Hex } from "../canonical-json.ts";
 import { ORDER_MIN_TRUST, TRUST_THRESHOLDS } from "../capabilities.ts";
 import { formatAddress } from "../format.ts";
 import { buildLeadContract } from "../lead-contract.ts";
@@ -199,9 +199,49 @@ export function assembleDecisionCard(
  * (`generated_at`, `provenance.manifest_generated_at`) and the hash itself.
  */
 export function decisionCardHash(card: DecisionCard): string {
-  const { generated_at: _generatedAt, content_hash: _contentHash, provenance, ...content } = card;
-  const { manifest_generated_at: _manifestGeneratedAt, ...stableProvenance } = provenance;
-  return contentHash({ ...content, provenance: stableProvenance });
+  return `sha256:${sha256Hex(canonicalObjectOf(cardTexts(card).hashed))}`;
+}
+
+/**
+ * The canonical JSON (canonical-json.ts) of a card's members, computed once per card: `hashed`
+ * is what the content hash reads (every member but `generated_at` and `content_hash`, and
+ * `provenance` without `manifest_generated_at`), `byObject` the text of each member that is an
+ * object, found by that very object. The documents that embed the members (the card's own
+ * document, the signed manifest) print them from these texts instead of serializing the same
+ * objects again. Like the content hash itself, the texts assume a member is not changed in place
+ * once the card is assembled; a member replaced by another object gets its text computed again.
+ */
+export interface CardTexts {
+  hashed: Readonly<Record<string, string | undefined>>;
+  byObject: ReadonlyMap<object, string>;
+}
+
+const textsOfCards = new WeakMap<DecisionCard, { values: Map<string, unknown>; texts: CardTexts }>();
+
+export function cardTexts(card: DecisionCard): CardTexts {
+  const kept = textsOfCards.get(card);
+  const members = card as unknown as Record<string, unknown>;
+  const values = new Map<string, unknown>();
+  const hashed: Record<string, string | undefined> = {};
+  const byObject = new Map<object, string>();
+  for (const key of Object.keys(members)) {
+    const value = members[key];
+    if (key === "generated_at" || key === "content_hash" || value === undefined) continue;
+    values.set(key, value);
+    // The text kept for this very value, when the member was not replaced since.
+    const keptText = kept?.values.get(key) === value ? kept.texts.hashed[key] : undefined;
+    if (key === "provenance") {
+      const { manifest_generated_at: _manifestGeneratedAt, ...stable } = card.provenance;
+      hashed[key] = keptText ?? canonicalJson(stable);
+      continue;
+    }
+    const text = keptText ?? canonicalJson(value);
+    hashed[key] = text;
+    if (typeof value === "object" && value !== null) byObject.set(value, text);
+  }
+  const texts = { hashed, byObject };
+  textsOfCards.set(card, { values, texts });
+  return texts;
 }
 
 /** The card's names for the merchant's URLs (the URL table is src/domain/links.ts). */

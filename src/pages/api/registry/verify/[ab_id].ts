@@ -2,7 +2,7 @@ import { ok } from "../../../../http/respond.ts";
 import { methodNotAllowed, route } from "../../../../http/route.ts";
 import { operation } from "../../../../openapi/operations.ts";
 import { jwksUrl, manifestActions, manifestUrl } from "../../../../signing/actions.ts";
-import { issueMerchantManifest, manifestCacheControl } from "../../../../signing/manifest.ts";
+import { issueMerchantManifest, manifestAnswer, manifestCacheControl } from "../../../../signing/manifest.ts";
 import { keyStoreFor } from "../../../../signing/registry.ts";
 import { resolveDeps } from "../../../../wiring.ts";
 
@@ -16,7 +16,7 @@ export const GET = route(operation("getVerificationManifest"), ({ app, context, 
   return ok(
     context,
     {
-      data: issued,
+      data: manifestAnswer(issued),
       state,
       actions: manifestActions(app.config.baseUrl, ab_id, kind),
       links: {
