@@ -6,7 +6,7 @@
 import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
-import { openDatabase } from "../store/db.ts";
+import { openConnection } from "../store/connection.ts";
 import { createLeadRepository } from "../store/lead-repository.ts";
 import { createOutboxRepository } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
@@ -20,7 +20,9 @@ const config = (workerData as { config: Config }).config;
 lowerThisThreadsPriority();
 // Only what delivery needs (no search, signing or payments loaded in this thread), on a connection
 // with a small page cache: the thread touches the outbox, its leads and their merchants' emails.
-const db = openDatabase(config.databaseFile, { small: true, checkpoints: config.walCheckpoints });
+// The raw connection: the repositories below write with SQL of their own, and drizzle with the
+// schema would cost this thread 8 MB of heap (the owner process's RSS, docs/performance.md).
+const db = { $client: openConnection(config.databaseFile, { small: true, checkpoints: config.walCheckpoints }) };
 const services = {
   config,
   now: () => new Date(),

@@ -1,6 +1,6 @@
-import type { Db } from "./db.ts";
+import type { StoreConnection } from "./connection.ts";
 
-type Sqlite = Db["$client"];
+type Sqlite = StoreConnection["$client"];
 
 interface Queued<Input, Output> {
   input: Input;

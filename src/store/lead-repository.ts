@@ -9,7 +9,7 @@ import type {
   LeadForDelivery,
   LeadRepository,
 } from "../domain/leads/lead-store.ts";
-import type { Db } from "./db.ts";
+import type { StoreConnection } from "./connection.ts";
 import { groupCommit } from "./group-commit.ts";
 
 export type {
@@ -72,7 +72,7 @@ const LEAD_FOR_DELIVERY = `
   LEFT JOIN products p ON p.brick_id = l.brick_id
   WHERE l.lead_id = ?`;
 
-export function createLeadRepository(db: Db): LeadRepository {
+export function createLeadRepository(db: StoreConnection): LeadRepository {
   const sqlite = db.$client;
   const findIdempotency = sqlite.prepare<
     [string, string],

@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import type { Db } from "./db.ts";
+import type { StoreConnection } from "./connection.ts";
 
 /*
  * The transactional outbox. Rows are written by the lead, follow-up and platform-contact
@@ -124,7 +124,7 @@ function claimerIsAlive(claimer: string): boolean {
   }
 }
 
-export function createOutboxRepository(db: Db): OutboxRepository {
+export function createOutboxRepository(db: StoreConnection): OutboxRepository {
   const sqlite = db.$client;
   const claim = sqlite.prepare<{ now: string; leaseUntil: string; limit: number; claimer: string }, OutboxRow>(
     CLAIM_DUE_SQL,

@@ -2,7 +2,7 @@ import type {
   NewPlatformContact,
   PlatformContactRepository,
 } from "../domain/platform-contact/platform-contact-store.ts";
-import type { Db } from "./db.ts";
+import type { StoreConnection } from "./connection.ts";
 
 export type {
   NewPlatformContact,
@@ -23,7 +23,7 @@ interface ContactRow {
   anonymized_at: string | null;
 }
 
-export function createPlatformContactRepository(db: Db): PlatformContactRepository {
+export function createPlatformContactRepository(db: StoreConnection): PlatformContactRepository {
   const sqlite = db.$client;
   const insertContact = sqlite.prepare(
     `INSERT INTO platform_contacts (contact_id, type, name, email, phone, company, message, status, created_at)

@@ -2,7 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { Config } from "../config/config.ts";
 import { type AdvanceResult, GCRA_EPSILON_MS, type RateLimitStore } from "../domain/access/rate-limiter.ts";
-import { makePrivateDirectory, makePrivateFiles } from "./db.ts";
+import { makePrivateDirectory, makePrivateFiles } from "./connection.ts";
 import { createRedisRateLimitStore } from "./redis-rate-limit-store.ts";
 
 /**
