@@ -115,7 +115,10 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
   // The background work uses the routes' own services (same process, same module graph): no
   // second connection or cache.
   const app = role.backgroundOwner ? getApp() : null;
-  const worker = app && config.outboxWorker === "inprocess" ? startOutboxThread(config) : null;
+  const worker =
+    app && config.outboxWorker === "inprocess"
+      ? startOutboxThread(config, { nextDueAt: () => app.outbox.nextDueAt(), now: app.now })
+      : null;
   const retention = app ? startRetentionSchedule(app) : null;
   const scheduler = app ? startScheduler(config) : null;
   // With MEILISEARCH_URL: keep Meilisearch in step with the store (src/search/follower.ts).

@@ -162,6 +162,7 @@ export const configSchema = z
     PLATFORM_TEAM_EMAIL: z.preprocess(emptyToUndefined, z.email().default("equipe@abeille.local")),
     LEAD_RETENTION_MONTHS: positiveInt(24),
     OUTBOX_POLL_MS: positiveInt(2000),
+    OUTBOX_THREAD_IDLE_MS: positiveInt(60_000),
     // inprocess: the server process runs the outbox worker (jobs/start.ts); off: run `npm run outbox` apart.
     OUTBOX_WORKER: z.preprocess(emptyToUndefined, z.enum(["inprocess", "off"]).default("inprocess")),
     // Server processes sharing the port and the database (one per core by default); 1: no cluster.
@@ -265,6 +266,7 @@ export const configSchema = z
       },
       leadRetentionMonths: env.LEAD_RETENTION_MONTHS,
       outboxPollMs: env.OUTBOX_POLL_MS,
+      outboxThreadIdleMs: env.OUTBOX_THREAD_IDLE_MS,
       outboxWorker: env.OUTBOX_WORKER,
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,

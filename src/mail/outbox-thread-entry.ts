@@ -15,6 +15,8 @@ import { startOutboxWorker } from "./outbox-worker.ts";
 import { createMailTransport } from "./transport.ts";
 
 export type OutboxThreadMessage = "nudge" | "stop";
+/** What the thread tells the server: it ends, nothing being left to send (outbox-thread.ts). */
+export type OutboxThreadReport = "idle";
 
 const config = (workerData as { config: Config }).config;
 lowerThisThreadsPriority();
@@ -34,19 +36,44 @@ const worker = startOutboxWorker(services, {
   transport: createMailTransport(config.mail, { blockingFiles: true }),
 });
 
-parentPort?.on("message", (message: OutboxThreadMessage) => {
-  if (message === "nudge") {
-    notifyOutbox();
-    return;
-  }
+let lastWoken = Date.now();
+let ending = false;
+
+/** Ends the thread: the batch in progress finishes, the connection closes. */
+function end(): void {
+  if (ending) return;
+  ending = true;
+  clearInterval(idleCheck);
   void worker
     .stop()
     .catch(() => undefined)
     .then(() => {
       db.$client.close();
-      parentPort?.postMessage("stopped");
       parentPort?.close();
     });
+}
+
+// Nothing waiting (no row due within the idle time, no nudge for as long): the thread ends and
+// the server starts a new one for the next mail (outbox-thread.ts).
+const idleCheck = setInterval(
+  () => {
+    const due = services.outbox.nextDueAt();
+    const now = Date.now();
+    const waiting = due !== null && Date.parse(due) <= now + config.outboxThreadIdleMs;
+    if (waiting || now - lastWoken < config.outboxThreadIdleMs) return;
+    parentPort?.postMessage("idle" satisfies OutboxThreadReport);
+    end();
+  },
+  Math.min(config.outboxPollMs, config.outboxThreadIdleMs),
+);
+
+parentPort?.on("message", (message: OutboxThreadMessage) => {
+  if (message === "nudge") {
+    lastWoken = Date.now();
+    if (!ending) notifyOutbox();
+    return;
+  }
+  end();
 });
 
 /**

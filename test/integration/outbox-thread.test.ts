@@ -47,7 +47,7 @@ const emails = () => {
 describe("the outbox thread", () => {
   it("delivers a lead committed on this thread, woken by the commit, then stops on request", async () => {
     // A poll interval of an hour: only the commit's nudge can bring the email out in time.
-    const thread = startOutboxThread({ ...app.config, outboxPollMs: 3_600_000 });
+    const thread = startOutboxThread({ ...app.config, outboxPollMs: 3_600_000 }, { nextDueAt: app.outbox.nextDueAt });
     try {
       // Let the thread load and run its first drain on an empty outbox.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -70,6 +70,63 @@ describe("the outbox thread", () => {
       // the lowest priority, at most: a suite started under `nice` keeps this true).
       const deliveryNice = Math.min(os.constants.priority.PRIORITY_LOW, ownNice() + 10);
       expect(niceLevels().filter((nice) => nice === deliveryNice)).toHaveLength(1);
+    } finally {
+      await thread.stop({ timeoutMs: 5_000 });
+    }
+  });
+});
+
+describe("the outbox thread runs while there is mail", () => {
+  const until = async (condition: () => boolean, what: string) => {
+    const deadline = Date.now() + 15_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  const lead = (email: string) =>
+    createLead(
+      leadDeps(app),
+      { ab_id: abId, contact_name: "Camille Martin", contact_email: email, lead_type: "contact" },
+      { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
+    );
+
+  it("ends once nothing waits, and the next lead's commit starts a thread that delivers it", async () => {
+    // The server's own poll is an hour away: only the commit can bring the thread back.
+    const thread = startOutboxThread(
+      { ...app.config, outboxPollMs: 3_600_000, outboxThreadIdleMs: 300 },
+      { nextDueAt: app.outbox.nextDueAt },
+    );
+    try {
+      expect(thread.running()).toBe(true);
+      await until(() => !thread.running(), "the idle thread ended");
+      const before = emails().length;
+      const receipt = await lead("camille.idle@example.fr");
+      await until(() => app.leads.findSummary(receipt.leadId)?.trackingStatus === "delivered", "the lead is delivered");
+      expect(emails()).toHaveLength(before + 1);
+      await until(() => !thread.running(), "the thread ended again");
+    } finally {
+      await thread.stop({ timeoutMs: 5_000 });
+    }
+  });
+
+  it("starts a thread for a row that falls due while none runs (a retry, another process's row)", async () => {
+    const thread = startOutboxThread(
+      { ...app.config, outboxPollMs: 100, outboxThreadIdleMs: 300 },
+      { nextDueAt: app.outbox.nextDueAt },
+    );
+    try {
+      const receipt = await lead("camille.retry@example.fr");
+      await until(() => app.leads.findSummary(receipt.leadId)?.trackingStatus === "delivered", "the lead is delivered");
+      await until(() => !thread.running(), "the idle thread ended");
+      const [message] = app.outbox.findBySubject(receipt.leadId);
+      if (!message) throw new Error("the lead has no outbox row");
+      // Written behind the server's back (no commit signal): only the poll can see it.
+      app.db.$client
+        .prepare("UPDATE outbox SET status = 'pending', next_attempt_at = ? WHERE message_id = ?")
+        .run(new Date().toISOString(), message.messageId);
+      await until(() => app.outbox.find(message.messageId)?.status === "sent", "the row is sent again");
+      expect(app.outbox.find(message.messageId)?.attempts).toBe(message.attempts + 1);
     } finally {
       await thread.stop({ timeoutMs: 5_000 });
     }
