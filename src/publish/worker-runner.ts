@@ -4,14 +4,14 @@ import type { BatchRunner, RefreshInput } from "./publisher.ts";
 import type { WorkerSetup } from "./refresh-worker.ts";
 import type { BatchItem, BatchResult } from "./render-batch.ts";
 
+/** Batches a worker holds at once: the one it renders and the next. */
+const BATCHES_PER_WORKER = 2;
+
 /**
  * Renders batches in worker threads (one per core by default, at most 4), so a full refresh uses
  * every core: rendering is CPU-bound, the store is read concurrently (WAL) and each file write is
  * an atomic rename. Workers run the TypeScript sources as the job does (Node strips the types).
  */
-/** Batches a worker holds at once: the one it renders and the next. */
-const BATCHES_PER_WORKER = 2;
-
 export function workerRunner(
   config: { databaseFile: string; dataDir: string; baseUrl: string; publicOrderRailEnabled: boolean },
   settings: { publishDir: string },
