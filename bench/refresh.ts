@@ -1,7 +1,8 @@
 /**
  * The refresh job at scale: a full refresh of N merchants into an empty publish folder, then an
- * incremental refresh after 1,000 published merchants changed, one with no change, and the
- * daily one that re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
+ * incremental refresh after 1,000 published merchants changed, one with no change, a full one
+ * over the files in place (what a deployment runs after a change of code) and the daily one that
+ * re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
  * process: start-up included). Prints merchants/s and wall time and writes
  * bench/results/refresh-latest.{md,json}.
  *
@@ -61,9 +62,14 @@ interface Run {
   summary: RefreshSummary;
 }
 
-function refresh(name: string, extraEnv: Record<string, string> = {}): Run {
+function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Run {
   const started = performance.now();
-  const args = jobArgv("jobs/refresh.ts", "--json", ...(values.workers ? ["--workers", values.workers] : []));
+  const args = jobArgv(
+    "jobs/refresh.ts",
+    "--json",
+    ...(values.workers ? ["--workers", values.workers] : []),
+    ...extraArgs,
+  );
   const result = spawnSync(process.execPath, args, {
     cwd: root,
     env: { ...env, ...extraEnv },
@@ -100,6 +106,9 @@ db.$client.transaction(() => {
 db.$client.close();
 runs.push(refresh(`incremental (${touched.length} changed)`));
 runs.push(refresh("no change"));
+// What a deployment runs after a change of code: every merchant rendered again over the files in
+// place, a file written only when its bytes changed, snapshots re-signed only when their card did.
+runs.push(refresh("full over the files in place (--full)", {}, ["--full"]));
 // The daily run: no content change, but every snapshot manifest is re-signed (a margin of a day makes them all due).
 runs.push(refresh("daily (snapshots renewed)", { REFRESH_CRON: "17 3 * * *", SNAPSHOT_RENEW_MARGIN_SECONDS: "86400" }));
 
