@@ -64,6 +64,9 @@ interface Row {
   server: LoadFigure;
   bare: LoadFigure;
   domain: { opsPerSecond: number; p50Ms: number; p99Ms: number };
+  /** Each distinct query's first call, then the later ones, on a fresh engine (see above). */
+  firstCalls: { opsPerSecond: number; p50Ms: number; p99Ms: number };
+  laterCalls: { opsPerSecond: number; p50Ms: number; p99Ms: number };
 }
 
 if (!existsSync(path.join(root, "dist/server/entry.mjs"))) {
@@ -138,13 +141,26 @@ for (const size of sizes) {
         throw new Error("the Meilisearch server answered from its fallback");
       }
       const { server: serverFigure, bare: bareFigure } = measured;
-      const domain = await timeInProcess(async (iteration) => {
+      const searchOnce = async (iteration: number) => {
         const target = new URL(paths[iteration % paths.length] ?? "/", url);
         await searchRegistry(deps, searchQuerySchema.parse(Object.fromEntries(target.searchParams)));
-      }, 2000);
-      rows.push({ size, engine, scenario, server: serverFigure, bare: bareFigure, domain });
+      };
+      // The bench's figure: 2,000 calls cycling through the scenario's queries, so each distinct
+      // query's first call (cold pages, its result cards built) is among them; then each query's
+      // first call alone and its later calls alone, measured on an engine that has not seen them.
+      const domain = await timeInProcess(searchOnce, 2000);
+      const coldApp = createApp(loadConfig(engineEnv));
+      const coldDeps = searchDeps(coldApp);
+      const coldOnce = async (iteration: number) => {
+        const target = new URL(paths[iteration % paths.length] ?? "/", url);
+        await searchRegistry(coldDeps, searchQuerySchema.parse(Object.fromEntries(target.searchParams)));
+      };
+      const firstCalls = await timeInProcess(coldOnce, paths.length);
+      const laterCalls = await timeInProcess(coldOnce, 2000 - paths.length);
+      coldApp.close();
+      rows.push({ size, engine, scenario, server: serverFigure, bare: bareFigure, domain, firstCalls, laterCalls });
       process.stdout.write(
-        `${engine} ${scenario}: ${serverFigure.requestsPerSecond} req/s (p50 ${serverFigure.p50Ms} ms, p99 ${serverFigure.p99Ms} ms) vs bare ${bareFigure.requestsPerSecond} req/s; domain p50 ${domain.p50Ms} ms, p99 ${domain.p99Ms} ms\n`,
+        `${engine} ${scenario}: ${serverFigure.requestsPerSecond} req/s (p50 ${serverFigure.p50Ms} ms, p99 ${serverFigure.p99Ms} ms) vs bare ${bareFigure.requestsPerSecond} req/s; domain p50 ${domain.p50Ms} ms, p99 ${domain.p99Ms} ms; first calls p50/p99 ${firstCalls.p50Ms}/${firstCalls.p99Ms} ms, later ${laterCalls.p50Ms}/${laterCalls.p99Ms} ms\n`,
       );
     }
     const memory = serverMemory(server.pid ?? 0);
@@ -201,7 +217,7 @@ const report = [
   `# Search bench ${new Date().toISOString()}`,
   "",
   `${machineLine()}; servers with ${processes} process(es), ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback. Meilisearch 1.21.0 (community binary) on the same cores.`,
-  "Bare node:http serves the same response bytes with as many processes in the same run; domain-only is searchRegistry in-process (index, cards, answer) without HTTP. The machine is shared with other work: figures move by tens of percent between runs.",
+  "Bare node:http serves the same response bytes with as many processes in the same run; domain-only is searchRegistry in-process (index, cards, answer) without HTTP, over 2,000 calls cycling through the scenario's distinct queries (their first calls included); first and later calls: the same queries on a fresh engine, each query's first call apart from its later ones. The machine is shared with other work: figures move by tens of percent between runs.",
   "",
   ...markdownTable(
     [
@@ -216,6 +232,8 @@ const report = [
       "bare p99 ms",
       "domain p50 ms",
       "domain p99 ms",
+      "first calls p50/p99 ms",
+      "later calls p50/p99 ms",
       "errors",
     ],
     rows.map((row) => [
@@ -230,6 +248,8 @@ const report = [
       row.bare.p99Ms,
       row.domain.p50Ms,
       row.domain.p99Ms,
+      `${row.firstCalls.p50Ms} / ${row.firstCalls.p99Ms}`,
+      `${row.laterCalls.p50Ms} / ${row.laterCalls.p99Ms}`,
       row.server.errors + row.server.non2xx,
     ]),
   ),
