@@ -44,11 +44,8 @@ export function createMerchantRepository(db: Db): MerchantRepository {
   );
   // Raw rows (arrays) of the few columns trust reads: the search path reads ~17 signals per
   // result, and building full row objects cost more than the query.
-  const trustSignalColumns = "ab_id, key, value, expires_at FROM signals WHERE status = 'verified'";
-  const trustSignalsByIds = sqlite
-    .prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id ${within}`)
-    .raw();
-  const trustSignalsById = sqlite.prepare<[string], RawTrustSignal>(`SELECT ${trustSignalColumns} AND ab_id = ?`).raw();
+  const trustSignalsByIds = sqlite.prepare<[string], RawTrustSignal>(TRUST_SIGNALS_OF_MERCHANTS_SQL).raw();
+  const trustSignalsById = sqlite.prepare<[string], RawTrustSignal>(TRUST_SIGNALS_OF_MERCHANT_SQL).raw();
 
   const withNodes = (rows: Row[]): QaCluster[] => {
     const clusters = rows.map(toCluster);
@@ -109,6 +106,14 @@ export function createMerchantRepository(db: Db): MerchantRepository {
     },
   };
 }
+
+/**
+ * The verified signals trust reads, of several merchants (a JSON array of ab_ids) or of one: read
+ * from the covering index signals_verified alone (migration 0010), without a table lookup per row.
+ */
+const TRUST_SIGNAL_COLUMNS = "ab_id, key, value, expires_at FROM signals WHERE status = 'verified'";
+export const TRUST_SIGNALS_OF_MERCHANTS_SQL = `SELECT ${TRUST_SIGNAL_COLUMNS} AND ab_id IN (SELECT value FROM json_each(?))`;
+export const TRUST_SIGNALS_OF_MERCHANT_SQL = `SELECT ${TRUST_SIGNAL_COLUMNS} AND ab_id = ?`;
 
 /** ab_id, key, value (JSON text), expires_at. */
 type RawTrustSignal = [string, string, string | null, string | null];

@@ -11,6 +11,7 @@ import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { TRUST_SIGNALS_OF_MERCHANT_SQL, TRUST_SIGNALS_OF_MERCHANTS_SQL } from "../../src/store/merchant-repository.ts";
 import { openPublishIndex } from "../../src/store/publish-index.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
 
@@ -84,6 +85,20 @@ describe("the store's SQL", () => {
     expect(failures).toEqual([]);
     // The scan found the statements (a broken scan would pass on nothing).
     expect(checked).toBeGreaterThanOrEqual(40);
+  });
+
+  it("reads the verified signals trust needs from the covering index alone, not a table row per signal", () => {
+    const db = openDatabase(path.join(dataDir, "abeille.db"));
+    try {
+      for (const sql of [TRUST_SIGNALS_OF_MERCHANTS_SQL, TRUST_SIGNALS_OF_MERCHANT_SQL]) {
+        const plan = db.$client.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("[]") as { detail: string }[];
+        expect(plan.map((step) => step.detail)).toContain(
+          "SEARCH signals USING COVERING INDEX signals_verified (ab_id=?)",
+        );
+      }
+    } finally {
+      db.$client.close();
+    }
   });
 
   it("prepares every statement the repositories make up front, interpolated ones included", () => {

@@ -149,5 +149,11 @@ export const migrations: Migration[] = [
     "statements": [
       "ALTER TABLE `leads` ADD `channel` text;"
     ]
+  },
+  {
+    "id": "0010_signals_verified",
+    "statements": [
+      "CREATE INDEX `signals_verified` ON `signals` (`ab_id`,`key`,`value`,`expires_at`) WHERE \"signals\".\"status\" = 'verified';"
+    ]
   }
 ];

@@ -1,0 +1,1 @@
+CREATE INDEX `signals_verified` ON `signals` (`ab_id`,`key`,`value`,`expires_at`) WHERE "signals"."status" = 'verified';
