@@ -31,9 +31,9 @@ export function canonicalJson(value: unknown): string {
 /**
  * The canonical JSON of an object whose members' canonical texts are known already: the members
  * in key order, each text as given. For a plain object `o`, `canonicalObjectOf(texts)` equals
- * `canonicalJson(o)` when each `texts[k]` is
- * `canonicalJson(o[k])` (RFC 8785 is compositional), so a text computed once serves every
- * document that embeds the member. An undefined text leaves its member out, as undefined does.
+ * `canonicalJson(o)` when each `texts[k]` is `canonicalJson(o[k])` (RFC 8785 is compositional),
+ * so a text computed once serves every document that embeds the member. An undefined text leaves
+ * its member out, as undefined does.
  */
 export function canonicalObjectOf(texts: Readonly<Record<string, string | undefined>>): string {
   const keys = Object.keys(texts).sort();

@@ -81,7 +81,7 @@ export function newNonce(): string {
 
 /** The manifest payload (pure). */
 export function buildManifest(input: ManifestInput): Manifest {
-  const issuedMs = Math.floor(input.now.getTime() / 1000) * 1000;
+  const issuedMs = issueSecond(input.now).getTime();
   const lifetime = MANIFEST_LIFETIME_SECONDS[input.kind];
   const issuedAt = new Date(issuedMs).toISOString();
   const expiresAt = new Date(issuedMs + lifetime * 1000).toISOString();
@@ -117,9 +117,14 @@ function cardOf(input: ManifestInput): DecisionCardDocument {
       baseUrl: input.baseUrl,
       // Only order_contract depends on the rail, and it is not signed; the assessment already knows.
       orderRailEnabled: !input.assessment.capabilities.state.blocked_because.includes("order_rail_disabled"),
-      now: new Date(Math.floor(input.now.getTime() / 1000) * 1000),
+      now: issueSecond(input.now),
     })
   );
+}
+
+/** A manifest is issued at a whole second (its dates carry no milliseconds, iat and exp are seconds). */
+function issueSecond(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / 1000) * 1000);
 }
 
 /**

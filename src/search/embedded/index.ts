@@ -118,8 +118,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
   const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
   const statements = new Map<string, Statement>();
-  const probeCache = new Map<string, [string, number][]>();
-  let probeRevision = -1;
+  const probeCache = createRevisionCache<[string, number][]>({ maxEntries: PROBE_CACHE_ENTRIES });
   const longerWords = createRevisionCache<string[]>({ maxEntries: LONGER_WORDS_ENTRIES });
   const storeRevision = storeRevisionReader(db);
   const detailCache = createRevisionCache<HitDetail>({ maxEntries: DETAIL_CACHE_ENTRIES });
@@ -451,16 +450,11 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // fts5vocab reads every doclist of a range to count its documents: the words of a two-letter
     // beginning are kept for the index revision they were read at.
     const revision = indexRevision();
-    if (revision !== probeRevision) {
-      probeCache.clear();
-      probeRevision = revision;
-    }
     const wordsStarting = (probe: string): [string, number][] => {
-      let words = probeCache.get(probe);
+      let words = probeCache.read(probe, revision);
       if (!words) {
         words = range.all(probe, `${probe}\uffff`) as [string, number][];
-        if (probeCache.size >= PROBE_CACHE_ENTRIES) probeCache.clear();
-        probeCache.set(probe, words);
+        probeCache.write(probe, revision, words);
       }
       return words;
     };
@@ -503,18 +497,17 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     if (!term.prefix || word.length <= LONGEST_PREFIX_INDEX || !/^[a-z0-9]+$/.test(word)) return term;
     // fts5vocab counts the documents of each word it lists: the lists are kept for the index
     // revision they were read at (the same last words come back, "paris", "centre", "moulin").
-    const longer =
-      longerWords
-        .readThrough([word], indexRevision(), undefined, () => {
-          // Every word that starts `word` and is longer: above word + U+0001 (no token holds a
-          // control character), below the word with its last letter moved up by one.
-          const successor = `${word.slice(0, -1)}${String.fromCharCode(word.charCodeAt(word.length - 1) + 1)}`;
-          const words = prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
-            .pluck()
-            .all(`${word}\u0001`, successor, MAX_SPELLED_OUT + 1) as string[];
-          return new Map([[word, words]]);
-        })
-        .get(word) ?? [];
+    const revision = indexRevision();
+    let longer = longerWords.read(word, revision);
+    if (!longer) {
+      // Every word that starts `word` and is longer: above word + U+0001 (no token holds a
+      // control character), below the word with its last letter moved up by one.
+      const successor = `${word.slice(0, -1)}${String.fromCharCode(word.charCodeAt(word.length - 1) + 1)}`;
+      longer = prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
+        .pluck()
+        .all(`${word}\u0001`, successor, MAX_SPELLED_OUT + 1) as string[];
+      longerWords.write(word, revision, longer);
+    }
     if (longer.length > MAX_SPELLED_OUT) return term;
     if (longer.length === 0) return { ...term, prefix: false };
     return { ...term, prefix: false, alternatives: [word, ...longer] };
