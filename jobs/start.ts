@@ -121,8 +121,10 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
       : null;
   const retention = app ? startRetentionSchedule(app) : null;
   const scheduler = app ? startScheduler(config) : null;
-  // With MEILISEARCH_URL: keep Meilisearch in step with the store (src/search/follower.ts).
+  // With MEILISEARCH_URL: keep Meilisearch in step with the store (src/search/follower.ts); and
+  // the search result cards built ahead (src/domain/registry/keep-search-cards.ts).
   app?.searchEngine.follower?.start();
+  app?.cardKeeper.start();
   await relayOutboxNudges(role.backgroundOwner);
 
   let stopping = false;
@@ -133,7 +135,12 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
     setTimeout(() => process.exit(0), 10_000).unref();
     await running.close();
     retention?.stop();
-    await Promise.allSettled([worker?.stop(), scheduler?.stop(), app?.searchEngine.follower?.stop()]);
+    await Promise.allSettled([
+      worker?.stop(),
+      scheduler?.stop(),
+      app?.searchEngine.follower?.stop(),
+      app?.cardKeeper.stop(),
+    ]);
     app?.close();
     process.exit(0);
   };

@@ -4,6 +4,7 @@ import { type AccessServices, createAccessServices } from "./domain/access/acces
 import type { AssessedLeadTarget } from "./domain/leads/load-lead-target.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
+import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
@@ -13,6 +14,7 @@ import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
 import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
+import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
 import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
@@ -31,6 +33,8 @@ import {
 import { createPublishSource, type PublishSource } from "./store/publish-source.ts";
 import { createRateLimitStore } from "./store/rate-limit-store.ts";
 import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
+import { createSearchCardStore, type SearchCardStore } from "./store/search-card-store.ts";
+import { createSearchFeed } from "./store/search-feed.ts";
 import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
 
 export interface PreparedAnswer {
@@ -53,6 +57,10 @@ export interface App {
   searchEngine: SearchEngine;
   /** Search result cards kept between searches, checked against the store revision. */
   searchCards: SearchCardCache;
+  /** Search result cards built ahead in the store, for queries no process has seen. */
+  keptCards: SearchCardStore;
+  /** Builds and renews the kept cards; started by the process that runs the background work. */
+  cardKeeper: SearchFollower;
   /** Serialized answers that change only with the store (resolve), checked against the store revision. */
   preparedAnswers: RevisionCache<PreparedAnswer>;
   /** Merchants leads go to, assessed, checked against the store revision and their signals' expiry. */
@@ -95,17 +103,32 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   const settings = createSettingsRepository(db);
   const limitStore = createRateLimitStore(config, warnAtMostEveryMinute("rate limit store failed"));
   const outbox = createOutboxRepository(db);
+  const merchants = createMerchantRepository(db);
+  const keptCards = createSearchCardStore(db);
   const searchEngine = createSearchEngine(db, config, {
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
   });
+  const cardKeeper = createSearchFollower({
+    engine: createSearchCardKeeper({
+      merchants,
+      keptCards,
+      orderRailEnabled: config.publicOrderRailEnabled,
+      now,
+    }),
+    feed: createSearchFeed(db),
+    batchSize: 1_000,
+    onError: warnAtMostEveryMinute("search card keeper failed, cards are built when shown"),
+  });
   return {
     config,
     db,
-    merchants: createMerchantRepository(db),
+    merchants,
     search: searchEngine.index,
     searchEngine,
     searchCards: createSearchCardCache(),
+    keptCards,
+    cardKeeper,
     preparedAnswers: createRevisionCache<PreparedAnswer>({
       maxEntries: PREPARED_ANSWER_ENTRIES,
       validUntilOf: (answer) => answer.validUntil,
@@ -145,6 +168,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     now,
     close: () => {
       void searchEngine.follower?.stop();
+      void cardKeeper.stop();
       db.$client.close();
       void limitStore.close?.();
     },

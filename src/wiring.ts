@@ -22,6 +22,7 @@ export function searchDeps(app: App): SearchDeps {
     ...resolveDeps(app),
     search: app.search,
     cards: app.searchCards,
+    keptCards: app.keptCards,
   };
 }
 

@@ -14,6 +14,11 @@ export interface FollowedEngine {
   rebuild(onProgress?: (done: number, total: number) => void): Promise<void>;
   readCursor(): Promise<number | null>;
   writeCursor(revision: number): Promise<void>;
+  /**
+   * Work the engine does once in step with the feed (cards whose validity ran out, say): true
+   * when it did some, and the follower asks again at once.
+   */
+  sweep?(): Promise<boolean>;
 }
 
 export type FollowerState = "starting" | "building" | "catching_up" | "ready" | "unavailable";
@@ -77,7 +82,7 @@ export function createSearchFollower(options: SearchFollowerOptions): SearchFoll
     const last = touched.at(-1);
     if (!last) {
       status.state = "ready";
-      return false;
+      return (await options.engine.sweep?.()) ?? false;
     }
     status.state = "catching_up";
     await options.engine.refresh([...new Set(touched.map((row) => row.abId))]);

@@ -211,6 +211,32 @@ export const merchantTouches = sqliteTable(
   (table) => [index("merchant_touches_touch").on(table.touch)],
 );
 
+/**
+ * Search result cards built ahead by the owner process (src/domain/registry/keep-search-cards.ts),
+ * so that a query no process has seen reads its cards instead of building them from three tables.
+ * A card is current while its merchant has no touch after `built_at` and `valid_until` (its first
+ * counted signal expiry) has not passed; `format` names the code and settings it was built with.
+ */
+export const keptCards = sqliteTable(
+  "kept_cards",
+  {
+    abId: text("ab_id")
+      .primaryKey()
+      .references(() => merchants.abId, { onDelete: "cascade" }),
+    format: text("format").notNull(),
+    builtAt: integer("built_at").notNull(),
+    validUntil: text("valid_until"),
+    card: text("card").notNull(),
+  },
+  (table) => [index("kept_cards_valid_until").on(table.format, table.validUntil)],
+);
+
+/** The store revision the kept cards of a format reflect (the card keeper's cursor). */
+export const keptCardCursors = sqliteTable("kept_card_cursors", {
+  format: text("format").primaryKey(),
+  revision: integer("revision").notNull(),
+});
+
 /* ---- The merchants' lifecycle: who changed what, and the feed of changes ---- */
 
 /**

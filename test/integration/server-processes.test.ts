@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childPids, type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
 
@@ -69,6 +70,23 @@ async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, t
 describe("the server with two processes", () => {
   it("runs two server processes under one primary", () => {
     expect(childPids(started.child.pid ?? 0)).toHaveLength(2);
+  });
+
+  it("keeps every merchant's search result card in the store, from the process that owns the background work", async () => {
+    const db = new Database(path.join(dataDir, "abeille.db"), { readonly: true });
+    try {
+      const merchants = db.prepare("SELECT count(*) FROM merchants").pluck().get();
+      const kept = await waitFor(() => {
+        const count = db.prepare("SELECT count(*) FROM kept_cards").pluck().get();
+        return count === merchants ? count : undefined;
+      }, 10_000);
+      expect(kept).toBe(60);
+      expect(db.prepare("SELECT revision FROM kept_card_cursors").pluck().all()).toEqual([
+        db.prepare("SELECT revision FROM store_revision").pluck().get(),
+      ]);
+    } finally {
+      db.close();
+    }
   });
 
   it("delivers leads taken by either process at once, through the one outbox thread", async () => {

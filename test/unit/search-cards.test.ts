@@ -76,6 +76,7 @@ function searchWorld(profile: MerchantProfile) {
     search,
     merchants,
     cards: createSearchCardCache(),
+    keptCards: null,
     baseUrl: BASE,
     orderRailEnabled: false,
     now: () => world.now,

@@ -68,6 +68,19 @@ describe("embedded search index", () => {
     expect(matched()).not.toContain("pr_bake0001_2");
   });
 
+  it("answers a query asked again with the page it kept, until the store or the index moves", () => {
+    const index = createEmbeddedSearchIndex(db, { now });
+    const first = index.search(query("boulangerie"));
+    expect(index.search(query("boulangerie"))).toBe(first);
+    expect(index.search(query("boulangerie", { limit: 5 }))).not.toBe(first);
+    db.$client.prepare("UPDATE merchants SET phone = '0102030405' WHERE ab_id = ?").run(FIXTURE.bakeryTrusted);
+    const afterWrite = index.search(query("boulangerie"));
+    expect(afterWrite).not.toBe(first);
+    expect(afterWrite).toEqual(first);
+    index.refresh([FIXTURE.bakeryTrusted]);
+    expect(index.search(query("boulangerie"))).not.toBe(afterWrite);
+  });
+
   it("never matches typed text against the tag and grid-cell tokens of the filters column", () => {
     const index = createEmbeddedSearchIndex(db, { now });
     // The bakery's products carry the tag "sans gluten" (token t_sansgluten) and its point lies in

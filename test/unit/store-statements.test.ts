@@ -14,6 +14,7 @@ import { createMerchantRegistryRepository } from "../../src/store/merchant-regis
 import { TRUST_SIGNALS_OF_MERCHANT_SQL, TRUST_SIGNALS_OF_MERCHANTS_SQL } from "../../src/store/merchant-repository.ts";
 import { openPublishIndex } from "../../src/store/publish-index.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
+import { CURRENT_CARDS_SQL } from "../../src/store/search-card-store.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-statements-"));
@@ -96,6 +97,18 @@ describe("the store's SQL", () => {
           "SEARCH signals USING COVERING INDEX signals_verified (ab_id=?)",
         );
       }
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it("reads a search's kept cards by their merchants' keys, not every card of the format", () => {
+    const db = openDatabase(path.join(dataDir, "abeille.db"));
+    try {
+      const plan = db.$client.prepare(`EXPLAIN QUERY PLAN ${CURRENT_CARDS_SQL}`).all("[]", "1", "") as {
+        detail: string;
+      }[];
+      expect(plan.map((step) => step.detail)).toContain("SEARCH c USING INDEX sqlite_autoindex_kept_cards_1 (ab_id=?)");
     } finally {
       db.$client.close();
     }

@@ -4,7 +4,12 @@ import type { Capabilities } from "../capabilities.ts";
 import { sectorOf } from "../sectors.ts";
 
 /** The next steps an agent can take on one merchant; lead creation only when contact is allowed. */
-export function merchantActions(baseUrl: string, abId: string, sector: string, capabilities: Capabilities): Action[] {
+export function merchantActions(
+  baseUrl: string,
+  abId: string,
+  sector: string,
+  capabilities: Pick<Capabilities, "state">,
+): Action[] {
   const actions: Action[] = [
     action("resolve", "GET", `${baseUrl}/api/registry/resolve/${abId}`, "Full merchant profile"),
     action("decision_card", "GET", `${baseUrl}/api/merchants/${abId}/decision-card`, "Decision card"),

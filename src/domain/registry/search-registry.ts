@@ -10,27 +10,15 @@ import {
 import { analyzeQuery } from "../../search/query.ts";
 import { MAX_SEARCH_DEPTH, type SearchIndex } from "../../search/search-index.ts";
 import { action } from "../actions.ts";
-import { assessMerchant } from "../assess-merchant.ts";
-import { formatAddress, formatPrice } from "../format.ts";
-import type { Merchant, Product } from "../merchant.ts";
-import { tradeForNaf } from "../sectors.ts";
-import type { ScorableSignal } from "../trust/compute-trust.ts";
-import { merchantActions } from "./merchant-actions.ts";
-import type { MerchantRepository } from "./merchant-store.ts";
-import type { SearchCard, SearchCardCache } from "./search-cards.ts";
+import { type CardDeps, loadSearchCards } from "./search-cards.ts";
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 export const DEFAULT_RADIUS_KM = 10;
 const PRODUCTS_PER_RESULT = 5;
 
-export interface SearchDeps {
+/** The index, and what result cards are read and built with (search-cards.ts). */
+export interface SearchDeps extends CardDeps {
   search: SearchIndex;
-  merchants: MerchantRepository;
-  /** Query-independent result cards kept between searches (see search-cards.ts). */
-  cards: SearchCardCache;
-  baseUrl: string;
-  orderRailEnabled: boolean;
-  now: () => Date;
 }
 
 export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput): Promise<SearchAnswer> {
@@ -50,7 +38,7 @@ export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput):
     ...(input.semantic === true ? { semantic: true } : {}),
   });
   const hits = page.hits;
-  const cards = loadCards(
+  const cards = loadSearchCards(
     deps,
     hits.map((hit) => hit.abId),
   );
@@ -165,65 +153,6 @@ function recoveryActions(
     );
   }
   return actions;
-}
-
-/** The cards of these merchants: from the cache when current, built (and cached) otherwise. */
-function loadCards(deps: SearchDeps, abIds: string[]): Map<string, SearchCard> {
-  const now = deps.now();
-  return deps.cards.readThrough(abIds, deps.merchants.revision(), now.toISOString(), (missing) => {
-    const signals = deps.merchants.findTrustSignals(missing);
-    const productsByMerchant = groupProducts(deps.merchants.findProducts(missing));
-    const built = new Map<string, SearchCard>();
-    for (const merchant of deps.merchants.findMerchants(missing)) {
-      const products = productsByMerchant.get(merchant.abId) ?? [];
-      built.set(merchant.abId, buildCard(deps, merchant, signals.get(merchant.abId) ?? [], products, now));
-    }
-    return built;
-  });
-}
-
-function buildCard(
-  deps: SearchDeps,
-  merchant: Merchant,
-  signals: readonly ScorableSignal[],
-  products: readonly Product[],
-  now: Date,
-): SearchCard {
-  const assessment = assessMerchant(merchant, signals, { orderRailEnabled: deps.orderRailEnabled, now });
-  return {
-    status: merchant.status,
-    merchant: {
-      ab_id: merchant.abId,
-      name: merchant.businessName,
-      address: formatAddress(merchant),
-      city: merchant.city,
-      sector: merchant.sector,
-      trade: tradeForNaf(merchant.nafCode)?.label ?? merchant.nafCode,
-      rating: merchant.listingRating,
-      review_count: merchant.listingReviewCount,
-      trust_score: assessment.trust.breakdown.total,
-    },
-    products: products.map((product) => ({
-      id: product.productId,
-      name: product.name,
-      description: product.description,
-      price: formatPrice(product),
-      tags: product.tags,
-    })),
-    actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
-    state: assessment.capabilities.state,
-    validUntil: assessment.validUntil,
-  };
-}
-
-function groupProducts(products: Product[]): Map<string, Product[]> {
-  const grouped = new Map<string, Product[]>();
-  for (const product of products) {
-    const list = grouped.get(product.abId) ?? [];
-    list.push(product);
-    grouped.set(product.abId, list);
-  }
-  return grouped;
 }
 
 /** Matching products first, in the index's order, then the rest in catalogue order. */

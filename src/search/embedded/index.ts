@@ -110,6 +110,8 @@ const MAX_SPELLED_OUT = 16;
 const LONGER_WORDS_ENTRIES = 2_000;
 /** Returned merchants whose details are kept between searches (see hitDetails). */
 const DETAIL_CACHE_ENTRIES = 5_000;
+/** Pages of hits kept between searches (see search): ten small hits each, a few KB. */
+const PAGE_CACHE_ENTRIES = 2_000;
 const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
 
 export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOptions = {}): EmbeddedSearchIndex {
@@ -122,6 +124,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const longerWords = createRevisionCache<string[]>({ maxEntries: LONGER_WORDS_ENTRIES });
   const storeRevision = storeRevisionReader(db);
   const detailCache = createRevisionCache<HitDetail>({ maxEntries: DETAIL_CACHE_ENTRIES });
+  const pageCache = createRevisionCache<SearchPage>({ maxEntries: PAGE_CACHE_ENTRIES });
+  /** The index revision the search under way read (at its start): what its word lists are kept for. */
+  let searchedRevision = 0;
   const source = createSearchSource(db);
   const { readMerchants } = source;
   const documentOf = (merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument =>
@@ -304,11 +309,27 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     return stale;
   }
 
+  /**
+   * A page is a function of the query, the index (its revision) and the store (the store
+   * revision: the hits' details, a merchant found by its SIRET): pages are kept for both, so a
+   * query asked again before either moves is answered without running it again.
+   */
   function search(query: SearchQuery): SearchPage {
     if (stillStale()) {
       if (sqlite.readonly) return EMPTY_PAGE;
       rebuild();
     }
+    searchedRevision = indexRevision();
+    const key = `${searchedRevision}|${query.text}|${query.tags.join(",")}|${query.near ? `${query.near.lat},${query.near.lng},${query.near.radiusKm}` : ""}|${query.limit}|${query.offset ?? 0}`;
+    const revision = storeRevision();
+    const kept = pageCache.read(key, revision);
+    if (kept) return kept;
+    const found = runSearch(query);
+    pageCache.write(key, revision, found);
+    return found;
+  }
+
+  function runSearch(query: SearchQuery): SearchPage {
     const normalized = normalizeSearchQuery(query);
     if (normalized === null) return EMPTY_PAGE;
     if (normalized.identifier) {
@@ -449,7 +470,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const range = prepare("SELECT term, doc FROM search_terms WHERE term >= ? AND term < ? LIMIT 20000").raw();
     // fts5vocab reads every doclist of a range to count its documents: the words of a two-letter
     // beginning are kept for the index revision they were read at.
-    const revision = indexRevision();
+    const revision = searchedRevision;
     const wordsStarting = (probe: string): [string, number][] => {
       let words = probeCache.read(probe, revision);
       if (!words) {
@@ -497,7 +518,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     if (!term.prefix || word.length <= LONGEST_PREFIX_INDEX || !/^[a-z0-9]+$/.test(word)) return term;
     // fts5vocab counts the documents of each word it lists: the lists are kept for the index
     // revision they were read at (the same last words come back, "paris", "centre", "moulin").
-    const revision = indexRevision();
+    const revision = searchedRevision;
     let longer = longerWords.read(word, revision);
     if (!longer) {
       // Every word that starts `word` and is longer: above word + U+0001 (no token holds a

@@ -155,5 +155,13 @@ export const migrations: Migration[] = [
     "statements": [
       "CREATE INDEX `signals_verified` ON `signals` (`ab_id`,`key`,`value`,`expires_at`) WHERE \"signals\".\"status\" = 'verified';"
     ]
+  },
+  {
+    "id": "0011_kept_cards",
+    "statements": [
+      "CREATE TABLE `kept_card_cursors` (\n\t`format` text PRIMARY KEY NOT NULL,\n\t`revision` integer NOT NULL\n);",
+      "CREATE TABLE `kept_cards` (\n\t`ab_id` text PRIMARY KEY NOT NULL,\n\t`format` text NOT NULL,\n\t`built_at` integer NOT NULL,\n\t`valid_until` text,\n\t`card` text NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE cascade\n);",
+      "CREATE INDEX `kept_cards_valid_until` ON `kept_cards` (`format`,`valid_until`);"
+    ]
   }
 ];

@@ -1,0 +1,71 @@
+import type { FollowedEngine } from "../../search/follower.ts";
+import type { MerchantRepository } from "./merchant-store.ts";
+import { buildKeptCards, cardFormat, type SearchCardStore } from "./search-cards.ts";
+
+/** Cards built and written at a time: about 25 ms of the owner's event loop at 100,000 merchants. */
+const CARDS_PER_BATCH = 200;
+
+export interface CardKeeperDeps {
+  merchants: MerchantRepository;
+  keptCards: SearchCardStore;
+  orderRailEnabled: boolean;
+  now: () => Date;
+}
+
+/**
+ * Keeps the store's search cards (search-cards.ts) in step with the merchants, as an engine the
+ * search follower drives (src/search/follower.ts: the merchants touched after the keeper's cursor,
+ * a full build when it has none, for this card format). Between changes, it renews the cards whose
+ * trust stopped being valid by itself (a counted signal expired). Every batch yields to the event
+ * loop: the owner process serves requests too.
+ */
+export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
+  const format = cardFormat(deps.orderRailEnabled);
+  const store = deps.keptCards;
+
+  function keep(abIds: readonly string[]): void {
+    const builtAt = store.revision(); // before the merchants are read: a later write makes the card stale
+    store.write(buildKeptCards(deps, abIds, deps.now()), format, builtAt);
+  }
+
+  return {
+    async refresh(abIds) {
+      for (let start = 0; start < abIds.length; start += CARDS_PER_BATCH) {
+        keep(abIds.slice(start, start + CARDS_PER_BATCH));
+        await nextTurn();
+      }
+    },
+    async rebuild(onProgress) {
+      const from = store.revision();
+      const ids: string[] = [];
+      for (let page = store.merchantIdsAfter(null, 10_000); page.length > 0; ) {
+        ids.push(...page);
+        page = store.merchantIdsAfter(page.at(-1) ?? null, 10_000);
+      }
+      onProgress?.(0, ids.length);
+      for (let start = 0; start < ids.length; start += CARDS_PER_BATCH) {
+        keep(ids.slice(start, start + CARDS_PER_BATCH));
+        onProgress?.(Math.min(ids.length, start + CARDS_PER_BATCH), ids.length);
+        await nextTurn();
+      }
+      store.dropOtherFormats(format);
+      // Merchants touched during the build are taken again from here.
+      store.writeCursor(format, from);
+    },
+    async readCursor() {
+      return store.readCursor(format);
+    },
+    async writeCursor(revision) {
+      store.writeCursor(format, revision);
+    },
+    async sweep() {
+      const expired = store.expired(format, deps.now().toISOString(), CARDS_PER_BATCH);
+      if (expired.length === 0) return false;
+      keep(expired);
+      await nextTurn();
+      return true;
+    },
+  };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
