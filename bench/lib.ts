@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import type { App } from "../src/app.ts";
 import { childPids, freePort } from "../test/helpers/spawn-start.ts";
 
 export interface LoadFigure {
@@ -246,6 +247,19 @@ export function seedBenchRegistry(
   } else process.stdout.write(`copied from the seed cache ${cached}\n`);
   cpSync(cached, dataDir, { recursive: true });
   return { dataDir, env, copied };
+}
+
+/**
+ * The search result cards a server's owner keeps in the store, built before the servers start
+ * (as a server that has run has them): otherwise its first seconds would build them under the load.
+ */
+export async function keepSearchCards(app: App, size: number): Promise<string> {
+  const started = performance.now();
+  const kept = await app.cardKeeper.syncOnce();
+  if (kept.state !== "ready") throw new Error(`keeping the search cards failed: ${kept.lastError}`);
+  const note = `search cards of ${size} merchants kept in ${round((performance.now() - started) / 1000, 1)} s`;
+  process.stdout.write(`${note}\n`);
+  return note;
 }
 
 /** The server under load on these paths, then bare node:http serving its first answer's bytes with as many processes. */

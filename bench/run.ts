@@ -20,6 +20,7 @@ import { searchRegistry } from "../src/domain/registry/search-registry.ts";
 import { searchQuerySchema } from "../src/schemas/registry.ts";
 import { searchDeps } from "../src/wiring.ts";
 import {
+  keepSearchCards,
   type LoadFigure,
   round,
   seedBenchRegistry,
@@ -82,6 +83,7 @@ for (const size of sizes) {
     geo_queries: { q: string; lat: number; lng: number; radius: number; tags: string[] }[];
   };
   const app = createApp(loadConfig({ ...env }));
+  notes.push(await keepSearchCards(app, size));
   const resolvable = app.db.$client
     .prepare("SELECT ab_id FROM merchants WHERE status IN ('ACTIVE','PROBATION') ORDER BY ab_id LIMIT 2000")
     .pluck()

@@ -21,6 +21,7 @@ import { openDatabase } from "../src/store/db.ts";
 import { searchDeps } from "../src/wiring.ts";
 import { freePort } from "../test/helpers/spawn-start.ts";
 import {
+  keepSearchCards,
   type LoadFigure,
   machineLine,
   markdownTable,
@@ -97,13 +98,7 @@ for (const size of sizes) {
 
   const embeddedApp = createApp(loadConfig(env));
   embeddedApp.searchEngine.embedded.search({ text: "x", tags: [], near: null, limit: 1 }); // builds if needed
-  // The result cards a server's owner keeps in the store, built before the servers start (as a
-  // running server has them): otherwise its first seconds would build them under the load.
-  const keeping = performance.now();
-  const kept = await embeddedApp.cardKeeper.syncOnce();
-  if (kept.state !== "ready") throw new Error(`keeping the search cards failed: ${kept.lastError}`);
-  notes.push(`search cards of ${size} merchants kept in ${round((performance.now() - keeping) / 1000, 1)} s`);
-  process.stdout.write(`${notes.at(-1)}\n`);
+  notes.push(await keepSearchCards(embeddedApp, size));
   const names = embeddedApp.db.$client
     .prepare(
       `SELECT business_name FROM merchants WHERE status = 'ACTIVE'
