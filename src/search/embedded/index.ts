@@ -108,8 +108,11 @@ const MAX_ALTERNATIVES = 8;
 const MAX_SPELLED_OUT = 16;
 /** Prefixes whose longer indexed words are kept between searches (see spelledOut). */
 const LONGER_WORDS_ENTRIES = 2_000;
-/** Returned merchants whose details are kept between searches (see hitDetails). */
-const DETAIL_CACHE_ENTRIES = 5_000;
+/**
+ * Returned merchants whose details are kept between searches (see hitDetails): several KB each
+ * (their products' words); a query asked again is answered from the kept pages anyway.
+ */
+const DETAIL_CACHE_ENTRIES = 2_000;
 /** Pages of hits kept between searches (see search): ten small hits each, a few KB. */
 const PAGE_CACHE_ENTRIES = 2_000;
 const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
