@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
@@ -13,6 +14,7 @@ import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
+import { CARD_CODE_ENV, cardCodeKey } from "./publish/code-key.ts";
 import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
@@ -61,6 +63,8 @@ export interface App {
   keptCards: SearchCardStore;
   /** Builds and renews the kept cards; started by the process that runs the background work. */
   cardKeeper: SearchFollower;
+  /** The code key kept cards are built with (src/publish/code-key.ts cardCodeKey), computed once. */
+  cardCode: () => string;
   /** Serialized answers that change only with the store (resolve), checked against the store revision. */
   preparedAnswers: RevisionCache<PreparedAnswer>;
   /** Merchants leads go to, assessed, checked against the store revision and their signals' expiry. */
@@ -114,6 +118,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       merchants,
       keptCards,
       orderRailEnabled: config.publicOrderRailEnabled,
+      cardCode,
       now,
     }),
     feed: createSearchFeed(db),
@@ -129,6 +134,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     searchCards: createSearchCardCache(),
     keptCards,
     cardKeeper,
+    cardCode,
     preparedAnswers: createRevisionCache<PreparedAnswer>({
       maxEntries: PREPARED_ANSWER_ENTRIES,
       validUntilOf: (answer) => answer.validUntil,
@@ -173,6 +179,20 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       void limitStore.close?.();
     },
   };
+}
+
+let cardCodeOfProcess: string | undefined;
+
+/**
+ * The code key of the kept search cards: the one `npm start`'s primary handed down, or computed
+ * from the sources beside this module; running away from them (a bundle started by hand), a key
+ * of this process alone: its searches then build their cards rather than trust cards built by
+ * code it cannot compare with its own.
+ */
+function cardCode(): string {
+  cardCodeOfProcess ??=
+    process.env[CARD_CODE_ENV] ?? cardCodeKey(import.meta.dirname) ?? `process-${randomBytes(9).toString("base64url")}`;
+  return cardCodeOfProcess;
 }
 
 /** A fault that can repeat on every request is logged once a minute at most, with the count. */

@@ -23,6 +23,7 @@ export function searchDeps(app: App): SearchDeps {
     search: app.search,
     cards: app.searchCards,
     keptCards: app.keptCards,
+    cardCode: app.cardCode,
   };
 }
 

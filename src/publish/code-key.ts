@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { createHash, type Hash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -9,6 +9,23 @@ import path from "node:path";
  */
 export function sourceTreeKey(root: string): string {
   const hash = createHash("sha256");
+  hashTree(hash, root, root);
+  return hash.digest("base64url").slice(0, 22);
+}
+
+/**
+ * The same key over several trees (paths relative to `root`); null when none of them exists
+ * (code running from a bundle, away from its sources): then nothing can tell two versions apart.
+ */
+export function sourceTreesKey(root: string, trees: readonly string[]): string | null {
+  const present = trees.filter((tree) => existsSync(path.join(root, tree)));
+  if (present.length === 0) return null;
+  const hash = createHash("sha256");
+  for (const tree of present) hashTree(hash, root, path.join(root, tree));
+  return hash.digest("base64url").slice(0, 22);
+}
+
+function hashTree(hash: Hash, root: string, start: string): void {
   const visit = (directory: string) => {
     let names: string[];
     try {
@@ -26,6 +43,17 @@ export function sourceTreeKey(root: string): string {
       }
     }
   };
-  visit(root);
-  return hash.digest("base64url").slice(0, 22);
+  visit(start);
+}
+
+/**
+ * What builds a search result card kept in the store (src/domain/registry/search-cards.ts): the
+ * domain, the schemas, the store's row mapping and the data. `npm start`'s primary computes it from the sources and hands
+ * it to every server process in this variable, so the bundled routes and the owner's keeper
+ * agree on it.
+ */
+export const CARD_CODE_ENV = "ABEILLE_CARD_CODE";
+
+export function cardCodeKey(srcDir: string): string | null {
+  return sourceTreesKey(srcDir, ["domain", "schemas", "store", "../data"]);
 }

@@ -35,6 +35,7 @@ export function createSearchCardStore(db: Db): SearchCardStore {
     )
     .pluck();
   const dropOthers = sqlite.prepare<[string]>("DELETE FROM kept_cards WHERE format <> ?");
+  const dropOtherCursors = sqlite.prepare<[string]>("DELETE FROM kept_card_cursors WHERE format <> ?");
   const cursorOf = sqlite.prepare<[string], number>("SELECT revision FROM kept_card_cursors WHERE format = ?").pluck();
   const setCursor = sqlite.prepare<[string, number]>(
     "INSERT INTO kept_card_cursors (format, revision) VALUES (?, ?) ON CONFLICT (format) DO UPDATE SET revision = excluded.revision",
@@ -55,9 +56,10 @@ export function createSearchCardStore(db: Db): SearchCardStore {
     write: (cards, format, builtAt) => writeAll(cards, format, builtAt),
     merchantIdsAfter: (after, limit) => idsAfter.all(after ?? "", limit),
     expired: (format, nowIso, limit) => expired.all(format, nowIso, limit),
-    dropOtherFormats: (format) => {
+    dropOtherFormats: sqlite.transaction((format: string) => {
       dropOthers.run(format);
-    },
+      dropOtherCursors.run(format);
+    }),
     revision: storeRevisionReader(db),
     readCursor: (format) => cursorOf.get(format) ?? null,
     writeCursor: (format, revision) => {

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cardCodeKey } from "../../src/publish/code-key.ts";
 import { childPids, type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
 
 /**
@@ -81,8 +82,12 @@ describe("the server with two processes", () => {
         return count === merchants ? count : undefined;
       }, 10_000);
       expect(kept).toBe(60);
-      expect(db.prepare("SELECT revision FROM kept_card_cursors").pluck().all()).toEqual([
-        db.prepare("SELECT revision FROM store_revision").pluck().get(),
+      // Built with the code key npm start's primary computed from the sources and handed down.
+      expect(db.prepare("SELECT format, revision FROM kept_card_cursors").raw().all()).toEqual([
+        [
+          cardCodeKey(path.resolve(import.meta.dirname, "../../src")),
+          db.prepare("SELECT revision FROM store_revision").pluck().get(),
+        ],
       ]);
     } finally {
       db.close();

@@ -27,7 +27,6 @@ import { searchDeps } from "../../src/wiring.ts";
 
 const SEEDED_AT = new Date("2026-11-01T10:00:00.000Z");
 const COUNT = 60;
-const FORMAT = cardFormat(false);
 
 let dataDir: string;
 let app: App;
@@ -52,6 +51,7 @@ beforeEach(async () => {
 });
 
 const sqlite = () => app.db.$client;
+const format = () => cardFormat(false, app.cardCode());
 const allIds = () => sqlite().prepare("SELECT ab_id FROM merchants ORDER BY ab_id").pluck().all() as string[];
 const keptRows = () => sqlite().prepare("SELECT count(*) FROM kept_cards").pluck().get() as number;
 /** A card as JSON would carry it (kept cards went through JSON). */
@@ -76,7 +76,7 @@ describe("kept search cards", () => {
     const ids = allIds();
     expect(ids).toHaveLength(COUNT);
     expect(keptRows()).toBe(COUNT);
-    const kept = app.keptCards.read(ids, FORMAT, clock.toISOString());
+    const kept = app.keptCards.read(ids, format(), clock.toISOString());
     expect(kept.size).toBe(COUNT);
     const built = buildKeptCards({ merchants: app.merchants, orderRailEnabled: false }, ids, clock);
     for (const abId of ids) expect(kept.get(abId)).toEqual(plain(built.get(abId)));
@@ -98,13 +98,13 @@ describe("kept search cards", () => {
     const [abId] = allIds();
     if (!abId) throw new Error("no merchant seeded");
     sqlite().prepare("UPDATE merchants SET business_name = 'Maison Renommée' WHERE ab_id = ?").run(abId);
-    expect(app.keptCards.read([abId], FORMAT, clock.toISOString()).size).toBe(0);
+    expect(app.keptCards.read([abId], format(), clock.toISOString()).size).toBe(0);
     const { deps, reads } = countingDeps(false);
     expect(loadSearchCards(deps, [abId]).get(abId)?.merchant.name).toBe("Maison Renommée");
     expect(reads.merchants).toBe(1);
 
     await app.cardKeeper.syncOnce();
-    expect(app.keptCards.read([abId], FORMAT, clock.toISOString()).get(abId)?.merchant.name).toBe("Maison Renommée");
+    expect(app.keptCards.read([abId], format(), clock.toISOString()).get(abId)?.merchant.name).toBe("Maison Renommée");
   });
 
   it("are not served past a counted signal's expiry, and the keeper renews them with the trust of that moment", async () => {
@@ -114,12 +114,12 @@ describe("kept search cards", () => {
       )
       .get() as { ab_id: string; valid_until: string } | undefined;
     if (!row) throw new Error("no demo merchant has a signal that expires");
-    const before = app.keptCards.read([row.ab_id], FORMAT, clock.toISOString()).get(row.ab_id);
+    const before = app.keptCards.read([row.ab_id], format(), clock.toISOString()).get(row.ab_id);
 
     clock = new Date(Date.parse(row.valid_until) + 1_000);
-    expect(app.keptCards.read([row.ab_id], FORMAT, clock.toISOString()).size).toBe(0);
+    expect(app.keptCards.read([row.ab_id], format(), clock.toISOString()).size).toBe(0);
     await app.cardKeeper.syncOnce();
-    const renewed = app.keptCards.read([row.ab_id], FORMAT, clock.toISOString()).get(row.ab_id);
+    const renewed = app.keptCards.read([row.ab_id], format(), clock.toISOString()).get(row.ab_id);
     const expected = buildKeptCards({ merchants: app.merchants, orderRailEnabled: false }, [row.ab_id], clock);
     expect(renewed).toEqual(plain(expected.get(row.ab_id)));
     expect(renewed?.merchant.trust_score).toBeLessThan(before?.merchant.trust_score ?? 0);
@@ -128,28 +128,36 @@ describe("kept search cards", () => {
     ).toBe(0);
   });
 
-  it("of another order-rail setting are not served; a keeper for the new setting builds its own and drops them", async () => {
+  it("of another order-rail setting or another version of the code are not served; a keeper for those builds its own and drops them", async () => {
     const ids = allIds();
-    const withOrders = cardFormat(true);
-    expect(app.keptCards.read(ids, withOrders, clock.toISOString()).size).toBe(0);
-    const keeper = createSearchFollower({
-      engine: createSearchCardKeeper({
-        merchants: app.merchants,
-        keptCards: app.keptCards,
-        orderRailEnabled: true,
-        now: () => clock,
-      }),
-      feed: createSearchFeed(app.db),
-    });
-    expect((await keeper.syncOnce()).state).toBe("ready");
-    expect(app.keptCards.read(ids, withOrders, clock.toISOString()).size).toBe(COUNT);
-    expect(app.keptCards.read(ids, FORMAT, clock.toISOString()).size).toBe(0);
-    expect(app.keptCards.readCursor(withOrders)).toBe(app.keptCards.revision());
-
-    // Back to this app's setting: its keeper has lost its cards and builds them again in full.
-    sqlite().prepare("DELETE FROM kept_card_cursors WHERE format = ?").run(FORMAT);
-    await app.cardKeeper.syncOnce();
-    expect(app.keptCards.read(ids, FORMAT, clock.toISOString()).size).toBe(COUNT);
+    const keeperOf = (orderRailEnabled: boolean, code: string) =>
+      createSearchFollower({
+        engine: createSearchCardKeeper({
+          merchants: app.merchants,
+          keptCards: app.keptCards,
+          orderRailEnabled,
+          cardCode: () => code,
+          now: () => clock,
+        }),
+        feed: createSearchFeed(app.db),
+      });
+    for (const [orderRail, code] of [
+      [true, app.cardCode()],
+      [false, "the-next-version"],
+    ] as const) {
+      const other = cardFormat(orderRail, code);
+      expect(other).not.toBe(format());
+      expect(app.keptCards.read(ids, other, clock.toISOString()).size).toBe(0);
+      expect((await keeperOf(orderRail, code).syncOnce()).state).toBe("ready");
+      expect(app.keptCards.read(ids, other, clock.toISOString()).size).toBe(COUNT);
+      expect(app.keptCards.read(ids, format(), clock.toISOString()).size).toBe(0);
+      expect(app.keptCards.readCursor(other)).toBe(app.keptCards.revision());
+      // This app's keeper lost its cards and its cursor with them: it builds them again in full.
+      expect(app.keptCards.readCursor(format())).toBeNull();
+      await app.cardKeeper.syncOnce();
+      expect(app.keptCards.read(ids, format(), clock.toISOString()).size).toBe(COUNT);
+      expect(app.keptCards.read(ids, other, clock.toISOString()).size).toBe(0);
+    }
   });
 
   it("go with their merchant when it is deleted", () => {

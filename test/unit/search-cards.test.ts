@@ -77,6 +77,7 @@ function searchWorld(profile: MerchantProfile) {
     merchants,
     cards: createSearchCardCache(),
     keptCards: null,
+    cardCode: () => "test",
     baseUrl: BASE,
     orderRailEnabled: false,
     now: () => world.now,

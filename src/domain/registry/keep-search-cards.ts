@@ -9,6 +9,8 @@ export interface CardKeeperDeps {
   merchants: MerchantRepository;
   keptCards: SearchCardStore;
   orderRailEnabled: boolean;
+  /** The code key the cards are built with (see cardFormat). */
+  cardCode: () => string;
   now: () => Date;
 }
 
@@ -20,7 +22,7 @@ export interface CardKeeperDeps {
  * loop: the owner process serves requests too.
  */
 export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
-  const format = cardFormat(deps.orderRailEnabled);
+  const format = cardFormat(deps.orderRailEnabled, deps.cardCode());
   const store = deps.keptCards;
 
   function keep(abIds: readonly string[]): void {

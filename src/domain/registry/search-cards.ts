@@ -46,7 +46,7 @@ export interface SearchCardStore {
   merchantIdsAfter(after: string | null, limit: number): string[];
   /** Merchants whose card of this format stopped being valid by itself (`validUntil` passed), at most `limit`. */
   expired(format: string, nowIso: string, limit: number): string[];
-  /** Drops every card of another format (after a full build of this one). */
+  /** Drops every card of another format, and its cursor (after a full build of this one). */
   dropOtherFormats(format: string): void;
   /** The store revision now (read it before the merchants a card is built from). */
   revision(): number;
@@ -56,13 +56,13 @@ export interface SearchCardStore {
 }
 
 /**
- * What a kept card depends on besides the merchant's data: the code that builds it (bump the
- * version when a card's content changes) and the order rail, which changes the merchant's state.
+ * What a kept card depends on besides the merchant's data: the code that builds it (`code`, a hash
+ * of the domain, schemas, store and data sources: src/publish/code-key.ts; a deployment that changes how a card is built never
+ * serves the cards of the one before, with no version to remember to bump) and the order rail,
+ * which changes the merchant's state.
  */
-const CARD_VERSION = 1;
-
-export function cardFormat(orderRailEnabled: boolean): string {
-  return `${CARD_VERSION}${orderRailEnabled ? "+orders" : ""}`;
+export function cardFormat(orderRailEnabled: boolean, code: string): string {
+  return `${code}${orderRailEnabled ? "+orders" : ""}`;
 }
 
 /** Cards of recently returned merchants (see revision-cache.ts), each valid until its `validUntil`. */
@@ -83,6 +83,8 @@ export interface CardDeps {
   cards: SearchCardCache;
   /** The cards built ahead (null: every card is built when first shown). */
   keptCards: SearchCardStore | null;
+  /** The code key kept cards are built with (see cardFormat). */
+  cardCode: () => string;
   baseUrl: string;
   orderRailEnabled: boolean;
   now: () => Date;
@@ -94,7 +96,7 @@ export function loadSearchCards(deps: CardDeps, abIds: readonly string[]): Map<s
   const nowIso = now.toISOString();
   return deps.cards.readThrough(abIds, deps.merchants.revision(), nowIso, (missing) => {
     const loaded = new Map<string, SearchCard>();
-    const kept = deps.keptCards?.read(missing, cardFormat(deps.orderRailEnabled), nowIso);
+    const kept = deps.keptCards?.read(missing, cardFormat(deps.orderRailEnabled, deps.cardCode()), nowIso);
     for (const [abId, card] of kept ?? []) loaded.set(abId, withActions(deps.baseUrl, abId, card));
     const toBuild = kept ? missing.filter((abId) => !kept.has(abId)) : missing;
     if (toBuild.length > 0) {
