@@ -15,7 +15,7 @@ export const CURRENT_CARDS_SQL = `
     AND coalesce(t.touch, 0) <= c.built_at AND (c.valid_until IS NULL OR c.valid_until > ?)`;
 
 /*
- * The kept search cards (schema.ts searchCards), as JSON text. Lists of ids travel as one JSON
+ * The kept search cards (schema.ts keptCards), as JSON text. Lists of ids travel as one JSON
  * parameter, so every statement is prepared once.
  */
 export function createSearchCardStore(db: Db): SearchCardStore {

@@ -22,12 +22,17 @@ export interface CardKeeperDeps {
  * loop: the owner process serves requests too.
  */
 export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
-  const format = cardFormat(deps.orderRailEnabled, deps.cardCode());
   const store = deps.keptCards;
+  // On first use: the code key hashes the sources, which a process that never keeps cards skips.
+  let formatOfKeeper: string | undefined;
+  const format = () => {
+    formatOfKeeper ??= cardFormat(deps.orderRailEnabled, deps.cardCode());
+    return formatOfKeeper;
+  };
 
   function keep(abIds: readonly string[]): void {
     const builtAt = store.revision(); // before the merchants are read: a later write makes the card stale
-    store.write(buildKeptCards(deps, abIds, deps.now()), format, builtAt);
+    store.write(buildKeptCards(deps, abIds, deps.now()), format(), builtAt);
   }
 
   return {
@@ -50,18 +55,18 @@ export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
         onProgress?.(Math.min(ids.length, start + CARDS_PER_BATCH), ids.length);
         await nextTurn();
       }
-      store.dropOtherFormats(format);
+      store.dropOtherFormats(format());
       // Merchants touched during the build are taken again from here.
-      store.writeCursor(format, from);
+      store.writeCursor(format(), from);
     },
     async readCursor() {
-      return store.readCursor(format);
+      return store.readCursor(format());
     },
     async writeCursor(revision) {
-      store.writeCursor(format, revision);
+      store.writeCursor(format(), revision);
     },
     async sweep() {
-      const expired = store.expired(format, deps.now().toISOString(), CARDS_PER_BATCH);
+      const expired = store.expired(format(), deps.now().toISOString(), CARDS_PER_BATCH);
       if (expired.length === 0) return false;
       keep(expired);
       await nextTurn();

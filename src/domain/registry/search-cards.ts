@@ -57,9 +57,9 @@ export interface SearchCardStore {
 
 /**
  * What a kept card depends on besides the merchant's data: the code that builds it (`code`, a hash
- * of the domain, schemas, store and data sources: src/publish/code-key.ts; a deployment that changes how a card is built never
- * serves the cards of the one before, with no version to remember to bump) and the order rail,
- * which changes the merchant's state.
+ * of the domain, schemas, store and data sources, src/publish/code-key.ts: a deployment that
+ * changes how a card is built never serves the cards of the one before, with no version to
+ * remember to bump) and the order rail, which changes the merchant's state.
  */
 export function cardFormat(orderRailEnabled: boolean, code: string): string {
   return `${code}${orderRailEnabled ? "+orders" : ""}`;

@@ -128,8 +128,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   const storeRevision = storeRevisionReader(db);
   const detailCache = createRevisionCache<HitDetail>({ maxEntries: DETAIL_CACHE_ENTRIES });
   const pageCache = createRevisionCache<SearchPage>({ maxEntries: PAGE_CACHE_ENTRIES });
-  /** The index revision the search under way read (at its start): what its word lists are kept for. */
+  /** The index and store revisions the search under way read at its start (what it keeps is kept for them). */
   let searchedRevision = 0;
+  let searchedStoreRevision = 0;
   const source = createSearchSource(db);
   const { readMerchants } = source;
   const documentOf = (merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument =>
@@ -315,7 +316,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   /**
    * A page is a function of the query, the index (its revision) and the store (the store
    * revision: the hits' details, a merchant found by its SIRET): pages are kept for both, so a
-   * query asked again before either moves is answered without running it again.
+   * query asked again before either moves is answered without running it again. A kept page is
+   * shared by the searches that get it: callers read it, never change it.
    */
   function search(query: SearchQuery): SearchPage {
     if (stillStale()) {
@@ -323,12 +325,12 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       rebuild();
     }
     searchedRevision = indexRevision();
-    const key = `${searchedRevision}|${query.text}|${query.tags.join(",")}|${query.near ? `${query.near.lat},${query.near.lng},${query.near.radiusKm}` : ""}|${query.limit}|${query.offset ?? 0}`;
-    const revision = storeRevision();
-    const kept = pageCache.read(key, revision);
+    searchedStoreRevision = storeRevision();
+    const key = `${searchedRevision}|${pageKey(query)}`;
+    const kept = pageCache.read(key, searchedStoreRevision);
     if (kept) return kept;
     const found = runSearch(query);
-    pageCache.write(key, revision, found);
+    pageCache.write(key, searchedStoreRevision, found);
     return found;
   }
 
@@ -394,7 +396,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    */
   function hitDetails(hits: readonly Candidate[]): Map<string, HitDetail> {
     const idOf = new Map(hits.map((hit) => [hit.abId, hit.id]));
-    return detailCache.readThrough([...idOf.keys()], storeRevision(), undefined, (missing) => {
+    return detailCache.readThrough([...idOf.keys()], searchedStoreRevision, undefined, (missing) => {
       const rows = prepare(
         `SELECT s.ab_id AS abId, s.naf_code AS naf, s.name, s.place, s.tags, d.about, d.products,
                 coalesce(t.touch, 0) > d.revision AS touched
@@ -722,6 +724,12 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     rebuild,
     needsRebuild: stillStale,
   };
+}
+
+/** What tells one page of hits from another besides the revisions: every field of the query the index reads. */
+function pageKey(query: SearchQuery): string {
+  const near = query.near ? `${query.near.lat},${query.near.lng},${query.near.radiusKm}` : "";
+  return `${query.text}|${query.tags.join(",")}|${near}|${query.limit}|${query.offset ?? 0}`;
 }
 
 /** search_merchants' columns but its id, and the values a document gives them. */
