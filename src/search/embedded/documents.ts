@@ -80,13 +80,14 @@ export interface MerchantDocument {
 }
 
 /** A product with its text already normalised: what product matching reads, prepared once per product. */
+/** A product's normalised words, each field's joined by single spaces (matched without a split: ranking.ts hasWord). */
 export interface PreparedProduct {
   productId: string;
   position: number;
   canonicalTags: ReadonlySet<string>;
-  name: readonly string[];
-  tags: readonly string[];
-  description: readonly string[];
+  name: string;
+  tags: string;
+  description: string;
 }
 
 export function prepareProduct(product: ProductRow): PreparedProduct {
@@ -95,9 +96,9 @@ export function prepareProduct(product: ProductRow): PreparedProduct {
     productId: product.product_id,
     position: product.position,
     canonicalTags: new Set(rawTags.map(normalizeTag)),
-    name: indexTerms(product.name),
-    tags: rawTags.flatMap((tag) => indexTerms(tag)),
-    description: indexTerms(product.description),
+    name: indexTerms(product.name).join(" "),
+    tags: rawTags.flatMap((tag) => indexTerms(tag)).join(" "),
+    description: indexTerms(product.description).join(" "),
   };
 }
 
@@ -184,7 +185,7 @@ export function buildMerchantDocument(
   for (const [position, product] of products.entries()) {
     const prepared = catalogue[position];
     // normalizeForIndex is indexTerms joined by spaces: the prepared words, normalised once.
-    if (prepared) productText.push(prepared.name.join(" "), prepared.description.join(" "));
+    if (prepared) productText.push(prepared.name, prepared.description);
     for (const tag of parseTags(product.tags)) {
       const canonical = normalizeTag(tag);
       if (canonical.length === 0) continue;

@@ -30,6 +30,7 @@ import {
   haversineKm,
   haversineSql,
   matchExpression,
+  occursIn,
   roundKm,
   textScore,
   type Weights,
@@ -94,10 +95,10 @@ interface Candidate {
   distanceKm: number | null;
 }
 
-/** What a returned merchant's matched fields and products are read from, normalised. */
+/** What a returned merchant's matched fields and products are read from: normalised words joined by spaces. */
 interface HitDetail {
   products: PreparedProduct[];
-  fields: Record<"name" | "trade" | "place" | "description" | "tag", readonly string[]>;
+  fields: Record<"name" | "trade" | "place" | "description" | "tag", string>;
 }
 
 /** Two-letter beginnings whose indexed words the fuzzy fallback keeps (per index revision). */
@@ -754,16 +755,9 @@ interface DetailRow {
 
 /** A hit's details from its document's fields (normalised words joined by spaces). */
 function detailOf(row: DetailRow): HitDetail {
-  const words = (text: string) => (text ? text.split(" ") : []);
   return {
     products: typeof row.products === "string" ? catalogueFromStored(row.products) : row.products,
-    fields: {
-      name: words(row.name),
-      trade: words(tradeText(row.naf)),
-      place: words(row.place),
-      description: words(row.about),
-      tag: words(row.tags),
-    },
+    fields: { name: row.name, trade: tradeText(row.naf), place: row.place, description: row.about, tag: row.tags },
   };
 }
 
@@ -782,24 +776,21 @@ function tradeWords(nafCode: string): ReadonlySet<string> {
 /** Score of a merchant found by its identifier: above any blend. */
 const IDENTIFIER_SCORE = 100;
 
-function occurs(term: QueryTerm, words: readonly string[]): boolean {
-  if (term.alternatives && term.alternatives.length > 0) return term.alternatives.some((word) => words.includes(word));
-  return term.prefix ? words.some((word) => word.startsWith(term.term)) : words.includes(term.term);
-}
-
 /** The fields the query's words occur in (a trade word never counts its place), and `tag` when tags were asked. */
 function matchedFields(detail: HitDetail | undefined, query: NormalizedQuery): MatchedField[] {
   const matched = new Set<MatchedField>();
   if (query.tags.length > 0) matched.add("tag");
   if (detail) {
-    const productWords = detail.products.flatMap((product) => [...product.name, ...product.description]);
+    const { fields, products } = detail;
     for (const term of query.terms) {
-      if (occurs(term, detail.fields.name)) matched.add("name");
-      if (occurs(term, detail.fields.trade)) matched.add("trade");
-      if (occurs(term, productWords)) matched.add("product");
-      if (occurs(term, detail.fields.tag)) matched.add("tag");
-      if (!term.trade && occurs(term, detail.fields.place)) matched.add("place");
-      if (occurs(term, detail.fields.description)) matched.add("description");
+      if (occursIn(term, fields.name)) matched.add("name");
+      if (occursIn(term, fields.trade)) matched.add("trade");
+      if (products.some((product) => occursIn(term, product.name) || occursIn(term, product.description))) {
+        matched.add("product");
+      }
+      if (occursIn(term, fields.tag)) matched.add("tag");
+      if (!term.trade && occursIn(term, fields.place)) matched.add("place");
+      if (occursIn(term, fields.description)) matched.add("description");
     }
   }
   return MATCHED_FIELDS.filter((field) => matched.has(field));

@@ -1,5 +1,6 @@
 import type { QueryTerm } from "../normalize.ts";
 import { type PreparedProduct, type ProductRow, prepareProduct } from "./documents.ts";
+import { hasWord } from "./ranking.ts";
 
 export { type PreparedProduct, prepareProduct };
 
@@ -13,14 +14,14 @@ export { type PreparedProduct, prepareProduct };
 const FIELD_POINTS = { name: 3, tags: 2, description: 1 } as const;
 
 interface ProductTerms {
-  name: readonly string[];
-  tags: readonly string[];
-  description: readonly string[];
+  name: string;
+  tags: string;
+  description: string;
 }
 
-function occurs(term: QueryTerm, words: readonly string[]): boolean {
-  return term.prefix ? words.some((word) => word.startsWith(term.term)) : words.includes(term.term);
-}
+// A product matches the word as typed (or as a prefix), not the alternatives a typo or a prefix
+// was spelled out as.
+const occurs = (term: QueryTerm, words: string): boolean => hasWord(words, term.term, term.prefix);
 
 /** Sum over the query terms of the points of the best field each occurs in (0 when none does). */
 export function textPoints(product: ProductTerms, terms: readonly QueryTerm[]): number {
@@ -39,25 +40,24 @@ export function storedCatalogue(products: readonly PreparedProduct[]): string {
     products.map((product) => [
       product.productId,
       product.position,
-      product.name.join(" "),
-      product.tags.join(" "),
-      product.description.join(" "),
+      product.name,
+      product.tags,
+      product.description,
       [...product.canonicalTags],
     ]),
   );
 }
 
 type StoredProduct = [string, number, string, string, string, string[]];
-const words = (text: string): string[] => (text ? text.split(" ") : []);
 
 export function catalogueFromStored(text: string): PreparedProduct[] {
   return (JSON.parse(text) as StoredProduct[]).map(([productId, position, name, tags, description, canonical]) => ({
     productId,
     position,
     canonicalTags: new Set(canonical),
-    name: words(name),
-    tags: words(tags),
-    description: words(description),
+    name,
+    tags,
+    description,
   }));
 }
 

@@ -166,7 +166,7 @@ const SPACE = 0x20;
  * `prefix`. No split and no padded copy: this runs for each term and field of up to 200
  * candidates a search, and the strings it made were most of a search's garbage.
  */
-function hasWord(words: string, word: string, prefix: boolean): boolean {
+export function hasWord(words: string, word: string, prefix: boolean): boolean {
   if (word.length === 0) return false;
   for (let at = words.indexOf(word); at >= 0; at = words.indexOf(word, at + 1)) {
     const end = at + word.length;
@@ -177,7 +177,7 @@ function hasWord(words: string, word: string, prefix: boolean): boolean {
 }
 
 /** Whether a query word occurs among words joined by single spaces (no split: this runs per candidate). */
-function occursIn(term: QueryTerm, words: string): boolean {
+export function occursIn(term: QueryTerm, words: string): boolean {
   if (term.alternatives && term.alternatives.length > 0) {
     return term.alternatives.some((word) => hasWord(words, word, false));
   }
