@@ -9,23 +9,27 @@ import path from "node:path";
  */
 export function sourceTreeKey(root: string): string {
   const hash = createHash("sha256");
-  hashTree(hash, root, root);
+  hashTree(hash, root, root, true);
   return hash.digest("base64url").slice(0, 22);
 }
 
 /**
- * The same key over several trees (paths relative to `root`); null when none of them exists
- * (code running from a bundle, away from its sources): then nothing can tell two versions apart.
+ * The same key over several trees (paths relative to `root`): `trees` walked whole, `flat` their
+ * own files only. Null when none of them exists (code running from a bundle, away from its
+ * sources): then nothing can tell two versions apart.
  */
-export function sourceTreesKey(root: string, trees: readonly string[]): string | null {
-  const present = trees.filter((tree) => existsSync(path.join(root, tree)));
-  if (present.length === 0) return null;
+export function sourceTreesKey(root: string, trees: readonly string[], flat: readonly string[] = []): string | null {
+  const present = (list: readonly string[]) => list.filter((tree) => existsSync(path.join(root, tree)));
+  const walked = present(trees);
+  const listed = present(flat);
+  if (walked.length === 0 && listed.length === 0) return null;
   const hash = createHash("sha256");
-  for (const tree of present) hashTree(hash, root, path.join(root, tree));
+  for (const tree of walked) hashTree(hash, root, path.join(root, tree), true);
+  for (const tree of listed) hashTree(hash, root, path.join(root, tree), false);
   return hash.digest("base64url").slice(0, 22);
 }
 
-function hashTree(hash: Hash, root: string, start: string): void {
+function hashTree(hash: Hash, root: string, start: string, recursive: boolean): void {
   const visit = (directory: string) => {
     let names: string[];
     try {
@@ -37,7 +41,7 @@ function hashTree(hash: Hash, root: string, start: string): void {
       const full = path.join(directory, name);
       const stat = statSync(full);
       if (stat.isDirectory()) {
-        if (name !== "node_modules" && !name.startsWith(".")) visit(full);
+        if (recursive && name !== "node_modules" && !name.startsWith(".")) visit(full);
       } else if (/\.(ts|mts|js|mjs|json|astro)$/.test(name)) {
         hash.update(path.relative(root, full)).update("\0").update(readFileSync(full)).update("\0");
       }
@@ -48,12 +52,13 @@ function hashTree(hash: Hash, root: string, start: string): void {
 
 /**
  * What builds a search result card kept in the store (src/domain/registry/search-cards.ts): the
- * domain, the schemas, the store's row mapping and the data. `npm start`'s primary computes it from the sources and hands
+ * domain, the schemas, the store's row mapping and the data files (data/'s own files only: the
+ * default DATA_DIR, data/runtime, holds the database and the published documents). `npm start`'s primary computes it from the sources and hands
  * it to every server process in this variable, so the bundled routes and the owner's keeper
  * agree on it.
  */
 export const CARD_CODE_ENV = "ABEILLE_CARD_CODE";
 
 export function cardCodeKey(srcDir: string): string | null {
-  return sourceTreesKey(srcDir, ["domain", "schemas", "store", "../data"]);
+  return sourceTreesKey(srcDir, ["domain", "schemas", "store"], ["../data"]);
 }

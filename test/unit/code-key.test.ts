@@ -44,6 +44,14 @@ describe("the kept cards' code key", () => {
     }
   });
 
+  it("reads data/'s own files only, not the runtime data kept under it (the default DATA_DIR)", () => {
+    mkdirSync(path.join(root, "data", "runtime", "publish"), { recursive: true });
+    const first = cardCodeKey(src);
+    writeFileSync(path.join(root, "data", "runtime", "demo-roster.json"), '{"cases": {}}\n');
+    writeFileSync(path.join(root, "data", "runtime", "publish", "index.json"), "{}\n");
+    expect(cardCodeKey(src)).toBe(first);
+  });
+
   it("is null away from the sources (a bundle started by hand), where nothing can tell versions apart", () => {
     expect(cardCodeKey(path.join(root, "dist", "server"))).toBeNull();
   });
