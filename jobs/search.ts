@@ -6,17 +6,27 @@
  *   npm run search -- sync       applies the store's changes since the engine's cursor, then exits
  *   npm run search -- rebuild    a full build, with a progress bar; on Meilisearch, into a new index
  *                                swapped in at the end (searches keep the old one meanwhile)
+ *   npm run search -- cards      brings the search result cards kept in the store in step (a full
+ *                                build, with a progress bar, for a new registry or new code), so
+ *                                that the server does not build them at its start
  *
  * Exit status: 0 done, 1 the engine failed, 2 bad usage.
  */
+import path from "node:path";
 import { loadConfig } from "../src/config/config.ts";
+import { createSearchCardKeeper } from "../src/domain/registry/keep-search-cards.ts";
 import { setLogLevel } from "../src/logging.ts";
+import { CARD_CODE_ENV, cardCodeKey } from "../src/publish/code-key.ts";
 import { createSearchEngine } from "../src/search/engine.ts";
+import { createSearchFollower } from "../src/search/follower.ts";
 import { openDatabase } from "../src/store/db.ts";
+import { createMerchantRepository } from "../src/store/merchant-repository.ts";
+import { createSearchCardStore } from "../src/store/search-card-store.ts";
+import { createSearchFeed } from "../src/store/search-feed.ts";
 
 const [command] = process.argv.slice(2);
-if (command !== "status" && command !== "sync" && command !== "rebuild") {
-  process.stderr.write("usage: npm run search -- status | sync | rebuild\n");
+if (command !== "status" && command !== "sync" && command !== "rebuild" && command !== "cards") {
+  process.stderr.write("usage: npm run search -- status | sync | rebuild | cards\n");
   process.exit(2);
 }
 
@@ -37,9 +47,30 @@ try {
       if (status.state === "unavailable") throw new Error(status.lastError ?? "Meilisearch did not answer");
       process.stdout.write(`${name} is in step with the store at revision ${status.cursor}.\n`);
     }
+  } else if (command === "cards") {
+    const started = performance.now();
+    // The key `npm start` gives the server processes (jobs/start.ts): the same sources, the same key.
+    const code = process.env[CARD_CODE_ENV] ?? cardCodeKey(path.resolve(import.meta.dirname, "../src"));
+    if (!code) throw new Error("the sources under src/ were not found: run this from the project");
+    const keeper = createSearchFollower({
+      engine: createSearchCardKeeper({
+        merchants: createMerchantRepository(db),
+        keptCards: createSearchCardStore(db),
+        orderRailEnabled: config.publicOrderRailEnabled,
+        cardCode: () => code,
+        now: () => new Date(),
+      }),
+      feed: createSearchFeed(db),
+      onProgress: progressBar(started, "search cards"),
+    });
+    const status = await keeper.syncOnce();
+    if (status.state !== "ready") throw new Error(status.lastError ?? "the cards could not be kept");
+    process.stdout.write(
+      `The search cards are in step with the store at revision ${status.cursor} (${((performance.now() - started) / 1000).toFixed(1)} s).\n`,
+    );
   } else {
     const started = performance.now();
-    const bar = progressBar(started);
+    const bar = progressBar(started, "search index");
     await (engine.meilisearch ?? engine.embedded).rebuild(bar);
     process.stderr.write("\n");
     process.stdout.write(`Rebuilt ${name} in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
@@ -51,7 +82,7 @@ try {
   db.$client.close();
 }
 
-function progressBar(started: number): (done: number, total: number) => void {
+function progressBar(started: number, label: string): (done: number, total: number) => void {
   const tty = process.stderr.isTTY === true;
   let lastTenth = -1;
   return (done, total) => {
@@ -61,11 +92,11 @@ function progressBar(started: number): (done: number, total: number) => void {
     if (tty) {
       const filled = Math.round(ratio * 30);
       process.stderr.write(
-        `\rsearch index [${"#".repeat(filled)}${"-".repeat(30 - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${figures}\x1b[K`,
+        `\r${label} [${"#".repeat(filled)}${"-".repeat(30 - filled)}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${figures}\x1b[K`,
       );
     } else if (Math.floor(ratio * 10) !== lastTenth) {
       lastTenth = Math.floor(ratio * 10);
-      process.stderr.write(`search index: ${figures}\n`);
+      process.stderr.write(`${label}: ${figures}\n`);
     }
   };
 }

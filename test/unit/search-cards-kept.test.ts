@@ -5,10 +5,12 @@
  * wrong (its merchant written since, its trust expired, another order-rail setting), until the
  * keeper has built it again.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { jobArgv } from "../../jobs/compile-cache.ts";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { createSearchCardKeeper } from "../../src/domain/registry/keep-search-cards.ts";
@@ -25,6 +27,7 @@ import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { createSearchFeed } from "../../src/store/search-feed.ts";
 import { searchDeps } from "../../src/wiring.ts";
 
+const root = path.resolve(import.meta.dirname, "../..");
 const SEEDED_AT = new Date("2026-11-01T10:00:00.000Z");
 const COUNT = 60;
 
@@ -158,6 +161,21 @@ describe("kept search cards", () => {
       expect(app.keptCards.read(ids, format(), clock.toISOString()).size).toBe(COUNT);
       expect(app.keptCards.read(ids, other, clock.toISOString()).size).toBe(0);
     }
+  });
+
+  it("are built in full by `npm run search -- cards`, with the key the server uses", () => {
+    sqlite().prepare("DELETE FROM kept_cards").run();
+    sqlite().prepare("DELETE FROM kept_card_cursors").run();
+    const output = execFileSync(process.execPath, jobArgv(path.join(root, "jobs/search.ts"), "cards"), {
+      cwd: root,
+      // Vite sets BASE_URL to "/" in the test process: the job gets a URL of its own.
+      env: { ...process.env, DATA_DIR: dataDir, BASE_URL: "http://localhost:4321", LOG_LEVEL: "warn" },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    expect(output).toMatch(/^The search cards are in step with the store at revision \d+ \(\d+\.\d s\)\.\n$/);
+    expect(app.keptCards.readCursor(format())).toBe(app.keptCards.revision());
+    expect(app.keptCards.read(allIds(), format(), new Date().toISOString()).size).toBe(COUNT);
   });
 
   it("go with their merchant when it is deleted", () => {
