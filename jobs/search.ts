@@ -52,6 +52,8 @@ try {
     // The key `npm start` gives the server processes (jobs/start.ts): the same sources, the same key.
     const code = process.env[CARD_CODE_ENV] ?? cardCodeKey(path.resolve(import.meta.dirname, "../src"));
     if (!code) throw new Error("the sources under src/ were not found: run this from the project");
+    const bar = progressBar(started, "search cards");
+    let drawn = false;
     const keeper = createSearchFollower({
       engine: createSearchCardKeeper({
         merchants: createMerchantRepository(db),
@@ -61,9 +63,13 @@ try {
         now: () => new Date(),
       }),
       feed: createSearchFeed(db),
-      onProgress: progressBar(started, "search cards"),
+      onProgress: (done, total) => {
+        drawn = true;
+        bar(done, total);
+      },
     });
     const status = await keeper.syncOnce();
+    if (drawn && process.stderr.isTTY) process.stderr.write("\n"); // past the bar's line
     if (status.state !== "ready") throw new Error(status.lastError ?? "the cards could not be kept");
     process.stdout.write(
       `The search cards are in step with the store at revision ${status.cursor} (${((performance.now() - started) / 1000).toFixed(1)} s).\n`,
