@@ -7,6 +7,8 @@
 export interface RevisionCache<Value> {
   read(key: string, revision: number, nowIso?: string): Value | undefined;
   write(key: string, revision: number, value: Value): void;
+  /** The value of this key: the cached one when current, else what `build` returns (cached). */
+  readOrBuild(key: string, revision: number, nowIso: string | undefined, build: () => Value): Value;
   /**
    * The values of these keys: the cached ones, and what `load` builds for the others (called once
    * with all of them, and cached). A key `load` leaves out has no value.
@@ -51,6 +53,13 @@ export function createRevisionCache<Value>(options: {
         const oldest = entries.keys().next().value;
         if (oldest !== undefined) entries.delete(oldest);
       }
+    },
+    readOrBuild(key, revision, nowIso, build) {
+      const cached = cache.read(key, revision, nowIso);
+      if (cached !== undefined) return cached;
+      const built = build();
+      cache.write(key, revision, built);
+      return built;
     },
     readThrough(keys, revision, nowIso, load) {
       const values = new Map<string, Value>();

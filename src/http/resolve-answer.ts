@@ -25,10 +25,9 @@ export function resolveEnvelopeParts(baseUrl: string, abId: string, answer: Reso
 export function preparedResolve(app: App, abId: string, context: RequestContext): PreparedEnvelope {
   const revision = app.merchants.revision();
   const nowIso = context.now.toISOString();
-  const cached = app.preparedAnswers.read(`resolve:${abId}`, revision, nowIso);
-  if (cached) return cached.envelope;
-  const answer = resolveMerchant(resolveDeps(app), abId);
-  const envelope = prepareEnvelope(resolveEnvelopeParts(app.config.baseUrl, abId, answer));
-  app.preparedAnswers.write(`resolve:${abId}`, revision, { envelope, validUntil: answer.validUntil });
-  return envelope;
+  return app.preparedAnswers.readOrBuild(`resolve:${abId}`, revision, nowIso, () => {
+    const answer = resolveMerchant(resolveDeps(app), abId);
+    const envelope = prepareEnvelope(resolveEnvelopeParts(app.config.baseUrl, abId, answer));
+    return { envelope, validUntil: answer.validUntil };
+  }).envelope;
 }

@@ -39,6 +39,25 @@ describe("search card cache", () => {
     expect(cache.read("ab_aaaaaaaa", 1, "2026-06-01T00:00:00.000Z")).toBeUndefined();
   });
 
+  it("builds a missing value once and serves it until the revision moves; a build that throws keeps nothing", () => {
+    const cache = createSearchCardCache(10);
+    let builds = 0;
+    const build = () => {
+      builds += 1;
+      return card(`Boulangerie ${builds}`);
+    };
+    expect(cache.readOrBuild("ab_aaaaaaaa", 1, undefined, build).merchant.name).toBe("Boulangerie 1");
+    expect(cache.readOrBuild("ab_aaaaaaaa", 1, undefined, build).merchant.name).toBe("Boulangerie 1");
+    expect(cache.readOrBuild("ab_aaaaaaaa", 2, undefined, build).merchant.name).toBe("Boulangerie 2");
+    expect(() =>
+      cache.readOrBuild("ab_bbbbbbbb", 2, undefined, () => {
+        throw new Error("no such merchant");
+      }),
+    ).toThrow("no such merchant");
+    expect(cache.read("ab_bbbbbbbb", 2)).toBeUndefined();
+    expect(builds).toBe(2);
+  });
+
   it("evicts the least recently used card beyond its size", () => {
     const cache = createSearchCardCache(2);
     cache.write("ab_aaaaaaaa", 1, card("A"));

@@ -24,17 +24,15 @@ export function loadLeadTarget(
   const now = deps.now();
   const revision = deps.merchants.revision();
   const key = `${options.withProducts ? "products" : "merchant"}:${abId}`;
-  const cached = deps.leadTargets.read(key, revision, now.toISOString());
-  if (cached) return cached;
-  const target = deps.merchants.findLeadTarget(abId, options);
-  if (!target || target.merchant.status === "ARCHIVED") {
-    throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
-  }
-  const assessment = assessMerchant(target.merchant, target.signals, {
-    orderRailEnabled: deps.orderRailEnabled,
-    now,
+  return deps.leadTargets.readOrBuild(key, revision, now.toISOString(), () => {
+    const target = deps.merchants.findLeadTarget(abId, options);
+    if (!target || target.merchant.status === "ARCHIVED") {
+      throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
+    }
+    const assessment = assessMerchant(target.merchant, target.signals, {
+      orderRailEnabled: deps.orderRailEnabled,
+      now,
+    });
+    return { ...target, assessment };
   });
-  const assessed = { ...target, assessment };
-  deps.leadTargets.write(key, revision, assessed);
-  return assessed;
 }

@@ -327,12 +327,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     }
     searchedRevision = indexRevision();
     searchedStoreRevision = storeRevision();
-    const key = `${searchedRevision}|${pageKey(query)}`;
-    const kept = pageCache.read(key, searchedStoreRevision);
-    if (kept) return kept;
-    const found = runSearch(query);
-    pageCache.write(key, searchedStoreRevision, found);
-    return found;
+    return pageCache.readOrBuild(`${searchedRevision}|${pageKey(query)}`, searchedStoreRevision, undefined, () =>
+      runSearch(query),
+    );
   }
 
   function runSearch(query: SearchQuery): SearchPage {
@@ -477,14 +474,13 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // fts5vocab reads every doclist of a range to count its documents: the words of a two-letter
     // beginning are kept for the index revision they were read at.
     const revision = searchedRevision;
-    const wordsStarting = (probe: string): [string, number][] => {
-      let words = probeCache.read(probe, revision);
-      if (!words) {
-        words = range.all(probe, `${probe}\uffff`) as [string, number][];
-        probeCache.write(probe, revision, words);
-      }
-      return words;
-    };
+    const wordsStarting = (probe: string): [string, number][] =>
+      probeCache.readOrBuild(
+        probe,
+        revision,
+        undefined,
+        () => range.all(probe, `${probe}\uffff`) as [string, number][],
+      );
     const corrected = terms.map((term): QueryTerm => {
       const word = term.term;
       if (word.length < MIN_TYPO_WORD_LENGTH || /\d/.test(word)) return term;
@@ -525,16 +521,14 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // fts5vocab counts the documents of each word it lists: the lists are kept for the index
     // revision they were read at (the same last words come back, "paris", "centre", "moulin").
     const revision = searchedRevision;
-    let longer = longerWords.read(word, revision);
-    if (!longer) {
+    const longer = longerWords.readOrBuild(word, revision, undefined, () => {
       // Every word that starts `word` and is longer: above word + U+0001 (no token holds a
       // control character), below the word with its last letter moved up by one.
       const successor = `${word.slice(0, -1)}${String.fromCharCode(word.charCodeAt(word.length - 1) + 1)}`;
-      longer = prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
+      return prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
         .pluck()
         .all(`${word}\u0001`, successor, MAX_SPELLED_OUT + 1) as string[];
-      longerWords.write(word, revision, longer);
-    }
+    });
     if (longer.length > MAX_SPELLED_OUT) return term;
     if (longer.length === 0) return { ...term, prefix: false };
     return { ...term, prefix: false, alternatives: [word, ...longer] };
