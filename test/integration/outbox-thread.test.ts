@@ -61,8 +61,11 @@ describe("the outbox thread", () => {
         },
         { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
       );
+      // The email file is written before the delivery is recorded: wait for both.
+      const delivered = () =>
+        emails().length > 0 && app.leads.findSummary(receipt.leadId)?.trackingStatus === "delivered";
       const deadline = Date.now() + 10_000;
-      while (emails().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      while (!delivered() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(emails()).toHaveLength(1);
       expect(emails()[0]).toContain(app.outbox.findBySubject(receipt.leadId)[0]?.messageId ?? "missing");
       expect(app.leads.findSummary(receipt.leadId)?.trackingStatus).toBe("delivered");
