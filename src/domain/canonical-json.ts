@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { utf8Bytes } from "./utf8.ts";
 
 /**
@@ -70,7 +70,7 @@ export function contentHash(value: unknown): string {
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(utf8Bytes(text)).digest("hex");
+  return hash("sha256", utf8Bytes(text), "hex");
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { utf8Bytes } from "../domain/utf8.ts";
 import { type Action, type MerchantState, PROTOCOL, PROTOCOL_VERSION } from "../schemas/envelope.ts";
 
@@ -27,7 +27,7 @@ export function renderedDocument(text: string, contentType: string): RenderedDoc
 }
 
 export function bodyHash(body: Uint8Array): string {
-  return createHash("sha256").update(body).digest("base64");
+  return hash("sha256", body, "base64");
 }
 
 /** Strong entity tag of a body: `"sha256-<base64>"`. */

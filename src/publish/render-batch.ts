@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { MerchantProfile } from "../domain/merchant.ts";
 import { utf8Bytes } from "../domain/utf8.ts";
 import { buildPublishedDecisionCard, renderDecisionCard } from "./decision-card.ts";
@@ -52,12 +52,14 @@ export function emptyCounters(): BatchCounters {
   return { rendered: 0, skipped: 0, written: 0, unchanged: 0, snapshotsSigned: 0, deleted: 0, failed: 0 };
 }
 
-/** Hash of the loaded profile: the renderers are pure, so equal profiles (and period) give equal files. */
+/**
+ * Hash of the loaded profile: the renderers are pure, so equal profiles (and period) give equal
+ * files. Hashed from its JSON text: V8's own serialization (node:v8) would be faster but prints a
+ * number as an integer or a double depending on the object's history, so equal profiles could
+ * differ and be rendered again on every run.
+ */
 export function profileFingerprint(profile: unknown): string {
-  return createHash("sha256")
-    .update(utf8Bytes(JSON.stringify(profile)))
-    .digest("base64url")
-    .slice(0, 27);
+  return hash("sha256", utf8Bytes(JSON.stringify(profile)), "base64url").slice(0, 27);
 }
 
 /**
@@ -142,7 +144,7 @@ function renderOne(
       );
       const card = buildPublishedDecisionCard(view);
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.write(publishedPath("snapshot", abId), issued.document.body);
+      folder.write(publishedPath("snapshot", abId), issued.document.body, old.hashes.snapshot !== undefined);
       counters.written += 1;
       counters.snapshotsSigned += 1;
       return {
@@ -171,7 +173,7 @@ function renderOne(
     if (old?.hashes[kind] === document.hash && folder.exists(relative)) {
       counters.unchanged += 1;
     } else {
-      folder.write(relative, document.body);
+      folder.write(relative, document.body, old !== null);
       counters.written += 1;
     }
   }
@@ -181,7 +183,7 @@ function renderOne(
   if (context.issueSnapshot) {
     if (snapshotDue(context, old, cardHash) || !folder.exists(publishedPath("snapshot", abId))) {
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.write(publishedPath("snapshot", abId), issued.document.body);
+      folder.write(publishedPath("snapshot", abId), issued.document.body, old?.hashes.snapshot !== undefined);
       hashes.snapshot = issued.document.hash;
       snapshotExpiresAt = issued.expiresAt;
       counters.written += 1;

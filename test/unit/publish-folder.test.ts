@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { etagOf, matchesIfNoneMatch } from "../../src/publish/document.ts";
 import { matchPublishedPath, publishedPath } from "../../src/publish/documents.ts";
 import { type IndexEntry, PublishFolder } from "../../src/publish/publish-folder.ts";
-import { renderBatch } from "../../src/publish/render-batch.ts";
+import { profileFingerprint, renderBatch } from "../../src/publish/render-batch.ts";
 import { formatServeIndex, parseServeIndex, publishKeyOf } from "../../src/publish/serve-index.ts";
 import { loadPublishSettings } from "../../src/publish/settings.ts";
 import { headersFile, nginxSnippet } from "../../src/publish/static-config.ts";
@@ -53,6 +53,67 @@ describe("publish folder layout", () => {
     expect(folder.removeMerchant("ab_12345678")).toBe(1);
     expect(folder.exists("api/merchants/ab_12345678/jsonld")).toBe(false);
     folder.close(true);
+  });
+
+  it("writes whatever the caller believes of the directory: missing, present, gone since, or unknown", () => {
+    const folder = new PublishFolder(tempDir());
+    folder.open();
+    // Believed missing: made without asking; also when it exists after all.
+    folder.write("api/merchants/ab_aaaaaaaa/jsonld", "new", false);
+    mkdirSync(folder.full("m/ab_aaaaaaaa"), { recursive: true });
+    folder.write("m/ab_aaaaaaaa/ai.md", "there already", false);
+    // Believed present, but removed by hand since the last run: made when the write finds it gone.
+    folder.write("api/merchants/ab_bbbbbbbb/jsonld", "gone since", true);
+    // Unknown: asked first.
+    folder.write("api/registry/verify/ab_cccccccc/snapshot", "asked");
+    expect(readFileSync(folder.full("api/merchants/ab_aaaaaaaa/jsonld"), "utf8")).toBe("new");
+    expect(readFileSync(folder.full("m/ab_aaaaaaaa/ai.md"), "utf8")).toBe("there already");
+    expect(readFileSync(folder.full("api/merchants/ab_bbbbbbbb/jsonld"), "utf8")).toBe("gone since");
+    expect(readFileSync(folder.full("api/registry/verify/ab_cccccccc/snapshot"), "utf8")).toBe("asked");
+    expect(folder.temporaryFiles()).toEqual([]);
+    folder.close(true);
+  });
+
+  it("leaves no temporary file behind when a write fails", () => {
+    const folder = new PublishFolder(tempDir());
+    folder.open();
+    // The target is a directory: the rename over it fails after the temporary file was written.
+    mkdirSync(folder.full("api/merchants/ab_aaaaaaaa/jsonld"), { recursive: true });
+    writeFileSync(path.join(folder.full("api/merchants/ab_aaaaaaaa/jsonld"), "keep"), "x");
+    expect(() => folder.write("api/merchants/ab_aaaaaaaa/jsonld", "body", true)).toThrow();
+    expect(folder.temporaryFiles()).toEqual([]);
+    folder.close(false);
+  });
+
+  it("fingerprints equal profiles alike and any change of a profile's content differently", () => {
+    const fingerprint = profileFingerprint(tourismProfile());
+    expect(profileFingerprint(tourismProfile())).toBe(fingerprint);
+    expect(fingerprint).toMatch(/^[A-Za-z0-9_-]{27}$/);
+    const changes: ((profile: ReturnType<typeof tourismProfile>) => void)[] = [
+      (profile) => {
+        profile.merchant.businessName = `${profile.merchant.businessName} `;
+      },
+      (profile) => {
+        (profile.products[0] as { priceCents: number | null }).priceCents = 1;
+      },
+      (profile) => {
+        profile.products.reverse();
+      },
+      (profile) => {
+        profile.signals.pop();
+      },
+      (profile) => {
+        const node = profile.clusters[0]?.nodes[0] as { answer: string };
+        node.answer = node.answer.replace("é", "e");
+      },
+    ];
+    const seen = new Set([fingerprint]);
+    for (const change of changes) {
+      const profile = tourismProfile();
+      change(profile);
+      seen.add(profileFingerprint(profile));
+    }
+    expect(seen.size).toBe(changes.length + 1);
   });
 
   it("sweeps the temporary files of an interrupted run before the next one", () => {

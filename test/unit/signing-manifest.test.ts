@@ -20,6 +20,7 @@ import {
   MANIFEST_TYP,
   manifestCacheControl,
   manifestMaxAgeSeconds,
+  newNonce,
 } from "../../src/signing/manifest.ts";
 
 import { view as publishView, tourismProfile } from "./publish-fixtures.ts";
@@ -164,6 +165,12 @@ describe("buildManifest", () => {
   it("draws a new nonce on every call", () => {
     const nonces = new Set(Array.from({ length: 50 }, () => issue().manifest.nonce));
     expect(nonces.size).toBe(50);
+  });
+
+  it("never hands out the same nonce twice, across the random pool's refills (256 nonces a draw)", () => {
+    const nonces = Array.from({ length: 1_000 }, () => newNonce());
+    expect(new Set(nonces).size).toBe(1_000);
+    expect(nonces.every((nonce) => /^[A-Za-z0-9_-]{22}$/.test(nonce))).toBe(true);
   });
 });
 
