@@ -1,7 +1,7 @@
 import { evidenceUrl } from "../domain/links.ts";
 import type { Signal } from "../domain/merchant.ts";
 import {
-  EVIDENCE_SIGNALS,
+  isEvidenceSignal,
   type ProofStatus,
   proofStatusFor,
   type SignalDefinition,
@@ -126,7 +126,6 @@ export function evidenceFacts(view: MerchantView): EvidenceFact[] {
 
 function computeEvidenceFacts(view: MerchantView): EvidenceFact[] {
   const { profile, assessment, options } = view;
-  const evidence = new Set<string>(EVIDENCE_SIGNALS);
   const counted = new Map(assessment.trust.contributions.map((item) => [item.signal, item.counted]));
   return [...profile.signals]
     .sort((a, b) => signalPosition(a.key) - signalPosition(b.key))
@@ -141,7 +140,7 @@ function computeEvidenceFacts(view: MerchantView): EvidenceFact[] {
           proof: proofOf(signal),
           component: definition.component,
           points: counted.get(signal.key) ?? 0,
-          evidenceUrl: evidence.has(signal.key)
+          evidenceUrl: isEvidenceSignal(signal.key)
             ? evidenceUrl(options.baseUrl, signal.key, profile.merchant.abId)
             : null,
         },

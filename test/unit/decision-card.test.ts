@@ -659,6 +659,11 @@ describe("decision card helpers", () => {
     expect([...short].length).toBeLessThanOrEqual(160);
     expect(short).toMatch(/ mot…$/);
     expect([...shortDescription("x".repeat(300))].length).toBe(160);
+    // Characters, not UTF-16 units: 100 emoji (200 units) are kept whole, 200 are cut to 160.
+    expect(shortDescription("😀".repeat(100))).toBe("😀".repeat(100));
+    expect(shortDescription("😀".repeat(200))).toBe(`${"😀".repeat(159)}…`);
+    expect(shortDescription("x".repeat(160))).toBe("x".repeat(160));
+    expect(shortDescription("x".repeat(161))).toBe(`${"x".repeat(159)}…`);
   });
 
   it("yearsBetween counts whole years and moves on the anniversary only", () => {

@@ -9,7 +9,6 @@ import type { Assessment } from "../assess-merchant.ts";
 import type { MerchantProfile, Signal } from "../merchant.ts";
 import {
   COMPONENT_MAX,
-  EVIDENCE_SIGNALS,
   type EvidenceSignal,
   type ProofStatus,
   proofStatusFor,
@@ -26,13 +25,8 @@ const PERSONAL_VALUE_SIGNALS: ReadonlySet<string> = new Set([
   "contact_email_verified",
 ]);
 
-const evidenceSet: ReadonlySet<string> = new Set(EVIDENCE_SIGNALS);
-
-export function isEvidenceSignal(value: string): value is EvidenceSignal {
-  return evidenceSet.has(value);
-}
-
 export { evidenceUrl } from "../links.ts";
+export { isEvidenceSignal } from "../trust/signal-catalog.ts";
 
 export interface EvidenceInput {
   profile: MerchantProfile;

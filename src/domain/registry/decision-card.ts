@@ -24,6 +24,7 @@ import { evidenceUrl, merchantLinks } from "../links.ts";
 import type { Merchant, MerchantProfile, Product, QaCluster, QaNode, Signal, TerritorialProof } from "../merchant.ts";
 import {
   EVIDENCE_SIGNALS,
+  isEvidenceSignal,
   type ProofStatus,
   proofStatusFor,
   signalDefinition,
@@ -348,8 +349,8 @@ function buildOrderContract(baseUrl: string, orderRailEnabled: boolean, assessme
 }
 
 /** The status a reader should see: a verified signal past its expiry is expired. */
-function effectiveStatus(signal: Signal, now: Date): Signal["status"] {
-  return signal.status === "verified" && isSignalExpired(signal, now.toISOString()) ? "expired" : signal.status;
+function effectiveStatus(signal: Signal, nowIso: string): Signal["status"] {
+  return signal.status === "verified" && isSignalExpired(signal, nowIso) ? "expired" : signal.status;
 }
 
 function proofStatusOf(signal: Signal): ProofStatus {
@@ -381,13 +382,13 @@ function topCredentials(
   assessment: Assessment,
   now: Date,
 ): DecisionCard["verification_capsule"]["top_credentials"] {
-  const evidence = new Set<string>(EVIDENCE_SIGNALS);
+  const nowIso = now.toISOString();
   const points = new Map(assessment.trust.contributions.map((item) => [item.signal, item.counted]));
   return signals
     .flatMap((signal) => {
       const definition = signalDefinition(signal.key);
       const proof = proofStatusOf(signal);
-      if (!definition || !evidence.has(signal.key) || effectiveStatus(signal, now) !== "verified") return [];
+      if (!definition || !isEvidenceSignal(signal.key) || effectiveStatus(signal, nowIso) !== "verified") return [];
       if (proof === "merchant_declared") return [];
       return [{ signal, definition, proof }];
     })
@@ -422,7 +423,7 @@ function nextRefreshAt(signals: readonly Signal[], now: Date): string | null {
 
 /** The signals the spec lists as credentials, in catalog order, with their real source. */
 function credentials(baseUrl: string, abId: string, signals: readonly Signal[], now: Date): DecisionCardCredential[] {
-  const evidence = new Set<string>(EVIDENCE_SIGNALS);
+  const nowIso = now.toISOString();
   return [...signals]
     .sort((a, b) => signalPosition(a.key) - signalPosition(b.key))
     .flatMap((signal) => {
@@ -438,9 +439,9 @@ function credentials(baseUrl: string, abId: string, signals: readonly Signal[], 
           // The spec shows official_api and platform_observed; a merchant declaration keeps its
           // own source rather than passing for something the platform observed.
           source: signal.source,
-          status: effectiveStatus(signal, now),
+          status: effectiveStatus(signal, nowIso),
           proof_status: proofStatusOf(signal),
-          evidence_url: evidence.has(signal.key) ? evidenceUrl(baseUrl, signal.key, abId) : null,
+          evidence_url: isEvidenceSignal(signal.key) ? evidenceUrl(baseUrl, signal.key, abId) : null,
         },
       ];
     });
@@ -583,7 +584,14 @@ function brickItem(product: Product): BrickItem {
  */
 export function shortDescription(text: string, max = DESCRIPTION_SHORT_MAX): string {
   const clean = text.replace(/\s+/gu, " ").trim();
-  const chars = [...clean];
+  // A text no longer than max in UTF-16 units has at most max characters; otherwise only the
+  // first max + 1 characters are read (a long description is not split whole).
+  if (clean.length <= max) return clean;
+  const chars: string[] = [];
+  for (const char of clean) {
+    chars.push(char);
+    if (chars.length > max) break;
+  }
   if (chars.length <= max) return clean;
   const head = chars.slice(0, max - 1).join("");
   const boundary = chars[max - 1] === " " ? head.length : head.lastIndexOf(" ");

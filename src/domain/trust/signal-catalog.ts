@@ -588,6 +588,12 @@ export const EVIDENCE_SIGNALS = [
 ] as const;
 export type EvidenceSignal = (typeof EVIDENCE_SIGNALS)[number];
 
+const evidenceSet: ReadonlySet<string> = new Set(EVIDENCE_SIGNALS);
+
+export function isEvidenceSignal(value: string): value is EvidenceSignal {
+  return evidenceSet.has(value);
+}
+
 export function proofStatusFor(source: SignalSource): ProofStatus {
   if (source === "official_api" || source === "official_file") return "official_source_verified";
   if (source === "platform_observed") return "machine_consistent";
