@@ -5,7 +5,7 @@
  *
  * Skipped, with a message, only when /usr/bin/chromium is missing outside CI; in CI it must run.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Browser, chromium, type Request } from "playwright-core";
@@ -134,13 +134,21 @@ describe("the microsite in Chromium", () => {
     }
     expect(pageErrors).toEqual([]);
 
+    // The screenshot is kept for a person to look at only when KEEP_SCREENSHOTS is set: otherwise
+    // every run would leave a PNG in the temporary folder.
     const shots = mkdtempSync(path.join(os.tmpdir(), "abeille-microsite-"));
     const file = path.join(shots, `${abId}.png`);
-    await page.screenshot({ path: file, fullPage: true });
-    expect(existsSync(file)).toBe(true);
-    process.stderr.write(
-      `microsite-browser: screenshot ${file} (lead endpoint ${endpointExists ? "real" : "intercepted"})\n`,
-    );
+    try {
+      await page.screenshot({ path: file, fullPage: true });
+      expect(existsSync(file)).toBe(true);
+      if (process.env.KEEP_SCREENSHOTS) {
+        process.stderr.write(
+          `microsite-browser: screenshot ${file} (lead endpoint ${endpointExists ? "real" : "intercepted"})\n`,
+        );
+      }
+    } finally {
+      if (!process.env.KEEP_SCREENSHOTS) rmSync(shots, { recursive: true, force: true });
+    }
     await context.close();
   }, 90_000);
 
