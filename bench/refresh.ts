@@ -3,8 +3,9 @@
  * incremental refresh after 1,000 published merchants changed, one with no change, a full one
  * over the files in place (what a deployment runs after a change of code) and the daily one that
  * re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
- * process: start-up included). Prints merchants/s and wall time and writes
- * bench/results/refresh-latest.{md,json}.
+ * process: start-up included). Beside them, the same run's baseline: the full run's files of
+ * 20,000 merchants written again by bare node:fs (bench/bare-writes.ts). Prints merchants/s and
+ * wall time and writes bench/results/refresh-latest.{md,json}.
  *
  *   node bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changes 1000] [--workers N] [--keep]
  *
@@ -19,6 +20,7 @@ import { parseArgs } from "node:util";
 import { jobArgv } from "../jobs/compile-cache.ts";
 import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { openDatabase } from "../src/store/db.ts";
+import { merchantFilesOf, writeBare } from "./bare-writes.ts";
 import { machineLine, round, writeReport } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -32,6 +34,8 @@ const { values } = parseArgs({
   },
 });
 const count = Number(values.count);
+/** Merchants whose files the baseline writes again (about 80 KB each). */
+const BASELINE_MERCHANTS = 20_000;
 const changes = Number(values.changes);
 const dataDir = values.store
   ? path.resolve(values.store)
@@ -90,6 +94,27 @@ function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs:
 const runs: Run[] = [];
 runs.push(refresh("full"));
 
+// The same run's baseline: the files of the full run's first merchants written again by bare
+// node:fs (bench/bare-writes.ts), on as many threads as the job's workers. A sample, so that the
+// copy does not double the publish folder's memory on tmpfs.
+const threads = Number(values.workers ?? os.availableParallelism());
+const sample = merchantFilesOf(publishDir, BASELINE_MERCHANTS);
+const bare = await writeBare(sample, path.join(dataDir, "bare-writes"), threads);
+const fullRun = runs[0] as Run;
+const baseline = {
+  merchants: sample.length,
+  files: sample.reduce((sum, merchant) => sum + merchant.files.length, 0),
+  threads,
+  wallSeconds: round(bare.wallSeconds, 2),
+  cpuSeconds: round(bare.cpuSeconds, 2),
+  microsecondsPerMerchant: Math.round((bare.wallSeconds * 1e6) / sample.length),
+  fullRunMicrosecondsPerMerchant: Math.round((fullRun.wallSeconds * 1e6) / fullRun.summary.merchants),
+};
+process.stdout.write(
+  `baseline (bare node:fs, the same files of ${baseline.merchants} merchants): ${baseline.wallSeconds} s wall, ` +
+    `${baseline.microsecondsPerMerchant} µs a merchant against the full run's ${baseline.fullRunMicrosecondsPerMerchant}\n`,
+);
+
 // `changes` published merchants change, spread over the registry (a source update bumps updated_at, as every writer does).
 const db = openDatabase(path.join(dataDir, "abeille.db"));
 const published = db.$client
@@ -138,8 +163,14 @@ const report = [
   `|${"---|".repeat(9)}`,
   ...lines.map((line) => `| ${line} |`),
   "",
+  `Baseline in the same run: bare node:fs writing the full run's files of its first ${baseline.merchants} merchants again ` +
+    `(${baseline.files} files, the same sizes and layout, each written beside its target and renamed over it, ` +
+    `${baseline.threads} threads, no rendering): ${baseline.wallSeconds} s wall (${baseline.cpuSeconds} s of CPU), ` +
+    `${baseline.microsecondsPerMerchant} µs a merchant. The full run: ${baseline.fullRunMicrosecondsPerMerchant} µs a merchant, ` +
+    `${round(baseline.fullRunMicrosecondsPerMerchant / baseline.microsecondsPerMerchant, 1)} times the files alone.`,
+  "",
 ].join("\n");
-writeReport("refresh", report, runs);
+writeReport("refresh", report, { runs, baseline });
 if (previousPublish) rmSync(previousPublish, { recursive: true, force: true });
 if (!values.keep && !values.store) rmSync(dataDir, { recursive: true, force: true });
 
