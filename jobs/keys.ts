@@ -15,6 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
+import { kidSchema } from "../src/schemas/signing.ts";
 import { JWKS_PUBLIC_PATH, writeJwksFile } from "../src/signing/jwks-file.ts";
 import {
   createKeyStore,
@@ -121,8 +122,12 @@ function republish(config: { dataDir: string }, store: KeyStore, io: KeysIo): vo
 }
 
 function parse(args: string[]) {
+  // One key id in 64 starts with "-" (base64url): it is an argument, not an option.
+  const kidAt = args.includes("--")
+    ? -1
+    : args.findIndex((arg) => arg.startsWith("-") && kidSchema.safeParse(arg).success);
   return parseArgs({
-    args,
+    args: kidAt < 0 ? args : [...args.slice(0, kidAt), "--", ...args.slice(kidAt)],
     allowPositionals: true,
     options: { "activate-after": { type: "string" }, json: { type: "boolean" } },
   });

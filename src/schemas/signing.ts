@@ -9,6 +9,8 @@ import { abIdSchema, queryBoolean } from "./common.ts";
  */
 
 const base64url43 = z.string().regex(/^[A-Za-z0-9_-]{43}$/, "must be 43 base64url characters (32 bytes)");
+/** A key id: the RFC 7638 thumbprint, 43 base64url characters (so it may start with `-`). */
+export const kidSchema = base64url43;
 const timestamp = z.iso.datetime({ offset: true });
 
 // --- the key index (DATA_DIR/keys/index.json): public metadata only, never a private part

@@ -294,6 +294,17 @@ describe("npm run keys", () => {
     expect(run("explode")).toBe(2);
   });
 
+  it("takes a key id that starts with a dash (one in 64) as the key to retire, not as an option", () => {
+    const err: string[] = [];
+    const io = { out: () => undefined, err: (text: string) => err.push(text) };
+    const run = (...args: string[]) => runKeysCommand(args, { dataDir }, io, { now });
+    const dashed = `-${"a".repeat(42)}`;
+    expect(run("retire", dashed)).toBe(1);
+    expect(err.join("")).toMatch(/no key has kid/);
+    expect(run("retire", "--", dashed)).toBe(1);
+    expect(run("retire", "-x")).toBe(2);
+  });
+
   it("rewrites the static key set in the publish folder so it lists the next key before it signs", () => {
     const publishDir = path.join(dataDir, "publish");
     mkdirSync(publishDir);
