@@ -3,7 +3,6 @@ import { PEOPLE_FIELD_MAX } from "../schemas/people.ts";
 import type { SearchResult } from "../schemas/registry.ts";
 import { HTML_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
 import { html, type SafeHtml } from "./html.ts";
-import { MICROSITE_STYLESHEET } from "./microsite.ts";
 
 /**
  * The pages a person meets outside a merchant's page, in French: the front door (`/`, what
@@ -13,6 +12,8 @@ import { MICROSITE_STYLESHEET } from "./microsite.ts";
  */
 
 export const FAVICON = "/favicon.svg";
+/** Where the pages' stylesheet is served (public/), relative so a page works on any host. */
+export const MICROSITE_STYLESHEET = "/assets/microsite.css";
 export const PRIVACY_PATH = "/confidentialite";
 export const LEGAL_PATH = "/mentions-legales";
 

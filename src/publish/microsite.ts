@@ -15,15 +15,13 @@ import {
   PROOF_LABELS_FR,
   STATUS_LABELS_FR,
 } from "./format-fr.ts";
-import { FAVICON, PRIVACY_PATH, siteFooterLinks } from "./front-door.ts";
+import { FAVICON, MICROSITE_STYLESHEET, PRIVACY_PATH, siteFooterLinks } from "./front-door.ts";
 import { weekHours } from "./hours.ts";
 import { html, jsonForScript, raw, type SafeHtml } from "./html.ts";
 import { buildJsonLd } from "./jsonld.ts";
 import { leadTypesFor } from "./lead-types.ts";
 import type { MerchantView } from "./view.ts";
 
-/** Where the page's stylesheet is served (public/), relative so the page works on any host. */
-export const MICROSITE_STYLESHEET = "/assets/microsite.css";
 /** The lead endpoint as the browser calls it: same origin as the page. */
 export const LEAD_FORM_ACTION = "/api/contact/brick";
 

@@ -1,4 +1,4 @@
-import type { BatchRunner } from "./publisher.ts";
+import type { BatchRunner } from "./render-batch.ts";
 
 /**
  * Batches go to the workers while they have room, to this thread otherwise. This thread renders

@@ -8,7 +8,14 @@ import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
 import { mixedRunner } from "./mixed-runner.ts";
 import { type IndexEntry, PublishFolder, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
-import { type BatchContext, type BatchItem, type BatchResult, emptyCounters, renderBatch } from "./render-batch.ts";
+import {
+  type BatchContext,
+  type BatchItem,
+  type BatchResult,
+  type BatchRunner,
+  emptyCounters,
+  renderBatch,
+} from "./render-batch.ts";
 import { formatServeIndex, publishKeyOf } from "./serve-index.ts";
 import type { PublishSettings } from "./settings.ts";
 import type { SnapshotIssuer } from "./snapshot.ts";
@@ -20,16 +27,6 @@ export interface RefreshConfig {
   publicOrderRailEnabled: boolean;
   dataDir: string;
   databaseFile: string;
-}
-
-/** Renders batches somewhere (in this thread, or in worker threads). */
-export interface BatchRunner {
-  /** Batches in flight at once. */
-  concurrency: number;
-  /** True when a batch handed over now would start without waiting behind more than one other. */
-  hasRoom?(): boolean;
-  run(items: BatchItem[]): Promise<BatchResult>;
-  close(): Promise<void>;
 }
 
 export interface RefreshInput {

@@ -48,6 +48,16 @@ export interface BatchResult extends BatchCounters {
   failures: { abId: string; message: string }[];
 }
 
+/** Renders batches somewhere (in this thread, or in worker threads). */
+export interface BatchRunner {
+  /** Batches in flight at once. */
+  concurrency: number;
+  /** True when a batch handed over now would start without waiting behind more than one other. */
+  hasRoom?(): boolean;
+  run(items: BatchItem[]): Promise<BatchResult>;
+  close(): Promise<void>;
+}
+
 export function emptyCounters(): BatchCounters {
   return { rendered: 0, skipped: 0, written: 0, unchanged: 0, snapshotsSigned: 0, deleted: 0, failed: 0 };
 }

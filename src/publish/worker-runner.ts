@@ -1,8 +1,8 @@
 import os from "node:os";
 import { Worker } from "node:worker_threads";
-import type { BatchRunner, RefreshInput } from "./publisher.ts";
+import type { RefreshInput } from "./publisher.ts";
 import type { WorkerSetup } from "./refresh-worker.ts";
-import type { BatchItem, BatchResult } from "./render-batch.ts";
+import type { BatchItem, BatchResult, BatchRunner } from "./render-batch.ts";
 
 /** Batches a worker holds at once: the one it renders and the next. */
 const BATCHES_PER_WORKER = 2;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mixedRunner } from "../../src/publish/mixed-runner.ts";
-import type { BatchRunner } from "../../src/publish/publisher.ts";
-import { type BatchItem, type BatchResult, emptyCounters } from "../../src/publish/render-batch.ts";
+import { type BatchItem, type BatchResult, type BatchRunner, emptyCounters } from "../../src/publish/render-batch.ts";
 
 function batch(abId: string): BatchItem[] {
   return [{ abId, stamp: "s", status: "ACTIVE", old: null }];

@@ -1,8 +1,12 @@
+import type { Assessment } from "../assess-merchant.ts";
+import type { LeadTarget } from "../registry/merchant-store.ts";
 import type { ResolveDeps } from "../registry/resolve-merchant.ts";
 import type { RevisionCache } from "../revision-cache.ts";
 import type { LeadRepository } from "./lead-store.ts";
-import type { AssessedLeadTarget } from "./load-lead-target.ts";
 import type { TrackingTokens } from "./tracking-token.ts";
+
+/** The merchant a lead goes to, with its assessment (loadLeadTarget). */
+export type AssessedLeadTarget = LeadTarget & { assessment: Assessment };
 
 /** What the lead functions need (built by `leadDeps` in src/wiring.ts). */
 export interface LeadDeps extends ResolveDeps {

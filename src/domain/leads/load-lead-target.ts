@@ -1,10 +1,7 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import { type Assessment, assessMerchant } from "../assess-merchant.ts";
-import type { LeadTarget } from "../registry/merchant-store.ts";
+import { assessMerchant } from "../assess-merchant.ts";
 import type { RevisionCache } from "../revision-cache.ts";
-import type { LeadDeps } from "./lead-deps.ts";
-
-export type AssessedLeadTarget = LeadTarget & { assessment: Assessment };
+import type { AssessedLeadTarget, LeadDeps } from "./lead-deps.ts";
 
 /**
  * The merchant a lead goes to, assessed like every read surface assesses it (loadMerchant's

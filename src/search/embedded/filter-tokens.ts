@@ -1,4 +1,4 @@
-import type { BoundingBox } from "./ranking.ts";
+import type { BoundingBox } from "../../domain/geo.ts";
 
 /*
  * Filter tokens: each merchant document carries, in its `filters` column, one token per product

@@ -1,4 +1,4 @@
-import { EARTH_RADIUS_KM, type GeoPoint, haversineKm } from "../../domain/geo.ts";
+import { type BoundingBox, boundingBox, EARTH_RADIUS_KM, type GeoPoint, haversineKm } from "../../domain/geo.ts";
 import type { QueryTerm } from "../normalize.ts";
 import { TEXT_COLUMNS } from "./tables.ts";
 
@@ -58,9 +58,7 @@ export function matchExpression(
   return parts.join(" AND ");
 }
 
-const KM_PER_DEGREE_LAT = 111.32;
-
-export { type GeoPoint, haversineKm };
+export { type BoundingBox, boundingBox, type GeoPoint, haversineKm };
 
 /** The same distance in SQL (bundled SQLite has math functions), for filtering before LIMIT. */
 export function haversineSql(latColumn: string, lngColumn: string): string {
@@ -68,29 +66,6 @@ export function haversineSql(latColumn: string, lngColumn: string): string {
     power(sin(radians(${latColumn} - @lat) / 2), 2) +
     cos(radians(@lat)) * cos(radians(${latColumn})) * power(sin(radians(${lngColumn} - @lng) / 2), 2)
   ))))`;
-}
-
-export interface BoundingBox {
-  minLat: number;
-  maxLat: number;
-  minLng: number;
-  maxLng: number;
-}
-
-/**
- * A box that holds every point within radiusKm of the centre (slightly larger, never smaller).
- * Near the poles or across the antimeridian it widens to every longitude.
- */
-export function boundingBox(center: GeoPoint, radiusKm: number): BoundingBox {
-  const dLat = radiusKm / KM_PER_DEGREE_LAT + 1e-6;
-  const minLat = Math.max(-90, center.lat - dLat);
-  const maxLat = Math.min(90, center.lat + dLat);
-  const cosLat = Math.min(Math.cos((minLat * Math.PI) / 180), Math.cos((maxLat * Math.PI) / 180));
-  const dLng = cosLat > 1e-6 ? radiusKm / (KM_PER_DEGREE_LAT * cosLat) + 1e-6 : 360;
-  if (dLng >= 180 || center.lng - dLng < -180 || center.lng + dLng > 180) {
-    return { minLat, maxLat, minLng: -180, maxLng: 180 };
-  }
-  return { minLat, maxLat, minLng: center.lng - dLng, maxLng: center.lng + dLng };
 }
 
 /*
