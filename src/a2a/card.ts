@@ -1,5 +1,4 @@
 import { AgentCard, type SecurityRequirement } from "@a2a-js/sdk";
-import { z } from "zod";
 import { API_VERSION, SERVICE_DESCRIPTION, SERVICE_NAME } from "../mcp/discovery.ts";
 import { TOOLS } from "../mcp/registry.ts";
 
@@ -114,54 +113,3 @@ export function agentCard(baseUrl: string): AgentCard {
 export function agentCardJson(baseUrl: string): Record<string, unknown> {
   return AgentCard.toJSON(agentCard(baseUrl)) as Record<string, unknown>;
 }
-
-const securitySchemeSchema = z.union([
-  z.object({
-    httpAuthSecurityScheme: z.object({ scheme: z.string(), description: z.string().optional() }),
-  }),
-  z.object({
-    apiKeySecurityScheme: z.object({ location: z.string(), name: z.string(), description: z.string().optional() }),
-  }),
-]);
-
-const securityRequirementSchema = z.object({
-  schemes: z.record(z.string(), z.object({ list: z.array(z.string()).optional() })).optional(),
-});
-
-/** The card's shape as served (the A2A 1.0 JSON form), for the OpenAPI document. */
-export const agentCardSchema = z
-  .object({
-    name: z.string(),
-    description: z.string(),
-    supportedInterfaces: z
-      .array(z.object({ url: z.url(), protocolBinding: z.string(), protocolVersion: z.string() }))
-      .min(1),
-    provider: z.object({ organization: z.string(), url: z.url() }),
-    version: z.string(),
-    documentationUrl: z.url(),
-    capabilities: z.object({
-      streaming: z.boolean(),
-      pushNotifications: z.boolean(),
-      extendedAgentCard: z.boolean(),
-    }),
-    securitySchemes: z.record(z.string(), securitySchemeSchema),
-    securityRequirements: z.array(securityRequirementSchema),
-    defaultInputModes: z.array(z.string()),
-    defaultOutputModes: z.array(z.string()),
-    skills: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        description: z.string(),
-        tags: z.array(z.string()),
-        examples: z.array(z.string()).optional(),
-        inputModes: z.array(z.string()),
-        outputModes: z.array(z.string()),
-        securityRequirements: z.array(securityRequirementSchema).optional(),
-      }),
-    ),
-  })
-  .meta({
-    id: "AgentCard",
-    description: "A2A agent card (protocol 1.0); skills are the MCP tools, served over A2A JSON-RPC at /api/a2a",
-  });

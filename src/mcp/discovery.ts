@@ -1,4 +1,5 @@
-import { z } from "zod";
+import type { z } from "zod";
+import { type mcpServerCardSchema, SERVER_CARD_SCHEMA } from "../schemas/discovery.ts";
 import { TOOLS, toolDescriptors } from "./registry.ts";
 import { MCP_INSTRUCTIONS, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from "./server.ts";
 
@@ -15,55 +16,6 @@ export const SERVICE_DESCRIPTION =
   "read trust scores traced to verifiable evidence, check opening hours, and send leads (contact, estimate, " +
   "appointment and quote requests). Orders are closed to public agents: purchase intentions are sent as leads.";
 export const API_VERSION = "1.0.0";
-
-const annotationsSchema = z.object({
-  title: z.string(),
-  readOnlyHint: z.boolean(),
-  destructiveHint: z.boolean(),
-  idempotentHint: z.boolean(),
-  openWorldHint: z.boolean(),
-});
-
-export const toolDescriptorSchema = z
-  .object({
-    name: z.string(),
-    title: z.string(),
-    description: z.string(),
-    inputSchema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema 2020-12 of the arguments" }),
-    outputSchema: z
-      .record(z.string(), z.unknown())
-      .meta({ description: "JSON Schema 2020-12 of structuredContent: the success or the error envelope" }),
-    annotations: annotationsSchema,
-  })
-  .meta({ id: "McpTool" });
-
-/** The fields of /.well-known/mcp.json (at the top level of the envelope). */
-export const mcpDiscoveryShape = {
-  serverInfo: z.object({ name: z.string(), title: z.string(), version: z.string() }),
-  description: z.string(),
-  protocolVersion: z.string(),
-  supportedProtocolVersions: z.array(z.string()),
-  endpoint: z.url(),
-  transport: z.object({
-    type: z.literal("streamable-http"),
-    url: z.url(),
-    method: z.literal("POST"),
-    stateless: z.literal(true),
-    response: z.literal("application/json"),
-    methods: z.array(z.string()),
-    max_body_bytes: z.number().int(),
-    batching: z.literal(false),
-  }),
-  authentication: z.object({
-    required: z.literal(false),
-    schemes: z.array(z.string()),
-    register_url: z.url(),
-  }),
-  capabilities: z.object({ tools: z.object({ listChanged: z.boolean() }) }),
-  instructions: z.string(),
-  tools: z.array(toolDescriptorSchema),
-  documents: z.record(z.string(), z.url()),
-};
 
 export function discoveryLinks(baseUrl: string): Record<string, string> {
   return {
@@ -108,47 +60,7 @@ export function mcpDiscovery(baseUrl: string) {
 
 // --- MCP server card (the Server Card working group's format, schema v1)
 
-export const SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
 export const SERVER_CARD_DESCRIPTION = "Identity-verified local merchants in France: search, trust evidence, leads.";
-
-/** The card's fields as the v1 schema bounds them (name pattern, description of 100 characters at most). */
-export const mcpServerCardSchema = z
-  .object({
-    $schema: z.literal(SERVER_CARD_SCHEMA),
-    name: z
-      .string()
-      .min(3)
-      .max(200)
-      .regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
-    version: z.string().max(255),
-    description: z.string().min(1).max(100),
-    title: z.string().min(1).max(100),
-    websiteUrl: z.url(),
-    remotes: z.array(
-      z.object({
-        type: z.literal("streamable-http"),
-        url: z.url(),
-        headers: z.array(
-          z.object({
-            name: z.string(),
-            description: z.string(),
-            isRequired: z.boolean(),
-            isSecret: z.boolean(),
-            value: z.string(),
-            variables: z.record(
-              z.string(),
-              z.object({ description: z.string(), isRequired: z.boolean(), isSecret: z.boolean() }),
-            ),
-          }),
-        ),
-        supportedProtocolVersions: z.array(z.string()),
-      }),
-    ),
-  })
-  .meta({
-    id: "McpServerCard",
-    description: "MCP server card (schema v1): identity, endpoint and protocol versions, before any connection",
-  });
 
 /** Reverse-DNS namespace of the service's host: abeille.example.fr -> fr.example.abeille. */
 function reverseDns(baseUrl: string): string {

@@ -1,8 +1,6 @@
 import { z } from "zod";
-import { agentCardSchema } from "../a2a/card.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { Operation } from "../http/guard.ts";
-import { mcpDiscoveryShape, mcpServerCardSchema } from "../mcp/discovery.ts";
 import { MERCHANTS_PER_FILE } from "../publish/sitemap.ts";
 import {
   agentRegistrationSchema,
@@ -16,6 +14,7 @@ import {
   convertSessionBodySchema,
   openSessionBodySchema,
 } from "../schemas/attribution.ts";
+import { agentCardSchema, mcpDiscoveryShape, mcpServerCardSchema } from "../schemas/discovery.ts";
 import { aiDigestSchema, clusterDocumentSchema, clusterListSchema, clusterParamsSchema } from "../schemas/documents.ts";
 import {
   followUpMessageSchema,

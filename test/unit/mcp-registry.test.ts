@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { agentCard } from "../../src/a2a/card.ts";
 import { errorCodes } from "../../src/errors/catalog.ts";
-import { llmsTxt, mcpDiscovery, mcpServerCard, mcpServerCardSchema } from "../../src/mcp/discovery.ts";
+import { llmsTxt, mcpDiscovery, mcpServerCard } from "../../src/mcp/discovery.ts";
 import { describeArguments, failureText } from "../../src/mcp/guidance.ts";
 import { findTool, inputSchemaOf, TOOL_NAMES, TOOLS, toolDescriptors } from "../../src/mcp/registry.ts";
 import { inlineJsonSchema } from "../../src/openapi/json-schema.ts";
+import { mcpServerCardSchema } from "../../src/schemas/discovery.ts";
 import { newAjv } from "../helpers/openapi.ts";
 
 const SPEC_TOOLS = [
