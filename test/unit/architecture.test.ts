@@ -84,8 +84,52 @@ describe("the layers", () => {
     expect(reaching).toEqual([]);
   });
 
+  it("form no circle: no module imports, through others, a module that imports it (type imports included)", () => {
+    expect(importCircles(imports)).toEqual([]);
+    // The finder finds a circle where there is one.
+    const made = (from: string, target: string): Import => ({ from, target, typeOnly: true });
+    expect(
+      importCircles([made("a.ts", "b.ts"), made("b.ts", "c.ts"), made("c.ts", "a.ts"), made("c.ts", "d.ts")]),
+    ).toEqual([["a.ts", "b.ts", "c.ts"]]);
+  });
+
   it("read every import of the tree (the checks above would pass on nothing)", () => {
     expect(imports.length).toBeGreaterThan(800);
     expect(imports.some(({ from, target }) => from === "src/app.ts" && target === "src/store/db.ts")).toBe(true);
   });
 });
+
+/** The strongly connected groups of two files or more (Tarjan), each sorted, in file order. */
+function importCircles(edges: readonly Import[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const { from, target } of edges) next.set(from, [...(next.get(from) ?? []), target]);
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (file: string) => {
+    order.set(file, order.size);
+    low.set(file, order.get(file) as number);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of next.get(file) ?? []) {
+      if (!order.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file) as number, low.get(target) as number));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file) as number, order.get(target) as number));
+      }
+    }
+    if (low.get(file) !== order.get(file)) return;
+    const group: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+      onStack.delete(member);
+      group.push(member);
+      if (member === file) break;
+    }
+    if (group.length > 1) circles.push(group.sort());
+  };
+  for (const file of [...next.keys()].sort()) if (!order.has(file)) visit(file);
+  return circles.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}
