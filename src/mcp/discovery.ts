@@ -7,7 +7,7 @@ import { MCP_INSTRUCTIONS, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from "./serv
  * The discovery documents agents read before calling anything: /.well-known/mcp.json (the tool
  * schemas and how to reach the endpoint), the MCP server card and /llms.txt (the A2A agent card is
  * src/a2a/card.ts). They are built from the tool registry, so they list exactly what tools/list
- * answers.
+ * answers. Their shapes, for the OpenAPI document, are in src/schemas/discovery.ts.
  */
 
 export const SERVICE_NAME = "Abeille";
