@@ -155,7 +155,7 @@ const rows = (leads: readonly { leadId: string }[]) =>
 
 /** The health check's outbox figures once they show `pending` (they are read at most once a second). */
 async function outboxHealth(pending: number): Promise<JsonObject> {
-  const deadline = Date.now() + 3_000;
+  const deadline = Date.now() + 15_000;
   for (;;) {
     const { status, body } = await server.getJson("/api/health");
     expect(status).toBe(200);

@@ -309,7 +309,7 @@ describe("lead delivery over SMTP", () => {
       contact_email: `ines.${Date.now()}@example.fr`,
       lead_type: "quote",
     });
-    const deadline = Date.now() + 5_000;
+    const deadline = Date.now() + 15_000;
     while (received.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(received.length).toBe(before + 1);
   });

@@ -272,7 +272,7 @@ describe("the worker", () => {
       await worker.runNow();
       await newLead();
       notifyOutbox();
-      const deadline = Date.now() + 3_000;
+      const deadline = Date.now() + 15_000;
       while (transport.sent.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect(transport.sent).toHaveLength(1);
     } finally {
@@ -356,7 +356,7 @@ describe("after a crash", () => {
     const transport = recordingTransport();
     const worker = startOutboxWorker(app, { transport, pollMs: 3_600_000, now: () => clock });
     try {
-      const deadline = Date.now() + 3_000;
+      const deadline = Date.now() + 15_000;
       while (transport.sent.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await worker.runNow();
       expect(transport.sent.map((mail) => mail.headers?.["X-Abeille-Lead-Id"])).toEqual([orphan.leadId]);

@@ -55,7 +55,7 @@ describe("WAL checkpoints", () => {
     try {
       const before = databaseBytes();
       writePages(db);
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 15_000;
       while (databaseBytes() - before < 1_200 * 4096 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
