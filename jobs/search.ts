@@ -12,11 +12,10 @@
  *
  * Exit status: 0 done, 1 the engine failed, 2 bad usage.
  */
-import path from "node:path";
 import { loadConfig } from "../src/config/config.ts";
 import { createSearchCardKeeper } from "../src/domain/registry/keep-search-cards.ts";
 import { setLogLevel } from "../src/logging.ts";
-import { CARD_CODE_ENV, cardCodeKey } from "../src/publish/code-key.ts";
+import { processCardCode } from "../src/publish/code-key.ts";
 import { createSearchEngine } from "../src/search/engine.ts";
 import { createSearchFollower } from "../src/search/follower.ts";
 import { openDatabase } from "../src/store/db.ts";
@@ -50,7 +49,7 @@ try {
   } else if (command === "cards") {
     const started = performance.now();
     // The key `npm start` gives the server processes (jobs/start.ts): the same sources, the same key.
-    const code = process.env[CARD_CODE_ENV] ?? cardCodeKey(path.resolve(import.meta.dirname, "../src"));
+    const code = processCardCode();
     if (!code) throw new Error("the sources under src/ were not found: run this from the project");
     const bar = progressBar(started, "search cards");
     let drawn = false;

@@ -13,7 +13,7 @@ import net from "node:net";
 import path from "node:path";
 import { type Config, ConfigError, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
-import { CARD_CODE_ENV, cardCodeKey } from "../src/publish/code-key.ts";
+import { CARD_CODE_ENV, processCardCode } from "../src/publish/code-key.ts";
 import { BACKGROUND_OWNER_ENV, type ClusterMessage, superviseServers } from "./cluster.ts";
 import { jobArgv } from "./compile-cache.ts";
 
@@ -45,7 +45,7 @@ if (cluster.isPrimary) {
   const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
   startWalCheckpoints(config.databaseFile, (error) => logger.warn("WAL checkpoint failed", { error: error.message }));
   // Every server process builds and reads the kept search cards with one code key: the sources'.
-  const cardCode = cardCodeKey(path.resolve(import.meta.dirname, "../src"));
+  const cardCode = processCardCode();
   superviseServers({
     processes: config.serverProcesses,
     env: { ABEILLE_WAL_CHECKPOINTS: "primary", ...(cardCode ? { [CARD_CODE_ENV]: cardCode } : {}) },

@@ -14,7 +14,7 @@ import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
-import { CARD_CODE_ENV, cardCodeKey } from "./publish/code-key.ts";
+import { processCardCode } from "./publish/code-key.ts";
 import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
@@ -184,14 +184,12 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
 let cardCodeOfProcess: string | undefined;
 
 /**
- * The code key of the kept search cards: the one `npm start`'s primary handed down, or computed
- * from the sources beside this module; running away from them (a bundle started by hand), a key
- * of this process alone: its searches then build their cards rather than trust cards built by
- * code it cannot compare with its own.
+ * The code key of the kept search cards (processCardCode); running away from the sources, a key of
+ * this process alone: its searches then build their cards rather than trust cards built by code it
+ * cannot compare with its own.
  */
 function cardCode(): string {
-  cardCodeOfProcess ??=
-    process.env[CARD_CODE_ENV] ?? cardCodeKey(import.meta.dirname) ?? `process-${randomBytes(9).toString("base64url")}`;
+  cardCodeOfProcess ??= processCardCode() ?? `process-${randomBytes(9).toString("base64url")}`;
   return cardCodeOfProcess;
 }
 

@@ -15,14 +15,14 @@ export function sourceTreeKey(root: string): string {
 
 /**
  * The same key over several trees (paths relative to `root`): `trees` walked whole, `flat` their
- * own files only. Null when none of them exists (code running from a bundle, away from its
- * sources): then nothing can tell two versions apart.
+ * own files only. Null when none of the walked trees exists (code running from a bundle, away
+ * from its sources): then nothing can tell two versions apart, whatever `flat` finds.
  */
 export function sourceTreesKey(root: string, trees: readonly string[], flat: readonly string[] = []): string | null {
   const present = (list: readonly string[]) => list.filter((tree) => existsSync(path.join(root, tree)));
   const walked = present(trees);
+  if (walked.length === 0) return null;
   const listed = present(flat);
-  if (walked.length === 0 && listed.length === 0) return null;
   const hash = createHash("sha256");
   for (const tree of walked) hashTree(hash, root, path.join(root, tree), true);
   for (const tree of listed) hashTree(hash, root, path.join(root, tree), false);
@@ -61,4 +61,13 @@ export const CARD_CODE_ENV = "ABEILLE_CARD_CODE";
 
 export function cardCodeKey(srcDir: string): string | null {
   return sourceTreesKey(srcDir, ["domain", "schemas", "store"], ["../data"]);
+}
+
+/**
+ * The card code key this process builds and reads kept cards with: the one `npm start`'s primary
+ * handed down, else the key of the sources this module sits in (src/); null when it runs away
+ * from them (a bundle started by hand).
+ */
+export function processCardCode(): string | null {
+  return process.env[CARD_CODE_ENV] ?? cardCodeKey(path.resolve(import.meta.dirname, ".."));
 }

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cardCodeKey, sourceTreeKey } from "../../src/publish/code-key.ts";
+import { CARD_CODE_ENV, cardCodeKey, processCardCode, sourceTreeKey } from "../../src/publish/code-key.ts";
 
 let root: string;
 let src: string;
@@ -54,6 +54,22 @@ describe("the kept cards' code key", () => {
 
   it("is null away from the sources (a bundle started by hand), where nothing can tell versions apart", () => {
     expect(cardCodeKey(path.join(root, "dist", "server"))).toBeNull();
+    // Also from a folder whose ../data exists but no code tree does: data alone tells no code apart.
+    mkdirSync(path.join(root, "dist"), { recursive: true });
+    expect(cardCodeKey(path.join(root, "dist"))).toBeNull();
+  });
+
+  it("is, for this process, the key npm start's primary handed down, else the key of the sources", () => {
+    const previous = process.env[CARD_CODE_ENV];
+    try {
+      delete process.env[CARD_CODE_ENV];
+      expect(processCardCode()).toBe(cardCodeKey(path.resolve(import.meta.dirname, "../../src")));
+      process.env[CARD_CODE_ENV] = "handed-down";
+      expect(processCardCode()).toBe("handed-down");
+    } finally {
+      if (previous === undefined) delete process.env[CARD_CODE_ENV];
+      else process.env[CARD_CODE_ENV] = previous;
+    }
   });
 
   it("beside the refresh job's key, which changes with any source file", () => {

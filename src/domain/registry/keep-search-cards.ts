@@ -35,12 +35,18 @@ export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
     store.write(buildKeptCards(deps, abIds, deps.now()), format(), builtAt);
   }
 
+  /** Keeps these merchants' cards a batch at a time, yielding to the event loop after each. */
+  async function keepInBatches(abIds: readonly string[], onBatch?: (done: number) => void): Promise<void> {
+    for (let start = 0; start < abIds.length; start += CARDS_PER_BATCH) {
+      keep(abIds.slice(start, start + CARDS_PER_BATCH));
+      onBatch?.(Math.min(abIds.length, start + CARDS_PER_BATCH));
+      await nextTurn();
+    }
+  }
+
   return {
     async refresh(abIds) {
-      for (let start = 0; start < abIds.length; start += CARDS_PER_BATCH) {
-        keep(abIds.slice(start, start + CARDS_PER_BATCH));
-        await nextTurn();
-      }
+      await keepInBatches(abIds);
     },
     async rebuild(onProgress) {
       const from = store.revision();
@@ -50,11 +56,7 @@ export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
         page = store.merchantIdsAfter(page.at(-1) ?? null, 10_000);
       }
       onProgress?.(0, ids.length);
-      for (let start = 0; start < ids.length; start += CARDS_PER_BATCH) {
-        keep(ids.slice(start, start + CARDS_PER_BATCH));
-        onProgress?.(Math.min(ids.length, start + CARDS_PER_BATCH), ids.length);
-        await nextTurn();
-      }
+      await keepInBatches(ids, (done) => onProgress?.(done, ids.length));
       store.dropOtherFormats(format());
       // Merchants touched during the build are taken again from here.
       store.writeCursor(format(), from);

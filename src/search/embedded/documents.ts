@@ -79,8 +79,10 @@ export interface MerchantDocument {
   catalogue: PreparedProduct[];
 }
 
-/** A product with its text already normalised: what product matching reads, prepared once per product. */
-/** A product's normalised words, each field's joined by single spaces (matched without a split: ranking.ts hasWord). */
+/**
+ * A product with its text already normalised, prepared once per product: what product matching
+ * reads, each field's words joined by single spaces (matched without a split: ranking.ts hasWord).
+ */
 export interface PreparedProduct {
   productId: string;
   position: number;
