@@ -33,6 +33,8 @@ import { createRequestPacer, type RequestPacer, sleep } from "./request-pacer.ts
 export const RECHERCHE_ENTREPRISES_URL = "https://recherche-entreprises.api.gouv.fr";
 /** The API's published limit (requests a second, per IP address). */
 export const RECHERCHE_ENTREPRISES_MAX_PER_SECOND = 7;
+/** Added to each 1/7 s so arrivals that slip in transit stay within the limit (see the pacer). */
+const PACING_MARGIN_MS = 15;
 
 export interface RechercheEntreprisesOptions {
   /** Scheme, host and optional path prefix (no trailing slash needed). */
@@ -67,7 +69,7 @@ export function createRechercheEntreprisesClient(options: RechercheEntreprisesOp
     options.requestsPerSecond ?? RECHERCHE_ENTREPRISES_MAX_PER_SECOND,
     RECHERCHE_ENTREPRISES_MAX_PER_SECOND,
   );
-  const pacer = options.pacer ?? createRequestPacer({ perSecond });
+  const pacer = options.pacer ?? createRequestPacer({ perSecond, marginMs: PACING_MARGIN_MS });
   const wait = options.sleep ?? sleep;
 
   async function get(url: string): Promise<string> {
