@@ -6,11 +6,10 @@
  *
  *   npm run refresh [-- --full] [--json] [--quiet]
  */
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
-import { sourceTreeKey } from "../src/publish/code-key.ts";
+import { refreshCodeKey } from "../src/publish/code-key.ts";
 import { type RefreshSummary, runRefresh } from "../src/publish/publisher.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import { publishSigning } from "../src/publish/signing-hooks.ts";
@@ -55,7 +54,7 @@ try {
     db,
     config,
     settings,
-    codeKey: sourceTreeKey(path.resolve(import.meta.dirname, "../src")),
+    codeKey: refreshCodeKey(),
     full: values.full,
     snapshotIssuer: signing.snapshotIssuer,
     keySet: signing.keySet,

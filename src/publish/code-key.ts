@@ -2,15 +2,114 @@ import { createHash, type Hash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
+/** The modules the refresh renders and publishes with: the job's side and the workers' side. */
+const REFRESH_ENTRIES = ["publisher.ts", "refresh-worker.ts", "signing-hooks.ts"];
+
 /**
- * A hash of the source tree that renders the documents. The refresh job skips rendering a
- * merchant only when its inputs and this key are those of the last run, so a code change (a
- * renderer, a scoring rule) re-renders everything without anyone having to remember a version bump.
+ * What renders the published documents: the refresh job skips a merchant only when its inputs and
+ * this key are those of the last run, so a change to a renderer, a scoring rule or the profile
+ * loader re-renders everything without anyone having to remember a version bump, and a deploy
+ * that changes nothing the documents come from (a route, search, the MCP tools, mail) does not
+ * re-render 100,000 merchants.
  */
-export function sourceTreeKey(root: string): string {
+export function refreshCodeKey(): string {
+  return moduleGraphKey(REFRESH_ENTRIES.map((entry) => path.join(import.meta.dirname, entry)));
+}
+
+export interface ModuleGraph {
+  /** Every file reached, absolute paths, sorted. */
+  files: string[];
+  /** The packages they import, as `name@version` from the lock file (`name` when not found). */
+  packages: string[];
+}
+
+const SPECIFIERS = [
+  // import ... from "x", export ... from "x" (types included: over-counting only costs a full pass)
+  /\bfrom\s*["']([^"'\n]+)["']/g,
+  // import "x" and import("x")
+  /\bimport\s*\(?\s*["']([^"'\n]+)["']/g,
+  // new URL("./worker.ts", import.meta.url): worker entries and the data files a module reads
+  /\bnew\s+URL\(\s*["']([^"'\n]+)["']\s*,\s*import\.meta\.url/g,
+];
+const MODULE = /\.(ts|mts|js|mjs)$/;
+
+/**
+ * The modules `entries` run, transitively. Read with patterns rather than a parser: a pattern that
+ * matches too much (an import written in a comment) only adds a file to the key, and every way a
+ * module reaches another here (static and dynamic imports, re-exports, `new URL(..., import.meta.url)`)
+ * is matched. Bare specifiers are packages; `node:` ones are the runtime, whose version the key
+ * holds.
+ */
+export function moduleGraph(entries: readonly string[]): ModuleGraph {
+  const files = new Set<string>();
+  const packageNames = new Set<string>();
+  const pending = entries.map((entry) => path.resolve(entry));
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (files.has(file) || !isFile(file)) continue;
+    files.add(file);
+    if (!MODULE.test(file)) continue;
+    const text = readFileSync(file, "utf8");
+    for (const pattern of SPECIFIERS) {
+      for (const match of text.matchAll(pattern)) {
+        const specifier = match[1] ?? "";
+        if (specifier.startsWith(".")) pending.push(path.resolve(path.dirname(file), specifier));
+        else if (!specifier.startsWith("node:") && /^[@a-z]/.test(specifier)) packageNames.add(packageName(specifier));
+      }
+    }
+  }
+  const lock = readLock(entries[0] ? path.dirname(path.resolve(entries[0])) : process.cwd());
+  const packages = [...packageNames].sort().map((name) => {
+    const version = lock?.[`node_modules/${name}`]?.version;
+    return version ? `${name}@${version}` : name;
+  });
+  return { files: [...files].sort(), packages };
+}
+
+/** The key of a module graph: its files (path and bytes), its packages' versions and Node's. */
+export function moduleGraphKey(entries: readonly string[]): string {
+  const graph = moduleGraph(entries);
+  const root = commonRoot(graph.files);
   const hash = createHash("sha256");
-  hashTree(hash, root, root, true);
+  for (const file of graph.files)
+    hash.update(path.relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
+  hash.update(graph.packages.join("\n")).update("\0").update(process.versions.node);
   return hash.digest("base64url").slice(0, 22);
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function packageName(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? specifier);
+}
+
+function commonRoot(files: readonly string[]): string {
+  let root = path.dirname(files[0] ?? process.cwd());
+  while (!files.every((file) => file.startsWith(root + path.sep)) && path.dirname(root) !== root)
+    root = path.dirname(root);
+  return root;
+}
+
+/** The `packages` of the nearest package-lock.json above `directory`, if any. */
+function readLock(directory: string): Record<string, { version?: string }> | null {
+  for (let dir = directory; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, "package-lock.json");
+    if (existsSync(file)) {
+      try {
+        const parsed = JSON.parse(readFileSync(file, "utf8")) as { packages?: Record<string, { version?: string }> };
+        return parsed.packages ?? null;
+      } catch {
+        return null;
+      }
+    }
+    if (path.dirname(dir) === dir) return null;
+  }
 }
 
 /**

@@ -41,7 +41,7 @@ export interface RefreshInput {
   snapshotIssuer?: SnapshotIssuer | null;
   /** The public key set as served; null or absent: not published. */
   keySet?: (() => unknown) | null;
-  /** Hash of the rendering code (jobs/refresh.ts passes the source tree's); a change re-renders everything. */
+  /** Hash of the rendering code (jobs/refresh.ts passes code-key.ts refreshCodeKey); a change re-renders everything. */
   codeKey?: string;
   /** Renders every merchant again and checks every file (`npm run refresh -- --full`); the next run is incremental again. */
   full?: boolean;

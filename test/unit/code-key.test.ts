@@ -1,12 +1,19 @@
 /**
  * The keys that tell two versions of the code apart (src/publish/code-key.ts): the refresh job's
- * over the whole source tree, and the kept search cards' over what builds a card.
+ * over the modules it renders with, and the kept search cards' over what builds a card.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CARD_CODE_ENV, cardCodeKey, processCardCode, sourceTreeKey } from "../../src/publish/code-key.ts";
+import {
+  CARD_CODE_ENV,
+  cardCodeKey,
+  moduleGraph,
+  moduleGraphKey,
+  processCardCode,
+  refreshCodeKey,
+} from "../../src/publish/code-key.ts";
 
 let root: string;
 let src: string;
@@ -71,10 +78,106 @@ describe("the kept cards' code key", () => {
       else process.env[CARD_CODE_ENV] = previous;
     }
   });
+});
 
-  it("beside the refresh job's key, which changes with any source file", () => {
-    const before = sourceTreeKey(src);
+describe("the refresh job's code key: the modules it renders with", () => {
+  // A small program: an entry that imports a renderer (multi-line), re-exports a type, starts a
+  // worker by URL, loads a module on demand and reads a data file; plus a route nobody imports.
+  beforeEach(() => {
+    mkdirSync(path.join(src, "publish"), { recursive: true });
+    mkdirSync(path.join(src, "pages"), { recursive: true });
+    writeFileSync(
+      path.join(src, "publish", "job.ts"),
+      [
+        'import {\n  render,\n} from "./render.ts";',
+        'export type { Shape } from "../schemas/card.ts";',
+        'const worker = new URL("./worker.ts", import.meta.url);',
+        'const later = () => import("./later.ts");',
+        'import { z } from "zod";',
+        'import { readFileSync } from "node:fs";',
+        "export { render, worker, later, z, readFileSync };",
+      ].join("\n"),
+    );
+    writeFileSync(
+      path.join(src, "publish", "render.ts"),
+      'import { WEIGHT } from "../domain/trust.ts";\nexport const render = () => WEIGHT;\n',
+    );
+    writeFileSync(path.join(src, "publish", "worker.ts"), 'import "./side-effect.ts";\n');
+    writeFileSync(path.join(src, "publish", "side-effect.ts"), "globalThis.ready = true;\n");
+    writeFileSync(
+      path.join(src, "publish", "later.ts"),
+      'export const labels = new URL("../../data/trades.json", import.meta.url);\n',
+    );
+    writeFileSync(
+      path.join(src, "pages", "route.ts"),
+      'import { render } from "../publish/render.ts";\nexport const GET = render;\n',
+    );
+    writeFileSync(
+      path.join(root, "package-lock.json"),
+      JSON.stringify({ lockfileVersion: 3, packages: { "node_modules/zod": { version: "4.6.7" } } }),
+    );
+  });
+  const entry = () => [path.join(src, "publish", "job.ts")];
+
+  it("follows imports, re-exports, worker URLs, dynamic imports and data files, and names the packages with their versions", () => {
+    const graph = moduleGraph(entry());
+    expect(graph.files.map((file) => path.relative(root, file))).toEqual([
+      "data/trades.json",
+      "src/domain/trust.ts",
+      "src/publish/job.ts",
+      "src/publish/later.ts",
+      "src/publish/render.ts",
+      "src/publish/side-effect.ts",
+      "src/publish/worker.ts",
+      "src/schemas/card.ts",
+    ]);
+    expect(graph.packages).toEqual(["zod@4.6.7"]);
+  });
+
+  it("changes with any module reached or a package's version, and not with a file nobody imports", () => {
+    const first = moduleGraphKey(entry());
+    expect(first).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    writeFileSync(path.join(src, "pages", "route.ts"), "export const GET = () => 1;\n");
     writeFileSync(path.join(src, "search", "index.ts"), "export const POOL = 120;\n");
-    expect(sourceTreeKey(src)).not.toBe(before);
+    expect(moduleGraphKey(entry())).toBe(first);
+    const changes: [string, string][] = [
+      [path.join(src, "domain", "trust.ts"), "export const WEIGHT = 4;\n"],
+      [path.join(src, "publish", "side-effect.ts"), "globalThis.ready = 1;\n"],
+      [path.join(root, "data", "trades.json"), '{"boulangerie": "Boulangerie-pâtisserie"}\n'],
+      [
+        path.join(root, "package-lock.json"),
+        JSON.stringify({ lockfileVersion: 3, packages: { "node_modules/zod": { version: "4.7.0" } } }),
+      ],
+    ];
+    const seen = new Set([first]);
+    for (const [file, text] of changes) {
+      writeFileSync(file, text);
+      const key = moduleGraphKey(entry());
+      expect(seen.has(key)).toBe(false);
+      seen.add(key);
+    }
+  });
+
+  it("covers, for the real job, the renderers, the signing, the profile loader and the worker, and no route", () => {
+    const project = path.resolve(import.meta.dirname, "../..");
+    const files = moduleGraph(
+      ["publisher.ts", "refresh-worker.ts", "signing-hooks.ts"].map((file) =>
+        path.join(project, "src", "publish", file),
+      ),
+    ).files.map((file) => path.relative(project, file));
+    for (const needed of [
+      "src/publish/jsonld.ts",
+      "src/publish/ai-digest.ts",
+      "src/publish/ai-md.ts",
+      "src/publish/decision-card.ts",
+      "src/publish/snapshot.ts",
+      "src/publish/refresh-worker.ts",
+      "src/store/publish-source.ts",
+      "src/domain/registry/decision-card.ts",
+      "src/domain/trust/signal-catalog.ts",
+    ])
+      expect(files).toContain(needed);
+    expect(files.filter((file) => /^src\/(pages|mcp|mail|official|import)\//.test(file))).toEqual([]);
+    expect(refreshCodeKey()).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 });
