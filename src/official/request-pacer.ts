@@ -1,8 +1,8 @@
 /**
  * Client-side pacing of the requests to one API: each request starts at least 1/perSecond of a
  * second after the one before, plus a margin (7 a second: one every 158 ms), so no burst ever
- * reaches the server; a 429's Retry-After holds every request back until it has passed. Shared by every
- * caller of one client, concurrent ones included (the start is booked synchronously).
+ * reaches the server; a 429's Retry-After holds every request back until it has passed. Shared by
+ * every caller of one client, concurrent ones included (the start is booked synchronously).
  */
 export interface RequestPacer {
   /** Resolves when the next request may start, and books that start. */

@@ -70,8 +70,7 @@ export function moduleGraphKey(entries: readonly string[]): string {
   const graph = moduleGraph(entries);
   const root = commonRoot(graph.files);
   const hash = createHash("sha256");
-  for (const file of graph.files)
-    hash.update(path.relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
+  for (const file of graph.files) hashFile(hash, root, file);
   hash.update(graph.packages.join("\n")).update("\0").update(process.versions.node);
   return hash.digest("base64url").slice(0, 22);
 }
@@ -128,6 +127,11 @@ export function sourceTreesKey(root: string, trees: readonly string[], flat: rea
   return hash.digest("base64url").slice(0, 22);
 }
 
+/** A file's path (relative to `root`, so the key does not depend on where the project sits) and bytes. */
+function hashFile(hash: Hash, root: string, file: string): void {
+  hash.update(path.relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
+}
+
 function hashTree(hash: Hash, root: string, start: string, recursive: boolean): void {
   const visit = (directory: string) => {
     let names: string[];
@@ -142,7 +146,7 @@ function hashTree(hash: Hash, root: string, start: string, recursive: boolean): 
       if (stat.isDirectory()) {
         if (recursive && name !== "node_modules" && !name.startsWith(".")) visit(full);
       } else if (/\.(ts|mts|js|mjs|json|astro)$/.test(name)) {
-        hash.update(path.relative(root, full)).update("\0").update(readFileSync(full)).update("\0");
+        hashFile(hash, root, full);
       }
     }
   };
@@ -152,9 +156,9 @@ function hashTree(hash: Hash, root: string, start: string, recursive: boolean): 
 /**
  * What builds a search result card kept in the store (src/domain/registry/search-cards.ts): the
  * domain, the schemas, the store's row mapping and the data files (data/'s own files only: the
- * default DATA_DIR, data/runtime, holds the database and the published documents). `npm start`'s primary computes it from the sources and hands
- * it to every server process in this variable, so the bundled routes and the owner's keeper
- * agree on it.
+ * default DATA_DIR, data/runtime, holds the database and the published documents). `npm start`'s
+ * primary computes it from the sources and hands it to every server process in this variable, so
+ * the bundled routes and the owner's keeper agree on it.
  */
 export const CARD_CODE_ENV = "ABEILLE_CARD_CODE";
 
