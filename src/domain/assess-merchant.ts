@@ -1,6 +1,7 @@
 import { type Capabilities, evaluateCapabilities, TRUST_THRESHOLDS } from "./capabilities.ts";
 import type { Merchant } from "./merchant.ts";
 import { computeTrust, type ScorableSignal, type TrustResult } from "./trust/compute-trust.ts";
+import { identityVerifiedAt, signalChangesAt } from "./trust/signal-expiry.ts";
 
 export interface Assessment {
   trust: TrustResult;
@@ -9,9 +10,12 @@ export interface Assessment {
   capabilities: Capabilities;
   /**
    * When this assessment stops being right by itself, with no write to the store: the earliest
-   * expiry, after `now`, among the signals (an expired signal stops counting). Null: never.
+   * expiry or calendar step, after `now`, among the signals (an expired signal stops counting, a
+   * company's age moves on its anniversary). Null: never.
    */
   validUntil: string | null;
+  /** The instant it was made at: what every part of an answer built from it reads signals at. */
+  assessedAt: string;
 }
 
 /** What an assessment reads of a merchant: lead creation loads no more than this. */
@@ -32,7 +36,8 @@ export function assessMerchant(
   options: AssessOptions,
 ): Assessment {
   const trust = computeTrust(signals, merchant.sector, options.now);
-  const identityVerified = signals.some((signal) => signal.key === "siret_verified" && signal.status === "verified");
+  const nowIso = options.now.toISOString();
+  const identityVerified = identityVerifiedAt(signals, nowIso);
   const trustLevel = !identityVerified
     ? "declared"
     : trust.breakdown.total >= TRUST_THRESHOLDS.merchant_ready
@@ -47,11 +52,10 @@ export function assessMerchant(
     brandVoicePublished: merchant.brandVoice?.is_published === true,
     orderRailEnabled: options.orderRailEnabled,
   });
-  const nowIso = options.now.toISOString();
   let validUntil: string | null = null;
   for (const signal of signals) {
-    const expiry = signal.expiresAt;
-    if (expiry && expiry > nowIso && (validUntil === null || expiry < validUntil)) validUntil = expiry;
+    const change = signalChangesAt(signal, options.now);
+    if (change !== null && (validUntil === null || change < validUntil)) validUntil = change;
   }
-  return { trust, trustLevel, capabilities, validUntil };
+  return { trust, trustLevel, capabilities, validUntil, assessedAt: nowIso };
 }

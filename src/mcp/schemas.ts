@@ -8,7 +8,7 @@ import {
   leadContractSchema,
   verificationCapsuleSchema,
 } from "../schemas/decision-card.ts";
-import { credentialSchema, trustBreakdownSchema } from "../schemas/registry.ts";
+import { credentialSchema, trustBreakdownSchema, trustLevelSchema } from "../schemas/registry.ts";
 
 /*
  * Payload schemas of the tools that have no REST twin (their answers carry the payload in
@@ -64,7 +64,7 @@ export const certificationsSchema = z
   .object({
     ab_id: abIdSchema,
     name: z.string(),
-    trust_level: z.enum(["certified", "verified", "declared"]),
+    trust_level: trustLevelSchema,
     trust_score: z.number().int().min(0).max(100),
     identity: z.object({
       siret: z.string(),
@@ -100,7 +100,7 @@ export const comparisonSchema = z
           merchant_status: z.string(),
           trust: z.object({
             score: z.number().int().min(0).max(100),
-            trust_level: z.enum(["certified", "verified", "declared"]),
+            trust_level: trustLevelSchema,
             breakdown: trustBreakdownSchema,
           }),
           evidence: proofCountsSchema.extend({

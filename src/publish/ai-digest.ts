@@ -1,11 +1,12 @@
+import { yearsBetween } from "../domain/calendar.ts";
 import { buildLeadContract, LEAD_REQUIRED_FIELDS, type LeadType } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
-import { factConfidence, shortDescription, wordCount, yearsBetween } from "../domain/registry/decision-card.ts";
+import { factConfidence, shortDescription, wordCount } from "../domain/registry/decision-card.ts";
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { AI_DIGEST_VERSION, type AiDigest } from "../schemas/documents.ts";
 import { JSON_TYPE, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
-import { contactBlockedBecause, evidenceFacts, isBusinessEmail } from "./facts.ts";
+import { contactBlockedBecause, evidenceFacts, identityFact, identityWordingFr, isBusinessEmail } from "./facts.ts";
 import { COMPONENT_LABELS_FR, formatDateFr, formatPriceFr, PROOF_LABELS_FR } from "./format-fr.ts";
 import { weekHours } from "./hours.ts";
 import { leadTypesFor } from "./lead-types.ts";
@@ -150,11 +151,14 @@ function citableSnippets(view: MerchantView): AiDigest["citable_snippets"] {
   const { merchant } = profile;
   const snippets: AiDigest["citable_snippets"] = [];
   const facts = evidenceFacts(view);
-  const siret = facts.find((fact) => fact.signal.key === "siret_verified" && fact.status === "verified");
+  const identity = identityFact(facts);
+  const siret = identity?.status === "verified" ? identity : undefined;
   snippets.push({
     text: siret
-      ? `${merchant.businessName} (${merchant.legalName}) est immatriculé sous le SIRET ${merchant.siret}, vérifié au répertoire SIRENE le ${formatDateFr(siret.signal.verifiedAt ?? siret.signal.recordedAt)}.`
-      : `${merchant.businessName} (${merchant.legalName}) déclare le SIRET ${merchant.siret} ; il n'est pas encore vérifié par Abeille.`,
+      ? `${merchant.businessName} (${merchant.legalName}) est immatriculé sous le SIRET ${merchant.siret}, ${identityWordingFr(siret)}.`
+      : identity?.status === "expired"
+        ? `${merchant.businessName} (${merchant.legalName}) déclare le SIRET ${merchant.siret} ; sa ${identityWordingFr(identity)}.`
+        : `${merchant.businessName} (${merchant.legalName}) déclare le SIRET ${merchant.siret} ; il n'est pas encore vérifié par Abeille.`,
     url: siret?.evidenceUrl ?? `https://annuaire-entreprises.data.gouv.fr/etablissement/${merchant.siret}`,
   });
   const { breakdown } = assessment.trust;

@@ -1,10 +1,11 @@
+import { yearsBetween } from "../domain/calendar.ts";
 import { buildLeadContract, LEAD_REQUIRED_FIELDS } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
-import { factConfidence, yearsBetween } from "../domain/registry/decision-card.ts";
+import { factConfidence } from "../domain/registry/decision-card.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
 import { MARKDOWN_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
-import { contactBlockedBecause, evidenceFacts, isBusinessEmail } from "./facts.ts";
+import { contactBlockedBecause, evidenceFacts, identityFact, identityWordingFr, isBusinessEmail } from "./facts.ts";
 import {
   BLOCKED_REASON_FR,
   COMPONENT_LABELS_FR,
@@ -51,13 +52,13 @@ export function buildAiMd(view: MerchantView): string {
   );
 
   out.push("## Identité", "");
-  const siret = facts.find((fact) => fact.signal.key === "siret_verified");
+  const siret = identityFact(facts);
   out.push(
     ...line("Nom commercial", name),
     ...line("Raison sociale", escapeMarkdown(merchant.legalName)),
     ...line(
       "SIRET",
-      `${merchant.siret}${siret?.status === "verified" ? ` (vérifié au répertoire SIRENE le ${formatDateFr(siret.signal.verifiedAt ?? siret.signal.recordedAt)} : ${siret.evidenceUrl})` : " (non vérifié)"}`,
+      `${merchant.siret} (${identityWordingFr(siret)}${siret?.evidenceUrl && siret.status !== "unverified" ? ` : ${siret.evidenceUrl}` : ""})`,
     ),
     ...line("Code NAF", `${merchant.nafCode} (${escapeMarkdown(tradeLabel)})`),
     ...line("Secteur", sectorOf(merchant.sector)?.label ?? merchant.sector),

@@ -9,6 +9,8 @@ import {
   signalPosition,
   type TrustComponent,
 } from "../domain/trust/signal-catalog.ts";
+import { signalStatusAt } from "../domain/trust/signal-expiry.ts";
+import { formatDateFr } from "./format-fr.ts";
 import type { MerchantView } from "./view.ts";
 
 /** Facts several documents share, derived once from a merchant view. */
@@ -58,17 +60,6 @@ export function isBusinessEmail(email: string | null, website: string | null): b
   }
   const siteDomain = host.startsWith("www.") ? host.slice(4) : host;
   return domain === siteDomain && ROLE_MAILBOXES.has(local);
-}
-
-export function isExpiredAt(signal: Signal, now: Date): boolean {
-  if (signal.expiresAt === null) return false;
-  const at = Date.parse(signal.expiresAt);
-  return !Number.isNaN(at) && at <= now.getTime();
-}
-
-/** The status a reader should see: a verified signal past its expiry is expired. */
-export function statusAt(signal: Signal, now: Date): Signal["status"] {
-  return signal.status === "verified" && isExpiredAt(signal, now) ? "expired" : signal.status;
 }
 
 export function proofOf(signal: Signal): ProofStatus {
@@ -136,7 +127,7 @@ function computeEvidenceFacts(view: MerchantView): EvidenceFact[] {
         {
           signal,
           definition,
-          status: statusAt(signal, options.now),
+          status: signalStatusAt(signal, options.now.toISOString()),
           proof: proofOf(signal),
           component: definition.component,
           points: counted.get(signal.key) ?? 0,
@@ -150,3 +141,22 @@ function computeEvidenceFacts(view: MerchantView): EvidenceFact[] {
 
 // The rule of which reasons refuse contact lives with the capability rules.
 export { contactBlockedBecause } from "../domain/capabilities.ts";
+
+/** The identity check (`siret_verified`) among a merchant's facts, as it stands at the view's instant. */
+export function identityFact(facts: readonly EvidenceFact[]): EvidenceFact | undefined {
+  return facts.find((fact) => fact.signal.key === "siret_verified");
+}
+
+/**
+ * How the documents word the identity check, in French: verified on a date, expired on a date, or
+ * not verified. Every document says the same, from the same status (signal-expiry.ts).
+ */
+export function identityWordingFr(fact: EvidenceFact | undefined): string {
+  if (fact?.status === "verified") {
+    return `vérifié au répertoire SIRENE le ${formatDateFr(fact.signal.verifiedAt ?? fact.signal.recordedAt)}`;
+  }
+  if (fact?.status === "expired") {
+    return `vérification au répertoire SIRENE expirée le ${formatDateFr(fact.signal.expiresAt)}, à renouveler`;
+  }
+  return "non vérifié";
+}

@@ -1,10 +1,18 @@
+import { yearsBetween } from "../domain/calendar.ts";
 import { buildLeadContract, LEAD_TYPES, type LeadContractField } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
-import { factConfidence, yearsBetween } from "../domain/registry/decision-card.ts";
+import { factConfidence } from "../domain/registry/decision-card.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
 import { HTML_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
-import { contactBlockedBecause, type EvidenceFact, evidenceFacts, isBusinessEmail } from "./facts.ts";
+import {
+  contactBlockedBecause,
+  type EvidenceFact,
+  evidenceFacts,
+  identityFact,
+  identityWordingFr,
+  isBusinessEmail,
+} from "./facts.ts";
 import {
   BLOCKED_REASON_FR,
   COMPONENT_LABELS_FR,
@@ -115,7 +123,8 @@ function identitySection(view: MerchantView, tradeLabel: string, description: st
   const { profile, assessment, options } = view;
   const { merchant } = profile;
   const facts = evidenceFacts(view);
-  const siret = facts.find((fact) => fact.signal.key === "siret_verified" && fact.status === "verified");
+  const identity = identityFact(facts);
+  const siret = identity?.status === "verified" ? identity : undefined;
   const email = isBusinessEmail(merchant.email, merchant.website) ? merchant.email : null;
   const years = yearsBetween(merchant.foundedOn, options.now);
   return html`<section class="identity" aria-labelledby="identite">
@@ -123,14 +132,14 @@ function identitySection(view: MerchantView, tradeLabel: string, description: st
 <p class="subtitle">${tradeLabel} à ${merchant.city}</p>
 <p class="badges">
 <span class="badge badge-score">Score de confiance ${assessment.trust.breakdown.total}/100</span>
-${siret ? html`<span class="badge badge-ok">Identité vérifiée</span>` : html`<span class="badge badge-warn">Identité non vérifiée</span>`}
+${siret ? html`<span class="badge badge-ok">Identité vérifiée</span>` : html`<span class="badge badge-warn">${identity?.status === "expired" ? "Identité à revérifier" : "Identité non vérifiée"}</span>`}
 ${merchant.status === "ACTIVE" ? "" : html`<span class="badge badge-warn">${STATUS_LABELS_FR[merchant.status] ?? merchant.status}</span>`}
 </p>
 ${description ? html`<p class="description">${description}</p>` : ""}
 ${merchant.description && merchant.descriptionLlmUnreviewed ? html`<p class="note">La description de cette fiche attend la validation du commerçant : elle n'est pas encore publiée.</p>` : ""}
 <dl class="facts">
 <div><dt>Raison sociale</dt><dd>${merchant.legalName}</dd></div>
-<div><dt>SIRET</dt><dd>${merchant.siret}${siret?.evidenceUrl ? html` — <a href="${siret.evidenceUrl}">vérifié le ${formatDateFr(siret.signal.verifiedAt ?? siret.signal.recordedAt)}</a>` : " (non vérifié)"}</dd></div>
+<div><dt>SIRET</dt><dd>${merchant.siret} — ${identity?.evidenceUrl && identity.status !== "unverified" ? html`<a href="${identity.evidenceUrl}">${identityWordingFr(identity)}</a>` : identityWordingFr(identity)}</dd></div>
 <div><dt>Activité</dt><dd>${tradeLabel} (NAF ${merchant.nafCode})</dd></div>
 <div><dt>Adresse</dt><dd>${merchant.street}, ${merchant.postalCode} ${merchant.city}</dd></div>
 ${merchant.phone ? html`<div><dt>Téléphone</dt><dd><a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a></dd></div>` : ""}

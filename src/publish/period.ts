@@ -1,4 +1,5 @@
 import type { MerchantProfile } from "../domain/merchant.ts";
+import { signalDefinition } from "../domain/trust/signal-catalog.ts";
 
 /**
  * The stretch of time over which a merchant's documents stay the same.
@@ -56,12 +57,18 @@ export function contentPeriod(profile: MerchantProfile, now: Date): ContentPerio
   boundary(Date.UTC(year, 0, 1));
   boundary(Date.UTC(year + 1, 0, 1));
 
-  // Founding anniversaries (UTC calendar, as yearsBetween counts them): last year's, this year's, next year's.
-  const founded = /^(\d{4})-(\d{2})-(\d{2})/.exec(merchant.foundedOn);
-  if (founded) {
-    const month = Number(founded[2]) - 1;
-    const day = Number(founded[3]);
+  // Anniversaries (UTC calendar, as yearsBetween counts them) of the founding date and of the dates
+  // a signal is counted in years from (a company's age): last year's, this year's, next year's.
+  const anniversaries = (date: string) => {
+    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+    if (!match) return;
+    const month = Number(match[2]) - 1;
+    const day = Number(match[3]);
     for (const offset of [-1, 0, 1]) boundary(Date.UTC(year + offset, month, day));
+  };
+  anniversaries(merchant.foundedOn);
+  for (const signal of profile.signals) {
+    if (typeof signal.value === "string" && signalDefinition(signal.key)?.readAt) anniversaries(signal.value);
   }
 
   if (since === Number.NEGATIVE_INFINITY) since = Date.UTC(year, 0, 1);

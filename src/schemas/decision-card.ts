@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
 import { abIdSchema, uuidSchema } from "./common.ts";
 import { merchantStatusSchema } from "./envelope.ts";
-import { trustBreakdownSchema } from "./registry.ts";
+import { trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
 
 /*
  * The merchant decision card (spec, "Merchant decision card"), served at
@@ -106,7 +106,7 @@ export const decisionCardIdentitySchema = z
 
 export const decisionCardTrustSchema = z
   .object({
-    trust_level: z.enum(["certified", "verified", "declared"]),
+    trust_level: trustLevelSchema,
     merchant_status: merchantStatusSchema,
     probation: z.boolean(),
     score: z.number().int().min(0).max(100),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { abIdSchema, uuidSchema } from "./common.ts";
 import { clusterNodeSchema as decisionCardClusterNodeSchema, leadContractFieldSchema } from "./decision-card.ts";
 import { merchantStatusSchema } from "./envelope.ts";
-import { trustBreakdownSchema } from "./registry.ts";
+import { trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
 
 /*
  * The merchant documents of src/publish/: the AI digest (`data` of GET /api/merchants/{ab_id}/ai-digest),
@@ -80,7 +80,7 @@ export const aiDigestSchema = z
     jobs_to_be_done: z.array(digestJobSchema),
     trust: z.object({
       score: z.number().int().min(0).max(100),
-      level: z.enum(["certified", "verified", "declared"]),
+      level: trustLevelSchema,
       breakdown: trustBreakdownSchema,
       reasons: z.array(z.string()),
       verified_evidence_count: z.number().int().min(0),

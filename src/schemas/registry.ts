@@ -100,6 +100,17 @@ export const searchProductSchema = z.object({
   tags: z.array(z.string()),
 });
 
+/**
+ * How far a merchant is verified right now: declared (no identity check valid today), verified
+ * (identity checked by an official source, and the check has not expired), certified (verified,
+ * with a trust score at merchant_ready or more).
+ */
+export const trustLevelSchema = z.enum(["certified", "verified", "declared"]).meta({
+  id: "TrustLevel",
+  description:
+    "declared: no identity check valid now; verified: identity checked by an official source and not expired; certified: verified with a trust score of merchant_ready or more",
+});
+
 export const searchResultSchema = z
   .object({
     merchant: z.object({
@@ -112,6 +123,7 @@ export const searchResultSchema = z
       rating: z.number().nullable(),
       review_count: z.number().int().nullable(),
       trust_score: z.number().int().min(0).max(100),
+      trust_level: trustLevelSchema,
       distance_km: z.number().optional(),
     }),
     products: z.array(searchProductSchema),
@@ -181,7 +193,7 @@ export const resolvedMerchantSchema = z.object({
     sector: z.string(),
     trade: z.string(),
     naf_code: z.string(),
-    trust: z.object({ score: z.number().int(), status: z.string(), breakdown: trustBreakdownSchema }),
+    trust: z.object({ score: z.number().int(), status: trustLevelSchema, breakdown: trustBreakdownSchema }),
   }),
   products: z.array(z.object({ id: z.string(), name: z.string(), description: z.string(), price: z.string() })),
   credentials: z.array(credentialSchema),

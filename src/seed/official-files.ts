@@ -13,7 +13,7 @@ import type { SeedRecord } from "./generate.ts";
  */
 
 /** Street type words back to SIRENE's codes ("avenue" -> AV). */
-const streetCodes = new Map(Object.entries(streetTypes).map(([code, words]) => [words, code]));
+const streetCodes = new Map([...streetTypes].map(([code, words]) => [words, code]));
 
 /** INSEE writes names and streets in capitals without accents. */
 function inseeText(text: string): string {

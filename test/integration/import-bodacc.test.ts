@@ -13,6 +13,7 @@ import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { ESTABLISHMENT_COLUMNS } from "../../src/import/sirene/establishments.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { legalUnitsCsv, publicCompany } from "../helpers/sirene-stock.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const run = promisify(execFile);
@@ -228,7 +229,17 @@ describe("npm run import -- bodacc", () => {
       "StockEtablissement_bodacc.csv",
       `${ESTABLISHMENT_COLUMNS.join(",")}\n${[sireneRow(clean, "AU PAIN DORE"), sireneRow(insolvent, "LA FOURNEE"), sireneRow(closing, "LE FOURNIL")].join("\n")}\n`,
     );
-    expect((await job(["jobs/import.ts", "sirene", "--etablissements", sirene])).report).toMatchObject({ created: 3 });
+    const units = file(
+      "StockUniteLegale_bodacc.csv",
+      legalUnitsCsv([
+        publicCompany(clean, "SARL AU PAIN DORE"),
+        publicCompany(insolvent, "SAS LA FOURNEE"),
+        publicCompany(closing, "SARL LE FOURNIL"),
+      ]),
+    );
+    expect(
+      (await job(["jobs/import.ts", "sirene", "--etablissements", sirene, "--unites-legales", units])).report,
+    ).toMatchObject({ created: 3 });
     const db = openDatabase(path.join(server.dataDir, "abeille.db"));
     const registry = createMerchantRegistryRepository(db);
     const [cleanId, insolventId, closingId] = [clean, insolvent, closing].map(

@@ -13,7 +13,12 @@ import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { csvLine } from "../../src/import/csv.ts";
 import { LEGAL_UNIT_HEADER as UNIT_HEADER } from "../../src/import/sirene/layout.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { ESTABLISHMENT_HEADER as HEADER, stockRow as row } from "../helpers/sirene-stock.ts";
+import {
+  ESTABLISHMENT_HEADER as HEADER,
+  legalUnitsCsv,
+  publicCompany,
+  stockRow as row,
+} from "../helpers/sirene-stock.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const run = promisify(execFile);
@@ -48,6 +53,13 @@ const base = {
   nomenclatureActivitePrincipaleEtablissement: "NAFRev2",
 };
 
+/** The companies of the establishments below, as StockUniteLegale names them. */
+function unitsFile(name: string, units: Record<string, string>[]): string {
+  const file = path.join(server.dataDir, name);
+  writeFileSync(file, legalUnitsCsv(units));
+  return file;
+}
+
 function stockFile(name: string, rows: string[]): string {
   const file = path.join(server.dataDir, name);
   writeFileSync(file, `${HEADER.join(",")}\r\n${rows.join("\r\n")}\r\n`);
@@ -81,7 +93,8 @@ describe("npm run import -- sirene", () => {
       "123,456",
       row({ ...base, nic: "00099", siret: "55566677700099" }),
     ]);
-    const first = await importSirene(file);
+    const units = unitsFile("StockUniteLegale_1.csv", [publicCompany(siren, "SARL AU PAIN DORE")]);
+    const first = await importSirene(file, "--unites-legales", units);
     expect(first.code).toBe(1);
     expect(first.report).toEqual({
       read: 6,
@@ -99,7 +112,7 @@ describe("npm run import -- sirene", () => {
     const { body } = await server.getJson("/api/registry/search?q=Pain%20Dore");
     const found = body.results as { merchant: { ab_id: string; name: string; address: string } }[];
     expect(found.map((result) => [result.merchant.name, result.merchant.address])).toEqual([
-      ["Au Pain Dore", "14 bis avenue Roger Salengro, 69100 Villeurbanne"],
+      ["AU PAIN DORE", "14 bis avenue Roger Salengro, 69100 Villeurbanne"],
     ]);
     const abId = found[0]?.merchant.ab_id as string;
     const resolved = await server.getJson(`/api/registry/resolve/${abId}`);
@@ -117,7 +130,7 @@ describe("npm run import -- sirene", () => {
     });
 
     // The same file again: nothing changes.
-    const again = await importSirene(file);
+    const again = await importSirene(file, "--unites-legales", units);
     expect(again.report).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
 
     // A later stock: the establishment closed.
@@ -169,12 +182,13 @@ describe("npm run import -- sirene", () => {
       env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
     });
     const shown = JSON.parse(stdout) as { merchant: { legalName: string; businessName: string; foundedOn: string } };
+    // Names as INSEE writes them: the sign, then the company's name; its creation date as the founding date.
     expect([shown.merchant.businessName, shown.merchant.legalName, shown.merchant.foundedOn]).toEqual([
-      "La Fournee",
-      "Sarl la Fournee de Villeurbanne",
+      "LA FOURNEE",
+      "SARL LA FOURNEE DE VILLEURBANNE",
       "1998-03-01",
     ]);
-    // The company's age is an official signal too, counted at the file's processing date (2026-10-02).
+    // The company's age is an official signal too, recorded as the creation date and counted when read.
     const card = await server.getJson(`/api/merchants/${abId}/decision-card`);
     expect(JSON.stringify(card.body)).toContain("company_age_years");
     const events = (JSON.parse(stdout) as { events: { changes: Record<string, { to: unknown }> }[] }).events;
@@ -184,7 +198,7 @@ describe("npm run import -- sirene", () => {
       .prepare("SELECT value, source, verified_at FROM signals WHERE ab_id = ? AND key = 'company_age_years'")
       .get(abId);
     db.$client.close();
-    expect(age).toEqual({ value: "28", source: "official_file", verified_at: "2026-10-02T08:15:31.000Z" });
+    expect(age).toEqual({ value: '"1998-03-01"', source: "official_file", verified_at: "2026-10-02T08:15:31.000Z" });
   }, 60_000);
 
   it("reads one establishment twice in a file as one merchant, and refuses a file cut inside a field with its line", async () => {
@@ -195,7 +209,13 @@ describe("npm run import -- sirene", () => {
       row(once),
       row({ ...once, numeroVoieEtablissement: "16", dateDernierTraitementEtablissement: "2026-10-03T08:00:00" }),
     ]);
-    expect((await importSirene(file)).report).toMatchObject({ read: 2, created: 1, updated: 1, rejected: [] });
+    const units = unitsFile("StockUniteLegale_twice.csv", [publicCompany(twiceSiren, "DEUX FOIS SAS")]);
+    expect((await importSirene(file, "--unites-legales", units)).report).toMatchObject({
+      read: 2,
+      created: 1,
+      updated: 1,
+      rejected: [],
+    });
     const { body } = await server.getJson("/api/registry/search?q=Deux%20Fois");
     const found = body.results as { merchant: { address: string } }[];
     expect(found.map((result) => result.merchant.address)).toEqual([
@@ -261,7 +281,8 @@ describe("npm run import -- sirene", () => {
     const geo = path.join(server.dataDir, "geo_siret_69.csv.gz");
     writeFileSync(geo, gzipSync(`${geoHeader.join(",")}\n${geoRow}\n`));
 
-    const result = await importSirene(zipped, "--geo", geo);
+    const units = unitsFile("StockUniteLegale_zip.csv", [publicCompany(companySiren, "FOURNILS REUNIS")]);
+    const result = await importSirene(zipped, "--geo", geo, "--unites-legales", units);
     expect(result.report).toMatchObject({ read: 2, created: 2, rejected: [] });
     const proofOf = async (q: string) => {
       const { body } = await server.getJson(`/api/registry/search?q=${encodeURIComponent(q)}`);
@@ -275,7 +296,11 @@ describe("npm run import -- sirene", () => {
     expect([source, score]).toEqual(["commune_centroid", 0.3]);
 
     // The same archive again changes nothing; an archive cut short is refused with a message.
-    expect((await importSirene(zipped, "--geo", geo)).report).toMatchObject({ created: 0, updated: 0, unchanged: 2 });
+    expect((await importSirene(zipped, "--geo", geo, "--unites-legales", units)).report).toMatchObject({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+    });
     const cut = path.join(server.dataDir, "StockEtablissement_cut.zip");
     writeFileSync(cut, zipOf("StockEtablissement_utf8.csv", csv.repeat(40)).subarray(0, 200));
     const failure = await run(process.execPath, ["jobs/import.ts", "sirene", "--etablissements", cut], {

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
-import { ESTABLISHMENT_HEADER, stockRow } from "../helpers/sirene-stock.ts";
+import { ESTABLISHMENT_HEADER, legalUnitsCsv, publicCompany, stockRow } from "../helpers/sirene-stock.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const run = promisify(execFile);
@@ -97,7 +97,11 @@ describe("a real merchant, from its SIRENE row to its archive", () => {
     );
 
     // 1. The SIRENE row: a PROBATION merchant, identity verified from the file.
-    const imported = JSON.parse(await job("jobs/import.ts", "sirene", "--etablissements", stock, "--json"));
+    const units = path.join(server.dataDir, "StockUniteLegale_utf8.csv");
+    writeFileSync(units, legalUnitsCsv([publicCompany(siren, "SARL PLOMBERIE DES TANNEURS", "2012-05-03")]));
+    const imported = JSON.parse(
+      await job("jobs/import.ts", "sirene", "--etablissements", stock, "--unites-legales", units, "--json"),
+    );
     expect(imported).toMatchObject({ read: 1, created: 1, rejected: [] });
     const [abId] = await searchIds("Plomberie des Tanneurs");
     if (!abId) throw new Error("the imported merchant is not found by its name");

@@ -15,7 +15,7 @@ import {
   type FakeRechercheEntreprises,
   startFakeRechercheEntreprises,
 } from "../helpers/fake-recherche-entreprises.ts";
-import { ESTABLISHMENT_HEADER, stockRow } from "../helpers/sirene-stock.ts";
+import { ESTABLISHMENT_HEADER, legalUnitsCsv, publicCompany, stockRow } from "../helpers/sirene-stock.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const run = promisify(execFile);
@@ -102,14 +102,27 @@ describe("npm run verify", () => {
     );
     const file = path.join(server.dataDir, "StockEtablissement_verify.csv");
     writeFileSync(file, `${ESTABLISHMENT_HEADER.join(",")}\r\n${rows.join("\r\n")}\r\n`);
-    const imported = await job("jobs/import.ts", "sirene", "--etablissements", file, "--json");
+    const units = path.join(server.dataDir, "StockUniteLegale_verify.csv");
+    writeFileSync(
+      units,
+      legalUnitsCsv([fournil, mie, epi].map((item) => publicCompany(item.siret.slice(0, 9), `SARL ${item.name}`))),
+    );
+    const imported = await job(
+      "jobs/import.ts",
+      "sirene",
+      "--etablissements",
+      file,
+      "--unites-legales",
+      units,
+      "--json",
+    );
     expect(JSON.parse(imported.stdout)).toMatchObject({ created: 3, rejected: [] });
     const listed = JSON.parse((await job("jobs/merchants.ts", "list", "--json")).stdout) as {
       abId: string;
       businessName: string;
     }[];
     for (const { abId, businessName } of listed) ids[businessName] = abId;
-    expect(Object.keys(ids).sort()).toEqual(["L Epi Dore", "La Belle Mie", "Le Fournil"]);
+    expect(Object.keys(ids).sort()).toEqual(["L EPI DORE", "LA BELLE MIE", "LE FOURNIL"]);
   });
 
   it("checks the merchants whose identity check ends within the horizon, and shows the answers through the API", async () => {
@@ -141,7 +154,7 @@ describe("npm run verify", () => {
     );
 
     // Found and active: verified from the API, for two years from the check.
-    const fournilId = ids["Le Fournil"] as string;
+    const fournilId = ids["LE FOURNIL"] as string;
     const evidence = (await server.getJson(`/api/verify/siret_verified/${fournilId}`)).body.data;
     expect(evidence).toMatchObject({
       signal: "siret_verified",
@@ -161,7 +174,7 @@ describe("npm run verify", () => {
     expect(resolved.body._state.merchant_status).toBe("PROBATION");
 
     // Unknown to the register: the check failed, the merchant stays listed.
-    const epiId = ids["L Epi Dore"] as string;
+    const epiId = ids["L EPI DORE"] as string;
     expect((await server.getJson(`/api/verify/siret_verified/${epiId}`)).body.data).toMatchObject({
       status: "failed",
       source: "official_api",
@@ -172,7 +185,7 @@ describe("npm run verify", () => {
     expect((await server.getJson(`/api/registry/resolve/${epiId}`)).status).toBe(200);
 
     // Closed: archived, so no longer served, withdrawn from the feed, and the audit log says why.
-    const mieId = ids["La Belle Mie"] as string;
+    const mieId = ids["LA BELLE MIE"] as string;
     expect((await server.getJson(`/api/registry/resolve/${mieId}`)).status).toBe(404);
     expect((await server.getJson("/api/registry/search?q=Belle%20Mie")).body.results).toEqual([]);
     const { body: feed } = await server.getJson("/api/registry/changes?limit=1000");
@@ -205,7 +218,7 @@ describe("npm run verify", () => {
   }, 60_000);
 
   it("checks one merchant by ab_id, and says so when the register refuses or the command is wrong", async () => {
-    const fournilId = ids["Le Fournil"] as string;
+    const fournilId = ids["LE FOURNIL"] as string;
     fake.script(fournil.siret, { kind: "found", establishment: fournil });
     const one = await verify(fournilId);
     expect([one.code, one.stdout]).toEqual([
@@ -235,10 +248,10 @@ describe("npm run verify", () => {
     // Nothing was written: the last check stands.
     expect((await server.getJson(`/api/verify/siret_verified/${fournilId}`)).body.data.status).toBe("verified");
 
-    const archived = await verify(ids["La Belle Mie"] as string);
+    const archived = await verify(ids["LA BELLE MIE"] as string);
     expect([archived.code, archived.stderr]).toEqual([
       1,
-      `verify: ${ids["La Belle Mie"]}: CONFLICT: Merchant ${ids["La Belle Mie"]} is ARCHIVED, which is final: its identity is not checked\n`,
+      `verify: ${ids["LA BELLE MIE"]}: CONFLICT: Merchant ${ids["LA BELLE MIE"]} is ARCHIVED, which is final: its identity is not checked\n`,
     ]);
     expect((await verify("ab_zzzzzzzz")).stderr).toBe(
       "verify: ab_zzzzzzzz: MERCHANT_NOT_FOUND: No merchant has ab_id ab_zzzzzzzz\n",

@@ -10,7 +10,6 @@ import {
   frenchHours,
   shortDescription,
   wordCount,
-  yearsBetween,
 } from "../../src/domain/registry/decision-card.ts";
 import { ServiceError } from "../../src/errors/service-error.ts";
 import { decisionCardDocumentSchema } from "../../src/schemas/decision-card.ts";
@@ -664,12 +663,6 @@ describe("decision card helpers", () => {
     expect(shortDescription("😀".repeat(200))).toBe(`${"😀".repeat(159)}…`);
     expect(shortDescription("x".repeat(160))).toBe("x".repeat(160));
     expect(shortDescription("x".repeat(161))).toBe(`${"x".repeat(159)}…`);
-  });
-
-  it("yearsBetween counts whole years and moves on the anniversary only", () => {
-    expect(yearsBetween("2014-03-01", new Date("2026-02-28T23:59:59Z"))).toBe(11);
-    expect(yearsBetween("2014-03-01", new Date("2026-03-01T00:00:00Z"))).toBe(12);
-    expect(yearsBetween("2030-01-01", new Date("2026-03-01T00:00:00Z"))).toBe(0);
   });
 
   it("frenchHours maps English and French day names to lowercase French weekdays", () => {

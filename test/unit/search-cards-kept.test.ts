@@ -110,7 +110,7 @@ describe("kept search cards", () => {
     expect(app.keptCards.read([abId], format(), clock.toISOString()).get(abId)?.merchant.name).toBe("Maison Renommée");
   });
 
-  it("are not served past a counted signal's expiry, and the keeper renews them with the trust of that moment", async () => {
+  it("are not served past their validity (a counted signal's expiry, a company's anniversary), and the keeper renews them with the trust of that moment", async () => {
     const row = sqlite()
       .prepare(
         "SELECT ab_id, valid_until FROM kept_cards WHERE valid_until IS NOT NULL ORDER BY valid_until, ab_id LIMIT 1",
@@ -118,14 +118,14 @@ describe("kept search cards", () => {
       .get() as { ab_id: string; valid_until: string } | undefined;
     if (!row) throw new Error("no demo merchant has a signal that expires");
     const before = app.keptCards.read([row.ab_id], format(), clock.toISOString()).get(row.ab_id);
-
     clock = new Date(Date.parse(row.valid_until) + 1_000);
     expect(app.keptCards.read([row.ab_id], format(), clock.toISOString()).size).toBe(0);
     await app.cardKeeper.syncOnce();
     const renewed = app.keptCards.read([row.ab_id], format(), clock.toISOString()).get(row.ab_id);
     const expected = buildKeptCards({ merchants: app.merchants, orderRailEnabled: false }, [row.ab_id], clock);
     expect(renewed).toEqual(plain(expected.get(row.ab_id)));
-    expect(renewed?.merchant.trust_score).toBeLessThan(before?.merchant.trust_score ?? 0);
+    // The card ended with a signal's expiry or a calendar step (a company's anniversary): built anew at that moment.
+    expect(renewed?.validUntil).not.toBe(before?.validUntil);
     expect(
       sqlite().prepare("SELECT count(*) FROM kept_cards WHERE valid_until <= ?").pluck().get(clock.toISOString()),
     ).toBe(0);

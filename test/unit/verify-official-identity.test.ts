@@ -64,6 +64,7 @@ function importedMerchant(processedAt = "2026-10-02T08:15:31.000Z"): { abId: str
     inseeCode: "69266",
     createdOn: "2011-09-15",
     processedAt,
+    legalUnit: { siren, legalName: `AU PAIN DORE ${counter}`, createdOn: "2011-09-15", legalForm: "5499" },
   };
   const outcome = applyOfficialEstablishment({ registry, communes, now: () => NOW }, establishment, "import:sirene");
   if (outcome.kind !== "created") throw new Error(`not created: ${outcome.kind}`);

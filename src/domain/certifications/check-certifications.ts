@@ -2,7 +2,6 @@ import type { MerchantState } from "../../schemas/envelope.ts";
 import type { Credential } from "../../schemas/registry.ts";
 import { describeCredentials, loadMerchant, type ResolveDeps } from "../registry/resolve-merchant.ts";
 import { EVIDENCE_SIGNALS, type ProofStatus, signalDefinition } from "../trust/signal-catalog.ts";
-import { isSignalExpired } from "../trust/signal-expiry.ts";
 
 /**
  * check_certifications: what is verified about a merchant and how strongly. Each credential and
@@ -50,17 +49,14 @@ export function checkCertifications(deps: ResolveDeps, abId: string): Certificat
   const now = deps.now();
   const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, abId);
   const { merchant } = profile;
-  const described = describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment.trust.contributions);
+  const described = describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment);
   const signals = new Map(profile.signals.map((signal) => [signal.key, signal]));
   const credentials: CertificationItem[] = described.map((credential) => {
     const signal = signals.get(credential.key);
-    const expiresAt = signal?.expiresAt ?? null;
-    const expired = isSignalExpired({ expiresAt }, now.toISOString());
-    const status = credential.status as CertificationItem["effective_status"];
     return {
       ...credential,
-      effective_status: status === "verified" && expired ? "expired" : status,
-      expires_at: expiresAt,
+      effective_status: credential.status as CertificationItem["effective_status"],
+      expires_at: signal?.expiresAt ?? null,
       rule: signalDefinition(credential.key)?.rule ?? "",
     };
   });

@@ -10,7 +10,6 @@ import {
   type ResolveDeps,
 } from "../registry/resolve-merchant.ts";
 import { tradeForNaf } from "../sectors.ts";
-import { isSignalExpired } from "../trust/signal-expiry.ts";
 
 /**
  * compare_merchants: two to five merchants side by side on what an agent weighs before choosing
@@ -125,17 +124,8 @@ function compareOne(
 ): ComparedMerchant {
   const { merchant } = profile;
   const card = assembleDecisionCard(profile, assessment, options).decision_card;
-  const credentials = describeCredentials(
-    options.baseUrl,
-    merchant.abId,
-    profile.signals,
-    assessment.trust.contributions,
-  );
-  const verified = credentials.filter((credential) => {
-    const signal = profile.signals.find((item) => item.key === credential.key);
-    const expired = signal !== undefined && isSignalExpired(signal, options.now.toISOString());
-    return credential.status === "verified" && !expired;
-  });
+  const credentials = describeCredentials(options.baseUrl, merchant.abId, profile.signals, assessment);
+  const verified = credentials.filter((credential) => credential.status === "verified");
   const countProof = (proof: string) => verified.filter((credential) => credential.proof_status === proof).length;
   const proof = profile.territorialProof;
   const distance =

@@ -16,7 +16,7 @@ import {
   signalApplies,
   signalDefinition,
 } from "../trust/signal-catalog.ts";
-import { isSignalExpired } from "../trust/signal-expiry.ts";
+import { signalStatusAt, signalValueAt } from "../trust/signal-expiry.ts";
 
 /** Signals whose recorded value may name or reach a person: the value is never shown. */
 const PERSONAL_VALUE_SIGNALS: ReadonlySet<string> = new Set([
@@ -61,7 +61,7 @@ export function describeEvidence(input: EvidenceInput): EvidenceData {
     verified_at: record?.verifiedAt ?? null,
     recorded_at: record?.recordedAt ?? null,
     expires_at: record?.expiresAt ?? null,
-    value: record && !personal ? record.value : null,
+    value: record && !personal ? signalValueAt(record, now) : null,
     value_withheld: personal && record !== undefined && record.value !== null,
     notice: record?.notice
       ? {
@@ -83,10 +83,7 @@ export function describeEvidence(input: EvidenceInput): EvidenceData {
 function evidenceStatus(record: Signal | undefined, applies: boolean, now: Date): EvidenceStatus {
   if (!applies) return "not_applicable";
   if (!record) return "unverified";
-  if (record.status === "verified" && isSignalExpired(record, now.toISOString())) {
-    return "expired";
-  }
-  return record.status;
+  return signalStatusAt(record, now.toISOString());
 }
 
 function proofStatusOf(record: Signal): ProofStatus {

@@ -1,7 +1,7 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import type { Signal, SignalNotice } from "../merchant.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
-import { isSignalExpired } from "../trust/signal-expiry.ts";
+import { identityVerifiedAt } from "../trust/signal-expiry.ts";
 import { checkTransition, feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
@@ -221,12 +221,11 @@ function archive(
   const { merchant } = existing;
   const now = deps.now();
   const nowIso = now.toISOString();
-  const identity = existing.signals.find((candidate) => candidate.key === "siret_verified");
   const reason = `radiation du RCS publiée au BODACC le ${deregistration.publishedOn} (annonce ${deregistration.id}${
     deregistration.court ? `, ${deregistration.court}` : ""
   })`;
   const check = checkTransition(merchant.status, "ARCHIVED", {
-    identityVerified: identity?.status === "verified" && !isSignalExpired(identity, nowIso),
+    identityVerified: identityVerifiedAt(existing.signals, nowIso),
     descriptionReviewed: merchant.description === null || !merchant.descriptionLlmUnreviewed,
     reason,
   });

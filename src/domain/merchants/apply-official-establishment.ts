@@ -1,8 +1,15 @@
+import { betterWritten, sameWritten } from "../format.ts";
 import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
-import { yearsBetween } from "../registry/decision-card.ts";
-import { trades } from "../sectors.ts";
+import { type Trade, tradeForNaf } from "../sectors.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
-import { ADDRESS_VERIFIED_MIN_SCORE, newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
+import {
+  ADDRESS_VERIFIED_MIN_SCORE,
+  differingFields,
+  diffOf,
+  newAbId,
+  newMerchant,
+  territorialProofOf,
+} from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
@@ -13,15 +20,31 @@ export type OfficialOutcome =
   | { kind: "updated"; abId: string }
   | { kind: "archived"; abId: string }
   | { kind: "unchanged"; abId: string }
-  | { kind: "skipped"; reason: "not_public" | "closed" | "naf_not_covered" | "commune_unknown" };
+  | { kind: "skipped"; reason: OfficialSkipReason };
+
+/**
+ * Why a row brought no merchant in: not public, closed, a trade the registry does not cover, a
+ * commune missing from the reference, no date to hold the identity check from (neither the row's
+ * processing date nor a file date), no name the files give (no sign and no public legal unit read:
+ * the legal units file names it), or no creation date the files give.
+ */
+export type OfficialSkipReason =
+  | "not_public"
+  | "closed"
+  | "naf_not_covered"
+  | "commune_unknown"
+  | "undated"
+  | "name_unknown"
+  | "creation_date_unknown";
 
 export const SIRENE_DATASET_URL =
   "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret";
 
 /**
  * What a SIRENE row proves, as signals: the establishment's identity (verified at INSEE's
- * processing of the row, holding two years from it) and, when the legal units file gives the
- * company's creation date, the company's age checked with it.
+ * processing of the row, else at the file's date, holding two years from it) and, when the legal
+ * units file gives the company's creation date, the company's age, recorded as that date: the
+ * years are counted at the instant they are read (signal-catalog.ts), never at the import's.
  */
 export function sireneSignals(verifiedAt: string, companyCreatedOn: string | null): Signal[] {
   const identity: Signal = {
@@ -36,25 +59,40 @@ export function sireneSignals(verifiedAt: string, companyCreatedOn: string | nul
     expiresAt: officialCheckExpiresAt(verifiedAt),
   };
   if (!companyCreatedOn) return [identity];
-  return [
-    identity,
-    { ...identity, key: "company_age_years", value: yearsBetween(companyCreatedOn, new Date(verifiedAt)) },
-  ];
+  return [identity, { ...identity, key: "company_age_years", value: companyCreatedOn }];
+}
+
+/** When the row's identity check holds from: INSEE's processing of the row, else the file's date. */
+export function officialCheckedAt(establishment: OfficialEstablishment): string | null {
+  if (establishment.processedAt) return establishment.processedAt;
+  return establishment.fileDate ? `${establishment.fileDate}T00:00:00.000Z` : null;
+}
+
+/**
+ * The name a merchant is shown under, in INSEE's order of precedence: the establishment's sign,
+ * its usual name, then its company's name (for a sole trader, the usual name of the person). Null
+ * when the files read give none: a name is never made up.
+ */
+export function officialDisplayName(establishment: OfficialEstablishment): string | null {
+  return establishment.name ?? establishment.legalUnit?.legalName ?? null;
 }
 
 /**
  * Brings the registry in line with one establishment of an official file: a new active public
  * establishment of a covered trade becomes a PROBATION merchant with its identity verified; a
- * known one takes the file's address and activity; a closed one archives its merchant with the
- * reason. A non-public establishment is never stored (one already known is archived). The same
- * row twice changes nothing the second time.
+ * known one takes the file's address, activity and, with the legal units file, its company's name
+ * and creation date; a closed one archives its merchant with the reason. A non-public
+ * establishment is never stored (one already known is archived). Nothing is invented: a row
+ * whose files give no name, no creation date or no date for the check brings no merchant in, and a
+ * check recorded later than the row's (through the official API, say) is kept. The same row twice
+ * changes nothing the second time.
  */
 export function applyOfficialEstablishment(
   deps: MerchantLifecycleDeps,
   establishment: OfficialEstablishment,
   actor: Actor,
 ): OfficialOutcome {
-  const trade = trades.find((candidate) => candidate.nafCode === establishment.nafCode);
+  const trade = tradeForNaf(establishment.nafCode);
   const closing = !establishment.active || !establishment.public;
   // Most of a national file is other trades: an open establishment of one is skipped unread.
   if (!closing && !trade) return { kind: "skipped", reason: "naf_not_covered" };
@@ -89,33 +127,39 @@ export function applyOfficialEstablishment(
   }
   if (!trade) return { kind: "skipped", reason: "naf_not_covered" };
   const commune =
-    deps.communes.find(establishment.postalCode, establishment.city) ??
     deps.communes.findByInsee?.(establishment.inseeCode) ??
+    deps.communes.find(establishment.postalCode, establishment.city) ??
     null;
   if (!commune) return { kind: "skipped", reason: "commune_unknown" };
-  const verifiedAt = establishment.processedAt ?? nowIso;
+  const checkedAt = officialCheckedAt(establishment);
+  if (!checkedAt) return { kind: "skipped", reason: "undated" };
+  // The town as the commune reference writes it (hyphens, accents), not INSEE's capitals.
+  const city = commune.name;
   const proof = placed(
-    territorialProofOf({ find: () => commune }, { postal_code: establishment.postalCode, city: establishment.city }),
+    territorialProofOf({ find: () => commune }, { postal_code: establishment.postalCode, city }),
     establishment.position ?? null,
-    verifiedAt,
+    checkedAt,
   );
-  const officialSignals = sireneSignals(verifiedAt, establishment.legalUnit?.createdOn ?? null);
-  const [identity, age = null] = officialSignals as [Signal, Signal?];
+  const unit = establishment.legalUnit ?? null;
+  const officialSignals = sireneSignals(checkedAt, unit?.createdOn ?? null);
 
   if (!existing) {
+    const name = officialDisplayName(establishment);
+    if (!name || !unit) return { kind: "skipped", reason: "name_unknown" };
+    const foundedOn = unit.createdOn ?? establishment.createdOn;
+    if (!foundedOn) return { kind: "skipped", reason: "creation_date_unknown" };
     const abId = newAbId(deps.registry, deps.randomId);
-    const name = establishment.name ?? establishment.legalUnit?.legalName ?? `${trade.label} ${establishment.city}`;
     const merchant = newMerchant(
       {
         abId,
         siret: establishment.siret,
-        legalName: establishment.legalUnit?.legalName ?? name,
+        legalName: unit.legalName,
         businessName: name,
         nafCode: establishment.nafCode,
         street: establishment.street,
         postalCode: establishment.postalCode,
-        city: establishment.city,
-        foundedOn: establishment.legalUnit?.createdOn ?? establishment.createdOn ?? verifiedAt.slice(0, 10),
+        city,
+        foundedOn,
       },
       nowIso,
     );
@@ -131,9 +175,7 @@ export function applyOfficialEstablishment(
         changes: {
           siret: { from: null, to: establishment.siret },
           naf_code: { from: null, to: establishment.nafCode },
-          ...(establishment.legalUnit?.legalForm
-            ? { legal_form: { from: null, to: establishment.legalUnit.legalForm } }
-            : {}),
+          ...(unit.legalForm ? { legal_form: { from: null, to: unit.legalForm } } : {}),
         },
         reason: "établissement actif et diffusible au répertoire SIRENE",
       },
@@ -143,21 +185,34 @@ export function applyOfficialEstablishment(
   }
 
   const { merchant } = existing;
-  const fields: Partial<Merchant> = {};
-  if (merchant.street !== establishment.street) fields.street = establishment.street;
-  if (merchant.postalCode !== establishment.postalCode) fields.postalCode = establishment.postalCode;
-  if (merchant.city !== establishment.city) fields.city = establishment.city;
-  if (establishment.legalUnit && merchant.legalName !== establishment.legalUnit.legalName) {
-    fields.legalName = establishment.legalUnit.legalName;
+  const { next: fields, set } = differingFields(merchant);
+  // A name the merchant wrote the same way as the files (its own case and accents) is kept.
+  const setText = (key: "legalName" | "businessName", value: string) => {
+    if (!sameWritten(merchant[key], value)) set(key, value);
+  };
+  set("street", betterWritten(merchant.street, establishment.street));
+  set("postalCode", establishment.postalCode);
+  set("city", city);
+  if (unit) {
+    setText("legalName", unit.legalName);
+    if (unit.createdOn) set("foundedOn", unit.createdOn);
+  }
+  if (establishment.name) setText("businessName", establishment.name);
+  else if (unit && !sameWritten(merchant.businessName, unit.legalName) && nameStandsInForLegalName(merchant, trade)) {
+    set("businessName", unit.legalName);
   }
   if (merchant.nafCode !== establishment.nafCode) {
-    fields.nafCode = establishment.nafCode;
-    fields.sector = trade.sector;
+    set("nafCode", establishment.nafCode);
+    set("sector", trade.sector);
   }
-  const known = existing.signals.find((signal) => signal.key === "siret_verified");
-  const identityChanged = known?.status !== "verified" || known.verifiedAt !== identity.verifiedAt;
-  const knownAge = existing.signals.find((signal) => signal.key === "company_age_years");
-  const ageChanged = age !== null && (knownAge?.value !== age.value || knownAge.verifiedAt !== age.verifiedAt);
+  // A check recorded at or after this row's (a later file, the official API) stands.
+  const newer = (signal: Signal): boolean => {
+    const known = existing.signals.find((candidate) => candidate.key === signal.key);
+    if (!known) return true;
+    if ((known.verifiedAt ?? known.recordedAt) > (signal.verifiedAt ?? signal.recordedAt)) return false;
+    return known.status !== signal.status || known.verifiedAt !== signal.verifiedAt || known.value !== signal.value;
+  };
+  const signals = officialSignals.filter(newer);
   const current = existing.territorialProof;
   const position = establishment.position ?? null;
   const moved =
@@ -165,33 +220,53 @@ export function applyOfficialEstablishment(
     (current?.latitude !== position.latitude ||
       current?.longitude !== position.longitude ||
       current?.geocodingScore !== proof.geocodingScore);
-  if (Object.keys(fields).length === 0 && !identityChanged && !ageChanged && !moved) {
+  if (Object.keys(fields).length === 0 && signals.length === 0 && !moved) {
     return { kind: "unchanged", abId: merchant.abId };
   }
-  const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const [key, value] of Object.entries(fields))
-    changes[key] = { from: merchant[key as keyof Merchant], to: value };
-  if (identityChanged) changes.siret_verified = { from: known?.verifiedAt ?? null, to: identity.verifiedAt };
-  if (ageChanged) changes.company_age_years = { from: knownAge?.value ?? null, to: age.value };
+  const changes = diffOf(merchant, fields);
+  for (const signal of signals) {
+    const known = existing.signals.find((candidate) => candidate.key === signal.key);
+    changes[signal.key] = {
+      from: known
+        ? { status: known.status, value: known.value, verified_at: known.verifiedAt, source: known.source }
+        : null,
+      to: { status: signal.status, value: signal.value, verified_at: signal.verifiedAt, source: signal.source },
+    };
+  }
   if (moved) {
     changes.position = {
       from: current ? [current.latitude, current.longitude] : null,
       to: [proof.latitude, proof.longitude],
     };
   }
-  const addressChanged = "postalCode" in fields || "city" in fields || moved;
+  // A new spelling of the same town keeps the proof; a new postal code or town, or a position, renews it.
+  const addressChanged =
+    "postalCode" in fields || (fields.city !== undefined && !sameWritten(fields.city, merchant.city)) || moved;
   const written = deps.registry.update({
     abId: merchant.abId,
     expectedRevision: existing.revision,
     fields: { ...fields, updatedAt: nowIso },
     products: null,
     territorialProof: addressChanged ? proof : undefined,
-    signals: officialSignals,
+    signals,
     event: { at: nowIso, actor, action: "updated", changes, reason: "répertoire SIRENE" },
     feed: feedChange(merchant.status, merchant.status),
   });
   if (!written) throw changedMeanwhile(merchant.abId);
   return { kind: "updated", abId: merchant.abId };
+}
+
+/**
+ * Whether a merchant's business name only stands in for a name the files did not give: its legal
+ * name taken as business name, or the trade and town earlier versions of the import made up
+ * ("Restaurant Cadillac-Sur-Garonne"). The company's name then replaces it; a name the merchant
+ * chose is never replaced by its company's.
+ */
+function nameStandsInForLegalName(merchant: Merchant, trade: Trade): boolean {
+  return (
+    sameWritten(merchant.businessName, merchant.legalName) ||
+    sameWritten(merchant.businessName, `${trade.label} ${merchant.city}`)
+  );
 }
 
 /**

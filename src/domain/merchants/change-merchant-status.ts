@@ -2,6 +2,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { merchantStatusSchema } from "../../schemas/envelope.ts";
 import { parseInput } from "../../schemas/parse.ts";
 import { assessMerchant } from "../assess-merchant.ts";
+import { identityVerifiedAt } from "../trust/signal-expiry.ts";
 import { checkTransition, feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
@@ -30,7 +31,7 @@ export function changeMerchantStatus(
   const assessment = assessMerchant(merchant, current.signals, { orderRailEnabled: false, now });
   const reason = input.reason?.trim() || null;
   const check = checkTransition(merchant.status, to, {
-    identityVerified: assessment.trustLevel !== "declared",
+    identityVerified: identityVerifiedAt(current.signals, assessment.assessedAt),
     descriptionReviewed: merchant.description === null || !merchant.descriptionLlmUnreviewed,
     reason,
   });

@@ -16,6 +16,8 @@ export interface OfficialEstablishment {
   createdOn: string | null;
   /** When INSEE last processed the row: the date the identity check holds from. */
   processedAt: string | null;
+  /** The file's date (YYYY-MM-DD) as the operator states it: the check's date for rows without a processing date. */
+  fileDate?: string | null;
   /** The company the establishment belongs to, when its file was read too. */
   legalUnit?: OfficialLegalUnit | null;
   /** Where a geocoded file places it; without one, the commune's centroid stands in (marked as such). */
@@ -30,6 +32,8 @@ export interface OfficialPosition {
   score: number | null;
   /** What the geocoder matched: housenumber, interpolation, street, locality, municipality. */
   type: string | null;
+  /** The address it matched, labelled as the national address base writes it ("12 Rue de la Paix 75002 Paris"). */
+  label?: string | null;
 }
 
 /** A company (unité légale) as the register describes it. */

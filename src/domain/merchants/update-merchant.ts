@@ -1,7 +1,7 @@
 import { ServiceError, validationError } from "../../errors/service-error.ts";
 import { companyNumberIssues, merchantUpdateSchema } from "../../schemas/merchant-declaration.ts";
 import { parseInput } from "../../schemas/parse.ts";
-import { slugify } from "../format.ts";
+import { sameWritten } from "../format.ts";
 import type { Merchant, TerritorialProof } from "../merchant.ts";
 import { changedFields, diffOf, productsOf, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
@@ -80,7 +80,7 @@ function movedProof(
   const proof = territorialProofOf(deps.communes, address);
   const known = current.territorialProof;
   // Compared as slugs: without accents, case or punctuation.
-  const sameStreet = slugify(current.merchant.street) === slugify(address.street);
+  const sameStreet = sameWritten(current.merchant.street, address.street);
   if (known && known.inseeCode === proof.inseeCode && known.postalCode === proof.postalCode && sameStreet) {
     return undefined;
   }

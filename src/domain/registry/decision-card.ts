@@ -16,6 +16,7 @@ import {
   SIGNABLE_FIELDS,
 } from "../../schemas/decision-card.ts";
 import type { Assessment } from "../assess-merchant.ts";
+import { yearsBetween } from "../calendar.ts";
 import { canonicalJson, canonicalObjectOf, sha256Hex } from "../canonical-json.ts";
 import { ORDER_MIN_TRUST, TRUST_THRESHOLDS } from "../capabilities.ts";
 import { formatAddress } from "../format.ts";
@@ -30,7 +31,7 @@ import {
   signalDefinition,
   signalPosition,
 } from "../trust/signal-catalog.ts";
-import { isSignalExpired } from "../trust/signal-expiry.ts";
+import { signalCountsAt, signalStatusAt } from "../trust/signal-expiry.ts";
 import type { MerchantRepository } from "./merchant-store.ts";
 import { loadMerchant } from "./resolve-merchant.ts";
 
@@ -107,7 +108,7 @@ export function assembleDecisionCard(
   const abId = merchant.abId;
   const links = cardLinks(baseUrl, abId);
 
-  const identity = buildIdentity(merchant, profile.signals, links);
+  const identity = buildIdentity(merchant, profile.signals, links, now.toISOString());
   const trust = buildTrust(merchant, assessment);
   const actionability = buildActionability(assessment);
   const leadContract = buildLeadContract(baseUrl, merchant.sector, abId, { today: now });
@@ -271,7 +272,12 @@ function cardLinks(baseUrl: string, abId: string): CardLinks {
   };
 }
 
-function buildIdentity(merchant: Merchant, signals: readonly Signal[], links: CardLinks): DecisionCardIdentity {
+function buildIdentity(
+  merchant: Merchant,
+  signals: readonly Signal[],
+  links: CardLinks,
+  nowIso: string,
+): DecisionCardIdentity {
   const siren = merchant.siret.slice(0, 9);
   const siretSignal = signals.find((signal) => signal.key === "siret_verified");
   const siretTemplate = signalDefinition("siret_verified")?.sourceUrlTemplate;
@@ -286,7 +292,11 @@ function buildIdentity(merchant: Merchant, signals: readonly Signal[], links: Ca
     siret: merchant.siret,
     naf_code: merchant.nafCode,
     legal_identifiers: {
-      siret: { value: merchant.siret, verified: siretSignal?.status === "verified", source_url: siretSourceUrl },
+      siret: {
+        value: merchant.siret,
+        verified: siretSignal !== undefined && signalCountsAt(siretSignal, nowIso),
+        source_url: siretSourceUrl,
+      },
       siren: { value: siren, derived_from: "siret" },
       rcs: merchant.rcs,
       vat_intracom: merchant.vatIntracom,
@@ -348,11 +358,6 @@ function buildOrderContract(baseUrl: string, orderRailEnabled: boolean, assessme
   };
 }
 
-/** The status a reader should see: a verified signal past its expiry is expired. */
-function effectiveStatus(signal: Signal, nowIso: string): Signal["status"] {
-  return signal.status === "verified" && isSignalExpired(signal, nowIso) ? "expired" : signal.status;
-}
-
 function proofStatusOf(signal: Signal): ProofStatus {
   const recorded = signal.proofStatus;
   if (
@@ -388,7 +393,7 @@ function topCredentials(
     .flatMap((signal) => {
       const definition = signalDefinition(signal.key);
       const proof = proofStatusOf(signal);
-      if (!definition || !isEvidenceSignal(signal.key) || effectiveStatus(signal, nowIso) !== "verified") return [];
+      if (!definition || !isEvidenceSignal(signal.key) || !signalCountsAt(signal, nowIso)) return [];
       if (proof === "merchant_declared") return [];
       return [{ signal, definition, proof }];
     })
@@ -439,7 +444,7 @@ function credentials(baseUrl: string, abId: string, signals: readonly Signal[], 
           // The spec shows official_api and platform_observed; a merchant declaration keeps its
           // own source rather than passing for something the platform observed.
           source: signal.source,
-          status: effectiveStatus(signal, nowIso),
+          status: signalStatusAt(signal, nowIso),
           proof_status: proofStatusOf(signal),
           evidence_url: isEvidenceSignal(signal.key) ? evidenceUrl(baseUrl, signal.key, abId) : null,
         },
@@ -639,21 +644,6 @@ export function frenchHours(
     if (value !== undefined) result[day] = value;
   }
   return result;
-}
-
-/**
- * Whole years from the founding date to `now` (UTC calendar). It only moves on the founding
- * anniversary, so the content hash stays the same between two calls on other days.
- */
-export function yearsBetween(from: string, now: Date): number {
-  const match = /^(\d{4})-(\d{2})-(\d{2})/.exec(from);
-  if (!match) return 0;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  let years = now.getUTCFullYear() - year;
-  const beforeAnniversary =
-    now.getUTCMonth() + 1 < month || (now.getUTCMonth() + 1 === month && now.getUTCDate() < day);
-  if (beforeAnniversary) years -= 1;
-  return Math.max(0, years);
 }
 
 function merchantSignals(merchant: Merchant, now: Date): DecisionCard["merchant_signals"] {

@@ -5,8 +5,8 @@ import { type Assessment, assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
 import type { MerchantProfile, Signal } from "../merchant.ts";
 import { tradeForNaf } from "../sectors.ts";
-import type { TrustContribution } from "../trust/compute-trust.ts";
 import { signalDefinition, signalPosition } from "../trust/signal-catalog.ts";
+import { signalStatusAt } from "../trust/signal-expiry.ts";
 import { merchantActions } from "./merchant-actions.ts";
 import type { MerchantRepository } from "./merchant-store.ts";
 
@@ -70,7 +70,7 @@ export function resolveMerchant(deps: ResolveDeps, abId: string): ResolveAnswer 
       description: product.description,
       price: formatPrice(product),
     })),
-    credentials: describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment.trust.contributions),
+    credentials: describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment),
   };
   return {
     resolved,
@@ -85,9 +85,11 @@ export function describeCredentials(
   baseUrl: string,
   abId: string,
   signals: readonly Signal[],
-  contributions: readonly TrustContribution[],
+  assessment: Pick<Assessment, "trust" | "assessedAt">,
 ): Credential[] {
-  const counted = new Map(contributions.map((contribution) => [contribution.signal, contribution.counted]));
+  const counted = new Map(
+    assessment.trust.contributions.map((contribution) => [contribution.signal, contribution.counted]),
+  );
   return [...signals]
     .sort((a, b) => signalPosition(a.key) - signalPosition(b.key))
     .flatMap((signal) => {
@@ -97,7 +99,7 @@ export function describeCredentials(
         {
           key: signal.key,
           label: definition.label,
-          status: signal.status,
+          status: signalStatusAt(signal, assessment.assessedAt),
           proof_status: signal.proofStatus,
           source: signal.source,
           source_url: signal.sourceUrl,

@@ -146,6 +146,7 @@ function buildCard(
       rating: merchant.listingRating,
       review_count: merchant.listingReviewCount,
       trust_score: assessment.trust.breakdown.total,
+      trust_level: assessment.trustLevel,
     },
     products: products.map((product) => ({
       id: product.productId,

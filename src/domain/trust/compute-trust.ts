@@ -7,7 +7,7 @@ import {
   type TrustComponent,
   trustComponents,
 } from "./signal-catalog.ts";
-import { isSignalExpired } from "./signal-expiry.ts";
+import { signalCountsAt, signalValueAt } from "./signal-expiry.ts";
 
 export interface TrustContribution {
   signal: string;
@@ -49,9 +49,8 @@ export function computeTrust(signals: readonly ScorableSignal[], sector: string,
   const ordered = [...signals].sort((a, b) => signalPosition(a.key) - signalPosition(b.key));
   for (const signal of ordered) {
     const definition = signalDefinition(signal.key);
-    if (!definition || signal.status !== "verified" || !signalApplies(definition, sector)) continue;
-    if (isSignalExpired(signal, nowIso)) continue;
-    const points = Math.max(0, Math.round(definition.points(signal.value)));
+    if (!definition || !signalCountsAt(signal, nowIso) || !signalApplies(definition, sector)) continue;
+    const points = Math.max(0, Math.round(definition.points(signalValueAt(signal, now))));
     const counted = Math.min(points, COMPONENT_MAX - totals[definition.component]);
     totals[definition.component] += counted;
     contributions.push({ signal: signal.key, component: definition.component, points, counted });

@@ -1,3 +1,4 @@
+import { nextAnniversary, yearsBetween } from "../calendar.ts";
 import type { SectorKey } from "../sectors.ts";
 
 /**
@@ -42,8 +43,14 @@ export interface SignalDefinition {
   credential: boolean;
   /** Sector families where the signal applies; undefined means every sector. */
   appliesTo?: SectorKey[];
-  /** Points for a verified signal with this value; a rule, so the evidence page can explain it. */
+  /** Points for a verified signal with this value (as read at the instant); a rule, so the evidence page can explain it. */
   points: (value: SignalValue) => number;
+  /**
+   * For a signal whose meaning moves with the calendar (a company's age, recorded as its creation
+   * date): the value as read at an instant, and the next instant it reads otherwise.
+   */
+  readAt?: (recorded: SignalValue, now: Date) => SignalValue;
+  changesAfter?: (recorded: SignalValue, now: Date) => string | null;
   /** How the points are computed, for evidence pages. */
   rule: string;
   /** Where an official source can be read; `{siren}`, `{siret}` are filled in. */
@@ -238,6 +245,9 @@ export const signalCatalog: SignalDefinition[] = [
       [0, 1],
     ]),
     rule: "20+ years: 12, 10+: 9, 5+: 6, 2+: 3, less: 1",
+    // Recorded as the company's creation date (YYYY-MM-DD), counted in whole years when read.
+    readAt: (recorded, now) => (typeof recorded === "string" ? yearsBetween(recorded, now) : recorded),
+    changesAfter: (recorded, now) => (typeof recorded === "string" ? nextAnniversary(recorded, now) : null),
     sourceUrlTemplate: "https://annuaire-entreprises.data.gouv.fr/entreprise/{siren}",
   }),
   define({

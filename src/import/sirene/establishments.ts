@@ -32,26 +32,114 @@ export const ESTABLISHMENT_COLUMNS = [
 ] as const;
 
 /** SIRENE's street type codes and the words addresses write them with (data/sirene-street-types.json). */
-export const streetTypes: Readonly<Record<string, string>> = z
-  .object({ format: z.literal(1), types: z.record(z.string(), z.string()) })
-  .parse(JSON.parse(readFileSync(new URL("../../../data/sirene-street-types.json", import.meta.url), "utf8"))).types;
+export const streetTypes: ReadonlyMap<string, string> = new Map(
+  Object.entries(
+    z
+      .object({ format: z.literal(1), types: z.record(z.string(), z.string()) })
+      .parse(JSON.parse(readFileSync(new URL("../../../data/sirene-street-types.json", import.meta.url), "utf8")))
+      .types,
+  ),
+);
 
-/** INSEE writes names in capitals (and without accents): words get an initial capital, particles none. */
-function titleCase(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/(^|[\s'-])(\p{L})/gu, (_match, before: string, letter: string) => before + letter.toUpperCase())
-    .replace(/(?<=\s)(De|Du|Des|La|Le|Les|Et|En|Sur|Sous|Aux|Au)(?=\s)/g, (word) => word.toLowerCase());
+/** SIRENE's repetition index (indiceRepetitionEtablissement) and how an address writes it. */
+const REPETITIONS: ReadonlyMap<string, string> = new Map([
+  ["B", "bis"],
+  ["T", "ter"],
+  ["Q", "quater"],
+  ["C", "quinquies"],
+]);
+
+/** Words a French street name writes in lower case after its first word ("rue de la Paix"). */
+const PARTICLES: ReadonlySet<string> = new Set([
+  "de",
+  "du",
+  "des",
+  "la",
+  "le",
+  "les",
+  "et",
+  "en",
+  "sur",
+  "sous",
+  "aux",
+  "au",
+  "à",
+  "lès",
+  "lez",
+]);
+
+/**
+ * A street name as INSEE writes it (capitals, no accents: "DES JARDINS NEUFS") in the case people
+ * write it ("des Jardins Neufs"): each word with an initial capital, particles and elisions (d', l')
+ * in lower case wherever they stand after the street type, words with digits and Roman numerals
+ * as written. Letters are never added: an accent INSEE left out stays out.
+ */
+export function streetNameCase(name: string, afterType: boolean): string {
+  const words = name.split(" ").filter(Boolean);
+  return words
+    .map((word, position) => {
+      if (/\d/.test(word) || (/^[IVXLCDM]{2,}$/.test(word) && word !== "DIX")) return word;
+      const lower = word.toLowerCase();
+      const leading = position === 0 && !afterType;
+      return lower
+        .split("-")
+        .map((part, inWord) => {
+          const elision = /^([dl])['’](.+)$/u.exec(part);
+          if (elision) {
+            const [, article = "", rest = ""] = elision;
+            const head = leading && inWord === 0 ? article.toUpperCase() : article;
+            return `${head}'${capitalise(rest)}`;
+          }
+          if (PARTICLES.has(part) && !(leading && inWord === 0)) return part;
+          return capitalise(part);
+        })
+        .join("-");
+    })
+    .join(" ");
 }
 
-const REPETITION: Record<string, string> = { B: "bis", T: "ter", Q: "quater", C: "quinquies" };
+function capitalise(word: string): string {
+  return word.replace(/^\p{L}/u, (letter) => letter.toUpperCase());
+}
+
+/** A street line from SIRENE's columns: number, repetition, type and name, each part only when given. */
+export function streetFromColumns(number: string, repetition: string, typeCode: string, name: string): string {
+  const type = typeCode ? (streetTypes.get(typeCode.toUpperCase()) ?? typeCode.toLowerCase()) : "";
+  const repeated = repetition ? (REPETITIONS.get(repetition.toUpperCase()) ?? repetition.toLowerCase()) : "";
+  return [number, repeated, type, streetNameCase(name, type !== "")].filter(Boolean).join(" ");
+}
+
+/**
+ * The street line of a geocoded file's labelled address (the national address base's label, as
+ * people write it: "12 Rue de la République 69002 Lyon"), when the geocoder matched the house or
+ * the street in the establishment's postal code: the label without its postal code and town, the
+ * street type in lower case as in "12 rue de la République". Null when the label is not usable.
+ */
+export function streetFromLabel(label: string, postalCode: string, matchType: string | null): string | null {
+  if (matchType !== "housenumber" && matchType !== "street") return null;
+  const marker = ` ${postalCode} `;
+  const at = label.lastIndexOf(marker);
+  if (!postalCode || at <= 0) return null;
+  const street = label.slice(0, at).trim();
+  const words = street.split(" ");
+  const typeAt = words.findIndex((word) => !/^\d/.test(word) && !REPETITION_WORDS.has(word.toLowerCase()));
+  if (typeAt >= 0) {
+    const word = words[typeAt] as string;
+    if (STREET_TYPE_WORDS.has(word.toLowerCase())) words[typeAt] = word.toLowerCase();
+  }
+  return words.join(" ");
+}
+
+const REPETITION_WORDS: ReadonlySet<string> = new Set(REPETITIONS.values());
+const STREET_TYPE_WORDS: ReadonlySet<string> = new Set([...streetTypes.values()].filter((word) => !word.includes(" ")));
 
 /**
  * The columns Etalab's geocoded SIRENE files add to the establishment's (per department,
- * `geo_siret_69.csv.gz`): WGS84 degrees, the geocoder's score (0-1) and what it found
- * (housenumber, interpolation, street, locality, municipality).
+ * `geo_siret_69.csv.gz`) that the import reads: WGS84 degrees, the geocoder's score (0-1), what it
+ * found (housenumber, interpolation, street, locality, municipality) and the address it found,
+ * labelled as the national address base writes it.
  */
-export const GEO_COLUMNS = ["longitude", "latitude", "geo_score", "geo_type"] as const;
+export const GEO_COLUMNS = ["longitude", "latitude", "geo_score", "geo_type", "geo_adresse"] as const;
 
 /** A geocoded row's position, or null when it has none (or not a usable one). */
 export function positionOf(row: Record<string, string>): OfficialPosition | null {
@@ -65,35 +153,57 @@ export function positionOf(row: Record<string, string>): OfficialPosition | null
     longitude,
     score: Number.isFinite(score) ? Math.min(1, Math.max(0, score)) : null,
     type: (row.geo_type ?? "").trim() || null,
+    label: spaced(row.geo_adresse ?? "") || null,
   };
 }
 
+/** INSEE's text with its runs of spaces made one (its columns are padded in places). */
+function spaced(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** A date of the file (YYYY-MM-DD, or the start of a timestamp), else null. */
+function dateOf(text: string): string | null {
+  return /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null;
+}
+
 export function establishmentOf(row: Record<string, string>): OfficialEstablishment {
-  const value = (name: (typeof ESTABLISHMENT_COLUMNS)[number]) => (row[name] ?? "").trim();
-  const number = [value("numeroVoieEtablissement"), REPETITION[value("indiceRepetitionEtablissement")] ?? ""]
-    .filter(Boolean)
-    .join(" ");
-  const type = streetTypes[value("typeVoieEtablissement")] ?? value("typeVoieEtablissement").toLowerCase();
-  const street = [number, type, titleCase(value("libelleVoieEtablissement"))].filter(Boolean).join(" ");
-  const name = value("enseigne1Etablissement") || value("denominationUsuelleEtablissement");
-  const date = (text: string) => (/^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null);
+  const value = (name: (typeof ESTABLISHMENT_COLUMNS)[number]) => spaced(row[name] ?? "");
+  const processed = value("dateDernierTraitementEtablissement");
   return {
     siret: value("siret"),
     siren: value("siren"),
     public: value("statutDiffusionEtablissement") === "O",
     active: value("etatAdministratifEtablissement") === "A",
     nafCode: value("activitePrincipaleEtablissement"),
-    name: name ? titleCase(name) : null,
-    street,
+    name: value("enseigne1Etablissement") || value("denominationUsuelleEtablissement") || null,
+    street: streetFromColumns(
+      value("numeroVoieEtablissement"),
+      value("indiceRepetitionEtablissement"),
+      value("typeVoieEtablissement"),
+      value("libelleVoieEtablissement"),
+    ),
     postalCode: value("codePostalEtablissement"),
-    city: titleCase(value("libelleCommuneEtablissement")),
+    city: value("libelleCommuneEtablissement"),
     inseeCode: value("codeCommuneEtablissement"),
-    createdOn: date(value("dateCreationEtablissement")),
-    processedAt: /^\d{4}-\d{2}-\d{2}T/.test(value("dateDernierTraitementEtablissement"))
-      ? `${value("dateDernierTraitementEtablissement").slice(0, 19)}.000Z`
-      : null,
-    position: positionOf(row),
+    createdOn: dateOf(value("dateCreationEtablissement")),
+    processedAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(processed) ? `${processed.slice(0, 19)}.000Z` : null,
+    position: null,
   };
+}
+
+/**
+ * The establishment placed where a geocoded file puts it: its position, and its street as the
+ * address base labels it when the geocoder matched the street or the house (people's spelling,
+ * accents included), else the street from INSEE's columns.
+ */
+export function placedAt(
+  establishment: OfficialEstablishment,
+  position: OfficialPosition | null,
+): OfficialEstablishment {
+  if (!position) return establishment;
+  const labelled = position.label ? streetFromLabel(position.label, establishment.postalCode, position.type) : null;
+  return { ...establishment, position, street: labelled ?? establishment.street };
 }
 
 /** The columns of StockUniteLegale the import reads (the file has 34, 35 with the NAF 2025 one). */
@@ -108,20 +218,23 @@ export const LEGAL_UNIT_COLUMNS = [
   "prenomUsuelUniteLegale",
 ] as const;
 
-/** A legal unit's row, or null when it is not public (its name is then not to be used). */
+/**
+ * A legal unit's row, or null when it is not public (its name is then not to be used) or names
+ * nobody. Its name is INSEE's, as written: the company's name (denominationUniteLegale), or for a
+ * person (a sole trader) the usual first name and the name of use, else the birth name.
+ */
 export function legalUnitOf(row: Record<string, string>): OfficialLegalUnit | null {
-  const value = (name: (typeof LEGAL_UNIT_COLUMNS)[number]) => (row[name] ?? "").trim();
+  const value = (name: (typeof LEGAL_UNIT_COLUMNS)[number]) => spaced(row[name] ?? "");
   if (value("statutDiffusionUniteLegale") !== "O") return null;
   const person = [value("prenomUsuelUniteLegale"), value("nomUsageUniteLegale") || value("nomUniteLegale")]
     .filter(Boolean)
     .join(" ");
   const name = value("denominationUniteLegale") || person;
   if (!name) return null;
-  const created = value("dateCreationUniteLegale");
   return {
     siren: value("siren"),
-    legalName: titleCase(name),
+    legalName: name,
     legalForm: /^\d{4}$/.test(value("categorieJuridiqueUniteLegale")) ? value("categorieJuridiqueUniteLegale") : null,
-    createdOn: /^\d{4}-\d{2}-\d{2}/.test(created) ? created.slice(0, 10) : null,
+    createdOn: dateOf(value("dateCreationUniteLegale")),
   };
 }

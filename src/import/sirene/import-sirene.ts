@@ -15,6 +15,7 @@ import {
   GEO_COLUMNS,
   LEGAL_UNIT_COLUMNS,
   legalUnitOf,
+  placedAt,
   positionOf,
 } from "./establishments.ts";
 
@@ -27,6 +28,11 @@ export interface SireneImportFiles {
   geo?: string | null;
   /** Keep only establishments of these departments (INSEE commune code prefixes: 69, 2A, 971). */
   departments?: string[] | null;
+  /**
+   * The file's date (YYYY-MM-DD), as the operator states it: the identity check of a row without
+   * INSEE's processing date holds from it. Without it, such rows are skipped as `undated`.
+   */
+  fileDate?: string | null;
 }
 
 export interface SireneImportReport {
@@ -137,9 +143,9 @@ export async function importSireneStock(
       }
       const read = establishmentOf(item.row);
       const establishment = {
-        ...read,
+        ...placedAt(read, positionOf(item.row) ?? positions?.get(read.siret) ?? null),
         legalUnit: legalUnits?.get(read.siren) ?? null,
-        position: read.position ?? positions?.get(read.siret) ?? null,
+        fileDate: files.fileDate ?? null,
       };
       if (!isValidSiret(establishment.siret)) {
         report.rejected.push({

@@ -148,12 +148,7 @@ export const getTrustScore = defineTool({
         ab_id: merchant.abId,
         name: merchant.businessName,
         trust: card.trust,
-        contributions: describeCredentials(
-          deps.baseUrl,
-          merchant.abId,
-          profile.signals,
-          assessment.trust.contributions,
-        ),
+        contributions: describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment),
         manifest_url: card.decision_card.verification_capsule.manifest_url,
       },
       actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),

@@ -1,0 +1,34 @@
+/**
+ * Calendar arithmetic on dates as the registry stores them (YYYY-MM-DD, UTC): how many whole years
+ * a date is behind an instant, and when that count moves next.
+ */
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})/;
+
+/**
+ * Whole years from the founding date to `now` (UTC calendar). It only moves on the founding
+ * anniversary, so the content hash stays the same between two calls on other days.
+ */
+export function yearsBetween(from: string, now: Date): number {
+  const match = DATE.exec(from);
+  if (!match) return 0;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  let years = now.getUTCFullYear() - year;
+  const beforeAnniversary =
+    now.getUTCMonth() + 1 < month || (now.getUTCMonth() + 1 === month && now.getUTCDate() < day);
+  if (beforeAnniversary) years -= 1;
+  return Math.max(0, years);
+}
+
+/** The next anniversary of a date strictly after `now` (UTC midnight), as an ISO instant; null for no date. */
+export function nextAnniversary(from: string, now: Date): string | null {
+  const match = DATE.exec(from);
+  if (!match) return null;
+  const [month, day] = [Number(match[2]) - 1, Number(match[3])];
+  const year = now.getUTCFullYear();
+  for (const candidate of [year, year + 1]) {
+    const at = Date.UTC(candidate, month, day);
+    if (at > now.getTime()) return new Date(at).toISOString();
+  }
+  return null;
+}
