@@ -2,15 +2,20 @@
  * Imports from official French sources (docs/merchant-lifecycle.md). Safe beside a serving
  * server on the same DATA_DIR: each establishment, each merchant, is one transaction.
  *
- *   npm run import -- sirene --etablissements StockEtablissement_utf8.zip [--unites-legales StockUniteLegale_utf8.zip]
- *                            [--geo geo_siret_69.csv.gz] [--departments 69,75] [--json]
+ *   npm run import -- sirene --etablissements StockEtablissement_utf8.zip --unites-legales StockUniteLegale_utf8.zip
+ *                            [--geo geo_siret_69.csv.gz] [--departments 69,75] [--file-date 2026-11-01] [--json]
  *
  * SIRENE stock (INSEE, format 3.11, UTF-8 CSV with its header, as published: plain, zipped or
  * gzipped): active (A) and public (O) establishments of the trades the registry covers become
  * PROBATION merchants with their identity verified; known ones take the file's address and
- * activity; closed ones (F) archive their merchant. With the legal units file, a merchant takes
- * its company's name, legal form and creation date (and the company's age as an official signal;
- * the file is read for the companies of the kept establishments only). Positions come from
+ * activity; closed ones (F) archive their merchant. The legal units file gives each merchant its
+ * company's name, legal form and creation date (and the company's age as an official signal; the
+ * file is read for the companies of the kept establishments only): without it, a new establishment
+ * has no name the files give and is skipped (name_unknown), known ones still follow their rows.
+ * Names are INSEE's own, in its order (sign, usual name, company name); the identity check holds
+ * from INSEE's processing of the row, or for a row without one from the file's date when
+ * `--file-date` states it (else the row is skipped, undated); a check recorded later (npm run
+ * verify) is never replaced by an older row's. Positions come from
  * Etalab's geocoded files (`--geo`, or an establishments file that carries their columns); without
  * one, from the commune's centroid, marked as such. Ends with counts; rows it cannot read are
  * listed with their line numbers. The same file twice changes nothing the second time.
@@ -42,7 +47,7 @@ import { createMerchantRegistryRepository } from "../src/store/merchant-registry
 import { printable } from "./terminal.ts";
 
 const USAGE = [
-  "usage: npm run import -- sirene --etablissements FILE [--unites-legales FILE] [--geo FILE] [--departments 69,75] [--json]",
+  "usage: npm run import -- sirene --etablissements FILE --unites-legales FILE [--geo FILE] [--departments 69,75] [--file-date YYYY-MM-DD] [--json]",
   "       npm run import -- bodacc FILE [--json]",
 ].join("\n");
 function usage(message: string): never {
@@ -57,13 +62,14 @@ const { values, positionals } = parseArgs({
     "unites-legales": { type: "string" },
     geo: { type: "string" },
     departments: { type: "string" },
+    "file-date": { type: "string" },
     json: { type: "boolean", default: false },
   },
 });
 const source = positionals[0];
 if (source === "bodacc") {
   if (positionals.length !== 2) usage("bodacc takes one FILE");
-  if (values.etablissements || values["unites-legales"] || values.geo || values.departments) {
+  if (values.etablissements || values["unites-legales"] || values.geo || values.departments || values["file-date"]) {
     usage("bodacc takes no SIRENE option");
   }
 } else {
@@ -72,6 +78,10 @@ if (source === "bodacc") {
 }
 const departments = values.departments ? values.departments.split(",").map((code) => code.trim().toUpperCase()) : null;
 if (departments?.some((code) => !/^(\d{2,3}|2A|2B)$/.test(code))) usage("--departments takes codes like 69,75,2A");
+const fileDate = values["file-date"] ?? null;
+if (fileDate !== null && (!/^\d{4}-\d{2}-\d{2}$/.test(fileDate) || Number.isNaN(Date.parse(fileDate)))) {
+  usage("--file-date takes the file's date as YYYY-MM-DD");
+}
 
 setLogLevel("warn");
 const config = loadConfig();
@@ -93,6 +103,7 @@ async function sirene(establishments: string): Promise<void> {
       legalUnits: values["unites-legales"] ?? null,
       geo: values.geo ?? null,
       departments,
+      fileDate,
     },
     "import:sirene",
     {
@@ -117,6 +128,16 @@ async function sirene(establishments: string): Promise<void> {
               .map(([reason, count]) => `${reason} ${count}`)
               .join(", ") || "none"
           }`,
+          ...(skipped.name_unknown
+            ? [
+                values["unites-legales"]
+                  ? "name_unknown: their companies are not public or not in the legal units file"
+                  : "name_unknown: their companies name them: add --unites-legales StockUniteLegale_utf8.zip",
+              ]
+            : []),
+          ...(skipped.undated
+            ? ["undated: rows without INSEE's processing date: state the file's date with --file-date YYYY-MM-DD"]
+            : []),
           ...rejected.map((item) => `line ${item.line}: ${item.error}`),
           "",
         ].join("\n"),

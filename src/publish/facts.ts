@@ -160,3 +160,9 @@ export function identityWordingFr(fact: EvidenceFact | undefined): string {
   }
   return "non vérifié";
 }
+
+/** The identity in three words, for a badge or a page's summary. */
+export function identityBadgeFr(fact: EvidenceFact | undefined): string {
+  if (fact?.status === "verified") return "Identité vérifiée";
+  return fact?.status === "expired" ? "Identité à revérifier" : "Identité non vérifiée";
+}

@@ -9,6 +9,7 @@ import {
   contactBlockedBecause,
   type EvidenceFact,
   evidenceFacts,
+  identityBadgeFr,
   identityFact,
   identityWordingFr,
   isBusinessEmail,
@@ -60,7 +61,7 @@ export function buildMicrosite(view: MerchantView): string {
   const description = merchant.descriptionLlmUnreviewed ? null : merchant.description;
   const metaDescription =
     description ??
-    `${tradeLabel} à ${merchant.city}. Identité vérifiée, score de confiance ${breakdown.total}/100, prestations, horaires et contact.`;
+    `${tradeLabel} à ${merchant.city}. ${identityBadgeFr(identityFact(evidenceFacts(view)))}, score de confiance ${breakdown.total}/100, prestations, horaires et contact.`;
 
   const page = html`<!doctype html>
 <html lang="fr">
@@ -132,7 +133,7 @@ function identitySection(view: MerchantView, tradeLabel: string, description: st
 <p class="subtitle">${tradeLabel} à ${merchant.city}</p>
 <p class="badges">
 <span class="badge badge-score">Score de confiance ${assessment.trust.breakdown.total}/100</span>
-${siret ? html`<span class="badge badge-ok">Identité vérifiée</span>` : html`<span class="badge badge-warn">${identity?.status === "expired" ? "Identité à revérifier" : "Identité non vérifiée"}</span>`}
+<span class="badge ${siret ? "badge-ok" : "badge-warn"}">${identityBadgeFr(identity)}</span>
 ${merchant.status === "ACTIVE" ? "" : html`<span class="badge badge-warn">${STATUS_LABELS_FR[merchant.status] ?? merchant.status}</span>`}
 </p>
 ${description ? html`<p class="description">${description}</p>` : ""}

@@ -75,7 +75,17 @@ const PARTICLES: ReadonlySet<string> = new Set([
  * as written. Letters are never added: an accent INSEE left out stays out.
  */
 export function streetNameCase(name: string, afterType: boolean): string {
-  const words = name.split(" ").filter(Boolean);
+  // INSEE writes an elision as a lone letter ("DE L ETOILE"): it joins its word again ("de l'Etoile").
+  const words: string[] = [];
+  const given = name.split(" ").filter(Boolean);
+  for (let index = 0; index < given.length; index++) {
+    const word = given[index] as string;
+    const next = given[index + 1];
+    if ((word === "L" || word === "D") && next !== undefined && /^\p{L}/u.test(next)) {
+      words.push(`${word}'${next}`);
+      index++;
+    } else words.push(word);
+  }
   return words
     .map((word, position) => {
       if (/\d/.test(word) || (/^[IVXLCDM]{2,}$/.test(word) && word !== "DIX")) return word;
