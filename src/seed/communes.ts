@@ -18,21 +18,33 @@ export interface Commune {
   lng: number;
 }
 
+/** A commune of the reference that GeoNames does not place: known by code, name and postal codes, without coordinates. */
+export interface UnplacedCommune extends Omit<Commune, "lat" | "lng"> {
+  lat: null;
+  lng: null;
+}
+
 export interface CommuneReference {
+  /** The communes with coordinates (where the demo places merchants, what people search by town). */
   communes: Commune[];
+  /** Every other current commune: an official file's establishment can be in any of them. */
+  unplaced: UnplacedCommune[];
+  /** Municipal arrondissement code (Paris, Lyon, Marseille: what SIRENE gives) -> its commune's code. */
+  arrondissements: Map<string, string>;
   /** Running population totals, for drawing a commune weighted by population. */
   cumulativePopulation: Float64Array;
   departments: Map<string, { name: string; prefecture: string }>;
   regions: Map<string, string>;
 }
 
-type CommuneRow = [string, string, string, number, string, string, string | null, number, number];
+type CommuneRow = [string, string, string, number, string, string, string | null, number | null, number | null];
 
 interface CommuneFile {
   format: number;
   fields: string[];
   departments: Record<string, [string, string]>;
   regions: Record<string, string>;
+  arrondissements: [insee: string, commune: string, name: string, postalCodes: string][];
   communes: CommuneRow[];
 }
 
@@ -53,22 +65,16 @@ export function loadCommuneReference(file: string = defaultCommunesFile()): Comm
   const cached = cache.get(file);
   if (cached) return cached;
   const parsed = JSON.parse(readFileSync(file, "utf8")) as CommuneFile;
-  if (parsed.format !== 1 || parsed.fields.join(",") !== EXPECTED_FIELDS) {
+  if (parsed.format !== 2 || parsed.fields.join(",") !== EXPECTED_FIELDS) {
     throw new Error(`${file}: unexpected format; rebuild it with jobs/build-reference-data.ts`);
   }
-  const communes: Commune[] = parsed.communes.map(
-    ([insee, name, postalCodes, population, department, region, epci, lat, lng]) => ({
-      insee,
-      name,
-      postalCodes: postalCodes.split(","),
-      population,
-      department,
-      region,
-      epci,
-      lat,
-      lng,
-    }),
-  );
+  const communes: Commune[] = [];
+  const unplaced: UnplacedCommune[] = [];
+  for (const [insee, name, postalCodes, population, department, region, epci, lat, lng] of parsed.communes) {
+    const known = { insee, name, postalCodes: postalCodes.split(","), population, department, region, epci };
+    if (lat === null || lng === null) unplaced.push({ ...known, lat: null, lng: null });
+    else communes.push({ ...known, lat, lng });
+  }
   const cumulativePopulation = new Float64Array(communes.length);
   let total = 0;
   communes.forEach((commune, index) => {
@@ -78,6 +84,8 @@ export function loadCommuneReference(file: string = defaultCommunesFile()): Comm
   const reference: CommuneReference = {
     communes,
     cumulativePopulation,
+    unplaced,
+    arrondissements: new Map(parsed.arrondissements.map(([insee, commune]) => [insee, commune])),
     departments: new Map(
       Object.entries(parsed.departments).map(([code, [name, prefecture]]) => [code, { name, prefecture }]),
     ),
@@ -145,16 +153,21 @@ export function distanceKm(lat1: number, lng1: number, lat2: number, lng2: numbe
  * name matches the city (accents, case, hyphens and "Saint"/"St" aside), or the only one.
  */
 export function createCommuneLookup(reference: CommuneReference = loadCommuneReference()): CommuneLookup {
-  const byPostalCode = new Map<string, Commune[]>();
-  for (const commune of reference.communes) {
+  const all: (Commune | UnplacedCommune)[] = [...reference.communes, ...reference.unplaced];
+  const byPostalCode = new Map<string, (Commune | UnplacedCommune)[]>();
+  for (const commune of all) {
     for (const code of commune.postalCodes) {
       const list = byPostalCode.get(code);
       if (list) list.push(commune);
       else byPostalCode.set(code, [commune]);
     }
   }
-  const byInsee = new Map(reference.communes.map((commune) => [commune.insee, commune]));
-  const match = (commune: Commune): CommuneMatch => ({
+  const byInsee = new Map(all.map((commune) => [commune.insee, commune]));
+  for (const [arrondissement, commune] of reference.arrondissements) {
+    const parent = byInsee.get(commune);
+    if (parent) byInsee.set(arrondissement, parent);
+  }
+  const match = (commune: Commune | UnplacedCommune): CommuneMatch => ({
     insee: commune.insee,
     name: commune.name,
     lat: commune.lat,

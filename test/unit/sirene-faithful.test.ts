@@ -232,6 +232,34 @@ describe("an establishment applied to the registry", () => {
     expect(registry.find(verneuil.abId)?.merchant.city).toBe("Verneuil-sur-Seine");
   });
 
+  it("takes in an establishment of any current commune: one the reference does not place keeps the geocoded file's position, or none", () => {
+    // Chapeau (03054, 231 inhabitants) has no coordinates in the reference: nothing is made up for it.
+    const unplaced = apply(restaurant({ city: "CHAPEAU", inseeCode: "03054", postalCode: "03340" }));
+    const geocoded = apply(
+      restaurant({
+        city: "CHAPEAU",
+        inseeCode: "03054",
+        postalCode: "03340",
+        position: { latitude: 46.4895, longitude: 3.5313, score: 0.91, type: "housenumber" },
+      }),
+    );
+    if (unplaced.kind !== "created" || geocoded.kind !== "created") throw new Error("not created");
+    const proof = (abId: string) => {
+      const found = registry.find(abId)?.territorialProof;
+      return [found?.cityNormalized, found?.latitude, found?.longitude, found?.geocodingSource, found?.geocodingScore];
+    };
+    expect(proof(unplaced.abId)).toEqual(["Chapeau", null, null, null, null]);
+    expect(proof(geocoded.abId)).toEqual(["Chapeau", 46.4895, 3.5313, "geo_sirene_housenumber", 0.91]);
+  });
+
+  it("reads SIRENE's municipal arrondissement codes (Paris, Lyon, Marseille) as their commune", () => {
+    const marseille = apply(restaurant({ city: "MARSEILLE 2", inseeCode: "13202", postalCode: "13002" }));
+    const paris = apply(restaurant({ city: "PARIS 8", inseeCode: "75108", postalCode: "75008" }));
+    if (marseille.kind !== "created" || paris.kind !== "created") throw new Error("not created");
+    expect(registry.find(marseille.abId)?.merchant.city).toBe("Marseille");
+    expect(registry.find(paris.abId)?.merchant).toMatchObject({ city: "Paris", postalCode: "75008" });
+  });
+
   it("lets a later legal units file correct the company's name and founding date, and a sign replace a name that stood in", () => {
     const row = restaurant({}, { legalName: "A G A", createdOn: "2019-03-11" });
     const created = apply(row);

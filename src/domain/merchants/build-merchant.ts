@@ -34,7 +34,7 @@ export function newAbId(registry: MerchantRegistryStore, randomId?: () => string
   throw new Error("no free ab_id after 20 draws");
 }
 
-/** The position of a declared address: its commune's centroid, marked as such, never "verified". */
+/** The position of a declared address: its commune's centroid, marked as such, never "verified" (none when the reference has none). */
 export function territorialProofOf(
   communes: CommuneLookup,
   address: { postal_code: string; city: string },
@@ -54,8 +54,9 @@ export function territorialProofOf(
     inseeCode: commune.insee,
     postalCode: address.postal_code,
     cityNormalized: commune.name,
-    geocodingSource: "commune_centroid",
-    geocodingScore: COMMUNE_CENTROID_SCORE,
+    // A commune the reference does not place gives no position: none is made up.
+    geocodingSource: commune.lat === null ? null : "commune_centroid",
+    geocodingScore: commune.lat === null ? null : COMMUNE_CENTROID_SCORE,
     verified: false,
     verifiedAt: null,
     population: commune.population,

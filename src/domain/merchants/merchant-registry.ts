@@ -109,8 +109,9 @@ export interface CommuneLookup {
 export interface CommuneMatch {
   insee: string;
   name: string;
-  lat: number;
-  lng: number;
+  /** Its centroid; null for a commune the reference does not place (a geocoded file places its merchants). */
+  lat: number | null;
+  lng: number | null;
   population: number;
   department: string;
   region: string;
