@@ -152,7 +152,7 @@ function buildCommuneReference(): { content: string; count: number } {
   for (const code of codes) {
     const commune = current.get(code);
     const point = direct.get(code) ?? viaFormer.get(code);
-    if (!commune || !commune.departement || !commune.region) continue;
+    if (!commune?.departement || !commune.region) continue;
     const postalCodes = [...new Set(commune.codesPostaux ?? [])].sort(compareStrings);
     if (postalCodes.length === 0) continue;
     usedDepartments.add(commune.departement);
@@ -175,7 +175,12 @@ function buildCommuneReference(): { content: string; count: number } {
     .filter((commune) => commune.type === "arrondissement-municipal" && commune.commune && current.has(commune.commune))
     .sort((a, b) => compareStrings(a.code, b.code))
     .map((commune) =>
-      JSON.stringify([commune.code, commune.commune, commune.nom, [...(commune.codesPostaux ?? [])].sort(compareStrings).join(",")]),
+      JSON.stringify([
+        commune.code,
+        commune.commune,
+        commune.nom,
+        [...(commune.codesPostaux ?? [])].sort(compareStrings).join(","),
+      ]),
     );
 
   const communeName = new Map(communes.filter((c) => c.type === "commune-actuelle").map((c) => [c.code, c.nom]));
