@@ -1,6 +1,6 @@
 import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
 import { yearsBetween } from "../registry/decision-card.ts";
-import { trades } from "../sectors.ts";
+import { tradeForNaf } from "../sectors.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import { ADDRESS_VERIFIED_MIN_SCORE, newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
@@ -54,7 +54,7 @@ export function applyOfficialEstablishment(
   establishment: OfficialEstablishment,
   actor: Actor,
 ): OfficialOutcome {
-  const trade = trades.find((candidate) => candidate.nafCode === establishment.nafCode);
+  const trade = tradeForNaf(establishment.nafCode);
   const closing = !establishment.active || !establishment.public;
   // Most of a national file is other trades: an open establishment of one is skipped unread.
   if (!closing && !trade) return { kind: "skipped", reason: "naf_not_covered" };

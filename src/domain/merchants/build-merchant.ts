@@ -3,7 +3,7 @@ import { validationError } from "../../errors/service-error.ts";
 import type { MerchantDeclaration, MerchantUpdate, ProductDeclaration } from "../../schemas/merchant-declaration.ts";
 import { slugify } from "../format.ts";
 import type { Merchant, Product, TerritorialProof } from "../merchant.ts";
-import { trades } from "../sectors.ts";
+import { tradeForNaf } from "../sectors.ts";
 import type { CommuneLookup, MerchantRegistryStore } from "./merchant-registry.ts";
 
 /**
@@ -19,7 +19,7 @@ export const ADDRESS_VERIFIED_MIN_SCORE = 0.7;
 const AB_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 export function sectorOfNaf(nafCode: string): string {
-  const trade = trades.find((candidate) => candidate.nafCode === nafCode);
+  const trade = tradeForNaf(nafCode);
   if (!trade) throw validationError([{ path: "naf_code", message: "is not a trade the registry covers" }]);
   return trade.sector;
 }

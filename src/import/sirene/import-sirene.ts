@@ -5,7 +5,7 @@ import type {
   OfficialLegalUnit,
   OfficialPosition,
 } from "../../domain/merchants/official-establishment.ts";
-import { trades } from "../../domain/sectors.ts";
+import { tradeForNaf } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
 import { csvRows } from "../csv.ts";
 import { openText } from "../open-text.ts";
@@ -49,7 +49,6 @@ export interface SireneImportHooks {
   printable?: (text: string) => string;
 }
 
-const covered = new Set(trades.map((trade) => trade.nafCode));
 /** Rows per transaction: a serving server waits at most a few tens of milliseconds for the write lock. */
 const BATCH_ROWS = 250;
 
@@ -77,7 +76,7 @@ export async function importSireneStock(
     for await (const item of establishments()) {
       if ("error" in item) continue;
       const establishment = establishmentOf(item.row);
-      if (establishment.active && establishment.public && covered.has(establishment.nafCode)) {
+      if (establishment.active && establishment.public && tradeForNaf(establishment.nafCode) !== undefined) {
         wantedSirens.add(establishment.siren);
         wantedSirets.add(establishment.siret);
       }
