@@ -42,3 +42,16 @@ export function nomenclatureOf(code: string): NafNomenclature | null {
 export function nafLabel(code: string): string | undefined {
   return labels.rev2.get(code) ?? labels["2025"].get(code);
 }
+
+/**
+ * An establishment's two codes from what a register gives: its main activity code (SIRENE's
+ * `activitePrincipaleEtablissement`, the API's `activite_principale`: NAF rev. 2 until SIRENE
+ * switches to NAF 2025, which then writes NAF 2025 there) and the NAF 2025 code beside it, if any.
+ * `nafCode` is the main code as given, or the NAF 2025 code when the main one is empty; a NAF
+ * 2025 code is kept only if it is one (a code of neither nomenclature says nothing about it).
+ */
+export function activityCodes(main: string, naf2025: string | null): { nafCode: string; nafCode2025: string | null } {
+  const beside = naf2025 !== null && labels["2025"].has(naf2025) ? naf2025 : null;
+  const nafCode2025 = beside ?? (labels["2025"].has(main) ? main : null);
+  return { nafCode: main || (nafCode2025 ?? ""), nafCode2025 };
+}

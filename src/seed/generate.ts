@@ -420,6 +420,7 @@ export class MerchantGenerator {
       businessName,
       slug,
       nafCode: trade.nafCode,
+      nafCode2025: null,
       sector: trade.sector,
       status,
       rcs: company && department ? `RCS ${department.prefecture} ${formatSiren(siren)}` : null,

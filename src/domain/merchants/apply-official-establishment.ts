@@ -1,6 +1,6 @@
 import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
 import { yearsBetween } from "../registry/decision-card.ts";
-import { tradeForNaf } from "../sectors.ts";
+import { tradeOf } from "../sectors.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import { ADDRESS_VERIFIED_MIN_SCORE, newAbId, newMerchant, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
@@ -54,7 +54,7 @@ export function applyOfficialEstablishment(
   establishment: OfficialEstablishment,
   actor: Actor,
 ): OfficialOutcome {
-  const trade = tradeForNaf(establishment.nafCode);
+  const trade = tradeOf(establishment);
   const closing = !establishment.active || !establishment.public;
   // Most of a national file is other trades: an open establishment of one is skipped unread.
   if (!closing && !trade) return { kind: "skipped", reason: "naf_not_covered" };
@@ -112,6 +112,7 @@ export function applyOfficialEstablishment(
         legalName: establishment.legalUnit?.legalName ?? name,
         businessName: name,
         nafCode: establishment.nafCode,
+        nafCode2025: establishment.nafCode2025,
         street: establishment.street,
         postalCode: establishment.postalCode,
         city: establishment.city,
@@ -131,6 +132,7 @@ export function applyOfficialEstablishment(
         changes: {
           siret: { from: null, to: establishment.siret },
           naf_code: { from: null, to: establishment.nafCode },
+          ...(establishment.nafCode2025 ? { naf_code_2025: { from: null, to: establishment.nafCode2025 } } : {}),
           ...(establishment.legalUnit?.legalForm
             ? { legal_form: { from: null, to: establishment.legalUnit.legalForm } }
             : {}),
@@ -150,10 +152,13 @@ export function applyOfficialEstablishment(
   if (establishment.legalUnit && merchant.legalName !== establishment.legalUnit.legalName) {
     fields.legalName = establishment.legalUnit.legalName;
   }
-  if (merchant.nafCode !== establishment.nafCode) {
-    fields.nafCode = establishment.nafCode;
-    fields.sector = trade.sector;
-  }
+  // A row without a NAF 2025 code keeps the one known, unless its main code changed (it was that activity's).
+  const nafCode2025 =
+    establishment.nafCode2025 ?? (merchant.nafCode === establishment.nafCode ? merchant.nafCode2025 : null);
+  if (merchant.nafCode !== establishment.nafCode) fields.nafCode = establishment.nafCode;
+  if (merchant.nafCode2025 !== nafCode2025) fields.nafCode2025 = nafCode2025;
+  const sector = tradeOf({ nafCode: establishment.nafCode, nafCode2025 })?.sector ?? trade.sector;
+  if (merchant.sector !== sector) fields.sector = sector;
   const known = existing.signals.find((signal) => signal.key === "siret_verified");
   const identityChanged = known?.status !== "verified" || known.verifiedAt !== identity.verifiedAt;
   const knownAge = existing.signals.find((signal) => signal.key === "company_age_years");

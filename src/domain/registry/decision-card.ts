@@ -285,6 +285,7 @@ function buildIdentity(merchant: Merchant, signals: readonly Signal[], links: Ca
     legal_name: merchant.legalName,
     siret: merchant.siret,
     naf_code: merchant.nafCode,
+    naf_code_2025: merchant.nafCode2025,
     legal_identifiers: {
       siret: { value: merchant.siret, verified: siretSignal?.status === "verified", source_url: siretSourceUrl },
       siren: { value: siren, derived_from: "siret" },

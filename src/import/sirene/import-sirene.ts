@@ -5,7 +5,7 @@ import type {
   OfficialLegalUnit,
   OfficialPosition,
 } from "../../domain/merchants/official-establishment.ts";
-import { tradeForNaf } from "../../domain/sectors.ts";
+import { tradeOf } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
 import { csvRows } from "../csv.ts";
 import { openText } from "../open-text.ts";
@@ -15,6 +15,7 @@ import {
   GEO_COLUMNS,
   LEGAL_UNIT_COLUMNS,
   legalUnitOf,
+  NAF_2025_COLUMN,
   positionOf,
 } from "./establishments.ts";
 
@@ -64,7 +65,8 @@ export async function importSireneStock(
   actor: string,
   hooks: SireneImportHooks = {},
 ): Promise<SireneImportReport> {
-  const establishments = () => csvRows(openText(files.establishments), ESTABLISHMENT_COLUMNS, GEO_COLUMNS);
+  const establishments = () =>
+    csvRows(openText(files.establishments), ESTABLISHMENT_COLUMNS, [...GEO_COLUMNS, NAF_2025_COLUMN]);
   const inDepartments = (inseeCode: string) =>
     !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
 
@@ -76,7 +78,7 @@ export async function importSireneStock(
     for await (const item of establishments()) {
       if ("error" in item) continue;
       const establishment = establishmentOf(item.row);
-      if (establishment.active && establishment.public && tradeForNaf(establishment.nafCode) !== undefined) {
+      if (establishment.active && establishment.public && tradeOf(establishment) !== undefined) {
         wantedSirens.add(establishment.siren);
         wantedSirets.add(establishment.siret);
       }
