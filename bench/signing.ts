@@ -43,6 +43,7 @@ const profile: MerchantProfile = {
     businessName: "Boulangerie du Port",
     slug: "boulangerie-du-port-la-rochelle",
     nafCode: "10.71C",
+    nafCode2025: null,
     sector: "alimentation",
     status: "ACTIVE",
     rcs: "RCS La Rochelle 732 829 320",

@@ -18,7 +18,10 @@ export interface Merchant {
   legalName: string;
   businessName: string;
   slug: string;
+  /** The main activity's code: NAF rev. 2 when the source gives one, else NAF 2025 (docs/decisions.md). */
   nafCode: string;
+  /** The main activity's NAF 2025 code, when the source gives one. */
+  nafCode2025: string | null;
   sector: string;
   status: MerchantStatus;
   rcs: string | null;

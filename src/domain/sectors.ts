@@ -1,3 +1,7 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { type NafNomenclature, nomenclatureOf } from "./naf.ts";
+
 /**
  * Trades the registry knows, grouped into sector families. A family decides the lead contract's
  * sector fields and which sector-specific signals apply; a trade decides the NAF code, the
@@ -15,18 +19,21 @@ export interface LeadField {
   max?: number;
 }
 
-export type SectorKey =
-  | "batiment"
-  | "alimentation"
-  | "restauration"
-  | "beaute"
-  | "automobile"
-  | "tourisme"
-  | "commerce"
-  | "immobilier"
-  | "assurance"
-  | "sante_animale"
-  | "services";
+export const SECTOR_KEYS = [
+  "batiment",
+  "alimentation",
+  "restauration",
+  "beaute",
+  "automobile",
+  "tourisme",
+  "commerce",
+  "immobilier",
+  "assurance",
+  "sante_animale",
+  "services",
+] as const;
+
+export type SectorKey = (typeof SECTOR_KEYS)[number];
 
 export interface Sector {
   key: SectorKey;
@@ -36,9 +43,16 @@ export interface Sector {
 
 export interface Trade {
   key: string;
+  /** The trade's first NAF rev. 2 sub-class (its NAF 2025 one when it has none): the code the demo seed gives it. */
   nafCode: string;
+  /** Its NAF rev. 2 sub-classes. */
+  nafCodes: readonly string[];
+  /** Its NAF 2025 sub-classes. */
+  naf2025Codes: readonly string[];
   /** The trade as people name it, in French (singular). */
   label: string;
+  /** Its name in English. */
+  nameEn: string;
   sector: SectorKey;
   schemaOrgType: string;
   /**
@@ -47,8 +61,10 @@ export interface Trade {
    * properties of the node's types.
    */
   schemaOrgTypes?: readonly string[];
-  /** Extra words a searcher may use for this trade (French, singular). */
-  keywords: string[];
+  /** What searchers call the trade, French and English: a one-word name is a trade word (docs/search.md). */
+  names: readonly string[];
+  /** Other words indexed with the trade (French, singular). */
+  keywords: readonly string[];
 }
 
 const dateField = (name: string, label: string): LeadField => ({ name, type: "date", required: false, label });
@@ -207,230 +223,118 @@ export const sectors: Record<SectorKey, Sector> = {
   },
 };
 
-export const trades: Trade[] = [
-  {
-    key: "plombier",
-    nafCode: "43.22A",
-    label: "Plombier",
-    sector: "batiment",
-    schemaOrgType: "Plumber",
-    keywords: ["plomberie", "chauffagiste", "chauffage", "sanitaire", "fuite"],
-  },
-  {
-    key: "electricien",
-    nafCode: "43.21A",
-    label: "Électricien",
-    sector: "batiment",
-    schemaOrgType: "Electrician",
-    keywords: ["électricité", "dépannage électrique", "tableau électrique"],
-  },
-  {
-    key: "menuisier",
-    nafCode: "43.32A",
-    label: "Menuisier",
-    sector: "batiment",
-    schemaOrgType: "GeneralContractor",
-    keywords: ["menuiserie", "fenêtre", "porte", "parquet"],
-  },
-  {
-    key: "peintre",
-    nafCode: "43.34Z",
-    label: "Peintre en bâtiment",
-    sector: "batiment",
-    schemaOrgType: "HousePainter",
-    keywords: ["peinture", "vitrerie", "décoration"],
-  },
-  {
-    key: "couvreur",
-    nafCode: "43.91B",
-    label: "Couvreur",
-    sector: "batiment",
-    schemaOrgType: "RoofingContractor",
-    keywords: ["couverture", "toiture", "zinguerie", "charpente"],
-  },
-  {
-    key: "paysagiste",
-    nafCode: "81.30Z",
-    label: "Paysagiste",
-    sector: "batiment",
-    schemaOrgType: "HomeAndConstructionBusiness",
-    keywords: ["jardin", "jardinier", "espaces verts", "élagage"],
-  },
-  {
-    key: "boulanger",
-    nafCode: "10.71C",
-    label: "Boulangerie-pâtisserie",
-    sector: "alimentation",
-    schemaOrgType: "Bakery",
-    keywords: ["boulangerie", "pâtisserie", "pain", "viennoiserie"],
-  },
-  {
-    key: "charcutier",
-    nafCode: "10.13B",
-    label: "Charcutier",
-    sector: "alimentation",
-    schemaOrgType: "FoodEstablishment",
-    keywords: ["charcuterie", "traiteur"],
-  },
-  {
-    key: "boucher",
-    nafCode: "47.22Z",
-    label: "Boucherie",
-    sector: "alimentation",
-    schemaOrgType: "Store",
-    keywords: ["boucher", "viande", "volaille"],
-  },
-  {
-    key: "traiteur",
-    nafCode: "56.21Z",
-    label: "Traiteur",
-    sector: "alimentation",
-    schemaOrgType: "FoodEstablishment",
-    keywords: ["réception", "buffet", "cocktail"],
-  },
-  {
-    key: "restaurant",
-    nafCode: "56.10A",
-    label: "Restaurant",
-    sector: "restauration",
-    schemaOrgType: "Restaurant",
-    keywords: ["restauration", "bistrot", "brasserie", "cuisine"],
-  },
-  {
-    key: "coiffeur",
-    nafCode: "96.02A",
-    label: "Salon de coiffure",
-    sector: "beaute",
-    schemaOrgType: "HairSalon",
-    keywords: ["coiffure", "barbier", "coupe", "coloration"],
-  },
-  {
-    key: "estheticienne",
-    nafCode: "96.02B",
-    label: "Institut de beauté",
-    sector: "beaute",
-    schemaOrgType: "BeautySalon",
-    keywords: ["esthétique", "soins", "épilation", "manucure"],
-  },
-  {
-    key: "spa",
-    nafCode: "96.04Z",
-    label: "Spa et bien-être",
-    sector: "beaute",
-    schemaOrgType: "DaySpa",
-    keywords: ["massage", "bien-être", "hammam"],
-  },
-  {
-    key: "garagiste",
-    nafCode: "45.20A",
-    label: "Garage automobile",
-    sector: "automobile",
-    schemaOrgType: "AutoRepair",
-    keywords: ["garage", "mécanique", "vidange", "pneus", "carrosserie"],
-  },
-  {
-    key: "agence_voyage",
-    nafCode: "79.11Z",
-    label: "Agence de voyages",
-    sector: "tourisme",
-    schemaOrgType: "TravelAgency",
-    keywords: ["voyage", "séjour", "séminaire", "circuit"],
-  },
-  {
-    key: "voyagiste",
-    nafCode: "79.12Z",
-    label: "Voyagiste",
-    sector: "tourisme",
-    schemaOrgType: "TravelAgency",
-    keywords: ["tour-opérateur", "séjour", "incentive"],
-  },
-  {
-    key: "guide",
-    nafCode: "79.90Z",
-    label: "Réservation et visites guidées",
-    sector: "tourisme",
-    schemaOrgType: "TouristInformationCenter",
-    keywords: ["visite guidée", "guide", "excursion", "team building"],
-  },
-  {
-    key: "hotel",
-    nafCode: "55.10Z",
-    label: "Hôtel",
-    sector: "tourisme",
-    schemaOrgType: "Hotel",
-    keywords: ["hébergement", "chambre", "séminaire"],
-  },
-  {
-    key: "fleuriste",
-    nafCode: "47.76Z",
-    label: "Fleuriste",
-    sector: "commerce",
-    schemaOrgType: "Florist",
-    keywords: ["fleurs", "bouquet", "plantes", "composition florale"],
-  },
-  {
-    key: "librairie",
-    nafCode: "47.61Z",
-    label: "Librairie",
-    sector: "commerce",
-    schemaOrgType: "BookStore",
-    keywords: ["livres", "libraire", "bande dessinée"],
-  },
-  {
-    key: "agence_immobiliere",
-    nafCode: "68.31Z",
-    label: "Agence immobilière",
-    sector: "immobilier",
-    schemaOrgType: "RealEstateAgent",
-    keywords: ["immobilier", "location", "vente", "estimation"],
-  },
-  {
-    key: "courtier_assurance",
-    nafCode: "66.22Z",
-    label: "Courtier en assurances",
-    sector: "assurance",
-    schemaOrgType: "InsuranceAgency",
-    keywords: ["assurance", "courtier", "mutuelle", "prévoyance"],
-  },
-  {
-    key: "veterinaire",
-    nafCode: "75.00Z",
-    label: "Clinique vétérinaire",
-    sector: "sante_animale",
-    schemaOrgType: "VeterinaryCare",
-    schemaOrgTypes: ["VeterinaryCare", "LocalBusiness"],
-    keywords: ["vétérinaire", "animaux", "chien", "chat"],
-  },
-  {
-    key: "photographe",
-    nafCode: "74.20Z",
-    label: "Photographe",
-    sector: "services",
-    schemaOrgType: "ProfessionalService",
-    keywords: ["photographie", "portrait", "mariage", "studio"],
-  },
-  {
-    key: "cordonnier",
-    nafCode: "95.23Z",
-    label: "Cordonnerie",
-    sector: "services",
-    schemaOrgType: "ProfessionalService",
-    keywords: ["cordonnier", "chaussures", "clés", "maroquinerie"],
-  },
-  {
-    key: "salle_sport",
-    nafCode: "93.13Z",
-    label: "Salle de sport",
-    sector: "services",
-    schemaOrgType: "ExerciseGym",
-    keywords: ["fitness", "musculation", "coach sportif"],
-  },
-];
+/*
+ * The trades come from data/naf-trades.json: every NAF rev. 2 and NAF 2025 sub-class of commerce
+ * and services open to the public, each in one trade, and what is left out with why (data/README.md).
+ */
+const TABLE_FILE = "data/naf-trades.json";
+const tableSchema = z.object({
+  format: z.literal(1),
+  trades: z.array(
+    z.strictObject({
+      key: z.string().regex(/^[a-z][a-z0-9_]*$/),
+      sector: z.enum(SECTOR_KEYS),
+      schema_org: z.union([z.string().min(1), z.array(z.string().min(1)).min(2)]),
+      name_fr: z.string().min(1),
+      name_en: z.string().min(1),
+      naf_rev2: z.array(z.string()),
+      naf_2025: z.array(z.string()),
+      names: z.array(z.string().min(1)).min(1),
+      keywords: z.array(z.string().min(1)),
+    }),
+  ),
+  left_out: z.array(
+    z.strictObject({
+      why: z.string().min(1),
+      naf_rev2: z.array(z.string().regex(/^\d{2}(?:\.\d{1,2}[A-Z]?)?$/)),
+      naf_2025: z.array(z.string().regex(/^\d{2}(?:\.\d{1,2}[A-Z]?)?$/)),
+    }),
+  ),
+});
 
-const tradesByNaf = new Map(trades.map((trade) => [trade.nafCode, trade]));
+const table = tableSchema.parse(JSON.parse(readFileSync(new URL(`../../${TABLE_FILE}`, import.meta.url), "utf8")));
 
+/** What the registry leaves out, and why: each code is a division, group, class or sub-class. */
+export interface LeftOutActivities {
+  why: string;
+  nafRev2: readonly string[];
+  naf2025: readonly string[];
+}
+
+export const leftOutActivities: readonly LeftOutActivities[] = table.left_out.map((entry) => ({
+  why: entry.why,
+  nafRev2: entry.naf_rev2,
+  naf2025: entry.naf_2025,
+}));
+
+export const trades: Trade[] = table.trades.map((entry) => {
+  const [first = entry.naf_2025[0]] = entry.naf_rev2;
+  if (first === undefined)
+    throw new Error(`${TABLE_FILE}: trade ${entry.key} has no NAF code; give it one or remove it`);
+  return {
+    key: entry.key,
+    nafCode: first,
+    nafCodes: entry.naf_rev2,
+    naf2025Codes: entry.naf_2025,
+    label: entry.name_fr,
+    nameEn: entry.name_en,
+    sector: entry.sector,
+    schemaOrgType: typeof entry.schema_org === "string" ? entry.schema_org : (entry.schema_org[0] as string),
+    ...(typeof entry.schema_org === "string" ? {} : { schemaOrgTypes: entry.schema_org }),
+    names: entry.names,
+    keywords: entry.keywords,
+  };
+});
+
+/** Each code's trade, one map per nomenclature; a code in two trades, or in the wrong list, stops the start. */
+function codeMap(nomenclature: NafNomenclature, codesOf: (trade: Trade) => readonly string[]): Map<string, Trade> {
+  const byCode = new Map<string, Trade>();
+  const list = nomenclature === "rev2" ? "naf_rev2" : "naf_2025";
+  for (const trade of trades) {
+    for (const code of codesOf(trade)) {
+      if (nomenclatureOf(code) !== nomenclature) {
+        throw new Error(
+          `${TABLE_FILE}: ${code} in ${list} of trade ${trade.key} is not a NAF ${nomenclature} sub-class`,
+        );
+      }
+      const other = byCode.get(code);
+      if (other) throw new Error(`${TABLE_FILE}: ${code} is in trades ${other.key} and ${trade.key}; keep it in one`);
+      byCode.set(code, trade);
+    }
+  }
+  return byCode;
+}
+
+const tradesByNafRev2 = codeMap("rev2", (trade) => trade.nafCodes);
+const tradesByNaf2025 = codeMap("2025", (trade) => trade.naf2025Codes);
+const tradesByKey = new Map(trades.map((trade) => [trade.key, trade]));
+if (tradesByKey.size !== trades.length) throw new Error(`${TABLE_FILE}: two trades share a key`);
+
+/** The trade of a NAF sub-class, of NAF rev. 2 or NAF 2025 (the two share no code). */
 export function tradeForNaf(nafCode: string): Trade | undefined {
-  return tradesByNaf.get(nafCode);
+  return tradesByNafRev2.get(nafCode) ?? tradesByNaf2025.get(nafCode);
+}
+
+/** The trade of a NAF 2025 sub-class. */
+export function tradeForNaf2025(nafCode: string): Trade | undefined {
+  return tradesByNaf2025.get(nafCode);
+}
+
+export function tradeByKey(key: string): Trade | undefined {
+  return tradesByKey.get(key);
+}
+
+/**
+ * An establishment's trade from its two codes: the NAF 2025 code when it has one (INSEE's
+ * newer and finer classification, and SIRENE's only one from 2027, so a merchant keeps its trade
+ * across the switch), else the NAF rev. 2 code. A NAF 2025 code the table leaves out leaves the
+ * establishment out, whatever its rev. 2 code (docs/decisions.md).
+ */
+export function tradeOf(codes: { nafCode: string; nafCode2025: string | null }): Trade | undefined {
+  if (codes.nafCode2025 !== null && nomenclatureOf(codes.nafCode2025) === "2025") {
+    return tradesByNaf2025.get(codes.nafCode2025);
+  }
+  return tradeForNaf(codes.nafCode);
 }
 
 export function sectorOf(key: string): Sector | undefined {

@@ -11,6 +11,9 @@
  *   searched" (for a 9-digit SIREN that list is always empty, hence the SIRET). An unknown SIRET is
  *   a 200 with `results: []` and `total_results: 0`. Non-diffusible companies are not served, and
  *   establishments with `statut_diffusion_etablissement` P come back with their address masked.
+ * - An establishment's `activite_principale` is its NAF rev. 2 code and `activite_principale_naf25`
+ *   its NAF 2025 code (null when SIRENE has none yet), "a temporary field, removed from 1 January
+ *   2027", when NAF 2025 becomes SIRENE's reference and `activite_principale` carries it.
  * - 200: `{ results: [{ siren, nom_complet, nom_raison_sociale, date_creation, etat_administratif,
  *   nature_juridique, siege: {...}, matching_etablissements: [{ siret, etat_administratif (A | F),
  *   date_fermeture, activite_principale, adresse, statut_diffusion_etablissement, ... }], ... }],
@@ -28,6 +31,7 @@ import {
   type OfficialRegistryLookup,
   type RegisteredEstablishment,
 } from "../domain/merchants/official-registry-lookup.ts";
+import { activityCodes } from "../domain/naf.ts";
 import { createRequestPacer, type RequestPacer, sleep } from "./request-pacer.ts";
 
 export const RECHERCHE_ENTREPRISES_URL = "https://recherche-entreprises.api.gouv.fr";
@@ -164,6 +168,7 @@ const establishmentSchema = z.object({
   date_fermeture: z.string().nullish(),
   statut_diffusion_etablissement: z.string().nullish(),
   activite_principale: z.string().nullish(),
+  activite_principale_naf25: z.string().nullish(),
   adresse: z.string().nullish(),
 });
 
@@ -202,7 +207,7 @@ function establishmentIn(payload: SearchPayload, siret: string, url: string): Re
       active: state === "A",
       closedOn: found.date_fermeture ?? null,
       public: found.statut_diffusion_etablissement !== "P",
-      nafCode: found.activite_principale ?? null,
+      ...registeredCodes(found.activite_principale ?? null, found.activite_principale_naf25 ?? null),
       address: shown(found.adresse),
       legalName: shown(result.nom_raison_sociale) ?? shown(result.nom_complet),
     };
@@ -211,6 +216,15 @@ function establishmentIn(payload: SearchPayload, siret: string, url: string): Re
 }
 
 const shown = (value: string | null | undefined) => (value && value !== MASKED ? value : null);
+
+/** The two activity codes the API gives (either may be missing; NAF 2025 alone from 2027). */
+function registeredCodes(
+  main: string | null,
+  naf2025: string | null,
+): Pick<RegisteredEstablishment, "nafCode" | "nafCode2025"> {
+  const codes = activityCodes(main ?? "", naf2025);
+  return { nafCode: codes.nafCode || null, nafCode2025: codes.nafCode2025 };
+}
 
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

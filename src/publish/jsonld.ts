@@ -121,6 +121,7 @@ function identifiers(view: MerchantView): JsonLd[] {
     { "@type": "PropertyValue", propertyID: "SIRET", value: merchant.siret, url: siretSource },
     { "@type": "PropertyValue", propertyID: "SIREN", value: merchant.siret.slice(0, 9) },
     { "@type": "PropertyValue", propertyID: "NAF", value: merchant.nafCode },
+    ...(merchant.nafCode2025 ? [{ "@type": "PropertyValue", propertyID: "NAF2025", value: merchant.nafCode2025 }] : []),
     { "@type": "PropertyValue", propertyID: "abeille:ab_id", value: merchant.abId },
   ];
 }

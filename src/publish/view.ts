@@ -2,7 +2,7 @@ import { type Assessment, assessMerchant } from "../domain/assess-merchant.ts";
 import { type MerchantLinks, merchantLinks } from "../domain/links.ts";
 import type { MerchantProfile } from "../domain/merchant.ts";
 import type { MerchantRepository } from "../domain/registry/merchant-store.ts";
-import { type Trade, tradeForNaf } from "../domain/sectors.ts";
+import { type Trade, tradeOf } from "../domain/sectors.ts";
 import { ServiceError } from "../errors/service-error.ts";
 import type { MerchantStatus } from "../schemas/envelope.ts";
 import { type ContentPeriod, contentPeriod } from "./period.ts";
@@ -48,7 +48,7 @@ export function merchantView(profile: MerchantProfile, options: RenderOptions, p
   return {
     profile,
     assessment,
-    trade: tradeForNaf(profile.merchant.nafCode),
+    trade: tradeOf(profile.merchant),
     links: merchantLinks(options.baseUrl, profile.merchant.abId),
     period,
     generatedAt: period.since,

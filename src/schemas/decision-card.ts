@@ -82,6 +82,11 @@ export const decisionCardIdentitySchema = z
     legal_name: z.string(),
     siret: z.string().regex(/^\d{14}$/),
     naf_code: z.string().regex(/^\d{2}\.\d{2}[A-Z]$/),
+    /** The NAF 2025 code of the same activity, when SIRENE gives one (its reference nomenclature from 2027). */
+    naf_code_2025: z
+      .string()
+      .regex(/^\d{2}\.\d{2}[A-Z]$/)
+      .nullable(),
     legal_identifiers: z.object({
       siret: z.object({ value: z.string(), verified: z.boolean(), source_url: z.url() }),
       siren: z.object({ value: z.string().regex(/^\d{9}$/), derived_from: z.literal("siret") }),

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { trades } from "../domain/sectors.ts";
+import { tradeForNaf } from "../domain/sectors.ts";
 import { isValidSiret, vatFromSiren } from "../domain/siret.ts";
 import { hasOnlyLineControls, isOneLine, MULTI_LINE_MESSAGE, ONE_LINE_MESSAGE } from "./common.ts";
 
@@ -98,10 +98,7 @@ const declarationShape = {
   naf_code: z
     .string(required("a NAF code like 43.22A"))
     .regex(/^\d{2}\.\d{2}[A-Z]$/, "must be a NAF code like 43.22A")
-    .refine(
-      (code) => trades.some((trade) => trade.nafCode === code),
-      "is not a trade the registry covers (see src/domain/sectors.ts)",
-    ),
+    .refine((code) => tradeForNaf(code) !== undefined, "is not a trade the registry covers (see data/naf-trades.json)"),
   address: z.strictObject(
     { street: oneLine(200), postal_code: postalCode, city: oneLine(100) },
     required("an object with street, postal_code and city"),

@@ -193,6 +193,8 @@ export const resolvedMerchantSchema = z.object({
     sector: z.string(),
     trade: z.string(),
     naf_code: z.string(),
+    /** The NAF 2025 code of the same activity, when SIRENE gives one (its reference nomenclature from 2027). */
+    naf_code_2025: z.string().nullable(),
     trust: z.object({ score: z.number().int(), status: trustLevelSchema, breakdown: trustBreakdownSchema }),
   }),
   products: z.array(z.object({ id: z.string(), name: z.string(), description: z.string(), price: z.string() })),

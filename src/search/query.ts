@@ -1,3 +1,4 @@
+import { nomenclatureOf } from "../domain/naf.ts";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 import { normalizeTag, type QueryTerm, queryTerms } from "./normalize.ts";
 import { MAX_SEARCH_DEPTH, type SearchQuery } from "./search-index.ts";
@@ -5,7 +6,8 @@ import { FILLER_WORDS, TRADE_WORDS } from "./vocabulary.ts";
 
 /*
  * What a query asks for, read the same way by every engine: an identifier (SIRET, SIREN, ab_id),
- * or normalised terms with filler words dropped and trade words marked.
+ * or normalised terms with filler words dropped and trade words marked, and the NAF codes it
+ * names (NAF rev. 2 or NAF 2025, a filter on either of a merchant's two codes).
  */
 
 export interface Identifier {
@@ -16,6 +18,23 @@ export interface Identifier {
 export interface AnalyzedQuery {
   terms: QueryTerm[];
   identifier: Identifier | null;
+  /** NAF sub-classes named in the text ("56.10C", "5611G"), as INSEE writes them: each must be one of the merchant's. */
+  nafCodes: string[];
+}
+
+/** A NAF sub-class code as typed: 56.10C, 56.10c, 5610C. */
+const NAF_IN_TEXT = /(?<![\p{L}\p{N}.])(\d{2})\.?(\d{2})([A-Za-z])(?![\p{L}\p{N}])/gu;
+
+/** The real NAF codes a text names, and the text without them. */
+export function nafCodesIn(text: string): { nafCodes: string[]; rest: string } {
+  const nafCodes: string[] = [];
+  const rest = text.replace(NAF_IN_TEXT, (typed, division: string, group: string, letter: string) => {
+    const code = `${division}.${group}${letter.toUpperCase()}`;
+    if (nomenclatureOf(code) === null) return typed;
+    if (!nafCodes.includes(code)) nafCodes.push(code);
+    return " ";
+  });
+  return { nafCodes, rest };
 }
 
 /** "SIRET 123 456 789 00012", "n° 123456789", "AB_K3M9P2QX": the identifier, or null. */
@@ -33,14 +52,15 @@ export function identifierIn(text: string): Identifier | null {
 
 export function analyzeQuery(text: string): AnalyzedQuery {
   const identifier = identifierIn(text);
+  const { nafCodes, rest } = nafCodesIn(text);
   const terms: QueryTerm[] = [];
-  for (const term of queryTerms(text)) {
+  for (const term of queryTerms(rest)) {
     if (FILLER_WORDS.has(term.term)) continue;
     // A whole trade word is indexed as typed with the trade (vocabulary.ts): no prefix expansion,
     // so "maçon" does not reach "maçonnerie" in a description.
     terms.push(TRADE_WORDS.has(term.term) ? { term: term.term, prefix: false, trade: true } : term);
   }
-  return { terms, identifier };
+  return { terms, identifier, nafCodes };
 }
 
 export interface NormalizedQuery extends AnalyzedQuery {
@@ -79,6 +99,6 @@ export function normalizeSearchQuery(query: SearchQuery): NormalizedQuery | null
     if (!valid) return null;
     near = { lat, lng, radiusKm };
   }
-  const { terms, identifier } = analyzeQuery(typeof query.text === "string" ? query.text : "");
-  return { terms, identifier, tags, near, limit, offset };
+  const { terms, identifier, nafCodes } = analyzeQuery(typeof query.text === "string" ? query.text : "");
+  return { terms, identifier, nafCodes, tags, near, limit, offset };
 }

@@ -16,7 +16,7 @@ import {
  */
 
 const MERCHANT_SELECT = `
-  SELECT m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.sector, m.status, m.postal_code, m.city,
+  SELECT m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.naf_code_2025, m.sector, m.status, m.postal_code, m.city,
          m.description, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
          tp.department_code
   FROM merchants m LEFT JOIN territorial_proofs tp ON tp.ab_id = m.ab_id`;

@@ -5,30 +5,34 @@ import { trades } from "../domain/sectors.ts";
 import { indexTerms } from "./normalize.ts";
 
 /*
- * The searchers' vocabulary (data/search-vocabulary.json), shared by every engine: the names a
- * trade goes by (French and English) are indexed with the trade, so "coiffeur", "hairdresser" and
+ * The searchers' vocabulary, shared by every engine: the names a trade goes by (French and
+ * English, data/naf-trades.json) are indexed with the trade, so "coiffeur", "hairdresser" and
  * "salon de coiffure" find a salon on the embedded index and on Meilisearch alike; trade words
- * never match through a town's name alone; filler words are dropped from queries.
+ * never match through a town's name alone; filler words (data/search-vocabulary.json) are
+ * dropped from queries.
  */
 
 const vocabularySchema = z.object({
   format: z.literal(1),
-  trades: z.record(z.string(), z.object({ names: z.array(z.string()), english: z.array(z.string()) })),
   unlisted_trades: z.array(z.string()),
   filler: z.array(z.string()),
 });
 
 const vocabularyText = readFileSync(new URL("../../data/search-vocabulary.json", import.meta.url), "utf8");
+const tradesText = readFileSync(new URL("../../data/naf-trades.json", import.meta.url), "utf8");
 const vocabulary = vocabularySchema.parse(JSON.parse(vocabularyText));
 
-/** Moves with any edit of the vocabulary: the indexes built with another one are rebuilt. */
-export const VOCABULARY_FINGERPRINT = createHash("sha256").update(vocabularyText).digest("hex").slice(0, 12);
+/** Moves with any edit of the vocabulary or the trades' names: the indexes built with others are rebuilt. */
+export const VOCABULARY_FINGERPRINT = createHash("sha256")
+  .update(vocabularyText)
+  .update(tradesText)
+  .digest("hex")
+  .slice(0, 12);
 
-/** The normalised names of a trade (vocabulary, label, keywords), as indexed with it; "" when unknown. */
+/** The normalised names of a trade (label, English name, keywords, names), as indexed with it; "" when unknown. */
 const tradeNames = new Map<string, string>(
   trades.map((trade) => {
-    const entry = vocabulary.trades[trade.key];
-    const words = [trade.label, ...trade.keywords, ...(entry?.names ?? []), ...(entry?.english ?? [])];
+    const words = [trade.label, ...trade.keywords, ...trade.names, trade.nameEn];
     return [trade.key, [...new Set(words.flatMap((word) => indexTerms(word)))].join(" ")];
   }),
 );
@@ -44,8 +48,7 @@ export function tradeVocabularyText(tradeKey: string): string {
  */
 export const TRADE_WORDS: ReadonlySet<string> = new Set(
   [
-    ...trades.flatMap((trade) => [trade.label, trade.key.replaceAll("_", " ")]),
-    ...Object.values(vocabulary.trades).flatMap((entry) => [...entry.names, ...entry.english]),
+    ...trades.flatMap((trade) => [trade.label, trade.nameEn, trade.key.replaceAll("_", " "), ...trade.names]),
     ...vocabulary.unlisted_trades,
   ]
     .map((word) => indexTerms(word))

@@ -4,7 +4,7 @@
  */
 import type { Merchant, MerchantProfile, Product, QaCluster, TerritorialProof } from "../domain/merchant.ts";
 import { sireneSignals } from "../domain/merchants/apply-official-establishment.ts";
-import { type SectorKey, type Trade, trades } from "../domain/sectors.ts";
+import { type SectorKey, type Trade, tradeByKey } from "../domain/sectors.ts";
 import { formatSiren, makeSiret, sirenOf, vatFromSiren } from "../domain/siret.ts";
 import type { MerchantStatus } from "../schemas/envelope.ts";
 import type { BrandVoice } from "../store/schema.ts";
@@ -12,14 +12,7 @@ import { type Commune, type CommuneReference, NeighbourFinder } from "./communes
 import { isoString, Rng } from "./prng.ts";
 import { buildClusters, verifiedKeys } from "./qa.ts";
 import { type SignalFacts, SignalPlanner } from "./signals.ts";
-import {
-  genericContent,
-  HOURS,
-  type ProductTemplate,
-  type TradeContent,
-  tradeContent,
-  WEEKDAYS,
-} from "./trade-content.ts";
+import { HOURS, type ProductTemplate, type TradeContent, tradeContent, WEEKDAYS } from "./trade-content.ts";
 import {
   aName,
   cachedSlug,
@@ -66,6 +59,16 @@ export interface GeneratedMerchant {
   searchWord: string | null;
   trade: Trade;
 }
+
+/**
+ * The trades the demo registry draws from, in data/trade-content.json's order: those it describes
+ * (the table knows many more; a demo merchant of a trade without content would have nothing to show).
+ */
+const DEMO_TRADES: readonly Trade[] = Object.keys(tradeContent).map((key) => {
+  const trade = tradeByKey(key);
+  if (!trade) throw new Error(`data/trade-content.json: ${key} is not a trade of data/naf-trades.json`);
+  return trade;
+});
 
 /** Relative frequency of each trade among merchants (trades not listed weigh 2). */
 const TRADE_WEIGHTS: Record<string, number> = {
@@ -201,7 +204,7 @@ function plain(text: string): string {
 /** The word of a trade name a searcher would type: one matching the trade's keywords or label. */
 function searchWordOf(nameWord: string, trade: Trade): string | null {
   const tokens = nameWord.split(/[\s'’-]+/).filter((token) => token.length >= 3 && !STOP_WORDS.has(plain(token)));
-  const vocabulary = (words: string[]) => words.flatMap((word) => plain(word).split(/[\s'’-]+/));
+  const vocabulary = (words: readonly string[]) => words.flatMap((word) => plain(word).split(/[\s'’-]+/));
   for (const pool of [vocabulary(trade.keywords), vocabulary([trade.label])]) {
     for (const token of tokens) {
       const candidate = plain(token);
@@ -256,8 +259,8 @@ export class MerchantGenerator {
     this.reference = reference;
     this.seed = seed;
     this.now = now;
-    this.tradeInfos = trades.map((trade) => {
-      const content = tradeContent[trade.key] ?? genericContent(trade.label);
+    this.tradeInfos = DEMO_TRADES.map((trade) => {
+      const content = tradeContent[trade.key] as TradeContent;
       return {
         trade,
         content,
@@ -268,7 +271,7 @@ export class MerchantGenerator {
         ),
       };
     });
-    this.tradeCumulative = cumulative(trades.map((trade) => TRADE_WEIGHTS[trade.key] ?? 2));
+    this.tradeCumulative = cumulative(DEMO_TRADES.map((trade) => TRADE_WEIGHTS[trade.key] ?? 2));
     this.streetCumulative = cumulative(STREET_TYPES.map(([, weight]) => weight));
     this.formCumulative = cumulative(LEGAL_FORMS.map(([, weight]) => weight));
     this.statusCumulative = cumulative(STATUS_WEIGHTS.map(([, weight]) => weight));
@@ -417,6 +420,7 @@ export class MerchantGenerator {
       businessName,
       slug,
       nafCode: trade.nafCode,
+      nafCode2025: null,
       sector: trade.sector,
       status,
       rcs: company && department ? `RCS ${department.prefecture} ${formatSiren(siren)}` : null,

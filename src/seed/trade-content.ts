@@ -55,21 +55,6 @@ export interface TradeContent {
   products: ProductTemplate[];
 }
 
-function service(
-  name: string,
-  description: string,
-  tags: string[],
-  price: number | null,
-  pricing: PricingModel = price === null ? "on_quote" : "fixed",
-  unit?: string,
-): ProductTemplate {
-  const inventory: InventoryStatus = pricing === "on_quote" ? "on_quote" : "made_to_order";
-  return { name, description, tags, type: "service", price, pricing, inventory, ...(unit ? { unit } : {}) };
-}
-
-const ARTISAN_PATTERNS = ["{W} {L}", "{W} {L}", "{L} {W}", "{W} {F} {L}", "{W} {L} & Fils", "{W} de {C}"];
-const SHOP_DELAYS = ["le jour même", "sous 24 h", "sous 48 h", "à la commande"];
-
 const HOURS_KEYS = [
   "artisan",
   "bakery",
@@ -137,23 +122,3 @@ export const tradeContent: Record<string, TradeContent> = content.trades;
 export const HOURS: Record<HoursKey, string[][]> = content.hours;
 
 export const WEEKDAYS = ["lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche"] as const;
-
-/** Content for a trade the catalogue above does not describe yet: generic, from its label. */
-export function genericContent(label: string): TradeContent {
-  const word = label.split(/[ -]/)[0] ?? label;
-  return {
-    nameWords: [word],
-    namePatterns: ARTISAN_PATTERNS,
-    activity: `une entreprise locale (${label.toLowerCase()})`,
-    specialties: ["le conseil", "les prestations sur mesure", "le service après-vente"],
-    closings: ["Devis gratuit sur demande."],
-    hours: "office",
-    travels: false,
-    delays: SHOP_DELAYS,
-    products: [
-      service(`Prestation ${label.toLowerCase()}`, "Prestation réalisée par l'équipe.", ["prestation"], null),
-      service("Conseil personnalisé", "Rendez-vous conseil au cabinet ou à distance.", ["conseil"], 50),
-      service("Devis", "Étude de votre demande et devis détaillé.", ["devis", "gratuit"], 0),
-    ],
-  };
-}

@@ -38,6 +38,7 @@ export function toMerchant(row: Row): Merchant {
     businessName: text(row.business_name),
     slug: text(row.slug),
     nafCode: text(row.naf_code),
+    nafCode2025: textOrNull(row.naf_code_2025),
     sector: text(row.sector),
     status: text(row.status) as Merchant["status"],
     rcs: textOrNull(row.rcs),

@@ -17,7 +17,10 @@ export const merchants = sqliteTable(
     legalName: text("legal_name").notNull(),
     businessName: text("business_name").notNull(),
     slug: text("slug").notNull(),
+    /** The main activity's code: NAF rev. 2 when the source gives one, else NAF 2025 (docs/decisions.md). */
     nafCode: text("naf_code").notNull(),
+    /** The main activity's NAF 2025 code, when the source gives one. */
+    nafCode2025: text("naf_code_2025"),
     sector: text("sector").notNull(),
     status: text("status").notNull(),
     rcs: text("rcs"),

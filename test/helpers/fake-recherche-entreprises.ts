@@ -24,6 +24,8 @@ export interface FakeEstablishment {
 
 export type FakeAnswer =
   | { kind: "found"; establishment: FakeEstablishment }
+  /** A 200 answer the real API gave, replayed as recorded (test/fixtures/recherche-entreprises). */
+  | { kind: "recorded"; body: unknown }
   | { kind: "closed"; establishment: FakeEstablishment; closedOn: string }
   | { kind: "not_public"; establishment: FakeEstablishment }
   | { kind: "not_found" }
@@ -92,6 +94,9 @@ function answerWith(response: ServerResponse, answer: FakeAnswer): void {
   switch (answer.kind) {
     case "found":
       json(response, 200, payload([result(answer.establishment, "A", null, "O")]));
+      return;
+    case "recorded":
+      json(response, 200, answer.body);
       return;
     case "closed":
       json(response, 200, payload([result(answer.establishment, "F", answer.closedOn, "O")]));

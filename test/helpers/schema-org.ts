@@ -12,6 +12,8 @@ import path from "node:path";
 export interface Vocabulary {
   /** Type name -> every property it has (its ancestors' included). */
   properties: Map<string, Set<string>>;
+  /** Type name -> the types it descends from (LocalBusiness, Organization, Place, Thing...). */
+  ancestors: Map<string, Set<string>>;
 }
 
 let vocabulary: Vocabulary | undefined;
@@ -51,13 +53,22 @@ export function schemaOrgVocabulary(): Vocabulary {
     closure.set(base, result);
     return result;
   };
+  const basesOf = (base: string, into: Set<string>): Set<string> => {
+    into.add(base.replace(/Base$/, ""));
+    for (const parent of bases.get(base)?.parents ?? []) basesOf(parent, into);
+    return into;
+  };
   const properties = new Map<string, Set<string>>();
+  const ancestors = new Map<string, Set<string>>();
   for (const [type, parents] of leaves) {
     const all = new Set<string>();
     for (const parent of parents) for (const property of propertiesOfBase(parent)) all.add(property);
     properties.set(type, all);
+    const lineage = new Set<string>();
+    for (const parent of parents) basesOf(parent, lineage);
+    ancestors.set(type, lineage);
   }
-  vocabulary = { properties };
+  vocabulary = { properties, ancestors };
   return vocabulary;
 }
 

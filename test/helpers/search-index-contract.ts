@@ -47,6 +47,21 @@ export function describeSearchIndexContract(name: string, makeIndex: (db: Db) =>
     const nearLyon = (radiusKm: number) => ({ near: { ...LYON, radiusKm } });
 
     describe("text matching", () => {
+      it("finds merchants by either of their NAF codes, NAF rev. 2 or NAF 2025, as typed with or without the dot", async () => {
+        expect(await sortedIdsOf("43.22A")).toEqual([FIXTURE.plumberLyon, FIXTURE.plumberParis].sort());
+        expect(await idsOf("43.22G")).toEqual([FIXTURE.plumberLyon]);
+        expect(await idsOf("4322g")).toEqual([FIXTURE.plumberLyon]);
+        // A merchant known by its NAF 2025 code alone, and its trade from it.
+        expect(await idsOf("96.21G")).toEqual([FIXTURE.hairMarseille]);
+        expect(await sortedIdsOf("96.02A")).toEqual([FIXTURE.hairVilleurbanne, FIXTURE.hairAtelier].sort());
+        expect(await idsOf("coiffure marseille")).toEqual([FIXTURE.hairMarseille]);
+        // A code is a filter beside the words and the point.
+        expect(await idsOf("43.22A paris")).toEqual([FIXTURE.plumberParis]);
+        expect(await idsOf("43.22A", nearLyon(20))).toEqual([FIXTURE.plumberLyon]);
+        expect((await hitFor(FIXTURE.plumberLyon, "43.22G")).matched).toEqual(["trade"]);
+        expect(await idsOf("56.10C")).toEqual([]);
+      });
+
       it("finds merchants by trade and leaves other trades out", async () => {
         const ids = await idsOf("boulangerie");
         expect(ids).toEqual(expect.arrayContaining([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]));

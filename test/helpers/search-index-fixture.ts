@@ -22,6 +22,8 @@ export interface FixtureMerchant {
   siret?: string;
   name: string;
   nafCode: string;
+  /** Its NAF 2025 code (default none). */
+  nafCode2025?: string;
   sector: string;
   status: "ACTIVE" | "PROBATION" | "PAUSED" | "SUSPENDED" | "ARCHIVED";
   city: string;
@@ -165,6 +167,7 @@ export const fixtureMerchants: FixtureMerchant[] = [
     siret: "44306184100047",
     name: "Martin Dépannage",
     nafCode: "43.22A",
+    nafCode2025: "43.22G",
     sector: "batiment",
     status: "ACTIVE",
     city: "Lyon",
@@ -260,7 +263,9 @@ export const fixtureMerchants: FixtureMerchant[] = [
   {
     abId: FIXTURE.hairMarseille,
     name: "Coiffure du Vieux-Port",
-    nafCode: "96.02A",
+    // SIRENE's rows from 2027 on: NAF 2025 only.
+    nafCode: "96.21G",
+    nafCode2025: "96.21G",
     sector: "beaute",
     status: "ACTIVE",
     city: "Marseille",
@@ -378,6 +383,7 @@ export function insertFixtureMerchants(db: Db, list: readonly FixtureMerchant[])
           businessName: merchant.name,
           slug: merchant.abId,
           nafCode: merchant.nafCode,
+          nafCode2025: merchant.nafCode2025 ?? null,
           sector: merchant.sector,
           status: merchant.status,
           street: "1 rue de la République",

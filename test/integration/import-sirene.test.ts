@@ -9,6 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { crc32, deflateRawSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { yearsBetween } from "../../src/domain/calendar.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { csvLine } from "../../src/import/csv.ts";
 import { LEGAL_UNIT_HEADER as UNIT_HEADER } from "../../src/import/sirene/layout.ts";
@@ -312,6 +313,224 @@ describe("npm run import -- sirene", () => {
       "import: a compressed file is damaged or cut short (unexpected end of file)\n",
     );
   }, 60_000);
+  it("takes in all of local commerce by either NAF code, NAF 2025 first, on real establishments in INSEE's layout", async () => {
+    // Real establishments, with the values SIRENE gives them as the API Recherche d'entreprises
+    // answered for them (recorded by the Annuaire des Entreprises, test/fixtures/recherche-entreprises),
+    // written column by column into StockEtablissement's layout: both NAF columns as INSEE fills them now.
+    const real = (values: Record<string, string>) =>
+      row({
+        statutDiffusionEtablissement: "O",
+        etatAdministratifEtablissement: "A",
+        nomenclatureActivitePrincipaleEtablissement: "NAFRev2",
+        ...values,
+      });
+    const electrician = {
+      siren: "487444697",
+      nic: "00428",
+      siret: "48744469700428",
+      dateCreationEtablissement: "2019-03-11",
+      dateDernierTraitementEtablissement: "2025-12-05T20:01:54",
+      numeroVoieEtablissement: "22",
+      typeVoieEtablissement: "RUE",
+      libelleVoieEtablissement: "MAISON BLANCHE",
+      codePostalEtablissement: "24330",
+      libelleCommuneEtablissement: "BOULAZAC ISLE MANOIRE",
+      codeCommuneEtablissement: "24053",
+      denominationUsuelleEtablissement: "SOLARSUD",
+      activitePrincipaleEtablissement: "43.21A",
+      activitePrincipaleNAF25Etablissement: "43.21G",
+    };
+    const fastFood = {
+      siren: "910866482",
+      nic: "00011",
+      siret: "91086648200011",
+      dateCreationEtablissement: "2022-02-22",
+      dateDernierTraitementEtablissement: "2025-12-05T15:42:22",
+      numeroVoieEtablissement: "56",
+      typeVoieEtablissement: "RUE",
+      libelleVoieEtablissement: "CATHERINE DE LA ROCHEFOUCAULD",
+      codePostalEtablissement: "75009",
+      libelleCommuneEtablissement: "PARIS 9",
+      codeCommuneEtablissement: "75109",
+      activitePrincipaleEtablissement: "56.10C",
+      activitePrincipaleNAF25Etablissement: "56.11J",
+    };
+    const sweets = {
+      siren: "981195464",
+      nic: "00012",
+      siret: "98119546400012",
+      dateCreationEtablissement: "2023-11-20",
+      dateDernierTraitementEtablissement: "2025-12-05T20:17:33",
+      numeroVoieEtablissement: "6",
+      typeVoieEtablissement: "RUE",
+      libelleVoieEtablissement: "GEORGES WODLI",
+      codePostalEtablissement: "67000",
+      libelleCommuneEtablissement: "STRASBOURG",
+      codeCommuneEtablissement: "67482",
+      denominationUsuelleEtablissement: "UNE POIGNEE DE FRIANDISES",
+      activitePrincipaleEtablissement: "47.24Z",
+      activitePrincipaleNAF25Etablissement: "47.24Y",
+    };
+    const grocery = {
+      siren: "835013798",
+      nic: "00029",
+      siret: "83501379800029",
+      dateCreationEtablissement: "2018-02-16",
+      dateDernierTraitementEtablissement: "2025-12-05T15:37:32",
+      numeroVoieEtablissement: "81",
+      typeVoieEtablissement: "RUE",
+      libelleVoieEtablissement: "ALPHONSE GUERIN",
+      codePostalEtablissement: "35000",
+      libelleCommuneEtablissement: "RENNES",
+      codeCommuneEtablissement: "35238",
+      activitePrincipaleEtablissement: "47.11B",
+      activitePrincipaleNAF25Etablissement: "47.11G",
+    };
+    // Beside them, rows written here for what the real ones do not show.
+    const written = makeSiren("77788899");
+    const onlyNaf2025 = makeSiret(written, "0001");
+    const file = stockFile("StockEtablissement_naf.csv", [
+      real(electrician),
+      real(fastFood),
+      real(sweets),
+      real(grocery),
+      // From 2027 on: the rev. 2 column empty, NAF 2025 alone.
+      row({
+        ...base,
+        siren: written,
+        nic: "00013",
+        siret: onlyNaf2025,
+        enseigne1Etablissement: "LA TABLE DE 2027",
+        activitePrincipaleEtablissement: "",
+        nomenclatureActivitePrincipaleEtablissement: "",
+        activitePrincipaleNAF25Etablissement: "56.11G",
+      }),
+      // Wholesale in both nomenclatures: left out.
+      row({
+        ...base,
+        siren: written,
+        nic: "00021",
+        siret: makeSiret(written, "0002"),
+        enseigne1Etablissement: "GROSSISTE",
+        activitePrincipaleEtablissement: "46.34Z",
+        activitePrincipaleNAF25Etablissement: "46.34Y",
+      }),
+      // Building cleaning in rev. 2, combined facilities support in NAF 2025: NAF 2025 decides, left out.
+      row({
+        ...base,
+        siren: written,
+        nic: "00039",
+        siret: makeSiret(written, "0003"),
+        enseigne1Etablissement: "FACILITY",
+        activitePrincipaleEtablissement: "81.21Z",
+        activitePrincipaleNAF25Etablissement: "81.10Y",
+      }),
+    ]);
+    // Their companies: ESSOR ENERGIES and KIKOU as the API answered for them (names and creation
+    // dates), the two others and the written company written here.
+    const units = unitsFile("StockUniteLegale_naf.csv", [
+      publicCompany("487444697", "ESSOR ENERGIES", "2005-12-06"),
+      publicCompany("910866482", "KIKOU", "2022-02-22"),
+      publicCompany("981195464", "UNE POIGNEE DE FRIANDISES", "2023-11-20"),
+      publicCompany("835013798", "EPICERIE GUERIN", "2018-02-16"),
+      publicCompany(written, "LA TABLE DE 2027 SAS"),
+    ]);
+    const result = await importSirene(file, "--unites-legales", units);
+    expect(result.report).toMatchObject({ read: 7, created: 5, skipped: { naf_not_covered: 2 }, rejected: [] });
+
+    const abIdOf = async (siret: string) => {
+      const found = await server.getJson(`/api/registry/search?q=${siret}`);
+      return (found.body.results as { merchant: { ab_id: string } }[])[0]?.merchant.ab_id as string;
+    };
+    const resolved = async (siret: string) => {
+      const abId = await abIdOf(siret);
+      const { body } = await server.getJson(`/api/registry/resolve/${abId}`);
+      const card = await server.getJson(`/api/merchants/${abId}/decision-card`);
+      const identity = (card.body as { data: { identity: Record<string, unknown> } }).data.identity;
+      const merchant = body.merchant as Record<string, unknown>;
+      return [
+        merchant.trade,
+        merchant.sector,
+        merchant.naf_code,
+        merchant.naf_code_2025,
+        identity.naf_code,
+        identity.naf_code_2025,
+      ];
+    };
+    expect(await resolved("48744469700428")).toEqual([
+      "Électricien",
+      "batiment",
+      "43.21A",
+      "43.21G",
+      "43.21A",
+      "43.21G",
+    ]);
+    // The issue's company: ESSOR ENERGIES, created on 6 December 2005, its establishment SOLARSUD on
+    // 11 March 2019. The founding date and the years are the company's, counted now.
+    const solarsud = await abIdOf("48744469700428");
+    const card = await server.getJson(`/api/merchants/${solarsud}/decision-card`);
+    const decision = card.body.data.decision_card;
+    expect([decision.identity.business_name, decision.identity.legal_name]).toEqual(["SOLARSUD", "ESSOR ENERGIES"]);
+    expect(decision.merchant_signals.years_in_business).toBe(yearsBetween("2005-12-06", new Date()));
+    expect(await (await server.get(`/m/${solarsud}/`)).text()).toContain("6 décembre 2005");
+    expect(await resolved("91086648200011")).toEqual([
+      "Restauration rapide",
+      "restauration",
+      "56.10C",
+      "56.11J",
+      "56.10C",
+      "56.11J",
+    ]);
+    expect(await resolved("98119546400012")).toEqual([
+      "Boutique de pâtisserie, confiserie et pain",
+      "alimentation",
+      "47.24Z",
+      "47.24Y",
+      "47.24Z",
+      "47.24Y",
+    ]);
+    expect(await resolved("83501379800029")).toEqual([
+      "Épicerie, alimentation générale",
+      "alimentation",
+      "47.11B",
+      "47.11G",
+      "47.11B",
+      "47.11G",
+    ]);
+    expect(await resolved(onlyNaf2025)).toEqual(["Restaurant", "restauration", "56.11G", "56.11G", "56.11G", "56.11G"]);
+
+    // Search finds them by either code, and by their trade's words.
+    const idsFor = async (q: string) =>
+      (
+        (await server.getJson(`/api/registry/search?q=${encodeURIComponent(q)}`)).body.results as {
+          merchant: { ab_id: string };
+        }[]
+      ).map((found) => found.merchant.ab_id);
+    const fastFoodId = await abIdOf("91086648200011");
+    expect(await idsFor("56.11J")).toEqual([fastFoodId]);
+    expect(await idsFor("56.10C paris")).toEqual([fastFoodId]);
+    expect(await idsFor("fast food paris")).toEqual([fastFoodId]);
+    expect(await idsFor("43.21G")).toEqual([await abIdOf("48744469700428")]);
+    expect(await idsFor("pâtisserie strasbourg")).toEqual([await abIdOf("98119546400012")]);
+    expect(await idsFor("épicerie rennes")).toEqual([await abIdOf("83501379800029")]);
+
+    // A later file without the NAF 2025 column (an older layout) keeps the codes known.
+    const older = HEADER.filter((name) => name !== "activitePrincipaleNAF25Etablissement");
+    const olderFile = path.join(server.dataDir, "StockEtablissement_older.csv");
+    writeFileSync(
+      olderFile,
+      `${older.join(",")}\r\n${csvLine(older, { ...electrician, statutDiffusionEtablissement: "O", etatAdministratifEtablissement: "A", dateDernierTraitementEtablissement: "2025-12-06T08:00:00" })}\r\n`,
+    );
+    expect((await importSirene(olderFile)).report).toMatchObject({ read: 1, updated: 1, rejected: [] });
+    expect(await resolved("48744469700428")).toEqual([
+      "Électricien",
+      "batiment",
+      "43.21A",
+      "43.21G",
+      "43.21A",
+      "43.21G",
+    ]);
+  }, 90_000);
 });
 
 /** A zip archive of one deflated file, as INSEE publishes its stock (local header, data, central directory). */

@@ -43,6 +43,7 @@ function profile(
       businessName: `Merchant ${abId}`,
       slug: abId,
       nafCode: "10.71C",
+      nafCode2025: null,
       sector: "alimentation",
       status: "ACTIVE",
       rcs: null,

@@ -69,6 +69,7 @@ function tourismProfile(): MerchantProfile {
       businessName: "Lac & Montagne Événements",
       slug: "lac-et-montagne-evenements-annecy",
       nafCode: "79.11Z",
+      nafCode2025: null,
       sector: "tourisme",
       status: "ACTIVE",
       rcs: "RCS Annecy 732 829 320",

@@ -35,6 +35,7 @@ function bakery(signals: Signal[]): MerchantProfile {
       businessName: "Boulangerie du Port",
       slug: "boulangerie-du-port",
       nafCode: "10.71C",
+      nafCode2025: null,
       sector: "alimentation",
       status: "ACTIVE",
       rcs: null,

@@ -106,7 +106,7 @@ describe("a merchant declaration", () => {
     ).toEqual([
       { path: "siret", message: "is not a valid SIRET (its check digit is wrong)" },
       { path: "business_name", message: "must be one line of text, without control characters" },
-      { path: "naf_code", message: "is not a trade the registry covers (see src/domain/sectors.ts)" },
+      { path: "naf_code", message: "is not a trade the registry covers (see data/naf-trades.json)" },
       { path: "address.postal_code", message: "must be a French postal code (5 digits)" },
       { path: "phone", message: "must be a French number in international form, like +33 6 12 34 56 78" },
       { path: "hours.lundi", message: 'must be "fermé" or ranges like 09:00-12:30,14:00-18:00' },

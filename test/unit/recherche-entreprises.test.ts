@@ -4,6 +4,7 @@
  * non-public establishment becomes, 400 refused at once, 429 waiting its Retry-After, timeouts
  * and 5xx retried a bounded number of times, and never more than 7 requests a second.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OfficialRegistryError } from "../../src/domain/merchants/official-registry-lookup.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
@@ -75,6 +76,7 @@ describe("findEstablishment", () => {
         closedOn: null,
         public: true,
         nafCode: "10.71C",
+        nafCode2025: null,
         address: "14 B AVENUE ROGER SALENGRO 69100 VILLEURBANNE",
         legalName: "SARL AU PAIN DORE",
       },
@@ -82,6 +84,44 @@ describe("findEstablishment", () => {
     expect(fake.requests.map((request) => [request.url, request.userAgent])).toEqual([
       [`/search?q=${siret}`, "abeille-test"],
     ]);
+  });
+
+  it("reads both activity codes of recorded real answers: NAF rev. 2 and NAF 2025 (activite_principale_naf25)", async () => {
+    const recorded = (name: string) =>
+      JSON.parse(
+        readFileSync(new URL(`../fixtures/recherche-entreprises/${name}`, import.meta.url), "utf8"),
+      ) as unknown;
+    fake.script("48744469700428", { kind: "recorded", body: recorded("search-48744469700428.json") });
+    fake.script("91086648200011", { kind: "recorded", body: recorded("search-910866482-kikou.json") });
+    expect((await client().findEstablishment("48744469700428")).establishment).toEqual({
+      siret: "48744469700428",
+      siren: "487444697",
+      active: true,
+      closedOn: null,
+      public: true,
+      nafCode: "43.21A",
+      nafCode2025: "43.21G",
+      address: "22 RUE MAISON BLANCHE 24330 BOULAZAC ISLE MANOIRE",
+      legalName: "ESSOR ENERGIES",
+    });
+    expect((await client().findEstablishment("91086648200011")).establishment).toMatchObject({
+      nafCode: "56.10C",
+      nafCode2025: "56.11J",
+      active: true,
+    });
+  });
+
+  it("reads a NAF 2025 code alone, as the API writes it from 2027 in activite_principale", async () => {
+    const body = JSON.parse(
+      readFileSync(new URL("../fixtures/recherche-entreprises/search-910866482-kikou.json", import.meta.url), "utf8"),
+    ) as { results: { matching_etablissements: Record<string, unknown>[] }[] };
+    const [etablissement] = body.results[0]?.matching_etablissements ?? [];
+    if (etablissement) Object.assign(etablissement, { activite_principale: "56.11J", activite_principale_naf25: null });
+    fake.script("91086648200011", { kind: "recorded", body });
+    expect((await client().findEstablishment("91086648200011")).establishment).toMatchObject({
+      nafCode: "56.11J",
+      nafCode2025: "56.11J",
+    });
   });
 
   it("says when an establishment is closed (etat_administratif F) and since when", async () => {

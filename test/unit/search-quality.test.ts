@@ -20,16 +20,6 @@ import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisear
 const NOW = new Date("2026-11-01T10:00:00.000Z");
 const COUNT = 1_500;
 const SAMPLE = 80;
-/** The first English name of each trade (data/search-vocabulary.json). */
-const ENGLISH: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.entries(
-    (
-      JSON.parse(readFileSync(new URL("../../data/search-vocabulary.json", import.meta.url), "utf8")) as {
-        trades: Record<string, { english: string[] }>;
-      }
-    ).trades,
-  ).map(([key, entry]) => [key, entry.english[0] ?? ""]),
-);
 
 interface Row {
   ab_id: string;
@@ -123,8 +113,7 @@ function buildQuestions(database: Db, roster: DemoRoster): Question[] {
     const trade = tradeForNaf(row.naf_code);
     if (nearIt && trade) {
       list.push(text("trade near the address", trade.label, row.ab_id, nearIt));
-      const english = ENGLISH[trade.key];
-      if (english) list.push(text("English trade near the address", english, row.ab_id, nearIt));
+      list.push(text("English trade near the address", trade.nameEn, row.ab_id, nearIt));
       if (row.product) list.push(text("product near the address", row.product, row.ab_id, nearIt));
     }
   }

@@ -53,6 +53,7 @@ function profile(): MerchantProfile {
       businessName: "Boulangerie du Port",
       slug: "boulangerie-du-port-la-rochelle",
       nafCode: "10.71C",
+      nafCode2025: null,
       sector: "alimentation",
       status: "ACTIVE",
       rcs: null,

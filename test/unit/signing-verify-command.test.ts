@@ -21,6 +21,7 @@ function profile(): MerchantProfile {
       businessName: "Garage Central",
       slug: "garage-central-tours",
       nafCode: "45.20A",
+      nafCode2025: null,
       sector: "automobile",
       status: "ACTIVE",
       rcs: null,

@@ -186,6 +186,7 @@ function restaurant(
     public: true,
     active: true,
     nafCode: "56.10A",
+    nafCode2025: "56.11G",
     name: null,
     street: "2 rue de l'Eglise",
     postalCode: "33410",

@@ -9,7 +9,7 @@ import {
   loadMerchant,
   type ResolveDeps,
 } from "../registry/resolve-merchant.ts";
-import { tradeForNaf } from "../sectors.ts";
+import { tradeOf } from "../sectors.ts";
 
 /**
  * compare_merchants: two to five merchants side by side on what an agent weighs before choosing
@@ -137,7 +137,7 @@ function compareOne(
     name: merchant.businessName,
     city: merchant.city,
     sector: merchant.sector,
-    trade: tradeForNaf(merchant.nafCode)?.label ?? merchant.nafCode,
+    trade: tradeOf(merchant)?.label ?? merchant.nafCode,
     merchant_status: merchant.status,
     trust: {
       score: assessment.trust.breakdown.total,

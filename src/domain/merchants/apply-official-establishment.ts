@@ -1,6 +1,6 @@
 import { betterWritten, sameWritten } from "../format.ts";
 import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
-import { type Trade, tradeForNaf } from "../sectors.ts";
+import { type Trade, tradeOf } from "../sectors.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import {
   ADDRESS_VERIFIED_MIN_SCORE,
@@ -92,7 +92,7 @@ export function applyOfficialEstablishment(
   establishment: OfficialEstablishment,
   actor: Actor,
 ): OfficialOutcome {
-  const trade = tradeForNaf(establishment.nafCode);
+  const trade = tradeOf(establishment);
   const closing = !establishment.active || !establishment.public;
   // Most of a national file is other trades: an open establishment of one is skipped unread.
   if (!closing && !trade) return { kind: "skipped", reason: "naf_not_covered" };
@@ -156,6 +156,7 @@ export function applyOfficialEstablishment(
         legalName: unit.legalName,
         businessName: name,
         nafCode: establishment.nafCode,
+        nafCode2025: establishment.nafCode2025,
         street: establishment.street,
         postalCode: establishment.postalCode,
         city,
@@ -175,6 +176,7 @@ export function applyOfficialEstablishment(
         changes: {
           siret: { from: null, to: establishment.siret },
           naf_code: { from: null, to: establishment.nafCode },
+          ...(establishment.nafCode2025 ? { naf_code_2025: { from: null, to: establishment.nafCode2025 } } : {}),
           ...(unit.legalForm ? { legal_form: { from: null, to: unit.legalForm } } : {}),
         },
         reason: "établissement actif et diffusible au répertoire SIRENE",
@@ -201,10 +203,12 @@ export function applyOfficialEstablishment(
   else if (unit && !sameWritten(merchant.businessName, unit.legalName) && nameStandsInForLegalName(merchant, trade)) {
     set("businessName", unit.legalName);
   }
-  if (merchant.nafCode !== establishment.nafCode) {
-    set("nafCode", establishment.nafCode);
-    set("sector", trade.sector);
-  }
+  // A row without a NAF 2025 code keeps the one known, unless its main code changed (it was that activity's).
+  const nafCode2025 =
+    establishment.nafCode2025 ?? (merchant.nafCode === establishment.nafCode ? merchant.nafCode2025 : null);
+  set("nafCode", establishment.nafCode);
+  set("nafCode2025", nafCode2025);
+  set("sector", tradeOf({ nafCode: establishment.nafCode, nafCode2025 })?.sector ?? trade.sector);
   // A check recorded at or after this row's (a later file, the official API) stands.
   const newer = (signal: Signal): boolean => {
     const known = existing.signals.find((candidate) => candidate.key === signal.key);

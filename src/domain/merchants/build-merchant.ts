@@ -3,7 +3,8 @@ import { validationError } from "../../errors/service-error.ts";
 import type { MerchantDeclaration, MerchantUpdate, ProductDeclaration } from "../../schemas/merchant-declaration.ts";
 import { slugify } from "../format.ts";
 import type { Merchant, Product, TerritorialProof } from "../merchant.ts";
-import { trades } from "../sectors.ts";
+import { nomenclatureOf } from "../naf.ts";
+import { tradeOf } from "../sectors.ts";
 import type { CommuneLookup, MerchantRegistryStore } from "./merchant-registry.ts";
 
 /**
@@ -18,10 +19,16 @@ export const COMMUNE_CENTROID_SCORE = 0.3;
 export const ADDRESS_VERIFIED_MIN_SCORE = 0.7;
 const AB_ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-export function sectorOfNaf(nafCode: string): string {
-  const trade = trades.find((candidate) => candidate.nafCode === nafCode);
+/** The sector of a merchant's activity codes (its trade: NAF 2025 first, src/domain/sectors.ts tradeOf). */
+export function sectorOfNaf(codes: { nafCode: string; nafCode2025: string | null }): string {
+  const trade = tradeOf(codes);
   if (!trade) throw validationError([{ path: "naf_code", message: "is not a trade the registry covers" }]);
   return trade.sector;
+}
+
+/** A declared NAF code (of either nomenclature) as the merchant's two codes: a NAF 2025 one is both. */
+function declaredCodes(nafCode: string): { nafCode: string; nafCode2025: string | null } {
+  return { nafCode, nafCode2025: nomenclatureOf(nafCode) === "2025" ? nafCode : null };
 }
 
 export function newAbId(registry: MerchantRegistryStore, randomId?: () => string): string {
@@ -114,8 +121,9 @@ export type NewMerchantFacts = Pick<
 export function newMerchant(facts: NewMerchantFacts, nowIso: string): Merchant {
   return {
     slug: slugify(`${facts.businessName} ${facts.city}`),
-    sector: sectorOfNaf(facts.nafCode),
+    sector: sectorOfNaf({ nafCode: facts.nafCode, nafCode2025: facts.nafCode2025 ?? null }),
     status: "PROBATION",
+    nafCode2025: null,
     rcs: null,
     vatIntracom: null,
     phone: null,
@@ -154,7 +162,7 @@ export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIs
       siret: declaration.siret,
       legalName: declaration.legal_name,
       businessName: declaration.business_name,
-      nafCode: declaration.naf_code,
+      ...declaredCodes(declaration.naf_code),
       street: declaration.address.street,
       postalCode: declaration.address.postal_code,
       city: declaration.address.city,
@@ -202,8 +210,10 @@ export function changedFields(merchant: Merchant, update: MerchantUpdate, nowIso
   if (update.legal_name !== undefined) set("legalName", update.legal_name);
   if (update.business_name !== undefined) set("businessName", update.business_name);
   if (update.naf_code !== undefined) {
-    set("nafCode", update.naf_code);
-    set("sector", sectorOfNaf(update.naf_code));
+    const codes = declaredCodes(update.naf_code);
+    set("nafCode", codes.nafCode);
+    set("nafCode2025", codes.nafCode2025);
+    set("sector", sectorOfNaf(codes));
   }
   if (update.address !== undefined) {
     set("street", update.address.street);

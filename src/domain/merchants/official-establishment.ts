@@ -6,7 +6,10 @@ export interface OfficialEstablishment {
   public: boolean;
   /** etatAdministratifEtablissement A: active; F: closed. */
   active: boolean;
+  /** Its main activity code, as the file gives it (NAF rev. 2 until 2026), else its NAF 2025 code. */
   nafCode: string;
+  /** Its NAF 2025 code, when the file gives one. */
+  nafCode2025: string | null;
   /** The shop's sign or usual name, if the file gives one. */
   name: string | null;
   street: string;

@@ -27,8 +27,10 @@ export interface RegisteredEstablishment {
   closedOn: string | null;
   /** False when the establishment opposed the publication of its data (diffusion partielle, P). */
   public: boolean;
-  /** Its main activity (NAF code, e.g. 10.71C), if given. */
+  /** Its main activity (NAF code, e.g. 10.71C: NAF rev. 2 until 2026, NAF 2025 after), if given. */
   nafCode: string | null;
+  /** Its main activity's NAF 2025 code (e.g. 10.71H), if given. */
+  nafCode2025: string | null;
   /** Its address in one line, as the register writes it, if given. */
   address: string | null;
   /** The company's name (raison sociale, or the sole trader's name), if given. */

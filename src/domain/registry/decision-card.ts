@@ -291,6 +291,7 @@ function buildIdentity(
     legal_name: merchant.legalName,
     siret: merchant.siret,
     naf_code: merchant.nafCode,
+    naf_code_2025: merchant.nafCode2025,
     legal_identifiers: {
       siret: {
         value: merchant.siret,

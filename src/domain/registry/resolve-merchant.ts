@@ -4,7 +4,7 @@ import type { Credential, ResolvedMerchant } from "../../schemas/registry.ts";
 import { type Assessment, assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
 import type { MerchantProfile, Signal } from "../merchant.ts";
-import { tradeForNaf } from "../sectors.ts";
+import { tradeOf } from "../sectors.ts";
 import { signalDefinition, signalPosition } from "../trust/signal-catalog.ts";
 import { signalStatusAt } from "../trust/signal-expiry.ts";
 import { merchantActions } from "./merchant-actions.ts";
@@ -56,8 +56,9 @@ export function resolveMerchant(deps: ResolveDeps, abId: string): ResolveAnswer 
       phone: merchant.phone,
       website: merchant.website,
       sector: merchant.sector,
-      trade: tradeForNaf(merchant.nafCode)?.label ?? merchant.nafCode,
+      trade: tradeOf(merchant)?.label ?? merchant.nafCode,
       naf_code: merchant.nafCode,
+      naf_code_2025: merchant.nafCode2025,
       trust: {
         score: assessment.trust.breakdown.total,
         status: assessment.trustLevel,

@@ -4,7 +4,7 @@ import { assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
 import type { Merchant, Product } from "../merchant.ts";
 import { createRevisionCache, type RevisionCache } from "../revision-cache.ts";
-import { tradeForNaf } from "../sectors.ts";
+import { tradeOf } from "../sectors.ts";
 import type { ScorableSignal } from "../trust/compute-trust.ts";
 import { merchantActions } from "./merchant-actions.ts";
 import type { MerchantRepository } from "./merchant-store.ts";
@@ -142,7 +142,7 @@ function buildCard(
       address: formatAddress(merchant),
       city: merchant.city,
       sector: merchant.sector,
-      trade: tradeForNaf(merchant.nafCode)?.label ?? merchant.nafCode,
+      trade: tradeOf(merchant)?.label ?? merchant.nafCode,
       rating: merchant.listingRating,
       review_count: merchant.listingReviewCount,
       trust_score: assessment.trust.breakdown.total,

@@ -5,6 +5,7 @@ import type {
   OfficialLegalUnit,
   OfficialPosition,
 } from "../../domain/merchants/official-establishment.ts";
+import { activityCodes } from "../../domain/naf.ts";
 
 /**
  * A row of INSEE's StockEtablissement file (SIRENE stock, format 3.11: 53 columns, 54 with
@@ -30,6 +31,12 @@ export const ESTABLISHMENT_COLUMNS = [
   "denominationUsuelleEtablissement",
   "activitePrincipaleEtablissement",
 ] as const;
+
+/**
+ * The establishment's NAF 2025 code, beside the NAF rev. 2 one since 2025; read when the file has
+ * the column (older files do not, and SIRENE's may drop it once NAF 2025 is its main code in 2027).
+ */
+export const NAF_2025_COLUMN = "activitePrincipaleNAF25Etablissement";
 
 /** SIRENE's street type codes and the words addresses write them with (data/sirene-street-types.json). */
 export const streetTypes: ReadonlyMap<string, string> = new Map(
@@ -185,7 +192,7 @@ export function establishmentOf(row: Record<string, string>): OfficialEstablishm
     siren: value("siren"),
     public: value("statutDiffusionEtablissement") === "O",
     active: value("etatAdministratifEtablissement") === "A",
-    nafCode: value("activitePrincipaleEtablissement"),
+    ...activityCodes(value("activitePrincipaleEtablissement"), (row[NAF_2025_COLUMN] ?? "").trim() || null),
     name: value("enseigne1Etablissement") || value("denominationUsuelleEtablissement") || null,
     street: streetFromColumns(
       value("numeroVoieEtablissement"),

@@ -5,7 +5,7 @@ import type {
   OfficialLegalUnit,
   OfficialPosition,
 } from "../../domain/merchants/official-establishment.ts";
-import { trades } from "../../domain/sectors.ts";
+import { tradeOf } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
 import { csvRows } from "../csv.ts";
 import { openText } from "../open-text.ts";
@@ -15,6 +15,7 @@ import {
   GEO_COLUMNS,
   LEGAL_UNIT_COLUMNS,
   legalUnitOf,
+  NAF_2025_COLUMN,
   placedAt,
   positionOf,
 } from "./establishments.ts";
@@ -55,7 +56,6 @@ export interface SireneImportHooks {
   printable?: (text: string) => string;
 }
 
-const covered = new Set(trades.map((trade) => trade.nafCode));
 /** Rows per transaction: a serving server waits at most a few tens of milliseconds for the write lock. */
 const BATCH_ROWS = 250;
 
@@ -71,7 +71,8 @@ export async function importSireneStock(
   actor: string,
   hooks: SireneImportHooks = {},
 ): Promise<SireneImportReport> {
-  const establishments = () => csvRows(openText(files.establishments), ESTABLISHMENT_COLUMNS, GEO_COLUMNS);
+  const establishments = () =>
+    csvRows(openText(files.establishments), ESTABLISHMENT_COLUMNS, [...GEO_COLUMNS, NAF_2025_COLUMN]);
   const inDepartments = (inseeCode: string) =>
     !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
 
@@ -83,7 +84,7 @@ export async function importSireneStock(
     for await (const item of establishments()) {
       if ("error" in item) continue;
       const establishment = establishmentOf(item.row);
-      if (establishment.active && establishment.public && covered.has(establishment.nafCode)) {
+      if (establishment.active && establishment.public && tradeOf(establishment) !== undefined) {
         wantedSirens.add(establishment.siren);
         wantedSirets.add(establishment.siret);
       }

@@ -1,10 +1,10 @@
-import codesNaf from "@socialgouv/codes-naf";
-import { sectorOf, tradeForNaf } from "../../domain/sectors.ts";
+import { nafLabel } from "../../domain/naf.ts";
+import { sectorOf, tradeOf } from "../../domain/sectors.ts";
 import { computeTrust, type ScorableSignal } from "../../domain/trust/compute-trust.ts";
 import type { SignalValue } from "../../domain/trust/signal-catalog.ts";
 import { indexTerms, normalizeForIndex, normalizeTag } from "../normalize.ts";
 import { tradeVocabularyText } from "../vocabulary.ts";
-import { pointCells, tagToken } from "./filter-tokens.ts";
+import { nafToken, pointCells, tagToken } from "./filter-tokens.ts";
 
 /*
  * Turns store rows into the documents the embedded index holds. Pure: the index reads the rows
@@ -26,6 +26,7 @@ export interface MerchantRow {
   business_name: string;
   legal_name: string;
   naf_code: string;
+  naf_code_2025: string | null;
   sector: string;
   status: string;
   postal_code: string;
@@ -59,6 +60,7 @@ export interface MerchantDocument {
   abId: string;
   siret: string;
   nafCode: string;
+  nafCode2025: string | null;
   sector: string;
   departmentCode: string | null;
   /** Canonical product tags (normalizeTag), for exact filtering. */
@@ -104,21 +106,22 @@ export function prepareProduct(product: ProductRow): PreparedProduct {
   };
 }
 
-const nafLabels = new Map<string, string>(codesNaf.map((entry) => [entry.id, entry.label]));
 const tradeTexts = new Map<string, string>();
 
 /**
- * NAF label, trade label, sector label, the trade's keywords and the names searchers give it
- * (data/search-vocabulary.json), normalised (cached per NAF code).
+ * The labels of the merchant's NAF codes, its trade's label, sector label and keywords, and the
+ * names searchers give the trade (data/naf-trades.json), normalised (cached per pair of codes).
  */
-export function tradeText(nafCode: string): string {
-  const cached = tradeTexts.get(nafCode);
+export function tradeText(nafCode: string, nafCode2025: string | null): string {
+  const key = `${nafCode}|${nafCode2025 ?? ""}`;
+  const cached = tradeTexts.get(key);
   if (cached !== undefined) return cached;
-  const trade = tradeForNaf(nafCode);
-  const parts = [nafLabels.get(nafCode) ?? ""];
+  const trade = tradeOf({ nafCode, nafCode2025 });
+  const parts = [nafLabel(nafCode) ?? ""];
+  if (nafCode2025 !== null && nafCode2025 !== nafCode) parts.push(nafLabel(nafCode2025) ?? "");
   if (trade) parts.push(trade.label, sectorOf(trade.sector)?.label ?? "", ...trade.keywords);
   const text = [normalizeForIndex(parts.join(" ")), trade ? tradeVocabularyText(trade.key) : ""].join(" ").trim();
-  tradeTexts.set(nafCode, text);
+  tradeTexts.set(key, text);
   return text;
 }
 
@@ -199,6 +202,7 @@ export function buildMerchantDocument(
     abId: merchant.ab_id,
     siret: merchant.siret,
     nafCode: merchant.naf_code,
+    nafCode2025: merchant.naf_code_2025,
     sector: merchant.sector,
     departmentCode: merchant.department_code,
     tags: [...tags],
@@ -207,13 +211,14 @@ export function buildMerchantDocument(
     lat: merchant.latitude,
     lng: merchant.longitude,
     name: indexedName(merchant),
-    trade: tradeText(merchant.naf_code),
+    trade: tradeText(merchant.naf_code, merchant.naf_code_2025),
     products: productText.join(" ").trim(),
     tagsText: tagText.join(" ").trim(),
     place: indexedPlace(merchant),
     about: normalizeForIndex(merchant.description),
     filters: [
       ...[...tags].map(tagToken),
+      ...new Set([merchant.naf_code, merchant.naf_code_2025 ?? ""].filter((code) => code !== "").map(nafToken)),
       ...(merchant.latitude !== null && merchant.longitude !== null
         ? pointCells(merchant.latitude, merchant.longitude)
         : []),

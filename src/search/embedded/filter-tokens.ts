@@ -63,3 +63,8 @@ export function coveringCells(box: BoundingBox): string[] | null {
 export function tagToken(canonicalTag: string): string {
   return `t${FILTER_MARK}${canonicalTag.replaceAll(" ", "")}`.slice(0, MAX_TAG_TOKEN);
 }
+
+/** A NAF sub-class of a merchant (either of its two codes): 43.22A -> n_4322a. */
+export function nafToken(code: string): string {
+  return `n${FILTER_MARK}${code.replace(".", "").toLowerCase()}`;
+}

@@ -21,7 +21,7 @@ import {
   type ProductRow,
   tradeText,
 } from "./documents.ts";
-import { coveringCells, tagToken } from "./filter-tokens.ts";
+import { coveringCells, nafToken, tagToken } from "./filter-tokens.ts";
 import { catalogueFromStored, matchProducts, type PreparedProduct, storedCatalogue } from "./product-match.ts";
 import {
   blendedScore,
@@ -339,12 +339,12 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       const found = identifierCandidates(normalized.identifier, normalized.near);
       if (found.length > 0) return page(found, found.length, normalized, true);
     }
-    const { terms, tags, near } = normalized;
-    // Nothing searchable typed (empty, or only stop words): tags or a point alone may still
+    const { terms, tags, near, nafCodes } = normalized;
+    // Nothing searchable typed (empty, or only stop words): tags, NAF codes or a point alone may still
     // narrow the query; with neither, nothing matches rather than everything.
-    if (terms.length === 0 && tags.length === 0 && near === null) return EMPTY_PAGE;
+    if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0 && near === null) return EMPTY_PAGE;
     const weights = weightsFor(terms.length > 0, near !== null);
-    if (terms.length === 0 && tags.length === 0) {
+    if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0) {
       const candidates = nearCandidates(normalized, weights);
       return page(candidates, estimateNear(normalized), normalized);
     }
@@ -396,7 +396,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const idOf = new Map(hits.map((hit) => [hit.abId, hit.id]));
     return detailCache.readThrough([...idOf.keys()], searchedStoreRevision, undefined, (missing) => {
       const rows = prepare(
-        `SELECT s.ab_id AS abId, s.naf_code AS naf, s.name, s.place, s.tags, d.about, d.products,
+        `SELECT s.ab_id AS abId, s.naf_code AS naf, s.naf_code_2025 AS naf2025, s.name, s.place, s.tags, d.about, d.products,
                 coalesce(t.touch, 0) > d.revision AS touched
          FROM search_merchants s JOIN search_details d ON d.id = s.id
               LEFT JOIN merchant_touches t ON t.ab_id = s.ab_id
@@ -414,7 +414,13 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
           const doc = buildMerchantDocument(merchant, products.get(merchant.ab_id) ?? [], 0);
           details.set(
             merchant.ab_id,
-            detailOf({ ...doc, naf: doc.nafCode, tags: doc.tagsText, products: doc.catalogue }),
+            detailOf({
+              ...doc,
+              naf: doc.nafCode,
+              naf2025: doc.nafCode2025,
+              tags: doc.tagsText,
+              products: doc.catalogue,
+            }),
           );
         }
       }
@@ -570,7 +576,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
         `${haversineSql("m.lat", "m.lng")} <= @radius`,
       );
     }
-    const matchFor = (terms: readonly QueryTerm[]) => matchExpression(terms, query.tags.map(tagToken), cells);
+    const filterTokens = [...query.tags.map(tagToken), ...query.nafCodes.map(nafToken)];
+    const matchFor = (terms: readonly QueryTerm[]) => matchExpression(terms, filterTokens, cells);
     // The last word typed also matches as a prefix. In the MATCH, a prefix term is spelled out as
     // the indexed words it starts (spelledOut): the same matches, without FTS5 merging whole
     // doclists. Most often it starts no longer word (a complete last word, "service" of "Auto
@@ -628,13 +635,24 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     // 100,000 merchants.
     const rows = prepare(
       `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng, m.naf_code AS naf,
-              m.name AS name, m.place AS place, m.tags AS tags
+              m.naf_code_2025 AS naf2025, m.name AS name, m.place AS place, m.tags AS tags
        FROM search_merchants m WHERE ${inWalk} ${where}`,
-    ).all(params) as (CandidateRow & { naf: string; name: string; place: string; tags: string })[];
+    ).all(params) as (CandidateRow & {
+      naf: string;
+      naf2025: string | null;
+      name: string;
+      place: string;
+      tags: string;
+    })[];
     const scored = rows
       .map((row) => ({
         row,
-        text: textScore(terms, { name: row.name, trade: tradeWords(row.naf), place: row.place, tags: row.tags }),
+        text: textScore(terms, {
+          name: row.name,
+          trade: tradeWords(row.naf, row.naf2025),
+          place: row.place,
+          tags: row.tags,
+        }),
       }))
       .sort((a, b) => b.text - a.text || a.row.id - b.row.id)
       .slice(0, poolSize);
@@ -728,17 +746,29 @@ function pageKey(query: SearchQuery): string {
 }
 
 /** search_merchants' columns but its id, and the values a document gives them. */
-const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, name, place, tags";
+const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, naf_code_2025, name, place, tags";
 const ROW_PARAMS = ROW_COLUMNS.split(", ")
   .map(() => "?")
   .join(", ");
 
 function rowOf(doc: MerchantDocument): unknown[] {
-  return [doc.abId, doc.status, doc.trust, doc.lat, doc.lng, doc.nafCode, doc.name, doc.place, doc.tagsText];
+  return [
+    doc.abId,
+    doc.status,
+    doc.trust,
+    doc.lat,
+    doc.lng,
+    doc.nafCode,
+    doc.nafCode2025,
+    doc.name,
+    doc.place,
+    doc.tagsText,
+  ];
 }
 
 interface DetailRow {
   naf: string;
+  naf2025: string | null;
   name: string;
   place: string;
   tags: string;
@@ -751,18 +781,25 @@ interface DetailRow {
 function detailOf(row: DetailRow): HitDetail {
   return {
     products: typeof row.products === "string" ? catalogueFromStored(row.products) : row.products,
-    fields: { name: row.name, trade: tradeText(row.naf), place: row.place, description: row.about, tag: row.tags },
+    fields: {
+      name: row.name,
+      trade: tradeText(row.naf, row.naf2025),
+      place: row.place,
+      description: row.about,
+      tag: row.tags,
+    },
   };
 }
 
 const tradeWordSets = new Map<string, ReadonlySet<string>>();
 
-/** The words indexed with a NAF code's trade (documents.ts tradeText), as a set, cached. */
-function tradeWords(nafCode: string): ReadonlySet<string> {
-  let words = tradeWordSets.get(nafCode);
+/** The words indexed with a merchant's codes and trade (documents.ts tradeText), as a set, cached. */
+function tradeWords(nafCode: string, nafCode2025: string | null): ReadonlySet<string> {
+  const key = `${nafCode}|${nafCode2025 ?? ""}`;
+  let words = tradeWordSets.get(key);
   if (!words) {
-    words = new Set(tradeText(nafCode).split(" "));
-    tradeWordSets.set(nafCode, words);
+    words = new Set(tradeText(nafCode, nafCode2025).split(" "));
+    tradeWordSets.set(key, words);
   }
   return words;
 }
@@ -774,6 +811,7 @@ const IDENTIFIER_SCORE = 100;
 function matchedFields(detail: HitDetail | undefined, query: NormalizedQuery): MatchedField[] {
   const matched = new Set<MatchedField>();
   if (query.tags.length > 0) matched.add("tag");
+  if (query.nafCodes.length > 0) matched.add("trade");
   if (detail) {
     const { fields, products } = detail;
     for (const term of query.terms) {

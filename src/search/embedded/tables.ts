@@ -33,7 +33,7 @@ import { FILTER_MARK } from "./filter-tokens.ts";
  */
 
 /** Bump when the layout or the content of the derived tables changes (an edit of the vocabulary moves it too). */
-export const INDEX_FORMAT = `embedded-11/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
+export const INDEX_FORMAT = `embedded-12/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
 
 /** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
@@ -65,6 +65,7 @@ export const CREATE_STATEMENTS: readonly string[] = [
     -- What text relevance is scored from (ranking.ts textScore): the trade by its NAF code, and the
     -- normalised name, place and tags.
     naf_code TEXT NOT NULL,
+    naf_code_2025 TEXT,
     name TEXT NOT NULL,
     place TEXT NOT NULL,
     tags TEXT NOT NULL

@@ -84,6 +84,8 @@ interface MeiliDocument {
   place: string;
   about: string;
   tag_filter: string[];
+  /** The merchant's NAF codes, NAF rev. 2 and NAF 2025: a NAF code typed in a query filters on them. */
+  naf: string[];
   sector: string;
   department: string | null;
   status: string;
@@ -107,7 +109,7 @@ const FIELD_OF: Record<string, MatchedField> = {
 
 export const MEILISEARCH_SETTINGS: Settings = {
   searchableAttributes: [...SEARCHABLE],
-  filterableAttributes: ["_geo", "tag_filter", "status", "sector", "department", "siret", "siren", "ab_id"],
+  filterableAttributes: ["_geo", "tag_filter", "naf", "status", "sector", "department", "siret", "siren", "ab_id"],
   sortableAttributes: ["trust", "_geo"],
   rankingRules: ["words", "typo", "proximity", "attribute", "exactness", "trust:desc"],
   // The text is already folded to French root forms (normalize.ts): the French tokenizer, no
@@ -294,7 +296,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
   async function search(query: SearchQuery): Promise<SearchPage> {
     const normalized = normalizeSearchQuery(query);
     if (normalized === null) return { hits: [], estimatedTotal: 0 };
-    const { terms, tags, near, limit, offset, identifier } = normalized;
+    const { terms, tags, near, limit, offset, identifier, nafCodes } = normalized;
     const index = reader.index<MeiliDocument>(uid);
     const geo = near ? `_geoRadius(${near.lat}, ${near.lng}, ${Math.ceil(near.radiusKm * 1000 * RADIUS_SLACK)})` : null;
 
@@ -318,9 +320,14 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
         return { hits: hits.slice(offset, offset + limit), estimatedTotal: hits.length };
       }
     }
-    if (terms.length === 0 && tags.length === 0 && near === null) return { hits: [], estimatedTotal: 0 };
+    if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0 && near === null) {
+      return { hits: [], estimatedTotal: 0 };
+    }
 
-    const filters: string[] = tags.map((tag) => `tag_filter = ${quoteFilter(tag)}`);
+    const filters: string[] = [
+      ...tags.map((tag) => `tag_filter = ${quoteFilter(tag)}`),
+      ...nafCodes.map((code) => `naf = ${quoteFilter(code)}`),
+    ];
     if (geo) filters.push(geo);
     const hasText = terms.length > 0;
     const depth = offset + limit;
@@ -414,6 +421,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     const hits = pageOf.map(({ doc, distanceKm, score }): SearchHit => {
       const matched = new Set<MatchedField>();
       if (tags.length > 0) matched.add("tag");
+      if (nafCodes.length > 0) matched.add("trade");
       for (const attribute of Object.keys(positions.get(doc.ab_id) ?? {})) {
         const field = FIELD_OF[attribute];
         if (field) matched.add(field);
@@ -492,6 +500,7 @@ function meiliDocument(doc: MerchantDocument): MeiliDocument {
     place: doc.place,
     about: doc.about,
     tag_filter: doc.tags,
+    naf: [...new Set([doc.nafCode, doc.nafCode2025 ?? ""].filter((code) => code !== ""))],
     sector: doc.sector,
     department: doc.departmentCode,
     status: doc.status,

@@ -163,5 +163,11 @@ export const migrations: Migration[] = [
       "CREATE TABLE `kept_cards` (\n\t`ab_id` text PRIMARY KEY NOT NULL,\n\t`format` text NOT NULL,\n\t`built_at` integer NOT NULL,\n\t`valid_until` text,\n\t`card` text NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE cascade\n);",
       "CREATE INDEX `kept_cards_valid_until` ON `kept_cards` (`format`,`valid_until`);"
     ]
+  },
+  {
+    "id": "0012_merchant_naf_2025",
+    "statements": [
+      "ALTER TABLE `merchants` ADD `naf_code_2025` text;"
+    ]
   }
 ];

@@ -1,0 +1,1 @@
+ALTER TABLE `merchants` ADD `naf_code_2025` text;
