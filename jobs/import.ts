@@ -37,6 +37,7 @@ import { importSireneStock } from "../src/import/sirene/import-sirene.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { printable } from "./terminal.ts";
@@ -75,7 +76,7 @@ if (departments?.some((code) => !/^(\d{2,3}|2A|2B)$/.test(code))) usage("--depar
 
 setLogLevel("warn");
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const deps = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => new Date() };
 const index = createEmbeddedSearchIndex(db);
 const pending = new Set<string>();

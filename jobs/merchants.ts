@@ -37,6 +37,7 @@ import { setLogLevel } from "../src/logging.ts";
 import { merchantStatusSchema } from "../src/schemas/envelope.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
@@ -81,7 +82,7 @@ if (args.length !== arity[command]) usage(`${command} takes ${arity[command]} ar
 
 setLogLevel("warn");
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const deps: MerchantLifecycleDeps = {
   registry: createMerchantRegistryRepository(db),
   communes: createCommuneLookup(),

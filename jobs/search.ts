@@ -18,6 +18,7 @@ import { setLogLevel } from "../src/logging.ts";
 import { processCardCode } from "../src/publish/code-key.ts";
 import { createSearchEngine } from "../src/search/engine.ts";
 import { createSearchFollower } from "../src/search/follower.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRepository } from "../src/store/merchant-repository.ts";
 import { createSearchCardStore } from "../src/store/search-card-store.ts";
@@ -31,7 +32,7 @@ if (command !== "status" && command !== "sync" && command !== "rebuild" && comma
 
 const config = loadConfig();
 setLogLevel("warn");
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const engine = createSearchEngine(db, config, { now: () => new Date() });
 const name = engine.meilisearch ? `Meilisearch (${config.meilisearch?.url})` : "the embedded index";
 

@@ -22,6 +22,7 @@ import { isServiceError } from "../src/errors/service-error.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { createRechercheEntreprisesClient } from "../src/official/recherche-entreprises.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { merchantsDueForIdentityCheck } from "../src/store/identity-check-queue.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
@@ -70,7 +71,7 @@ const limit = wholeNumber("limit", values.limit, undefined, 1_000_000);
 
 setLogLevel("warn");
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const deps = {
   registry: createMerchantRegistryRepository(db),
   now: () => new Date(),

@@ -171,10 +171,15 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const format = storedFormat();
     stale = format !== INDEX_FORMAT;
     if (stale && !sqlite.readonly) {
-      sqlite.transaction(() => {
-        if (format !== undefined) dropTables();
+      const setUp = sqlite.transaction(() => {
+        // Read again under the write lock: another process may have set the index up since.
+        const current = storedFormat();
+        if (current === INDEX_FORMAT) return;
+        if (current !== undefined) dropTables();
         createTables();
-      })();
+      });
+      setUp.immediate();
+      stale = storedFormat() !== INDEX_FORMAT;
     }
   }
 
@@ -243,8 +248,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   function rebuild(onProgress?: (done: number, total: number) => void): void {
     const at = now();
     // One transaction: readers keep the previous index until the new one is complete, and a
-    // failure leaves the previous index in place.
-    sqlite.transaction(() => {
+    // failure leaves the previous index in place. IMMEDIATE (src/store/write-lock.ts): it reads
+    // the store, then writes.
+    const build = sqlite.transaction(() => {
       const order = source.listedByTrust(at);
       // The store revision these documents are built at (same transaction, same snapshot).
       const builtAt = storeRevision();
@@ -271,7 +277,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       sqlite.exec("INSERT INTO search_merchant_fts (search_merchant_fts) VALUES ('optimize')");
       sqlite.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('format', ?)").run(INDEX_FORMAT);
       moveRevision(revision);
-    })();
+    });
+    build.immediate();
     stale = false;
   }
 
@@ -281,6 +288,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       return;
     }
     const unique = [...new Set(abIds.filter((abId) => typeof abId === "string"))];
+    // IMMEDIATE (src/store/write-lock.ts): each chunk reads the store, then writes the index.
     const apply = sqlite.transaction((chunk: string[]) => {
       const builtAt = storeRevision(); // before the rows, in the same transaction
       const { documents, unlisted } = source.listedDocuments(chunk, now());
@@ -289,7 +297,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       moveRevision(indexRevision());
     });
     for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
-      apply(unique.slice(start, start + REFRESH_CHUNK));
+      apply.immediate(unique.slice(start, start + REFRESH_CHUNK));
     }
   }
 
