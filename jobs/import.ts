@@ -1,6 +1,8 @@
 /**
  * Imports from official French sources (docs/merchant-lifecycle.md). Safe beside a serving
- * server on the same DATA_DIR: each establishment, each merchant, is one transaction.
+ * server on the same DATA_DIR: rows are written a batch per transaction, each begun IMMEDIATE
+ * and waiting for the write lock as long as another process holds it; the search index follows
+ * the store's change feed (the server's follower, and this job's catch-up when it ends).
  *
  *   npm run import -- sirene --etablissements StockEtablissement_utf8.zip [--unites-legales StockUniteLegale_utf8.zip]
  *                            [--geo geo_siret_69.csv.gz] [--departments 69,75] [--json]
@@ -35,11 +37,11 @@ import { CsvFormatError } from "../src/import/csv.ts";
 import { OfficialFileError } from "../src/import/open-text.ts";
 import { importSireneStock } from "../src/import/sirene/import-sirene.ts";
 import { setLogLevel } from "../src/logging.ts";
-import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { catchUpSearchIndex } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
 const USAGE = [
@@ -78,12 +80,6 @@ setLogLevel("warn");
 const config = loadConfig();
 const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const deps = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => new Date() };
-const index = createEmbeddedSearchIndex(db);
-const pending = new Set<string>();
-const flushIndex = () => {
-  if (pending.size > 0) index.refresh([...pending]);
-  pending.clear();
-};
 const tty = process.stderr.isTTY === true;
 
 async function sirene(establishments: string): Promise<void> {
@@ -98,10 +94,6 @@ async function sirene(establishments: string): Promise<void> {
     "import:sirene",
     {
       printable,
-      onChanged: (abId) => {
-        pending.add(abId);
-        if (pending.size >= 500) flushIndex();
-      },
       onProgress: (progress) =>
         process.stderr.write(`${tty ? "\r" : ""}${progress.read} rows, ${progress.created} added${tty ? " " : "\n"}`),
     },
@@ -127,10 +119,6 @@ async function sirene(establishments: string): Promise<void> {
 
 async function bodacc(file: string): Promise<void> {
   const report = await importBodaccFile(deps, file, "import:bodacc", {
-    onChanged: (abId) => {
-      pending.add(abId);
-      if (pending.size >= 500) flushIndex();
-    },
     onProgress: (progress, companies) =>
       process.stderr.write(
         `${tty ? "\r" : ""}${progress.read} records, ${companies} companies known${tty ? " " : "\n"}`,
@@ -184,7 +172,9 @@ try {
     throw error;
   }
 } finally {
-  // The last merchants written (and, after a failure, those written before it) become searchable.
-  flushIndex();
+  // The search index follows the store's change feed (src/search/embedded/follow.ts): what this
+  // run wrote, and what an earlier run left unapplied, becomes searchable now (a serving server
+  // follows the feed meanwhile). A failure here loses nothing: the feed keeps it for the next one.
+  await catchUpSearchIndex(db, "import");
   db.$client.close();
 }

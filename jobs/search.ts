@@ -40,13 +40,9 @@ try {
   if (command === "status") {
     process.stdout.write(`${JSON.stringify(await engine.health(), null, 2)}\n`);
   } else if (command === "sync") {
-    if (!engine.follower) {
-      process.stdout.write("The embedded index follows the store as jobs write it: nothing to sync.\n");
-    } else {
-      const status = await engine.follower.syncOnce();
-      if (status.state === "unavailable") throw new Error(status.lastError ?? "Meilisearch did not answer");
-      process.stdout.write(`${name} is in step with the store at revision ${status.cursor}.\n`);
-    }
+    const status = await engine.follower.syncOnce();
+    if (status.state === "unavailable") throw new Error(status.lastError ?? `${name} could not be brought in step`);
+    process.stdout.write(`${name} is in step with the store at revision ${status.cursor}.\n`);
   } else if (command === "cards") {
     const started = performance.now();
     // The key `npm start` gives the server processes (jobs/start.ts): the same sources, the same key.

@@ -55,7 +55,7 @@ export interface App {
   db: Db;
   merchants: MerchantRepository;
   search: SearchIndex;
-  /** The engine behind `search` (embedded, or Meilisearch with its follower), for health and jobs. */
+  /** The engine behind `search` (embedded, or Meilisearch) and its followers, for health and jobs. */
   searchEngine: SearchEngine;
   /** Search result cards kept between searches, checked against the store revision. */
   searchCards: SearchCardCache;
@@ -173,7 +173,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
     now,
     close: () => {
-      void searchEngine.follower?.stop();
+      void searchEngine.follower.stop();
+      void searchEngine.fallbackFollower?.stop();
       void cardKeeper.stop();
       db.$client.close();
       void limitStore.close?.();
