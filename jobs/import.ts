@@ -41,7 +41,8 @@ import { createCommuneLookup } from "../src/seed/communes.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
-import { catchUpSearchIndex } from "./search-catch-up.ts";
+import { isBusy } from "../src/store/write-lock.ts";
+import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
 const USAGE = [
@@ -146,6 +147,8 @@ async function bodacc(file: string): Promise<void> {
   if (rejected.length > 0) process.exitCode = 1;
 }
 
+/** Another process held the write lock past the wait: the catch-up would wait as long again. */
+let lockHeldElsewhere = false;
 try {
   if (source === "bodacc") await bodacc(positionals[1] as string);
   else await sirene(values.etablissements as string);
@@ -168,6 +171,10 @@ try {
   } else if (["Z_DATA_ERROR", "Z_BUF_ERROR"].includes(String((error as NodeJS.ErrnoException).code))) {
     process.stderr.write(`import: a compressed file is damaged or cut short (${(error as Error).message})\n`);
     process.exitCode = 1;
+  } else if (isBusy(error)) {
+    lockHeldElsewhere = true;
+    process.stderr.write(`${lockHeldTooLong("import")}\n`);
+    process.exitCode = 1;
   } else {
     throw error;
   }
@@ -175,6 +182,6 @@ try {
   // The search index follows the store's change feed (src/search/embedded/follow.ts): what this
   // run wrote, and what an earlier run left unapplied, becomes searchable now (a serving server
   // follows the feed meanwhile). A failure here loses nothing: the feed keeps it for the next one.
-  await catchUpSearchIndex(db, "import");
+  if (!lockHeldElsewhere) await catchUpSearchIndex(db, "import");
   db.$client.close();
 }

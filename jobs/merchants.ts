@@ -40,7 +40,8 @@ import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
-import { catchUpSearchIndex } from "./search-catch-up.ts";
+import { isBusy } from "../src/store/write-lock.ts";
+import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
 const USAGE = `usage: npm run merchants -- add FILE.json | update <ab_id> FILE.json | status <ab_id> <STATUS> [--reason "..."]
@@ -115,6 +116,8 @@ function readDeclaration(file: string): unknown {
  * is then caught up before the command ends (jobs/search-catch-up.ts).
  */
 let wrote = false;
+/** Another process held the write lock past the wait: the catch-up would wait as long again. */
+let lockHeldElsewhere = false;
 
 async function contentKey(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -246,10 +249,14 @@ try {
   } else if (error instanceof InputFileError) {
     process.stderr.write(`merchants: ${error.message}\n`);
     process.exitCode = 1;
+  } else if (isBusy(error)) {
+    lockHeldElsewhere = true;
+    process.stderr.write(`${lockHeldTooLong("merchants")}\n`);
+    process.exitCode = 1;
   } else {
     throw error;
   }
 } finally {
-  if (wrote) await catchUpSearchIndex(db, "merchants");
+  if (wrote && !lockHeldElsewhere) await catchUpSearchIndex(db, "merchants");
   db.$client.close();
 }

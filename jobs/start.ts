@@ -31,7 +31,8 @@ if (cluster.isPrimary) {
     process.exit(1);
   }
   // Migrations and the demo seed run once, before any server process opens the database, in a
-  // child process: what seeding loads (the generator, the importers) goes with it. The primary
+  // child process: what seeding loads (the generator, the importers) goes with it; so does
+  // bringing the search index in step (a full build for an index without a cursor). The primary
   // loads nothing else: it only supervises (its memory counts for the whole server).
   const seeding = spawnSync(process.execPath, jobArgv(path.join(import.meta.dirname, "seed.ts"), "--if-empty"), {
     stdio: "inherit",

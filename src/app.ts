@@ -112,6 +112,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   const searchEngine = createSearchEngine(db, config, {
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
+    onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),
   });
   const cardKeeper = createSearchFollower({
     engine: createSearchCardKeeper({

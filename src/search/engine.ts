@@ -59,7 +59,12 @@ const LAG_COUNT_BOUND = 10_000;
 export function createSearchEngine(
   db: Db,
   settings: SearchEngineSettings,
-  options: { now: () => Date; onFailure?: (error: unknown) => void },
+  options: {
+    now: () => Date;
+    onFailure?: (error: unknown) => void;
+    /** A follower's step failed (it tries again with its backoff; the lag shows in health); default onFailure. */
+    onFollowerFailure?: (error: unknown) => void;
+  },
 ): SearchEngine {
   const embedded = createEmbeddedSearchIndex(db, { now: options.now });
   const meili = settings.meilisearch;
@@ -76,8 +81,9 @@ export function createSearchEngine(
       ...(options.onFailure ? { onFailure: options.onFailure } : {}),
     });
   const feed = createSearchFeed(db);
+  const onFollowerFailure = options.onFollowerFailure ?? options.onFailure;
   const followEmbedded = () =>
-    createEmbeddedSearchFollower(db, embedded, options.onFailure ? { onError: options.onFailure } : {});
+    createEmbeddedSearchFollower(db, embedded, onFollowerFailure ? { onError: onFollowerFailure } : {});
   /** What the engine does not reflect yet: the merchants touched after its cursor, and the revisions. */
   const lagAfter = (cursor: number) => ({
     merchants: feed.countTouchedAfter(cursor, LAG_COUNT_BOUND),
@@ -116,7 +122,7 @@ export function createSearchEngine(
   const follower = createSearchFollower({
     engine: meilisearch,
     feed,
-    ...(options.onFailure ? { onError: options.onFailure } : {}),
+    ...(onFollowerFailure ? { onError: onFollowerFailure } : {}),
   });
   let cached: { at: number; health: SearchHealth } | null = null;
 

@@ -55,7 +55,12 @@ function runJob(args: string[], onStderr?: (text: string, child: ChildProcess) =
 const importStock = (file: string, onStderr?: (text: string, child: ChildProcess) => void) =>
   runJob(["jobs/import.ts", "sirene", "--etablissements", file, "--json"], onStderr);
 
-async function searchStatus(): Promise<{ state: string; lag: { merchants: number; revisions: number } | null }> {
+async function searchStatus(): Promise<{
+  engine: string;
+  state: string;
+  lag: { merchants: number; revisions: number } | null;
+  fallback: string | null;
+}> {
   const run = await runJob(["jobs/search.ts", "status"]);
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout);
@@ -126,4 +131,24 @@ describe("an import run again after it was killed", () => {
       db.$client.close();
     }
   }, 180_000);
+
+  it("is built before npm start serves when it has no cursor (an index an earlier version built)", async () => {
+    const db = openDatabase(path.join(dataDir, "abeille.db"));
+    try {
+      db.$client.prepare("DELETE FROM search_meta WHERE key = 'cursor'").run();
+    } finally {
+      db.$client.close();
+    }
+    expect(await searchStatus()).toEqual({ engine: "embedded", state: "building", lag: null, fallback: null });
+    // What `npm start`'s primary runs before it forks the server processes (jobs/start.ts).
+    const starting = await runJob(["jobs/seed.ts", "--if-empty"]);
+    expect(starting.code).toBe(0);
+    expect(starting.stderr).toBe("");
+    expect(await searchStatus()).toEqual({
+      engine: "embedded",
+      state: "ready",
+      lag: { merchants: 0, revisions: 0 },
+      fallback: null,
+    });
+  }, 60_000);
 });
