@@ -9,16 +9,15 @@
  * The file is StockEtablissement in INSEE's current layout, real rows then generated ones
  * (test/helpers/generated-stock.ts).
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeStockFile } from "../helpers/generated-stock.ts";
+import { type FinishedJob, runJob } from "../helpers/run-job.ts";
 import { type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const ROWS = 20_000;
 const LISTED = new Set(["ACTIVE", "PROBATION", "PAUSED"]);
 
@@ -45,33 +44,8 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** A job run as `npm run` runs it, in its own process, on the server's DATA_DIR. */
-function runJob(script: string, args: string[]): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: root,
-      // vitest exports Vite's BASE_URL ("/"); jobs need the server's.
-      env: { ...process.env, DATA_DIR: dataDir, BASE_URL: started.baseUrl, LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const job = (script: string, args: string[]) => runJob([script, ...args], { dataDir, baseUrl: started.baseUrl });
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field.
 async function getJson(pathAndQuery: string): Promise<{ status: number; body: any }> {
@@ -129,7 +103,7 @@ function startLoad(leadTarget: string, operated: string) {
   let running = true;
   const searches: number[] = [];
   const leads: number[] = [];
-  const operations: Finished[] = [];
+  const operations: FinishedJob[] = [];
   const searching = Array.from({ length: 2 }, async (_, worker) => {
     const queries = ["boulangerie", "coiffure lyon", "plombier", leadTarget];
     for (let turn = 0; running; turn++) {
@@ -162,7 +136,7 @@ function startLoad(leadTarget: string, operated: string) {
     for (let turn = 0; running || turn % 2 === 1; turn++) {
       const [status, reason] = turn % 2 === 0 ? ["SUSPENDED", "contrôle en cours"] : ["PROBATION", "contrôle levé"];
       operations.push(
-        await runJob("jobs/merchants.ts", ["status", operated, status as string, "--reason", reason as string]),
+        await job("jobs/merchants.ts", ["status", operated, status as string, "--reason", reason as string]),
       );
     }
   })();
@@ -195,7 +169,7 @@ describe("npm run import -- sirene beside a serving server", () => {
       }
     })();
     const load = startLoad(leadTarget, operated);
-    const run = await runJob("jobs/import.ts", ["sirene", "--etablissements", file, "--json"]);
+    const run = await job("jobs/import.ts", ["sirene", "--etablissements", file, "--json"]);
     importing = false;
     await watching;
     const { searches, leads, operations } = await load.stop();

@@ -5,7 +5,7 @@
  * says how far behind the index is; the same file again finds them unchanged, and still brings
  * every one of them into the index, with no lag left.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,8 +13,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { writeStockFile } from "../helpers/generated-stock.ts";
+import { runJob } from "../helpers/run-job.ts";
 
-const root = path.resolve(import.meta.dirname, "../..");
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-import-interrupted-"));
 const LISTED = new Set(["ACTIVE", "PROBATION", "PAUSED"]);
 
@@ -22,38 +22,12 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Finished {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** A job in its own process on DATA_DIR; `onStderr` sees what it writes there as it goes. */
-function runJob(args: string[], onStderr?: (text: string, child: ChildProcess) => void): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      // vitest exports Vite's BASE_URL ("/"); jobs need an absolute one.
-      env: { ...process.env, DATA_DIR: dataDir, BASE_URL: "http://abeille.test", LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      onStderr?.(stderr, child);
-    });
-    child.on("error", reject);
-    child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
+const job = (args: string[], onStderr?: (text: string, child: ChildProcess) => void) =>
+  runJob(args, { dataDir, baseUrl: "http://abeille.test", ...(onStderr ? { onStderr } : {}) });
 
 const importStock = (file: string, onStderr?: (text: string, child: ChildProcess) => void) =>
-  runJob(["jobs/import.ts", "sirene", "--etablissements", file, "--json"], onStderr);
+  job(["jobs/import.ts", "sirene", "--etablissements", file, "--json"], onStderr);
 
 async function searchStatus(): Promise<{
   engine: string;
@@ -61,7 +35,7 @@ async function searchStatus(): Promise<{
   lag: { merchants: number; revisions: number } | null;
   fallback: string | null;
 }> {
-  const run = await runJob(["jobs/search.ts", "status"]);
+  const run = await job(["jobs/search.ts", "status"]);
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout);
 }
@@ -141,7 +115,7 @@ describe("an import run again after it was killed", () => {
     }
     expect(await searchStatus()).toEqual({ engine: "embedded", state: "building", lag: null, fallback: null });
     // What `npm start`'s primary runs before it forks the server processes (jobs/start.ts).
-    const starting = await runJob(["jobs/seed.ts", "--if-empty"]);
+    const starting = await job(["jobs/seed.ts", "--if-empty"]);
     expect(starting.code).toBe(0);
     expect(starting.stderr).toBe("");
     expect(await searchStatus()).toEqual({
