@@ -16,6 +16,7 @@ import type { AgentStatus } from "../src/domain/agents/levels.ts";
 import { type AgentCommand, AgentTransitionError, applyAgentCommand } from "../src/domain/agents/operator.ts";
 import { grantOf } from "../src/domain/agents/register-agent.ts";
 import { createAgentRepository } from "../src/store/agent-repository.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { printable } from "./terminal.ts";
 
@@ -37,7 +38,7 @@ if (!command) fail("no command");
 if (extra.length > 0) fail(`unexpected arguments: ${extra.join(" ")}`);
 
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const agents = createAgentRepository(db);
 
 function describe(agent: Agent) {

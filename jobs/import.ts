@@ -1,6 +1,8 @@
 /**
  * Imports from official French sources (docs/merchant-lifecycle.md). Safe beside a serving
- * server on the same DATA_DIR: each establishment, each merchant, is one transaction.
+ * server on the same DATA_DIR: rows are written a batch per transaction, each begun IMMEDIATE
+ * and waiting for the write lock as long as another process holds it; the search index follows
+ * the store's change feed (the server's follower, and this job's catch-up when it ends).
  *
  *   npm run import -- sirene --etablissements StockEtablissement_utf8.zip --unites-legales StockUniteLegale_utf8.zip
  *                            [--geo geo_siret_69.csv.gz] [--departments 69,75] [--file-date 2026-11-01] [--json]
@@ -40,10 +42,12 @@ import { CsvFormatError } from "../src/import/csv.ts";
 import { OfficialFileError } from "../src/import/open-text.ts";
 import { importSireneStock } from "../src/import/sirene/import-sirene.ts";
 import { setLogLevel } from "../src/logging.ts";
-import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { isBusy } from "../src/store/write-lock.ts";
+import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
 const USAGE = [
@@ -85,14 +89,8 @@ if (fileDate !== null && (!/^\d{4}-\d{2}-\d{2}$/.test(fileDate) || Number.isNaN(
 
 setLogLevel("warn");
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const deps = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => new Date() };
-const index = createEmbeddedSearchIndex(db);
-const pending = new Set<string>();
-const flushIndex = () => {
-  if (pending.size > 0) index.refresh([...pending]);
-  pending.clear();
-};
 const tty = process.stderr.isTTY === true;
 
 async function sirene(establishments: string): Promise<void> {
@@ -108,10 +106,6 @@ async function sirene(establishments: string): Promise<void> {
     "import:sirene",
     {
       printable,
-      onChanged: (abId) => {
-        pending.add(abId);
-        if (pending.size >= 500) flushIndex();
-      },
       onProgress: (progress) =>
         process.stderr.write(`${tty ? "\r" : ""}${progress.read} rows, ${progress.created} added${tty ? " " : "\n"}`),
     },
@@ -147,10 +141,6 @@ async function sirene(establishments: string): Promise<void> {
 
 async function bodacc(file: string): Promise<void> {
   const report = await importBodaccFile(deps, file, "import:bodacc", {
-    onChanged: (abId) => {
-      pending.add(abId);
-      if (pending.size >= 500) flushIndex();
-    },
     onProgress: (progress, companies) =>
       process.stderr.write(
         `${tty ? "\r" : ""}${progress.read} records, ${companies} companies known${tty ? " " : "\n"}`,
@@ -178,6 +168,8 @@ async function bodacc(file: string): Promise<void> {
   if (rejected.length > 0) process.exitCode = 1;
 }
 
+/** Another process held the write lock past the wait: the catch-up would wait as long again. */
+let lockHeldElsewhere = false;
 try {
   if (source === "bodacc") await bodacc(positionals[1] as string);
   else await sirene(values.etablissements as string);
@@ -200,11 +192,17 @@ try {
   } else if (["Z_DATA_ERROR", "Z_BUF_ERROR"].includes(String((error as NodeJS.ErrnoException).code))) {
     process.stderr.write(`import: a compressed file is damaged or cut short (${(error as Error).message})\n`);
     process.exitCode = 1;
+  } else if (isBusy(error)) {
+    lockHeldElsewhere = true;
+    process.stderr.write(`${lockHeldTooLong("import")}\n`);
+    process.exitCode = 1;
   } else {
     throw error;
   }
 } finally {
-  // The last merchants written (and, after a failure, those written before it) become searchable.
-  flushIndex();
+  // The search index follows the store's change feed (src/search/embedded/follow.ts): what this
+  // run wrote, and what an earlier run left unapplied, becomes searchable now (a serving server
+  // follows the feed meanwhile). A failure here loses nothing: the feed keeps it for the next one.
+  if (!lockHeldElsewhere) await catchUpSearchIndex(db, "import");
   db.$client.close();
 }

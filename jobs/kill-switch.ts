@@ -9,6 +9,7 @@
  */
 import { loadConfig } from "../src/config/config.ts";
 import { KILL_SWITCH_SETTING, parseSwitchValue } from "../src/domain/access/kill-switch.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
 
@@ -19,7 +20,7 @@ if (command !== "on" && command !== "off" && command !== "status") {
 }
 
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const settings = createSettingsRepository(db);
 try {
   if (command !== "status") settings.set(KILL_SWITCH_SETTING, command, new Date());

@@ -35,11 +35,13 @@ import { isServiceError } from "../src/errors/service-error.ts";
 import { numberedLines } from "../src/import/numbered-lines.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { merchantStatusSchema } from "../src/schemas/envelope.ts";
-import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
+import { isBusy } from "../src/store/write-lock.ts";
+import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
 const USAGE = `usage: npm run merchants -- add FILE.json | update <ab_id> FILE.json | status <ab_id> <STATUS> [--reason "..."]
@@ -81,7 +83,7 @@ if (args.length !== arity[command]) usage(`${command} takes ${arity[command]} ar
 
 setLogLevel("warn");
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const deps: MerchantLifecycleDeps = {
   registry: createMerchantRegistryRepository(db),
   communes: createCommuneLookup(),
@@ -109,10 +111,13 @@ function readDeclaration(file: string): unknown {
   }
 }
 
-/** The search index lives in the same database: the command brings it up to date itself. */
-function reindex(abId: string): void {
-  createEmbeddedSearchIndex(db).refresh([abId]);
-}
+/**
+ * Whether the command wrote merchants: the search index, which follows the store's change feed,
+ * is then caught up before the command ends (jobs/search-catch-up.ts).
+ */
+let wrote = false;
+/** Another process held the write lock past the wait: the catch-up would wait as long again. */
+let lockHeldElsewhere = false;
 
 async function contentKey(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -132,14 +137,7 @@ async function runImport(file: string, kind: "declarations" | "observations"): P
   const checkpointKey = (key: string) => `${kind === "declarations" ? "merchant-import" : "observation-import"}:${key}`;
   const tty = process.stderr.isTTY === true;
   let lastDraw = 0;
-  // Search follows: what the import added or changed is re-indexed, a batch at a time.
-  const pending = new Set<string>();
-  const index = createEmbeddedSearchIndex(db);
-  const flushIndex = () => {
-    if (pending.size === 0) return;
-    index.refresh([...pending]);
-    pending.clear();
-  };
+  wrote = true;
   const importer = kind === "declarations" ? importDeclarations : importObservations;
   const report = await importer(
     {
@@ -153,10 +151,6 @@ async function runImport(file: string, kind: "declarations" | "observations"): P
     {
       importKey,
       actor,
-      onChanged(abId) {
-        pending.add(abId);
-        if (pending.size >= 500) flushIndex();
-      },
       onProgress(progress, line) {
         const now = Date.now();
         if (tty && now - lastDraw > 100) {
@@ -173,7 +167,6 @@ async function runImport(file: string, kind: "declarations" | "observations"): P
     },
   );
   if (tty) process.stderr.write("\n");
-  flushIndex();
   out(report, [
     `${report.read} read: ${report.created} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.resumed} done by an earlier run, ${report.rejected.length} rejected`,
     ...report.rejected.flatMap((rejected) =>
@@ -188,12 +181,12 @@ try {
     await runImport(args[0] as string, command === "import" ? "declarations" : "observations");
   } else if (command === "add") {
     const added = addMerchant(deps, readDeclaration(args[0] as string), actor);
-    reindex(added.abId);
+    wrote = true;
     out(added, [`${added.abId} added (${added.status}, revision ${added.revision})`]);
   } else if (command === "update") {
     const [abId, file] = args as [string, string];
     const updated = updateMerchant(deps, abId, readDeclaration(file), actor);
-    if (updated.changed.length > 0) reindex(abId);
+    wrote = updated.changed.length > 0;
     out(updated, [
       updated.changed.length === 0
         ? `${abId} unchanged (revision ${updated.revision})`
@@ -202,12 +195,12 @@ try {
   } else if (command === "status") {
     const [abId, status] = args as [string, string];
     const changed = changeMerchantStatus(deps, abId, { status, reason: values.reason ?? null }, actor);
-    reindex(abId);
+    wrote = true;
     out(changed, [`${abId} ${changed.from} -> ${changed.to} (revision ${changed.revision})`]);
   } else if (command === "review") {
     const [abId] = args as [string];
     const reviewed = reviewMerchantDescription(deps, abId, actor);
-    if (reviewed.changed) reindex(abId);
+    wrote = reviewed.changed;
     out(reviewed, [
       reviewed.changed ? `${abId} description reviewed (revision ${reviewed.revision})` : `${abId} already reviewed`,
     ]);
@@ -256,9 +249,14 @@ try {
   } else if (error instanceof InputFileError) {
     process.stderr.write(`merchants: ${error.message}\n`);
     process.exitCode = 1;
+  } else if (isBusy(error)) {
+    lockHeldElsewhere = true;
+    process.stderr.write(`${lockHeldTooLong("merchants")}\n`);
+    process.exitCode = 1;
   } else {
     throw error;
   }
 } finally {
+  if (wrote && !lockHeldElsewhere) await catchUpSearchIndex(db, "merchants");
   db.$client.close();
 }

@@ -15,6 +15,7 @@ import { loadPublishSettings } from "../src/publish/settings.ts";
 import { publishSigning } from "../src/publish/signing-hooks.ts";
 import { workerRunner } from "../src/publish/worker-runner.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 
 const { values } = parseArgs({
@@ -28,7 +29,7 @@ const { values } = parseArgs({
 
 const config = loadConfig();
 const settings = loadPublishSettings(config);
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const signing = publishSigning(config);
 const workers = values.workers ? Number(values.workers) : (settings.refreshWorkers ?? undefined);
 const showProgress = !values.quiet && !values.json && process.stderr.isTTY === true;

@@ -18,6 +18,7 @@ import { setLogLevel } from "../src/logging.ts";
 import { processCardCode } from "../src/publish/code-key.ts";
 import { createSearchEngine } from "../src/search/engine.ts";
 import { createSearchFollower } from "../src/search/follower.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRepository } from "../src/store/merchant-repository.ts";
 import { createSearchCardStore } from "../src/store/search-card-store.ts";
@@ -31,7 +32,7 @@ if (command !== "status" && command !== "sync" && command !== "rebuild" && comma
 
 const config = loadConfig();
 setLogLevel("warn");
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const engine = createSearchEngine(db, config, { now: () => new Date() });
 const name = engine.meilisearch ? `Meilisearch (${config.meilisearch?.url})` : "the embedded index";
 
@@ -39,13 +40,9 @@ try {
   if (command === "status") {
     process.stdout.write(`${JSON.stringify(await engine.health(), null, 2)}\n`);
   } else if (command === "sync") {
-    if (!engine.follower) {
-      process.stdout.write("The embedded index follows the store as jobs write it: nothing to sync.\n");
-    } else {
-      const status = await engine.follower.syncOnce();
-      if (status.state === "unavailable") throw new Error(status.lastError ?? "Meilisearch did not answer");
-      process.stdout.write(`${name} is in step with the store at revision ${status.cursor}.\n`);
-    }
+    const status = await engine.follower.syncOnce();
+    if (status.state === "unavailable") throw new Error(status.lastError ?? `${name} could not be brought in step`);
+    process.stdout.write(`${name} is in step with the store at revision ${status.cursor}.\n`);
   } else if (command === "cards") {
     const started = performance.now();
     // The key `npm start` gives the server processes (jobs/start.ts): the same sources, the same key.

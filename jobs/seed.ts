@@ -13,7 +13,8 @@
  * merchants is left alone unless --force is given, which clears it first.
  *
  * `seedIfEmpty(config)` (`--if-empty`) is the same seeding for `npm start`: it does nothing when
- * the registry already holds merchants or DEMO_SEED_COUNT is 0.
+ * the registry already holds merchants or DEMO_SEED_COUNT is 0; `--if-empty` then brings the
+ * search index in step with the store (jobs/search-catch-up.ts).
  */
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
@@ -22,8 +23,10 @@ import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import type { SeedProgress, SeedSummary } from "../src/seed/seed-demo.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { clearRegistry, isRegistryEmpty } from "../src/store/registry-maintenance.ts";
+import { catchUpSearchIndex } from "./search-catch-up.ts";
 
 function fail(message: string): never {
   process.stderr.write(`seed: ${message}\n`);
@@ -126,6 +129,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   if (values["if-empty"]) {
     await seedIfEmpty(config);
+    // The search index in step before any server process serves: an index without a cursor (built
+    // by an earlier version) is built here in full, not on a thread that answers requests.
+    const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+    try {
+      await catchUpSearchIndex(db, "start");
+    } finally {
+      db.$client.close();
+    }
     return;
   }
   const count = integerOption(values.count, "count", config.demoSeedCount, 0);

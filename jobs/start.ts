@@ -4,7 +4,7 @@
  * SQLite database, forked and supervised by this one (jobs/cluster.ts), which also checkpoints the
  * database's WAL for them (src/store/wal-checkpoints.ts). One of them also runs the
  * server's background work: the lead outbox worker (in a thread of its own), the retention
- * schedule, the publication schedule and, with MEILISEARCH_URL, the search follower.
+ * schedule, the publication schedule and the search follower.
  * (package.json builds the bundle first.)
  */
 import { spawnSync } from "node:child_process";
@@ -31,7 +31,8 @@ if (cluster.isPrimary) {
     process.exit(1);
   }
   // Migrations and the demo seed run once, before any server process opens the database, in a
-  // child process: what seeding loads (the generator, the importers) goes with it. The primary
+  // child process: what seeding loads (the generator, the importers) goes with it; so does
+  // bringing the search index in step (a full build for an index without a cursor). The primary
   // loads nothing else: it only supervises (its memory counts for the whole server).
   const seeding = spawnSync(process.execPath, jobArgv(path.join(import.meta.dirname, "seed.ts"), "--if-empty"), {
     stdio: "inherit",
@@ -124,9 +125,11 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
       : null;
   const retention = app ? startRetentionSchedule(app) : null;
   const scheduler = app ? startScheduler(config) : null;
-  // With MEILISEARCH_URL: keep Meilisearch in step with the store (src/search/follower.ts); and
-  // the search result cards built ahead (src/domain/registry/keep-search-cards.ts).
-  app?.searchEngine.follower?.start();
+  // Keep the search engine in step with the store (src/search/follower.ts: the embedded index, or
+  // Meilisearch and its embedded fallback); and the search result cards built ahead
+  // (src/domain/registry/keep-search-cards.ts).
+  app?.searchEngine.follower.start();
+  app?.searchEngine.fallbackFollower?.start();
   app?.cardKeeper.start();
   await relayOutboxNudges(role.backgroundOwner);
 
@@ -141,7 +144,8 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
     await Promise.allSettled([
       worker?.stop(),
       scheduler?.stop(),
-      app?.searchEngine.follower?.stop(),
+      app?.searchEngine.follower.stop(),
+      app?.searchEngine.fallbackFollower?.stop(),
       app?.cardKeeper.stop(),
     ]);
     app?.close();

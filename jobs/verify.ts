@@ -21,10 +21,11 @@ import { type IdentityCheckOutcome, verifyOfficialIdentity } from "../src/domain
 import { isServiceError } from "../src/errors/service-error.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { createRechercheEntreprisesClient } from "../src/official/recherche-entreprises.ts";
-import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { merchantsDueForIdentityCheck } from "../src/store/identity-check-queue.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { catchUpSearchIndex } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
 const USAGE = "usage: npm run verify -- <ab_id> [--json] | --due [--within-days N] [--limit N] [--json]";
@@ -70,7 +71,7 @@ const limit = wholeNumber("limit", values.limit, undefined, 1_000_000);
 
 setLogLevel("warn");
 const config = loadConfig();
-const db = openDatabase(config.databaseFile);
+const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
 const deps = {
   registry: createMerchantRegistryRepository(db),
   now: () => new Date(),
@@ -79,12 +80,6 @@ const deps = {
     timeoutMs: config.rechercheEntreprises.timeoutMs,
     userAgent: `Abeille registry verify job (+${config.baseUrl})`,
   }),
-};
-const index = createEmbeddedSearchIndex(db);
-const pending = new Set<string>();
-const flushIndex = () => {
-  if (pending.size > 0) index.refresh([...pending]);
-  pending.clear();
 };
 
 const counts = { selected: 0, checked: 0, verified: 0, not_found: 0, closed: 0, not_public: 0, archived: 0 };
@@ -99,8 +94,6 @@ async function check(abId: string): Promise<void> {
     counts[outcome.kind] += 1;
     const archived = "archived" in outcome && outcome.archived;
     if (archived) counts.archived += 1;
-    if (outcome.kind !== "not_public" || archived) pending.add(abId);
-    if (pending.size >= 500) flushIndex();
     results.push({ ab_id: abId, outcome: outcome.kind, url: outcome.url, archived });
   } catch (error) {
     if (error instanceof OfficialRegistryError)
@@ -133,7 +126,6 @@ try {
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, abIds.length) }, worker));
   if (tty && abIds.length > 0) process.stderr.write("\n");
-  flushIndex();
 
   const report = { ...counts, errors, ...(values.due ? {} : { results }) };
   const lines = [
@@ -149,5 +141,7 @@ try {
   for (const item of errors) process.stderr.write(`verify: ${item.ab_id}: ${printable(item.error)}\n`);
   if (errors.length > 0) process.exitCode = 1;
 } finally {
+  // The merchants checked (a new date, a failure, an archive) are searched as they are now.
+  if (counts.checked > 0) await catchUpSearchIndex(db, "verify");
   db.$client.close();
 }

@@ -55,7 +55,7 @@ export interface App {
   db: Db;
   merchants: MerchantRepository;
   search: SearchIndex;
-  /** The engine behind `search` (embedded, or Meilisearch with its follower), for health and jobs. */
+  /** The engine behind `search` (embedded, or Meilisearch) and its followers, for health and jobs. */
   searchEngine: SearchEngine;
   /** Search result cards kept between searches, checked against the store revision. */
   searchCards: SearchCardCache;
@@ -112,6 +112,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   const searchEngine = createSearchEngine(db, config, {
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
+    onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),
   });
   const cardKeeper = createSearchFollower({
     engine: createSearchCardKeeper({
@@ -173,7 +174,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
     now,
     close: () => {
-      void searchEngine.follower?.stop();
+      void searchEngine.follower.stop();
+      void searchEngine.fallbackFollower?.stop();
       void cardKeeper.stop();
       db.$client.close();
       void limitStore.close?.();

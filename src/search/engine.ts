@@ -1,5 +1,6 @@
 import type { Db } from "../store/db.ts";
 import { createSearchFeed } from "../store/search-feed.ts";
+import { createEmbeddedSearchFollower } from "./embedded/follow.ts";
 import { createEmbeddedSearchIndex, type EmbeddedSearchIndex } from "./embedded/index.ts";
 import type { Embedder } from "./embedder.ts";
 import { createEmbedder, type EmbedderSetting } from "./embedders/setting.ts";
@@ -40,8 +41,13 @@ export interface SearchEngine {
   index: SearchIndex;
   embedded: EmbeddedSearchIndex;
   meilisearch: MeilisearchSearchIndex | null;
-  /** Keeps Meilisearch in step; started by the process that runs the background work. */
-  follower: SearchFollower | null;
+  /**
+   * Keeps the engine (the embedded index, or Meilisearch) in step with the store's change feed;
+   * started by the process that runs the background work.
+   */
+  follower: SearchFollower;
+  /** With Meilisearch and the embedded index as its fallback: keeps the embedded index in step too. */
+  fallbackFollower: SearchFollower | null;
   /** Computes the vectors of semantic search (null: none configured). */
   embedder: Embedder | null;
   health(): Promise<SearchHealth>;
@@ -53,7 +59,12 @@ const LAG_COUNT_BOUND = 10_000;
 export function createSearchEngine(
   db: Db,
   settings: SearchEngineSettings,
-  options: { now: () => Date; onFailure?: (error: unknown) => void },
+  options: {
+    now: () => Date;
+    onFailure?: (error: unknown) => void;
+    /** A follower's step failed (it tries again with its backoff; the lag shows in health); default onFailure. */
+    onFollowerFailure?: (error: unknown) => void;
+  },
 ): SearchEngine {
   const embedded = createEmbeddedSearchIndex(db, { now: options.now });
   const meili = settings.meilisearch;
@@ -69,19 +80,29 @@ export function createSearchEngine(
       timeoutMs: settings.searchEmbedder?.timeoutMs ?? 500,
       ...(options.onFailure ? { onFailure: options.onFailure } : {}),
     });
+  const feed = createSearchFeed(db);
+  const onFollowerFailure = options.onFollowerFailure ?? options.onFailure;
+  const followEmbedded = () =>
+    createEmbeddedSearchFollower(db, embedded, onFollowerFailure ? { onError: onFollowerFailure } : {});
+  /** What the engine does not reflect yet: the merchants touched after its cursor, and the revisions. */
+  const lagAfter = (cursor: number) => ({
+    merchants: feed.countTouchedAfter(cursor, LAG_COUNT_BOUND),
+    revisions: Math.max(0, feed.revision() - cursor),
+  });
   if (!meili) {
     return {
       index: semantic(embedded),
       embedded,
       meilisearch: null,
-      follower: null,
+      follower: followEmbedded(),
+      fallbackFollower: null,
       embedder: null,
-      health: async () => ({
-        engine: "embedded",
-        state: embedded.needsRebuild() ? "building" : "ready",
-        lag: { merchants: 0, revisions: 0 },
-        fallback: null,
-      }),
+      async health() {
+        const cursor = embedded.readCursor();
+        if (cursor === null) return { engine: "embedded", state: "building", lag: null, fallback: null };
+        const lag = lagAfter(cursor);
+        return { engine: "embedded", state: lag.merchants === 0 ? "ready" : "catching_up", lag, fallback: null };
+      },
     };
   }
   const meilisearch = createMeilisearchSearchIndex(db, {
@@ -92,7 +113,6 @@ export function createSearchEngine(
     now: options.now,
     embedder,
   });
-  const feed = createSearchFeed(db);
   const resilient: ResilientSearchIndex = createResilientSearchIndex({
     primary: meilisearch,
     fallback: settings.searchFallback === "embedded" ? embedded : null,
@@ -102,7 +122,7 @@ export function createSearchEngine(
   const follower = createSearchFollower({
     engine: meilisearch,
     feed,
-    ...(options.onFailure ? { onError: options.onFailure } : {}),
+    ...(onFollowerFailure ? { onError: onFollowerFailure } : {}),
   });
   let cached: { at: number; health: SearchHealth } | null = null;
 
@@ -115,10 +135,9 @@ export function createSearchEngine(
       return { ...base, state: "unavailable", lag: null };
     }
     if (cursor === null) return { ...base, state: "building", lag: null };
-    const merchants = feed.countTouchedAfter(cursor, LAG_COUNT_BOUND);
-    const lag = { merchants, revisions: Math.max(0, feed.revision() - cursor) };
+    const lag = lagAfter(cursor);
     if (resilient.isDegraded()) return { ...base, state: "unavailable", lag };
-    return { ...base, state: merchants === 0 ? "ready" : "catching_up", lag };
+    return { ...base, state: lag.merchants === 0 ? "ready" : "catching_up", lag };
   }
 
   return {
@@ -126,6 +145,7 @@ export function createSearchEngine(
     embedded,
     meilisearch,
     follower,
+    fallbackFollower: settings.searchFallback === "embedded" ? followEmbedded() : null,
     embedder,
     async health() {
       const at = Date.now();

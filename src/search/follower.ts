@@ -1,12 +1,13 @@
 import type { SearchFeed } from "../store/search-feed.ts";
 
 /*
- * Keeps an engine apart from the database (Meilisearch) in step with the store, durably: the
- * engine holds the store revision it reflects (its cursor, acknowledged after each batch is
- * applied); the follower applies the merchants touched after it (merchant_touches: a merchant,
- * its products, signals, place), oldest first, and moves the cursor. After the engine was down or
- * the server restarted, it resumes from the cursor; an engine with no cursor (new, or its data
- * lost) is rebuilt in full, into a new index swapped in at the end.
+ * Keeps a search engine in step with the store, durably, whoever wrote the store (the server, an
+ * import, an operator's command): Meilisearch, the embedded index (embedded/follow.ts), the
+ * search cards kept in the store. The engine holds the store revision it reflects (its cursor,
+ * acknowledged after each batch is applied); the follower applies the merchants touched after it
+ * (merchant_touches: a merchant, its products, signals, place), oldest first, and moves the
+ * cursor. After the engine was down, a job failed or the server restarted, it resumes from the
+ * cursor; an engine with no cursor (new, or its data lost) is rebuilt in full.
  */
 
 export interface FollowedEngine {
@@ -14,6 +15,13 @@ export interface FollowedEngine {
   rebuild(onProgress?: (done: number, total: number) => void): Promise<void>;
   readCursor(): Promise<number | null>;
   writeCursor(revision: number): Promise<void>;
+  /**
+   * Applies these merchants and moves the cursor from `from` to `through` in one step, unless
+   * another process following the same feed moved it first (false: nothing done). An engine that
+   * can (the embedded index: one transaction) never applies a batch twice nor moves its cursor
+   * back; without it, refresh then writeCursor.
+   */
+  refreshThrough?(abIds: string[], from: number, through: number): Promise<boolean>;
   /**
    * Work the engine does once in step with the feed (cards whose validity ran out, say): true
    * when it did some, and the follower asks again at once.
@@ -85,7 +93,13 @@ export function createSearchFollower(options: SearchFollowerOptions): SearchFoll
       return (await options.engine.sweep?.()) ?? false;
     }
     status.state = "catching_up";
-    await options.engine.refresh([...new Set(touched.map((row) => row.abId))]);
+    const abIds = [...new Set(touched.map((row) => row.abId))];
+    if (options.engine.refreshThrough) {
+      const applied = await options.engine.refreshThrough(abIds, cursor, last.touch);
+      status.cursor = applied ? last.touch : await options.engine.readCursor();
+      return true;
+    }
+    await options.engine.refresh(abIds);
     await options.engine.writeCursor(last.touch);
     status.cursor = last.touch;
     // The next step finds the end of the feed (ready) or the next batch.

@@ -22,7 +22,20 @@ export interface OpenOptions {
    * this connection checkpoints only past a backstop, should the primary fall behind.
    */
   checkpoints?: "automatic" | "primary";
+  /**
+   * How long a write waits for the write lock another process holds (SQLite's busy timeout),
+   * default 5 s: a server's thread serves requests meanwhile, and its writes try for the lock
+   * without waiting first (write-lock.ts). Operator commands wait JOB_BUSY_TIMEOUT_MS.
+   */
+  busyTimeoutMs?: number;
 }
+
+/**
+ * The busy timeout of the operator commands (imports, merchants, verify, refresh, search): a job
+ * has nothing else to do than wait for the lock, and a full build of the embedded search index
+ * holds it for its whole length (43 s at 100,000 merchants, docs/performance.md).
+ */
+export const JOB_BUSY_TIMEOUT_MS = 300_000;
 
 /** Pages (4 KB) past which a connection checkpoints anyway when the primary is meant to. */
 const BACKSTOP_CHECKPOINT_PAGES = 10_000;
@@ -42,7 +55,7 @@ export function openConnection(file: string, options: OpenOptions = {}): Databas
   sqlite.pragma("secure_delete = ON");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5_000))}`);
   sqlite.pragma(options.small ? "cache_size = -4096" : "cache_size = -32768");
   sqlite.pragma("mmap_size = 0");
   sqlite.pragma("temp_store = MEMORY");

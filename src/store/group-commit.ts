@@ -1,4 +1,5 @@
 import type { StoreConnection } from "./connection.ts";
+import { LOCK_TAKEN, writeLock } from "./write-lock.ts";
 
 type Sqlite = StoreConnection["$client"];
 
@@ -23,12 +24,7 @@ export function groupCommit<Input, Output>(
 ): (input: Input) => Promise<Output> {
   // Called inside the outer transaction, a better-sqlite3 transaction function runs as a savepoint.
   const inSavepoint = sqlite.transaction(work);
-  // The connection's own busy timeout, as set when the group commit is made. (Switched with exec:
-  // a prepared PRAGMA statement applies when it is prepared, not reliably when it runs, and
-  // pragma() prepares a statement each time, ten times the cost of exec, twice a commit.)
-  const busyTimeout = Number(sqlite.pragma("busy_timeout", { simple: true }));
-  const dontWait = () => sqlite.exec("PRAGMA busy_timeout = 0");
-  const waitAsUsual = () => sqlite.exec(`PRAGMA busy_timeout = ${busyTimeout}`);
+  const lock = writeLock(sqlite);
   let queue: Queued<Input, Output>[] = [];
   /** Since when the group has found the write lock taken (ms), or null. */
   let busySince: number | null = null;
@@ -37,39 +33,32 @@ export function groupCommit<Input, Output>(
     const group = queue;
     queue = [];
     const outcomes: ({ ok: true; output: Output } | { ok: false; error: unknown })[] = [];
-    let began = false;
+    const runGroup = () => {
+      for (const item of group) {
+        try {
+          outcomes.push({ ok: true, output: inSavepoint(item.input) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+    };
     // Another process holding the write lock would make SQLite's busy handler sleep on this
     // thread, which serves every request: try for the lock without waiting, and on failure try
     // again on the next turn of the event loop, with whatever arrived meanwhile. Past the busy
     // timeout, one last attempt waits as SQLite does and fails the group if the lock never frees.
-    const waitForLock = busySince !== null && Date.now() - busySince >= busyTimeout;
+    const waitForLock = busySince !== null && Date.now() - busySince >= lock.busyTimeoutMs;
     try {
-      if (!waitForLock) dontWait();
-      sqlite
-        .transaction(() => {
-          began = true;
-          waitAsUsual();
-          for (const item of group) {
-            try {
-              outcomes.push({ ok: true, output: inSavepoint(item.input) });
-            } catch (error) {
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
-    } catch (error) {
-      if (!began && !waitForLock && isBusy(error)) {
+      const outcome = waitForLock ? sqlite.transaction(runGroup).immediate() : lock.tryNow(runGroup);
+      if (outcome === LOCK_TAKEN) {
         busySince ??= Date.now();
         queue = group.concat(queue);
         setImmediate(flush);
         return;
       }
+    } catch (error) {
       busySince = null;
       for (const item of group) item.reject(error);
       return;
-    } finally {
-      if (!began) waitAsUsual();
     }
     busySince = null;
     group.forEach((item, index) => {
@@ -84,9 +73,4 @@ export function groupCommit<Input, Output>(
       queue.push({ input, resolve, reject });
       if (queue.length === 1) setImmediate(flush);
     });
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return code === "SQLITE_BUSY" || code === "SQLITE_BUSY_SNAPSHOT";
 }

@@ -215,7 +215,7 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
     try {
       const old = JSON.parse(readFileSync(legacy, "utf8")) as PublishIndex;
       if (old.version === 1 && typeof old.merchants === "object") {
-        commit({
+        commit.immediate({
           meta: {
             publishKey: old.publishKey,
             codeKey: old.codeKey,
@@ -249,7 +249,7 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
     },
     abIds: () => all.all(),
     counts: () => count.get() ?? { merchants: 0, files: 0 },
-    commit: (run) => commit(run),
+    commit: (run) => commit.immediate(run),
     serveRows: () => serve.all(),
     snapshot() {
       const current = meta();

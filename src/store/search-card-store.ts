@@ -43,6 +43,10 @@ export function createSearchCardStore(db: Db): SearchCardStore {
   const writeAll = sqlite.transaction((cards: ReadonlyMap<string, KeptCard>, format: string, builtAt: number) => {
     for (const [abId, card] of cards) upsert.run(abId, format, builtAt, card.validUntil, JSON.stringify(card));
   });
+  const dropOtherFormats = sqlite.transaction((format: string) => {
+    dropOthers.run(format);
+    dropOtherCursors.run(format);
+  });
 
   return {
     read(abIds, format, nowIso) {
@@ -53,13 +57,10 @@ export function createSearchCardStore(db: Db): SearchCardStore {
       }
       return cards;
     },
-    write: (cards, format, builtAt) => writeAll(cards, format, builtAt),
+    write: (cards, format, builtAt) => writeAll.immediate(cards, format, builtAt),
     merchantIdsAfter: (after, limit) => idsAfter.all(after ?? "", limit),
     expired: (format, nowIso, limit) => expired.all(format, nowIso, limit),
-    dropOtherFormats: sqlite.transaction((format: string) => {
-      dropOthers.run(format);
-      dropOtherCursors.run(format);
-    }),
+    dropOtherFormats: (format) => dropOtherFormats.immediate(format),
     revision: storeRevisionReader(db),
     readCursor: (format) => cursorOf.get(format) ?? null,
     writeCursor: (format, revision) => {

@@ -68,6 +68,18 @@ export interface EmbeddedSearchIndex extends SearchIndex {
    * a start-up job can call rebuild() itself to do it eagerly, with progress.
    */
   needsRebuild(): boolean;
+  /**
+   * The store revision the index reflects (its cursor: every merchant touched at or before it is
+   * in the index as it was then or later); null when it was never built in this format.
+   */
+  readCursor(): number | null;
+  writeCursor(revision: number): void;
+  /**
+   * Applies these merchants, touched after the cursor `from` up to `through`, and moves the cursor
+   * to `through`, in one transaction; false, with nothing done, when the cursor is no longer
+   * `from` (another process following the same feed moved it first).
+   */
+  refreshThrough(abIds: string[], from: number, through: number): boolean;
 }
 
 const BATCH_SIZE = 2_000;
@@ -171,10 +183,15 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const format = storedFormat();
     stale = format !== INDEX_FORMAT;
     if (stale && !sqlite.readonly) {
-      sqlite.transaction(() => {
-        if (format !== undefined) dropTables();
+      const setUp = sqlite.transaction(() => {
+        // Read again under the write lock: another process may have set the index up since.
+        const current = storedFormat();
+        if (current === INDEX_FORMAT) return;
+        if (current !== undefined) dropTables();
         createTables();
-      })();
+      });
+      setUp.immediate();
+      stale = storedFormat() !== INDEX_FORMAT;
     }
   }
 
@@ -243,8 +260,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
   function rebuild(onProgress?: (done: number, total: number) => void): void {
     const at = now();
     // One transaction: readers keep the previous index until the new one is complete, and a
-    // failure leaves the previous index in place.
-    sqlite.transaction(() => {
+    // failure leaves the previous index in place. IMMEDIATE (src/store/write-lock.ts): it reads
+    // the store, then writes.
+    const build = sqlite.transaction(() => {
       const order = source.listedByTrust(at);
       // The store revision these documents are built at (same transaction, same snapshot).
       const builtAt = storeRevision();
@@ -271,7 +289,9 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       sqlite.exec("INSERT INTO search_merchant_fts (search_merchant_fts) VALUES ('optimize')");
       sqlite.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('format', ?)").run(INDEX_FORMAT);
       moveRevision(revision);
-    })();
+      setCursor(builtAt);
+    });
+    build.immediate();
     stale = false;
   }
 
@@ -280,17 +300,50 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       rebuild();
       return;
     }
-    const unique = [...new Set(abIds.filter((abId) => typeof abId === "string"))];
-    const apply = sqlite.transaction((chunk: string[]) => {
-      const builtAt = storeRevision(); // before the rows, in the same transaction
-      const { documents, unlisted } = source.listedDocuments(chunk, now());
-      for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
-      for (const doc of documents) replaceMerchant(doc, builtAt);
-      moveRevision(indexRevision());
-    });
+    const unique = uniqueIds(abIds);
+    // IMMEDIATE (src/store/write-lock.ts): each chunk reads the store, then writes the index.
+    const apply = sqlite.transaction(applyMerchants);
     for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
-      apply(unique.slice(start, start + REFRESH_CHUNK));
+      apply.immediate(unique.slice(start, start + REFRESH_CHUNK));
     }
+  }
+
+  /** Writes these merchants' documents as they are in the store now; inside a write transaction. */
+  function applyMerchants(abIds: readonly string[]): void {
+    const builtAt = storeRevision(); // before the rows, in the same transaction
+    const { documents, unlisted } = source.listedDocuments(abIds, now());
+    for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
+    for (const doc of documents) replaceMerchant(doc, builtAt);
+    moveRevision(indexRevision());
+  }
+
+  // --- following the store (src/search/follower.ts, embedded/follow.ts) ----------------------
+  //
+  // The cursor is the store revision the index reflects: every merchant touched at or before it
+  // (merchant_touches) is in the index as it was then or later. rebuild() sets it to the revision
+  // it read; refreshThrough() moves it with the documents, in the same transaction. refresh()
+  // leaves it: whatever a job refreshed itself, the follower applies again from the cursor.
+
+  function readCursor(): number | null {
+    if (stillStale()) return null;
+    const value = prepare("SELECT value FROM search_meta WHERE key = 'cursor'").pluck().get();
+    return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : null;
+  }
+
+  function setCursor(revision: number): void {
+    prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('cursor', ?)").run(String(revision));
+  }
+
+  function refreshThrough(abIds: string[], from: number, through: number): boolean {
+    return sqlite
+      .transaction(() => {
+        // Under the write lock: another process following the same feed may have applied them.
+        if (readCursor() !== from) return false;
+        applyMerchants(uniqueIds(abIds));
+        setCursor(through);
+        return true;
+      })
+      .immediate();
   }
 
   /**
@@ -736,7 +789,14 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     refresh,
     rebuild,
     needsRebuild: stillStale,
+    readCursor,
+    writeCursor: (revision) => sqlite.transaction(setCursor).immediate(revision),
+    refreshThrough,
   };
+}
+
+function uniqueIds(abIds: readonly string[]): string[] {
+  return [...new Set(abIds.filter((abId) => typeof abId === "string"))];
 }
 
 /** What tells one page of hits from another besides the revisions: every field of the query the index reads. */

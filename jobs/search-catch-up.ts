@@ -1,0 +1,29 @@
+import { createEmbeddedSearchFollower } from "../src/search/embedded/follow.ts";
+import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
+import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
+import type { Db } from "../src/store/db.ts";
+import { printable } from "./terminal.ts";
+
+/**
+ * Brings the embedded search index in step with the store's change feed, at the end of a command
+ * that wrote merchants (src/search/embedded/follow.ts): what it wrote, and whatever an earlier
+ * command or an interrupted run left unapplied. A failure is said on stderr and never fails the
+ * command: the store is written, the feed keeps every merchant for the server's follower or the
+ * next command.
+ */
+export async function catchUpSearchIndex(db: Db, command: string): Promise<void> {
+  const status = await createEmbeddedSearchFollower(db, createEmbeddedSearchIndex(db)).syncOnce();
+  if (status.state === "unavailable") {
+    process.stderr.write(
+      `${command}: the search index is not in step with the store yet (${printable(status.lastError ?? "unknown error")}); a serving server catches up by itself, or run npm run search -- sync\n`,
+    );
+  }
+}
+
+/**
+ * What a command says when another process held the write lock past JOB_BUSY_TIMEOUT_MS (a write
+ * of its own then failed): what it committed before stays; run again, it goes on from there.
+ */
+export function lockHeldTooLong(command: string): string {
+  return `${command}: another process held the database's write lock for more than ${JOB_BUSY_TIMEOUT_MS / 1000} s (a full build of the search index, a long refresh?); what was written before is kept: run the command again`;
+}

@@ -1,0 +1,46 @@
+/**
+ * Runs an operator command (`jobs/<name>.ts`) as `npm run` does, in a process of its own on a
+ * DATA_DIR, and collects what it wrote; for tests that run commands beside a server or one after
+ * another.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+export interface FinishedJob {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runJob(
+  args: string[],
+  options: {
+    dataDir: string;
+    /** The server's (vitest exports Vite's BASE_URL, "/", and jobs need an absolute one). */
+    baseUrl: string;
+    /** Sees the job's stderr as it grows, with the job (to stop it midway). */
+    onStderr?: (text: string, child: ChildProcess) => void;
+  },
+): Promise<FinishedJob> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: options.dataDir, BASE_URL: options.baseUrl, LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+      options.onStderr?.(stderr, child);
+    });
+    child.on("error", reject);
+    child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
