@@ -54,3 +54,39 @@ function decode(stream: Readable): AsyncIterable<string> {
   stream.setEncoding("utf8");
   return stream as AsyncIterable<string>;
 }
+
+/**
+ * The same text, after `check` has seen its first line (up to `limit` characters, without its line
+ * end): a file's layout is told by its header before a reader tries to parse it. When `check`
+ * throws, the file is closed and the error is the reading's.
+ */
+export async function* afterFirstLineCheck(
+  chunks: AsyncIterable<string>,
+  check: (firstLine: string) => void,
+  limit: number,
+): AsyncGenerator<string> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  let head = "";
+  let done = false;
+  try {
+    while (!done && !head.includes("\n") && head.length < limit) {
+      const next = await iterator.next();
+      if (next.done) done = true;
+      else head += next.value;
+    }
+    check(
+      (head.split("\n", 1)[0] ?? "")
+        .slice(0, limit)
+        .replace(/^\uFEFF/, "")
+        .replace(/\r$/, ""),
+    );
+    if (head !== "") yield head;
+    while (!done) {
+      const next = await iterator.next();
+      if (next.done) done = true;
+      else yield next.value;
+    }
+  } finally {
+    if (!done) await iterator.return?.();
+  }
+}
