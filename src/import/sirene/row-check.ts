@@ -40,6 +40,7 @@ const LABEL: Record<LimitedField, string> = {
  * the longest a declared one-line field may be.
  */
 const OTHER_COLUMN_MAX = Math.max(...Object.values(MERCHANT_TEXT_LIMITS));
+const SHORTEST_LIMIT = Math.min(...Object.values(MERCHANT_TEXT_LIMITS));
 
 /**
  * A row of a SIRENE file made fit to import, before anything reads it: its values cleaned of
@@ -52,15 +53,15 @@ const OTHER_COLUMN_MAX = Math.max(...Object.values(MERCHANT_TEXT_LIMITS));
 export function refusedRow(row: Record<string, string>): string | null {
   for (const column in row) {
     const value = withoutControlCharacters(row[column] as string);
+    row[column] = value;
+    // Most values are short: the limits are looked up only for those that could be over one.
+    if (value.length <= SHORTEST_LIMIT) continue;
     const field = FIELD_OF_COLUMN.get(column);
     const max = field ? MERCHANT_TEXT_LIMITS[field] : OTHER_COLUMN_MAX;
-    if (value.length > max) {
-      const length = value.trim().length;
-      if (length > max) {
-        return `${column}: ${length} characters, more than the ${max} ${field ? `${LABEL[field]} may have` : "any column the import reads may have"}`;
-      }
+    const length = value.length > max ? value.trim().length : 0;
+    if (length > max) {
+      return `${column}: ${length} characters, more than the ${max} ${field ? `${LABEL[field]} may have` : "any column the import reads may have"}`;
     }
-    row[column] = value;
   }
   return null;
 }
