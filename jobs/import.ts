@@ -43,7 +43,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { importBodaccFile } from "../src/import/bodacc/import-bodacc.ts";
 import { BodaccFileError } from "../src/import/bodacc/records.ts";
-import { OfficialFileError } from "../src/import/open-text.ts";
+import { fileFault } from "../src/import/open-text.ts";
 import { importSireneStock, SireneFileError } from "../src/import/sirene/import-sirene.ts";
 import type { SireneFileKind } from "../src/import/sirene/layout.ts";
 import { setLogLevel } from "../src/logging.ts";
@@ -194,13 +194,8 @@ function refusal(error: unknown): string | null {
   }
   const file = positionals[1] as string;
   if (error instanceof BodaccFileError) return `${at(file, error.line)}: ${printable(error.message)}`;
-  if (error instanceof OfficialFileError) return printable(error.message);
-  const code = String((error as NodeJS.ErrnoException).code);
-  if (["ENOENT", "EACCES", "EISDIR", "ENOTDIR"].includes(code)) return `${file}: cannot be read (${code})`;
-  if (["Z_DATA_ERROR", "Z_BUF_ERROR"].includes(code)) {
-    return `${file}: damaged or cut short (${(error as Error).message})`;
-  }
-  return null;
+  const fault = fileFault(error);
+  return fault === null ? null : `${file}: ${printable(fault)}`;
 }
 
 try {

@@ -392,12 +392,26 @@ describe("BODACC layouts and bounds", () => {
     expect(text.stdout.trimEnd().split("\n").at(-1)).toBe("... and 99900 more not listed (the first 100 are)");
   });
 
-  it("refuses a CSV export, naming the export to take instead", async () => {
+  it("refuses a CSV export, naming the export to take instead, and a file it cannot open", async () => {
     const csv = file("annonces-commerciales.csv", "id;publicationavis;publicationavis_facette;parution;dateparution\n");
     expect(await importJob("bodacc", csv)).toEqual({
       code: 3,
       stdout: "",
       stderr: `import: ${csv}, line 1: this is the CSV export (/exports/csv): the import reads the JSON exports, /exports/jsonl or /exports/json of the same dataset\n`,
+    });
+    const missing = path.join(dataDir, "annonces-absentes.jsonl");
+    expect(await importJob("bodacc", missing)).toEqual({
+      code: 3,
+      stdout: "",
+      stderr: `import: ${missing}: cannot be read (ENOENT)\n`,
+    });
+    const encrypted = Buffer.alloc(64);
+    encrypted.writeUInt32LE(0x04034b50, 0);
+    encrypted.writeUInt16LE(0x1, 6);
+    const zip = file("annonces.zip", encrypted);
+    expect(await importJob("bodacc", zip)).toMatchObject({
+      code: 3,
+      stderr: `import: ${zip}: an encrypted zip archive: not read\n`,
     });
   });
 });

@@ -8,7 +8,7 @@ import type {
 import { trades } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
 import { CsvFormatError, csvRows, MAX_RECORD_CHARS } from "../csv.ts";
-import { afterFirstLineCheck, OfficialFileError, openText } from "../open-text.ts";
+import { afterFirstLineCheck, fileFault, openText } from "../open-text.ts";
 import { addRejection, quoted, type RejectionList } from "../rejections.ts";
 import {
   ESTABLISHMENT_COLUMNS,
@@ -70,15 +70,8 @@ export class SireneFileError extends Error {
 function fileError(file: SireneFileKind, path: string, error: unknown): SireneFileError | null {
   if (error instanceof SireneFileError) return error;
   if (error instanceof CsvFormatError) return new SireneFileError(file, path, error.line, error.message);
-  if (error instanceof OfficialFileError) return new SireneFileError(file, path, null, error.message);
-  const code = String((error as NodeJS.ErrnoException).code);
-  if (["ENOENT", "EACCES", "EISDIR", "ENOTDIR"].includes(code)) {
-    return new SireneFileError(file, path, null, `cannot be read (${code})`);
-  }
-  if (["Z_DATA_ERROR", "Z_BUF_ERROR"].includes(code)) {
-    return new SireneFileError(file, path, null, `damaged or cut short (${(error as Error).message})`);
-  }
-  return null;
+  const fault = fileFault(error);
+  return fault === null ? null : new SireneFileError(file, path, null, fault);
 }
 
 /**
