@@ -117,7 +117,11 @@ const BATCH_ROWS = 250;
  * Brings the registry in line with a SIRENE stock file, one establishment (one transaction) at a
  * time: the same file twice changes nothing the second time, so an import killed half-way is
  * resumed by running it again. Memory holds the companies and positions of the kept
- * establishments only (a first pass over the establishments names them).
+ * establishments only (a first pass over the establishments names them). Each file's header is
+ * checked for a layout the import reads before it is parsed, and each row is cleaned and held to
+ * the declarations' limits before anything reads it (row-check.ts); a row that cannot be taken is
+ * counted and, among the first REJECTIONS_KEPT, listed with its file and line. A file that cannot
+ * be read on throws a SireneFileError naming it.
  */
 export async function importSireneStock(
   deps: MerchantLifecycleDeps,
