@@ -7,40 +7,51 @@
  *   npm run import -- sirene --etablissements StockEtablissement_utf8.zip --unites-legales StockUniteLegale_utf8.zip
  *                            [--geo geo_siret_69.csv.gz] [--departments 69,75] [--file-date 2026-11-01] [--json]
  *
- * SIRENE stock (INSEE, format 3.11, UTF-8 CSV with its header, as published: plain, zipped or
- * gzipped): active (A) and public (O) establishments of the trades the registry covers become
- * PROBATION merchants with their identity verified; known ones take the file's address and
- * activity; closed ones (F) archive their merchant. The legal units file gives each merchant its
- * company's name, legal form and creation date (and the company's age as an official signal; the
- * file is read for the companies of the kept establishments only): without it, a new establishment
- * has no name the files give and is skipped (name_unknown), known ones still follow their rows.
- * Names are INSEE's own, in its order (sign, usual name, company name); the identity check holds
- * from INSEE's processing of the row, or for a row without one from the file's date when
- * `--file-date` states it (else the row is skipped, undated); a check recorded later (npm run
- * verify) is never replaced by an older row's. Positions come from
- * Etalab's geocoded files (`--geo`, or an establishments file that carries their columns); without
- * one, from the commune's centroid, marked as such. Ends with counts; rows it cannot read are
- * listed with their line numbers. The same file twice changes nothing the second time.
- * Exit status: 0 done, 1 some rows rejected, 2 usage.
+ * SIRENE stock (INSEE, UTF-8 CSV with its header, as published: plain, zipped or gzipped; the
+ * layouts since 2019, columns found by name whatever their case and order): active (A) and public
+ * (O) establishments of the trades the registry covers become PROBATION merchants with their
+ * identity verified; known ones take the file's address and activity; closed ones (F) archive
+ * their merchant. The legal units file gives each merchant its company's name, legal form and
+ * creation date (and the company's age as an official signal; the file is read for the companies
+ * of the kept establishments only): without it, a new establishment has no name the files give
+ * and is skipped (name_unknown), known ones still follow their rows. Names are INSEE's own, in its
+ * order (sign, usual name, company name); the identity check holds from INSEE's processing of the
+ * row, or for a row without one from the file's date when `--file-date` states it (else the row is
+ * skipped, undated); a check recorded later (npm run verify) is never replaced by an older row's.
+ * Positions come from Etalab's geocoded files (`--geo`, or an establishments file that carries
+ * their columns); without one, from the commune's centroid, marked as such. Text is cleaned of
+ * control characters; a row with a name, street or town longer than a declaration may have is
+ * rejected. Ends with counts; rows it cannot read are counted and the first 100 listed with their
+ * file and line. The same file twice changes nothing the second time.
  *
  *   npm run import -- bodacc annonces-commerciales.jsonl [--json]
  *
- * BODACC (DILA's dataset annonces-commerciales, as its Opendatasoft API serves it: a records page,
+ * BODACC (DILA's dataset annonces-commerciales, as its Opendatasoft API serves it: a records page
+ * of the API v2.1, or of the older v1 and v2.0 (`records[].fields`, `records[].record.fields`),
  * /exports/json or /exports/jsonl; plain, gzipped or zipped): the merchants of each company
  * (SIREN) the file names record bodacc_clean, verified when no insolvency proceeding,
  * deregistration or sale of their business stands against them, failed with the announcement
  * otherwise; a deregistration archives them. Ends with counts: records read; merchants matched,
- * updated, archived, unchanged; records skipped by reason; records rejected with their number and
- * line. The same file twice changes nothing the second time. Exit status: 0 done, 1 some records
- * rejected (or the file unreadable), 2 usage.
+ * updated, archived, unchanged; records skipped by reason; records rejected, counted and the first
+ * 100 listed with their number and line. The same file twice changes nothing the second time.
+ *
+ * Exit status, for both:
+ *   0  done
+ *   1  done, but some rows (records) were rejected: they are counted and listed (the others are in)
+ *   2  usage: the command line is wrong
+ *   3  a file refused or unreadable, one line on stderr naming it (`--unites-legales FILE, line 1:
+ *      ...`) and the line at fault: not a layout the import reads (the pre-2019 SIRENE, a legal
+ *      units file given as establishments, ...), a header without the columns needed, a file
+ *      missing, damaged or cut short. What was read before the fault is applied; the run after
+ *      the file is fixed picks up the rest.
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { importBodaccFile } from "../src/import/bodacc/import-bodacc.ts";
 import { BodaccFileError } from "../src/import/bodacc/records.ts";
-import { CsvFormatError } from "../src/import/csv.ts";
-import { OfficialFileError } from "../src/import/open-text.ts";
-import { importSireneStock } from "../src/import/sirene/import-sirene.ts";
+import { fileFault } from "../src/import/open-text.ts";
+import { importSireneStock, SireneFileError } from "../src/import/sirene/import-sirene.ts";
+import type { SireneFileKind } from "../src/import/sirene/layout.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
@@ -58,6 +69,21 @@ function usage(message: string): never {
   process.stderr.write(`import: ${message}\n${USAGE}\n`);
   process.exit(2);
 }
+/** A file refused or unreadable (see the header). */
+const REFUSED = 3;
+/** The option each SIRENE file is given with, as errors and rejections name it. */
+const OPTION: Record<SireneFileKind, string> = {
+  establishments: "--etablissements",
+  legalUnits: "--unites-legales",
+  geo: "--geo",
+};
+/** The last line of a list of rejections cut at the first ones. */
+const notListed = (report: { rejected: unknown[]; rejected_count: number }) =>
+  report.rejected_count > report.rejected.length
+    ? [
+        `... and ${report.rejected_count - report.rejected.length} more not listed (the first ${report.rejected.length} are)`,
+      ]
+    : [];
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -116,7 +142,7 @@ async function sirene(establishments: string): Promise<void> {
     values.json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${rejected.length} rejected`,
+          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)
@@ -132,11 +158,12 @@ async function sirene(establishments: string): Promise<void> {
           ...(skipped.undated
             ? ["undated: rows without INSEE's processing date: state the file's date with --file-date YYYY-MM-DD"]
             : []),
-          ...rejected.map((item) => `line ${item.line}: ${item.error}`),
+          ...rejected.map((item) => `${OPTION[item.file]}, line ${item.line}: ${printable(item.error)}`),
+          ...notListed(report),
           "",
         ].join("\n"),
   );
-  if (rejected.length > 0) process.exitCode = 1;
+  if (report.rejected_count > 0) process.exitCode = 1;
 }
 
 async function bodacc(file: string): Promise<void> {
@@ -152,7 +179,7 @@ async function bodacc(file: string): Promise<void> {
     values.json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${rejected.length} rejected`,
+          `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)
@@ -162,10 +189,23 @@ async function bodacc(file: string): Promise<void> {
             (item) =>
               `record ${item.record}${item.line === null ? "" : ` (line ${item.line})`}: ${printable(item.error)}`,
           ),
+          ...notListed(report),
           "",
         ].join("\n"),
   );
-  if (rejected.length > 0) process.exitCode = 1;
+  if (report.rejected_count > 0) process.exitCode = 1;
+}
+
+/** A file refused or unreadable, as one line naming it and the line at fault; null for anything else. */
+function refusal(error: unknown): string | null {
+  const at = (file: string, line: number | null) => `${file}${line === null ? "" : `, line ${line}`}`;
+  if (error instanceof SireneFileError) {
+    return `${at(`${OPTION[error.file]} ${error.path}`, error.line)}: ${printable(error.message)}`;
+  }
+  const file = positionals[1] as string;
+  if (error instanceof BodaccFileError) return `${at(file, error.line)}: ${printable(error.message)}`;
+  const fault = fileFault(error);
+  return fault === null ? null : `${file}: ${printable(fault)}`;
 }
 
 /** Another process held the write lock past the wait: the catch-up would wait as long again. */
@@ -174,30 +214,15 @@ try {
   if (source === "bodacc") await bodacc(positionals[1] as string);
   else await sirene(values.etablissements as string);
 } catch (error) {
-  if (error instanceof CsvFormatError) {
-    process.stderr.write(`import: ${values.etablissements}, line ${error.line}: ${error.message}\n`);
-    process.exitCode = 1;
-  } else if (error instanceof BodaccFileError) {
-    const file = positionals[1] as string;
-    process.stderr.write(`import: ${file}${error.line === null ? "" : `, line ${error.line}`}: ${error.message}\n`);
-    process.exitCode = 1;
-  } else if (error instanceof OfficialFileError) {
-    process.stderr.write(`import: ${error.message}\n`);
-    process.exitCode = 1;
-  } else if ((error as NodeJS.ErrnoException).code === "ENOENT") {
-    process.stderr.write(
-      `import: cannot read ${(error as NodeJS.ErrnoException).path ?? values.etablissements ?? positionals[1]}\n`,
-    );
-    process.exitCode = 1;
-  } else if (["Z_DATA_ERROR", "Z_BUF_ERROR"].includes(String((error as NodeJS.ErrnoException).code))) {
-    process.stderr.write(`import: a compressed file is damaged or cut short (${(error as Error).message})\n`);
-    process.exitCode = 1;
-  } else if (isBusy(error)) {
+  if (isBusy(error)) {
     lockHeldElsewhere = true;
     process.stderr.write(`${lockHeldTooLong("import")}\n`);
     process.exitCode = 1;
   } else {
-    throw error;
+    const message = refusal(error);
+    if (message === null) throw error;
+    process.stderr.write(`import: ${message}\n`);
+    process.exitCode = REFUSED;
   }
 } finally {
   // The search index follows the store's change feed (src/search/embedded/follow.ts): what this

@@ -23,34 +23,83 @@ export function openText(file: string): AsyncIterable<string> {
     return decode(createReadStream(file).pipe(createGunzip()));
   }
   if (read >= 4 && head.readUInt32LE(0) === ZIP_LOCAL_HEADER) {
-    if (read < 30) throw new OfficialFileError(`${file} is a zip archive cut short`);
+    if (read < 30) throw new OfficialFileError("a zip archive cut short");
     const method = head.readUInt16LE(8);
     const flags = head.readUInt16LE(6);
     const nameLength = head.readUInt16LE(26);
     const extraLength = head.readUInt16LE(28);
-    if (flags & 0x1) throw new OfficialFileError(`${file} is an encrypted zip archive`);
+    if (flags & 0x1) throw new OfficialFileError("an encrypted zip archive: not read");
     const start = 30 + nameLength + extraLength;
     if (method === 8) return decode(createReadStream(file, { start }).pipe(createInflateRaw()));
     if (method === 0) {
       const size = head.readUInt32LE(18);
       if (flags & 0x8 || size === 0xffffffff) {
-        throw new OfficialFileError(`${file}: a stored (uncompressed) entry without its size is not supported`);
+        throw new OfficialFileError("a zip archive whose stored (uncompressed) entry does not give its size: not read");
       }
       return decode(createReadStream(file, { start, end: start + size - 1 }));
     }
-    throw new OfficialFileError(`${file}: zip compression method ${method} is not supported (deflate or stored)`);
+    throw new OfficialFileError(`a zip archive compressed by method ${method}: not read (deflate or stored)`);
   }
   return decode(createReadStream(file));
 }
 
 const ZIP_LOCAL_HEADER = 0x04034b50;
 
+/** An official file the import cannot open (its message says what the file is, not which). */
 export class OfficialFileError extends Error {
   override name = "OfficialFileError";
+}
+
+/**
+ * Why reading a file failed, when the failure is the file's: missing or unreadable, damaged or cut
+ * short (gzip, zip), an archive not read here. Null for any other failure (not the file's: a bug).
+ */
+export function fileFault(error: unknown): string | null {
+  if (error instanceof OfficialFileError) return error.message;
+  const code = String((error as NodeJS.ErrnoException | null)?.code);
+  if (["ENOENT", "EACCES", "EISDIR", "ENOTDIR"].includes(code)) return `cannot be read (${code})`;
+  if (["Z_DATA_ERROR", "Z_BUF_ERROR"].includes(code)) return `damaged or cut short (${(error as Error).message})`;
+  return null;
 }
 
 /** Bytes to text: a multi-byte character split between two chunks is decoded whole. */
 function decode(stream: Readable): AsyncIterable<string> {
   stream.setEncoding("utf8");
   return stream as AsyncIterable<string>;
+}
+
+/**
+ * The same text, after `check` has seen its first line (up to `limit` characters, without its line
+ * end): a file's layout is told by its header before a reader tries to parse it. When `check`
+ * throws, the file is closed and the error is the reading's.
+ */
+export async function* afterFirstLineCheck(
+  chunks: AsyncIterable<string>,
+  check: (firstLine: string) => void,
+  limit: number,
+): AsyncGenerator<string> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  let head = "";
+  let done = false;
+  try {
+    while (!done && !head.includes("\n") && head.length < limit) {
+      const next = await iterator.next();
+      if (next.done) done = true;
+      else head += next.value;
+    }
+    check(
+      (head.split("\n", 1)[0] ?? "")
+        .slice(0, limit)
+        .replace(/^\uFEFF/, "")
+        .replace(/\r$/, ""),
+    );
+    if (head !== "") yield head;
+    while (!done) {
+      const next = await iterator.next();
+      if (next.done) done = true;
+      else yield next.value;
+    }
+  } finally {
+    if (!done) await iterator.return?.();
+  }
 }

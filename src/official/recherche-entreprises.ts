@@ -23,6 +23,8 @@
  *   whose `Retry-After` header says how long to wait. An explicit User-Agent is asked for.
  * - 5xx are not described; the service's code answers 500 `{ "erreur": ... }` on an internal error
  *   and its proxies 502-504: retried, with backoff, like a timeout or a refused connection.
+ * An answer is read up to `maxAnswerBytes` (decoded): the answer for one SIRET is a few kilobytes,
+ * and a larger one fails the lookup as `invalid_answer` (not retried) without being read further.
  */
 import { z } from "zod";
 import {
@@ -55,6 +57,8 @@ export interface RechercheEntreprisesOptions {
   maxRetryAfterMs?: number;
   /** Requests a second, at most the published 7 (default 7). */
   requestsPerSecond?: number;
+  /** The largest answer read, in bytes once decoded (default 2 MiB): a larger one fails the lookup. */
+  maxAnswerBytes?: number;
   /** Injected in tests. */
   pacer?: RequestPacer;
   sleep?: (ms: number) => Promise<void>;
@@ -62,6 +66,8 @@ export interface RechercheEntreprisesOptions {
 
 /** Without a Retry-After header, a 429 waits one second. */
 const DEFAULT_RETRY_AFTER_MS = 1_000;
+/** The answer for one SIRET is a few kilobytes (10 results at most, each with its matching establishment). */
+export const DEFAULT_MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 const MASKED = "[NON-DIFFUSIBLE]";
 
 export function createRechercheEntreprisesClient(options: RechercheEntreprisesOptions): OfficialRegistryLookup {
@@ -75,18 +81,19 @@ export function createRechercheEntreprisesClient(options: RechercheEntreprisesOp
   );
   const pacer = options.pacer ?? createRequestPacer({ perSecond, marginMs: PACING_MARGIN_MS });
   const wait = options.sleep ?? sleep;
+  const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
 
   async function get(url: string): Promise<string> {
     for (let attempt = 1; ; attempt += 1) {
       await pacer.acquire();
       let response: Response;
-      let body: string;
+      let body: string | null;
       try {
         response = await fetch(url, {
           headers: { accept: "application/json", "user-agent": options.userAgent },
           signal: AbortSignal.timeout(options.timeoutMs),
         });
-        body = await response.text();
+        body = await boundedText(response, maxAnswerBytes);
       } catch (error) {
         const timedOut = error instanceof Error && error.name === "TimeoutError";
         if (attempt >= maxAttempts) {
@@ -100,6 +107,13 @@ export function createRechercheEntreprisesClient(options: RechercheEntreprisesOp
         }
         await wait(backoffMs * 2 ** (attempt - 1));
         continue;
+      }
+      if (body === null) {
+        throw new OfficialRegistryError(
+          "invalid_answer",
+          url,
+          `${url}: answered ${response.status} with more than ${maxAnswerBytes} bytes (an answer for one SIRET is a few kilobytes)`,
+        );
       }
       if (response.status === 200) return body;
       if (response.status === 429) {
@@ -151,6 +165,32 @@ export function createRechercheEntreprisesClient(options: RechercheEntreprisesOp
       return { url, establishment: establishmentIn(payload, siret, url) };
     },
   };
+}
+
+/**
+ * The answer's body as text, or null when it is larger than `maxBytes` (said by Content-Length, or
+ * met while reading): the reading stops there and the connection is released.
+ */
+async function boundedText(response: Response, maxBytes: number): Promise<string | null> {
+  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    return null;
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Retry-After as the milliseconds to wait: delta-seconds or an HTTP date (RFC 9110, 10.2.3); null if unreadable. */

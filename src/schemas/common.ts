@@ -57,6 +57,24 @@ export function hasOnlyLineControls(value: string): boolean {
   return !CONTROL_CHARACTERS_BUT_LINES.test(value);
 }
 
+// Text read from the official files is not refused for its control characters (a register's row
+// is what it is) but cleaned of them: the C0 and C1 controls (NUL, TAB, ESC, ...) and DEL, and the
+// bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) and the Arabic
+// letter mark (U+061C), which can reverse how a name reads on a page or a terminal. A tab or a line
+// break between two words becomes one space; the rest are dropped.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the line controls are what is replaced.
+const LINE_CONTROLS = /[\t\n\u000b\u000c\r\u0085\u2028\u2029]+/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters removed.
+const CONTROLS_AND_BIDI = /[\u0000-\u001f\u007f-\u009f\u061c\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const CONTROLS_AND_BIDI_ALL = new RegExp(CONTROLS_AND_BIDI.source, "g");
+
+/** Official text without control characters nor bidirectional overrides (see above). */
+export function withoutControlCharacters(value: string): string {
+  // Most text has none: one test, no copy (an import cleans millions of fields).
+  if (!CONTROLS_AND_BIDI.test(value)) return value;
+  return value.replace(LINE_CONTROLS, " ").replace(CONTROLS_AND_BIDI_ALL, "");
+}
+
 /** Idempotency-Key (leads, orders, the MCP lead tools): 1 to 255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_MAX = 255;
 export const IDEMPOTENCY_KEY_RULE = `1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters`;

@@ -49,6 +49,18 @@ export const text = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine(hasOnlyLineControls, MULTI_LINE_MESSAGE);
 
+/**
+ * The longest a merchant's identity and address may be, in characters: what a declaration may
+ * say, and what a row of an official file may bring (the imports hold SIRENE's columns to the limit
+ * of the field each fills: src/import/sirene/row-check.ts).
+ */
+export const MERCHANT_TEXT_LIMITS = {
+  legal_name: 200,
+  business_name: 120,
+  street: 200,
+  city: 100,
+} as const;
+
 const postalCode = z.string().regex(/^(?:0[1-9]|[1-8]\d|9[0-8])\d{3}$/, "must be a French postal code (5 digits)");
 const serviceZone = oneLine(100).refine(
   // An empty zone is already refused as empty; say it once.
@@ -93,14 +105,18 @@ export const productDeclarationSchema = z.strictObject({
 
 const declarationShape = {
   siret: siretSchema,
-  legal_name: oneLine(200),
-  business_name: oneLine(120),
+  legal_name: oneLine(MERCHANT_TEXT_LIMITS.legal_name),
+  business_name: oneLine(MERCHANT_TEXT_LIMITS.business_name),
   naf_code: z
     .string(required("a NAF code like 43.22A"))
     .regex(/^\d{2}\.\d{2}[A-Z]$/, "must be a NAF code like 43.22A")
     .refine((code) => tradeForNaf(code) !== undefined, "is not a trade the registry covers (see data/naf-trades.json)"),
   address: z.strictObject(
-    { street: oneLine(200), postal_code: postalCode, city: oneLine(100) },
+    {
+      street: oneLine(MERCHANT_TEXT_LIMITS.street),
+      postal_code: postalCode,
+      city: oneLine(MERCHANT_TEXT_LIMITS.city),
+    },
     required("an object with street, postal_code and city"),
   ),
   /** The company's registration at the commerce court's registry, as printed: "RCS Lyon 123 456 789". */

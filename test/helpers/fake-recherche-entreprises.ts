@@ -32,7 +32,9 @@ export type FakeAnswer =
   | { kind: "bad_request"; message: string }
   | { kind: "too_many"; retryAfter: string | null }
   | { kind: "status"; status: number }
-  | { kind: "slow"; delayMs: number; answer: FakeAnswer };
+  | { kind: "slow"; delayMs: number; answer: FakeAnswer }
+  /** A 200 of `bytes` bytes (a found establishment, then spaces), said in Content-Length or streamed without. */
+  | { kind: "huge"; bytes: number; declared: boolean; establishment: FakeEstablishment };
 
 export interface FakeRequest {
   q: string | null;
@@ -40,6 +42,8 @@ export interface FakeRequest {
   userAgent: string | null;
   /** performance.now() when the request arrived. */
   at: number;
+  /** Bytes of the answer's body the server could write before the client closed or it ended. */
+  sent: number;
 }
 
 export interface FakeRechercheEntreprises {
@@ -56,12 +60,14 @@ export async function startFakeRechercheEntreprises(): Promise<FakeRechercheEntr
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://fake");
     const q = url.searchParams.get("q");
-    requests.push({
+    const arrived: FakeRequest = {
       q,
       url: url.pathname + url.search,
       userAgent: request.headers["user-agent"] ?? null,
       at: performance.now(),
-    });
+      sent: 0,
+    };
+    requests.push(arrived);
     if (request.method !== "GET" || url.pathname !== "/search") {
       json(response, 404, { erreur: "Ressource non trouvée." });
       return;
@@ -73,7 +79,7 @@ export async function startFakeRechercheEntreprises(): Promise<FakeRechercheEntr
     const script = scripts.get(q.replace(/ /g, ""));
     const answer =
       script && script.length > 1 ? (script.shift() as FakeAnswer) : (script?.[0] ?? { kind: "not_found" });
-    answerWith(response, answer);
+    answerWith(response, answer, arrived);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -90,7 +96,7 @@ export async function startFakeRechercheEntreprises(): Promise<FakeRechercheEntr
   };
 }
 
-function answerWith(response: ServerResponse, answer: FakeAnswer): void {
+function answerWith(response: ServerResponse, answer: FakeAnswer, arrived: FakeRequest): void {
   switch (answer.kind) {
     case "found":
       json(response, 200, payload([result(answer.establishment, "A", null, "O")]));
@@ -123,11 +129,49 @@ function answerWith(response: ServerResponse, answer: FakeAnswer): void {
       });
       return;
     case "slow": {
-      const timer = setTimeout(() => answerWith(response, answer.answer), answer.delayMs);
+      const timer = setTimeout(() => answerWith(response, answer.answer, arrived), answer.delayMs);
       response.on("close", () => clearTimeout(timer));
       return;
     }
+    case "huge": {
+      void writeHuge(response, answer, arrived);
+      return;
+    }
   }
+}
+
+/** A valid answer padded with spaces to `bytes`, written as fast as the client reads it. */
+async function writeHuge(
+  response: ServerResponse,
+  answer: Extract<FakeAnswer, { kind: "huge" }>,
+  arrived: FakeRequest,
+): Promise<void> {
+  const head = Buffer.from(JSON.stringify(payload([result(answer.establishment, "A", null, "O")])));
+  response.writeHead(200, {
+    "content-type": "application/json",
+    ...(answer.declared ? { "content-length": answer.bytes } : {}),
+  });
+  let closed = false;
+  response.on("close", () => {
+    closed = true;
+  });
+  const padding = Buffer.alloc(64 * 1024, " ");
+  let left = answer.bytes;
+  for (const piece of [head, padding]) {
+    while (left > 0 && !closed) {
+      const chunk = piece.subarray(0, Math.min(piece.length, left));
+      left -= chunk.length;
+      arrived.sent += chunk.length;
+      if (!response.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          response.once("drain", resolve);
+          response.once("close", resolve);
+        });
+      }
+      if (piece === head) break;
+    }
+  }
+  if (!closed) response.end();
 }
 
 function json(response: ServerResponse, status: number, body: unknown): void {

@@ -263,6 +263,7 @@ describe("npm run import -- bodacc", () => {
         source_url: "https://bodacc-datadila.opendatasoft.com/explore/dataset/annonces-commerciales/",
         skipped: { not_in_registry: 1, no_siren: 1, cancelled: 2 },
         rejected: [{ record: 6, line: 6, error: "not valid JSON (Unexpected end of JSON input)" }],
+        rejected_count: 1,
       },
     });
 
@@ -403,7 +404,7 @@ describe("npm run import -- bodacc", () => {
         env: { ...process.env, DATA_DIR: server.dataDir },
       }),
     ).rejects.toMatchObject({
-      code: 1,
+      code: 3,
       stderr: `import: ${cut}, line 2: the file ends inside record 2, begun on line 2\n`,
     });
     await expect(

@@ -105,9 +105,10 @@ describe("npm run import -- sirene", () => {
       unchanged: 0,
       skipped: { not_public: 1, closed: 1, naf_not_covered: 1 },
       rejected: [
-        { line: 6, error: `2 fields where the header has ${HEADER.length}` },
-        { line: 7, error: "siret: 55566677700099 is not a valid SIRET" },
+        { file: "establishments", line: 6, error: `2 fields where the header has ${HEADER.length}` },
+        { file: "establishments", line: 7, error: "siret: 55566677700099 is not a valid SIRET" },
       ],
+      rejected_count: 2,
     });
 
     const { body } = await server.getJson("/api/registry/search?q=Pain%20Dore");
@@ -232,9 +233,9 @@ describe("npm run import -- sirene", () => {
       cwd: root,
       env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
     }).catch((error: { code: number; stderr: string }) => error);
-    expect("code" in failure ? failure.code : 0).toBe(1);
+    expect("code" in failure ? failure.code : 0).toBe(3);
     expect("stderr" in failure ? failure.stderr : "").toBe(
-      `import: ${cut}, line 3: the file ends inside a quoted field (cut short?)\n`,
+      `import: --etablissements ${cut}, line 3: the file ends inside a quoted field (cut short?)\n`,
     );
   }, 60_000);
 
@@ -308,9 +309,9 @@ describe("npm run import -- sirene", () => {
       cwd: root,
       env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
     }).catch((error: { code: number; stderr: string }) => error);
-    expect("code" in failure ? failure.code : 0).toBe(1);
+    expect("code" in failure ? failure.code : 0).toBe(3);
     expect("stderr" in failure ? failure.stderr : "").toBe(
-      "import: a compressed file is damaged or cut short (unexpected end of file)\n",
+      `import: --etablissements ${cut}: damaged or cut short (unexpected end of file)\n`,
     );
   }, 60_000);
   it("takes in all of local commerce by either NAF code, NAF 2025 first, on real establishments in INSEE's layout", async () => {

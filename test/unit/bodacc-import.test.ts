@@ -10,7 +10,7 @@ import { adverseAnnouncements, withdrawnBy } from "../../src/domain/merchants/ap
 import type { OfficialAnnouncement } from "../../src/domain/merchants/official-announcement.ts";
 import { makeSiren } from "../../src/domain/siret.ts";
 import { announcementOf, bodaccDate, sirensIn } from "../../src/import/bodacc/announcements.ts";
-import { BodaccFileError, bodaccRecords, type RecordItem } from "../../src/import/bodacc/records.ts";
+import { BodaccFileError, bodaccRecords, RECORD_LIMIT, type RecordItem } from "../../src/import/bodacc/records.ts";
 
 const SIREN = makeSiren("55566677");
 const spaced = `${SIREN.slice(0, 3)} ${SIREN.slice(3, 6)} ${SIREN.slice(6)}`;
@@ -306,6 +306,116 @@ describe("bodaccRecords", () => {
     expect(await read(JSON.stringify(page, null, 2), 10)).toEqual(expected);
     await expect(read('{\n  "total_count": 0\n}')).rejects.toThrow('a JSON object without a "results" array');
     await expect(read("id;dateparution\n")).rejects.toThrow(BodaccFileError);
+  });
+});
+
+/** Text never held whole: `head`, `count` times `piece`, then `tail`. */
+async function* repeated(head: string, piece: string, count: number, tail: string): AsyncGenerator<string> {
+  yield head;
+  for (let index = 0; index < count; index++) yield piece;
+  yield tail;
+}
+
+async function all(chunks: AsyncIterable<string>, options: { layout?: "jsonl" } = {}): Promise<RecordItem[]> {
+  const out: RecordItem[] = [];
+  for await (const item of bodaccRecords(chunks, options)) out.push(item);
+  return out;
+}
+
+describe("the layouts of the older APIs, and records out of bounds", () => {
+  const TOO_LONG = `longer than ${RECORD_LIMIT} characters (not an announcement): skipped`;
+  // One more mebibyte of text than a record may have, in pieces of one.
+  const MEBIBYTE = "a".repeat(1024 * 1024);
+  const PIECES = RECORD_LIMIT / MEBIBYTE.length + 1;
+
+  it("reads a record as v1 ({fields}) and v2.0 ({record: {fields}}) wrap it, in pages, arrays and lines", async () => {
+    const v1 = {
+      datasetid: "annonces-commerciales",
+      recordid: "5b0a5a1c",
+      fields: COLLECTIVE,
+      record_timestamp: "2026-03-18T04:00:00Z",
+    };
+    const v20 = { links: [], record: { id: "9f1e", timestamp: "2026-03-18T04:00:00Z", size: 2048, fields: second } };
+    const expected = (line: (index: number) => number | null) => [
+      { record: COLLECTIVE, number: 1, line: line(1) },
+      { record: second, number: 2, line: line(2) },
+    ];
+    expect(await read(JSON.stringify({ nhits: 2, parameters: {}, records: [v1, v20] }))).toEqual(expected(() => null));
+    expect(await read(JSON.stringify({ total_count: 2, records: [v1, v20] }, null, 2), 7)).toEqual(
+      expected(() => null),
+    );
+    expect(await read(`[${JSON.stringify(v1)},\n${JSON.stringify(v20)}]`, 9)).toEqual(expected((index) => index));
+    expect(await read(`${JSON.stringify(v1)}\n${JSON.stringify(v20)}\n`, 11)).toEqual(expected((index) => index));
+    await expect(read('{\n  "nhits": 0,\n  "parameters": {}\n}')).rejects.toThrow(
+      'a JSON object without a "results" array (API v2.1) or a "records" array (v1, v2.0): not a records page',
+    );
+  });
+
+  it("sets aside a line of JSON Lines longer than a record may be, with its number, and reads on", async () => {
+    const items = await all(
+      repeated(`${JSON.stringify(COLLECTIVE)}\n{"commercant": "`, MEBIBYTE, PIECES, `"}\n${JSON.stringify(second)}\n`),
+      { layout: "jsonl" },
+    );
+    expect(items).toEqual([
+      { record: COLLECTIVE, number: 1, line: 1 },
+      { error: TOO_LONG, number: 2, line: 2 },
+      { record: second, number: 3, line: 3 },
+    ]);
+  });
+
+  it("sets aside an array element longer than a record may be, with the line it begins on, and reads on", async () => {
+    const items = await all(
+      repeated(
+        `[${JSON.stringify(COLLECTIVE)},\n{"commercant": "`,
+        MEBIBYTE,
+        PIECES,
+        `"},\n${JSON.stringify(second)}]`,
+      ),
+    );
+    expect(items).toEqual([
+      { record: COLLECTIVE, number: 1, line: 1 },
+      { error: TOO_LONG, number: 2, line: 2 },
+      { record: second, number: 3, line: 3 },
+    ]);
+  });
+
+  it("refuses the CSV export, naming the exports to take instead", async () => {
+    // The export's header as Opendatasoft writes it: the dataset's fields, semicolon separated.
+    await expect(
+      read("id;publicationavis;publicationavis_facette;parution;dateparution;numeroannonce\n"),
+    ).rejects.toThrow(
+      new BodaccFileError(
+        "this is the CSV export (/exports/csv): the import reads the JSON exports, /exports/jsonl or /exports/json of the same dataset",
+        1,
+      ),
+    );
+  });
+
+  it("reads a record naming 300,000 companies in linear time (a list searched at each one took two minutes)", () => {
+    const sirens = Array.from({ length: 300_000 }, (_, index) => makeSiren(String(10_000_000 + index)));
+    const registre = sirens.flatMap((siren) => [`${siren.slice(0, 3)} ${siren.slice(3, 6)} ${siren.slice(6)}`, siren]);
+    const started = performance.now();
+    const { subjects } = announcement({ ...COLLECTIVE, registre });
+    const elapsed = performance.now() - started;
+    expect(subjects).toHaveLength(300_001);
+    expect(subjects.slice(0, 2)).toEqual(sirens.slice(0, 2));
+    expect(subjects.at(-1)).toBe(SIREN);
+    // Linear: under a second here; the quadratic dedupe took 126 s.
+    expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it("cleans kept texts of control characters and bidirectional overrides, and rejects one over 500 characters", () => {
+    expect(
+      announcement({ ...COLLECTIVE, tribunal: "Greffe\u0000 du Tribunal\u202e de Commerce\tde\u2066 Lyon\u0090" })
+        .court,
+    ).toBe("Greffe du Tribunal de Commerce de Lyon");
+    const nature = `Jugement d'ouverture de liquidation judiciaire ${"x".repeat(454)}`;
+    expect(nature).toHaveLength(501);
+    expect(
+      announcementOf({ ...COLLECTIVE, jugement: JSON.stringify({ famille: "Jugement d'ouverture", nature }) }),
+    ).toEqual({
+      error: "jugement.nature: 501 characters, more than the 500 a kept text may have",
+    });
   });
 });
 

@@ -161,6 +161,42 @@ describe("findEstablishment", () => {
   });
 });
 
+describe("an answer larger than a lookup may take", () => {
+  // 50 MB: a valid answer (the establishment found) padded with spaces. Without a cap it was read
+  // whole, however large (an answer of 10.5 GB was).
+  const BYTES = 50 * 1024 * 1024;
+
+  it("fails the lookup when Content-Length says so, without reading the body nor asking again", async () => {
+    fake.script(siret, { kind: "huge", bytes: BYTES, declared: true, establishment: bakery });
+    const error = await failure(client({ maxAnswerBytes: 1024 * 1024 }).findEstablishment(siret));
+    expect([error.failure, error.message]).toEqual([
+      "invalid_answer",
+      `${fake.url}/search?q=${siret}: answered 200 with more than 1048576 bytes (an answer for one SIRET is a few kilobytes)`,
+    ]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("stops reading a streamed answer at the cap (2 MiB by default) and fails the lookup", async () => {
+    fake.script(siret, { kind: "huge", bytes: BYTES, declared: false, establishment: bakery });
+    const error = await failure(client().findEstablishment(siret));
+    expect([error.failure, error.message]).toEqual([
+      "invalid_answer",
+      `${fake.url}/search?q=${siret}: answered 200 with more than 2097152 bytes (an answer for one SIRET is a few kilobytes)`,
+    ]);
+    expect(fake.requests).toHaveLength(1);
+    // The server stopped once the client let go: what it wrote is the cap and what the sockets
+    // buffered, not the 50 MB.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fake.requests[0]?.sent).toBeLessThan(BYTES / 2);
+  });
+
+  it("reads an answer under the cap as usual", async () => {
+    fake.script(siret, { kind: "huge", bytes: 512 * 1024, declared: false, establishment: bakery });
+    const lookup = await client().findEstablishment(siret);
+    expect(lookup.establishment?.siret).toBe(siret);
+  });
+});
+
 describe("when the API is busy or slow", () => {
   it("waits the Retry-After of a 429, then asks again", async () => {
     fake.script(siret, { kind: "too_many", retryAfter: "1" }, { kind: "found", establishment: bakery });

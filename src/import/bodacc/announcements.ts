@@ -50,19 +50,40 @@
  */
 import type { OfficialAnnouncement } from "../../domain/merchants/official-announcement.ts";
 import { isValidSiren } from "../../domain/siret.ts";
+import { withoutControlCharacters } from "../../schemas/common.ts";
 import type { RawRecord } from "./records.ts";
 
 const ANNOUNCEMENT_URL = "https://www.bodacc.fr/pages/annonces-commerciales-detail/?q.id=id:";
 
 class FieldError extends Error {}
 
-/** One line of text: control characters and runs of spaces become one space. */
+/**
+ * One line of text: without control characters nor bidirectional overrides (the rule of
+ * src/schemas/common.ts: a line break or a tab becomes a space), runs of spaces made one.
+ */
 function text(value: unknown): string | null {
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value !== "string") return null;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed.
-  const cleaned = value.replace(/[\u0000-\u001f\u007f\u00a0\s]+/g, " ").trim();
+  const cleaned = withoutControlCharacters(value)
+    .replace(/[\u00a0\s]+/g, " ")
+    .trim();
   return cleaned === "" ? null : cleaned;
+}
+
+/**
+ * The longest a text the announcement keeps may be (the court, the wording of a judgment, of a
+ * sale, of a deregistration; the announcement's URL): they are shown on evidence pages and in the
+ * audit log. BODACC's own are under 200 characters; a record over it is rejected, not cut.
+ */
+const KEPT_TEXT_MAX = 500;
+
+/** A text the announcement keeps, held to KEPT_TEXT_MAX. */
+function kept(name: string, value: unknown): string | null {
+  const written = text(value);
+  if (written !== null && written.length > KEPT_TEXT_MAX) {
+    throw new FieldError(`${name}: ${written.length} characters, more than the ${KEPT_TEXT_MAX} a kept text may have`);
+  }
+  return written;
 }
 
 /** A subfield published as JSON inside a string (an object in its place is accepted). */
@@ -89,22 +110,28 @@ const asList = (value: unknown): unknown[] =>
 
 const SIREN_IN_TEXT = /(?<!\d)\d{3}[ \u00a0.]?\d{3}[ \u00a0.]?\d{3}(?!\d)/g;
 
-/** The valid SIREN numbers a text holds, however spaced ("833 310 592", "833310592 RCS Lyon"). */
+/** The valid SIREN numbers a text holds, however spaced ("833 310 592", "833310592 RCS Lyon"), each once. */
 export function sirensIn(value: unknown): string[] {
-  const found: string[] = [];
+  return [...addSirensIn(value, new Set())];
+}
+
+/**
+ * Adds to `found` the SIRENs `value` holds, in the order met. A Set keeps them: a record listing
+ * 300,000 of them took two minutes with a list searched at each one.
+ */
+function addSirensIn(value: unknown, found: Set<string>): Set<string> {
   for (const item of asList(value)) {
     if (typeof item !== "string" && typeof item !== "number") continue;
     for (const match of String(item).matchAll(SIREN_IN_TEXT)) {
       const siren = match[0].replace(/\D/g, "");
-      if (isValidSiren(siren) && !found.includes(siren)) found.push(siren);
+      if (!found.has(siren) && isValidSiren(siren)) found.add(siren);
     }
   }
   return found;
 }
 
-/** The SIRENs of a `{"personne": ...}` list (RCS number, or trades register number). */
-function sirensOfPersons(list: Record<string, unknown> | null): string[] {
-  const found: string[] = [];
+/** The SIRENs of a `{"personne": ...}` list (RCS number, or trades register number), added to `found`. */
+function sirensOfPersons(list: Record<string, unknown> | null, found = new Set<string>()): Set<string> {
   for (const person of asList(list?.personne)) {
     const entry = asObject(person);
     if (!entry) continue;
@@ -112,7 +139,7 @@ function sirensOfPersons(list: Record<string, unknown> | null): string[] {
       ...asList(entry.numeroImmatriculation).map((item) => asObject(item)?.numeroIdentification),
       ...asList(entry.inscriptionRM).map((item) => asObject(item)?.numeroIdentificationRM),
     ];
-    for (const siren of sirensIn(numbers)) if (!found.includes(siren)) found.push(siren);
+    addSirensIn(numbers, found);
   }
   return found;
 }
@@ -190,20 +217,20 @@ function read(record: RawRecord): OfficialAnnouncement {
   if (!publishedOn || !/^\d{4}-/.test(String(record.dateparution))) {
     throw new FieldError(`dateparution: ${JSON.stringify(record.dateparution ?? null)} is not a date`);
   }
-  const family = text(record.familleavis)?.toLowerCase() ?? "";
+  const family = kept("familleavis", record.familleavis)?.toLowerCase() ?? "";
   const kind = kindOf(family);
   const judgment = subfield(record, "jugement");
   const deregistration = subfield(record, "radiationaurcs");
   const act = subfield(record, "acte");
   const persons = subfield(record, "listepersonnes");
   const previousOwners = [
-    ...sirensOfPersons(subfield(record, "listeprecedentproprietaire")),
-    ...sirensOfPersons(subfield(record, "listeprecedentexploitant")),
-  ].filter((siren, index, all) => all.indexOf(siren) === index);
-  const subjects = [...sirensIn(record.registre), ...sirensOfPersons(persons)].filter(
-    (siren, index, all) => all.indexOf(siren) === index,
-  );
-  const url = text(record.url_complete);
+    ...sirensOfPersons(
+      subfield(record, "listeprecedentexploitant"),
+      sirensOfPersons(subfield(record, "listeprecedentproprietaire")),
+    ),
+  ];
+  const subjects = [...sirensOfPersons(persons, addSirensIn(record.registre, new Set()))];
+  const url = kept("url_complete", record.url_complete);
   const ceasedOn =
     bodaccDate(deregistration?.dateCessationActivitePP) ??
     bodaccDate(asObject(deregistration?.radiationPP)?.dateCessationActivitePP);
@@ -213,18 +240,24 @@ function read(record: RawRecord): OfficialAnnouncement {
     publishedOn,
     kind,
     family,
-    familyLabel: text(record.familleavis_lib),
-    type: text(record.typeavis)?.toLowerCase() ?? "annonce",
+    familyLabel: kept("familleavis_lib", record.familleavis_lib),
+    type: kept("typeavis", record.typeavis)?.toLowerCase() ?? "annonce",
     replaces: previousId(subfield(record, "parutionavisprecedent")),
-    court: text(record.tribunal),
+    court: kept("tribunal", record.tribunal),
     url: url?.startsWith("https://") ? url : `${ANNOUNCEMENT_URL}${id}`,
     subjects,
     previousOwners,
     judgment: judgment
-      ? { family: text(judgment.famille), nature: text(judgment.nature), decidedOn: bodaccDate(judgment.date) }
+      ? {
+          family: kept("jugement.famille", judgment.famille),
+          nature: kept("jugement.nature", judgment.nature),
+          decidedOn: bodaccDate(judgment.date),
+        }
       : null,
     deregistration:
-      deregistration || kind === "radiation" ? { comment: text(deregistration?.commentaire), ceasedOn } : null,
-    saleCategory: text(asObject(act?.vente)?.categorieVente),
+      deregistration || kind === "radiation"
+        ? { comment: kept("radiationaurcs.commentaire", deregistration?.commentaire), ceasedOn }
+        : null,
+    saleCategory: kept("acte.vente.categorieVente", asObject(act?.vente)?.categorieVente),
   };
 }

@@ -7,10 +7,18 @@ import {
 import type { MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
 import type { OfficialAnnouncement } from "../../domain/merchants/official-announcement.ts";
 import { openText } from "../open-text.ts";
+import { addRejection, type RejectionList } from "../rejections.ts";
 import { announcementOf } from "./announcements.ts";
 import { bodaccRecords } from "./records.ts";
 
-export interface BodaccImportReport {
+/** A record set aside: its position in the file, its line when known, why. */
+export interface BodaccRejection {
+  record: number;
+  line: number | null;
+  error: string;
+}
+
+export interface BodaccImportReport extends RejectionList<BodaccRejection> {
   /** Records read. */
   read: number;
   /** Merchants of the companies the file names, and what became of them. */
@@ -23,8 +31,6 @@ export interface BodaccImportReport {
   source_url: string;
   /** Records set aside, by reason: no_siren, not_in_registry, cancelled. */
   skipped: Record<string, number>;
-  /** Records that could not be read: their position in the file, and their line when known. */
-  rejected: { record: number; line: number | null; error: string }[];
 }
 
 export interface BodaccImportHooks {
@@ -62,6 +68,7 @@ export async function importBodaccFile(
     source_url: BODACC_DATASET_URL,
     skipped: {},
     rejected: [],
+    rejected_count: 0,
   };
   const skip = (reason: string) => {
     report.skipped[reason] = (report.skipped[reason] ?? 0) + 1;
@@ -75,12 +82,12 @@ export async function importBodaccFile(
     report.read += 1;
     if (report.read % every === 0) hooks.onProgress?.(report, bySiren.size);
     if ("error" in item) {
-      report.rejected.push({ record: item.number, line: item.line, error: item.error });
+      addRejection(report, { record: item.number, line: item.line, error: item.error });
       continue;
     }
     const reading = announcementOf(item.record);
     if ("error" in reading) {
-      report.rejected.push({ record: item.number, line: item.line, error: reading.error });
+      addRejection(report, { record: item.number, line: item.line, error: reading.error });
       continue;
     }
     const { announcement } = reading;

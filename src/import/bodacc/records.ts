@@ -1,7 +1,7 @@
 /**
  * The records of a BODACC open-data file, read as a stream of text. DILA publishes the dataset
  * `annonces-commerciales` on its Opendatasoft portal (bodacc-datadila.opendatasoft.com, Explore
- * API v2.1) in three JSON layouts, all read here:
+ * API v2.1) in these JSON layouts, all read here:
  *
  * - JSON Lines (`/exports/jsonl`): one record a line. Read line by line: a line that is not a
  *   JSON object is rejected with its number and the reading goes on.
@@ -10,15 +10,24 @@
  *   following strings and escapes, and parsed alone, so memory holds one record at a time; an
  *   element that does not parse is rejected with its position and the line it starts on; a file
  *   that ends inside an element stops the reading (BodaccFileError).
- * - a page of the records endpoint (`/records`): `{"total_count": N, "results": [...]}`, at most
- *   100 records by the API's limit. Read whole, up to PAGE_LIMIT characters.
+ * - a page of the records endpoint: `{"total_count": N, "results": [...]}` (API v2.1, at most 100
+ *   records by the API's limit), and the pages of the older APIs public consumers still call (the
+ *   annuaire-entreprises site reads both): v1 `/api/records/1.0/search/?dataset=...`,
+ *   `{"nhits": N, "records": [{"datasetid", "recordid", "fields": {...}, ...}]}`, and Explore v2.0,
+ *   `{"total_count": N, "records": [{"record": {"id", "timestamp", "fields": {...}}}]}`. Read
+ *   whole, up to PAGE_LIMIT characters.
+ *
+ * A record wrapped as v1 and v2.0 wrap it (`{"fields": {...}}`, `{"record": {"fields": {...}}}`)
+ * is read for its fields in any of the layouts (the v1 JSON download is an array of them). A
+ * record longer than RECORD_LIMIT (a line, an element) is rejected with its line and not kept:
+ * the reading goes on after it. The CSV export (`/exports/csv`) is refused with the export to take
+ * instead: its JSON subfields are the same text, and the JSON exports name every field's type.
  *
  * The layout is told by the first character: `[` an array; `{` JSON Lines when the first line is
  * a record on its own, a page otherwise. `layout: "jsonl"` forces JSON Lines (the import does so
  * for .jsonl and .ndjson files, so that a broken first line is reported rather than misread).
  * Pure: no files, no database.
  */
-
 export type RawRecord = Record<string, unknown>;
 
 /** One record, or why it could not be read: its position in the file, and its line when known. */
@@ -40,9 +49,23 @@ export class BodaccFileError extends Error {
 export const PAGE_LIMIT = 64 * 1024 * 1024;
 /** One announcement is a few kilobytes; a "record" this long means the file is not what it claims. */
 export const RECORD_LIMIT = 16 * 1024 * 1024;
+const TOO_LONG = `longer than ${RECORD_LIMIT} characters (not an announcement): skipped`;
 
 const isPlainObject = (value: unknown): value is RawRecord =>
   typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A record as the dataset writes it, out of the wrapping of the v1 and v2.0 layouts. */
+function unwrapped(value: RawRecord): RawRecord {
+  if (isPlainObject(value.record) && isPlainObject(value.record.fields)) return value.record.fields;
+  if (isPlainObject(value.fields) && value.dateparution === undefined) return value.fields;
+  return value;
+}
+
+function recordItem(value: unknown, number: number, line: number | null): RecordItem {
+  return isPlainObject(value)
+    ? { record: unwrapped(value), number, line }
+    : { error: "not a JSON object", number, line };
+}
 
 function parseRecord(text: string, number: number, line: number | null): RecordItem {
   let value: unknown;
@@ -51,8 +74,18 @@ function parseRecord(text: string, number: number, line: number | null): RecordI
   } catch (error) {
     return { error: `not valid JSON (${(error as Error).message})`, number, line };
   }
-  return isPlainObject(value) ? { record: value, number, line } : { error: "not a JSON object", number, line };
+  return recordItem(value, number, line);
 }
+
+/** A page of the records endpoint: the records of API v2.1 (`results`), or of v1 and v2.0 (`records`). */
+const pageRecords = (value: unknown): unknown[] | null =>
+  !isPlainObject(value)
+    ? null
+    : Array.isArray(value.results)
+      ? value.results
+      : Array.isArray(value.records)
+        ? value.records
+        : null;
 
 export async function* bodaccRecords(
   chunks: AsyncIterable<string>,
@@ -93,8 +126,15 @@ export async function* bodaccRecords(
     } catch {
       first = undefined;
     }
-    if (isPlainObject(first) && !Array.isArray(first.results)) return yield* jsonLines(rest());
+    if (isPlainObject(first) && pageRecords(first) === null) return yield* jsonLines(rest());
     return yield* page(rest());
+  }
+  const firstLine = firstSignificant().split("\n", 1)[0] ?? "";
+  if (/^"?id"?;/.test(firstLine) || /;"?dateparution"?[;\r]/.test(firstLine)) {
+    throw new BodaccFileError(
+      "this is the CSV export (/exports/csv): the import reads the JSON exports, /exports/jsonl or /exports/json of the same dataset",
+      1,
+    );
   }
   throw new BodaccFileError(
     "neither JSON Lines, a JSON array nor a records page (the file should start with { or [)",
@@ -106,6 +146,8 @@ async function* jsonLines(chunks: AsyncIterable<string>): AsyncGenerator<RecordI
   let pending = "";
   let line = 0;
   let number = 0;
+  /** The current line is over RECORD_LIMIT: the text up to its end is dropped. */
+  let skipping = false;
   const one = (raw: string): RecordItem | null => {
     line += 1;
     const text = (line === 1 ? raw.replace(/^\uFEFF/, "") : raw).replace(/\r$/, "");
@@ -113,11 +155,24 @@ async function* jsonLines(chunks: AsyncIterable<string>): AsyncGenerator<RecordI
     number += 1;
     return parseRecord(text, number, line);
   };
+  const tooLong = (): RecordItem => {
+    line += 1;
+    number += 1;
+    return { error: TOO_LONG, number, line };
+  };
   for await (const chunk of chunks) {
-    pending += chunk;
+    const ready: RecordItem[] = [];
+    let text = chunk;
+    if (skipping) {
+      const newline = text.indexOf("\n");
+      if (newline < 0) continue;
+      ready.push(tooLong());
+      skipping = false;
+      text = text.slice(newline + 1);
+    }
+    pending += text;
     let from = 0;
     let newline = pending.indexOf("\n", from);
-    const ready: RecordItem[] = [];
     while (newline >= 0) {
       const item = one(pending.slice(from, newline));
       if (item) ready.push(item);
@@ -126,10 +181,12 @@ async function* jsonLines(chunks: AsyncIterable<string>): AsyncGenerator<RecordI
     }
     pending = pending.slice(from);
     if (pending.length > RECORD_LIMIT) {
-      throw new BodaccFileError(`line ${line + 1} is longer than ${RECORD_LIMIT} characters`, line + 1);
+      skipping = true;
+      pending = "";
     }
     yield* ready;
   }
+  if (skipping) yield tooLong();
   const last = pending === "" ? null : one(pending);
   if (last) yield last;
 }
@@ -146,6 +203,8 @@ async function* arrayElements(chunks: AsyncIterable<string>): AsyncGenerator<Rec
   let capturing = false;
   let pieces: string[] = [];
   let captured = 0;
+  /** The element being read is over RECORD_LIMIT: it is read to its end, not kept. */
+  let oversized = false;
   let elementLine = 0;
   let line = 1;
   let number = 0;
@@ -154,12 +213,16 @@ async function* arrayElements(chunks: AsyncIterable<string>): AsyncGenerator<Rec
     const ready: RecordItem[] = [];
     let from = 0;
     const finish = (end: number) => {
-      const text = pieces.join("") + chunk.slice(from, end);
+      number += 1;
+      ready.push(
+        oversized || captured + end - from > RECORD_LIMIT
+          ? { error: TOO_LONG, number, line: elementLine }
+          : parseRecord(pieces.join("") + chunk.slice(from, end), number, elementLine),
+      );
       pieces = [];
       captured = 0;
       capturing = false;
-      number += 1;
-      ready.push(parseRecord(text, number, elementLine));
+      oversized = false;
     };
     for (let index = 0; index < chunk.length; index++) {
       const code = chunk.charCodeAt(index);
@@ -205,15 +268,13 @@ async function* arrayElements(chunks: AsyncIterable<string>): AsyncGenerator<Rec
         if (code === 93) closed = true;
       }
     }
-    if (capturing) {
+    if (capturing && !oversized) {
       const piece = chunk.slice(from);
       pieces.push(piece);
       captured += piece.length;
       if (captured > RECORD_LIMIT) {
-        throw new BodaccFileError(
-          `record ${number + 1}, begun on line ${elementLine}, is longer than ${RECORD_LIMIT} characters`,
-          elementLine,
-        );
+        oversized = true;
+        pieces = [];
       }
     }
     yield* ready;
@@ -226,7 +287,7 @@ async function* arrayElements(chunks: AsyncIterable<string>): AsyncGenerator<Rec
   }
 }
 
-/** A page of the records endpoint: `{"total_count": N, "results": [...]}`. */
+/** A page of the records endpoint, read whole (see above for its three layouts). */
 async function* page(chunks: AsyncIterable<string>): AsyncGenerator<RecordItem> {
   let text = "";
   for await (const chunk of chunks) {
@@ -244,14 +305,16 @@ async function* page(chunks: AsyncIterable<string>): AsyncGenerator<RecordItem> 
   } catch (error) {
     throw new BodaccFileError(`not valid JSON (${(error as Error).message})`, null);
   }
-  if (!isPlainObject(value) || !Array.isArray(value.results)) {
-    throw new BodaccFileError('a JSON object without a "results" array (not a records page)', null);
+  const records = pageRecords(value);
+  if (records === null) {
+    throw new BodaccFileError(
+      'a JSON object without a "results" array (API v2.1) or a "records" array (v1, v2.0): not a records page',
+      null,
+    );
   }
   let number = 0;
-  for (const element of value.results as unknown[]) {
+  for (const element of records) {
     number += 1;
-    yield isPlainObject(element)
-      ? { record: element, number, line: null }
-      : { error: "not a JSON object", number, line: null };
+    yield recordItem(element, number, null);
   }
 }

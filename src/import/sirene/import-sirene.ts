@@ -7,8 +7,9 @@ import type {
 } from "../../domain/merchants/official-establishment.ts";
 import { tradeOf } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
-import { csvRows } from "../csv.ts";
-import { openText } from "../open-text.ts";
+import { CsvFormatError, csvRows, MAX_RECORD_CHARS } from "../csv.ts";
+import { afterFirstLineCheck, fileFault, openText } from "../open-text.ts";
+import { addRejection, quoted, type RejectionList } from "../rejections.ts";
 import {
   ESTABLISHMENT_COLUMNS,
   establishmentOf,
@@ -19,6 +20,8 @@ import {
   placedAt,
   positionOf,
 } from "./establishments.ts";
+import { layoutRefusal, type SireneFileKind } from "./layout.ts";
+import { refusedRow } from "./row-check.ts";
 
 export interface SireneImportFiles {
   /** StockEtablissement (CSV, gzipped or zipped), or a geocoded establishments file (its columns plus longitude, latitude, geo_score, geo_type). */
@@ -36,14 +39,71 @@ export interface SireneImportFiles {
   fileDate?: string | null;
 }
 
-export interface SireneImportReport {
+/** A row set aside: which file, its line, why. */
+export interface SireneRejection {
+  file: SireneFileKind;
+  line: number;
+  error: string;
+}
+
+export interface SireneImportReport extends RejectionList<SireneRejection> {
   read: number;
   created: number;
   updated: number;
   archived: number;
   unchanged: number;
   skipped: Record<string, number>;
-  rejected: { line: number; error: string }[];
+}
+
+/**
+ * A file the import cannot read on (not a layout it reads, damaged, cut short, missing): which of
+ * the three files, its path, and the line at fault when there is one. What was read before the
+ * fault has been applied.
+ */
+export class SireneFileError extends Error {
+  override name = "SireneFileError";
+  readonly file: SireneFileKind;
+  readonly path: string;
+  readonly line: number | null;
+  constructor(file: SireneFileKind, path: string, line: number | null, message: string) {
+    super(message);
+    this.file = file;
+    this.path = path;
+    this.line = line;
+  }
+}
+
+/** Why reading a file failed, said of that file; null for a failure that is not the file's (a bug). */
+function fileError(file: SireneFileKind, path: string, error: unknown): SireneFileError | null {
+  if (error instanceof SireneFileError) return error;
+  if (error instanceof CsvFormatError) return new SireneFileError(file, path, error.line, error.message);
+  const fault = fileFault(error);
+  return fault === null ? null : new SireneFileError(file, path, null, fault);
+}
+
+/**
+ * The rows of one of the files, its header checked first for a layout the import does not read
+ * (src/import/sirene/layout.ts); any failure to read it on is a SireneFileError naming the file.
+ */
+async function* rowsOf(
+  file: SireneFileKind,
+  path: string,
+  required: readonly string[],
+  optional: readonly string[],
+): AsyncGenerator<{ line: number; row: Record<string, string> } | { line: number; error: string }> {
+  try {
+    const checked = afterFirstLineCheck(
+      openText(path),
+      (header) => {
+        const refusal = layoutRefusal(header, file);
+        if (refusal) throw new SireneFileError(file, path, 1, refusal);
+      },
+      MAX_RECORD_CHARS,
+    );
+    yield* csvRows(checked, required, optional);
+  } catch (error) {
+    throw fileError(file, path, error) ?? error;
+  }
 }
 
 export interface SireneImportHooks {
@@ -63,7 +123,11 @@ const BATCH_ROWS = 250;
  * Brings the registry in line with a SIRENE stock file, one establishment (one transaction) at a
  * time: the same file twice changes nothing the second time, so an import killed half-way is
  * resumed by running it again. Memory holds the companies and positions of the kept
- * establishments only (a first pass over the establishments names them).
+ * establishments only (a first pass over the establishments names them). Each file's header is
+ * checked for a layout the import reads before it is parsed, and each row is cleaned and held to
+ * the declarations' limits before anything reads it (row-check.ts); a row that cannot be taken is
+ * counted and, among the first REJECTIONS_KEPT, listed with its file and line. A file that cannot
+ * be read on throws a SireneFileError naming it.
  */
 export async function importSireneStock(
   deps: MerchantLifecycleDeps,
@@ -72,40 +136,9 @@ export async function importSireneStock(
   hooks: SireneImportHooks = {},
 ): Promise<SireneImportReport> {
   const establishments = () =>
-    csvRows(openText(files.establishments), ESTABLISHMENT_COLUMNS, [...GEO_COLUMNS, NAF_2025_COLUMN]);
+    rowsOf("establishments", files.establishments, ESTABLISHMENT_COLUMNS, [...GEO_COLUMNS, NAF_2025_COLUMN]);
   const inDepartments = (inseeCode: string) =>
     !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
-
-  let legalUnits: Map<string, OfficialLegalUnit> | null = null;
-  let positions: Map<string, OfficialPosition> | null = null;
-  if (files.legalUnits || files.geo) {
-    const wantedSirens = new Set<string>();
-    const wantedSirets = new Set<string>();
-    for await (const item of establishments()) {
-      if ("error" in item) continue;
-      const establishment = establishmentOf(item.row);
-      if (establishment.active && establishment.public && tradeOf(establishment) !== undefined) {
-        wantedSirens.add(establishment.siren);
-        wantedSirets.add(establishment.siret);
-      }
-    }
-    if (files.legalUnits) {
-      legalUnits = new Map();
-      for await (const item of csvRows(openText(files.legalUnits), LEGAL_UNIT_COLUMNS, [])) {
-        if ("error" in item || !wantedSirens.has(item.row.siren ?? "")) continue;
-        const unit = legalUnitOf(item.row);
-        if (unit) legalUnits.set(unit.siren, unit);
-      }
-    }
-    if (files.geo) {
-      positions = new Map();
-      for await (const item of csvRows(openText(files.geo), ["siret", ...GEO_COLUMNS], [])) {
-        if ("error" in item || !wantedSirets.has(item.row.siret ?? "")) continue;
-        const position = positionOf(item.row);
-        if (position) positions.set(item.row.siret ?? "", position);
-      }
-    }
-  }
 
   const report: SireneImportReport = {
     read: 0,
@@ -115,7 +148,59 @@ export async function importSireneStock(
     unchanged: 0,
     skipped: {},
     rejected: [],
+    rejected_count: 0,
   };
+  const reject = (file: SireneFileKind, line: number, error: string) => addRejection(report, { file, line, error });
+
+  let legalUnits: Map<string, OfficialLegalUnit> | null = null;
+  let positions: Map<string, OfficialPosition> | null = null;
+  if (files.legalUnits || files.geo) {
+    const wantedSirens = new Set<string>();
+    const wantedSirets = new Set<string>();
+    for await (const item of establishments()) {
+      if ("error" in item || refusedRow(item.row)) continue;
+      const establishment = establishmentOf(item.row);
+      if (establishment.active && establishment.public && tradeOf(establishment) !== undefined) {
+        wantedSirens.add(establishment.siren);
+        wantedSirets.add(establishment.siret);
+      }
+    }
+    if (files.legalUnits) {
+      legalUnits = new Map();
+      for await (const item of rowsOf("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [])) {
+        if ("error" in item) {
+          reject("legalUnits", item.line, item.error);
+          continue;
+        }
+        if (!wantedSirens.has(item.row.siren ?? "")) continue;
+        const refusal = refusedRow(item.row);
+        if (refusal) {
+          reject("legalUnits", item.line, refusal);
+          continue;
+        }
+        const unit = legalUnitOf(item.row);
+        if (unit) legalUnits.set(unit.siren, unit);
+      }
+    }
+    if (files.geo) {
+      positions = new Map();
+      for await (const item of rowsOf("geo", files.geo, ["siret", "longitude", "latitude"], GEO_COLUMNS)) {
+        if ("error" in item) {
+          reject("geo", item.line, item.error);
+          continue;
+        }
+        if (!wantedSirets.has(item.row.siret ?? "")) continue;
+        const refusal = refusedRow(item.row);
+        if (refusal) {
+          reject("geo", item.line, refusal);
+          continue;
+        }
+        const position = positionOf(item.row);
+        if (position) positions.set(item.row.siret ?? "", position);
+      }
+    }
+  }
+
   const printable = hooks.printable ?? ((text: string) => JSON.stringify(text));
   const every = hooks.progressEvery ?? 10_000;
   // Rows are applied a few hundred per transaction: one commit each was most of an import's time.
@@ -139,7 +224,12 @@ export async function importSireneStock(
       report.read += 1;
       if (report.read % every === 0) hooks.onProgress?.(report);
       if ("error" in item) {
-        report.rejected.push({ line: item.line, error: item.error });
+        reject("establishments", item.line, item.error);
+        continue;
+      }
+      const refusal = refusedRow(item.row);
+      if (refusal) {
+        reject("establishments", item.line, refusal);
         continue;
       }
       const read = establishmentOf(item.row);
@@ -149,10 +239,7 @@ export async function importSireneStock(
         fileDate: files.fileDate ?? null,
       };
       if (!isValidSiret(establishment.siret)) {
-        report.rejected.push({
-          line: item.line,
-          error: `siret: ${printable(establishment.siret)} is not a valid SIRET`,
-        });
+        reject("establishments", item.line, `siret: ${printable(quoted(establishment.siret))} is not a valid SIRET`);
         continue;
       }
       if (!inDepartments(establishment.inseeCode)) {
