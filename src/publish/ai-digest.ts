@@ -1,4 +1,5 @@
 import { yearsBetween } from "../domain/calendar.ts";
+import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_REQUIRED_FIELDS, type LeadType } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
 import { factConfidence, shortDescription, wordCount } from "../domain/registry/decision-card.ts";
@@ -49,7 +50,7 @@ export function buildAiDigest(view: MerchantView): AiDigest {
       siret: merchant.siret,
       siren: merchant.siret.slice(0, 9),
       naf_code: merchant.nafCode,
-      address: `${merchant.street}, ${merchant.postalCode} ${merchant.city}`,
+      address: formatAddress(merchant),
       postal_code: merchant.postalCode,
       city: merchant.city,
       latitude: profile.territorialProof?.latitude ?? null,

@@ -1,4 +1,5 @@
 import { yearsBetween } from "../domain/calendar.ts";
+import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_REQUIRED_FIELDS } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
 import { factConfidence } from "../domain/registry/decision-card.ts";
@@ -62,7 +63,7 @@ export function buildAiMd(view: MerchantView): string {
     ),
     ...line("Code NAF", `${merchant.nafCode} (${escapeMarkdown(tradeLabel)})`),
     ...line("Secteur", sectorOf(merchant.sector)?.label ?? merchant.sector),
-    ...line("Adresse", escapeMarkdown(`${merchant.street}, ${merchant.postalCode} ${merchant.city}`)),
+    ...line("Adresse", escapeMarkdown(formatAddress(merchant))),
     ...line(
       "Coordonnées GPS",
       profile.territorialProof?.latitude != null && profile.territorialProof.longitude != null

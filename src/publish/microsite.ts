@@ -1,4 +1,5 @@
 import { yearsBetween } from "../domain/calendar.ts";
+import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_TYPES, type LeadContractField } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
 import { factConfidence } from "../domain/registry/decision-card.ts";
@@ -142,7 +143,7 @@ ${merchant.description && merchant.descriptionLlmUnreviewed ? html`<p class="not
 <div><dt>Raison sociale</dt><dd>${merchant.legalName}</dd></div>
 <div><dt>SIRET</dt><dd>${merchant.siret} — ${identity?.evidenceUrl && identity.status !== "unverified" ? html`<a href="${identity.evidenceUrl}">${identityWordingFr(identity)}</a>` : identityWordingFr(identity)}</dd></div>
 <div><dt>Activité</dt><dd>${tradeLabel} (NAF ${merchant.nafCode})</dd></div>
-<div><dt>Adresse</dt><dd>${merchant.street}, ${merchant.postalCode} ${merchant.city}</dd></div>
+<div><dt>Adresse</dt><dd>${formatAddress(merchant)}</dd></div>
 ${merchant.phone ? html`<div><dt>Téléphone</dt><dd><a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a></dd></div>` : ""}
 ${email ? html`<div><dt>E-mail</dt><dd><a href="mailto:${email}">${email}</a></dd></div>` : ""}
 ${merchant.website ? html`<div><dt>Site web</dt><dd><a href="${merchant.website}" rel="noopener">${merchant.website.replace(/^https?:\/\//, "")}</a></dd></div>` : ""}

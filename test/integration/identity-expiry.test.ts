@@ -4,18 +4,15 @@
  * digest, the microsite, its evidence page, its signed manifest) before its check expires and
  * again after, on the built server; the lifecycle lets it become ACTIVE before, and refuses after.
  */
-import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { runJob } from "../helpers/run-job.ts";
 import { ESTABLISHMENT_HEADER, legalUnitsCsv, publicCompany, stockRow } from "../helpers/sirene-stock.ts";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
-const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, "../..");
 let server: TestServer;
 
 beforeAll(async () => {
@@ -26,18 +23,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function job(script: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [script, ...args], {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn", REFRESH_CRON: "off" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (failure) {
-    const { code, stdout, stderr } = failure as { code: number; stdout: string; stderr: string };
-    return { code, stdout, stderr };
-  }
-}
+const job = (script: string, ...args: string[]) =>
+  runJob([script, ...args], { dataDir: server.dataDir, baseUrl: TEST_BASE_URL });
 
 /** What each surface says of the merchant's identity, read through HTTP. */
 async function surfaces(abId: string) {

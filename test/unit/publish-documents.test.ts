@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/domain/canonical-json.ts";
 import { buildAiDigest, renderAiDigest } from "../../src/publish/ai-digest.ts";
 import { buildAiMd, escapeMarkdown, renderAiMd } from "../../src/publish/ai-md.ts";
+import { buildMicrosite } from "../../src/publish/microsite.ts";
 import { buildClusterDocument, buildClusterList, verificationSummary } from "../../src/publish/clusters.ts";
 import { buildPublishedDecisionCard, renderDecisionCard } from "../../src/publish/decision-card.ts";
 import { formatAmountFr, formatDateFr, formatPriceFr } from "../../src/publish/format-fr.ts";
@@ -253,5 +254,16 @@ describe("French formatting", () => {
     expect(formatPriceFr({ priceCents: null, currency: "EUR", pricingModel: "fixed" })).toBe("sur devis");
     expect(formatDateFr("2026-03-01T08:00:00.000Z")).toBe("1er mars 2026");
     expect(formatDateFr("2026-12-25")).toBe("25 décembre 2026");
+  });
+});
+
+describe("an address the record leaves partly empty", () => {
+  it("is printed without the empty part in ai.md, the AI digest and the microsite", () => {
+    const profile = tourismProfile();
+    profile.merchant = { ...profile.merchant, street: "", postalCode: "33410", city: "Cadillac-sur-Garonne" };
+    const merchantView = view(profile);
+    expect(buildAiMd(merchantView)).toContain("- Adresse : 33410 Cadillac-sur-Garonne\n");
+    expect(buildAiDigest(merchantView).identity.address).toBe("33410 Cadillac-sur-Garonne");
+    expect(buildMicrosite(merchantView)).toContain("<dd>33410 Cadillac-sur-Garonne</dd>");
   });
 });

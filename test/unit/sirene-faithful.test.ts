@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assessMerchant } from "../../src/domain/assess-merchant.ts";
 import { formatAddress } from "../../src/domain/format.ts";
 import { applyOfficialEstablishment } from "../../src/domain/merchants/apply-official-establishment.ts";
-import type { MerchantRegistryStore } from "../../src/domain/merchants/merchant-registry.ts";
+import type { MerchantModification, MerchantRegistryStore } from "../../src/domain/merchants/merchant-registry.ts";
 import type { OfficialEstablishment, OfficialLegalUnit } from "../../src/domain/merchants/official-establishment.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { csvRows } from "../../src/import/csv.ts";
@@ -163,6 +163,25 @@ const communes = createCommuneLookup();
 const apply = (establishment: OfficialEstablishment, at: Date = NOW) =>
   applyOfficialEstablishment({ registry, communes, now: () => at }, establishment, "import:sirene");
 
+/** Writes on a merchant as another door would (the merchant, an operator, the official API). */
+function rewrite(
+  abId: string,
+  change: Pick<MerchantModification, "fields"> & Partial<Pick<MerchantModification, "signals">>,
+) {
+  const found = registry.find(abId);
+  if (!found) throw new Error(`${abId} not found`);
+  const written = registry.update({
+    abId,
+    expectedRevision: found.revision,
+    products: null,
+    territorialProof: undefined,
+    ...change,
+    event: { at: NOW.toISOString(), actor: "operator:test", action: "updated", changes: {}, reason: null },
+    feed: "updated",
+  });
+  if (!written) throw new Error(`${abId} changed meanwhile`);
+}
+
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "abeille-faithful-"));
   db = openDatabase(path.join(dir, "abeille.db"));
@@ -284,16 +303,8 @@ describe("an establishment applied to the registry", () => {
     const row = restaurant();
     const created = apply(row);
     if (created.kind !== "created") throw new Error(created.kind);
-    const found = registry.find(created.abId);
-    if (!found) throw new Error("not found");
-    registry.update({
-      abId: created.abId,
-      expectedRevision: found.revision,
+    rewrite(created.abId, {
       fields: { businessName: "Restaurant Cadillac-Sur-Garonne", legalName: "Restaurant Cadillac-Sur-Garonne" },
-      products: null,
-      territorialProof: undefined,
-      event: { at: NOW.toISOString(), actor: "import:sirene", action: "updated", changes: {}, reason: null },
-      feed: null,
     });
     apply(row, new Date("2026-11-27T10:00:00Z"));
     expect(registry.find(created.abId)?.merchant).toMatchObject({ businessName: "AGA", legalName: "AGA" });
@@ -315,15 +326,9 @@ describe("an establishment applied to the registry", () => {
     const row = restaurant();
     const created = apply(row);
     if (created.kind !== "created") throw new Error(created.kind);
-    const found = registry.find(created.abId);
-    if (!found) throw new Error("not found");
     const checked = "2026-11-20T08:00:00.000Z";
-    registry.update({
-      abId: created.abId,
-      expectedRevision: found.revision,
+    rewrite(created.abId, {
       fields: {},
-      products: null,
-      territorialProof: undefined,
       signals: [
         {
           key: "siret_verified",
@@ -337,8 +342,6 @@ describe("an establishment applied to the registry", () => {
           expiresAt: "2028-11-19T08:00:00.000Z",
         },
       ],
-      event: { at: checked, actor: "verify:recherche-entreprises", action: "updated", changes: {}, reason: null },
-      feed: "updated",
     });
     expect(apply(row)).toEqual({ kind: "unchanged", abId: created.abId });
     const identity = registry.find(created.abId)?.signals.find((signal) => signal.key === "siret_verified");
@@ -351,17 +354,7 @@ describe("an establishment applied to the registry", () => {
     const row = restaurant({ street: "12 rue de la Republique" });
     const created = apply(row);
     if (created.kind !== "created") throw new Error(created.kind);
-    const found = registry.find(created.abId);
-    if (!found) throw new Error("not found");
-    registry.update({
-      abId: created.abId,
-      expectedRevision: found.revision,
-      fields: { street: "12 rue de la République" },
-      products: null,
-      territorialProof: undefined,
-      event: { at: NOW.toISOString(), actor: "operator:test", action: "updated", changes: {}, reason: null },
-      feed: "updated",
-    });
+    rewrite(created.abId, { fields: { street: "12 rue de la République" } });
     expect(apply(row)).toEqual({ kind: "unchanged", abId: created.abId });
     expect(registry.find(created.abId)?.merchant.street).toBe("12 rue de la République");
     apply({ ...row, street: "14 rue de la Republique" });
