@@ -2,10 +2,10 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/domain/canonical-json.ts";
 import { buildAiDigest, renderAiDigest } from "../../src/publish/ai-digest.ts";
 import { buildAiMd, escapeMarkdown, renderAiMd } from "../../src/publish/ai-md.ts";
-import { buildMicrosite } from "../../src/publish/microsite.ts";
 import { buildClusterDocument, buildClusterList, verificationSummary } from "../../src/publish/clusters.ts";
 import { buildPublishedDecisionCard, renderDecisionCard } from "../../src/publish/decision-card.ts";
 import { formatAmountFr, formatDateFr, formatPriceFr } from "../../src/publish/format-fr.ts";
+import { buildMicrosite } from "../../src/publish/microsite.ts";
 import { aiDigestSchema, clusterDocumentSchema, clusterListSchema } from "../../src/schemas/documents.ts";
 import { AB_ID, BASE, tourismProfile, view } from "./publish-fixtures.ts";
 
