@@ -246,3 +246,13 @@ export function csvLine(header: readonly string[], values: Record<string, string
     })
     .join(",");
 }
+
+/**
+ * The text of a field as a string of its own. A field is cut from the chunk of the file it was read
+ * in, and V8 keeps a long cut (13 characters or more) as a view of that chunk: a value kept for a
+ * whole run (a company's name, a geocoded address) would keep its megabyte of the file alive, and a
+ * run keeping values from across a file would hold the file.
+ */
+export function detached(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, "utf8").toString("utf8");
+}

@@ -7,7 +7,7 @@ import type {
 } from "../../domain/merchants/official-establishment.ts";
 import { tradeOf } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
-import { CsvFormatError, csvRows, MAX_RECORD_CHARS } from "../csv.ts";
+import { CsvFormatError, csvRows, detached, MAX_RECORD_CHARS } from "../csv.ts";
 import { afterFirstLineCheck, fileFault, openText } from "../open-text.ts";
 import { addRejection, quoted, type RejectionList } from "../rejections.ts";
 import {
@@ -162,7 +162,7 @@ export async function importSireneStock(
       const establishment = establishmentOf(item.row);
       if (establishment.active && establishment.public && tradeOf(establishment) !== undefined) {
         wantedSirens.add(establishment.siren);
-        wantedSirets.add(establishment.siret);
+        wantedSirets.add(detached(establishment.siret));
       }
     }
     if (files.legalUnits) {
@@ -179,7 +179,8 @@ export async function importSireneStock(
           continue;
         }
         const unit = legalUnitOf(item.row);
-        if (unit) legalUnits.set(unit.siren, unit);
+        // Kept for the whole run: its text copied out of the file's chunk (detached).
+        if (unit) legalUnits.set(unit.siren, { ...unit, legalName: detached(unit.legalName) });
       }
     }
     if (files.geo) {
@@ -196,7 +197,12 @@ export async function importSireneStock(
           continue;
         }
         const position = positionOf(item.row);
-        if (position) positions.set(item.row.siret ?? "", position);
+        if (position) {
+          positions.set(detached(item.row.siret ?? ""), {
+            ...position,
+            label: position.label ? detached(position.label) : null,
+          });
+        }
       }
     }
   }
