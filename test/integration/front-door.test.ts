@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTown, TOWN_RADIUS_KM } from "../../src/publish/people-search.ts";
@@ -122,6 +123,231 @@ describe("the notices", () => {
     const form = page.slice(page.indexOf('<form id="lead-form"'), page.indexOf("</form>"));
     expect(form).toContain('href="/confidentialite"');
     expect(page).toContain('href="/mentions-legales"');
+  });
+});
+
+/** The lead form of a merchant's page, as a browser without JavaScript posts it. */
+async function postForm(target: string, fields: Record<string, string>) {
+  const response = await server.get(target, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: response.status, headers: response.headers, page: await response.text() };
+}
+
+function leadChannel(leadId: string): string | undefined {
+  const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+  try {
+    const row = db.$client.prepare("SELECT channel FROM leads WHERE lead_id = ?").get(leadId) as
+      | { channel: string }
+      | undefined;
+    return row?.channel;
+  } finally {
+    db.$client.close();
+  }
+}
+
+function leadCount(): number {
+  const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+  try {
+    return (db.$client.prepare("SELECT count(*) AS n FROM leads").get() as { n: number }).n;
+  } finally {
+    db.$client.close();
+  }
+}
+
+/** A contactable merchant whose lead contract has a number field, and that field's name. */
+async function merchantWithNumberField(): Promise<{ abId: string; name: string; field: string; formToken: string }> {
+  for (const abId of server.roster.cases.active_contactable ?? []) {
+    const card = (await server.getJson(`/api/merchants/${abId}/decision-card`)).body.data;
+    const number = card.lead_contract.sector_fields.find((field: { type: string }) => field.type === "number");
+    if (!number) continue;
+    const page = await (await server.get(`/m/${abId}/`)).text();
+    const formToken = /<input type="hidden" name="form_token" value="([A-Za-z0-9_-]{43})">/.exec(page)?.[1];
+    if (!formToken) throw new Error(`the page of ${abId} carries no form token`);
+    const resolved = await server.getJson(`/api/registry/resolve/${abId}`);
+    return { abId, name: resolved.body.merchant.name, field: number.name, formToken };
+  }
+  throw new Error("the demo roster has no contactable merchant with a number field");
+}
+
+describe("the lead form without JavaScript", () => {
+  it("sends the lead as the person's own, and answers the page with the tracking number and code", async () => {
+    const { abId, name, formToken } = await merchantWithNumberField();
+    const sent = await postForm(`/m/${abId}/`, {
+      form_token: formToken,
+      contact_name: "Lucie Ferrand",
+      contact_email: "lucie.ferrand@exemple-prive.fr",
+      contact_phone: "",
+      lead_type: "contact",
+      message: "Bonjour, êtes-vous ouverts samedi ?",
+    });
+    expect(sent.status).toBe(201);
+    expect(sent.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(sent.headers.get("cache-control")).toBe("no-store");
+    const leadId = /<strong class="tracking-id">([0-9a-f-]{36})<\/strong>/.exec(sent.page)?.[1] as string;
+    const code = /<code class="tracking-token">([^<]+)<\/code>/.exec(sent.page)?.[1] as string;
+    expect(code).toMatch(new RegExp(`^${leadId}\\.[A-Za-z0-9_-]{43}$`));
+    expect(sent.page).toContain(`<p>Votre demande a bien été transmise à ${name.replace(/'/g, "&#39;")}.</p>`);
+    expect(sent.page).toContain(
+      `<form class="tracking-form" method="post" action="/suivi"><input type="hidden" name="code" value="${code}"><button type="submit">Suivre ma demande</button></form>`,
+    );
+    // The form is there again, empty, for another request.
+    expect(sent.page).toContain(
+      '<input id="champ-contact-name" name="contact_name" type="text" autocomplete="name" maxlength="100" value="" required>',
+    );
+    expect(leadChannel(leadId)).toBe("page");
+
+    // The same code opens the request through the API: it is the lead's tracking token.
+    const status = await server.getJson(`/api/leads/${leadId}`, { headers: { "x-tracking-token": code } });
+    expect(status.body.data.merchant.ab_id).toBe(abId);
+  });
+
+  it("says in French, next to each field, what to correct, keeps what was typed, and sends nothing", async () => {
+    const { abId, field, formToken } = await merchantWithNumberField();
+    const before = leadCount();
+    const refused = await postForm(`/m/${abId}/`, {
+      form_token: formToken,
+      contact_name: "",
+      contact_email: "camille@exemple",
+      lead_type: "contact",
+      message: "Pour une fête <de famille>",
+      [`metadata.${field}`]: "beaucoup",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("cache-control")).toBe("no-store");
+    const { page } = refused;
+    expect(page).toContain(
+      '<div id="lead-status" class="lead-status lead-error" role="status" aria-live="polite" tabindex="-1"><p>Certains champs sont à corriger.</p></div>',
+    );
+    expect(page).toContain('<p class="field-error" id="champ-contact-name-erreur">Ce champ est obligatoire.</p>');
+    expect(page).toContain(
+      '<p class="field-error" id="champ-contact-email-erreur">Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.</p>',
+    );
+    expect(page).toContain(
+      `<p class="field-error" id="champ-metadata-${field.replace(/_/g, "-")}-erreur">Saisissez un nombre valide.</p>`,
+    );
+    expect(page).toContain('aria-invalid="true" aria-describedby="champ-contact-email-erreur"');
+    expect(page).toContain('value="camille@exemple"');
+    expect(page).toContain(">Pour une fête &lt;de famille&gt;</textarea>");
+    expect(page).toContain('<option value="contact" selected>Demande de contact</option>');
+    // No error code, no English message reaches the person (the script carries the table as data).
+    const shown = page.replace(/<script>[\s\S]*?<\/script>/g, "");
+    expect(shown).not.toMatch(/VALIDATION_ERROR|must be|is required|Référence de l/);
+    expect(leadCount()).toBe(before);
+  });
+
+  it("takes a lead without the page's token as any program's", async () => {
+    const { abId } = await merchantWithNumberField();
+    const sent = await postForm(`/m/${abId}/`, {
+      contact_name: "Lucie Ferrand",
+      contact_email: "lucie.f@exemple-prive.fr",
+      lead_type: "contact",
+    });
+    expect(sent.status).toBe(201);
+    const leadId = /<strong class="tracking-id">([0-9a-f-]{36})<\/strong>/.exec(sent.page)?.[1] as string;
+    expect(leadChannel(leadId)).toBe("api");
+  });
+
+  it("answers a form it cannot read, or an unknown merchant, with a French page", async () => {
+    const { abId } = await merchantWithNumberField();
+    const json = await server.get(`/m/${abId}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(json.status).toBe(400);
+    expect(await json.text()).toContain("<h1>Formulaire illisible</h1>");
+    const unknown = await postForm("/m/ab_zzzzzzzz/", { contact_name: "X" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.page).toContain("<h1>Commerçant introuvable</h1>");
+  });
+});
+
+describe("the tracking page", () => {
+  it("asks for the code in a form that posts it, never in the URL", async () => {
+    const response = await server.get("/suivi");
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('<h1 id="suivi">Suivre une demande</h1>');
+    expect(page).toContain('<form class="search-form" method="post" action="/suivi">');
+    expect(page).toContain('<meta name="robots" content="noindex">');
+  });
+
+  it("shows where the request is and says the merchant answers the person directly", async () => {
+    const { abId, name, formToken } = await merchantWithNumberField();
+    const sent = await postForm(`/m/${abId}/`, {
+      form_token: formToken,
+      contact_name: "Jules Armand",
+      contact_email: "jules.armand@exemple-prive.fr",
+      lead_type: "quote",
+    });
+    const leadId = /<strong class="tracking-id">([0-9a-f-]{36})<\/strong>/.exec(sent.page)?.[1] as string;
+    const code = /<code class="tracking-token">([^<]+)<\/code>/.exec(sent.page)?.[1] as string;
+    const followed = await postForm("/suivi", { code });
+    expect(followed.status).toBe(200);
+    expect(followed.headers.get("cache-control")).toBe("no-store");
+    const escapedName = name.replace(/'/g, "&#39;");
+    expect(followed.page).toContain(`<h2>Votre demande à ${escapedName}</h2>`);
+    expect(followed.page).toContain(`<dd><a href="/m/${abId}/">${escapedName}</a></dd>`);
+    expect(followed.page).toContain(`<dd class="tracking-id">${leadId}</dd>`);
+    expect(followed.page).toMatch(/<dd>Demande de devis, envoyée le \d{1,2} \S+ \d{4} à \d{2}:\d{2}<\/dd>/);
+    // No outbox worker runs beside this server: the lead is received, not yet handed over.
+    expect(followed.page).toContain(
+      '<dd class="tracking-state">Reçue par Abeille : elle part vers la messagerie du commerçant dans quelques instants.</dd>',
+    );
+    expect(followed.page).toContain("<h2>La réponse du commerçant</h2>");
+    expect(followed.page).toContain("Sa réponse ne passe pas par Abeille, qui ne peut donc pas l'afficher ici");
+    expect(followed.page).not.toContain("jules.armand");
+  });
+
+  it("gives the same French 404 for a wrong code and for no code a 400 that asks for it", async () => {
+    const unknown = await postForm("/suivi", {
+      code: "00000000-0000-4000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.page).toContain("Aucune demande ne correspond à ce code de suivi.");
+    expect(unknown.page).toContain(
+      'value="00000000-0000-4000-8000-000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"',
+    );
+    const empty = await postForm("/suivi", { code: "  " });
+    expect(empty.status).toBe(400);
+    expect(empty.page).toContain("Saisissez le code de suivi de votre demande.");
+  });
+});
+
+describe("every HTML page", () => {
+  it("sends a Content-Security-Policy that allows only the page's own script and forbids framing", async () => {
+    const abId = server.roster.cases.active_contactable?.[0];
+    const answers = await Promise.all(
+      [
+        "/",
+        "/?metier=boulangerie",
+        `/m/${abId}/`,
+        "/nulle-part",
+        "/confidentialite",
+        "/mentions-legales",
+        "/suivi",
+        `/?metier=${"a".repeat(101)}`,
+      ].map((target) => server.get(target)),
+    );
+    const page = await answers[2]?.text();
+    const script = /<script>([\s\S]*?)<\/script>/.exec(page ?? "")?.[1] as string;
+    const hash = createHash("sha256").update(script, "utf8").digest("base64");
+    for (const response of answers) {
+      expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(response.headers.get("content-security-policy")).toBe(
+        `default-src 'none'; script-src 'sha256-${hash}'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
+      );
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+    }
+    // The merchant page's inline markup needs nothing the policy refuses: no other script, no style attribute.
+    expect(page?.match(/<script>/g)).toHaveLength(1);
+    expect(page).not.toMatch(/\sstyle="/);
+    // Documents for agents are not pages: no policy there.
+    const card = await server.get(`/api/merchants/${abId}/decision-card`);
+    expect(card.headers.get("content-security-policy")).toBeNull();
   });
 });
 
