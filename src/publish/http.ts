@@ -69,7 +69,7 @@ export function renderPageFailure(context: RequestContext, failure: unknown, fai
     title: "Une erreur est survenue",
     message: "La page n'a pas pu être affichée. Réessayez dans un instant.",
   };
-  return reply(status, buildNotFoundPage({ ...text, status }), {
+  return reply(status, buildNotFoundPage(text), {
     ...headers,
     "content-type": HTML_TYPE,
     "cache-control": "no-store",

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatDateFr } from "../../src/publish/format-fr.ts";
 import { findTown, TOWN_RADIUS_KM } from "../../src/publish/people-search.ts";
 import { PUBLISHED_STATUSES } from "../../src/publish/view.ts";
 import { openDatabase } from "../../src/store/db.ts";
@@ -30,7 +31,7 @@ describe("the front door", () => {
     const page = await response.text();
     expect(page).toContain('<html lang="fr">');
     expect(page).toContain('<h1 id="abeille">Abeille, le registre des commerçants vérifiés</h1>');
-    expect(page).toContain('<form class="search-form" method="get" action="/" role="search">');
+    expect(page).toContain('<form class="search-form" method="get" action="/#resultats" role="search">');
     expect(page).toContain('name="metier"');
     expect(page).toContain('name="ville"');
     expect(page).toContain('href="/confidentialite"');
@@ -60,6 +61,73 @@ describe("the front door", () => {
     expect(page).toContain('value="boulangerie"');
   });
 
+  it("says of each result whether an official register verified the identity, and when", async () => {
+    // Every demo merchant's identity is verified: one check is made to have expired, one to be
+    // missing (an operator's declaration nobody checked yet), as the store would hold them.
+    const spared = new Set([
+      ...(server.roster.cases.active_contactable ?? []),
+      ...(server.roster.cases.order_ready ?? []),
+    ]);
+    const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+    const listed = (
+      db.$client
+        .prepare("SELECT ab_id AS abId, business_name AS name FROM merchants WHERE status = 'ACTIVE' ORDER BY ab_id")
+        .all() as { abId: string; name: string }[]
+    ).filter((merchant) => !spared.has(merchant.abId));
+    const [verified, expired, unchecked] = listed as [
+      (typeof listed)[number],
+      (typeof listed)[number],
+      (typeof listed)[number],
+    ];
+    db.$client
+      .prepare("UPDATE signals SET expires_at = '2026-02-01T09:00:00.000Z' WHERE ab_id = ? AND key = 'siret_verified'")
+      .run(expired.abId);
+    db.$client.prepare("DELETE FROM signals WHERE ab_id = ? AND key = 'siret_verified'").run(unchecked.abId);
+    const checkOf = db.$client.prepare(
+      "SELECT verified_at AS verifiedAt, recorded_at AS recordedAt FROM signals WHERE ab_id = ? AND key = 'siret_verified'",
+    );
+    const checkedOn = (abId: string) => {
+      const row = checkOf.get(abId) as { verifiedAt: string | null; recordedAt: string };
+      return formatDateFr(row.verifiedAt ?? row.recordedAt);
+    };
+    const expected = new Map([
+      [
+        verified.abId,
+        `Identité vérifiée auprès d'un registre officiel, le répertoire SIRENE de l'INSEE, le ${checkedOn(verified.abId)}.`,
+      ],
+      [
+        expired.abId,
+        `Identité vérifiée auprès d'un registre officiel, le répertoire SIRENE de l'INSEE, le ${checkedOn(expired.abId)}, mais cette vérification a expiré le 1er février 2026 : elle est à renouveler.`,
+      ],
+      [unchecked.abId, "Identité non vérifiée : aucun registre officiel ne l'a confirmée à ce jour."],
+    ]);
+    db.$client.close();
+    for (const merchant of [verified, expired, unchecked]) {
+      const page = await (await server.get(`/?metier=${encodeURIComponent(merchant.name)}`)).text();
+      const item = new RegExp(
+        `<li class="result">\\s*<h3><a href="/m/${merchant.abId}/">[^<]*</a></h3>\\s*<p>[^<]*</p>\\s*<p class="result-identity">([^<]+)</p>`,
+      ).exec(page);
+      expect(item?.[1]?.replace(/&#39;/g, "'"), merchant.name).toBe(expected.get(merchant.abId));
+      // The merchant's page says the same, in the same words.
+      const own = await (await server.get(`/m/${merchant.abId}/`)).text();
+      expect(/<p class="identity-check">([^<]+)<\/p>/.exec(own)?.[1]?.replace(/&#39;/g, "'")).toBe(
+        expected.get(merchant.abId),
+      );
+    }
+  });
+
+  it("gives each result's address once", async () => {
+    const page = await (await server.get("/?metier=boulangerie")).text();
+    const lines = [...page.matchAll(/<h3><a href="\/m\/ab_[a-z0-9]{8}\/">[^<]*<\/a><\/h3>\s*<p>([^<]+)<\/p>/g)].map(
+      (match) => match[1] as string,
+    );
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      // "Trade · street, postcode Town": the town once, after its postal code.
+      expect(line).toMatch(/ · .*\b\d{5} [^,]+$/);
+    }
+  });
+
   it("says so when the town is unknown, and searches all of France", async () => {
     const page = await (await server.get("/?metier=boulangerie&ville=Nulle-Part-sur-Mer")).text();
     expect(page).toContain(
@@ -87,8 +155,9 @@ describe("the 404 page", () => {
       expect(response.status).toBe(404);
       const page = await response.text();
       expect(page).toContain('<meta name="robots" content="noindex">');
-      expect(page).toContain("Erreur 404.");
-      expect(page).toContain('<form class="search-form" method="get" action="/" role="search">');
+      // Said in words: no status or error code is shown to people.
+      expect(page).not.toMatch(/Erreur \d|\b404\b/);
+      expect(page).toContain('<form class="search-form" method="get" action="/#resultats" role="search">');
       expect(page).toContain('href="/confidentialite"');
     }
   });
