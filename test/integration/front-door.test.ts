@@ -448,6 +448,38 @@ describe("crawlers", () => {
     ]);
   });
 
+  it("dates each merchant's page by its last change: a write, or a signal expiry once it passed", async () => {
+    const abId = server.roster.cases.probation?.[0] as string;
+    const lastmodOf = async (url: string) => {
+      const xml = await (await server.get("/sitemap.xml")).text();
+      const escaped = url.replace(/[.?]/g, "\\$&");
+      return new RegExp(`<url><loc>${escaped}</loc><lastmod>([^<]+)</lastmod></url>`).exec(xml)?.[1];
+    };
+    const page = `${TEST_BASE_URL}/m/${abId}/`;
+    const before = await lastmodOf(page);
+    expect(before).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    const second = (at: number) => new Date(Math.floor(at / 1000) * 1000).toISOString();
+    const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+    try {
+      // A product written an hour ago: the page and its ai.md are dated by it.
+      const written = second(Date.now() - 3_600_000);
+      db.$client.prepare("UPDATE products SET updated_at = ? WHERE ab_id = ?").run(written, abId);
+      expect(await lastmodOf(page)).toBe(written.replace(".000Z", "Z"));
+      expect(await lastmodOf(`${page}ai.md`)).toBe(written.replace(".000Z", "Z"));
+      // A signal that expires two seconds from now changes the page then, with no other write.
+      const expiry = second(Date.now() + 2_000);
+      const changed = db.$client
+        .prepare("UPDATE signals SET expires_at = ? WHERE ab_id = ? AND key = 'siret_verified'")
+        .run(expiry, abId);
+      expect(changed.changes).toBe(1);
+      expect(await lastmodOf(page)).toBe(written.replace(".000Z", "Z"));
+      await new Promise((resolve) => setTimeout(resolve, Date.parse(expiry) - Date.now() + 300));
+      expect(await lastmodOf(page)).toBe(expiry.replace(".000Z", "Z"));
+    } finally {
+      db.$client.close();
+    }
+  });
+
   it("serves the favicon", async () => {
     const response = await server.get("/favicon.svg");
     expect(response.status).toBe(200);
