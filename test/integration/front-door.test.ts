@@ -331,6 +331,18 @@ describe("the lead form without JavaScript", () => {
     const unknown = await postForm("/m/ab_zzzzzzzz/", { contact_name: "X" });
     expect(unknown.status).toBe(404);
     expect(unknown.page).toContain("<h1>Commerçant introuvable</h1>");
+    // A merchant that takes no lead now: the page says so where the form would be, and why.
+    const closed = server.roster.cases.contact_disabled?.[0] as string;
+    const refused = await postForm(`/m/${closed}/`, {
+      contact_name: "Lucie Ferrand",
+      contact_email: "lucie.ferrand@exemple-prive.fr",
+      lead_type: "contact",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.page).toContain(
+      '<div id="lead-status" class="lead-status lead-error" role="status" aria-live="polite" tabindex="-1"><p>Ce commerçant ne peut pas recevoir de demande pour le moment.</p></div>',
+    );
+    expect(refused.page).toContain("Ce commerçant ne reçoit pas de demandes par Abeille pour le moment");
   });
 });
 
