@@ -66,6 +66,26 @@ describe("the microsite page", () => {
     expect(LEAD_FORM_SCRIPT).toContain('headers["x-lead-form-token"] = token.value');
   });
 
+  it("shows choices and tags in words, not codes", () => {
+    expect(page).toContain('<option value="seminaire">Séminaire</option>');
+    expect(page).toContain('<option value="team_building">Team building</option>');
+    expect(page).toContain('<option value="visite_guidee">Visite guidée</option>');
+    expect(page).not.toMatch(/<option value="[a-z_]+">[a-z_ ]+<\/option>/);
+    // Product tags are search slugs: the page does not show them.
+    expect(page).not.toContain('class="tag"');
+  });
+
+  it("says in a sentence whether an official register verified the identity, and when", () => {
+    expect(page).toContain(
+      '<p class="identity-check">Identité vérifiée auprès d&#39;un registre officiel, le répertoire SIRENE de l&#39;INSEE, le 1er mars 2026.</p>',
+    );
+  });
+
+  it("needs no style attribute (the pages' CSP allows none): the trust bars are meters", () => {
+    expect(page).not.toMatch(/\sstyle="/);
+    expect(page).toMatch(/<meter class="bar" min="0" max="25" value="\d+" aria-hidden="true"><\/meter>/);
+  });
+
   it("replaces the form with the reason when the merchant cannot be contacted", () => {
     const profile = tourismProfile();
     profile.merchant.status = "PAUSED";
