@@ -3,6 +3,7 @@ import path from "node:path";
 import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
+import { createPageFormTokens, type PageFormTokens } from "./domain/leads/page-form-token.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
@@ -90,6 +91,8 @@ export interface App {
   retention: RetentionRepository;
   /** Lead tracking tokens (HMAC keyed by DATA_DIR/secrets/lead-tracking.key, created on first use). */
   trackingTokens: TrackingTokens;
+  /** The form tokens of the merchants' pages (HMAC keyed by DATA_DIR/secrets/page-form.key, created on first use). */
+  pageFormTokens: PageFormTokens;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
   /** Throws when the database does not answer (the health check's readiness). */
@@ -168,6 +171,9 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     retention: createRetentionRepository(db),
     trackingTokens: createTrackingTokens(() =>
       loadOrCreateSecret(path.join(config.dataDir, "secrets", "lead-tracking.key")),
+    ),
+    pageFormTokens: createPageFormTokens(() =>
+      loadOrCreateSecret(path.join(config.dataDir, "secrets", "page-form.key")),
     ),
     notifyOutbox,
     probeDatabase: createDatabaseProbe(db),

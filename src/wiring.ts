@@ -33,6 +33,7 @@ export function leadDeps(app: App): LeadDeps {
     ...resolveDeps(app),
     leads: app.leads,
     trackingTokens: app.trackingTokens,
+    pageFormTokens: app.pageFormTokens,
     leadTargets: app.leadTargets,
     notifyOutbox: app.notifyOutbox,
   };

@@ -15,6 +15,8 @@ export interface LeadField {
   required: boolean;
   label: string;
   options?: string[];
+  /** Each option as a person reads it, in French (the options themselves are codes agents send). */
+  optionLabels?: Readonly<Record<string, string>>;
   /** Upper bound for strings (characters) or numbers (value). */
   max?: number;
 }
@@ -82,12 +84,14 @@ const numberField = (name: string, label: string, max: number): LeadField => ({
   label,
   max,
 });
-const enumField = (name: string, label: string, options: string[]): LeadField => ({
+/** A choice among codes, each given with its French label: `[code, label]`. */
+const enumField = (name: string, label: string, options: readonly (readonly [string, string])[]): LeadField => ({
   name,
   type: "enum",
   required: false,
   label,
-  options,
+  options: options.map(([code]) => code),
+  optionLabels: Object.fromEntries(options),
 });
 
 export const sectors: Record<SectorKey, Sector> = {
@@ -96,12 +100,12 @@ export const sectors: Record<SectorKey, Sector> = {
     label: "Tourisme et événementiel",
     leadFields: [
       enumField("event_type", "Type d'événement", [
-        "seminaire",
-        "team_building",
-        "incentive",
-        "sejour_groupe",
-        "visite_guidee",
-        "hebergement",
+        ["seminaire", "Séminaire"],
+        ["team_building", "Team building"],
+        ["incentive", "Voyage de motivation (incentive)"],
+        ["sejour_groupe", "Séjour de groupe"],
+        ["visite_guidee", "Visite guidée"],
+        ["hebergement", "Hébergement"],
       ]),
       numberField("nb_participants", "Nombre de participants", 10000),
       dateField("date_souhaitee", "Date souhaitée"),
@@ -114,11 +118,11 @@ export const sectors: Record<SectorKey, Sector> = {
     label: "Bâtiment et travaux",
     leadFields: [
       enumField("type_travaux", "Type de travaux", [
-        "installation",
-        "renovation",
-        "depannage",
-        "entretien",
-        "diagnostic",
+        ["installation", "Installation"],
+        ["renovation", "Rénovation"],
+        ["depannage", "Dépannage"],
+        ["entretien", "Entretien"],
+        ["diagnostic", "Diagnostic"],
       ]),
       numberField("surface_m2", "Surface (m²)", 100000),
       textField("adresse_chantier", "Adresse du chantier"),
@@ -130,7 +134,11 @@ export const sectors: Record<SectorKey, Sector> = {
     key: "alimentation",
     label: "Alimentation",
     leadFields: [
-      enumField("type_commande", "Type de commande", ["retrait_boutique", "livraison", "evenement"]),
+      enumField("type_commande", "Type de commande", [
+        ["retrait_boutique", "Retrait en boutique"],
+        ["livraison", "Livraison"],
+        ["evenement", "Événement"],
+      ]),
       numberField("nb_personnes", "Nombre de personnes", 10000),
       dateField("date_souhaitee", "Date souhaitée"),
       textField("allergies", "Allergies ou régimes"),
@@ -143,7 +151,12 @@ export const sectors: Record<SectorKey, Sector> = {
       numberField("nb_couverts", "Nombre de couverts", 1000),
       dateField("date_souhaitee", "Date souhaitée"),
       textField("heure", "Heure", 20),
-      enumField("occasion", "Occasion", ["repas", "anniversaire", "affaires", "groupe"]),
+      enumField("occasion", "Occasion", [
+        ["repas", "Repas"],
+        ["anniversaire", "Anniversaire"],
+        ["affaires", "Repas d'affaires"],
+        ["groupe", "Groupe"],
+      ]),
       textField("regime_alimentaire", "Régime alimentaire"),
     ],
   },
@@ -153,7 +166,11 @@ export const sectors: Record<SectorKey, Sector> = {
     leadFields: [
       textField("prestation", "Prestation"),
       dateField("date_souhaitee", "Date souhaitée"),
-      enumField("creneau", "Créneau", ["matin", "apres_midi", "soir"]),
+      enumField("creneau", "Créneau", [
+        ["matin", "Matin"],
+        ["apres_midi", "Après-midi"],
+        ["soir", "Soir"],
+      ]),
       { name: "premiere_visite", type: "boolean", required: false, label: "Première visite" },
     ],
   },
@@ -165,11 +182,11 @@ export const sectors: Record<SectorKey, Sector> = {
       textField("immatriculation", "Immatriculation", 20),
       numberField("kilometrage", "Kilométrage", 2000000),
       enumField("type_intervention", "Type d'intervention", [
-        "entretien",
-        "reparation",
-        "controle",
-        "pneus",
-        "carrosserie",
+        ["entretien", "Entretien"],
+        ["reparation", "Réparation"],
+        ["controle", "Contrôle"],
+        ["pneus", "Pneus"],
+        ["carrosserie", "Carrosserie"],
       ]),
     ],
   },
@@ -180,15 +197,29 @@ export const sectors: Record<SectorKey, Sector> = {
       textField("produit_recherche", "Produit recherché"),
       numberField("quantite", "Quantité", 10000),
       dateField("date_souhaitee", "Date souhaitée"),
-      enumField("retrait_ou_livraison", "Retrait ou livraison", ["retrait", "livraison"]),
+      enumField("retrait_ou_livraison", "Retrait ou livraison", [
+        ["retrait", "Retrait en magasin"],
+        ["livraison", "Livraison"],
+      ]),
     ],
   },
   immobilier: {
     key: "immobilier",
     label: "Immobilier",
     leadFields: [
-      enumField("projet", "Projet", ["achat", "vente", "location", "gestion", "estimation"]),
-      enumField("type_bien", "Type de bien", ["appartement", "maison", "terrain", "local"]),
+      enumField("projet", "Projet", [
+        ["achat", "Achat"],
+        ["vente", "Vente"],
+        ["location", "Location"],
+        ["gestion", "Gestion locative"],
+        ["estimation", "Estimation"],
+      ]),
+      enumField("type_bien", "Type de bien", [
+        ["appartement", "Appartement"],
+        ["maison", "Maison"],
+        ["terrain", "Terrain"],
+        ["local", "Local commercial ou professionnel"],
+      ]),
       numberField("surface_m2", "Surface (m²)", 100000),
       textField("budget_range", "Budget"),
       textField("localisation", "Localisation"),
@@ -198,7 +229,13 @@ export const sectors: Record<SectorKey, Sector> = {
     key: "assurance",
     label: "Assurance",
     leadFields: [
-      enumField("type_contrat", "Type de contrat", ["habitation", "auto", "sante", "prevoyance", "professionnelle"]),
+      enumField("type_contrat", "Type de contrat", [
+        ["habitation", "Habitation"],
+        ["auto", "Automobile"],
+        ["sante", "Santé"],
+        ["prevoyance", "Prévoyance"],
+        ["professionnelle", "Assurance professionnelle"],
+      ]),
       textField("situation", "Situation"),
       dateField("date_effet", "Date d'effet souhaitée"),
     ],
@@ -207,7 +244,13 @@ export const sectors: Record<SectorKey, Sector> = {
     key: "sante_animale",
     label: "Santé animale",
     leadFields: [
-      enumField("espece", "Espèce", ["chien", "chat", "nac", "equide", "autre"]),
+      enumField("espece", "Espèce", [
+        ["chien", "Chien"],
+        ["chat", "Chat"],
+        ["nac", "Nouvel animal de compagnie (NAC)"],
+        ["equide", "Cheval ou autre équidé"],
+        ["autre", "Autre"],
+      ]),
       textField("motif", "Motif de consultation"),
       { name: "urgence", type: "boolean", required: false, label: "Urgence" },
     ],

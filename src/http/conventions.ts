@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import zlib from "node:zlib";
 import { utf8Bytes } from "../domain/utf8.ts";
+import { PAGE_SECURITY_HEADERS } from "../publish/page-policy.ts";
 import type { Reply } from "./reply.ts";
 
 /**
@@ -11,6 +12,7 @@ import type { Reply } from "./reply.ts";
  * - CORS: every answer but people's HTML pages may be read from any origin (no cookie carries a
  *   credential here: keys come in headers a page sets itself), with the headers clients read
  *   exposed; preflights are answered by the router (src/http/router.ts).
+ * - HTML pages carry their Content-Security-Policy and may not be framed (src/publish/page-policy.ts).
  * - Validators: a successful GET without an ETag gets one from its content: weak for a navigation
  *   envelope (its `_meta` is the request's own: request id and time), strong for a bare document;
  *   `If-None-Match` that matches gives 304 without a body.
@@ -191,6 +193,7 @@ export function finishAnswer(request: AnsweredRequest, answer: Reply): Reply {
   if (!isHtml && headers["access-control-allow-origin"] === undefined) {
     headers["access-control-allow-origin"] = "*";
   }
+  if (isHtml) for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) headers[name] ??= value;
   if (headers["access-control-allow-origin"] !== undefined && headers["access-control-expose-headers"] === undefined) {
     headers["access-control-expose-headers"] = CORS_EXPOSED_HEADERS.join(", ");
   }

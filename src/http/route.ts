@@ -63,7 +63,7 @@ export interface OperationContext<Spec extends OperationSpec> extends RouteConte
   pathParams(): ParsedBy<Spec["pathParams"]>;
   /** The query parameters, parsed by the description's schema; a repeated parameter is refused. */
   query(): ParsedBy<Spec["query"]>;
-  /** The JSON body (size-capped, JSON content type), parsed by the description's schema. */
+  /** The body (size-capped; JSON, or an HTML form's fields when `bodyType` is "form"), parsed by the description's schema. */
   body(): Promise<ParsedBy<Spec["body"]>>;
 }
 
@@ -91,7 +91,11 @@ export function route<Spec extends OperationSpec>(
         operation,
         pathParams: () => parseInput(described(operation.pathParams, "path parameters"), context.params),
         query: () => parseQuery(described(operation.query, "query"), context.url.searchParams),
-        body: async () => parseInput(described(operation.body, "body"), await readJsonBody(context.request)),
+        body: async () =>
+          parseInput(
+            described(operation.body, "body"),
+            operation.bodyType === "form" ? await readFormBody(context.request) : await readJsonBody(context.request),
+          ),
       } as OperationContext<Spec>),
     options,
   );
@@ -204,4 +208,28 @@ export async function readJsonBody(request: RouteRequest): Promise<unknown> {
   } catch {
     throw validationError([{ path: "", message: "body is not valid JSON" }], "Malformed JSON body");
   }
+}
+
+/**
+ * Reads an HTML form's body (application/x-www-form-urlencoded) with the same size cap, as field
+ * name -> value; a field given twice is refused rather than guessed.
+ */
+export async function readFormBody(request: RouteRequest): Promise<Record<string, string>> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
+    throw validationError(
+      [{ path: "", message: "Content-Type must be application/x-www-form-urlencoded" }],
+      "Content-Type must be application/x-www-form-urlencoded",
+    );
+  }
+  const fields = new Map<string, string>();
+  const repeated: string[] = [];
+  for (const [name, value] of new URLSearchParams(await request.readBody(MAX_BODY_BYTES))) {
+    if (fields.has(name)) repeated.push(name);
+    fields.set(name, value);
+  }
+  if (repeated.length > 0) {
+    throw validationError(repeated.map((name) => ({ path: name, message: "must be given once" })));
+  }
+  return Object.fromEntries(fields);
 }

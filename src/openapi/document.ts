@@ -128,7 +128,11 @@ function buildDocument(baseUrl: string): OpenApiDocument {
     if (operation.body) {
       entry.requestBody = {
         required: true,
-        content: { "application/json": { schema: registry.add(operation.body, "input") } },
+        content: {
+          [operation.bodyType === "form" ? "application/x-www-form-urlencoded" : "application/json"]: {
+            schema: registry.add(operation.body, "input"),
+          },
+        },
       };
     }
     if (operation.access === "open") entry.security = [];

@@ -19,9 +19,12 @@ import { aiDigestSchema, clusterDocumentSchema, clusterListSchema, clusterParams
 import {
   followUpMessageSchema,
   idempotencyKeySchema,
+  LEAD_FORM_TOKEN_MAX,
+  leadFormBodySchema,
   leadIdParamsSchema,
   leadRequestSchema,
   TRACKING_TOKEN_MAX,
+  trackingFormBodySchema,
 } from "../schemas/leads.ts";
 import { createOrderBodySchema, orderCreatedSchema } from "../schemas/orders.ts";
 import { peopleQuerySchema, sitemapPartParamsSchema } from "../schemas/people.ts";
@@ -91,6 +94,8 @@ export interface OperationSpec {
   readonly query?: z.ZodObject;
   readonly headers?: readonly HeaderSpec[];
   readonly body?: z.ZodType;
+  /** How the body comes: JSON (the default), or an HTML form's fields (application/x-www-form-urlencoded). */
+  readonly bodyType?: "json" | "form";
   /** The body is JSON-RPC: malformed bodies are JSON-RPC errors, not VALIDATION_ERROR envelopes. */
   readonly jsonRpc?: boolean;
   readonly responses: Readonly<Record<string, ResponseSpec>>;
@@ -114,6 +119,13 @@ const trackingTokenHeader: HeaderSpec = {
   name: "X-Tracking-Token",
   description: "The lead's tracking token (preferred to the token query parameter: it stays out of logs)",
   schema: z.string().max(TRACKING_TOKEN_MAX),
+};
+
+const leadFormTokenHeader: HeaderSpec = {
+  name: "X-Lead-Form-Token",
+  description:
+    "Sent by the lead form of the merchant's page (/m/{ab_id}/), which carries it: a lead with its page's token is told to the merchant as typed by the person in that form. Programs do not send it; a lead without it, or with another value, is told as sent through the API",
+  schema: z.string().max(LEAD_FORM_TOKEN_MAX),
 };
 
 const idempotencyHeader: HeaderSpec = {
@@ -280,7 +292,7 @@ const OPERATION_TABLE = [
       "A contact, estimate, appointment or quote request. Sent again by the same caller (the same API key, or the same client address without a key) with the same merchant, contact email (trimmed, lower-cased) and lead type within 24 hours, it answers 200 with the first lead and `deduplicated: true`; a message the first lead does not carry yet is emailed to the merchant as a follow-up on it (409 CONFLICT past the follow-up limit). Another caller always gets a lead of its own. Keep the tracking token: lead status and follow-up messages need it.",
     tags: ["Leads"],
     access: "lead",
-    headers: [idempotencyHeader],
+    headers: [idempotencyHeader, leadFormTokenHeader],
     body: leadRequestSchema,
     responses: {
       "201": { description: "Lead created", schema: leadCreatedResponseSchema, headers: ["Location"] },
@@ -475,6 +487,61 @@ const OPERATION_TABLE = [
       "200": { description: "The microsite", contentType: "text/html", schema: z.string(), headers: documentCaching },
       "304": notModified,
       "404": { description: "No published merchant (HTML page)", contentType: "text/html", schema: z.string() },
+    },
+  },
+  {
+    method: "post",
+    path: "/m/{ab_id}",
+    operationId: "submitLeadForm",
+    summary: "The lead form of a merchant's page, posted without JavaScript (HTML, French)",
+    description:
+      "For people: the page's form as a browser posts it. The lead is sent as by POST /api/contact/brick (same checks, same duplicate rule) and told to the merchant as typed in its page's form when the page's form token comes with it. The answer is the page again: the tracking number and code (201, or 200 for a duplicate), or the form as typed with each refusal in French next to its field.",
+    tags: ["People"],
+    access: "page",
+    pathParams: abIdParamsSchema,
+    bodyType: "form",
+    body: leadFormBodySchema,
+    responses: {
+      "201": { description: "The page, saying the lead was sent", contentType: "text/html", schema: z.string() },
+      "200": {
+        description: "The page, giving the lead already sent (the same person's duplicate within 24 hours)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "400": {
+        description: "The page, the form as typed with what to correct",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "404": { description: "No published merchant (HTML page)", contentType: "text/html", schema: z.string() },
+    },
+  },
+  {
+    method: "get",
+    path: "/suivi",
+    operationId: "getLeadTrackingPage",
+    summary: "Follow a request sent to a merchant (HTML, French): the form",
+    description:
+      "For people: where to paste the tracking code the lead form gave. The code is posted, never put in the URL.",
+    tags: ["People"],
+    access: "page",
+    responses: { "200": { description: "The tracking page", contentType: "text/html", schema: z.string() } },
+  },
+  {
+    method: "post",
+    path: "/suivi",
+    operationId: "submitLeadTrackingForm",
+    summary: "Follow a request sent to a merchant (HTML, French): its status",
+    description:
+      "For people: the request the tracking code opens (merchant, type, date, whether the merchant's mailbox accepted it), as GET /api/leads/{lead_id} gives it to the holder of the token. The merchant's answer goes straight to the person and is not shown. A wrong code, another lead's and an unknown lead are the same 404 page.",
+    tags: ["People"],
+    access: "page",
+    bodyType: "form",
+    body: trackingFormBodySchema,
+    responses: {
+      "200": { description: "The request's status", contentType: "text/html", schema: z.string() },
+      "400": { description: "No code was given (HTML page)", contentType: "text/html", schema: z.string() },
+      "404": { description: "No request has this code (HTML page)", contentType: "text/html", schema: z.string() },
     },
   },
   {

@@ -1,11 +1,11 @@
 import { reply } from "../http/reply.ts";
 import { methodNotAllowed, route } from "../http/route.ts";
 import { operation } from "../openapi/operations.ts";
-import { publishedAbIds, SITEMAP_TYPE, sitemapXml } from "../publish/sitemap.ts";
+import { publishedPages, SITEMAP_TYPE, sitemapXml } from "../publish/sitemap.ts";
 
-/** The sitemap of every published merchant page and ai.md (an index past 50,000 URLs). */
+/** The sitemap of every published merchant page and ai.md, each with its lastmod (an index past 50,000 URLs). */
 export const GET = route(operation("getSitemap"), ({ app }) =>
-  reply(200, sitemapXml(app.config.baseUrl, publishedAbIds(app.publishSource)), {
+  reply(200, sitemapXml(app.config.baseUrl, publishedPages(app.publishSource, app.now())), {
     "content-type": SITEMAP_TYPE,
     "cache-control": "public, max-age=300",
   }),

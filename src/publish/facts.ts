@@ -148,10 +148,25 @@ export function identityFact(facts: readonly EvidenceFact[]): EvidenceFact | und
 }
 
 /**
+ * The identity check as a page states it: the `siret_verified` signal and its status at the
+ * page's instant (signalStatusAt, the one rule). An EvidenceFact is one; a search result's is
+ * built with `identityCheckAt`.
+ */
+export interface IdentityCheck {
+  status: string;
+  signal: Pick<Signal, "verifiedAt" | "recordedAt" | "expiresAt">;
+}
+
+/** A merchant's identity check from its `siret_verified` signal (undefined: never checked). */
+export function identityCheckAt(signal: Signal | undefined, nowIso: string): IdentityCheck | undefined {
+  return signal ? { status: signalStatusAt(signal, nowIso), signal } : undefined;
+}
+
+/**
  * How the documents word the identity check, in French: verified on a date, expired on a date, or
  * not verified. Every document says the same, from the same status (signal-expiry.ts).
  */
-export function identityWordingFr(fact: EvidenceFact | undefined): string {
+export function identityWordingFr(fact: IdentityCheck | undefined): string {
   if (fact?.status === "verified") {
     return `vérifié au répertoire SIRENE le ${formatDateFr(fact.signal.verifiedAt ?? fact.signal.recordedAt)}`;
   }
@@ -162,7 +177,23 @@ export function identityWordingFr(fact: EvidenceFact | undefined): string {
 }
 
 /** The identity in three words, for a badge or a page's summary. */
-export function identityBadgeFr(fact: EvidenceFact | undefined): string {
+export function identityBadgeFr(fact: IdentityCheck | undefined): string {
   if (fact?.status === "verified") return "Identité vérifiée";
   return fact?.status === "expired" ? "Identité à revérifier" : "Identité non vérifiée";
+}
+
+/**
+ * The identity check said plainly to a person, in one sentence: whether an official source
+ * verified it, which, and as of when (a merchant page and each search result say it).
+ */
+export function identityStatementFr(fact: IdentityCheck | undefined): string {
+  const source = "auprès d'un registre officiel, le répertoire SIRENE de l'INSEE,";
+  if (fact?.status === "verified") {
+    return `Identité vérifiée ${source} le ${formatDateFr(fact.signal.verifiedAt ?? fact.signal.recordedAt)}.`;
+  }
+  if (fact?.status === "expired") {
+    const checked = fact.signal.verifiedAt ?? fact.signal.recordedAt;
+    return `Identité vérifiée ${source} le ${formatDateFr(checked)}, mais cette vérification a expiré le ${formatDateFr(fact.signal.expiresAt)} : elle est à renouveler.`;
+  }
+  return "Identité non vérifiée : aucun registre officiel ne l'a confirmée à ce jour.";
 }

@@ -93,4 +93,9 @@ export const LANGUAGE_LABELS_FR: Record<string, string> = {
   nl: "néerlandais",
   ar: "arabe",
   zh: "chinois",
+  oc: "occitan",
+  br: "breton",
+  eu: "basque",
+  ca: "catalan",
+  co: "corse",
 };

@@ -2,6 +2,7 @@ import type { Config } from "../config/config.ts";
 import { PEOPLE_FIELD_MAX } from "../schemas/people.ts";
 import type { SearchResult } from "../schemas/registry.ts";
 import { HTML_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
+import { type IdentityCheck, identityStatementFr } from "./facts.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /**
@@ -29,6 +30,8 @@ export interface PeopleSearch {
   /** The commune the town was read as, when one was given and found. */
   town: { name: string; department: string; radiusKm: number } | null;
   results: SearchResult[];
+  /** Each result's identity check by ab_id (absent: never checked). */
+  identities: ReadonlyMap<string, IdentityCheck>;
   /** A French sentence when the search could not run as asked (unknown town, nothing typed). */
   notice: string | null;
 }
@@ -74,15 +77,21 @@ ${siteFooterLinks()}
 `.value;
 }
 
-/** The search by trade and town: a GET form to `/`, so a result page has its own address. */
+/** Where a search's results start: the search form's answer opens there, on a phone as on a desk. */
+export const RESULTS_ANCHOR = "resultats";
+
+/**
+ * The search by trade and town: a GET form to `/`, so a result page has its own address, which
+ * opens at the results (`#resultats`): on a phone the page does not open on the form again.
+ */
 export function searchForm(query: PeopleQuery = {}, headingLevel: 2 | 1 = 2): SafeHtml {
   const heading =
     headingLevel === 1
-      ? html`<h1 id="recherche">Trouver un commerçant vérifié</h1>`
-      : html`<h2 id="recherche">Trouver un commerçant vérifié</h2>`;
+      ? html`<h1 id="recherche">Trouver un commerçant</h1>`
+      : html`<h2 id="recherche">Trouver un commerçant</h2>`;
   return html`<section aria-labelledby="recherche">
 ${heading}
-<form class="search-form" method="get" action="/" role="search">
+<form class="search-form" method="get" action="/#${RESULTS_ANCHOR}" role="search">
 <div class="field">
 <label for="metier">Métier ou produit</label>
 <input id="metier" name="metier" type="text" maxlength="${PEOPLE_FIELD_MAX}" value="${query.metier ?? ""}" placeholder="boulangerie, plombier, fleuriste…" autocomplete="off">
@@ -100,8 +109,8 @@ function resultsSection(search: PeopleSearch): SafeHtml {
   const where = search.town ? ` autour de ${search.town.name} (${search.town.radiusKm} km)` : "";
   const what = search.query.metier ? `« ${search.query.metier} »` : "votre recherche";
   const count = search.results.length;
-  return html`<section aria-labelledby="resultats">
-<h2 id="resultats">Résultats</h2>
+  return html`<section aria-labelledby="${RESULTS_ANCHOR}">
+<h2 id="${RESULTS_ANCHOR}">Résultats</h2>
 ${search.notice ? html`<p class="note" role="status">${search.notice}</p>` : ""}
 <p role="status">${count === 0 ? `Aucun commerçant trouvé pour ${what}${where}.` : `${count} commerçant${count > 1 ? "s" : ""} pour ${what}${where}.`}</p>
 ${
@@ -110,7 +119,8 @@ ${
 ${search.results.map(
   (result) => html`<li class="result">
 <h3><a href="/m/${result.merchant.ab_id}/">${result.merchant.name}</a></h3>
-<p>${result.merchant.trade} · ${result.merchant.address}, ${result.merchant.city}</p>
+<p>${result.merchant.trade} · ${result.merchant.address}</p>
+<p class="result-identity">${identityStatementFr(search.identities.get(result.merchant.ab_id))}</p>
 <p class="result-meta">Score de confiance ${String(result.merchant.trust_score)}/100${
     result.merchant.distance_km !== undefined
       ? ` · à ${result.merchant.distance_km.toLocaleString("fr-FR", { maximumFractionDigits: 1 })} km`
@@ -124,16 +134,27 @@ ${search.results.map(
 </section>`;
 }
 
-/** `/`: what Abeille is, the search, and its results when a search was made. */
+function introSection(headingLevel: 1 | 2): SafeHtml {
+  const title = "Abeille, le registre des commerçants vérifiés";
+  return html`<section aria-labelledby="abeille" class="intro">
+${headingLevel === 1 ? html`<h1 id="abeille">${title}</h1>` : html`<h2 id="abeille">${title}</h2>`}
+<p>Abeille recense des commerçants et artisans de France et vérifie leur identité auprès des registres officiels (SIRENE, RNE, BODACC). Chaque fiche et chaque résultat de recherche dit si l'identité du commerçant a été vérifiée par un registre officiel, et à quelle date : un commerçant pas encore vérifié est signalé comme tel. Chaque fiche montre aussi un score de confiance, ses preuves avec leur source et leur date, les prestations, les horaires, et permet d'envoyer une demande directement au commerçant, puis de la <a href="/suivi">suivre</a>.</p>
+<p>Les assistants IA y trouvent les mêmes informations sous forme de données : <a href="/llms.txt">llms.txt</a>, <a href="/openapi.json">l'API</a> et <a href="/.well-known/mcp.json">le serveur MCP</a>.</p>
+</section>`;
+}
+
+/**
+ * `/`: what Abeille is, then the search. A search's page puts the form and its results first
+ * (what Abeille is follows), and opens at the results.
+ */
 export function renderHomePage(baseUrl: string, search: PeopleSearch | null): RenderedDocument {
   const searched = search !== null;
-  const body = html`<section aria-labelledby="abeille" class="intro">
-<h1 id="abeille">Abeille, le registre des commerçants vérifiés</h1>
-<p>Abeille recense des commerçants et artisans de France dont l'identité est vérifiée auprès des registres officiels (SIRENE, RNE, BODACC). Chaque fiche montre un score de confiance, ses preuves avec leur source et leur date, les prestations, les horaires, et permet d'envoyer une demande directement au commerçant.</p>
-<p>Les assistants IA y trouvent les mêmes informations sous forme de données : <a href="/llms.txt">llms.txt</a>, <a href="/openapi.json">l'API</a> et <a href="/.well-known/mcp.json">le serveur MCP</a>.</p>
-</section>
-${searchForm(search?.query ?? {})}
-${search ? resultsSection(search) : ""}`;
+  const body = search
+    ? html`${searchForm(search.query, 1)}
+${resultsSection(search)}
+${introSection(2)}`
+    : html`${introSection(1)}
+${searchForm()}`;
   return renderedDocument(
     page({
       title: searched
@@ -148,12 +169,14 @@ ${search ? resultsSection(search) : ""}`;
   );
 }
 
-/** The 404 page (and a page that cannot be shown), with the search so that a person can go on. */
-export function buildNotFoundBody(title: string, message: string, status = 404): SafeHtml {
+/**
+ * The 404 page (and a page that cannot be shown), with the search so that a person can go on. It
+ * says what happened in words: no status or error code is shown to people.
+ */
+export function buildNotFoundBody(title: string, message: string): SafeHtml {
   return html`<div class="not-found">
 <h1>${title}</h1>
 <p>${message}</p>
-<p>Erreur ${String(status)}.</p>
 </div>
 ${searchForm()}`;
 }

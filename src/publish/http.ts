@@ -38,9 +38,11 @@ export function documentResponse(
 }
 
 /** What a person reads when a page cannot be shown, by error code (French, like the pages). */
-const PAGE_FAILURES: Partial<
+export type PageFailures = Partial<
   Record<ErrorCode, (retryAfterSeconds: number | undefined) => { title: string; message: string }>
-> = {
+>;
+
+const PAGE_FAILURES: PageFailures = {
   RATE_LIMITED: (retryAfter) => ({
     title: "Trop de pages demandées",
     message: `Cette adresse a consulté beaucoup de pages en peu de temps. Réessayez dans ${retryAfter ?? 60} secondes.`,
@@ -55,16 +57,19 @@ const PAGE_FAILURES: Partial<
   }),
 };
 
-/** A failure on a people's page: the catalog's status and headers (Retry-After), a French page. */
-export function renderPageFailure(context: RequestContext, failure: unknown): Reply {
+/**
+ * A failure on a people's page: the catalog's status and headers (Retry-After), a French page
+ * (`failures` words a route's own cases, over the common ones).
+ */
+export function renderPageFailure(context: RequestContext, failure: unknown, failures: PageFailures = {}): Reply {
   const { status, headers } = errorAnswer(context, failure);
   const code = isServiceError(failure) ? failure.code : "INTERNAL_ERROR";
   const retryAfter = isServiceError(failure) ? failure.details.retryAfterSeconds : undefined;
-  const text = PAGE_FAILURES[code]?.(retryAfter) ?? {
+  const text = (failures[code] ?? PAGE_FAILURES[code])?.(retryAfter) ?? {
     title: "Une erreur est survenue",
     message: "La page n'a pas pu être affichée. Réessayez dans un instant.",
   };
-  return reply(status, buildNotFoundPage({ ...text, status }), {
+  return reply(status, buildNotFoundPage(text), {
     ...headers,
     "content-type": HTML_TYPE,
     "cache-control": "no-store",
@@ -75,9 +80,24 @@ export function renderPageFailure(context: RequestContext, failure: unknown): Re
 export function pageRoute<Spec extends OperationSpec>(
   operation: Spec,
   handler: (route: OperationContext<Spec>) => Reply | Promise<Reply>,
+  failures: PageFailures = {},
 ): OperationEndpoint<Spec> {
-  return route(operation, handler, { renderFailure: renderPageFailure });
+  return route(operation, handler, {
+    renderFailure: (context, failure) => renderPageFailure(context, failure, failures),
+  });
 }
+
+/** What a person reads when a form posted to a page cannot be read at all (not a field's fault). */
+export const FORM_FAILURES: PageFailures = {
+  VALIDATION_ERROR: () => ({
+    title: "Formulaire illisible",
+    message: "Le formulaire envoyé n'a pas pu être lu. Revenez à la page précédente et envoyez-le de nouveau.",
+  }),
+  PAYLOAD_TOO_LARGE: () => ({
+    title: "Formulaire trop long",
+    message: "Le formulaire envoyé dépasse la taille acceptée. Raccourcissez votre message et envoyez-le de nouveau.",
+  }),
+};
 
 /**
  * The French "page not found" for any path outside the API that no route serves: the same page as

@@ -1,6 +1,6 @@
 import { yearsBetween } from "../domain/calendar.ts";
 import { formatAddress } from "../domain/format.ts";
-import { buildLeadContract, LEAD_TYPES, type LeadContractField } from "../domain/lead-contract.ts";
+import { buildLeadContract, LEAD_TYPES, type LeadContractField, sectorLeadFields } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
 import { factConfidence } from "../domain/registry/decision-card.ts";
 import { sectorOf } from "../domain/sectors.ts";
@@ -12,6 +12,7 @@ import {
   evidenceFacts,
   identityBadgeFr,
   identityFact,
+  identityStatementFr,
   identityWordingFr,
   isBusinessEmail,
 } from "./facts.ts";
@@ -29,11 +30,41 @@ import { FAVICON, MICROSITE_STYLESHEET, PRIVACY_PATH, siteFooterLinks } from "./
 import { weekHours } from "./hours.ts";
 import { html, jsonForScript, raw, type SafeHtml } from "./html.ts";
 import { buildJsonLd } from "./jsonld.ts";
+import {
+  FORM_TOKEN_FIELD,
+  LEAD_FORM_SCRIPT,
+  LEAD_SENT_FR,
+  TRACKING_CODE_FIELD,
+  TRACKING_PAGE_PATH,
+} from "./lead-form-script.ts";
 import { leadTypesFor } from "./lead-types.ts";
 import type { MerchantView } from "./view.ts";
 
-/** The lead endpoint as the browser calls it: same origin as the page. */
-export const LEAD_FORM_ACTION = "/api/contact/brick";
+/** The lead endpoint as the page's script calls it: same origin as the page. */
+export const LEAD_API_PATH = "/api/contact/brick";
+
+/**
+ * The lead form of a page: the page's form token (page-form-token.ts), and when the page answers
+ * the form posted without JavaScript, what became of it (src/publish/lead-form.ts).
+ */
+export interface LeadFormState {
+  token: string;
+  result?: LeadFormResult;
+}
+
+export type LeadFormResult =
+  | { kind: "sent"; leadId: string; trackingToken: string; deduplicated: boolean }
+  | {
+      kind: "refused";
+      /** Why, in French (never an error code). */
+      message: string;
+      /** A French message per field name (`contact_email`, `metadata.nb_personnes`). */
+      fieldErrors: Readonly<Record<string, string>>;
+      /** French messages that belong to no field of the form. */
+      otherErrors: readonly string[];
+      /** What the person typed, to fill the form again. */
+      values: Readonly<Record<string, string>>;
+    };
 
 const TRUST_LEVEL_FR: Record<string, string> = {
   certified: "certifié : identité vérifiée et preuves suffisantes",
@@ -48,13 +79,14 @@ const CONFIDENCE_FR: Record<string, string> = {
 };
 
 /**
- * The merchant's human page, `/m/{ab_id}/`, in French: identity, trust score with its four
- * components and the evidence behind each point, products and prices, hours, Q&A, a lead form
- * (JSON to the lead endpoint through a small inline script; without JavaScript it says how else to
- * reach the merchant), the JSON-LD embedded, canonical and alternate links. Plain semantic HTML
- * with landmarks and labels, one stylesheet, no framework.
+ * The merchant's human page, `/m/{ab_id}/`, in French: identity (whether an official register
+ * verified it, and when), trust score with its four components and the evidence behind each
+ * point, products and prices, hours, Q&A, a lead form (an HTML form posted to the page itself,
+ * which answers in French; with JavaScript, JSON to the lead endpoint through a small inline
+ * script), the JSON-LD embedded, canonical and alternate links. Plain semantic HTML with landmarks
+ * and labels, one stylesheet, no framework.
  */
-export function buildMicrosite(view: MerchantView): string {
+export function buildMicrosite(view: MerchantView, form: LeadFormState): string {
   const { profile, assessment, links, trade } = view;
   const { merchant } = profile;
   const tradeLabel = trade?.label ?? sectorOf(merchant.sector)?.label ?? "Commerce";
@@ -102,7 +134,7 @@ ${trustSection(view)}
 ${productsSection(view)}
 ${hoursSection(view)}
 ${questionsSection(view)}
-${contactSection(view)}
+${contactSection(view, form)}
 ${dataSection(view)}
 </main>
 <footer class="site-footer">
@@ -117,8 +149,8 @@ ${assessment.capabilities.state.can_contact ? raw(`<script>${LEAD_FORM_SCRIPT}</
   return page.value;
 }
 
-export function renderMicrosite(view: MerchantView): RenderedDocument {
-  return renderedDocument(buildMicrosite(view), HTML_TYPE);
+export function renderMicrosite(view: MerchantView, form: LeadFormState): RenderedDocument {
+  return renderedDocument(buildMicrosite(view, form), HTML_TYPE);
 }
 
 function identitySection(view: MerchantView, tradeLabel: string, description: string | null): SafeHtml {
@@ -137,6 +169,7 @@ function identitySection(view: MerchantView, tradeLabel: string, description: st
 <span class="badge ${siret ? "badge-ok" : "badge-warn"}">${identityBadgeFr(identity)}</span>
 ${merchant.status === "ACTIVE" ? "" : html`<span class="badge badge-warn">${STATUS_LABELS_FR[merchant.status] ?? merchant.status}</span>`}
 </p>
+<p class="identity-check">${identityStatementFr(identity)}</p>
 ${description ? html`<p class="description">${description}</p>` : ""}
 ${merchant.description && merchant.descriptionLlmUnreviewed ? html`<p class="note">La description de cette fiche attend la validation du commerçant : elle n'est pas encore publiée.</p>` : ""}
 <dl class="facts">
@@ -176,7 +209,7 @@ function trustSection(view: MerchantView): SafeHtml {
     );
     return html`<li class="component">
 <h3><span>${COMPONENT_LABELS_FR[component]}</span> <span class="component-score">${value}/25</span></h3>
-<div class="bar" aria-hidden="true"><span style="width: ${Math.round((value / 25) * 100)}%"></span></div>
+<meter class="bar" min="0" max="25" value="${value}" aria-hidden="true"></meter>
 ${items.length > 0 ? html`<ul class="evidence">${items.map(evidenceItem)}</ul>` : html`<p class="note">Aucune preuve enregistrée pour cette composante.</p>`}
 </li>`;
   });
@@ -201,7 +234,6 @@ ${
 <h3>${product.name}</h3>
 <p class="price">${formatPriceFr(product)}</p>
 <p>${product.description}</p>
-${product.tags.length > 0 ? html`<p class="tags"><span class="visually-hidden">Mots-clés : </span>${product.tags.map((tag) => html`<span class="tag">${tag}</span> `)}</p>` : ""}
 </li>`,
       )}</ul>`
 }
@@ -249,38 +281,86 @@ ${cluster.nodes.map((node) => {
 </section>`;
 }
 
-function fieldInput(field: LeadContractField, id: string, name: string): SafeHtml {
+/** What a field shows: empty, or what the person typed when the form comes back refused. */
+interface FieldState {
+  value: string;
+  error: string | null;
+}
+
+function fieldInput(
+  field: LeadContractField,
+  id: string,
+  name: string,
+  state: FieldState,
+  optionLabels: Readonly<Record<string, string>>,
+): SafeHtml {
   const required = field.required ? raw(" required") : "";
+  const invalid = state.error ? html` aria-invalid="true" aria-describedby="${id}-erreur"` : "";
+  const value = state.value;
+  const option = (code: string, label: string) =>
+    html`<option value="${code}"${code === value ? raw(" selected") : ""}>${label}</option>`;
   switch (field.type) {
     case "enum":
-      return html`<select id="${id}" name="${name}"${required}>${field.required ? "" : html`<option value="">—</option>`}${(field.options ?? []).map((option) => html`<option value="${option}">${LEAD_TYPE_LABELS_FR[option] && name === "lead_type" ? LEAD_TYPE_LABELS_FR[option] : option.replace(/_/g, " ")}</option>`)}</select>`;
+      return html`<select id="${id}" name="${name}"${required}${invalid}>${field.required ? "" : option("", "—")}${(field.options ?? []).map((code) => option(code, optionLabels[code] ?? code))}</select>`;
     case "boolean":
-      return html`<select id="${id}" name="${name}" data-type="boolean"><option value="">—</option><option value="true">Oui</option><option value="false">Non</option></select>`;
+      return html`<select id="${id}" name="${name}" data-type="boolean"${invalid}>${option("", "—")}${option("true", "Oui")}${option("false", "Non")}</select>`;
     case "number":
-      return html`<input id="${id}" name="${name}" type="number" inputmode="numeric" min="0"${field.max !== undefined ? html` max="${field.max}"` : ""} data-type="number"${required}>`;
+      return html`<input id="${id}" name="${name}" type="number" inputmode="numeric" min="0"${field.max !== undefined ? html` max="${field.max}"` : ""} data-type="number" value="${value}"${required}${invalid}>`;
     case "date":
-      return html`<input id="${id}" name="${name}" type="date"${required}>`;
+      return html`<input id="${id}" name="${name}" type="date" value="${value}"${required}${invalid}>`;
     case "email":
-      return html`<input id="${id}" name="${name}" type="email" autocomplete="email"${field.max !== undefined ? html` maxlength="${field.max}"` : ""}${required}>`;
+      return html`<input id="${id}" name="${name}" type="email" autocomplete="email"${field.max !== undefined ? html` maxlength="${field.max}"` : ""} value="${value}"${required}${invalid}>`;
     case "tel":
-      return html`<input id="${id}" name="${name}" type="tel" autocomplete="tel"${field.max !== undefined ? html` maxlength="${field.max}"` : ""}${required}>`;
+      return html`<input id="${id}" name="${name}" type="tel" autocomplete="tel"${field.max !== undefined ? html` maxlength="${field.max}"` : ""} value="${value}"${required}${invalid}>`;
     case "text":
-      return html`<textarea id="${id}" name="${name}" rows="5"${field.max !== undefined ? html` maxlength="${field.max}"` : ""}${required}></textarea>`;
+      return html`<textarea id="${id}" name="${name}" rows="5"${field.max !== undefined ? html` maxlength="${field.max}"` : ""}${required}${invalid}>${value}</textarea>`;
     default:
-      return html`<input id="${id}" name="${name}" type="text"${name === "contact_name" ? raw(' autocomplete="name"') : ""}${field.max !== undefined ? html` maxlength="${field.max}"` : ""}${required}>`;
+      return html`<input id="${id}" name="${name}" type="text"${name === "contact_name" ? raw(' autocomplete="name"') : ""}${field.max !== undefined ? html` maxlength="${field.max}"` : ""} value="${value}"${required}${invalid}>`;
   }
 }
 
-function fieldRow(field: LeadContractField, name: string): SafeHtml {
+function fieldRow(
+  field: LeadContractField,
+  name: string,
+  result: LeadFormResult | undefined,
+  optionLabels: Readonly<Record<string, string>> = {},
+): SafeHtml {
   const id = `champ-${name.replace(/[^a-z0-9]+/gi, "-")}`;
+  const refused = result?.kind === "refused" ? result : null;
+  const state: FieldState = { value: refused?.values[name] ?? "", error: refused?.fieldErrors[name] ?? null };
   return html`<div class="field">
 <label for="${id}">${field.label}${field.required ? html` <span class="required" aria-hidden="true">*</span>` : html` <span class="optional">(facultatif)</span>`}</label>
-${fieldInput(field, id, name)}
-<p class="field-error" id="${id}-erreur" hidden></p>
+${fieldInput(field, id, name, state, optionLabels)}
+${state.error ? html`<p class="field-error" id="${id}-erreur">${state.error}</p>` : html`<p class="field-error" id="${id}-erreur" hidden></p>`}
 </div>`;
 }
 
-function contactSection(view: MerchantView): SafeHtml {
+/** The way from a tracking code to the tracking page: a form, so the code stays out of the URL. */
+export function trackingForm(trackingToken: string): SafeHtml {
+  return html`<form class="tracking-form" method="post" action="${TRACKING_PAGE_PATH}"><input type="hidden" name="${TRACKING_CODE_FIELD}" value="${trackingToken}"><button type="submit">${LEAD_SENT_FR.followButton}</button></form>`;
+}
+
+/**
+ * What the status region says after the form was posted without JavaScript: the same words the
+ * script writes there (lead-form-script.ts).
+ */
+function leadStatus(merchantName: string, result: LeadFormResult | undefined): SafeHtml {
+  const region = (className: string, content: SafeHtml | string) =>
+    html`<div id="lead-status" class="${className}" role="status" aria-live="polite" tabindex="-1">${content}</div>`;
+  if (!result) return region("lead-status", "");
+  if (result.kind === "sent") {
+    return region(
+      "lead-status lead-success",
+      html`<p>${result.deduplicated ? LEAD_SENT_FR.deduplicated : LEAD_SENT_FR.created.replace("{merchant}", merchantName)}</p><p>${LEAD_SENT_FR.trackingNumber}<strong class="tracking-id">${result.leadId}</strong></p><p>${LEAD_SENT_FR.trackingCode}<code class="tracking-token">${result.trackingToken}</code></p><p>${LEAD_SENT_FR.follow}</p>${trackingForm(result.trackingToken)}`,
+    );
+  }
+  return region(
+    "lead-status lead-error",
+    html`<p>${result.message}</p>${result.otherErrors.length > 0 ? html`<p>${result.otherErrors.join(" ")}</p>` : ""}`,
+  );
+}
+
+function contactSection(view: MerchantView, form: LeadFormState): SafeHtml {
   const { profile, assessment, options } = view;
   const { merchant } = profile;
   const state = assessment.capabilities.state;
@@ -288,6 +368,7 @@ function contactSection(view: MerchantView): SafeHtml {
     const reasons = contactBlockedBecause(state).map((reason) => BLOCKED_REASON_FR[reason] ?? reason);
     return html`<section aria-labelledby="contact">
 <h2 id="contact">Contacter ${merchant.businessName}</h2>
+${form.result ? leadStatus(merchant.businessName, form.result) : ""}
 <p>Ce commerçant ne reçoit pas de demandes par Abeille pour le moment${reasons.length > 0 ? ` : ${reasons.join(" ; ")}` : ""}.</p>
 ${merchant.phone && merchant.status !== "PAUSED" ? html`<p>Vous pouvez l'appeler au <a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a>.</p>` : ""}
 </section>`;
@@ -298,23 +379,26 @@ ${merchant.phone && merchant.status !== "PAUSED" ? html`<p>Vous pouvez l'appeler
   const baseFields = contract.base_fields.map((field) =>
     field.name === "lead_type" ? { ...field, options: leadTypes } : field,
   );
+  const sectorLabels = new Map(sectorLeadFields(merchant.sector).map((field) => [field.name, field.optionLabels]));
+  // A sent lead leaves the form empty for another request; a refused one keeps what was typed.
+  const result = form.result;
   return html`<section aria-labelledby="contact">
 <h2 id="contact">Contacter ${merchant.businessName}</h2>
 <p>Votre demande est transmise directement à ce commerçant. Les champs marqués d'un astérisque (<span aria-hidden="true">*</span><span class="visually-hidden">astérisque</span>) sont obligatoires.</p>
-<form id="lead-form" class="lead-form" method="post" action="${LEAD_FORM_ACTION}" data-ab-id="${merchant.abId}" data-merchant-name="${merchant.businessName}" novalidate>
-${baseFields.map((field) => fieldRow(field, field.name))}
+${leadStatus(merchant.businessName, result)}
+<form id="lead-form" class="lead-form" method="post" action="/m/${merchant.abId}/#contact" data-api="${LEAD_API_PATH}" data-ab-id="${merchant.abId}" data-merchant-name="${merchant.businessName}" novalidate>
+<input type="hidden" name="${FORM_TOKEN_FIELD}" value="${form.token}">
+${baseFields.map((field) => fieldRow(field, field.name, result, field.name === "lead_type" ? LEAD_TYPE_LABELS_FR : {}))}
 ${
   contract.sector_fields.length > 0
     ? html`<fieldset>
 <legend>Précisions sur votre demande (facultatif)</legend>
-${contract.sector_fields.map((field) => fieldRow(field, `${contract.sector_fields_path}.${field.name}`))}
+${contract.sector_fields.map((field) => fieldRow(field, `${contract.sector_fields_path}.${field.name}`, result, sectorLabels.get(field.name)))}
 </fieldset>`
     : ""
 }
 <p class="privacy">Vos coordonnées sont transmises à ce commerçant pour qu'il vous réponde ; elles ne sont ni publiées ni revendues. Qui les traite, combien de temps et vos droits : <a href="${PRIVACY_PATH}">confidentialité et données personnelles</a>.</p>
-<noscript><p class="note">L'envoi du formulaire nécessite JavaScript.${merchant.phone ? html` Vous pouvez aussi appeler le commerçant au <a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a>.` : ""}</p></noscript>
-<button type="submit" disabled>Envoyer la demande</button>
-<div id="lead-status" class="lead-status" role="status" aria-live="polite" tabindex="-1"></div>
+<button type="submit">Envoyer la demande</button>
 </form>
 </section>`;
 }
@@ -332,160 +416,3 @@ function dataSection(view: MerchantView): SafeHtml {
 </ul>
 </section>`;
 }
-
-/**
- * The lead form's behaviour: collects the fields as the lead contract describes them (sector
- * fields under `metadata`, numbers as numbers, yes/no as booleans), posts JSON to the lead
- * endpoint, and says in French what happened: the tracking number on success, the refusal or the
- * fields to correct otherwise. Same for every merchant, so it is a constant.
- */
-export const LEAD_FORM_SCRIPT = `(function () {
-  var form = document.getElementById("lead-form");
-  if (!form || !window.fetch) return;
-  var status = document.getElementById("lead-status");
-  var button = form.querySelector("button[type=submit]");
-  button.disabled = false;
-  var MESSAGES = {
-    VALIDATION_ERROR: "Certains champs sont à corriger.",
-    CONTACT_DISABLED: "Ce commerçant ne peut pas recevoir de demande pour le moment.",
-    MERCHANT_NOT_FOUND: "Ce commerçant n'est plus référencé.",
-    RATE_LIMITED: "Trop de demandes envoyées depuis votre connexion. Réessayez un peu plus tard.",
-    SERVICE_SUSPENDED: "Le service est momentanément indisponible. Réessayez plus tard.",
-    PAYLOAD_TOO_LARGE: "Votre message est trop long."
-  };
-  // The API's field messages are technical English: a person reads them in French.
-  function frenchIssue(message) {
-    var match;
-    if (/^is required$|^must not be empty$/.test(message)) return "Ce champ est obligatoire.";
-    if ((match = /^must be at most ([0-9]+) characters$/.exec(message))) return "Ce champ ne doit pas dépasser " + match[1] + " caractères.";
-    if (/email address/.test(message)) return "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.";
-    if (/phone number/.test(message)) return "Saisissez un numéro de téléphone valide (chiffres, espaces, points ou tirets, + en tête possible).";
-    if (/one line|control characters/.test(message)) return "Ce champ contient des caractères non acceptés.";
-    if (/^must be one of/.test(message)) return "Choisissez une des valeurs proposées.";
-    if (/date/.test(message)) return "Saisissez une date valide.";
-    if (/number|integer/.test(message)) return "Saisissez un nombre valide.";
-    return "Cette valeur n'est pas acceptée.";
-  }
-  function localIssue(field) {
-    var validity = field.validity;
-    if (validity.valueMissing) return "Ce champ est obligatoire.";
-    if (validity.tooLong) return "Ce champ ne doit pas dépasser " + field.maxLength + " caractères.";
-    if (validity.typeMismatch && field.type === "email") return "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.";
-    if (validity.patternMismatch && field.type === "tel") return "Saisissez un numéro de téléphone valide (chiffres, espaces, points ou tirets, + en tête possible).";
-    if (validity.rangeUnderflow || validity.rangeOverflow || validity.badInput) return "Saisissez une valeur dans les limites indiquées.";
-    return "Cette valeur n'est pas acceptée.";
-  }
-  function text(tag, value, className) {
-    var node = document.createElement(tag);
-    node.textContent = value;
-    if (className) node.className = className;
-    return node;
-  }
-  function fieldFor(path) {
-    return form.elements.namedItem(path);
-  }
-  function clearErrors() {
-    var errors = form.querySelectorAll(".field-error");
-    for (var i = 0; i < errors.length; i++) { errors[i].hidden = true; errors[i].textContent = ""; }
-    var invalid = form.querySelectorAll("[aria-invalid]");
-    for (var j = 0; j < invalid.length; j++) { invalid[j].removeAttribute("aria-invalid"); invalid[j].removeAttribute("aria-describedby"); }
-  }
-  function markInvalid(path, message) {
-    var field = fieldFor(path);
-    if (!field || !field.id) return false;
-    var error = document.getElementById(field.id + "-erreur");
-    field.setAttribute("aria-invalid", "true");
-    if (error) { error.textContent = message; error.hidden = false; field.setAttribute("aria-describedby", error.id); }
-    return true;
-  }
-  function collect() {
-    var body = { ab_id: form.getAttribute("data-ab-id") };
-    var metadata = {};
-    for (var i = 0; i < form.elements.length; i++) {
-      var field = form.elements[i];
-      if (!field.name || field.disabled || field.type === "submit") continue;
-      var value = field.value.trim();
-      if (value === "") continue;
-      var type = field.getAttribute("data-type");
-      var typed = type === "number" ? Number(value) : type === "boolean" ? value === "true" : value;
-      if (field.name.indexOf("metadata.") === 0) metadata[field.name.slice(9)] = typed;
-      else body[field.name] = typed;
-    }
-    if (Object.keys(metadata).length > 0) body.metadata = metadata;
-    return body;
-  }
-  function localCheck() {
-    var ok = true;
-    var first = null;
-    for (var i = 0; i < form.elements.length; i++) {
-      var field = form.elements[i];
-      if (!field.name || !field.willValidate || field.checkValidity()) continue;
-      markInvalid(field.name, localIssue(field));
-      if (!first) first = field;
-      ok = false;
-    }
-    if (first) first.focus();
-    return ok;
-  }
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
-    clearErrors();
-    status.className = "lead-status";
-    status.textContent = "";
-    if (!localCheck()) {
-      status.className = "lead-status lead-error";
-      status.textContent = "Certains champs sont à corriger.";
-      return;
-    }
-    button.disabled = true;
-    status.textContent = "Envoi en cours…";
-    fetch(form.getAttribute("action"), {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json" },
-      body: JSON.stringify(collect())
-    }).then(function (response) {
-      return response.json().catch(function () { return null; }).then(function (payload) {
-        return { response: response, payload: payload };
-      });
-    }).then(function (result) {
-      var payload = result.payload || {};
-      var lead = payload.lead_id ? payload : (payload.data || {});
-      status.textContent = "";
-      if (result.response.ok && payload.success !== false && lead.lead_id) {
-        status.className = "lead-status lead-success";
-        status.appendChild(text("p", payload.deduplicated
-          ? "Vous avez déjà envoyé cette demande il y a moins de 24 heures. Si votre message était nouveau, il y a été ajouté et transmis. Voici son suivi."
-          : "Votre demande a bien été transmise à " + form.getAttribute("data-merchant-name") + "."));
-        var tracking = text("p", "Numéro de suivi : ");
-        tracking.appendChild(text("strong", lead.lead_id, "tracking-id"));
-        status.appendChild(tracking);
-        if (lead.tracking_token) {
-          var token = text("p", "Code de suivi à conserver : ");
-          token.appendChild(text("code", lead.tracking_token, "tracking-token"));
-          status.appendChild(token);
-        }
-        form.reset();
-      } else {
-        var error = payload.error || {};
-        status.className = "lead-status lead-error";
-        status.appendChild(text("p", MESSAGES[error.code] || "La demande n'a pas pu être envoyée."));
-        var issues = payload.data && payload.data.issues ? payload.data.issues : [];
-        var unplaced = [];
-        for (var i = 0; i < issues.length; i++) {
-          var french = frenchIssue(issues[i].message);
-          if (!markInvalid(issues[i].path, french)) unplaced.push(french);
-        }
-        if (unplaced.length > 0) status.appendChild(text("p", unplaced.join(" ")));
-        // The technical reference, for the platform team if the person writes to it.
-        if (error.code) status.appendChild(text("p", "Référence de l'erreur : " + error.code, "error-detail"));
-      }
-      status.focus();
-    }).catch(function () {
-      status.className = "lead-status lead-error";
-      status.textContent = "La demande n'a pas pu être envoyée : vérifiez votre connexion et réessayez.";
-      status.focus();
-    }).then(function () {
-      button.disabled = false;
-    });
-  });
-})();`;

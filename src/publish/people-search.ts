@@ -1,6 +1,7 @@
 import { slugify } from "../domain/format.ts";
 import { type SearchDeps, searchRegistry } from "../domain/registry/search-registry.ts";
 import { type Commune, loadCommuneReference } from "../seed/communes.ts";
+import { type IdentityCheck, identityCheckAt } from "./facts.ts";
 import type { PeopleQuery, PeopleSearch } from "./front-door.ts";
 
 /**
@@ -51,12 +52,23 @@ export function findTown(text: string): Commune | null {
   return towns.byName.get(comparable(name)) ?? null;
 }
 
+/**
+ * The search of the front door, with each result's identity check (its `siret_verified` signal,
+ * read at the search's instant): a person is told plainly, result by result, whether an official
+ * register verified the merchant and when.
+ */
 export async function searchForPeople(deps: SearchDeps, query: PeopleQuery): Promise<PeopleSearch> {
   const metier = query.metier?.trim() || undefined;
   const ville = query.ville?.trim() || undefined;
   const asked = { metier, ville };
   if (!metier && !ville) {
-    return { query: asked, town: null, results: [], notice: "Indiquez un métier, un produit ou une ville." };
+    return {
+      query: asked,
+      town: null,
+      results: [],
+      identities: new Map(),
+      notice: "Indiquez un métier, un produit ou une ville.",
+    };
   }
   const commune = ville ? findTown(ville) : null;
   const town = commune ? { name: commune.name, department: commune.department, radiusKm: TOWN_RADIUS_KM } : null;
@@ -71,5 +83,15 @@ export async function searchForPeople(deps: SearchDeps, query: PeopleQuery): Pro
     limit: PEOPLE_RESULTS,
     ...(commune ? { lat: commune.lat, lng: commune.lng, radius: TOWN_RADIUS_KM } : {}),
   });
-  return { query: asked, town, results: answer.results, notice };
+  const abIds = answer.results.map((result) => result.merchant.ab_id);
+  const nowIso = deps.now().toISOString();
+  const identities = new Map<string, IdentityCheck>();
+  for (const [abId, signal] of deps.merchants.findSignal(abIds, IDENTITY_SIGNAL)) {
+    const check = identityCheckAt(signal, nowIso);
+    if (check) identities.set(abId, check);
+  }
+  return { query: asked, town, results: answer.results, identities, notice };
 }
+
+/** The signal that says an official register checked the merchant's identity. */
+const IDENTITY_SIGNAL = "siret_verified";

@@ -23,6 +23,10 @@ export const INTENT_TEXT_MAX = 200;
 export const INTENT_MAX = 100;
 export const BRICK_ID_MAX = 200;
 export const LEAD_MESSAGE_MAX = 2000;
+/** The header the form of a merchant's page sends its form token in (src/domain/leads/page-form-token.ts). */
+export const LEAD_FORM_TOKEN_HEADER = "x-lead-form-token";
+/** A page form token is 43 characters; longer values are refused rather than compared. */
+export const LEAD_FORM_TOKEN_MAX = 100;
 /** A lead's tracking token: what every reader of one accepts, at most. */
 export const TRACKING_TOKEN_MAX = 200;
 
@@ -151,6 +155,40 @@ export const followUpMessageSchema = z
   )
   .meta({ id: "LeadFollowUpMessage" });
 export type FollowUpMessageRequest = z.output<typeof followUpMessageSchema>;
+
+/** A field name of the page's lead form (`metadata.<sector field>` at most), and a value, at most. */
+export const LEAD_FORM_NAME_MAX = 100;
+/** Twice the longest field: a longer message is refused next to its field, not as an unreadable form. */
+export const LEAD_FORM_VALUE_MAX = 2 * LEAD_FIELD_LIMITS.message;
+
+/**
+ * The lead form of a merchant's page as a browser posts it without JavaScript
+ * (application/x-www-form-urlencoded): the lead request's fields by name, each sector field as
+ * `metadata.<name>`, and the page's form token. Read into a lead request by
+ * src/publish/lead-form.ts, then checked by `leadRequestSchema` like any other.
+ */
+export const leadFormBodySchema = z
+  .record(
+    z.string().max(LEAD_FORM_NAME_MAX, `field names are at most ${LEAD_FORM_NAME_MAX} characters`),
+    z.string().max(LEAD_FORM_VALUE_MAX, `must be at most ${LEAD_FORM_VALUE_MAX} characters`),
+  )
+  .meta({
+    description:
+      "The page's lead form fields: contact_name, contact_email, contact_phone, lead_type, message, the sector fields as metadata.<name>, and form_token (the page's form token)",
+  });
+
+/** What the tracking page's form reads: longer than any code, so a wrong paste is "no such request", not a broken form. */
+export const TRACKING_FORM_CODE_MAX = 1000;
+
+/** The tracking page's form (POST /suivi): the code a person pastes, read as given (any wrong code is "unknown"). */
+export const trackingFormBodySchema = z.strictObject(
+  described(
+    {
+      code: z.string().max(TRACKING_FORM_CODE_MAX, `must be at most ${TRACKING_FORM_CODE_MAX} characters`).optional(),
+    },
+    { code: "The lead's tracking code (its tracking token), as the lead form showed it" },
+  ),
+);
 
 export const leadIdParamsSchema = z.object({
   lead_id: z.uuid({ message: "must be a lead id (uuid)" }).meta({ description: "The lead_id its creation answered" }),

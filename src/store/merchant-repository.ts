@@ -42,6 +42,7 @@ export function createMerchantRepository(db: Db): MerchantRepository {
   const productsByIds = sqlite.prepare<[string], Row>(
     `SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position`,
   );
+  const signalOfIds = sqlite.prepare<[string, string], Row>(`SELECT * FROM signals WHERE key = ? AND ab_id ${within}`);
   // Raw rows (arrays) of the few columns trust reads: the search path reads ~17 signals per
   // result, and building full row objects cost more than the query.
   const trustSignalsByIds = sqlite.prepare<[string], RawTrustSignal>(TRUST_SIGNALS_OF_MERCHANTS_SQL).raw();
@@ -95,6 +96,12 @@ export function createMerchantRepository(db: Db): MerchantRepository {
         if (list) list.push(toTrustSignal(raw));
         else byMerchant.set(raw[0], [toTrustSignal(raw)]);
       }
+      return byMerchant;
+    },
+    findSignal(abIds, key) {
+      const byMerchant = new Map<string, ReturnType<typeof toSignal>>();
+      if (abIds.length === 0) return byMerchant;
+      for (const row of signalOfIds.all(key, JSON.stringify(abIds))) byMerchant.set(text(row.ab_id), toSignal(row));
       return byMerchant;
     },
     findCluster(clusterId) {

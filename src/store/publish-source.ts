@@ -21,6 +21,39 @@ const STAMP_SQL = `m.status || '|' || m.updated_at
   || '|' || coalesce((SELECT max(s.recorded_at) || '#' || coalesce(max(s.verified_at), '') || '#' || coalesce(max(s.expires_at), '') || '#' || count(*) FROM signals s WHERE s.ab_id = m.ab_id), '')
   || '|' || coalesce((SELECT coalesce(t.verified_at, '') || '#' || coalesce(t.latitude, '') || ',' || coalesce(t.longitude, '') FROM territorial_proofs t WHERE t.ab_id = m.ab_id), '')`;
 
+/**
+ * When a merchant's page last changed: the latest write to its published inputs (the merchant, its
+ * brand voice, products, Q&A clusters and their reviews, signals, territorial proof) or signal
+ * expiry already passed (`@now`). The sources and the expiries are those of the documents'
+ * content period (src/publish/period.ts); the yearly steps of "N ans d'activité" and of the lead
+ * contract's example date are not counted as a modification of the page.
+ * `next_change`: the next expiry to come, when the date moves by itself.
+ */
+const LAST_MODIFIED_SQL = `max(m.updated_at, coalesce(m.brand_updated_at, ''),
+    coalesce((SELECT max(p.updated_at) FROM products p WHERE p.ab_id = m.ab_id), ''),
+    coalesce((SELECT max(c.updated_at) FROM qa_clusters c WHERE c.ab_id = m.ab_id), ''),
+    coalesce((SELECT max(n.human_verified_at) FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id WHERE c.ab_id = m.ab_id), ''),
+    coalesce((SELECT max(max(s.recorded_at), coalesce(max(s.verified_at), '')) FROM signals s WHERE s.ab_id = m.ab_id), ''),
+    coalesce((SELECT max(s.expires_at) FROM signals s WHERE s.ab_id = m.ab_id AND s.expires_at <= @now), ''),
+    coalesce((SELECT t.verified_at FROM territorial_proofs t WHERE t.ab_id = m.ab_id), ''))`;
+const NEXT_CHANGE_SQL = "(SELECT min(s.expires_at) FROM signals s WHERE s.ab_id = m.ab_id AND s.expires_at > @now)";
+
+/** A merchant's status and when its page last changed (LAST_MODIFIED_SQL). */
+export interface MerchantModification {
+  abId: string;
+  status: string;
+  lastModified: string;
+  /** The next instant its page changes with no write (a signal's expiry), or null. */
+  nextChange: string | null;
+}
+
+interface ModificationRow {
+  ab_id: string;
+  status: string;
+  last_modified: string;
+  next_change: string | null;
+}
+
 export function stampHash(raw: string): string {
   return createHash("sha1").update(raw).digest("base64url");
 }
@@ -41,6 +74,8 @@ interface StampRow {
 export interface PublishSource {
   /** Merchants after `afterAbId` in ab_id order, with their status and stamp. */
   stampsAfter(afterAbId: string, limit: number): MerchantStamp[];
+  /** Merchants after `afterAbId` in ab_id order, with their status and when their page last changed, as of `nowIso`. */
+  modificationsAfter(afterAbId: string, limit: number, nowIso: string): MerchantModification[];
   /** The status and stamp of these merchants (in ab_id order); a merchant the store no longer has is absent. */
   stampsOf(abIds: readonly string[]): MerchantStamp[];
   /**
@@ -63,6 +98,10 @@ export function createPublishSource(db: Db): PublishSource {
   const one = sqlite.prepare<[string], StampRow>(
     `SELECT m.ab_id AS ab_id, m.status AS status, ${STAMP_SQL} AS stamp FROM merchants m WHERE m.ab_id = ?`,
   );
+  const modifications = sqlite.prepare<[{ now: string; after: string; limit: number }], ModificationRow>(
+    `SELECT m.ab_id AS ab_id, m.status AS status, ${LAST_MODIFIED_SQL} AS last_modified, ${NEXT_CHANGE_SQL} AS next_change
+     FROM merchants m WHERE m.ab_id > @after ORDER BY m.ab_id LIMIT @limit`,
+  );
   const count = sqlite.prepare<[], { n: number }>("SELECT count(*) AS n FROM merchants");
   const revision = sqlite.prepare<[], number>("SELECT revision FROM store_revision WHERE id = 1").pluck();
   const touched = sqlite
@@ -83,6 +122,13 @@ export function createPublishSource(db: Db): PublishSource {
   });
   return {
     stampsAfter: (afterAbId, limit) => after.all(afterAbId, limit).map(toStamp),
+    modificationsAfter: (afterAbId, limit, nowIso) =>
+      modifications.all({ now: nowIso, after: afterAbId, limit }).map((row) => ({
+        abId: row.ab_id,
+        status: row.status,
+        lastModified: row.last_modified,
+        nextChange: row.next_change,
+      })),
     stampsOf: (abIds) => several.all(JSON.stringify(abIds)).map(toStamp),
     touchedSince: (cursor) => touchedSince.deferred(cursor),
     revision: () => revision.get() ?? 0,

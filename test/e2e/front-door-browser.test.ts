@@ -5,8 +5,10 @@
  * speaks French when a field is refused (by the browser or by the server).
  */
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/db.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -23,12 +25,54 @@ const LAUNCH_ARGS = [
 let server: TestServer;
 let browser: Browser;
 
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: "fr-FR" });
+/** A phone-sized page; script errors and what the Content-Security-Policy refuses are collected. */
+async function openPage(options: { javaScript?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    locale: "fr-FR",
+    javaScriptEnabled: options.javaScript ?? true,
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
+  // What the Content-Security-Policy refuses is said on the console.
+  page.on("console", (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) errors.push(message.text());
+  });
   return { page, errors };
+}
+
+/**
+ * Where an element is in the window once the page stopped moving (the stylesheet scrolls smoothly
+ * to a fragment): top and bottom against the window's height.
+ */
+async function inView(page: Page, selector: string): Promise<{ top: number; bottom: number; height: number }> {
+  const read = () =>
+    page
+      .locator(selector)
+      .first()
+      .evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        return { top: box.top, bottom: box.bottom, height: window.innerHeight };
+      });
+  let last = await read();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    await page.waitForTimeout(100);
+    const now = await read();
+    if (now.top === last.top) return now;
+    last = now;
+  }
+  return last;
+}
+
+function leadChannel(leadId: string): string | undefined {
+  const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+  try {
+    return (db.$client.prepare("SELECT channel FROM leads WHERE lead_id = ?").get(leadId) as { channel: string })
+      ?.channel;
+  } finally {
+    db.$client.close();
+  }
 }
 
 async function overflow(page: Page): Promise<number> {
@@ -70,6 +114,102 @@ describe("the front door in Chromium", () => {
     expect(errors).toEqual([]);
   });
 
+  it("on a phone, shows the results once the search is made, not the form again", async () => {
+    const api = await server.getJson("/api/registry/search?q=boulangerie&limit=1");
+    const someone = api.body.results[0]?.merchant;
+    const { page, errors } = await openPage();
+    await page.goto(`${server.url}/`);
+    await page.getByLabel("Métier ou produit").fill("boulangerie");
+    await page.getByLabel("Ville ou code postal").fill(someone.city);
+    await Promise.all([page.waitForURL(/#resultats$/), page.getByRole("button", { name: "Rechercher" }).click()]);
+    // The results heading and the whole first result are in the 844 px window, without scrolling.
+    const heading = await inView(page, "#resultats");
+    const first = await inView(page, ".results .result");
+    expect(heading.top).toBeGreaterThanOrEqual(0);
+    expect(first.top).toBeGreaterThan(heading.top);
+    expect(first.bottom).toBeLessThanOrEqual(first.height);
+    // Each result says whether an official register verified the identity, and when.
+    expect(await page.locator(".results .result .result-identity").first().textContent()).toMatch(
+      /^Identité (vérifiée auprès d'un registre officiel, le répertoire SIRENE de l'INSEE, le \d{1,2}(er)? \p{L}+ \d{4}|non vérifiée)/u,
+    );
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("pads the 404 page's first card like the cards beside it", async () => {
+    const { page } = await openPage();
+    await page.goto(`${server.url}/pas-une-page`);
+    const padding = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((element) => {
+          const style = getComputedStyle(element);
+          return [style.paddingTop, style.paddingRight, style.paddingBottom, style.paddingLeft];
+        });
+    const card = await padding(".not-found");
+    expect(card).toEqual(await padding("main > section"));
+    expect(card.every((value) => Number.parseFloat(value) >= 16)).toBe(true);
+  });
+
+  it("cannot be framed by another site", async () => {
+    const { page } = await openPage();
+    let framed = "";
+    page.on("response", (response) => {
+      if (response.url() === `${server.url}/`) framed = response.headers()["x-frame-options"] ?? "";
+    });
+    await page.setContent(`<iframe id="framed" src="${server.url}/" width="300" height="300"></iframe>`);
+    await page.waitForTimeout(500);
+    expect(framed).toBe("DENY");
+    const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
+    // Chromium refuses to show the page in the frame: nothing of the front door is there.
+    const text = frame ? await frame.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
+    expect(text).not.toContain("Trouver un commerçant");
+  });
+
+  it("takes a lead through the form without JavaScript, in French, and follows it on the tracking page", async () => {
+    const abId = server.roster.cases.active_contactable?.[0];
+    const resolved = await server.getJson(`/api/registry/resolve/${abId}`);
+    const { page, errors } = await openPage({ javaScript: false });
+    await page.goto(`${server.url}/m/${abId}/`);
+    const form = page.locator("#lead-form");
+    const submit = form.locator('button[type="submit"]');
+    expect(await submit.isEnabled()).toBe(true);
+    await form.getByLabel("Nom du contact").fill("Margot Lenoir");
+    await form.getByLabel("E-mail du contact").fill("margot@exemple");
+    await form.getByLabel("Type de demande").selectOption("contact");
+    await form.getByLabel("Message").fill("Bonjour, avez-vous des créneaux la semaine prochaine ?");
+    const refused = await Promise.all([page.waitForNavigation(), submit.click()]).then(([response]) => response);
+    expect(refused?.status()).toBe(400);
+    expect(page.url()).toBe(`${server.url}/m/${abId}/#contact`);
+    expect(await page.locator("#lead-status").textContent()).toBe("Certains champs sont à corriger.");
+    expect(await page.locator("#champ-contact-email-erreur").textContent()).toBe(
+      "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.",
+    );
+    expect(await form.getByLabel("Nom du contact").inputValue()).toBe("Margot Lenoir");
+    expect(await form.getByLabel("Message").inputValue()).toBe(
+      "Bonjour, avez-vous des créneaux la semaine prochaine ?",
+    );
+    // The person reads where the problem is: the contact section is in view.
+    const status = await inView(page, "#lead-status");
+    expect(status.top).toBeGreaterThanOrEqual(0);
+    expect(status.bottom).toBeLessThanOrEqual(status.height);
+
+    await form.getByLabel("E-mail du contact").fill("margot.lenoir@exemple-prive.fr");
+    const sent = await Promise.all([page.waitForNavigation(), submit.click()]).then(([response]) => response);
+    expect(sent?.status()).toBe(201);
+    const result = page.locator("#lead-status");
+    expect(await result.locator("p").first().textContent()).toBe(
+      `Votre demande a bien été transmise à ${resolved.body.merchant.name}.`,
+    );
+    const leadId = (await result.locator(".tracking-id").textContent()) ?? "";
+    expect(leadChannel(leadId)).toBe("page");
+    await Promise.all([page.waitForURL(/\/suivi$/), result.getByRole("button", { name: "Suivre ma demande" }).click()]);
+    expect(await page.locator(".tracking-id").textContent()).toBe(leadId);
+    expect(await page.locator(".tracking-state").textContent()).toMatch(/^(Reçue par Abeille|Transmise au commerçant)/);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it("offers the search on the 404 page", async () => {
     const { page, errors } = await openPage();
     expect((await page.goto(`${server.url}/pas-une-page`))?.status()).toBe(404);
@@ -80,6 +220,7 @@ describe("the front door in Chromium", () => {
       page.getByRole("button", { name: "Rechercher" }).click(),
     ]);
     expect(await page.locator("#resultats").textContent()).toBe("Résultats");
+    expect(page.url()).toMatch(/\/\?metier=plombier&ville=#resultats$/);
     expect(errors).toEqual([]);
   });
 

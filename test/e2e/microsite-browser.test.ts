@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { type Browser, chromium, type Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/db.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -48,6 +49,10 @@ describe("the microsite in Chromium", () => {
     const page = await context.newPage();
     const pageErrors: string[] = [];
     page.on("pageerror", (error) => pageErrors.push(error.message));
+    // What the Content-Security-Policy refuses is reported on the console: nothing may be.
+    page.on("console", (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) pageErrors.push(message.text());
+    });
     const response = await page.goto(`${server.url}/m/${abId}/`);
     expect(response?.status()).toBe(200);
 
@@ -67,7 +72,7 @@ describe("the microsite in Chromium", () => {
     expect(jsonld.potentialAction.length).toBeGreaterThan(0);
 
     const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll("input, select, textarea")]
+      [...document.querySelectorAll("input:not([type=hidden]), select, textarea")]
         .filter((control) => !control.id || !document.querySelector(`label[for="${control.id}"]`))
         .map((control) => control.getAttribute("name")),
     );
@@ -120,6 +125,10 @@ describe("the microsite in Chromium", () => {
     expect(sent).not.toBeNull();
     const request = sent as unknown as Request;
     expect(request.headers()["content-type"]).toBe("application/json");
+    // The page's form token travels in a header, so the lead is told to the merchant as the person's.
+    const formToken = await form.locator('input[name="form_token"]').getAttribute("value");
+    expect(formToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(request.headers()["x-lead-form-token"]).toBe(formToken);
     expect(request.postDataJSON()).toEqual({
       ab_id: abId,
       contact_name: "Camille Martin",
@@ -129,8 +138,21 @@ describe("the microsite in Chromium", () => {
       message: "Bonjour, pouvez-vous me rappeler demain matin ?",
     });
     if (endpointExists) {
-      const lead = await server.getJson(`/api/registry/resolve/${abId}`);
-      expect(lead.status).toBe(200);
+      const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+      const row = db.$client.prepare("SELECT channel FROM leads WHERE lead_id = ?").get(trackingId) as {
+        channel: string;
+      };
+      db.$client.close();
+      expect(row.channel).toBe("page");
+      // The tracking code it gives opens the tracking page, by a button that posts it.
+      const code = (await status.locator(".tracking-token").textContent()) ?? "";
+      expect(code.startsWith(`${trackingId}.`)).toBe(true);
+      await Promise.all([
+        page.waitForURL(/\/suivi$/),
+        status.getByRole("button", { name: "Suivre ma demande" }).click(),
+      ]);
+      expect(await page.locator(".tracking-id").textContent()).toBe(trackingId);
+      expect(await page.locator("h2").first().textContent()).toBe(`Votre demande à ${resolved.merchant.name}`);
     }
     expect(pageErrors).toEqual([]);
 
@@ -174,10 +196,11 @@ describe("the microsite in Chromium", () => {
     await form.locator('button[type="submit"]').click();
     await page.locator("#lead-status").getByText("Certains champs sont à corriger.").waitFor({ timeout: 10_000 });
     expect(await form.getByLabel("E-mail du contact").getAttribute("aria-invalid")).toBe("true");
-    // The API's technical English is read to the person in French.
+    // The API's technical English is read to the person in French, and no error code is shown.
     expect(await page.locator("#champ-contact-email-erreur").textContent()).toBe(
       "Saisissez une adresse e-mail valide, par exemple nom@exemple.fr.",
     );
+    expect(await page.locator("#lead-status").textContent()).toBe("Certains champs sont à corriger.");
     await context.close();
   }, 60_000);
 

@@ -130,7 +130,7 @@ describe("the demo outbox (no SMTP configured)", () => {
     expect(all.some((name) => name.includes("platform_contact"))).toBe(true);
   });
 
-  it("tells the merchant a lead typed in the form of its page came from the person, not an AI assistant", async () => {
+  it("tells the merchant a lead typed in the form of its page came from the person, and a program with a forged Origin came from a program", async () => {
     const abId = server.roster.cases.active_contactable?.[0] as string;
     const card = (await server.getJson(`/api/merchants/${abId}/decision-card`)).body.data;
     const payload = {
@@ -139,12 +139,33 @@ describe("the demo outbox (no SMTP configured)", () => {
       contact_email: "ninon.vasseur@exemple-prive.fr",
       message: "Bonjour, je voudrais un rendez-vous.",
     };
-    // What the page's script sends from a browser: the service's own origin.
-    const fromPage = await postJson("/api/contact/brick", payload, { origin: "http://abeille.test" });
+    // What the page's script sends: the form token its page carries.
+    const page = await (await server.get(`/m/${abId}/`)).text();
+    const formToken = /<input type="hidden" name="form_token" value="([A-Za-z0-9_-]{43})">/.exec(page)?.[1] as string;
+    expect(formToken).toBeDefined();
+    const fromPage = await postJson("/api/contact/brick", payload, {
+      origin: "http://abeille.test",
+      "x-lead-form-token": formToken,
+    });
     expect(fromPage.status).toBe(201);
-    // The same request from a program (no Origin): described as such.
-    const fromProgram = await postJson("/api/contact/brick", { ...payload, contact_email: "ninon.v@exemple-prive.fr" });
-    expect(fromProgram.status).toBe(201);
+    // A program that writes the service's own Origin, as a browser on its page would: still a program.
+    const forged = await postJson(
+      "/api/contact/brick",
+      { ...payload, contact_email: "ninon.v@exemple-prive.fr" },
+      { origin: "http://abeille.test" },
+    );
+    expect(forged.status).toBe(201);
+    // Another merchant's page token does not make a lead to this merchant a page lead.
+    const other = server.roster.cases.active_contactable?.[1] as string;
+    const otherPage = await (await server.get(`/m/${other}/`)).text();
+    const otherToken = /name="form_token" value="([^"]+)"/.exec(otherPage)?.[1] as string;
+    expect(otherToken).not.toBe(formToken);
+    const borrowed = await postJson(
+      "/api/contact/brick",
+      { ...payload, contact_email: "ninon.w@exemple-prive.fr" },
+      { "x-lead-form-token": otherToken },
+    );
+    expect(borrowed.status).toBe(201);
     await worker.runNow();
     const outboxDir = path.join(server.dataDir, "outbox");
     const emailOf = (id: string) => {
@@ -158,8 +179,11 @@ describe("the demo outbox (no SMTP configured)", () => {
       "La personne ci-dessous l'a écrite elle-même dans le formulaire de contact de votre fiche sur Abeille.",
     );
     expect(pageEmail).not.toMatch(/assistant IA|agent IA/);
-    const programEmail = emailOf(fromProgram.body.lead_id);
-    expect(programEmail).toContain("Un logiciel sans clé d'API (un assistant IA ou un autre programme) l'a transmise");
+    for (const lead of [forged, borrowed]) {
+      const email = emailOf(lead.body.lead_id);
+      expect(email).toContain("Un logiciel sans clé d'API (un assistant IA ou un autre programme) l'a transmise");
+      expect(email).not.toContain("formulaire de contact de votre fiche");
+    }
   });
 
   it("kept emails, phones and message text out of every log line", () => {

@@ -314,6 +314,24 @@ describe("pages for people and crawlers", () => {
     await expectAnswer("GET", "/sitemaps/1", 404);
     await expectAnswer("GET", "/sitemaps/zero", 400);
   });
+
+  it("the lead form without JavaScript and the tracking page", async () => {
+    const form = (fields: Record<string, string>): RequestInit => ({
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
+    const abId = first("active_contactable");
+    const person = { contact_name: "Camille Martin", contact_email: "page@example.fr", lead_type: "contact" };
+    const sent = await expectAnswer("POST", `/m/${abId}`, 201, form(person));
+    await expectAnswer("POST", `/m/${abId}`, 200, form(person));
+    await expectAnswer("POST", `/m/${abId}`, 400, form({ ...person, contact_email: "nope" }));
+    await expectAnswer("POST", "/m/ab_zzzzzzzz", 404, form(person));
+    const code = /<code class="tracking-token">([^<]+)<\/code>/.exec(String(sent.body))?.[1] ?? "";
+    await expectAnswer("GET", "/suivi", 200);
+    await expectAnswer("POST", "/suivi", 200, form({ code }));
+    await expectAnswer("POST", "/suivi", 400, form({ code: "" }));
+    await expectAnswer("POST", "/suivi", 404, form({ code: `${code.slice(0, -1)}${code.endsWith("A") ? "B" : "A"}` }));
+  });
 });
 
 describe("coverage", () => {

@@ -217,6 +217,13 @@ function fakeRepository(profiles: MerchantProfile[]): MerchantRepository {
       new Map(
         abIds.map((abId) => [abId, (byId.get(abId)?.signals ?? []).filter((signal) => signal.status === "verified")]),
       ),
+    findSignal: (abIds, key) =>
+      new Map(
+        abIds.flatMap((abId) => {
+          const found = byId.get(abId)?.signals.find((signal) => signal.key === key);
+          return found ? [[abId, found] as const] : [];
+        }),
+      ),
     findCluster: (clusterId) =>
       profiles.flatMap((profile) => profile.clusters).find((cluster) => cluster.clusterId === clusterId) ?? null,
     findClusters: (abId) => byId.get(abId)?.clusters ?? [],

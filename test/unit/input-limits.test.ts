@@ -92,11 +92,13 @@ describe("the OpenAPI document", () => {
         if (typeof parameter.description !== "string") missing.push(`${label} ${String(parameter.name)}`);
       }
       const body = (operation.requestBody as JsonSchema | undefined)?.content as JsonSchema | undefined;
-      const schema = (body?.["application/json"] as JsonSchema | undefined)?.schema;
+      const schema = (
+        (body?.["application/json"] ?? body?.["application/x-www-form-urlencoded"]) as JsonSchema | undefined
+      )?.schema;
       if (isObject(schema)) undescribed(schema, label, missing);
     }
     expect(missing).toEqual([]);
-    expect(parameters).toBe(34);
+    expect(parameters).toBe(36);
   });
 
   it("bounds every string, number and array an agent sends", () => {
@@ -107,7 +109,9 @@ describe("the OpenAPI document", () => {
         if (isObject(parameter.schema) && !ANSWERED_WHATEVER.includes(at)) unbounded(parameter.schema, at, found);
       }
       const body = (operation.requestBody as JsonSchema | undefined)?.content as JsonSchema | undefined;
-      const schema = (body?.["application/json"] as JsonSchema | undefined)?.schema;
+      const schema = (
+        (body?.["application/json"] ?? body?.["application/x-www-form-urlencoded"]) as JsonSchema | undefined
+      )?.schema;
       // The JSON-RPC bodies of /api/mcp and /api/a2a are bounded per tool or skill: their
       // arguments are the tools' schemas (checked below), the envelope only routes them.
       const jsonRpc = label.endsWith("/api/mcp") || label.endsWith("/api/a2a");

@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { escapeHtml, html, jsonForScript, raw } from "../../src/publish/html.ts";
 import { buildJsonLd } from "../../src/publish/jsonld.ts";
-import { buildMicrosite, LEAD_FORM_SCRIPT } from "../../src/publish/microsite.ts";
+import { LEAD_FORM_SCRIPT } from "../../src/publish/lead-form-script.ts";
+import { buildMicrosite } from "../../src/publish/microsite.ts";
 import { buildNotFoundPage } from "../../src/publish/not-found-page.ts";
 import { AB_ID, BASE, tourismProfile, view } from "./publish-fixtures.ts";
 
+/** The page's form token (its value is the server's affair; the page only carries it). */
+const FORM = { token: "p".repeat(43) };
+
 describe("the microsite page", () => {
-  const page = buildMicrosite(view());
+  const page = buildMicrosite(view(), FORM);
 
   it("is a French HTML document with canonical and alternate links", () => {
     expect(page.startsWith('<!doctype html>\n<html lang="fr">')).toBe(true);
@@ -43,22 +47,49 @@ describe("the microsite page", () => {
     expect(page).toContain("à partir de 1 234,50 €");
   });
 
-  it("labels every form control and posts JSON to the lead endpoint through the inline script", () => {
+  it("labels every form control, posts the form to the page itself, and JSON to the lead endpoint through the script", () => {
     const ids = [...page.matchAll(/<(?:input|select|textarea) id="([^"]+)"/g)].map((match) => match[1]);
     expect(ids.length).toBeGreaterThan(5);
     for (const id of ids) expect(page).toContain(`<label for="${id}">`);
     expect(page).toContain('name="metadata.nb_participants"');
-    expect(page).toContain('action="/api/contact/brick"');
+    // Without JavaScript the form is an HTML form posted to the page, which answers in French.
+    expect(page).toContain(`<form id="lead-form" class="lead-form" method="post" action="/m/${AB_ID}/#contact"`);
+    expect(page).toContain(`<input type="hidden" name="form_token" value="${FORM.token}">`);
+    expect(page).toContain('<button type="submit">Envoyer la demande</button>');
+    expect(page).not.toContain("<noscript>");
+    expect(page).not.toMatch(/<button[^>]*disabled/);
+    // With JavaScript, the script posts JSON to the lead endpoint, with the form token in a header.
+    expect(page).toContain('data-api="/api/contact/brick"');
     expect(page).toContain(`data-ab-id="${AB_ID}"`);
-    expect(page).toContain("<noscript>");
-    expect(page).toContain(LEAD_FORM_SCRIPT);
+    expect(page).toContain(`<script>${LEAD_FORM_SCRIPT}</script>`);
     expect(LEAD_FORM_SCRIPT).toContain('"content-type": "application/json"');
+    expect(LEAD_FORM_SCRIPT).toContain('headers["x-lead-form-token"] = token.value');
+  });
+
+  it("shows choices and tags in words, not codes", () => {
+    expect(page).toContain('<option value="seminaire">Séminaire</option>');
+    expect(page).toContain('<option value="team_building">Team building</option>');
+    expect(page).toContain('<option value="visite_guidee">Visite guidée</option>');
+    expect(page).not.toMatch(/<option value="[a-z_]+">[a-z_ ]+<\/option>/);
+    // Product tags are search slugs: the page does not show them.
+    expect(page).not.toContain('class="tag"');
+  });
+
+  it("says in a sentence whether an official register verified the identity, and when", () => {
+    expect(page).toContain(
+      '<p class="identity-check">Identité vérifiée auprès d&#39;un registre officiel, le répertoire SIRENE de l&#39;INSEE, le 1er mars 2026.</p>',
+    );
+  });
+
+  it("needs no style attribute (the pages' CSP allows none): the trust bars are meters", () => {
+    expect(page).not.toMatch(/\sstyle="/);
+    expect(page).toMatch(/<meter class="bar" min="0" max="25" value="\d+" aria-hidden="true"><\/meter>/);
   });
 
   it("replaces the form with the reason when the merchant cannot be contacted", () => {
     const profile = tourismProfile();
     profile.merchant.status = "PAUSED";
-    const paused = buildMicrosite(view(profile));
+    const paused = buildMicrosite(view(profile), FORM);
     expect(paused).not.toContain('id="lead-form"');
     expect(paused).toContain("le commerçant a mis son activité en pause");
     expect(paused).toContain("En pause");
@@ -67,7 +98,7 @@ describe("the microsite page", () => {
   it("escapes merchant text everywhere", () => {
     const profile = tourismProfile();
     profile.merchant.businessName = '<script>alert("x")</script>';
-    const hostile = buildMicrosite(view(profile));
+    const hostile = buildMicrosite(view(profile), FORM);
     expect(hostile).not.toContain('<script>alert("x")</script>');
     expect(hostile).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
   });
@@ -75,7 +106,7 @@ describe("the microsite page", () => {
   it("keeps an unreviewed generated description off the page", () => {
     const profile = tourismProfile();
     profile.merchant.descriptionLlmUnreviewed = true;
-    const unreviewed = buildMicrosite(view(profile));
+    const unreviewed = buildMicrosite(view(profile), FORM);
     expect(unreviewed).not.toContain("séminaires et séjours de groupe autour du lac");
     expect(unreviewed).toContain("attend la validation du commerçant");
   });

@@ -9,13 +9,18 @@ import { validateSectorMetadata } from "../lead-contract.ts";
 import { callerScope, DEDUP_WINDOW_MS, type LeadCaller, normalizeEmail } from "./duplicate-rule.ts";
 import { leadActions } from "./lead-actions.ts";
 import { IDEMPOTENCY_WINDOW_MS, type LeadDeps, MAX_FOLLOW_UPS_PER_LEAD } from "./lead-deps.ts";
-import type { LeadChannel } from "./lead-store.ts";
 import { loadLeadTarget } from "./load-lead-target.ts";
+import { leadChannelOf } from "./page-form-token.ts";
 import { resolveBrick } from "./resolve-brick.ts";
 
 export interface CreateLeadOptions {
   /** Who sends the lead: duplicates and Idempotency-Key answers are per caller. */
-  caller: LeadCaller & { channel?: LeadChannel };
+  caller: LeadCaller;
+  /**
+   * The form token the request carried, if any: the token of the merchant's page makes the lead
+   * `page` (typed by the person in the page's form), anything else `api` (page-form-token.ts).
+   */
+  formToken?: string | null | undefined;
   /** The Idempotency-Key given with the request, if any. */
   idempotencyKey: string | null;
 }
@@ -92,7 +97,7 @@ export async function createLead(
       intentData,
       metadata: sectorValues,
       agentId,
-      channel: options.caller.channel ?? "api",
+      channel: leadChannelOf(deps.pageFormTokens, options.formToken, request.ab_id),
       createdAt,
     },
     emailNormalized: normalizeEmail(request.contact_email),

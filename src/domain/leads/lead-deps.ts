@@ -3,6 +3,7 @@ import type { LeadTarget } from "../registry/merchant-store.ts";
 import type { ResolveDeps } from "../registry/resolve-merchant.ts";
 import type { RevisionCache } from "../revision-cache.ts";
 import type { LeadRepository } from "./lead-store.ts";
+import type { PageFormTokens } from "./page-form-token.ts";
 import type { TrackingTokens } from "./tracking-token.ts";
 
 /** The merchant a lead goes to, with its assessment (loadLeadTarget). */
@@ -12,6 +13,8 @@ export type AssessedLeadTarget = LeadTarget & { assessment: Assessment };
 export interface LeadDeps extends ResolveDeps {
   leads: LeadRepository;
   trackingTokens: TrackingTokens;
+  /** The form tokens of the merchants' pages: what makes a lead `page` rather than `api`. */
+  pageFormTokens: PageFormTokens;
   /** Assessed lead targets, valid for one store revision. */
   leadTargets: RevisionCache<AssessedLeadTarget>;
   /** Called after a commit that wrote outbox rows: wakes the in-process outbox worker at once. */

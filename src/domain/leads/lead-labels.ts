@@ -71,6 +71,6 @@ function formatSectorValue(field: LeadField, value: unknown): string {
   if (typeof value === "number") return frenchNumber(value);
   const text = String(value);
   if (field.type === "date") return frenchDate(text);
-  if (field.type === "enum") return humanizeCode(text);
+  if (field.type === "enum") return field.optionLabels?.[text] ?? humanizeCode(text);
   return text;
 }

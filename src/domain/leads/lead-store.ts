@@ -4,20 +4,11 @@
 
 /**
  * How a lead reached Abeille: `page`, the form of the merchant's page in a person's browser (the
- * request comes from the service's own origin); `api`, the lead endpoint or the MCP tool, called by
- * a program (an AI agent, registered with a key or not). The merchant's email says which.
+ * request carries the page's form token, page-form-token.ts); `api`, the lead endpoint or the MCP
+ * tool, called by a program (an AI agent, registered with a key or not). The merchant's email says
+ * which.
  */
 export type LeadChannel = "page" | "api";
-
-/** The channel of a lead request: a browser on the service's own pages sends their Origin. */
-export function leadChannelOf(origin: string | null, baseUrl: string): LeadChannel {
-  if (!origin) return "api";
-  try {
-    return origin === new URL(baseUrl).origin ? "page" : "api";
-  } catch {
-    return "api";
-  }
-}
 
 export interface NewLead {
   leadId: string;

@@ -1,5 +1,5 @@
 import type { AssessableMerchant } from "../assess-merchant.ts";
-import type { Merchant, MerchantProfile, Product, QaCluster } from "../merchant.ts";
+import type { Merchant, MerchantProfile, Product, QaCluster, Signal } from "../merchant.ts";
 import type { ScorableSignal } from "../trust/compute-trust.ts";
 
 /**
@@ -28,6 +28,11 @@ export interface MerchantRepository {
    * signals score nothing, so they are not read.
    */
   findTrustSignals(abIds: string[]): Map<string, ScorableSignal[]>;
+  /**
+   * One signal of each merchant, whatever its status (a merchant without it is absent): what a
+   * page says of one fact of many merchants, as the identity check of each search result.
+   */
+  findSignal(abIds: string[], key: string): Map<string, Signal>;
   findCluster(clusterId: string): QaCluster | null;
   findClusters(abId: string): QaCluster[];
   /**

@@ -2,12 +2,12 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { reply } from "../../http/reply.ts";
 import { methodNotAllowed, route } from "../../http/route.ts";
 import { operation } from "../../openapi/operations.ts";
-import { publishedAbIds, SITEMAP_TYPE, sitemapPart } from "../../publish/sitemap.ts";
+import { publishedPages, SITEMAP_TYPE, sitemapPart } from "../../publish/sitemap.ts";
 
 /** One file of a sitemap too large for one (listed by /sitemap.xml when it is an index). */
 export const GET = route(operation("getSitemapPart"), ({ app, pathParams }) => {
   const { page } = pathParams();
-  const body = sitemapPart(app.config.baseUrl, publishedAbIds(app.publishSource), page);
+  const body = sitemapPart(app.config.baseUrl, publishedPages(app.publishSource, app.now()), page);
   if (body === null)
     throw new ServiceError("NOT_FOUND", `No sitemap file ${page}; /sitemap.xml lists the files there are`);
   return reply(200, body, { "content-type": SITEMAP_TYPE, "cache-control": "public, max-age=300" });
