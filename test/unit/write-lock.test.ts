@@ -147,11 +147,13 @@ describe("writeLock", () => {
     const lock = writeLock(db.$client);
     other.$client.exec("BEGIN IMMEDIATE");
     other.$client.prepare("INSERT INTO probe (name) VALUES ('first')").run();
+    // The other connection lets go only after this thread's timer has run five times: the write
+    // can end only if it left the thread free while it waited (on a loaded machine too).
     let turns = 0;
     const ticking = setInterval(() => {
       turns += 1;
+      if (turns === 5) other.$client.exec("COMMIT");
     }, 5);
-    setTimeout(() => other.$client.exec("COMMIT"), 100);
     let runs = 0;
     const seen = await lock.whenFree(() => {
       runs += 1;
@@ -163,6 +165,7 @@ describe("writeLock", () => {
     expect(seen).toEqual(["first", "second"]);
     // The timer ran while the write waited: nothing slept on this thread.
     expect(turns).toBeGreaterThanOrEqual(5);
+    expect(other.$client.inTransaction).toBe(false);
   });
 
   it("past its patience, tries once more as SQLite does and throws SQLITE_BUSY when the lock never frees", async () => {
