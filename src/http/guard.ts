@@ -36,6 +36,11 @@ export type Operation =
   | "platform_contact"
   /** People's pages (the microsite): kill switch, and the client address's anonymous budget. */
   | "page"
+  /**
+   * GET /api/agents/verify: the key sent is what the route checks, not the caller's credential;
+   * like a page, kill switch and the client address's anonymous budget whatever key is sent.
+   */
+  | "key_check"
   | "tool"
   | "open";
 
@@ -83,7 +88,7 @@ export function permissionFor(operation: Operation): Permission | undefined {
 
 /**
  * Runs before every route, in this order:
- * 1. `open` operations pass untouched (`page` ones skip the key and permission steps);
+ * 1. `open` operations pass untouched (`page` and `key_check` ones skip the key and permission steps);
  * 2. kill switch (environment or operator command) -> 503 SERVICE_SUSPENDED, no Retry-After;
  * 3. API key, when one is presented: malformed, unknown or revoked -> 401 UNAUTHORIZED (never a
  *    silent downgrade to anonymous; the attempt counts against the client address's budget);
@@ -111,8 +116,8 @@ export async function guardRequest(
   const address = resolveClientAddress(access.trustProxyHops, request.headers, clientAddress);
   const addressKey = `ip:${addressBucket(address)}`;
   const anonymousLimit = access.limits.anonymous;
-  if (operation === "page") {
-    // A page unlocks nothing a key would: it counts on the address's budget, whatever key is sent.
+  if (operation === "page" || operation === "key_check") {
+    // A page or a key check unlocks nothing a key would: it counts on the address's budget, whatever key is sent.
     const headers = await countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
     return {
       caller: { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress: address },

@@ -502,9 +502,10 @@ const OPERATION_TABLE = [
     path: "/api/agents/verify",
     operationId: "verifyAgentKey",
     summary: "Check an API key",
-    description: "200 with valid false for an unknown, revoked or malformed key; 400 when token is missing.",
+    description:
+      "Send the key to check as you send it on every call: Authorization: Bearer <api key> (or X-API-Key). 200 with valid false for an unknown, revoked or malformed key (never 401: the key checked is not the caller's credential; the call counts on the client address's anonymous budget); 400 when no key is sent. The token query parameter is still read, deprecated: a key in a URL ends up in proxy logs and shell history.",
     tags: ["Agents"],
-    access: "read",
+    access: "key_check",
     query: verifyAgentQuerySchema,
     responses: {
       "200": {
