@@ -1,6 +1,6 @@
 import { A2A_MAX_BODY_BYTES, handleA2aPost } from "../../a2a/server.ts";
-import { corsPreflight, withCors } from "../../http/cors.ts";
-import { jsonRpcErrorReply, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
+import { withCors } from "../../http/cors.ts";
+import { jsonRpcErrorReply, jsonRpcPreflight, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
 import { jsonResponse } from "../../http/respond.ts";
 import { methodNotAllowed } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
@@ -84,7 +84,7 @@ export const POST = withCors(
   ),
 );
 
-/** Browsers ask first (CORS preflight). */
-export const OPTIONS = corsPreflight(["POST"]);
+/** Browsers ask first (CORS preflight), answered under the POST's own Host and Origin rule. */
+export const OPTIONS = jsonRpcPreflight(["POST"]);
 
 export const ALL = withCors(methodNotAllowed(["POST"]));
