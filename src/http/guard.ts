@@ -102,6 +102,8 @@ export async function guardRequest(
   request: Pick<RouteRequest, "headers">,
   operation: Operation,
   clientAddress: string,
+  /** The calls this request counts for on its budgets (several for a JSON-RPC batch). */
+  cost = 1,
 ): Promise<GuardResult> {
   if (operation === "open") {
     return {
@@ -181,7 +183,7 @@ export async function guardRequest(
       windowSeconds: DAILY_WINDOW_SECONDS,
     });
   }
-  const headers = await countOrRefuse(app, budgets);
+  const headers = await countOrRefuse(app, budgets, cost);
 
   const needed =
     operation === "order" && !app.config.publicOrderRailEnabled ? undefined : REQUIRED_PERMISSION[operation];
@@ -199,13 +201,19 @@ interface Budget {
   windowSeconds?: number;
 }
 
-/** Counts the request on each budget; the first exhausted one refuses with 429 and Retry-After. */
-async function countOrRefuse(app: App, budgets: Budget[]): Promise<Record<string, string>> {
+/**
+ * Counts the request on each budget (`cost` times: each call of a batch is a call); the first
+ * exhausted one refuses with 429 and Retry-After.
+ */
+async function countOrRefuse(app: App, budgets: Budget[], cost = 1): Promise<Record<string, string>> {
   const applied: AppliedPolicy[] = [];
   let refused: AppliedPolicy | null = null;
   for (const budget of budgets) {
     const windowSeconds = budget.windowSeconds ?? HOURLY_WINDOW_SECONDS;
-    const decision = await app.access.limiter.consume(budget.key, budget.limit, windowSeconds);
+    let decision = await app.access.limiter.consume(budget.key, budget.limit, windowSeconds);
+    for (let call = 1; call < cost && decision.allowed; call += 1) {
+      decision = await app.access.limiter.consume(budget.key, budget.limit, windowSeconds);
+    }
     const policy = { name: budget.name, limit: budget.limit, windowSeconds, decision };
     applied.push(policy);
     if (!decision.allowed && !refused) refused = policy;

@@ -17,7 +17,8 @@ import type { HeaderSource, RouteRequest } from "./route-request.ts";
  *   loopback host or one listed in MCP_ALLOWED_HOSTS; an Origin header, when sent, must be a known
  *   one, or any web origin when the call reaches a public BASE_URL's own host; anything else is
  *   403 before any other work, and the CORS preflight (`jsonRpcPreflight`) says the same.
- * - The body is read first (at most `maxBytes`), so that a refusal can echo the request's id.
+ * - The body is read first (at most `maxBytes`), so that a refusal can echo the request's id (and
+ *   a batch counts one call per request in it on the rate limits).
  * - Refusals of the guard (kill switch, API key, rate limit, permission) are JSON-RPC error
  *   objects, the HTTP status and headers (Retry-After, RateLimit) kept, the service's error code
  *   and recovery steps in `error.data`: a JSON-RPC client reads them where it reads every error.
@@ -151,16 +152,28 @@ export function rebindingProblem(
   return null;
 }
 
-function idOf(text: string | null): JsonRpcId {
+function parsedOrNull(text: string | null): unknown {
   if (text === null) return null;
   try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== "object" || value === null || Array.isArray(value) || !("id" in value)) return null;
-    const id = (value as { id: unknown }).id;
-    return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : null;
+    return JSON.parse(text) as unknown;
   } catch {
     return null;
   }
+}
+
+function idOf(value: unknown): JsonRpcId {
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("id" in value)) return null;
+  const id = (value as { id: unknown }).id;
+  return typeof id === "string" || (typeof id === "number" && Number.isInteger(id)) ? id : null;
+}
+
+/** The calls a body asks for: one, or the requests (members with a method and an id) of a batch. */
+function callsIn(value: unknown): number {
+  if (!Array.isArray(value)) return 1;
+  const requests = value.filter(
+    (item) => typeof item === "object" && item !== null && "method" in item && "id" in item,
+  );
+  return Math.max(1, requests.length);
 }
 
 function webHeaders(source: HeaderSource, names: Iterable<string>): Headers {
@@ -212,10 +225,16 @@ export function jsonRpcPreflight(methods: string[]): Endpoint {
  */
 export function jsonRpcRoute<Spec extends OperationSpec>(
   operation: Spec,
-  options: { maxBytes: number; headerNames: readonly string[] },
+  options: {
+    maxBytes: number;
+    headerNames: readonly string[];
+    /** The endpoint answers JSON-RPC batches: each request in one counts as a call on the rate limits. */
+    batches?: boolean;
+  },
   handler: (route: OperationContext<Spec>, post: BufferedPost) => Reply | Promise<Reply>,
 ): OperationEndpoint<Spec> {
   const posts = new WeakMap<RouteRequest, BufferedPost>();
+  const calls = new WeakMap<RouteRequest, number>();
   const guarded = route(
     operation,
     (context) => {
@@ -223,7 +242,7 @@ export function jsonRpcRoute<Spec extends OperationSpec>(
       if (!post) throw new Error("jsonRpcRoute: the request was not buffered");
       return handler(context, post);
     },
-    { renderFailure: renderJsonRpcFailure },
+    { renderFailure: renderJsonRpcFailure, cost: (request) => calls.get(request) ?? 1 },
   );
   const endpoint = endpointOf(async (input) => {
     const problem = rebindingProblem(getApp().config, input.request.headers);
@@ -236,13 +255,16 @@ export function jsonRpcRoute<Spec extends OperationSpec>(
       text = null;
     }
     const request = buffered(input.request, text);
+    const parsed = parsedOrNull(text);
+    const id = idOf(parsed);
     posts.set(request, {
       body: text,
-      id: idOf(text),
+      id,
       headers: webHeaders(input.request.headers, options.headerNames),
       url: input.request.url,
     });
-    return requestIds.run(idOf(text), () => guarded.handle({ ...input, request }));
+    if (options.batches) calls.set(request, callsIn(parsed));
+    return requestIds.run(id, () => guarded.handle({ ...input, request }));
   });
   return Object.assign(endpoint, { operation });
 }

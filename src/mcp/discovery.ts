@@ -1,7 +1,14 @@
 import type { z } from "zod";
+import { MCP_MAX_BATCH_MESSAGES } from "../openapi/jsonrpc.ts";
 import { type mcpServerCardSchema, SERVER_CARD_SCHEMA } from "../schemas/discovery.ts";
 import { TOOLS, toolDescriptors } from "./registry.ts";
-import { MCP_INSTRUCTIONS, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from "./server.ts";
+import {
+  BATCH_PROTOCOL_VERSION,
+  MCP_INSTRUCTIONS,
+  MCP_MAX_BODY_BYTES,
+  MCP_PROTOCOL_VERSIONS,
+  MCP_SERVER_INFO,
+} from "./server.ts";
 
 /**
  * The discovery documents agents read before calling anything: /.well-known/mcp.json (the tool
@@ -43,8 +50,8 @@ export function mcpDiscovery(baseUrl: string) {
       stateless: true as const,
       response: "application/json" as const,
       methods: ["server/discover", "initialize", "tools/list", "tools/call", "ping"],
-      max_body_bytes: 64 * 1024,
-      batching: false as const,
+      max_body_bytes: MCP_MAX_BODY_BYTES,
+      batching: { protocol_versions: [BATCH_PROTOCOL_VERSION], max_messages: MCP_MAX_BATCH_MESSAGES },
     },
     authentication: {
       required: false as const,

@@ -36,7 +36,13 @@ import {
   publicKeyDataSchema,
 } from "../schemas/signing.ts";
 import { successEnvelopeSchema } from "./envelopes.ts";
-import { jsonRpcErrorResponseSchema, jsonRpcRequestSchema, jsonRpcResponseSchema } from "./jsonrpc.ts";
+import {
+  jsonRpcErrorResponseSchema,
+  jsonRpcRequestSchema,
+  jsonRpcResponseSchema,
+  mcpRequestBodySchema,
+  mcpResponseBodySchema,
+} from "./jsonrpc.ts";
 import {
   changesResponseSchema,
   decisionCardResponseSchema,
@@ -555,14 +561,20 @@ const OPERATION_TABLE = [
     operationId: "mcp",
     summary: "MCP tool endpoint (JSON-RPC 2.0)",
     description:
-      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /.well-known/mcp/server-card.json. One message per POST (batches are refused). Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
+      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /.well-known/mcp/server-card.json. One message per POST, or for 2025-03-26 (MCP-Protocol-Version 2025-03-26 or absent) a batch of up to 20, answered with the array of its requests' answers, each request counting on the rate limits. An MCP-Protocol-Version header naming a revision not spoken is 400 with the versions spoken in error.data.supported. Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
     tags: ["Tools"],
     access: "tool",
     jsonRpc: true,
-    body: jsonRpcRequestSchema,
+    body: mcpRequestBodySchema,
     responses: {
-      ...jsonRpcAnswers("Parse error (-32700) or invalid request (-32600, batches included)"),
-      "202": { description: "A notification (or a response message) was accepted; no body" },
+      ...jsonRpcAnswers(
+        "Parse error (-32700), invalid request (-32600: a batch outside 2025-03-26 too) or unsupported MCP-Protocol-Version (-32022)",
+      ),
+      "200": {
+        description: "A JSON-RPC response (result or error), or an array of them for a batch",
+        schema: mcpResponseBodySchema,
+      },
+      "202": { description: "A notification, a response message or a batch of only those was accepted; no body" },
     },
   },
   {

@@ -43,7 +43,9 @@ export const mcpDiscoveryShape = {
     response: z.literal("application/json"),
     methods: z.array(z.string()),
     max_body_bytes: z.number().int(),
-    batching: z.literal(false),
+    batching: z
+      .object({ protocol_versions: z.array(z.string()), max_messages: z.number().int() })
+      .meta({ description: "JSON-RPC batches: the revisions that have them (2025-03-26) and their size limit" }),
   }),
   authentication: z.object({
     required: z.literal(false),

@@ -185,7 +185,8 @@ describe("discovery documents from the registry", () => {
     expect(mcpServerCardSchema.parse(card)).toEqual(card);
     expect(card.name).toBe("example.abeille/abeille");
     expect(card.remotes[0]?.url).toBe(`${base}/api/mcp`);
-    expect(card.remotes[0]?.supportedProtocolVersions.slice(0, 4)).toEqual([
+    // Only what the endpoint speaks: 2024-11-05 and 2024-10-07 (HTTP+SSE) are not served.
+    expect(card.remotes[0]?.supportedProtocolVersions).toEqual([
       "2026-07-28",
       "2025-11-25",
       "2025-06-18",

@@ -29,7 +29,7 @@ const MCP_HEADERS = [
 export const POST = withCors(
   jsonRpcRoute(
     operation("mcp"),
-    { maxBytes: MCP_MAX_BODY_BYTES, headerNames: MCP_HEADERS },
+    { maxBytes: MCP_MAX_BODY_BYTES, headerNames: MCP_HEADERS, batches: true },
     async ({ app, caller, context }, post) => {
       try {
         const response = await handleMcpPost(post, { toolContext: toolContextFor(app, caller, context) });
