@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { MCP_MAX_BATCH_MESSAGES } from "../openapi/jsonrpc.ts";
 import { type mcpServerCardSchema, SERVER_CARD_SCHEMA } from "../schemas/discovery.ts";
-import { TOOLS, toolDescriptors } from "./registry.ts";
+import { TOOLS, toolDescriptors, toolOutputSchemas, toolPermissions } from "./registry.ts";
 import {
   BATCH_PROTOCOL_VERSION,
   MCP_INSTRUCTIONS,
@@ -13,8 +13,10 @@ import {
 /**
  * The discovery documents agents read before calling anything: /.well-known/mcp.json (the tool
  * schemas and how to reach the endpoint), the MCP server card and /llms.txt (the A2A agent card is
- * src/a2a/card.ts). They are built from the tool registry, so they list exactly what tools/list
- * answers. Their shapes, for the OpenAPI document, are in src/schemas/discovery.ts.
+ * src/a2a/card.ts). They are built from the tool registry: mcp.json's `tools` are the descriptors
+ * tools/list answers (all 14; tools/list leaves out those the caller's key does not allow, named
+ * in `tool_permissions`), and `output_schemas` holds the full schemas tools/list outlines. Their
+ * shapes, for the OpenAPI document, are in src/schemas/discovery.ts.
  */
 
 export const SERVICE_NAME = "Abeille";
@@ -61,6 +63,8 @@ export function mcpDiscovery(baseUrl: string) {
     capabilities: { tools: { listChanged: false } },
     instructions: MCP_INSTRUCTIONS,
     tools: toolDescriptors(),
+    tool_permissions: toolPermissions(),
+    output_schemas: toolOutputSchemas(),
     documents: discoveryLinks(baseUrl),
   };
 }

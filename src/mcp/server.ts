@@ -13,7 +13,7 @@ import { toWebResponse } from "../http/reply.ts";
 import { logger } from "../logging.ts";
 import { MCP_MAX_BATCH_MESSAGES } from "../openapi/jsonrpc.ts";
 import { callTool } from "./call-tool.ts";
-import { toolDescriptors } from "./registry.ts";
+import { toolDescriptorsFor } from "./registry.ts";
 import type { ToolContext } from "./tool.ts";
 
 /**
@@ -60,8 +60,8 @@ export const MCP_INSTRUCTIONS =
   "Abeille is a registry of identity-verified local merchants in France. Typical flow: search_merchants -> " +
   "resolve_merchant / get_trust_score / check_certifications / check_availability / compare_merchants -> " +
   "get_lead_fields -> submit_lead (or contact_merchant for a plain message). Keep the tracking_token a lead returns: " +
-  "check_lead_status and send_lead_message need it. Orders are closed to public agents: quote_order_readiness tells " +
-  "what is missing, and purchase intentions are sent as leads. Trust scores attest verified facts, not quality of work; " +
+  "check_lead_status and send_lead_message need it. Orders are closed to public agents: quote_order_readiness (listed for " +
+  "level-3 keys) tells what is missing, and purchase intentions are sent as leads. tools/list offers the tools your key allows. Trust scores attest verified facts, not quality of work; " +
   "cite proof levels and never present a merchant's declaration as verified.";
 
 export const JSONRPC = {
@@ -285,7 +285,7 @@ function createServer(call: McpCall, options: { supportedProtocolVersions?: stri
     instructions: MCP_INSTRUCTIONS,
     ...options,
   });
-  server.setRequestHandler("tools/list", () => ({ tools: toolDescriptors() }));
+  server.setRequestHandler("tools/list", () => ({ tools: toolDescriptorsFor(call.toolContext.caller.permissions) }));
   server.setRequestHandler("tools/call", (request) =>
     callTool(request.params.name, request.params.arguments, call.toolContext),
   );

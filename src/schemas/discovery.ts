@@ -21,9 +21,10 @@ export const toolDescriptorSchema = z
     title: z.string(),
     description: z.string(),
     inputSchema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema 2020-12 of the arguments" }),
-    outputSchema: z
-      .record(z.string(), z.unknown())
-      .meta({ description: "JSON Schema 2020-12 of structuredContent: the success or the error envelope" }),
+    outputSchema: z.record(z.string(), z.unknown()).meta({
+      description:
+        "JSON Schema 2020-12 of structuredContent, in outline (the envelope's members and their types); the full schema is in output_schemas",
+    }),
     annotations: annotationsSchema,
   })
   .meta({ id: "McpTool" });
@@ -54,7 +55,17 @@ export const mcpDiscoveryShape = {
   }),
   capabilities: z.object({ tools: z.object({ listChanged: z.boolean() }) }),
   instructions: z.string(),
-  tools: z.array(toolDescriptorSchema),
+  tools: z.array(toolDescriptorSchema).meta({
+    description:
+      "Every tool as tools/list describes it; tools/list offers a caller only those its key allows (tool_permissions)",
+  }),
+  tool_permissions: z
+    .record(z.string(), z.string())
+    .meta({ description: "The permission a tool needs beyond reading the registry, for the tools that need one" }),
+  output_schemas: z.record(z.string(), z.record(z.string(), z.unknown())).meta({
+    description:
+      "Each tool's full JSON Schema 2020-12 of structuredContent (the success or the error envelope); tools/list carries its outline",
+  }),
   documents: z.record(z.string(), z.url()),
 };
 

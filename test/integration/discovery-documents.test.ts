@@ -22,10 +22,10 @@ const first = (name: string) => {
   return id;
 };
 
-async function toolsList(): Promise<JsonObject[]> {
+async function toolsList(headers: Record<string, string> = {}): Promise<JsonObject[]> {
   const response = await fetch(`${server.url}/api/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
   return ((await response.json()) as JsonObject).result.tools;
@@ -38,8 +38,20 @@ describe("/.well-known/mcp.json", () => {
     expect(headers.get("content-type")).toMatch(/^application\/json/);
     expect(body.success).toBe(true);
     expectMeta(body);
-    expect(body.tools).toEqual(await toolsList());
     expect(body.tools).toHaveLength(14);
+    // tools/list gives the same descriptors, less those the caller's permissions do not allow.
+    expect(body.tool_permissions).toEqual({
+      contact_merchant: "leads:write",
+      send_lead_message: "leads:write",
+      submit_lead: "leads:write",
+      quote_order_readiness: "orders:quote",
+    });
+    expect(await toolsList()).toEqual(
+      body.tools.filter((tool: JsonObject) => body.tool_permissions[tool.name] !== "orders:quote"),
+    );
+    // The full output schemas tools/list outlines, one per tool, in the portable dialect.
+    expect(Object.keys(body.output_schemas)).toEqual(body.tools.map((tool: JsonObject) => tool.name));
+    expect(JSON.stringify(body)).not.toMatch(/"type":\[/);
     expect(body.endpoint).toBe(`${TEST_BASE_URL}/api/mcp`);
     expect(body.transport).toMatchObject({ type: "streamable-http", url: `${TEST_BASE_URL}/api/mcp`, stateless: true });
     expect(body.serverInfo).toMatchObject({ name: "abeille", version: "1.0.0" });
@@ -81,7 +93,8 @@ describe("/.well-known/agent-card.json", () => {
     expect(body.url).toBeUndefined();
     expect(body.preferredTransport).toBeUndefined();
     expect(body.protocolVersion).toBeUndefined();
-    const tools = await toolsList();
+    // Every tool is a skill (a skill that needs a key says so in its securityRequirements).
+    const tools = (await server.getJson("/.well-known/mcp.json")).body.tools as JsonObject[];
     expect(body.skills.map((skill: JsonObject) => skill.id)).toEqual(tools.map((tool) => tool.name));
     for (const skill of body.skills) {
       expect(skill.name.length).toBeGreaterThan(3);
