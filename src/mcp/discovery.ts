@@ -129,7 +129,7 @@ export function llmsTxt(baseUrl: string): string {
     `- [MCP tool schemas](${links.mcp}): every tool's description, input and output schema and annotations`,
     `- [OpenAPI description](${links.openapi}): OpenAPI 3.1 of every REST operation, answers and error codes`,
     `- [MCP server card](${links.mcp_server_card}): the endpoint and the protocol versions it speaks (2026-07-28 and 2025)`,
-    `- [A2A endpoint](${baseUrl}/api/a2a): Agent2Agent protocol 1.0 (JSON-RPC), one skill per tool; [agent card](${links.agent_card})`,
+    `- [A2A endpoint](${baseUrl}/api/a2a): Agent2Agent protocol 1.0 and 0.3 (JSON-RPC), one skill per tool; [agent card](${links.agent_card})`,
     "",
     "## Tools",
     "",

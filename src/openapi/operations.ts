@@ -14,7 +14,12 @@ import {
   convertSessionBodySchema,
   openSessionBodySchema,
 } from "../schemas/attribution.ts";
-import { agentCardSchema, mcpDiscoveryShape, mcpServerCardSchema } from "../schemas/discovery.ts";
+import {
+  agentCardSchema,
+  legacyAgentCardSchema,
+  mcpDiscoveryShape,
+  mcpServerCardSchema,
+} from "../schemas/discovery.ts";
 import { aiDigestSchema, clusterDocumentSchema, clusterListSchema, clusterParamsSchema } from "../schemas/documents.ts";
 import {
   followUpMessageSchema,
@@ -595,9 +600,9 @@ const OPERATION_TABLE = [
     method: "post",
     path: "/api/a2a",
     operationId: "a2a",
-    summary: "A2A endpoint (Agent2Agent protocol 1.0, JSON-RPC binding)",
+    summary: "A2A endpoint (Agent2Agent protocol 1.0 and 0.3, JSON-RPC binding)",
     description:
-      'Agent2Agent protocol 1.0 over JSON-RPC 2.0 (send the A2A-Version: 1.0 header; the card is at /.well-known/agent-card.json). SendMessage with a data part {"skill": <skill id>, "arguments": {...}} runs the MCP tool of that name (same arguments, same domain functions as the REST routes); a message with text only searches merchants. Success is an agent message whose data part is the navigation envelope; a refusal is a task in state rejected or failed whose status message carries the guidance and the error envelope. GetTask and ListTasks read the caller\'s own tasks. No streaming, no push notifications. A Host or Origin header naming another site is refused with 403. The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status.',
+      'Agent2Agent protocol 1.0 over JSON-RPC 2.0 (send the A2A-Version: 1.0 header; the card is at /.well-known/agent-card.json), and 0.3 for clients that send no A2A-Version (message/send, tasks/get, tasks/cancel, 0.3 messages and tasks). SendMessage with a data part {"skill": <skill id>, "arguments": {...}} runs the MCP tool of that name (same arguments, same domain functions as the REST routes); a message with text only searches merchants. Success is an agent message whose data part is the navigation envelope; a refusal is a task in state rejected or failed whose status message carries the guidance and the error envelope. GetTask and ListTasks read the caller\'s own tasks. No streaming, no push notifications. A Host or Origin header naming another site is refused with 403. The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status.',
     tags: ["Tools"],
     access: "tool",
     jsonRpc: true,
@@ -611,7 +616,20 @@ const OPERATION_TABLE = [
     summary: "A2A agent card",
     tags: ["Discovery"],
     access: "open",
-    responses: { "200": { description: "The agent card (bare, as A2A clients read it)", schema: agentCardSchema } },
+    headers: [
+      {
+        name: "A2A-Version",
+        description:
+          "1.0 for the A2A 1.0 card; without it (as A2A 0.3 clients call) or with 0.3, the card in the 0.3 shape",
+        schema: z.string().max(20),
+      },
+    ],
+    responses: {
+      "200": {
+        description: "The agent card (bare, as A2A clients read it), in the shape of the A2A version asked for",
+        schema: z.union([agentCardSchema, legacyAgentCardSchema]),
+      },
+    },
   },
   {
     method: "get",

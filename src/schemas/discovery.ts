@@ -164,3 +164,49 @@ export const agentCardSchema = z
     id: "AgentCard",
     description: "A2A agent card (protocol 1.0); skills are the MCP tools, served over A2A JSON-RPC at /api/a2a",
   });
+
+const legacySecuritySchemeSchema = z.union([
+  z.object({ type: z.literal("http"), scheme: z.string(), description: z.string().optional() }),
+  z.object({ type: z.literal("apiKey"), in: z.string(), name: z.string(), description: z.string().optional() }),
+]);
+
+/** The card in the A2A 0.3 shape, for clients that send no A2A-Version (the 1.0 interfaces kept beside). */
+export const legacyAgentCardSchema = z
+  .object({
+    protocolVersion: z.string(),
+    name: z.string(),
+    description: z.string(),
+    url: z.url(),
+    preferredTransport: z.literal("JSONRPC"),
+    provider: z.object({ organization: z.string(), url: z.url() }),
+    version: z.string(),
+    documentationUrl: z.url(),
+    capabilities: z.object({
+      streaming: z.boolean(),
+      pushNotifications: z.boolean(),
+      stateTransitionHistory: z.boolean(),
+    }),
+    securitySchemes: z.record(z.string(), legacySecuritySchemeSchema),
+    security: z.array(z.record(z.string(), z.array(z.string()))),
+    defaultInputModes: z.array(z.string()),
+    defaultOutputModes: z.array(z.string()),
+    skills: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        tags: z.array(z.string()),
+        examples: z.array(z.string()).optional(),
+        inputModes: z.array(z.string()),
+        outputModes: z.array(z.string()),
+        security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
+      }),
+    ),
+    supportsAuthenticatedExtendedCard: z.boolean(),
+    supportedInterfaces: z.array(z.object({ url: z.url(), protocolBinding: z.string(), protocolVersion: z.string() })),
+  })
+  .meta({
+    id: "LegacyAgentCard",
+    description:
+      "A2A agent card in the 0.3 shape (url, preferredTransport, protocolVersion), answered when the request sends no A2A-Version or names 0.3; supportedInterfaces keeps the 1.0 interfaces",
+  });

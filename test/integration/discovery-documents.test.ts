@@ -72,13 +72,19 @@ describe("/.well-known/mcp.json", () => {
 
 describe("/.well-known/agent-card.json", () => {
   it("is an A2A 1.0 agent card: a JSON-RPC interface at /api/a2a, 1.0 security schemes, the tools as skills", async () => {
-    const { status, headers, body } = await server.getJson("/.well-known/agent-card.json");
+    const { status, headers, body } = await server.getJson("/.well-known/agent-card.json", {
+      headers: { "a2a-version": "1.0" },
+    });
     expect(status).toBe(200);
     expect(headers.get("content-type")).toMatch(/^application\/json/);
     expect(body.success).toBeUndefined();
     expect(body).toMatchObject({
       name: "Abeille",
-      supportedInterfaces: [{ url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+      // 1.0 first; 0.3 clients (test/integration/a2a-legacy-client.test.ts) are served at the same URL.
+      supportedInterfaces: [
+        { url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      ],
       version: "1.0.0",
       provider: { organization: "Abeille", url: TEST_BASE_URL },
       defaultInputModes: ["application/json", "text/plain"],
@@ -89,7 +95,7 @@ describe("/.well-known/agent-card.json", () => {
         apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } },
       },
     });
-    // The 0.3 fields are gone: no url/preferredTransport pointing A2A clients at the MCP endpoint.
+    // The 1.0 card has no 0.3 fields (url, preferredTransport): those are the 0.3 card's.
     expect(body.url).toBeUndefined();
     expect(body.preferredTransport).toBeUndefined();
     expect(body.protocolVersion).toBeUndefined();

@@ -304,6 +304,7 @@ describe("the tool endpoint and discovery", () => {
     await expectAnswer("GET", "/.well-known/mcp.json", 200);
     await expectAnswer("GET", "/.well-known/mcp/server-card.json", 200);
     await expectAnswer("GET", "/.well-known/agent-card.json", 200);
+    await expectAnswer("GET", "/.well-known/agent-card.json", 200, { headers: { "a2a-version": "1.0" } });
     await expectAnswer("GET", "/openapi.json", 200);
     await expectAnswer("GET", "/llms.txt", 200);
     await expectAnswer("GET", "/api/health", 200);

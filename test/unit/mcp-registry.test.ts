@@ -288,6 +288,7 @@ describe("discovery documents from the registry", () => {
     expect(card.skills.map((skill) => skill.id)).toEqual(SPEC_TOOLS);
     expect(card.supportedInterfaces).toEqual([
       { url: `${base}/api/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
+      { url: `${base}/api/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "0.3" },
     ]);
     expect(card.version).toBe("1.0.0");
   });

@@ -30,7 +30,7 @@ function framingFault(body: string): { code: number; message: string } | null {
 }
 
 /**
- * POST /api/a2a: the A2A 1.0 endpoint (JSON-RPC binding). Host and Origin are checked first
+ * POST /api/a2a: the A2A endpoint (JSON-RPC binding, 1.0 and 0.3 by the A2A-Version header). Host and Origin are checked first
  * (DNS rebinding), then the kill switch, API keys and rate limits answer as JSON-RPC errors with
  * their HTTP status (src/http/json-rpc-endpoint.ts); the message itself goes to the A2A SDK's
  * handler, whose skills are the MCP tools (src/a2a/).
