@@ -127,43 +127,49 @@ const securityRequirementSchema = z.object({
   schemes: z.record(z.string(), z.object({ list: z.array(z.string()).optional() })).optional(),
 });
 
+/** A skill's fields in both card shapes (1.0 and 0.3 differ in how they name its security only). */
+const skillShape = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  examples: z.array(z.string()).optional(),
+  inputModes: z.array(z.string()),
+  outputModes: z.array(z.string()),
+};
+
+/** The card's fields in both shapes. */
+const cardShape = {
+  name: z.string(),
+  description: z.string(),
+  provider: z.object({ organization: z.string(), url: z.url() }),
+  version: z.string(),
+  documentationUrl: z.url(),
+  defaultInputModes: z.array(z.string()),
+  defaultOutputModes: z.array(z.string()),
+};
+
+const interfacesSchema = z
+  .array(z.object({ url: z.url(), protocolBinding: z.string(), protocolVersion: z.string() }))
+  .min(1);
+
 /** The card's shape as served (the A2A 1.0 JSON form), for the OpenAPI document. */
 export const agentCardSchema = z
   .object({
-    name: z.string(),
-    description: z.string(),
-    supportedInterfaces: z
-      .array(z.object({ url: z.url(), protocolBinding: z.string(), protocolVersion: z.string() }))
-      .min(1),
-    provider: z.object({ organization: z.string(), url: z.url() }),
-    version: z.string(),
-    documentationUrl: z.url(),
-    capabilities: z.object({
-      streaming: z.boolean(),
-      pushNotifications: z.boolean(),
-      extendedAgentCard: z.boolean(),
-    }),
+    ...cardShape,
+    supportedInterfaces: interfacesSchema,
+    capabilities: z.object({ streaming: z.boolean(), pushNotifications: z.boolean(), extendedAgentCard: z.boolean() }),
     securitySchemes: z.record(z.string(), securitySchemeSchema),
     securityRequirements: z.array(securityRequirementSchema),
-    defaultInputModes: z.array(z.string()),
-    defaultOutputModes: z.array(z.string()),
-    skills: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        description: z.string(),
-        tags: z.array(z.string()),
-        examples: z.array(z.string()).optional(),
-        inputModes: z.array(z.string()),
-        outputModes: z.array(z.string()),
-        securityRequirements: z.array(securityRequirementSchema).optional(),
-      }),
-    ),
+    skills: z.array(z.object({ ...skillShape, securityRequirements: z.array(securityRequirementSchema).optional() })),
   })
   .meta({
     id: "AgentCard",
     description: "A2A agent card (protocol 1.0); skills are the MCP tools, served over A2A JSON-RPC at /api/a2a",
   });
+
+/** 0.3 security requirements: scheme name to scopes, one object per alternative. */
+const legacyRequirementsSchema = z.array(z.record(z.string(), z.array(z.string())));
 
 const legacySecuritySchemeSchema = z.union([
   z.object({ type: z.literal("http"), scheme: z.string(), description: z.string().optional() }),
@@ -173,37 +179,20 @@ const legacySecuritySchemeSchema = z.union([
 /** The card in the A2A 0.3 shape, for clients that send no A2A-Version (the 1.0 interfaces kept beside). */
 export const legacyAgentCardSchema = z
   .object({
+    ...cardShape,
     protocolVersion: z.string(),
-    name: z.string(),
-    description: z.string(),
     url: z.url(),
     preferredTransport: z.literal("JSONRPC"),
-    provider: z.object({ organization: z.string(), url: z.url() }),
-    version: z.string(),
-    documentationUrl: z.url(),
     capabilities: z.object({
       streaming: z.boolean(),
       pushNotifications: z.boolean(),
       stateTransitionHistory: z.boolean(),
     }),
     securitySchemes: z.record(z.string(), legacySecuritySchemeSchema),
-    security: z.array(z.record(z.string(), z.array(z.string()))),
-    defaultInputModes: z.array(z.string()),
-    defaultOutputModes: z.array(z.string()),
-    skills: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        description: z.string(),
-        tags: z.array(z.string()),
-        examples: z.array(z.string()).optional(),
-        inputModes: z.array(z.string()),
-        outputModes: z.array(z.string()),
-        security: z.array(z.record(z.string(), z.array(z.string()))).optional(),
-      }),
-    ),
+    security: legacyRequirementsSchema,
+    skills: z.array(z.object({ ...skillShape, security: legacyRequirementsSchema.optional() })),
     supportsAuthenticatedExtendedCard: z.boolean(),
-    supportedInterfaces: z.array(z.object({ url: z.url(), protocolBinding: z.string(), protocolVersion: z.string() })),
+    supportedInterfaces: interfacesSchema,
   })
   .meta({
     id: "LegacyAgentCard",

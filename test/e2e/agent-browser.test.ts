@@ -11,7 +11,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { registeredKey } from "../helpers/agents.ts";
+import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 let server: TestServer;
@@ -23,12 +24,7 @@ let apiKey: string;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (.ci/run does)`);
   server = await startTestServer({ count: 30 });
-  const registered = await server.getJson("/api/agents/register", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ agent_name: "Page agent", contact_email: "ops@agent.example", requested_level: 2 }),
-  });
-  apiKey = registered.body.api_key;
+  apiKey = await registeredKey(server, "Page agent");
   // The agent's own site: one empty page, on another origin than the service.
   agentSite = http.createServer((_request, response) => {
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -102,30 +98,30 @@ const sendMessage = {
 };
 
 describe("a browser agent on another origin (Chromium)", () => {
-  it("calls /api/mcp on the public name with its key in Authorization: preflight, then POST", async () => {
+  it.each([
+    {
+      path: "/api/mcp",
+      headers: { "mcp-protocol-version": "2025-06-18" } as Record<string, string>,
+      body: toolsList,
+      answered: (result: JsonObject) => result.tools.some((tool: JsonObject) => tool.name === "search_merchants"),
+    },
+    {
+      path: "/api/a2a",
+      headers: { "a2a-version": "1.0" } as Record<string, string>,
+      body: sendMessage,
+      answered: (result: JsonObject) => result.message.role === "ROLE_AGENT",
+    },
+  ])("calls $path on the public name with its key in Authorization: preflight, then POST", async (endpoint) => {
     const answer = await callFromPage(
-      `http://abeille.test:${port()}/api/mcp`,
-      { "content-type": "application/json", authorization: `Bearer ${apiKey}`, "mcp-protocol-version": "2025-06-18" },
-      toolsList,
+      `http://abeille.test:${port()}${endpoint.path}`,
+      { "content-type": "application/json", authorization: `Bearer ${apiKey}`, ...endpoint.headers },
+      endpoint.body,
     );
     expect(answer.error).toBeUndefined();
     expect(answer.status).toBe(200);
     // What the page may read besides the body: the exposed headers, the request id among them.
     expect(answer.requestId).toMatch(/.+/);
-    const result = answer.json?.result as { tools: { name: string }[] };
-    expect(result.tools.map((tool) => tool.name)).toContain("search_merchants");
-  });
-
-  it("calls /api/a2a on the public name the same way", async () => {
-    const answer = await callFromPage(
-      `http://abeille.test:${port()}/api/a2a`,
-      { "content-type": "application/json", authorization: `Bearer ${apiKey}`, "a2a-version": "1.0" },
-      sendMessage,
-    );
-    expect(answer.error).toBeUndefined();
-    expect(answer.status).toBe(200);
-    const result = answer.json?.result as { message: { role: string } };
-    expect(result.message.role).toBe("ROLE_AGENT");
+    expect(endpoint.answered(answer.json?.result as JsonObject)).toBe(true);
   });
 
   it("is stopped at the preflight when it calls the service through localhost", async () => {

@@ -8,6 +8,7 @@
  */
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registeredKey } from "../helpers/agents.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -15,12 +16,7 @@ let apiKey: string;
 
 beforeAll(async () => {
   server = await startTestServer({ count: 30 });
-  const registered = await server.getJson("/api/agents/register", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ agent_name: "Browser agent", contact_email: "ops@agent.example", requested_level: 2 }),
-  });
-  apiKey = registered.body.api_key;
+  apiKey = await registeredKey(server, "Browser agent");
 });
 afterAll(async () => {
   await server?.close();
