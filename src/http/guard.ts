@@ -36,6 +36,11 @@ export type Operation =
   | "platform_contact"
   /** People's pages (the microsite): kill switch, and the client address's anonymous budget. */
   | "page"
+  /**
+   * GET /api/agents/verify: the key sent is what the route checks, not the caller's credential;
+   * like a page, kill switch and the client address's anonymous budget whatever key is sent.
+   */
+  | "key_check"
   | "tool"
   | "open";
 
@@ -83,7 +88,7 @@ export function permissionFor(operation: Operation): Permission | undefined {
 
 /**
  * Runs before every route, in this order:
- * 1. `open` operations pass untouched (`page` ones skip the key and permission steps);
+ * 1. `open` operations pass untouched (`page` and `key_check` ones skip the key and permission steps);
  * 2. kill switch (environment or operator command) -> 503 SERVICE_SUSPENDED, no Retry-After;
  * 3. API key, when one is presented: malformed, unknown or revoked -> 401 UNAUTHORIZED (never a
  *    silent downgrade to anonymous; the attempt counts against the client address's budget);
@@ -97,6 +102,8 @@ export async function guardRequest(
   request: Pick<RouteRequest, "headers">,
   operation: Operation,
   clientAddress: string,
+  /** The calls this request counts for on its budgets (several for a JSON-RPC batch). */
+  cost = 1,
 ): Promise<GuardResult> {
   if (operation === "open") {
     return {
@@ -111,8 +118,8 @@ export async function guardRequest(
   const address = resolveClientAddress(access.trustProxyHops, request.headers, clientAddress);
   const addressKey = `ip:${addressBucket(address)}`;
   const anonymousLimit = access.limits.anonymous;
-  if (operation === "page") {
-    // A page unlocks nothing a key would: it counts on the address's budget, whatever key is sent.
+  if (operation === "page" || operation === "key_check") {
+    // A page or a key check unlocks nothing a key would: it counts on the address's budget, whatever key is sent.
     const headers = await countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
     return {
       caller: { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress: address },
@@ -176,7 +183,7 @@ export async function guardRequest(
       windowSeconds: DAILY_WINDOW_SECONDS,
     });
   }
-  const headers = await countOrRefuse(app, budgets);
+  const headers = await countOrRefuse(app, budgets, cost);
 
   const needed =
     operation === "order" && !app.config.publicOrderRailEnabled ? undefined : REQUIRED_PERMISSION[operation];
@@ -194,13 +201,19 @@ interface Budget {
   windowSeconds?: number;
 }
 
-/** Counts the request on each budget; the first exhausted one refuses with 429 and Retry-After. */
-async function countOrRefuse(app: App, budgets: Budget[]): Promise<Record<string, string>> {
+/**
+ * Counts the request on each budget (`cost` times: each call of a batch is a call); the first
+ * exhausted one refuses with 429 and Retry-After.
+ */
+async function countOrRefuse(app: App, budgets: Budget[], cost = 1): Promise<Record<string, string>> {
   const applied: AppliedPolicy[] = [];
   let refused: AppliedPolicy | null = null;
   for (const budget of budgets) {
     const windowSeconds = budget.windowSeconds ?? HOURLY_WINDOW_SECONDS;
-    const decision = await app.access.limiter.consume(budget.key, budget.limit, windowSeconds);
+    let decision = await app.access.limiter.consume(budget.key, budget.limit, windowSeconds);
+    for (let call = 1; call < cost && decision.allowed; call += 1) {
+      decision = await app.access.limiter.consume(budget.key, budget.limit, windowSeconds);
+    }
     const policy = { name: budget.name, limit: budget.limit, windowSeconds, decision };
     applied.push(policy);
     if (!decision.allowed && !refused) refused = policy;

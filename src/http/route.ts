@@ -53,7 +53,11 @@ export function endpointOf(handle: (input: RouteInput) => Promise<Reply>): Endpo
   return Object.assign(astroRoute, { handle });
 }
 
-type RouteOptions = { renderFailure?: (context: RequestContext, failure: unknown) => Reply };
+type RouteOptions = {
+  renderFailure?: (context: RequestContext, failure: unknown) => Reply;
+  /** How many calls the request counts for on the rate limits (a JSON-RPC batch: one per request in it); 1 when absent. */
+  cost?: (request: RouteRequest) => number;
+};
 type ParsedBy<Schema> = Schema extends z.ZodType ? z.output<Schema> : never;
 
 /** What a described operation's handler gets: the request, parsed by the operation's own schemas. */
@@ -108,11 +112,7 @@ export function route<Spec extends OperationSpec>(
  * Every route goes through here so no fault escapes as a bare 500. Described operations use
  * `route`; this is for what no description names (unknown paths, wrong methods).
  */
-export function guardedRoute(
-  operation: Operation,
-  handler: RouteHandler,
-  options: { renderFailure?: (context: RequestContext, failure: unknown) => Reply } = {},
-): Endpoint {
+export function guardedRoute(operation: Operation, handler: RouteHandler, options: RouteOptions = {}): Endpoint {
   const renderFailure = options.renderFailure ?? renderError;
   return endpointOf(async ({ request, url, params, requestId, clientAddress }) => {
     const app = getApp();
@@ -120,7 +120,7 @@ export function guardedRoute(
     let guardHeaders: Record<string, string> = {};
     const links = discoveryLinks(app.config.baseUrl, url.pathname, params);
     try {
-      const guard = await guardRequest(app, request, operation, clientAddress);
+      const guard = await guardRequest(app, request, operation, clientAddress, options.cost?.(request) ?? 1);
       guardHeaders = guard.headers;
       const answer = await handler({ caller: guard.caller, app, request, url, params, context });
       return addDiscoveryLinks(withDefaultHeaders(answer, guardHeaders), links);

@@ -1,13 +1,22 @@
 import type { z } from "zod";
+import { MCP_MAX_BATCH_MESSAGES } from "../openapi/jsonrpc.ts";
 import { type mcpServerCardSchema, SERVER_CARD_SCHEMA } from "../schemas/discovery.ts";
-import { TOOLS, toolDescriptors } from "./registry.ts";
-import { MCP_INSTRUCTIONS, MCP_PROTOCOL_VERSIONS, MCP_SERVER_INFO } from "./server.ts";
+import { TOOLS, toolDescriptors, toolOutputSchemas, toolPermissions } from "./registry.ts";
+import {
+  BATCH_PROTOCOL_VERSION,
+  MCP_INSTRUCTIONS,
+  MCP_MAX_BODY_BYTES,
+  MCP_PROTOCOL_VERSIONS,
+  MCP_SERVER_INFO,
+} from "./server.ts";
 
 /**
  * The discovery documents agents read before calling anything: /.well-known/mcp.json (the tool
  * schemas and how to reach the endpoint), the MCP server card and /llms.txt (the A2A agent card is
- * src/a2a/card.ts). They are built from the tool registry, so they list exactly what tools/list
- * answers. Their shapes, for the OpenAPI document, are in src/schemas/discovery.ts.
+ * src/a2a/card.ts). They are built from the tool registry: mcp.json's `tools` are the descriptors
+ * tools/list answers (all 14; tools/list leaves out those the caller's key does not allow, named
+ * in `tool_permissions`), and `output_schemas` holds the full schemas tools/list outlines. Their
+ * shapes, for the OpenAPI document, are in src/schemas/discovery.ts.
  */
 
 export const SERVICE_NAME = "Abeille";
@@ -43,8 +52,8 @@ export function mcpDiscovery(baseUrl: string) {
       stateless: true as const,
       response: "application/json" as const,
       methods: ["server/discover", "initialize", "tools/list", "tools/call", "ping"],
-      max_body_bytes: 64 * 1024,
-      batching: false as const,
+      max_body_bytes: MCP_MAX_BODY_BYTES,
+      batching: { protocol_versions: [BATCH_PROTOCOL_VERSION], max_messages: MCP_MAX_BATCH_MESSAGES },
     },
     authentication: {
       required: false as const,
@@ -54,6 +63,8 @@ export function mcpDiscovery(baseUrl: string) {
     capabilities: { tools: { listChanged: false } },
     instructions: MCP_INSTRUCTIONS,
     tools: toolDescriptors(),
+    tool_permissions: toolPermissions(),
+    output_schemas: toolOutputSchemas(),
     documents: discoveryLinks(baseUrl),
   };
 }
@@ -118,7 +129,7 @@ export function llmsTxt(baseUrl: string): string {
     `- [MCP tool schemas](${links.mcp}): every tool's description, input and output schema and annotations`,
     `- [OpenAPI description](${links.openapi}): OpenAPI 3.1 of every REST operation, answers and error codes`,
     `- [MCP server card](${links.mcp_server_card}): the endpoint and the protocol versions it speaks (2026-07-28 and 2025)`,
-    `- [A2A endpoint](${baseUrl}/api/a2a): Agent2Agent protocol 1.0 (JSON-RPC), one skill per tool; [agent card](${links.agent_card})`,
+    `- [A2A endpoint](${baseUrl}/api/a2a): Agent2Agent protocol 1.0 and 0.3 (JSON-RPC), one skill per tool; [agent card](${links.agent_card})`,
     "",
     "## Tools",
     "",

@@ -3,6 +3,7 @@ import {
   createMcpHandler,
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
   Server,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
@@ -10,8 +11,9 @@ import {
 import { type JsonRpcId, jsonRpcErrorReply } from "../http/json-rpc-endpoint.ts";
 import { toWebResponse } from "../http/reply.ts";
 import { logger } from "../logging.ts";
+import { MCP_MAX_BATCH_MESSAGES } from "../openapi/jsonrpc.ts";
 import { callTool } from "./call-tool.ts";
-import { toolDescriptors } from "./registry.ts";
+import { toolDescriptorsFor } from "./registry.ts";
 import type { ToolContext } from "./tool.ts";
 
 /**
@@ -27,22 +29,39 @@ import type { ToolContext } from "./tool.ts";
  *
  * Before the SDK sees a message, this module checks the JSON-RPC framing itself, so that protocol
  * faults get the JSON-RPC codes the service promises, with the request id echoed where there is
- * one: -32700 (not JSON), -32600 (not a JSON-RPC 2.0 request, batch, wrong content type, body over
+ * one: -32700 (not JSON), -32600 (not a JSON-RPC 2.0 request, wrong content type, body over
  * 64 KiB), -32602 (params of a known method malformed; unknown tool). -32601 (unknown method) comes
- * from the SDK. A notification (no id) is accepted with 202 and no body.
+ * from the SDK. A notification (no id) is accepted with 202 and no body. An MCP-Protocol-Version
+ * header naming a revision the endpoint does not speak is refused first, naming those it speaks.
+ * A JSON-RPC batch is served for MCP 2025-03-26, the one revision whose transport has them (the
+ * header names it, or is absent, which the spec reads as 2025-03-26): each message answered as if
+ * posted alone, the answers in one array.
  */
 
 export const MCP_MAX_BODY_BYTES = 64 * 1024;
 /** The revision the SDK serves statelessly per request (server/discover), then those `initialize` negotiates. */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
-export const MCP_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+/** The oldest revision served: its Streamable HTTP transport is the one this endpoint speaks. */
+const OLDEST_SERVED_VERSION = "2025-03-26";
+/**
+ * The 2025-era revisions `initialize` negotiates: the SDK's list without 2024-11-05 and
+ * 2024-10-07, whose HTTP+SSE transport this endpoint does not serve (a client asking for one is
+ * offered the latest in its place, as the spec's negotiation says).
+ */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
+  (version) => version >= OLDEST_SERVED_VERSION,
+);
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...LEGACY_PROTOCOL_VERSIONS];
+/** The revision whose transport carries JSON-RPC batches (2025-06-18 removed them). */
+export const BATCH_PROTOCOL_VERSION = "2025-03-26";
+
 export const MCP_SERVER_INFO = { name: "abeille", title: "Abeille merchant registry", version: "1.0.0" } as const;
 export const MCP_INSTRUCTIONS =
   "Abeille is a registry of identity-verified local merchants in France. Typical flow: search_merchants -> " +
   "resolve_merchant / get_trust_score / check_certifications / check_availability / compare_merchants -> " +
   "get_lead_fields -> submit_lead (or contact_merchant for a plain message). Keep the tracking_token a lead returns: " +
-  "check_lead_status and send_lead_message need it. Orders are closed to public agents: quote_order_readiness tells " +
-  "what is missing, and purchase intentions are sent as leads. Trust scores attest verified facts, not quality of work; " +
+  "check_lead_status and send_lead_message need it. Orders are closed to public agents: quote_order_readiness (listed for " +
+  "level-3 keys) tells what is missing, and purchase intentions are sent as leads. tools/list offers the tools your key allows. Trust scores attest verified facts, not quality of work; " +
   "cite proof levels and never present a merchant's declaration as verified.";
 
 export const JSONRPC = {
@@ -78,6 +97,12 @@ export class JsonRpcFault {
   toResponse(headers: Record<string, string> = {}): Response {
     return toWebResponse(jsonRpcErrorReply(this.status, this.id, this.code, this.message, this.data, headers));
   }
+
+  /** The error object, as one answer among a batch's. */
+  toMessage(): Record<string, unknown> {
+    const error = { code: this.code, message: this.message, ...(this.data !== undefined ? { data: this.data } : {}) };
+    return { jsonrpc: "2.0", id: this.id, error };
+  }
 }
 
 export interface McpCall {
@@ -94,13 +119,22 @@ export interface McpPost {
 
 /** Answers one POST on the tool endpoint. */
 export async function handleMcpPost(post: McpPost, call: McpCall): Promise<Response> {
+  let value: unknown;
   let checked: Checked;
   try {
-    checked = readMessage(post);
+    value = readJson(post);
+    checkVersionHeader(post.headers, value);
+    if (Array.isArray(value)) return await answerBatch(value, post, call);
+    checked = checkMessage(value);
   } catch (failure) {
     if (failure instanceof JsonRpcFault) return failure.toResponse();
     throw failure;
   }
+  return answerMessage(checked, post, call);
+}
+
+/** One checked message, answered as the SDK does for its revision. */
+async function answerMessage(checked: Checked, post: McpPost, call: McpCall): Promise<Response> {
   if (checked.drop) return new Response(null, { status: 202, headers: { "cache-control": "no-store" } });
   const standIn = `abeille-null-id-${crypto.randomUUID()}`;
   const message = checked.nullId ? { ...checked.message, id: standIn } : checked.message;
@@ -118,9 +152,95 @@ export async function handleMcpPost(post: McpPost, call: McpCall): Promise<Respo
   return finish(answer, checked.nullId ? standIn : null, id);
 }
 
+/**
+ * A batch (MCP 2025-03-26 only): each message checked and answered as if posted alone, in order;
+ * the answers to its requests in one array (200), or 202 when it held notifications only. A
+ * message that cannot be run gets its error object in the array, the others still run.
+ */
+async function answerBatch(messages: unknown[], post: McpPost, call: McpCall): Promise<Response> {
+  const version = post.headers.get("mcp-protocol-version")?.trim() ?? BATCH_PROTOCOL_VERSION;
+  if (version !== BATCH_PROTOCOL_VERSION) {
+    throw new JsonRpcFault(
+      400,
+      null,
+      JSONRPC.INVALID_REQUEST,
+      `Invalid Request: batches belong to MCP ${BATCH_PROTOCOL_VERSION} only (2025-06-18 removed them) and this request speaks ${version}; send one message per POST`,
+    );
+  }
+  if (messages.length === 0 || messages.length > MCP_MAX_BATCH_MESSAGES) {
+    throw new JsonRpcFault(
+      400,
+      null,
+      JSONRPC.INVALID_REQUEST,
+      `Invalid Request: a batch holds 1 to ${MCP_MAX_BATCH_MESSAGES} messages (this one holds ${messages.length})`,
+    );
+  }
+  const answers: unknown[] = [];
+  for (const message of messages) {
+    const answer = await answerBatchMember(message, post, call);
+    if (answer !== null) answers.push(answer);
+  }
+  const headers = { "cache-control": "no-store" };
+  if (answers.length === 0) return new Response(null, { status: 202, headers });
+  return new Response(JSON.stringify(answers), {
+    status: 200,
+    headers: { ...headers, "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+async function answerBatchMember(message: unknown, post: McpPost, call: McpCall): Promise<unknown> {
+  try {
+    const checked = checkMessage(message);
+    const id = isRecord(message) && isId(message.id) ? message.id : null;
+    if (checked.message.method === "initialize") {
+      throw new JsonRpcFault(
+        400,
+        id,
+        JSONRPC.INVALID_REQUEST,
+        "Invalid Request: initialize cannot be part of a batch (MCP 2025-03-26); send it alone first",
+      );
+    }
+    if (isModernEnvelope(checked.message.params)) {
+      throw new JsonRpcFault(
+        400,
+        id,
+        JSONRPC.INVALID_REQUEST,
+        `Invalid Request: a ${MODERN_PROTOCOL_VERSION} request cannot be part of a batch; send one message per POST`,
+      );
+    }
+    const answer = await answerMessage(checked, post, call);
+    const text = await answer.text();
+    return text === "" ? null : (JSON.parse(text) as unknown);
+  } catch (failure) {
+    if (failure instanceof JsonRpcFault) return failure.toMessage();
+    throw failure;
+  }
+}
+
+/**
+ * An MCP-Protocol-Version header must name a revision the endpoint speaks; the refusal names them
+ * (the SDK would read an unknown later date as 2026-07-28 and ask for a missing `_meta`, and an
+ * unknown earlier one got the SDK's list, 2024 revisions included). A request carrying the
+ * 2026-07-28 envelope is the SDK's to answer: its own UnsupportedProtocolVersionError lists the
+ * versions of that era, as server/discover does.
+ */
+function checkVersionHeader(headers: Headers, value: unknown): void {
+  const header = headers.get("mcp-protocol-version");
+  if (header === null || MCP_PROTOCOL_VERSIONS.includes(header.trim())) return;
+  if (isRecord(value) && isModernEnvelope(value.params)) return;
+  const requested = header.trim().slice(0, 50);
+  throw new JsonRpcFault(
+    400,
+    isRecord(value) && isId(value.id) ? value.id : null,
+    ProtocolErrorCode.UnsupportedProtocolVersion,
+    `Unsupported protocol version: the MCP-Protocol-Version header names ${JSON.stringify(requested)}; this server speaks ${MCP_PROTOCOL_VERSIONS.join(", ")}`,
+    { supported: [...MCP_PROTOCOL_VERSIONS], requested },
+  );
+}
+
 /** 2025-era traffic: a fresh server and stateless transport per request, JSON answers. */
 async function serveLegacy(request: Request, message: Record<string, unknown>, call: McpCall): Promise<Response> {
-  const server = createServer(call);
+  const server = createServer(call, { supportedProtocolVersions: [...LEGACY_PROTOCOL_VERSIONS] });
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -159,12 +279,13 @@ async function serveModern(request: Request, message: Record<string, unknown>, c
   return modernCalls.run(call, () => handler.fetch(request, { parsedBody: message }));
 }
 
-function createServer(call: McpCall): Server {
+function createServer(call: McpCall, options: { supportedProtocolVersions?: string[] } = {}): Server {
   const server = new Server(MCP_SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: MCP_INSTRUCTIONS,
+    ...options,
   });
-  server.setRequestHandler("tools/list", () => ({ tools: toolDescriptors() }));
+  server.setRequestHandler("tools/list", () => ({ tools: toolDescriptorsFor(call.toolContext.caller.permissions) }));
   server.setRequestHandler("tools/call", (request) =>
     callTool(request.params.name, request.params.arguments, call.toolContext),
   );
@@ -202,7 +323,8 @@ async function finish(answer: Response, standIn: string | null, id: JsonRpcId): 
 
 const JSON_TYPE = /^application\/([a-z.+-]*\+)?json\s*(;|$)/i;
 
-function readMessage(post: McpPost): Checked {
+/** The body as JSON: -32600 for a wrong content type (415) or a body over the cap (413), -32700 when not JSON. */
+function readJson(post: McpPost): unknown {
   const type = post.headers.get("content-type") ?? "";
   if (!JSON_TYPE.test(type)) {
     throw new JsonRpcFault(
@@ -221,13 +343,11 @@ function readMessage(post: McpPost): Checked {
       { max_bytes: MCP_MAX_BODY_BYTES },
     );
   }
-  let value: unknown;
   try {
-    value = JSON.parse(post.body) as unknown;
+    return JSON.parse(post.body) as unknown;
   } catch {
     throw new JsonRpcFault(400, null, JSONRPC.PARSE_ERROR, "Parse error: the body is not valid JSON");
   }
-  return checkMessage(value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -241,12 +361,7 @@ function isId(value: unknown): value is JsonRpcId {
 /** JSON-RPC 2.0 framing and the params of the methods the endpoint serves. */
 export function checkMessage(value: unknown): Checked {
   if (Array.isArray(value)) {
-    throw new JsonRpcFault(
-      400,
-      null,
-      JSONRPC.INVALID_REQUEST,
-      "Invalid Request: batches are not supported (MCP removed JSON-RPC batching in 2025-06-18); send one message per POST",
-    );
+    throw new JsonRpcFault(400, null, JSONRPC.INVALID_REQUEST, "Invalid Request: a batch cannot hold another batch");
   }
   if (!isRecord(value)) {
     throw new JsonRpcFault(

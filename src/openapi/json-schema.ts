@@ -138,3 +138,73 @@ export class ComponentRegistry {
   private readonly pending = new Map<string, string>();
   private readonly firstMode = new Map<string, SchemaMode>();
 }
+
+/** Keywords that describe a value rather than constrain it: they stay beside a nullable's `anyOf`. */
+const ANNOTATIONS = new Set(["description", "title", "default", "examples", "example", "deprecated", "$comment"]);
+/** zod's bounds of an integer without bounds of its own: noise to a reader, no constraint in practice. */
+const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A schema every function-calling dialect reads: a type array (`["string", "null"]`, which some
+ * dialects reject) becomes an `anyOf` of single types, the constraints going with the non-null
+ * branch and the annotations staying outside; zod's default integer bounds are dropped.
+ */
+export function portableJsonSchema(schema: JsonSchema): JsonSchema {
+  return portableValue(schema) as JsonSchema;
+}
+
+function portableValue(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(portableValue);
+  if (!isObject(value)) return value;
+  const result: JsonSchema = {};
+  for (const [key, child] of Object.entries(value)) {
+    if ((key === "minimum" && child === -SAFE_INTEGER) || (key === "maximum" && child === SAFE_INTEGER)) continue;
+    // Under properties, the keys are names, not keywords: each value is a schema.
+    result[key] =
+      (key === "properties" || key === "$defs") && isObject(child)
+        ? Object.fromEntries(Object.entries(child).map(([name, schema]) => [name, portableValue(schema)]))
+        : portableValue(child);
+  }
+  const types = result.type;
+  if (!Array.isArray(types)) return result;
+  const outside: JsonSchema = {};
+  const constraints: JsonSchema = {};
+  for (const [key, child] of Object.entries(result)) {
+    if (key !== "type") (ANNOTATIONS.has(key) ? outside : constraints)[key] = child;
+  }
+  const enumValues = constraints.enum;
+  if (Array.isArray(enumValues)) constraints.enum = enumValues.filter((item) => item !== null);
+  return { ...outside, anyOf: types.map((type) => (type === "null" ? { type } : { type, ...constraints })) };
+}
+
+/**
+ * The outline of a schema down to `depth` levels of properties and items: types, descriptions,
+ * constants and enums, and which properties are required; deeper objects and arrays keep their
+ * type only and no object is closed. Whatever the schema accepts, its outline accepts.
+ */
+export function outlineJsonSchema(schema: JsonSchema, depth: number): JsonSchema {
+  const outline: JsonSchema = {};
+  for (const key of ["type", "description", "const", "enum"]) {
+    const kept = schema[key];
+    if (kept !== undefined) outline[key] = kept;
+  }
+  const branches = schema.anyOf;
+  if (Array.isArray(branches)) {
+    outline.anyOf = branches.map((branch) => (isObject(branch) ? outlineJsonSchema(branch, depth) : branch));
+  }
+  if (depth > 0) {
+    const properties = schema.properties;
+    if (isObject(properties)) {
+      outline.properties = Object.fromEntries(
+        Object.entries(properties).map(([name, child]) => [
+          name,
+          isObject(child) ? outlineJsonSchema(child, depth - 1) : child,
+        ]),
+      );
+      if (schema.required !== undefined) outline.required = schema.required;
+    }
+    const items = schema.items;
+    if (isObject(items)) outline.items = outlineJsonSchema(items, depth - 1);
+  }
+  return outline;
+}

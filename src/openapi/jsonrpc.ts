@@ -15,7 +15,19 @@ export const jsonRpcRequestSchema = z
       description: "For tools/call: { name, arguments }; the tool schemas are at /.well-known/mcp.json",
     }),
   })
-  .meta({ id: "JsonRpcRequest", description: "One JSON-RPC 2.0 message per POST; batches are refused" });
+  .meta({ id: "JsonRpcRequest", description: "One JSON-RPC 2.0 message" });
+
+/** Messages in one MCP batch at most: one POST's work stays bounded (each request counts on the rate limits). */
+export const MCP_MAX_BATCH_MESSAGES = 20;
+
+/** What POST /api/mcp takes: one message, or a batch of them for MCP 2025-03-26. */
+export const mcpRequestBodySchema = z.union([
+  jsonRpcRequestSchema,
+  z.array(jsonRpcRequestSchema).min(1).max(MCP_MAX_BATCH_MESSAGES).meta({
+    description:
+      "A batch, for MCP 2025-03-26 only (MCP-Protocol-Version 2025-03-26 or no such header): each message answered as if posted alone; initialize must come alone",
+  }),
+]);
 
 export const jsonRpcErrorObjectSchema = z.object({
   code: z.number().int().meta({
@@ -37,6 +49,15 @@ export const jsonRpcResponseSchema = z
     error: jsonRpcErrorObjectSchema.optional(),
   })
   .meta({ id: "JsonRpcResponse", description: "Either result or error" });
+
+/** What POST /api/mcp answers with 200: one response, or the responses to a batch's requests. */
+export const mcpResponseBodySchema = z.union([
+  jsonRpcResponseSchema,
+  z
+    .array(jsonRpcResponseSchema)
+    .max(MCP_MAX_BATCH_MESSAGES)
+    .meta({ description: "The answers to a batch's requests, in its order (its notifications get none)" }),
+]);
 
 export const jsonRpcErrorResponseSchema = z
   .object({ jsonrpc: z.literal("2.0"), id: idSchema, error: jsonRpcErrorObjectSchema })

@@ -14,7 +14,12 @@ import {
   convertSessionBodySchema,
   openSessionBodySchema,
 } from "../schemas/attribution.ts";
-import { agentCardSchema, mcpDiscoveryShape, mcpServerCardSchema } from "../schemas/discovery.ts";
+import {
+  agentCardSchema,
+  legacyAgentCardSchema,
+  mcpDiscoveryShape,
+  mcpServerCardSchema,
+} from "../schemas/discovery.ts";
 import { aiDigestSchema, clusterDocumentSchema, clusterListSchema, clusterParamsSchema } from "../schemas/documents.ts";
 import {
   followUpMessageSchema,
@@ -39,7 +44,13 @@ import {
   publicKeyDataSchema,
 } from "../schemas/signing.ts";
 import { successEnvelopeSchema } from "./envelopes.ts";
-import { jsonRpcErrorResponseSchema, jsonRpcRequestSchema, jsonRpcResponseSchema } from "./jsonrpc.ts";
+import {
+  jsonRpcErrorResponseSchema,
+  jsonRpcRequestSchema,
+  jsonRpcResponseSchema,
+  mcpRequestBodySchema,
+  mcpResponseBodySchema,
+} from "./jsonrpc.ts";
 import {
   changesResponseSchema,
   decisionCardResponseSchema,
@@ -569,9 +580,10 @@ const OPERATION_TABLE = [
     path: "/api/agents/verify",
     operationId: "verifyAgentKey",
     summary: "Check an API key",
-    description: "200 with valid false for an unknown, revoked or malformed key; 400 when token is missing.",
+    description:
+      "Send the key to check as you send it on every call: Authorization: Bearer <api key> (or X-API-Key). 200 with valid false for an unknown, revoked or malformed key (never 401: the key checked is not the caller's credential; the call counts on the client address's anonymous budget); 400 when no key is sent. The token query parameter is still read, deprecated: a key in a URL ends up in proxy logs and shell history.",
     tags: ["Agents"],
-    access: "read",
+    access: "key_check",
     query: verifyAgentQuerySchema,
     responses: {
       "200": {
@@ -621,14 +633,20 @@ const OPERATION_TABLE = [
     operationId: "mcp",
     summary: "MCP tool endpoint (JSON-RPC 2.0)",
     description:
-      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /.well-known/mcp/server-card.json. One message per POST (batches are refused). Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
+      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /.well-known/mcp/server-card.json. One message per POST, or for 2025-03-26 (MCP-Protocol-Version 2025-03-26 or absent) a batch of up to 20, answered with the array of its requests' answers, each request counting on the rate limits. An MCP-Protocol-Version header naming a revision not spoken is 400 with the versions spoken in error.data.supported. Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
     tags: ["Tools"],
     access: "tool",
     jsonRpc: true,
-    body: jsonRpcRequestSchema,
+    body: mcpRequestBodySchema,
     responses: {
-      ...jsonRpcAnswers("Parse error (-32700) or invalid request (-32600, batches included)"),
-      "202": { description: "A notification (or a response message) was accepted; no body" },
+      ...jsonRpcAnswers(
+        "Parse error (-32700), invalid request (-32600: a batch outside 2025-03-26 too) or unsupported MCP-Protocol-Version (-32022)",
+      ),
+      "200": {
+        description: "A JSON-RPC response (result or error), or an array of them for a batch",
+        schema: mcpResponseBodySchema,
+      },
+      "202": { description: "A notification, a response message or a batch of only those was accepted; no body" },
     },
   },
   {
@@ -649,9 +667,9 @@ const OPERATION_TABLE = [
     method: "post",
     path: "/api/a2a",
     operationId: "a2a",
-    summary: "A2A endpoint (Agent2Agent protocol 1.0, JSON-RPC binding)",
+    summary: "A2A endpoint (Agent2Agent protocol 1.0 and 0.3, JSON-RPC binding)",
     description:
-      'Agent2Agent protocol 1.0 over JSON-RPC 2.0 (send the A2A-Version: 1.0 header; the card is at /.well-known/agent-card.json). SendMessage with a data part {"skill": <skill id>, "arguments": {...}} runs the MCP tool of that name (same arguments, same domain functions as the REST routes); a message with text only searches merchants. Success is an agent message whose data part is the navigation envelope; a refusal is a task in state rejected or failed whose status message carries the guidance and the error envelope. GetTask and ListTasks read the caller\'s own tasks. No streaming, no push notifications. A Host or Origin header naming another site is refused with 403. The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status.',
+      'Agent2Agent protocol 1.0 over JSON-RPC 2.0 (send the A2A-Version: 1.0 header; the card is at /.well-known/agent-card.json), and 0.3 for clients that send no A2A-Version (message/send, tasks/get, tasks/cancel, 0.3 messages and tasks). SendMessage with a data part {"skill": <skill id>, "arguments": {...}} runs the MCP tool of that name (same arguments, same domain functions as the REST routes); a message with text only searches merchants. Success is an agent message whose data part is the navigation envelope; a refusal is a task in state rejected or failed whose status message carries the guidance and the error envelope. GetTask and ListTasks read the caller\'s own tasks. No streaming, no push notifications. A Host or Origin header naming another site is refused with 403. The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status.',
     tags: ["Tools"],
     access: "tool",
     jsonRpc: true,
@@ -665,7 +683,20 @@ const OPERATION_TABLE = [
     summary: "A2A agent card",
     tags: ["Discovery"],
     access: "open",
-    responses: { "200": { description: "The agent card (bare, as A2A clients read it)", schema: agentCardSchema } },
+    headers: [
+      {
+        name: "A2A-Version",
+        description:
+          "1.0 for the A2A 1.0 card; without it (as A2A 0.3 clients call) or with 0.3, the card in the 0.3 shape",
+        schema: z.string().max(20),
+      },
+    ],
+    responses: {
+      "200": {
+        description: "The agent card (bare, as A2A clients read it), in the shape of the A2A version asked for",
+        schema: z.union([agentCardSchema, legacyAgentCardSchema]),
+      },
+    },
   },
   {
     method: "get",

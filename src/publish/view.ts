@@ -68,10 +68,7 @@ export function loadPublishedView(deps: ViewDeps, abId: string): MerchantView {
   return loadView(deps, abId, isPublishedStatus);
 }
 
-/**
- * A merchant's view when its status is accepted (404 MERCHANT_NOT_FOUND otherwise). The decision
- * card route, which also answers suspended merchants, uses `(status) => status !== "ARCHIVED"`.
- */
+/** A merchant's view when its status is accepted (404 MERCHANT_NOT_FOUND otherwise). */
 export function loadView(deps: ViewDeps, abId: string, accept: (status: MerchantStatus) => boolean): MerchantView {
   const profile = deps.merchants.findProfile(abId);
   if (!profile || !accept(profile.merchant.status)) {

@@ -75,10 +75,15 @@ export const agentRegistrationSchema = z
 
 export const verifyAgentQuerySchema = z.object({
   token: z
-    .string({ message: "is required (the API key to check)" })
-    .min(1, "is required (the API key to check)")
+    .string()
+    .min(1, "must not be empty (send the key in the Authorization header instead)")
     .max(AGENT_KEY_MAX, `must be at most ${AGENT_KEY_MAX} characters`)
-    .meta({ description: "The API key to check (abk_ and 40 letters or digits)" }),
+    .optional()
+    .meta({
+      description:
+        "Deprecated: the API key to check, for clients that cannot set a header. Prefer Authorization: Bearer <api key> (a key in a URL ends up in proxy logs and shell history)",
+      deprecated: true,
+    }),
 });
 
 /** GET /api/agents/verify: fields at the top level; `valid: false` with nulls for unknown, revoked and malformed keys. */

@@ -21,9 +21,10 @@ export const toolDescriptorSchema = z
     title: z.string(),
     description: z.string(),
     inputSchema: z.record(z.string(), z.unknown()).meta({ description: "JSON Schema 2020-12 of the arguments" }),
-    outputSchema: z
-      .record(z.string(), z.unknown())
-      .meta({ description: "JSON Schema 2020-12 of structuredContent: the success or the error envelope" }),
+    outputSchema: z.record(z.string(), z.unknown()).meta({
+      description:
+        "JSON Schema 2020-12 of structuredContent, in outline (the envelope's members and their types); the full schema is in output_schemas",
+    }),
     annotations: annotationsSchema,
   })
   .meta({ id: "McpTool" });
@@ -43,7 +44,9 @@ export const mcpDiscoveryShape = {
     response: z.literal("application/json"),
     methods: z.array(z.string()),
     max_body_bytes: z.number().int(),
-    batching: z.literal(false),
+    batching: z
+      .object({ protocol_versions: z.array(z.string()), max_messages: z.number().int() })
+      .meta({ description: "JSON-RPC batches: the revisions that have them (2025-03-26) and their size limit" }),
   }),
   authentication: z.object({
     required: z.literal(false),
@@ -52,7 +55,17 @@ export const mcpDiscoveryShape = {
   }),
   capabilities: z.object({ tools: z.object({ listChanged: z.boolean() }) }),
   instructions: z.string(),
-  tools: z.array(toolDescriptorSchema),
+  tools: z.array(toolDescriptorSchema).meta({
+    description:
+      "Every tool as tools/list describes it; tools/list offers a caller only those its key allows (tool_permissions)",
+  }),
+  tool_permissions: z
+    .record(z.string(), z.string())
+    .meta({ description: "The permission a tool needs beyond reading the registry, for the tools that need one" }),
+  output_schemas: z.record(z.string(), z.record(z.string(), z.unknown())).meta({
+    description:
+      "Each tool's full JSON Schema 2020-12 of structuredContent (the success or the error envelope); tools/list carries its outline",
+  }),
   documents: z.record(z.string(), z.url()),
 };
 
@@ -114,40 +127,75 @@ const securityRequirementSchema = z.object({
   schemes: z.record(z.string(), z.object({ list: z.array(z.string()).optional() })).optional(),
 });
 
+/** A skill's fields in both card shapes (1.0 and 0.3 differ in how they name its security only). */
+const skillShape = {
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  examples: z.array(z.string()).optional(),
+  inputModes: z.array(z.string()),
+  outputModes: z.array(z.string()),
+};
+
+/** The card's fields in both shapes. */
+const cardShape = {
+  name: z.string(),
+  description: z.string(),
+  provider: z.object({ organization: z.string(), url: z.url() }),
+  version: z.string(),
+  documentationUrl: z.url(),
+  defaultInputModes: z.array(z.string()),
+  defaultOutputModes: z.array(z.string()),
+};
+
+const interfacesSchema = z
+  .array(z.object({ url: z.url(), protocolBinding: z.string(), protocolVersion: z.string() }))
+  .min(1);
+
 /** The card's shape as served (the A2A 1.0 JSON form), for the OpenAPI document. */
 export const agentCardSchema = z
   .object({
-    name: z.string(),
-    description: z.string(),
-    supportedInterfaces: z
-      .array(z.object({ url: z.url(), protocolBinding: z.string(), protocolVersion: z.string() }))
-      .min(1),
-    provider: z.object({ organization: z.string(), url: z.url() }),
-    version: z.string(),
-    documentationUrl: z.url(),
-    capabilities: z.object({
-      streaming: z.boolean(),
-      pushNotifications: z.boolean(),
-      extendedAgentCard: z.boolean(),
-    }),
+    ...cardShape,
+    supportedInterfaces: interfacesSchema,
+    capabilities: z.object({ streaming: z.boolean(), pushNotifications: z.boolean(), extendedAgentCard: z.boolean() }),
     securitySchemes: z.record(z.string(), securitySchemeSchema),
     securityRequirements: z.array(securityRequirementSchema),
-    defaultInputModes: z.array(z.string()),
-    defaultOutputModes: z.array(z.string()),
-    skills: z.array(
-      z.object({
-        id: z.string(),
-        name: z.string(),
-        description: z.string(),
-        tags: z.array(z.string()),
-        examples: z.array(z.string()).optional(),
-        inputModes: z.array(z.string()),
-        outputModes: z.array(z.string()),
-        securityRequirements: z.array(securityRequirementSchema).optional(),
-      }),
-    ),
+    skills: z.array(z.object({ ...skillShape, securityRequirements: z.array(securityRequirementSchema).optional() })),
   })
   .meta({
     id: "AgentCard",
     description: "A2A agent card (protocol 1.0); skills are the MCP tools, served over A2A JSON-RPC at /api/a2a",
+  });
+
+/** 0.3 security requirements: scheme name to scopes, one object per alternative. */
+const legacyRequirementsSchema = z.array(z.record(z.string(), z.array(z.string())));
+
+const legacySecuritySchemeSchema = z.union([
+  z.object({ type: z.literal("http"), scheme: z.string(), description: z.string().optional() }),
+  z.object({ type: z.literal("apiKey"), in: z.string(), name: z.string(), description: z.string().optional() }),
+]);
+
+/** The card in the A2A 0.3 shape, for clients that send no A2A-Version (the 1.0 interfaces kept beside). */
+export const legacyAgentCardSchema = z
+  .object({
+    ...cardShape,
+    protocolVersion: z.string(),
+    url: z.url(),
+    preferredTransport: z.literal("JSONRPC"),
+    capabilities: z.object({
+      streaming: z.boolean(),
+      pushNotifications: z.boolean(),
+      stateTransitionHistory: z.boolean(),
+    }),
+    securitySchemes: z.record(z.string(), legacySecuritySchemeSchema),
+    security: legacyRequirementsSchema,
+    skills: z.array(z.object({ ...skillShape, security: legacyRequirementsSchema.optional() })),
+    supportsAuthenticatedExtendedCard: z.boolean(),
+    supportedInterfaces: interfacesSchema,
+  })
+  .meta({
+    id: "LegacyAgentCard",
+    description:
+      "A2A agent card in the 0.3 shape (url, preferredTransport, protocolVersion), answered when the request sends no A2A-Version or names 0.3; supportedInterfaces keeps the 1.0 interfaces",
   });

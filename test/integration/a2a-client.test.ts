@@ -105,7 +105,9 @@ describe("the agent card as the SDK client reads it", () => {
     const card = await client.getAgentCard();
     expect(card.supportedInterfaces).toEqual([
       { url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
+      { url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "0.3" },
     ]);
+    expect(client.protocolVersion).toBe("1.0");
     expect(card.skills.map((skill) => skill.id)).toContain("search_merchants");
     expect(card.skills).toHaveLength(14);
     expect(card.securitySchemes.bearer?.scheme?.$case).toBe("httpAuthSecurityScheme");
@@ -276,7 +278,7 @@ describe("the endpoint over raw HTTP", () => {
     }
   });
 
-  it("a request without A2A-Version counts as 0.3 (the protocol's rule), which this agent does not speak", async () => {
+  it("a 1.0 method without A2A-Version counts as 0.3 (the protocol's rule) and is refused saying so", async () => {
     const response = await fetch(`${server.url}/api/a2a`, {
       method: "POST",
       headers: { "content-type": "application/json" },

@@ -165,6 +165,71 @@ describe("GET /api/agents/verify", () => {
   });
 });
 
+describe("GET /api/agents/verify with the key in a header", () => {
+  const verify = (headers: Record<string, string>, query = "") =>
+    server.getJson(`/api/agents/verify${query}`, { headers });
+
+  it("reads the key from Authorization: Bearer or X-API-Key, and the answer never repeats it", async () => {
+    const { body: agent } = await register(agentBody(2, "Header verifier"));
+    const sent: Record<string, string>[] = [
+      { authorization: `Bearer ${agent.api_key}` },
+      { "x-api-key": agent.api_key },
+    ];
+    for (const headers of sent) {
+      const { status, body } = await verify(headers);
+      expect(status).toBe(200);
+      expect(body).toMatchObject({
+        valid: true,
+        agent_id: agent.agent_id,
+        agent_name: "Header verifier",
+        certification_level: 2,
+        permissions: ["registry:read", "leads:write", "leads:read"],
+        status: "active",
+      });
+      expect(body._links.self).toBe(`${TEST_BASE_URL}/api/agents/verify`);
+      expect(JSON.stringify(body)).not.toContain(agent.api_key);
+    }
+    // The same key in the header and the query is the same key.
+    expect((await verify({ authorization: `Bearer ${agent.api_key}` }, `?token=${agent.api_key}`)).body.valid).toBe(
+      true,
+    );
+  });
+
+  it("answers 200 valid: false for unknown, malformed and suspended keys in the header, never 401 or 403", async () => {
+    for (const key of [`abk_${"Z".repeat(40)}`, "hello"]) {
+      const { status, body } = await verify({ authorization: `Bearer ${key}` });
+      expect({ key, status }).toEqual({ key, status: 200 });
+      expect(body).toMatchObject({ valid: false, agent_id: null, permissions: [], status: null });
+    }
+    const { body: toSuspend } = await register(agentBody(2, "Suspended verifier"));
+    agentsCommand("suspend", toSuspend.agent_id);
+    const suspended = await verify({ authorization: `Bearer ${toSuspend.api_key}` });
+    expect(suspended.status).toBe(200);
+    expect(suspended.body).toMatchObject({ valid: false, status: "suspended", agent_name: "Suspended verifier" });
+  });
+
+  it("is 400 saying where the key goes when none is sent, the scheme is not Bearer, or two keys differ", async () => {
+    const missing = await verify({});
+    expect(missing.status).toBe(400);
+    expectErrorEnvelope(missing.body, "VALIDATION_ERROR");
+    expect(missing.body.data.issues).toEqual([
+      {
+        path: "authorization",
+        message: "is missing: send the API key to check in the Authorization header (Bearer <api key>) or in X-API-Key",
+      },
+    ]);
+    const basic = await verify({ authorization: "Basic dXNlcjpwYXNz" });
+    expect(basic.status).toBe(400);
+    expect(basic.body.data.issues).toEqual([
+      { path: "authorization", message: "the Authorization header must be `Bearer <api key>`" },
+    ]);
+    const { body: agent } = await register(agentBody(1, "Two keys"));
+    const twoKeys = await verify({ authorization: `Bearer ${agent.api_key}` }, `?token=abk_${"Y".repeat(40)}`);
+    expect(twoKeys.status).toBe(400);
+    expect(twoKeys.body.data.issues[0].path).toBe("token");
+  });
+});
+
 describe("API keys on other routes", () => {
   it("accepts Authorization: Bearer and X-API-Key, counting on the agent's own budget", async () => {
     const { body: agent } = await register(agentBody(1, "Searcher"));

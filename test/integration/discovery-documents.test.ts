@@ -22,10 +22,10 @@ const first = (name: string) => {
   return id;
 };
 
-async function toolsList(): Promise<JsonObject[]> {
+async function toolsList(headers: Record<string, string> = {}): Promise<JsonObject[]> {
   const response = await fetch(`${server.url}/api/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
   return ((await response.json()) as JsonObject).result.tools;
@@ -38,8 +38,20 @@ describe("/.well-known/mcp.json", () => {
     expect(headers.get("content-type")).toMatch(/^application\/json/);
     expect(body.success).toBe(true);
     expectMeta(body);
-    expect(body.tools).toEqual(await toolsList());
     expect(body.tools).toHaveLength(14);
+    // tools/list gives the same descriptors, less those the caller's permissions do not allow.
+    expect(body.tool_permissions).toEqual({
+      contact_merchant: "leads:write",
+      send_lead_message: "leads:write",
+      submit_lead: "leads:write",
+      quote_order_readiness: "orders:quote",
+    });
+    expect(await toolsList()).toEqual(
+      body.tools.filter((tool: JsonObject) => body.tool_permissions[tool.name] !== "orders:quote"),
+    );
+    // The full output schemas tools/list outlines, one per tool, in the portable dialect.
+    expect(Object.keys(body.output_schemas)).toEqual(body.tools.map((tool: JsonObject) => tool.name));
+    expect(JSON.stringify(body)).not.toMatch(/"type":\[/);
     expect(body.endpoint).toBe(`${TEST_BASE_URL}/api/mcp`);
     expect(body.transport).toMatchObject({ type: "streamable-http", url: `${TEST_BASE_URL}/api/mcp`, stateless: true });
     expect(body.serverInfo).toMatchObject({ name: "abeille", version: "1.0.0" });
@@ -60,13 +72,19 @@ describe("/.well-known/mcp.json", () => {
 
 describe("/.well-known/agent-card.json", () => {
   it("is an A2A 1.0 agent card: a JSON-RPC interface at /api/a2a, 1.0 security schemes, the tools as skills", async () => {
-    const { status, headers, body } = await server.getJson("/.well-known/agent-card.json");
+    const { status, headers, body } = await server.getJson("/.well-known/agent-card.json", {
+      headers: { "a2a-version": "1.0" },
+    });
     expect(status).toBe(200);
     expect(headers.get("content-type")).toMatch(/^application\/json/);
     expect(body.success).toBeUndefined();
     expect(body).toMatchObject({
       name: "Abeille",
-      supportedInterfaces: [{ url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" }],
+      // 1.0 first; 0.3 clients (test/integration/a2a-legacy-client.test.ts) are served at the same URL.
+      supportedInterfaces: [
+        { url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        { url: `${TEST_BASE_URL}/api/a2a`, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
+      ],
       version: "1.0.0",
       provider: { organization: "Abeille", url: TEST_BASE_URL },
       defaultInputModes: ["application/json", "text/plain"],
@@ -77,11 +95,12 @@ describe("/.well-known/agent-card.json", () => {
         apiKey: { apiKeySecurityScheme: { location: "header", name: "X-API-Key" } },
       },
     });
-    // The 0.3 fields are gone: no url/preferredTransport pointing A2A clients at the MCP endpoint.
+    // The 1.0 card has no 0.3 fields (url, preferredTransport): those are the 0.3 card's.
     expect(body.url).toBeUndefined();
     expect(body.preferredTransport).toBeUndefined();
     expect(body.protocolVersion).toBeUndefined();
-    const tools = await toolsList();
+    // Every tool is a skill (a skill that needs a key says so in its securityRequirements).
+    const tools = (await server.getJson("/.well-known/mcp.json")).body.tools as JsonObject[];
     expect(body.skills.map((skill: JsonObject) => skill.id)).toEqual(tools.map((tool) => tool.name));
     for (const skill of body.skills) {
       expect(skill.name.length).toBeGreaterThan(3);

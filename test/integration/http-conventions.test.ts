@@ -210,10 +210,14 @@ describe("CORS", () => {
     expect(search.status).toBe(204);
     expect(search.headers["access-control-allow-methods"]).toBe("GET, HEAD, OPTIONS");
     const abId = first("active_contactable");
-    for (const target of ["/openapi.json", `/api/merchants/${abId}/jsonld`, "/api/mcp", "/.well-known/mcp.json"]) {
+    for (const target of ["/openapi.json", `/api/merchants/${abId}/jsonld`, "/.well-known/mcp.json"]) {
       const answer = await raw("OPTIONS", target, preflight);
       expect({ target, status: answer.status }).toEqual({ target, status: 204 });
     }
+    // The agent endpoints answer theirs under their POST's Host and Origin rule
+    // (test/integration/agent-endpoints-cors.test.ts): the service's own origin is always known.
+    const mcp = await raw("OPTIONS", "/api/mcp", { ...preflight, origin: "http://abeille.test" });
+    expect(mcp.status).toBe(204);
   });
 
   it("keeps people's pages to their own origin", async () => {

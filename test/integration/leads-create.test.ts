@@ -362,19 +362,18 @@ describe("POST /api/contact/brick: validation", () => {
 });
 
 describe("POST /api/contact/brick: merchants that cannot take the lead", () => {
-  it("answers 404 MERCHANT_NOT_FOUND for an unknown or archived merchant", async () => {
-    for (const abId of ["ab_zzzzzzzz", first("archived")]) {
+  it("answers 404 MERCHANT_NOT_FOUND for an unknown, suspended or archived merchant", async () => {
+    for (const abId of ["ab_zzzzzzzz", first("suspended"), first("archived")]) {
       const { status, body } = await postLead(baseLead({ ab_id: abId }));
       expect(status).toBe(404);
       expectErrorEnvelope(body, "MERCHANT_NOT_FOUND");
     }
   });
 
-  it("answers 400 CONTACT_DISABLED with blocked_because for unreviewed, paused and suspended merchants", async () => {
+  it("answers 400 CONTACT_DISABLED with blocked_because for unreviewed and paused merchants", async () => {
     const expected: Record<string, string> = {
       contact_disabled: "",
       paused: "merchant_paused",
-      suspended: "merchant_suspended",
     };
     for (const [rosterCase, reason] of Object.entries(expected)) {
       const { status, body } = await postLead(baseLead({ ab_id: first(rosterCase) }));

@@ -1,7 +1,8 @@
 /**
- * The official MCP SDK client against the real server over HTTP: it lists the 14 tools, calls each
- * with valid arguments on the demo registry, and with invalid ones; every structuredContent is
- * checked against the tool's published output schema (ajv, JSON Schema 2020-12).
+ * The official MCP SDK client against the real server over HTTP: it lists the tools (those the
+ * caller's key allows), calls each with valid arguments on the demo registry, and with invalid
+ * ones; every structuredContent is checked against the tool's full output schema
+ * (/.well-known/mcp.json) and the outline tools/list gives (ajv, JSON Schema 2020-12).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -38,12 +39,19 @@ async function connect(headers: Record<string, string> = {}): Promise<Client> {
   return next;
 }
 
+/** The outline tools/list gives, and the full schema /.well-known/mcp.json gives: both must accept each answer. */
+const outlineValidators = new Map<string, ValidateFunction>();
+
 beforeAll(async () => {
   server = await startTestServer({ count: 200 });
   client = await connect();
   toolList = (await client.listTools()).tools as JsonObject[];
   const ajv = newAjv();
-  for (const tool of toolList) validators.set(tool.name, ajv.compile(tool.outputSchema));
+  for (const tool of toolList) outlineValidators.set(tool.name, ajv.compile(tool.outputSchema));
+  const discovery = await server.getJson("/.well-known/mcp.json");
+  for (const [name, schema] of Object.entries(discovery.body.output_schemas as Record<string, JsonObject>)) {
+    validators.set(name, ajv.compile(schema));
+  }
 });
 afterAll(async () => {
   await client?.close();
@@ -70,6 +78,11 @@ async function call(name: string, args: Record<string, unknown>, via: Client = c
     throw new Error(
       `${name}: structuredContent does not match its output schema: ${JSON.stringify(validate.errors?.slice(0, 5))}`,
     );
+  }
+  // The outline of a tool the anonymous client was not offered is not in its list.
+  const outline = outlineValidators.get(name);
+  if (outline && !outline(result.structuredContent)) {
+    throw new Error(`${name}: structuredContent does not match its outline: ${JSON.stringify(outline.errors)}`);
   }
   return result;
 }
@@ -98,8 +111,27 @@ function expectFailure(result: Result, code: string): string {
 }
 
 describe("tools/list", () => {
-  it("lists the 14 tools in the spec's order with titles, descriptions, schemas and explicit annotations", () => {
-    expect(toolList.map((tool) => tool.name)).toEqual(TOOL_NAMES);
+  it("lists the tools an anonymous caller can use, in the spec's order; a level-3 key gets all 14", async () => {
+    expect(toolList.map((tool) => tool.name)).toEqual(TOOL_NAMES.filter((name) => name !== "quote_order_readiness"));
+    const commercial = await connect({ authorization: `Bearer ${await approvedKey(3)}` });
+    try {
+      const tools = (await commercial.listTools()).tools;
+      expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
+      expect(tools.slice(0, 13)).toEqual(toolList);
+    } finally {
+      await commercial.close();
+    }
+    const reader = await connect({ authorization: `Bearer ${await approvedKey(1)}` });
+    try {
+      const names = (await reader.listTools()).tools.map((tool) => tool.name);
+      for (const write of ["contact_merchant", "send_lead_message", "submit_lead"]) expect(names).not.toContain(write);
+      expect(names).toContain("contact_service");
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it("describes each tool with title, description, schemas and explicit annotations", () => {
     for (const tool of toolList) {
       expect(tool.title.length).toBeGreaterThan(3);
       expect(tool.description.length).toBeGreaterThan(150);
@@ -114,7 +146,7 @@ describe("tools/list", () => {
 
   it("marks the read tools read-only and the lead tools as open-world writes", () => {
     const byName = new Map(toolList.map((tool) => [tool.name, tool]));
-    for (const name of ["search_merchants", "resolve_merchant", "check_availability", "quote_order_readiness"]) {
+    for (const name of ["search_merchants", "resolve_merchant", "check_availability"]) {
       expect(byName.get(name)?.annotations.readOnlyHint).toBe(true);
     }
     for (const name of ["submit_lead", "contact_merchant", "send_lead_message", "contact_service"]) {

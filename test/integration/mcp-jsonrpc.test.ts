@@ -81,10 +81,13 @@ describe("requests a plain JSON-RPC client sends", () => {
   });
 
   it("tools/list works without initialize (stateless) and echoes a string id", async () => {
-    const { status, json } = await post({ jsonrpc: "2.0", id: "list-1", method: "tools/list" });
+    const { status, json, text } = await post({ jsonrpc: "2.0", id: "list-1", method: "tools/list" });
     expect(status).toBe(200);
     expect(json?.id).toBe("list-1");
-    expect(json?.result.tools).toHaveLength(14);
+    // The 13 tools an anonymous caller can use (quote_order_readiness needs a level-3 key), in portable schemas.
+    expect(json?.result.tools).toHaveLength(13);
+    expect(Buffer.byteLength(text)).toBeLessThan(40_000);
+    expect(text).not.toMatch(/"type":\[/);
   });
 
   it("tools/call answers a result with structuredContent", async () => {
@@ -107,7 +110,7 @@ describe("requests a plain JSON-RPC client sends", () => {
     const { status, json } = await post({ jsonrpc: "2.0", id: null, method: "tools/list" });
     expect(status).toBe(200);
     expect(json?.id).toBeNull();
-    expect(json?.result.tools).toHaveLength(14);
+    expect(json?.result.tools).toHaveLength(13);
   });
 
   it("carries the describedby Link and the request id", async () => {
@@ -177,16 +180,6 @@ describe("protocol faults are JSON-RPC errors with the id echoed", () => {
     }
   });
 
-  it("an unsupported MCP-Protocol-Version header is 400 naming the supported versions, with the id", async () => {
-    const { status, json } = await post(
-      { jsonrpc: "2.0", id: 78, method: "tools/list" },
-      { "mcp-protocol-version": "1999-01-01" },
-    );
-    expect(status).toBe(400);
-    expect(json?.id).toBe(78);
-    expect(json?.error.message).toMatch(/Unsupported protocol version: 1999-01-01 \(supported versions: 2025-11-25, /);
-  });
-
   it("a 2026-07-28 header without the per-request _meta is 400 saying what is missing, with the id", async () => {
     const { status, json } = await post(
       { jsonrpc: "2.0", id: 77, method: "tools/list" },
@@ -223,20 +216,35 @@ describe("protocol faults are JSON-RPC errors with the id echoed", () => {
     }
   });
 
-  it("a batch is refused as a whole with -32600 (MCP dropped JSON-RPC batching)", async () => {
-    const { status, json } = await post([
-      { jsonrpc: "2.0", id: 1, method: "ping" },
-      { jsonrpc: "2.0", id: 2, method: "tools/list" },
-    ]);
+  it("a batch is refused as a whole with -32600 from a client that speaks a revision without batches", async () => {
+    const { status, json } = await post(
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ],
+      { "mcp-protocol-version": "2025-06-18" },
+    );
     expect(status).toBe(400);
-    expect(Array.isArray(json)).toBe(false);
-    expect(json).toMatchObject({ id: null, error: { code: -32600 } });
-    expect(json?.error.message).toContain("batch");
+    expect(json).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: {
+        code: -32600,
+        message:
+          "Invalid Request: batches belong to MCP 2025-03-26 only (2025-06-18 removed them) and this request speaks 2025-06-18; send one message per POST",
+      },
+    });
   });
 
-  it("an empty batch is refused the same way", async () => {
-    const { json } = await post([]);
-    expect(json).toMatchObject({ id: null, error: { code: -32600 } });
+  it("an empty batch, or one over 20 messages, is refused as a whole", async () => {
+    const empty = await post([]);
+    expect(empty.status).toBe(400);
+    expect(empty.json).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(empty.json?.error.message).toBe("Invalid Request: a batch holds 1 to 20 messages (this one holds 0)");
+    const pings = Array.from({ length: 21 }, (_, index) => ({ jsonrpc: "2.0", id: index, method: "ping" }));
+    const large = await post(pings);
+    expect(large.status).toBe(400);
+    expect(large.json?.error.message).toBe("Invalid Request: a batch holds 1 to 20 messages (this one holds 21)");
   });
 
   it("a wrong content type is 415 with -32600", async () => {
@@ -447,5 +455,108 @@ describe("refusals are JSON-RPC errors with the HTTP status kept", () => {
     expect(json?.error.data.code).toBe("UNAUTHORIZED");
     expect(json?.error.data._actions.map((step: JsonObject) => step.rel)).toContain("register_agent");
     expect(json).not.toHaveProperty("success");
+  });
+});
+
+describe("JSON-RPC batches for a client that negotiated 2025-03-26", () => {
+  const initialized = { jsonrpc: "2.0", method: "notifications/initialized" };
+
+  it("answers each request of the batch, in order, with the header or without it (the spec's default)", async () => {
+    const sent: Record<string, string>[] = [{ "mcp-protocol-version": "2025-03-26" }, {}];
+    for (const headers of sent) {
+      const { status, json } = await post(
+        [
+          { jsonrpc: "2.0", id: "a", method: "ping" },
+          initialized,
+          { jsonrpc: "2.0", id: 2, method: "tools/list" },
+          {
+            jsonrpc: "2.0",
+            id: 3,
+            method: "tools/call",
+            params: { name: "search_merchants", arguments: { q: "boulangerie", limit: 1 } },
+          },
+        ],
+        headers,
+      );
+      expect(status).toBe(200);
+      expect(Array.isArray(json)).toBe(true);
+      const answers = json as unknown as JsonObject[];
+      expect(answers.map((answer) => answer.id)).toEqual(["a", 2, 3]);
+      expect(answers[0]).toEqual({ jsonrpc: "2.0", id: "a", result: {} });
+      expect(answers[1]?.result.tools.map((tool: JsonObject) => tool.name)).toContain("search_merchants");
+      expect(answers[2]?.result.structuredContent.success).toBe(true);
+    }
+  });
+
+  it("answers a batch of notifications only with 202 and no body", async () => {
+    const { status, text } = await post([initialized, initialized], { "mcp-protocol-version": "2025-03-26" });
+    expect(status).toBe(202);
+    expect(text).toBe("");
+  });
+
+  it("answers a message that cannot run with its own error, the others still run", async () => {
+    const { status, json } = await post([
+      { jsonrpc: "2.0", id: 1, method: "initialize", params: initialize().params },
+      { jsonrpc: "1.0", id: 2, method: "ping" },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "no_such_tool", arguments: {} } },
+      "not a message",
+      { jsonrpc: "2.0", id: 5, method: "ping" },
+    ]);
+    expect(status).toBe(200);
+    const answers = json as unknown as JsonObject[];
+    expect(answers.map((answer) => [answer.id, answer.error?.code ?? "result"])).toEqual([
+      [1, -32600],
+      [2, -32600],
+      [3, -32602],
+      [null, -32600],
+      [5, "result"],
+    ]);
+    expect(answers[0]?.error.message).toBe(
+      "Invalid Request: initialize cannot be part of a batch (MCP 2025-03-26); send it alone first",
+    );
+  });
+
+  it("counts each request of a batch on the rate limit, as if posted alone", async () => {
+    const remaining = (headers: Headers) => Number(/r=(\d+)/.exec(headers.get("ratelimit") ?? "")?.[1]);
+    const single = await post({ jsonrpc: "2.0", id: 1, method: "ping" });
+    const batch = await post([
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", id: 2, method: "ping" },
+      initialized,
+      { jsonrpc: "2.0", id: 3, method: "ping" },
+    ]);
+    expect(batch.status).toBe(200);
+    expect(remaining(single.headers) - remaining(batch.headers)).toBe(3);
+  });
+});
+
+describe("protocol versions", () => {
+  it("refuses an MCP-Protocol-Version it does not speak, naming the versions it speaks, the id echoed", async () => {
+    for (const version of ["2099-01-01", "1999-01-01", "2024-11-05", "banana"]) {
+      const { status, json } = await post(
+        { jsonrpc: "2.0", id: 9, method: "tools/list" },
+        {
+          "mcp-protocol-version": version,
+        },
+      );
+      expect({ version, status }).toEqual({ version, status: 400 });
+      expect(json).toEqual({
+        jsonrpc: "2.0",
+        id: 9,
+        error: {
+          code: -32022,
+          message: `Unsupported protocol version: the MCP-Protocol-Version header names "${version}"; this server speaks 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26`,
+          data: { supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"], requested: version },
+        },
+      });
+    }
+  });
+
+  it("offers its latest 2025 revision to a client asking initialize for 2024-11-05, whose transport it does not serve", async () => {
+    const { json } = await post({
+      ...initialize(4),
+      params: { ...initialize().params, protocolVersion: "2024-11-05" },
+    });
+    expect(json?.result.protocolVersion).toBe("2025-11-25");
   });
 });

@@ -39,14 +39,16 @@ async function post(body: JsonObject, headers: Record<string, string>): Promise<
 }
 
 describe("a client pinned to 2026-07-28", () => {
-  it("discovers the server, lists the 14 tools and calls one, statelessly", async () => {
+  it("discovers the server, lists the 13 tools an anonymous caller can use and calls one, statelessly", async () => {
     const client = await connect({ pin: "2026-07-28" });
     try {
       expect(client.getProtocolEra()).toBe("modern");
       expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
       expect(client.getServerVersion()).toMatchObject({ name: "abeille", version: "1.0.0" });
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(14);
+      // quote_order_readiness needs a level-3 key: it is not offered to an anonymous caller.
+      expect(tools).toHaveLength(13);
+      expect(tools.map((tool) => tool.name)).not.toContain("quote_order_readiness");
       expect(tools[0]?.name).toBe("search_merchants");
       const result = (await client.callTool({
         name: "search_merchants",
@@ -89,7 +91,7 @@ describe("a client in auto mode", () => {
     const client = await connect("auto");
     try {
       expect(client.getProtocolEra()).toBe("modern");
-      expect((await client.listTools()).tools).toHaveLength(14);
+      expect((await client.listTools()).tools).toHaveLength(13);
     } finally {
       await client.close();
     }

@@ -260,7 +260,16 @@ describe("the tool endpoint and discovery", () => {
     await expectAnswer("POST", "/api/mcp", 200, json({ jsonrpc: "2.0", id: 2, method: "nope" }));
     await expectAnswer("POST", "/api/mcp", 202, json({ jsonrpc: "2.0", method: "notifications/initialized" }));
     await expectAnswer("POST", "/api/mcp", 400, { headers: { "content-type": "application/json" }, body: "[" });
-    await expectAnswer("POST", "/api/mcp", 400, json([{ jsonrpc: "2.0", id: 1, method: "ping" }]));
+    // A batch: answered for 2025-03-26 (no header), refused from a revision without batches.
+    await expectAnswer("POST", "/api/mcp", 200, json([{ jsonrpc: "2.0", id: 1, method: "ping" }]));
+    await expectAnswer("POST", "/api/mcp", 400, {
+      headers: { "content-type": "application/json", "mcp-protocol-version": "2025-06-18" },
+      body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]),
+    });
+    await expectAnswer("POST", "/api/mcp", 400, {
+      headers: { "content-type": "application/json", "mcp-protocol-version": "2099-01-01" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
     await expectAnswer(
       "POST",
       "/api/mcp",
@@ -295,6 +304,7 @@ describe("the tool endpoint and discovery", () => {
     await expectAnswer("GET", "/.well-known/mcp.json", 200);
     await expectAnswer("GET", "/.well-known/mcp/server-card.json", 200);
     await expectAnswer("GET", "/.well-known/agent-card.json", 200);
+    await expectAnswer("GET", "/.well-known/agent-card.json", 200, { headers: { "a2a-version": "1.0" } });
     await expectAnswer("GET", "/openapi.json", 200);
     await expectAnswer("GET", "/llms.txt", 200);
     await expectAnswer("GET", "/api/health", 200);

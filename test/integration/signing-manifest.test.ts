@@ -139,19 +139,20 @@ describe("GET /api/registry/verify/{ab_id}", () => {
     expect(new Set(answers.map(({ body }) => body.data.jws)).size).toBe(3);
   });
 
-  it("signs the manifest of a suspended merchant, whose status it states", async () => {
-    const { status, body } = await manifest(first("suspended"));
+  it("signs the manifest of a paused merchant, whose status it states", async () => {
+    const { status, body } = await manifest(first("paused"));
     expect(status).toBe(200);
-    expect(body.data.manifest.trust.merchant_status).toBe("SUSPENDED");
+    expect(body.data.manifest.trust.merchant_status).toBe("PAUSED");
   });
 
-  it("answers 404 for unknown and archived merchants and 400 for a malformed id", async () => {
-    const unknown = await manifest("ab_zzzzzzzz");
-    expect(unknown.status).toBe(404);
-    expectErrorEnvelope(unknown.body, "MERCHANT_NOT_FOUND");
-    const archived = await manifest(first("archived"));
-    expect(archived.status).toBe(404);
-    expectErrorEnvelope(archived.body, "MERCHANT_NOT_FOUND");
+  it("answers 404 for unknown, suspended and archived merchants (live and snapshot) and 400 for a malformed id", async () => {
+    for (const abId of ["ab_zzzzzzzz", first("suspended"), first("archived")]) {
+      for (const query of ["", "?snapshot=1"]) {
+        const refused = await manifest(abId, query);
+        expect({ abId, query, status: refused.status }).toEqual({ abId, query, status: 404 });
+        expectErrorEnvelope(refused.body, "MERCHANT_NOT_FOUND");
+      }
+    }
     const malformed = await manifest("AB_123");
     expect(malformed.status).toBe(400);
     expectErrorEnvelope(malformed.body, "VALIDATION_ERROR");

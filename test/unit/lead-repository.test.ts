@@ -134,7 +134,9 @@ describe("createLead", () => {
     setStatus.run("SUSPENDED", abId);
     try {
       const refused = await failureOf(createLead(deps(), request(), anonymous));
-      expect(refused.code).toBe("CONTACT_DISABLED");
+      expect(refused.code).toBe("MERCHANT_NOT_FOUND");
+      setStatus.run("PAUSED", abId);
+      expect((await failureOf(createLead(deps(), request(), anonymous))).code).toBe("CONTACT_DISABLED");
       setStatus.run("ARCHIVED", abId);
       expect((await failureOf(createLead(deps(), request(), anonymous))).code).toBe("MERCHANT_NOT_FOUND");
     } finally {

@@ -1,12 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { agentCard } from "../../src/a2a/card.ts";
+import { ANONYMOUS_PERMISSIONS, PERMISSIONS_BY_LEVEL } from "../../src/domain/agents/levels.ts";
 import { errorCodes } from "../../src/errors/catalog.ts";
 import { llmsTxt, mcpDiscovery, mcpServerCard } from "../../src/mcp/discovery.ts";
 import { describeArguments, failureText } from "../../src/mcp/guidance.ts";
-import { findTool, inputSchemaOf, TOOL_NAMES, TOOLS, toolDescriptors } from "../../src/mcp/registry.ts";
-import { inlineJsonSchema } from "../../src/openapi/json-schema.ts";
+import {
+  findTool,
+  inputSchemaOf,
+  TOOL_NAMES,
+  TOOLS,
+  toolDescriptors,
+  toolDescriptorsFor,
+  toolOutputSchemas,
+  toolPermissions,
+} from "../../src/mcp/registry.ts";
+import { inlineJsonSchema, outlineJsonSchema, portableJsonSchema } from "../../src/openapi/json-schema.ts";
 import { mcpServerCardSchema } from "../../src/schemas/discovery.ts";
 import { newAjv } from "../helpers/openapi.ts";
+import type { JsonObject } from "../helpers/test-server.ts";
 
 const SPEC_TOOLS = [
   "search_merchants",
@@ -66,6 +77,7 @@ describe("the tool registry", () => {
     const ajv = newAjv();
     const descriptor = toolDescriptors().find((tool) => tool.name === "get_trust_score");
     if (!descriptor) throw new Error("no get_trust_score");
+    const full = ajv.compile(toolOutputSchemas().get_trust_score ?? {});
     const validate = ajv.compile(descriptor.outputSchema);
     const errorEnvelope = {
       success: false,
@@ -78,6 +90,8 @@ describe("the tool registry", () => {
     };
     expect(validate(errorEnvelope)).toBe(true);
     expect(validate({ ...errorEnvelope, success: true })).toBe(false);
+    expect(full(errorEnvelope)).toBe(true);
+    expect(full({ ...errorEnvelope, success: true })).toBe(false);
   });
 
   it("annotates read tools read-only and writes as additive, open-world operations", () => {
@@ -99,6 +113,101 @@ describe("the tool registry", () => {
     expect(findTool("send_lead_message")?.permission).toBe("leads:write");
     expect(findTool("quote_order_readiness")?.permission).toBe("orders:quote");
     expect(findTool("search_merchants")?.permission).toBeUndefined();
+  });
+});
+
+describe("tools/list, small and portable", () => {
+  const TYPE_ARRAY = /"type":\[/;
+
+  it("fits in 40 KB for a caller offered all 14 tools (it was 106 KB, 83 KB of output schemas)", () => {
+    const tools = toolDescriptorsFor(PERMISSIONS_BY_LEVEL[4]);
+    expect(tools.map((tool) => tool.name)).toEqual(SPEC_TOOLS);
+    const answer = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools } });
+    const outputs = tools.reduce((total, tool) => total + JSON.stringify(tool.outputSchema).length, 0);
+    const full = JSON.stringify(toolOutputSchemas()).length;
+    // What it measures now (also printed for docs/decisions.md): the answer, the outlines, the full schemas.
+    console.info(
+      `tools/list ${Buffer.byteLength(answer)} bytes, output outlines ${outputs}, full output schemas ${full}`,
+    );
+    expect(Buffer.byteLength(answer)).toBeLessThan(40_000);
+    expect(outputs).toBeLessThan(15_000);
+  });
+
+  it("writes no type array anywhere: a nullable is an anyOf of single types", () => {
+    expect(JSON.stringify(toolDescriptors())).not.toMatch(TYPE_ARRAY);
+    expect(JSON.stringify(toolOutputSchemas())).not.toMatch(TYPE_ARRAY);
+    const resolve = toolOutputSchemas().resolve_merchant as JsonObject;
+    expect(resolve.anyOf[0].properties.merchant.properties.phone).toEqual({
+      anyOf: [{ type: "string" }, { type: "null" }],
+    });
+  });
+
+  it("outlines the envelope: its members, their types and which are required, the full schema named", () => {
+    const resolve = toolDescriptors().find((tool) => tool.name === "resolve_merchant");
+    const full = toolOutputSchemas().resolve_merchant as JsonObject;
+    const outline = resolve?.outputSchema as JsonObject;
+    expect(outline.description).toBe(
+      "The navigation envelope, in outline; the full schema is output_schemas.resolve_merchant in /.well-known/mcp.json",
+    );
+    expect(Object.keys(outline.anyOf[0].properties)).toEqual(Object.keys(full.anyOf[0].properties));
+    expect(outline.anyOf[0].required).toEqual(full.anyOf[0].required);
+    expect(outline.anyOf[0].properties.merchant).toEqual({ type: "object" });
+    expect(outline.anyOf[0].properties.success).toEqual({ type: "boolean", const: true });
+  });
+
+  it("offers a caller only the tools its permissions allow", () => {
+    const names = (permissions: readonly string[]) => toolDescriptorsFor(permissions).map((tool) => tool.name);
+    expect(names(ANONYMOUS_PERMISSIONS)).toEqual(SPEC_TOOLS.filter((name) => name !== "quote_order_readiness"));
+    expect(names(PERMISSIONS_BY_LEVEL[1])).toEqual(
+      SPEC_TOOLS.filter(
+        (name) => !["contact_merchant", "send_lead_message", "submit_lead", "quote_order_readiness"].includes(name),
+      ),
+    );
+    expect(names(PERMISSIONS_BY_LEVEL[3])).toEqual(SPEC_TOOLS);
+    expect(toolPermissions()).toEqual({
+      contact_merchant: "leads:write",
+      send_lead_message: "leads:write",
+      submit_lead: "leads:write",
+      quote_order_readiness: "orders:quote",
+    });
+  });
+});
+
+describe("the portable schema dialect", () => {
+  it("turns a type array into an anyOf, constraints inside, annotations outside, null out of the enum", () => {
+    expect(
+      portableJsonSchema({
+        type: "object",
+        properties: {
+          city: { description: "Town", type: ["string", "null"], maxLength: 80 },
+          level: { type: ["string", "null"], enum: ["a", "b", null] },
+          count: { type: "integer", minimum: -9007199254740991, maximum: 9007199254740991 },
+          type: { type: "string" },
+        },
+      }),
+    ).toEqual({
+      type: "object",
+      properties: {
+        city: { description: "Town", anyOf: [{ type: "string", maxLength: 80 }, { type: "null" }] },
+        level: { anyOf: [{ type: "string", enum: ["a", "b"] }, { type: "null" }] },
+        count: { type: "integer" },
+        type: { type: "string" },
+      },
+    });
+  });
+
+  it("outlines to a depth: deeper objects keep their type, nothing is closed", () => {
+    const schema = {
+      type: "object",
+      properties: { inner: { type: "object", properties: { x: { type: "number" } }, additionalProperties: false } },
+      required: ["inner"],
+      additionalProperties: false,
+    };
+    expect(outlineJsonSchema(schema, 1)).toEqual({
+      type: "object",
+      properties: { inner: { type: "object" } },
+      required: ["inner"],
+    });
   });
 });
 
@@ -168,6 +277,9 @@ describe("discovery documents from the registry", () => {
   it("mcp.json lists the registry's descriptors and the endpoint", () => {
     const document = mcpDiscovery(base);
     expect(document.tools).toEqual(toolDescriptors());
+    expect(document.output_schemas).toEqual(toolOutputSchemas());
+    expect(Object.keys(document.output_schemas)).toEqual(SPEC_TOOLS);
+    expect(document.tool_permissions).toEqual(toolPermissions());
     expect(document.endpoint).toBe(`${base}/api/mcp`);
   });
 
@@ -176,6 +288,7 @@ describe("discovery documents from the registry", () => {
     expect(card.skills.map((skill) => skill.id)).toEqual(SPEC_TOOLS);
     expect(card.supportedInterfaces).toEqual([
       { url: `${base}/api/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "1.0" },
+      { url: `${base}/api/a2a`, protocolBinding: "JSONRPC", tenant: "", protocolVersion: "0.3" },
     ]);
     expect(card.version).toBe("1.0.0");
   });
@@ -185,7 +298,8 @@ describe("discovery documents from the registry", () => {
     expect(mcpServerCardSchema.parse(card)).toEqual(card);
     expect(card.name).toBe("example.abeille/abeille");
     expect(card.remotes[0]?.url).toBe(`${base}/api/mcp`);
-    expect(card.remotes[0]?.supportedProtocolVersions.slice(0, 4)).toEqual([
+    // Only what the endpoint speaks: 2024-11-05 and 2024-10-07 (HTTP+SSE) are not served.
+    expect(card.remotes[0]?.supportedProtocolVersions).toEqual([
       "2026-07-28",
       "2025-11-25",
       "2025-06-18",

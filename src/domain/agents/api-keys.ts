@@ -44,8 +44,14 @@ export function isWellFormedApiKey(value: string): boolean {
   return API_KEY_PATTERN.test(value);
 }
 
-/** What a request presents: no key, one key, or something unusable (which is 401, never anonymous). */
-export type PresentedKey = { kind: "none" } | { kind: "key"; key: string } | { kind: "invalid"; reason: string };
+/**
+ * What a request presents: no key, one key, or something unusable (which is 401, never anonymous;
+ * `malformed` holds the value when it was sent as a key but is not one).
+ */
+export type PresentedKey =
+  | { kind: "none" }
+  | { kind: "key"; key: string }
+  | { kind: "invalid"; reason: string; malformed?: string };
 
 /**
  * Reads `Authorization: Bearer <key>` or `X-API-Key: <key>`. Both may be sent only if they agree.
@@ -69,7 +75,11 @@ export function presentedKey(headers: Pick<Headers, "get">): PresentedKey {
   }
   const key = fromAuthorization ?? fromHeader ?? "";
   if (!isWellFormedApiKey(key)) {
-    return { kind: "invalid", reason: "the API key is malformed (expected abk_ followed by base62 characters)" };
+    return {
+      kind: "invalid",
+      reason: "the API key is malformed (expected abk_ followed by base62 characters)",
+      malformed: key,
+    };
   }
   return { kind: "key", key };
 }

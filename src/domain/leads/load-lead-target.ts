@@ -1,11 +1,12 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import { assessMerchant } from "../assess-merchant.ts";
+import { isListed } from "../merchants/lifecycle.ts";
 import type { RevisionCache } from "../revision-cache.ts";
 import type { AssessedLeadTarget, LeadDeps } from "./lead-deps.ts";
 
 /**
  * The merchant a lead goes to, assessed like every read surface assesses it (loadMerchant's
- * rules: unknown and archived are the same 404), without loading what leads never use.
+ * rules: unknown, suspended and archived are the same 404), without loading what leads never use.
  *
  * Kept per merchant until the store revision moves or a signal expires (the assessment's
  * validUntil): a busy merchant's leads no longer read and score it again each time (about a
@@ -23,7 +24,7 @@ export function loadLeadTarget(
   const key = `${options.withProducts ? "products" : "merchant"}:${abId}`;
   return deps.leadTargets.readOrBuild(key, revision, now.toISOString(), () => {
     const target = deps.merchants.findLeadTarget(abId, options);
-    if (!target || target.merchant.status === "ARCHIVED") {
+    if (!target || !isListed(target.merchant.status)) {
       throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
     }
     const assessment = assessMerchant(target.merchant, target.signals, {

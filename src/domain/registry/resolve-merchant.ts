@@ -4,6 +4,7 @@ import type { Credential, ResolvedMerchant } from "../../schemas/registry.ts";
 import { type Assessment, assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
 import type { MerchantProfile, Signal } from "../merchant.ts";
+import { isListed } from "../merchants/lifecycle.ts";
 import { tradeOf } from "../sectors.ts";
 import { signalDefinition, signalPosition } from "../trust/signal-catalog.ts";
 import { signalStatusAt } from "../trust/signal-expiry.ts";
@@ -22,10 +23,14 @@ export interface LoadedMerchant {
   assessment: Assessment;
 }
 
-/** Loads a listed merchant; unknown and archived ones are the same 404 to the outside. */
+/**
+ * Loads a listed merchant (docs/merchant-lifecycle.md): unknown, suspended and archived ones are
+ * the same 404 to the outside, so no surface (resolve, decision card, signed manifest, tools)
+ * vouches for a merchant the registry has withdrawn.
+ */
 export function loadMerchant(deps: ResolveDeps, abId: string): LoadedMerchant {
   const profile = deps.merchants.findProfile(abId);
-  if (!profile || profile.merchant.status === "ARCHIVED") {
+  if (!profile || !isListed(profile.merchant.status)) {
     throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
   }
   const assessment = assessMerchant(profile.merchant, profile.signals, {

@@ -1,6 +1,6 @@
 import { A2A_MAX_BODY_BYTES, handleA2aPost } from "../../a2a/server.ts";
-import { corsPreflight, withCors } from "../../http/cors.ts";
-import { jsonRpcErrorReply, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
+import { withCors } from "../../http/cors.ts";
+import { jsonRpcErrorReply, jsonRpcPreflight, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
 import { jsonResponse } from "../../http/respond.ts";
 import { methodNotAllowed } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
@@ -30,7 +30,7 @@ function framingFault(body: string): { code: number; message: string } | null {
 }
 
 /**
- * POST /api/a2a: the A2A 1.0 endpoint (JSON-RPC binding). Host and Origin are checked first
+ * POST /api/a2a: the A2A endpoint (JSON-RPC binding, 1.0 and 0.3 by the A2A-Version header). Host and Origin are checked first
  * (DNS rebinding), then the kill switch, API keys and rate limits answer as JSON-RPC errors with
  * their HTTP status (src/http/json-rpc-endpoint.ts); the message itself goes to the A2A SDK's
  * handler, whose skills are the MCP tools (src/a2a/).
@@ -84,7 +84,7 @@ export const POST = withCors(
   ),
 );
 
-/** Browsers ask first (CORS preflight). */
-export const OPTIONS = corsPreflight(["POST"]);
+/** Browsers ask first (CORS preflight), answered under the POST's own Host and Origin rule. */
+export const OPTIONS = jsonRpcPreflight(["POST"]);
 
 export const ALL = withCors(methodNotAllowed(["POST"]));

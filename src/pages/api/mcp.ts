@@ -1,5 +1,5 @@
-import { corsPreflight, withCors } from "../../http/cors.ts";
-import { jsonRpcErrorReply, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
+import { withCors } from "../../http/cors.ts";
+import { jsonRpcErrorReply, jsonRpcPreflight, jsonRpcRoute } from "../../http/json-rpc-endpoint.ts";
 import { replyFromResponse } from "../../http/reply.ts";
 import { methodNotAllowed } from "../../http/route.ts";
 import { logger } from "../../logging.ts";
@@ -29,7 +29,7 @@ const MCP_HEADERS = [
 export const POST = withCors(
   jsonRpcRoute(
     operation("mcp"),
-    { maxBytes: MCP_MAX_BODY_BYTES, headerNames: MCP_HEADERS },
+    { maxBytes: MCP_MAX_BODY_BYTES, headerNames: MCP_HEADERS, batches: true },
     async ({ app, caller, context }, post) => {
       try {
         const response = await handleMcpPost(post, { toolContext: toolContextFor(app, caller, context) });
@@ -49,7 +49,7 @@ export const POST = withCors(
   ),
 );
 
-/** Browsers ask first (CORS preflight); MCP clients running in a page can then call POST. */
-export const OPTIONS = corsPreflight(["POST"]);
+/** Browsers ask first (CORS preflight), answered under the POST's own Host and Origin rule. */
+export const OPTIONS = jsonRpcPreflight(["POST"]);
 
 export const ALL = withCors(methodNotAllowed(["POST"]));

@@ -20,9 +20,8 @@ export const POST = route(operation("registerAgent"), async ({ app, caller, cont
         action(
           "verify_key",
           "GET",
-          `${baseUrl}/api/agents/verify?token={api_key}`,
-          "Check the key and what it allows",
-          [{ name: "token", type: "string", required: true }],
+          `${baseUrl}/api/agents/verify`,
+          "Check the key and what it allows: send it in Authorization: Bearer <api key>, as on every call",
         ),
         action("search", "GET", `${baseUrl}/api/registry/search?q={q}`, "Search the registry with the key", [
           { name: "q", type: "string", required: true },
