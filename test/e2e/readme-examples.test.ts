@@ -31,6 +31,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobArgv } from "../../jobs/compile-cache.ts";
 import { freePort } from "../helpers/spawn-start.ts";
+import { requireProgram } from "../helpers/system-programs.ts";
 import type { JsonObject } from "../helpers/test-server.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -120,13 +121,7 @@ let filesBefore: string[];
 const ran: Ran[] = [];
 
 beforeAll(async () => {
-  for (const tool of ["curl", "bash", "git"]) {
-    try {
-      execFileSync("which", [tool], { stdio: "ignore" });
-    } catch {
-      throw new Error(`${tool} is missing: the README's examples use it; install Debian's ${tool} (.ci/run does)`);
-    }
-  }
+  for (const program of ["curl", "bash", "git"]) requireProgram(program, program);
   copy = mkdtempSync(path.join(os.tmpdir(), "abeille-readme-"));
   for (const file of projectFiles()) {
     mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
