@@ -127,14 +127,23 @@ const SEED_COMMAND = {
   ],
 } as const;
 
-async function main({ values }: { values: Record<string, string | boolean | undefined> }): Promise<void> {
-  const count =
-    values.count === undefined ? undefined : wholeNumberOption("count", String(values.count), 0, 10_000_000);
+/** The options as read from the command line (SEED_COMMAND.options). */
+interface SeedOptions {
+  count?: string | undefined;
+  seed?: string | undefined;
+  now?: string | undefined;
+  force: boolean;
+  "keep-files": boolean;
+  "if-empty": boolean;
+}
+
+async function main(values: SeedOptions): Promise<void> {
+  const count = values.count === undefined ? undefined : wholeNumberOption("count", values.count, 0, 10_000_000);
   const seed =
     values.seed === undefined
       ? undefined
-      : wholeNumberOption("seed", String(values.seed), Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
-  const now = values.now === undefined ? startOfToday() : new Date(String(values.now));
+      : wholeNumberOption("seed", values.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const now = values.now === undefined ? startOfToday() : new Date(values.now);
   if (Number.isNaN(now.getTime())) throw new UsageError("--now must be an ISO-8601 date-time");
   const config = loadConfig();
   if (values["if-empty"]) {
@@ -171,7 +180,7 @@ async function main({ values }: { values: Record<string, string | boolean | unde
       seed: seedValue,
       now,
       dataDir: config.dataDir,
-      keepFiles: values["keep-files"] === true,
+      keepFiles: values["keep-files"],
       onProgress: progress.report,
     });
     progress.end();
@@ -196,5 +205,5 @@ if (
   invokedAs &&
   (existsSync(invokedAs) ? realpathSync(invokedAs) : invokedAs) === realpathSync(fileURLToPath(import.meta.url))
 ) {
-  await runCommand(SEED_COMMAND, main);
+  await runCommand(SEED_COMMAND, ({ values }) => main(values));
 }

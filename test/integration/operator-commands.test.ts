@@ -25,7 +25,7 @@ interface Finished {
   stderr: string;
 }
 
-/** The npm scripts that run an operator command, and the job file each runs (as in package.json). */
+/** The npm scripts that run an operator command, and the job file each runs (test/unit/job-scripts.test.ts lists them). */
 const scripts = (
   JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
 ).scripts;
@@ -71,25 +71,6 @@ function exitStatuses(help: string): [number, string][] {
 }
 
 describe("every operator command", () => {
-  it("is the list the npm scripts run", () => {
-    expect(COMMANDS.map((command) => command.name)).toEqual([
-      "start",
-      "seed",
-      "keys",
-      "verify-manifest",
-      "refresh",
-      "agents",
-      "merchants",
-      "import",
-      "verify",
-      "kill-switch",
-      "outbox",
-      "retention",
-      "meili",
-      "search",
-    ]);
-  });
-
   const readme = readFileSync(path.join(root, "README.md"), "utf8");
   for (const { name, job: script } of COMMANDS) {
     it(`${invocation(name)}: --help prints the usage and exit statuses, runs nothing; an unknown option is one line, exit 2`, async () => {
