@@ -177,7 +177,15 @@ describe("npm run merchants, when something is wrong", () => {
     ).toBe(
       `merchants: VALIDATION_ERROR: siret: is 12345678200010 for this merchant and never changes (another SIRET is another establishment: add it)\n`,
     );
-    expect((await merchants("update", abId, file("typo.json", { descripton: "Pain." }))).stderr).toBe(
+    expect(
+      (
+        await merchants(
+          "update",
+          abId,
+          file("typo.json", { descripton: "Pain.", email: "contact@boulangerie-martin.fr" }),
+        )
+      ).stderr,
+    ).toBe(
       'merchants: VALIDATION_ERROR: (declaration): "descripton": not a field an update may change (legal_name, business_name, naf_code, address, rcs, vat_number, email, phone, website, description, hours, zones, languages, delivery, brand_voice, founded_on, products)\n',
     );
 
