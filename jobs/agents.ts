@@ -7,8 +7,12 @@
  *   npm run agents -- revoke <agent_id>    the key answers 401 for good
  *
  * Running servers see a change within the key cache's lifetime (5 s).
+ *
+ * Exit status:
+ *   0  done
+ *   1  refused: no such agent, or a change its status does not allow (the reason on stderr)
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
-import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import type { Agent } from "../src/domain/agents/agent.ts";
 import { KEY_CACHE_TTL_MS } from "../src/domain/agents/authenticator.ts";
@@ -18,54 +22,79 @@ import { grantOf } from "../src/domain/agents/register-agent.ts";
 import { createAgentRepository } from "../src/store/agent-repository.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
+import { CommandError, EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
 import { printable } from "./terminal.ts";
 
 const STATUSES: AgentStatus[] = ["active", "pending_verification", "suspended", "revoked"];
-const USAGE =
-  "usage: npm run agents -- list [--status <status>] [--json] | approve <agent_id> | suspend <agent_id> | revoke <agent_id>";
+const COMMANDS = ["list", "approve", "suspend", "revoke"];
 
-function fail(message: string): never {
-  process.stderr.write(`agents: ${message}\n${USAGE}\n`);
-  process.exit(1);
-}
-
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { status: { type: "string" }, json: { type: "boolean", default: false } },
-});
-const [command, agentId, ...extra] = positionals;
-if (!command) fail("no command");
-if (extra.length > 0) fail(`unexpected arguments: ${extra.join(" ")}`);
-
-const config = loadConfig();
-const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-const agents = createAgentRepository(db);
-
-function describe(agent: Agent) {
-  const grant = grantOf(agent, config.rateLimitHourly);
-  return {
-    agent_id: agent.agentId,
-    agent_name: agent.agentName,
-    contact_email: agent.contactEmail,
-    agent_url: agent.agentUrl,
-    status: agent.status,
-    requested_level: agent.requestedLevel,
-    certification_level: agent.certificationLevel,
-    permissions: agent.status === "active" || agent.status === "pending_verification" ? grant.permissions : [],
-    rate_limit_hourly: grant.rate_limit_hourly,
-    key_prefix: `${agent.keyPrefix}…`,
-    created_at: agent.createdAt,
-    updated_at: agent.updatedAt,
-  };
-}
-
-try {
-  if (command === "list") {
-    if (agentId) fail("list takes no agent id");
+await runCommand(
+  {
+    name: "agents",
+    usage: [
+      `npm run agents -- list [--status ${STATUSES.join("|")}] [--json]`,
+      "npm run agents -- approve <agent_id> [--json]",
+      "npm run agents -- suspend <agent_id> [--json]",
+      "npm run agents -- revoke <agent_id> [--json]",
+    ],
+    notes: [
+      "approve: pending_verification or suspended -> active at the requested level",
+      "suspend: the key answers 403 until approved again; revoke: the key answers 401 for good",
+      `Keys are never shown (only their prefix). Running servers apply a change within ${KEY_CACHE_TTL_MS / 1000} s.`,
+    ],
+    options: { status: { type: "string" }, json: { type: "boolean", default: false } },
+    allowPositionals: true,
+    exitStatuses: [
+      [EXIT_DONE, "done"],
+      [EXIT_FAILED, "refused: no such agent, or a change its status does not allow (the reason on stderr)"],
+      USAGE_STATUS,
+    ],
+  },
+  ({ values, positionals }) => {
+    const [command, agentId, ...extra] = positionals;
+    if (!command) throw new UsageError(`no command: ${COMMANDS.join(", ")}`);
+    if (!COMMANDS.includes(command))
+      throw new UsageError(`unknown command ${printable(command)}: ${COMMANDS.join(", ")}`);
+    if (extra.length > 0) throw new UsageError(`unexpected arguments: ${printable(extra.join(" "))}`);
+    if (command === "list" && agentId) throw new UsageError("list takes no agent id");
+    if (command !== "list" && !agentId) throw new UsageError(`${command} needs an agent id`);
     const status = values.status as AgentStatus | undefined;
-    if (status !== undefined && !STATUSES.includes(status)) fail(`--status must be one of ${STATUSES.join(", ")}`);
+    if (status !== undefined && !STATUSES.includes(status)) {
+      throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
+    }
+    if (command === "list") list(status, values.json);
+    else change(command as AgentCommand, agentId as string, values.json);
+  },
+);
+
+function openAgents() {
+  const config = loadConfig();
+  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  const describe = (agent: Agent) => {
+    const grant = grantOf(agent, config.rateLimitHourly);
+    return {
+      agent_id: agent.agentId,
+      agent_name: agent.agentName,
+      contact_email: agent.contactEmail,
+      agent_url: agent.agentUrl,
+      status: agent.status,
+      requested_level: agent.requestedLevel,
+      certification_level: agent.certificationLevel,
+      permissions: agent.status === "active" || agent.status === "pending_verification" ? grant.permissions : [],
+      rate_limit_hourly: grant.rate_limit_hourly,
+      key_prefix: `${agent.keyPrefix}…`,
+      created_at: agent.createdAt,
+      updated_at: agent.updatedAt,
+    };
+  };
+  return { agents: createAgentRepository(db), describe, close: () => db.$client.close() };
+}
+
+function list(status: AgentStatus | undefined, json: boolean): void {
+  const { agents, describe, close } = openAgents();
+  try {
     const rows = agents.list(status ? { status } : {}).map(describe);
-    if (values.json) {
+    if (json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (rows.length === 0) {
       process.stdout.write("no agents\n");
@@ -77,21 +106,24 @@ try {
       }
       process.stdout.write(`${rows.length} agent(s); level shown as granted/requested\n`);
     }
-  } else if (command === "approve" || command === "suspend" || command === "revoke") {
-    if (!agentId) fail(`${command} needs an agent id`);
-    const updated = applyAgentCommand({ agents, now: () => new Date() }, agentId, command as AgentCommand);
-    const row = describe(updated);
+  } finally {
+    close();
+  }
+}
+
+function change(command: AgentCommand, agentId: string, json: boolean): void {
+  const { agents, describe, close } = openAgents();
+  try {
+    const row = describe(applyAgentCommand({ agents, now: () => new Date() }, agentId, command));
     process.stdout.write(
-      values.json
+      json
         ? `${JSON.stringify(row, null, 2)}\n`
         : `${row.agent_id} is now ${row.status} (level ${row.certification_level}); running servers apply it within ${KEY_CACHE_TTL_MS / 1000} s\n`,
     );
-  } else {
-    fail(`unknown command ${command}`);
+  } catch (error) {
+    if (error instanceof AgentTransitionError) throw new CommandError(printable(error.message));
+    throw error;
+  } finally {
+    close();
   }
-} catch (error) {
-  if (error instanceof AgentTransitionError) fail(error.message);
-  throw error;
-} finally {
-  db.$client.close();
 }

@@ -35,21 +35,24 @@
  * updated, archived, unchanged; records skipped by reason; records rejected, counted and the first
  * 100 listed with their number and line. The same file twice changes nothing the second time.
  *
- * Exit status, for both:
+ * On a terminal, a bar shows the bytes read of the files' total size and the percentage; in a log
+ * (stderr not a terminal), a line each tenth of the way.
+ *
+ * Exit status:
  *   0  done
  *   1  done, but some rows (records) were rejected: they are counted and listed (the others are in)
- *   2  usage: the command line is wrong
- *   3  a file refused or unreadable, one line on stderr naming it (`--unites-legales FILE, line 1:
- *      ...`) and the line at fault: not a layout the import reads (the pre-2019 SIRENE, a legal
- *      units file given as establishments, ...), a header without the columns needed, a file
- *      missing, damaged or cut short. What was read before the fault is applied; the run after
- *      the file is fixed picks up the rest.
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   3  a file refused or unreadable, one line naming it and the line at fault (what was read before is applied)
+ *
+ * A refused file is one the import does not read (the pre-2019 SIRENE layout, a legal units file
+ * given as establishments, ...), a header without the columns needed, a file missing, damaged or
+ * cut short: one line on stderr names it (`--unites-legales FILE, line 1: ...`). What was read
+ * before the fault is applied; the run after the file is fixed picks up the rest.
  */
-import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { importBodaccFile } from "../src/import/bodacc/import-bodacc.ts";
 import { BodaccFileError } from "../src/import/bodacc/records.ts";
-import { fileFault } from "../src/import/open-text.ts";
+import { fileFault, ReadMeter } from "../src/import/open-text.ts";
 import { importSireneStock, SireneFileError } from "../src/import/sirene/import-sirene.ts";
 import type { SireneFileKind } from "../src/import/sirene/layout.ts";
 import { setLogLevel } from "../src/logging.ts";
@@ -58,19 +61,15 @@ import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { isBusy } from "../src/store/write-lock.ts";
+import { CommandError, EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
+import { count, progressBar } from "./progress.ts";
 import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
-const USAGE = [
-  "usage: npm run import -- sirene --etablissements FILE --unites-legales FILE [--geo FILE] [--departments 69,75] [--file-date YYYY-MM-DD] [--json]",
-  "       npm run import -- bodacc FILE [--json]",
-].join("\n");
-function usage(message: string): never {
-  process.stderr.write(`import: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
 /** A file refused or unreadable (see the header). */
 const REFUSED = 3;
+/** How often the progress is drawn (a bar redraws at most every 100 ms; a log gets a line each tenth). */
+const PROGRESS_TICK_MS = 100;
 /** The option each SIRENE file is given with, as errors and rejections name it. */
 const OPTION: Record<SireneFileKind, string> = {
   establishments: "--etablissements",
@@ -85,61 +84,166 @@ const notListed = (report: { rejected: unknown[]; rejected_count: number }) =>
       ]
     : [];
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    etablissements: { type: "string" },
-    "unites-legales": { type: "string" },
-    geo: { type: "string" },
-    departments: { type: "string" },
-    "file-date": { type: "string" },
-    json: { type: "boolean", default: false },
+interface SireneArguments {
+  source: "sirene";
+  establishments: string;
+  legalUnits: string | null;
+  geo: string | null;
+  departments: string[] | null;
+  fileDate: string | null;
+}
+
+await runCommand(
+  {
+    name: "import",
+    usage: [
+      "npm run import -- sirene --etablissements FILE --unites-legales FILE [--geo FILE] [--departments 69,75] [--file-date YYYY-MM-DD] [--json]",
+      "npm run import -- bodacc FILE [--json]",
+    ],
+    notes: [
+      "sirene: INSEE's SIRENE stock (establishments and legal units; CSV plain, gzipped or zipped, the layouts",
+      "since 2019); bodacc: BODACC's announcements (API pages or exports). Both end with counts; --json prints",
+      "the report as JSON. A bar shows the bytes read on a terminal; a log gets a line each tenth.",
+    ],
+    options: {
+      etablissements: { type: "string" },
+      "unites-legales": { type: "string" },
+      geo: { type: "string" },
+      departments: { type: "string" },
+      "file-date": { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+    allowPositionals: true,
+    exitStatuses: [
+      [EXIT_DONE, "done"],
+      [EXIT_FAILED, "done, but some rows (records) were rejected: they are counted and listed (the others are in)"],
+      USAGE_STATUS,
+      [
+        REFUSED,
+        "a file refused or unreadable, one line naming it and the line at fault (what was read before is applied)",
+      ],
+    ],
   },
-});
-const source = positionals[0];
-if (source === "bodacc") {
-  if (positionals.length !== 2) usage("bodacc takes one FILE");
-  if (values.etablissements || values["unites-legales"] || values.geo || values.departments || values["file-date"]) {
-    usage("bodacc takes no SIRENE option");
+  async ({ values, positionals }) => {
+    const [source, ...files] = positionals;
+    if (source === "bodacc") {
+      if (files.length !== 1) throw new UsageError("bodacc takes one FILE");
+      if (
+        values.etablissements ||
+        values["unites-legales"] ||
+        values.geo ||
+        values.departments ||
+        values["file-date"]
+      ) {
+        throw new UsageError("bodacc takes no SIRENE option");
+      }
+      await run({ source: "bodacc", file: files[0] as string }, values.json);
+      return;
+    }
+    if (source !== "sirene") {
+      throw new UsageError(
+        source === undefined
+          ? "the source must be sirene or bodacc"
+          : `unknown source ${printable(source)}: sirene or bodacc`,
+      );
+    }
+    if (files.length > 0) throw new UsageError(`sirene takes its files as options, not ${printable(files.join(" "))}`);
+    if (!values.etablissements) throw new UsageError("--etablissements FILE is required");
+    const departments = values.departments
+      ? values.departments.split(",").map((code) => code.trim().toUpperCase())
+      : null;
+    if (departments?.some((code) => !/^(\d{2,3}|2A|2B)$/.test(code)))
+      throw new UsageError("--departments takes codes like 69,75,2A");
+    const fileDate = values["file-date"] ?? null;
+    if (fileDate !== null && (!/^\d{4}-\d{2}-\d{2}$/.test(fileDate) || Number.isNaN(Date.parse(fileDate)))) {
+      throw new UsageError("--file-date takes the file's date as YYYY-MM-DD");
+    }
+    await run(
+      {
+        source: "sirene",
+        establishments: values.etablissements,
+        legalUnits: values["unites-legales"] ?? null,
+        geo: values.geo ?? null,
+        departments,
+        fileDate,
+      },
+      values.json,
+    );
+  },
+);
+
+async function run(job: SireneArguments | { source: "bodacc"; file: string }, json: boolean): Promise<void> {
+  setLogLevel("warn");
+  const config = loadConfig();
+  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  const deps = {
+    registry: createMerchantRegistryRepository(db),
+    communes: createCommuneLookup(),
+    now: () => new Date(),
+  };
+  const meter = new ReadMeter();
+  const bar = progressBar({ label: `import ${job.source}`, unit: "bytes" });
+  let detail = "";
+  /** The file being read, as the command line named it, and what the import counted so far. */
+  const reading = () => {
+    const file = meter.current;
+    if (job.source === "bodacc" || file === null) return detail;
+    const option =
+      file === job.establishments ? OPTION.establishments : file === job.legalUnits ? OPTION.legalUnits : OPTION.geo;
+    return detail ? `${option}, ${detail}` : option;
+  };
+  const draw = () => bar.update(meter.bytesRead, meter.totalBytes, reading());
+  const ticking = setInterval(draw, PROGRESS_TICK_MS);
+  /** Another process held the write lock past the wait: the catch-up would wait as long again. */
+  let lockHeldElsewhere = false;
+  try {
+    if (job.source === "bodacc") {
+      const report = await importBodaccFile(deps, job.file, "import:bodacc", {
+        meter,
+        progressEvery: 1_000,
+        onProgress: (progress, companies) => {
+          detail = `${count(progress.read)} records, ${count(companies)} companies known`;
+        },
+      });
+      clearInterval(ticking);
+      bar.end(meter.totalBytes, meter.totalBytes, `${count(report.read)} records`);
+      printBodacc(report, json);
+    } else {
+      const report = await importSireneStock(deps, job, "import:sirene", {
+        printable,
+        meter,
+        progressEvery: 1_000,
+        onProgress: (progress) => {
+          detail = `${count(progress.read)} rows, ${count(progress.created)} added`;
+        },
+      });
+      clearInterval(ticking);
+      bar.end(meter.totalBytes, meter.totalBytes, `${count(report.read)} rows, ${count(report.created)} added`);
+      printSirene(report, job, json);
+    }
+  } catch (error) {
+    clearInterval(ticking);
+    bar.end();
+    if (isBusy(error)) {
+      lockHeldElsewhere = true;
+      throw new CommandError(lockHeldTooLong());
+    }
+    const message = refusal(error, job);
+    if (message === null) throw error;
+    throw new CommandError(message, REFUSED);
+  } finally {
+    // The search index follows the store's change feed (src/search/embedded/follow.ts): what this
+    // run wrote, and what an earlier run left unapplied, becomes searchable now (a serving server
+    // follows the feed meanwhile). A failure here loses nothing: the feed keeps it for the next one.
+    if (!lockHeldElsewhere) await catchUpSearchIndex(db, "import");
+    db.$client.close();
   }
-} else {
-  if (source !== "sirene" || positionals.length !== 1) usage("the source must be sirene or bodacc");
-  if (!values.etablissements) usage("--etablissements FILE is required");
-}
-const departments = values.departments ? values.departments.split(",").map((code) => code.trim().toUpperCase()) : null;
-if (departments?.some((code) => !/^(\d{2,3}|2A|2B)$/.test(code))) usage("--departments takes codes like 69,75,2A");
-const fileDate = values["file-date"] ?? null;
-if (fileDate !== null && (!/^\d{4}-\d{2}-\d{2}$/.test(fileDate) || Number.isNaN(Date.parse(fileDate)))) {
-  usage("--file-date takes the file's date as YYYY-MM-DD");
 }
 
-setLogLevel("warn");
-const config = loadConfig();
-const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-const deps = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => new Date() };
-const tty = process.stderr.isTTY === true;
-
-async function sirene(establishments: string): Promise<void> {
-  const report = await importSireneStock(
-    deps,
-    {
-      establishments,
-      legalUnits: values["unites-legales"] ?? null,
-      geo: values.geo ?? null,
-      departments,
-      fileDate,
-    },
-    "import:sirene",
-    {
-      printable,
-      onProgress: (progress) =>
-        process.stderr.write(`${tty ? "\r" : ""}${progress.read} rows, ${progress.created} added${tty ? " " : "\n"}`),
-    },
-  );
-  if (tty && report.read >= 10_000) process.stderr.write("\n");
+function printSirene(report: Awaited<ReturnType<typeof importSireneStock>>, job: SireneArguments, json: boolean): void {
   const { rejected, skipped } = report;
   process.stdout.write(
-    values.json
+    json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
           `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
@@ -150,7 +254,7 @@ async function sirene(establishments: string): Promise<void> {
           }`,
           ...(skipped.name_unknown
             ? [
-                values["unites-legales"]
+                job.legalUnits
                   ? "name_unknown: their companies are not public or not in the legal units file"
                   : "name_unknown: their companies name them: add --unites-legales StockUniteLegale_utf8.zip",
               ]
@@ -163,20 +267,13 @@ async function sirene(establishments: string): Promise<void> {
           "",
         ].join("\n"),
   );
-  if (report.rejected_count > 0) process.exitCode = 1;
+  if (report.rejected_count > 0) process.exitCode = EXIT_FAILED;
 }
 
-async function bodacc(file: string): Promise<void> {
-  const report = await importBodaccFile(deps, file, "import:bodacc", {
-    onProgress: (progress, companies) =>
-      process.stderr.write(
-        `${tty ? "\r" : ""}${progress.read} records, ${companies} companies known${tty ? " " : "\n"}`,
-      ),
-  });
-  if (tty && report.read >= 10_000) process.stderr.write("\n");
+function printBodacc(report: Awaited<ReturnType<typeof importBodaccFile>>, json: boolean): void {
   const { period, rejected, skipped } = report;
   process.stdout.write(
-    values.json
+    json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
           `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
@@ -193,41 +290,17 @@ async function bodacc(file: string): Promise<void> {
           "",
         ].join("\n"),
   );
-  if (report.rejected_count > 0) process.exitCode = 1;
+  if (report.rejected_count > 0) process.exitCode = EXIT_FAILED;
 }
 
 /** A file refused or unreadable, as one line naming it and the line at fault; null for anything else. */
-function refusal(error: unknown): string | null {
+function refusal(error: unknown, job: SireneArguments | { source: "bodacc"; file: string }): string | null {
   const at = (file: string, line: number | null) => `${file}${line === null ? "" : `, line ${line}`}`;
   if (error instanceof SireneFileError) {
-    return `${at(`${OPTION[error.file]} ${error.path}`, error.line)}: ${printable(error.message)}`;
+    return `${at(`${OPTION[error.file]} ${printable(error.path)}`, error.line)}: ${printable(error.message)}`;
   }
-  const file = positionals[1] as string;
-  if (error instanceof BodaccFileError) return `${at(file, error.line)}: ${printable(error.message)}`;
+  if (job.source !== "bodacc") return null;
+  if (error instanceof BodaccFileError) return `${at(printable(job.file), error.line)}: ${printable(error.message)}`;
   const fault = fileFault(error);
-  return fault === null ? null : `${file}: ${printable(fault)}`;
-}
-
-/** Another process held the write lock past the wait: the catch-up would wait as long again. */
-let lockHeldElsewhere = false;
-try {
-  if (source === "bodacc") await bodacc(positionals[1] as string);
-  else await sirene(values.etablissements as string);
-} catch (error) {
-  if (isBusy(error)) {
-    lockHeldElsewhere = true;
-    process.stderr.write(`${lockHeldTooLong("import")}\n`);
-    process.exitCode = 1;
-  } else {
-    const message = refusal(error);
-    if (message === null) throw error;
-    process.stderr.write(`import: ${message}\n`);
-    process.exitCode = REFUSED;
-  }
-} finally {
-  // The search index follows the store's change feed (src/search/embedded/follow.ts): what this
-  // run wrote, and what an earlier run left unapplied, becomes searchable now (a serving server
-  // follows the feed meanwhile). A failure here loses nothing: the feed keeps it for the next one.
-  if (!lockHeldElsewhere) await catchUpSearchIndex(db, "import");
-  db.$client.close();
+  return fault === null ? null : `${printable(job.file)}: ${printable(fault)}`;
 }

@@ -8,12 +8,16 @@
  * Durations: a number of seconds, or a number with ms, s, m, h or d (`90s`, `15m`, `1h`, `2d`).
  * `rotate` publishes the next key at once and lets it sign after the delay; the current key is
  * retired at that moment and stays in the key set until every manifest it signed has expired.
- * A running server picks the change up within a second. Exit codes: 0 done, 1 refused, 2 usage.
+ * A running server picks the change up within a second.
+ *
+ * Exit status:
+ *   0  done
+ *   1  refused: no such key, or a key that must not be retired yet (the reason on stderr)
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { kidSchema } from "../src/schemas/signing.ts";
 import { JWKS_PUBLIC_PATH, writeJwksFile } from "../src/signing/jwks-file.ts";
@@ -25,10 +29,37 @@ import {
   type KeyStoreOptions,
 } from "../src/signing/key-store.ts";
 import { DEFAULT_ACTIVATION_DELAY_SECONDS } from "../src/signing/policy.ts";
+import {
+  EXIT_DONE,
+  EXIT_FAILED,
+  EXIT_USAGE,
+  helpText,
+  readCommandLine,
+  USAGE_STATUS,
+  UsageError,
+  usageLine,
+  wantsHelp,
+} from "./cli.ts";
 
-const USAGE = `usage: npm run keys -- list [--json]
-       npm run keys -- rotate [--activate-after <duration>]   (default 1h, 0 = now)
-       npm run keys -- retire <kid>`;
+const KEYS_COMMAND = {
+  name: "keys",
+  usage: [
+    "npm run keys -- list [--json]",
+    "npm run keys -- rotate [--activate-after <duration>]   (default 1h, 0 = now)",
+    "npm run keys -- retire <kid>",
+  ],
+  notes: [
+    "Durations: seconds, or a number with ms, s, m, h or d (90s, 15m, 1h, 2d). rotate publishes the next",
+    "key at once and signs with it after the delay; retire drops a key once its manifests have expired.",
+  ],
+  options: { "activate-after": { type: "string" }, json: { type: "boolean" } },
+  allowPositionals: true,
+  exitStatuses: [
+    [EXIT_DONE, "done"],
+    [EXIT_FAILED, "refused: no such key, or a key that must not be retired yet (the reason on stderr)"],
+    USAGE_STATUS,
+  ],
+} as const;
 
 /** Seconds in a duration such as `0`, `3600`, `90s`, `15m`, `1h`, `2d`, `500ms`; null when malformed. */
 export function parseDuration(text: string): number | null {
@@ -51,35 +82,48 @@ export function runKeysCommand(
   io: KeysIo,
   storeOptions: KeyStoreOptions = {},
 ): number {
+  if (wantsHelp(args)) {
+    io.out(helpText(KEYS_COMMAND));
+    return EXIT_DONE;
+  }
+  const usage = (message: string) => {
+    io.err(usageLine(KEYS_COMMAND.name, message));
+    return EXIT_USAGE;
+  };
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(args);
   } catch (error) {
-    io.err(`keys: ${(error as Error).message}\n${USAGE}\n`);
-    return 2;
+    if (error instanceof UsageError) return usage(error.message);
+    throw error;
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
+  if (command !== "list" && command !== "rotate" && command !== "retire") {
+    return usage(
+      command === undefined
+        ? "no command: list, rotate or retire"
+        : `unknown command ${command}: list, rotate or retire`,
+    );
+  }
+  if (command === "retire" ? rest.length !== 1 : rest.length > 0) {
+    return usage(command === "retire" ? "retire takes one key id" : `${command} takes no argument`);
+  }
   // Every command reloads the index itself; no throttle in a one-shot process.
   const store = createKeyStore(config, { reloadIntervalMs: 0, ...storeOptions });
   try {
     switch (command) {
       case "list": {
-        if (rest.length > 0) break;
         const keys = store.list();
         io.out(values.json ? `${JSON.stringify(keys, null, 2)}\n` : table(keys));
         return 0;
       }
       case "rotate": {
-        if (rest.length > 0) break;
         const delay =
           values["activate-after"] === undefined
             ? DEFAULT_ACTIVATION_DELAY_SECONDS
             : parseDuration(values["activate-after"]);
-        if (delay === null) {
-          io.err(`keys: --activate-after must be a duration such as 0, 90s, 15m, 1h or 2d\n`);
-          return 2;
-        }
+        if (delay === null) return usage("--activate-after must be a duration such as 0, 90s, 15m, 1h or 2d");
         const key = store.rotate({ activateAfterSeconds: delay });
         io.out(
           `created ${key.kid}: published now, signs from ${key.activates_at}` +
@@ -90,9 +134,7 @@ export function runKeysCommand(
         return 0;
       }
       case "retire": {
-        const [kid, ...extra] = rest;
-        if (!kid || extra.length > 0) break;
-        const key = store.retire(kid);
+        const key = store.retire(rest[0] as string);
         io.out(
           `retired ${key.kid}: ${key.published ? `stays in the key set until ${key.not_after}` : "no unexpired manifest carries it; dropped from the key set"}\n`,
         );
@@ -100,18 +142,14 @@ export function runKeysCommand(
         republish(config, store, io);
         return 0;
       }
-      default:
-        break;
     }
   } catch (error) {
     if (error instanceof KeyStoreError) {
       io.err(`keys: ${error.message}\n`);
-      return 1;
+      return EXIT_FAILED;
     }
     throw error;
   }
-  io.err(`${USAGE}\n`);
-  return 2;
 }
 
 /** The static key set in the publish folder must hold a new key before it signs: rewrite it now. */
@@ -126,11 +164,7 @@ function parse(args: string[]) {
   const kidAt = args.includes("--")
     ? -1
     : args.findIndex((arg) => arg.startsWith("-") && kidSchema.safeParse(arg).success);
-  return parseArgs({
-    args: kidAt < 0 ? args : [...args.slice(0, kidAt), "--", ...args.slice(kidAt)],
-    allowPositionals: true,
-    options: { "activate-after": { type: "string" }, json: { type: "boolean" } },
-  });
+  return readCommandLine(KEYS_COMMAND, kidAt < 0 ? args : [...args.slice(0, kidAt), "--", ...args.slice(kidAt)]);
 }
 
 function table(keys: KeyInfo[]): string {

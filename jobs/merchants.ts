@@ -14,13 +14,18 @@
  *                                                            photos, payment, evidence signals, Q&A), by SIRET
  *
  * `--json` prints JSON; `--actor NAME` names who acts in the audit log (default: operator:<user>).
- * Exit status: 0 done, 1 refused (the reason on stderr; for import and observe: some lines rejected, the others
- * applied), 2 bad usage. An import killed midway resumes after its last recorded line.
+ * A status is written in capitals or not (`active` is ACTIVE). An update file may be the declaration
+ * `add` took: its SIRET, which never changes, is checked and left out. An import killed midway
+ * resumes after its last recorded line.
+ *
+ * Exit status:
+ *   0  done
+ *   1  refused: a file missing or not JSON, a declaration or change refused (the reason on stderr), or for import and observe some lines rejected (the others applied)
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
 import os from "node:os";
-import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
@@ -31,93 +36,255 @@ import { loadRegistered } from "../src/domain/merchants/load-registered.ts";
 import type { MerchantLifecycleDeps } from "../src/domain/merchants/merchant-registry.ts";
 import { reviewMerchantDescription } from "../src/domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../src/domain/merchants/update-merchant.ts";
-import { isServiceError } from "../src/errors/service-error.ts";
+import { isServiceError, type ServiceError } from "../src/errors/service-error.ts";
 import { numberedLines } from "../src/import/numbered-lines.ts";
+import { unreadableFile } from "../src/import/open-text.ts";
 import { setLogLevel } from "../src/logging.ts";
-import { merchantStatusSchema } from "../src/schemas/envelope.ts";
+import { type MerchantStatus, merchantStatusSchema } from "../src/schemas/envelope.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { openDatabase } from "../src/store/db.ts";
+import { type Db, openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { isBusy } from "../src/store/write-lock.ts";
+import {
+  CommandError,
+  EXIT_DONE,
+  EXIT_FAILED,
+  runCommand,
+  USAGE_STATUS,
+  UsageError,
+  wholeNumberOption,
+} from "./cli.ts";
 import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
-const USAGE = `usage: npm run merchants -- add FILE.json | update <ab_id> FILE.json | status <ab_id> <STATUS> [--reason "..."]
-                             | review <ab_id> | show <ab_id> | list [--status S] [--sector S] [--department D] [--limit N]
-                             | import FILE.ndjson | observe FILE.ndjson
-options: --json, --actor NAME`;
+const STATUSES = merchantStatusSchema.options;
+/** Each command and the arguments it takes. */
+const ARGUMENTS: Record<string, string[]> = {
+  add: ["FILE.json"],
+  update: ["<ab_id>", "FILE.json"],
+  status: ["<ab_id>", "<STATUS>"],
+  review: ["<ab_id>"],
+  show: ["<ab_id>"],
+  list: [],
+  import: ["FILE.ndjson"],
+  observe: ["FILE.ndjson"],
+};
 
-function usage(message: string): never {
-  process.stderr.write(`merchants: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    reason: { type: "string" },
-    status: { type: "string" },
-    sector: { type: "string" },
-    department: { type: "string" },
-    limit: { type: "string", default: "100" },
-    actor: { type: "string" },
-    json: { type: "boolean", default: false },
+await runCommand(
+  {
+    name: "merchants",
+    usage: [
+      "npm run merchants -- add FILE.json",
+      "npm run merchants -- update <ab_id> FILE.json",
+      `npm run merchants -- status <ab_id> ${STATUSES.join("|")} [--reason "..."]`,
+      "npm run merchants -- review <ab_id>",
+      "npm run merchants -- show <ab_id>",
+      "npm run merchants -- list [--status S] [--sector S] [--department D] [--limit N]",
+      "npm run merchants -- import FILE.ndjson",
+      "npm run merchants -- observe FILE.ndjson",
+    ],
+    notes: [
+      "add: a declaration (src/schemas/merchant-declaration.ts) -> a PROBATION merchant; update: the declared",
+      "fields that change (the file add took is accepted: its SIRET is checked and left out); import: one",
+      "declaration a line, adds or updates by SIRET, resumable; observe: one platform observation a line.",
+      "Options: --json prints JSON; --actor NAME names who acts in the audit log (default operator:<user>).",
+    ],
+    options: {
+      reason: { type: "string" },
+      status: { type: "string" },
+      sector: { type: "string" },
+      department: { type: "string" },
+      limit: { type: "string" },
+      actor: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+    allowPositionals: true,
+    exitStatuses: [
+      [EXIT_DONE, "done"],
+      [
+        EXIT_FAILED,
+        "refused: a file missing or not JSON, a declaration or change refused (the reason on stderr), or for import and observe some lines rejected (the others applied)",
+      ],
+      USAGE_STATUS,
+    ],
   },
-});
-const [command, ...args] = positionals;
-const arity: Record<string, number> = {
-  add: 1,
-  update: 2,
-  status: 2,
-  review: 1,
-  show: 1,
-  list: 0,
-  import: 1,
-  observe: 1,
-};
-if (!command) usage("no command");
-if (!(command in arity)) usage(`unknown command ${command}`);
-if (args.length !== arity[command]) usage(`${command} takes ${arity[command]} argument(s), got ${args.length}`);
+  async ({ values, positionals }) => {
+    const [command, ...args] = positionals;
+    if (!command) throw new UsageError(`no command: ${Object.keys(ARGUMENTS).join(", ")}`);
+    const expected = ARGUMENTS[command];
+    if (!expected) throw new UsageError(`unknown command ${printable(command)}: ${Object.keys(ARGUMENTS).join(", ")}`);
+    if (args.length !== expected.length) {
+      throw new UsageError(
+        `${command} takes ${expected.length === 0 ? "no argument" : expected.join(" ")}, got ${args.length === 0 ? "none" : printable(args.join(" "))}`,
+      );
+    }
+    // Checked before anything is opened: a usage error does nothing.
+    const status = command === "status" ? statusArgument(args[1] as string, "<STATUS>") : undefined;
+    const listStatus = values.status === undefined ? undefined : statusArgument(values.status, "--status");
+    const limit = values.limit === undefined ? 100 : wholeNumberOption("limit", values.limit, 1, 10_000);
+    await run(command, args, {
+      json: values.json,
+      actor: values.actor ?? `operator:${os.userInfo().username}`,
+      reason: values.reason ?? null,
+      status,
+      list: {
+        ...(listStatus ? { status: listStatus } : {}),
+        ...(values.sector ? { sector: values.sector } : {}),
+        ...(values.department ? { department: values.department } : {}),
+        limit,
+      },
+    });
+  },
+);
 
-setLogLevel("warn");
-const config = loadConfig();
-const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-const deps: MerchantLifecycleDeps = {
-  registry: createMerchantRegistryRepository(db),
-  communes: createCommuneLookup(),
-  now: () => new Date(),
-};
-const actor = values.actor ?? `operator:${os.userInfo().username}`;
-
-function out(json: unknown, lines: string[]): void {
-  process.stdout.write(values.json ? `${JSON.stringify(json, null, 2)}\n` : `${lines.join("\n")}\n`);
+/** A merchant status as typed, in capitals or not; a UsageError naming the statuses otherwise. */
+function statusArgument(text: string, what: string): MerchantStatus {
+  const status = merchantStatusSchema.safeParse(text.trim().toUpperCase());
+  if (!status.success) throw new UsageError(`${what} must be one of ${STATUSES.join(", ")}, not ${printable(text)}`);
+  return status.data;
 }
 
-class InputFileError extends Error {}
+interface RunOptions {
+  json: boolean;
+  actor: string;
+  reason: string | null;
+  status: MerchantStatus | undefined;
+  list: { status?: MerchantStatus; sector?: string; department?: string; limit: number };
+}
 
-function readDeclaration(file: string): unknown {
-  let textContent: string;
+async function run(command: string, args: string[], options: RunOptions): Promise<void> {
+  setLogLevel("warn");
+  const config = loadConfig();
+  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  const deps: MerchantLifecycleDeps = {
+    registry: createMerchantRegistryRepository(db),
+    communes: createCommuneLookup(),
+    now: () => new Date(),
+  };
+  const out = (json: unknown, lines: string[]) =>
+    process.stdout.write(options.json ? `${JSON.stringify(json, null, 2)}\n` : `${lines.join("\n")}\n`);
+  /**
+   * Whether the command wrote merchants: the search index, which follows the store's change feed,
+   * is then caught up before the command ends (jobs/search-catch-up.ts).
+   */
+  let wrote = false;
+  /** Another process held the write lock past the wait: the catch-up would wait as long again. */
+  let lockHeldElsewhere = false;
+  const { actor } = options;
   try {
-    textContent = readFileSync(file, "utf8");
+    if (command === "import" || command === "observe") {
+      wrote = true;
+      const report = await runImport(
+        db,
+        deps,
+        args[0] as string,
+        command === "import" ? "declarations" : "observations",
+        actor,
+      );
+      out(report, [
+        `${report.read} read: ${report.created} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.resumed} done by an earlier run, ${report.rejected.length} rejected`,
+        ...report.rejected.flatMap((rejected) =>
+          rejected.issues.map(
+            (issue) => `line ${rejected.line}: ${issue.path || "(line)"}: ${printable(issue.message)}`,
+          ),
+        ),
+      ]);
+      if (report.rejected.length > 0) process.exitCode = EXIT_FAILED;
+    } else if (command === "add") {
+      const [file] = args as [string];
+      const added = addMerchant(deps, readDeclaration(file), actor);
+      wrote = true;
+      out(added, [`${added.abId} added (${added.status}, revision ${added.revision})`]);
+    } else if (command === "update") {
+      const [abId, file] = args as [string, string];
+      const updated = updateMerchant(deps, abId, readDeclaration(file), actor);
+      wrote = updated.changed.length > 0;
+      out(updated, [
+        updated.changed.length === 0
+          ? `${abId} unchanged (revision ${updated.revision})`
+          : `${abId} updated: ${updated.changed.join(", ")} (revision ${updated.revision})`,
+      ]);
+    } else if (command === "status") {
+      const [abId] = args as [string];
+      const changed = changeMerchantStatus(deps, abId, { status: options.status, reason: options.reason }, actor);
+      wrote = true;
+      out(changed, [`${abId} ${changed.from} -> ${changed.to} (revision ${changed.revision})`]);
+    } else if (command === "review") {
+      const [abId] = args as [string];
+      const reviewed = reviewMerchantDescription(deps, abId, actor);
+      wrote = reviewed.changed;
+      out(reviewed, [
+        reviewed.changed ? `${abId} description reviewed (revision ${reviewed.revision})` : `${abId} already reviewed`,
+      ]);
+    } else if (command === "show") {
+      const [abId] = args as [string];
+      const { merchant, revision } = loadRegistered(deps, abId);
+      const events = deps.registry.events(abId);
+      out({ merchant, revision, events }, [
+        `${merchant.abId}  ${merchant.status}  revision ${revision}  next: ${nextStatuses(merchant.status).join(", ") || "none"}`,
+        `${printable(merchant.businessName)} (${printable(merchant.legalName)}), SIRET ${merchant.siret}, NAF ${merchant.nafCode} (${merchant.sector})`,
+        `${printable(merchant.street)}, ${merchant.postalCode} ${printable(merchant.city)}`,
+        `description: ${merchant.description === null ? "none" : merchant.descriptionLlmUnreviewed ? "to review" : "reviewed"}`,
+        "audit log:",
+        ...events.map(
+          (event) =>
+            `  ${event.at}  r${event.revision}  ${printable(event.actor)}  ${event.action}  ${Object.keys(event.changes).join(", ")}${event.reason ? `  reason: ${printable(event.reason)}` : ""}`,
+        ),
+      ]);
+    } else {
+      const rows = deps.registry.list(options.list);
+      const { limit } = options.list;
+      out(rows, [
+        ...rows.map(
+          (row) =>
+            `${row.abId}  ${row.status.padEnd(9)}  ${row.sector.padEnd(13)}  ${row.postalCode} ${printable(row.city)}  ${printable(row.businessName)}`,
+        ),
+        `${rows.length} merchant(s)${rows.length === limit ? ` (first ${limit}; --limit for more)` : ""}`,
+      ]);
+    }
   } catch (error) {
-    throw new InputFileError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
-  }
-  try {
-    return JSON.parse(textContent);
-  } catch (error) {
-    throw new InputFileError(`${file} is not JSON: ${(error as Error).message}`);
+    if (isServiceError(error)) throw new CommandError(refusal(error));
+    if (isBusy(error)) {
+      lockHeldElsewhere = true;
+      throw new CommandError(lockHeldTooLong());
+    }
+    throw error;
+  } finally {
+    if (wrote && !lockHeldElsewhere) await catchUpSearchIndex(db, "merchants");
+    db.$client.close();
   }
 }
 
 /**
- * Whether the command wrote merchants: the search index, which follows the store's change feed,
- * is then caught up before the command ends (jobs/search-catch-up.ts).
+ * A refusal as the operator reads it: the code and the reason once; a declaration's faults one a
+ * line under it when there are several (the message alone when it is one).
  */
-let wrote = false;
-/** Another process held the write lock past the wait: the catch-up would wait as long again. */
-let lockHeldElsewhere = false;
+function refusal(error: ServiceError): string {
+  const issues = error.details.issues ?? [];
+  if (issues.length === 0) return `${error.code}: ${printable(error.message)}`;
+  const said = issues.map((issue) => `${issue.path || "(declaration)"}: ${printable(issue.message)}`);
+  if (said.length === 1) return `${error.code}: ${said[0]}`;
+  return [`${error.code}: ${said.length} faults`, ...said.map((line) => `  ${line}`)].join("\n");
+}
+
+/** A declaration file's JSON; a CommandError saying why it cannot be read. */
+function readDeclaration(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const reason = unreadableFile(error);
+    if (reason === null) throw error;
+    throw new CommandError(`${printable(file)}: ${reason}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CommandError(`${printable(file)} is not JSON: ${(error as Error).message}`);
+  }
+}
 
 async function contentKey(file: string): Promise<string> {
   const hash = createHash("sha256");
@@ -126,18 +293,25 @@ async function contentKey(file: string): Promise<string> {
 }
 
 /** A bulk file: declarations (`import`, adds or updates by SIRET) or platform observations (`observe`). */
-async function runImport(file: string, kind: "declarations" | "observations"): Promise<void> {
+async function runImport(
+  db: Db,
+  deps: MerchantLifecycleDeps,
+  file: string,
+  kind: "declarations" | "observations",
+  actor: string,
+) {
   let importKey: string;
   try {
     importKey = await contentKey(file);
   } catch (error) {
-    throw new InputFileError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    const reason = unreadableFile(error);
+    if (reason === null) throw error;
+    throw new CommandError(`${printable(file)}: ${reason}`);
   }
   const settings = createSettingsRepository(db);
   const checkpointKey = (key: string) => `${kind === "declarations" ? "merchant-import" : "observation-import"}:${key}`;
   const tty = process.stderr.isTTY === true;
   let lastDraw = 0;
-  wrote = true;
   const importer = kind === "declarations" ? importDeclarations : importObservations;
   const report = await importer(
     {
@@ -167,96 +341,5 @@ async function runImport(file: string, kind: "declarations" | "observations"): P
     },
   );
   if (tty) process.stderr.write("\n");
-  out(report, [
-    `${report.read} read: ${report.created} added, ${report.updated} updated, ${report.unchanged} unchanged, ${report.resumed} done by an earlier run, ${report.rejected.length} rejected`,
-    ...report.rejected.flatMap((rejected) =>
-      rejected.issues.map((issue) => `line ${rejected.line}: ${issue.path || "(line)"}: ${printable(issue.message)}`),
-    ),
-  ]);
-  if (report.rejected.length > 0) process.exitCode = 1;
-}
-
-try {
-  if (command === "import" || command === "observe") {
-    await runImport(args[0] as string, command === "import" ? "declarations" : "observations");
-  } else if (command === "add") {
-    const added = addMerchant(deps, readDeclaration(args[0] as string), actor);
-    wrote = true;
-    out(added, [`${added.abId} added (${added.status}, revision ${added.revision})`]);
-  } else if (command === "update") {
-    const [abId, file] = args as [string, string];
-    const updated = updateMerchant(deps, abId, readDeclaration(file), actor);
-    wrote = updated.changed.length > 0;
-    out(updated, [
-      updated.changed.length === 0
-        ? `${abId} unchanged (revision ${updated.revision})`
-        : `${abId} updated: ${updated.changed.join(", ")} (revision ${updated.revision})`,
-    ]);
-  } else if (command === "status") {
-    const [abId, status] = args as [string, string];
-    const changed = changeMerchantStatus(deps, abId, { status, reason: values.reason ?? null }, actor);
-    wrote = true;
-    out(changed, [`${abId} ${changed.from} -> ${changed.to} (revision ${changed.revision})`]);
-  } else if (command === "review") {
-    const [abId] = args as [string];
-    const reviewed = reviewMerchantDescription(deps, abId, actor);
-    wrote = reviewed.changed;
-    out(reviewed, [
-      reviewed.changed ? `${abId} description reviewed (revision ${reviewed.revision})` : `${abId} already reviewed`,
-    ]);
-  } else if (command === "show") {
-    const [abId] = args as [string];
-    const { merchant, revision } = loadRegistered(deps, abId);
-    const events = deps.registry.events(abId);
-    out({ merchant, revision, events }, [
-      `${merchant.abId}  ${merchant.status}  revision ${revision}  next: ${nextStatuses(merchant.status).join(", ") || "none"}`,
-      `${printable(merchant.businessName)} (${printable(merchant.legalName)}), SIRET ${merchant.siret}, NAF ${merchant.nafCode} (${merchant.sector})`,
-      `${printable(merchant.street)}, ${merchant.postalCode} ${printable(merchant.city)}`,
-      `description: ${merchant.description === null ? "none" : merchant.descriptionLlmUnreviewed ? "to review" : "reviewed"}`,
-      "audit log:",
-      ...events.map(
-        (event) =>
-          `  ${event.at}  r${event.revision}  ${printable(event.actor)}  ${event.action}  ${Object.keys(event.changes).join(", ")}${event.reason ? `  reason: ${printable(event.reason)}` : ""}`,
-      ),
-    ]);
-  } else {
-    const status = values.status === undefined ? undefined : merchantStatusSchema.safeParse(values.status);
-    if (status && !status.success) usage(`--status must be one of ${merchantStatusSchema.options.join(", ")}`);
-    const limit = Number(values.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
-      usage("--limit must be a whole number from 1 to 10000");
-    const rows = deps.registry.list({
-      ...(status?.data ? { status: status.data } : {}),
-      ...(values.sector ? { sector: values.sector } : {}),
-      ...(values.department ? { department: values.department } : {}),
-      limit,
-    });
-    out(rows, [
-      ...rows.map(
-        (row) =>
-          `${row.abId}  ${row.status.padEnd(9)}  ${row.sector.padEnd(13)}  ${row.postalCode} ${printable(row.city)}  ${printable(row.businessName)}`,
-      ),
-      `${rows.length} merchant(s)${rows.length === limit ? ` (first ${limit}; --limit for more)` : ""}`,
-    ]);
-  }
-} catch (error) {
-  if (isServiceError(error)) {
-    const issues = error.details.issues?.map((issue) => `  ${issue.path || "(declaration)"}: ${issue.message}`) ?? [];
-    process.stderr.write(
-      `merchants: ${error.code}: ${printable(error.message)}\n${issues.join("\n")}${issues.length ? "\n" : ""}`,
-    );
-    process.exitCode = 1;
-  } else if (error instanceof InputFileError) {
-    process.stderr.write(`merchants: ${error.message}\n`);
-    process.exitCode = 1;
-  } else if (isBusy(error)) {
-    lockHeldElsewhere = true;
-    process.stderr.write(`${lockHeldTooLong("merchants")}\n`);
-    process.exitCode = 1;
-  } else {
-    throw error;
-  }
-} finally {
-  if (wrote && !lockHeldElsewhere) await catchUpSearchIndex(db, "merchants");
-  db.$client.close();
+  return report;
 }

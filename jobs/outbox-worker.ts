@@ -7,22 +7,25 @@
  * Servers run it in-process with `startOutboxWorker(app)` (jobs/start.ts). Several workers may run
  * against one database: their claims never overlap. Without SMTP settings, emails are written as
  * .eml files under DATA_DIR/outbox/.
+ *
+ * Exit status:
+ *   0  done (--once: the counts on stdout, otherwise stopped by SIGINT or SIGTERM)
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
 import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { drainOutbox } from "../src/mail/dispatch-outbox.ts";
 import { dispatchDeps, startOutboxWorker } from "../src/mail/outbox-worker.ts";
 import { createMailTransport } from "../src/mail/transport.ts";
+import { EXIT_DONE, runCommand, USAGE_STATUS } from "./cli.ts";
 
 export { type OutboxWorker, startOutboxWorker } from "../src/mail/outbox-worker.ts";
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { once: { type: "boolean", default: false } } });
+async function main(once: boolean): Promise<void> {
   const app = createApp(loadConfig());
-  if (values.once) {
+  if (once) {
     const transport = createMailTransport(app.config.mail);
     try {
       app.outbox.reclaimFromDeadClaimers(new Date().toISOString());
@@ -57,5 +60,21 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await main();
+  await runCommand(
+    {
+      name: "outbox",
+      usage: ["npm run outbox", "npm run outbox -- --once"],
+      notes: [
+        "Without --once: keeps delivering (every OUTBOX_POLL_MS) until SIGINT or SIGTERM.",
+        "--once: delivers what is due now, prints the counts and exits.",
+        "Without SMTP settings, emails are written as .eml files under DATA_DIR/outbox/.",
+      ],
+      options: { once: { type: "boolean", default: false } },
+      exitStatuses: [
+        [EXIT_DONE, "done (--once: the counts on stdout, otherwise stopped by SIGINT or SIGTERM)"],
+        USAGE_STATUS,
+      ],
+    },
+    ({ values }) => main(values.once),
+  );
 }

@@ -6,6 +6,10 @@
  *                       lead Idempotency-Keys and old .eml files, print the counts, exit
  *
  * Servers run it daily with `startRetentionSchedule(app)` (jobs/start.ts).
+ *
+ * Exit status:
+ *   0  done: the counts on stdout
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
 
 import { pathToFileURL } from "node:url";
@@ -16,6 +20,7 @@ import { loadConfig } from "../src/config/config.ts";
 import { anonymizeExpired, type RetentionReport } from "../src/domain/privacy/anonymize-expired.ts";
 import { logger } from "../src/logging.ts";
 import { pruneMailFiles } from "../src/mail/outbox-files.ts";
+import { EXIT_DONE, runCommand, USAGE_STATUS } from "./cli.ts";
 
 /** Every day at 03:17, Paris time. */
 export const RETENTION_CRON = "17 3 * * *";
@@ -45,15 +50,30 @@ export function startRetentionSchedule(app: App): ScheduledTask {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const app = createApp(loadConfig());
-  try {
-    const report = runRetention(app);
-    process.stdout.write(
-      `retention (before ${report.cutoff}): ${report.leads} leads, ${report.leadMessages} messages, ` +
-        `${report.platformContacts} platform contacts, ${report.orders} orders anonymised; ${report.dedupWindows} duplicate windows, ` +
-        `${report.idempotencyKeys} idempotency keys, ${report.mailFiles} mail files removed\n`,
-    );
-  } finally {
-    app.close();
-  }
+  await runCommand(
+    {
+      name: "retention",
+      usage: ["npm run retention"],
+      notes: [
+        "Anonymises leads, follow-up messages and platform contacts older than LEAD_RETENTION_MONTHS",
+        "(default 24), drops expired duplicate windows, old lead Idempotency-Keys and old .eml files,",
+        "prints the counts. Servers run it every day at 03:17, Paris time.",
+      ],
+      options: {},
+      exitStatuses: [[EXIT_DONE, "done: the counts on stdout"], USAGE_STATUS],
+    },
+    () => {
+      const app = createApp(loadConfig());
+      try {
+        const report = runRetention(app);
+        process.stdout.write(
+          `retention (before ${report.cutoff}): ${report.leads} leads, ${report.leadMessages} messages, ` +
+            `${report.platformContacts} platform contacts, ${report.orders} orders anonymised; ${report.dedupWindows} duplicate windows, ` +
+            `${report.idempotencyKeys} idempotency keys, ${report.mailFiles} mail files removed\n`,
+        );
+      } finally {
+        app.close();
+      }
+    },
+  );
 }

@@ -37,6 +37,6 @@ export async function catchUpSearchIndex(db: Db, command: string): Promise<void>
  * What a command says when another process held the write lock past JOB_BUSY_TIMEOUT_MS (a write
  * of its own then failed): what it committed before stays; run again, it goes on from there.
  */
-export function lockHeldTooLong(command: string): string {
-  return `${command}: another process held the database's write lock for more than ${JOB_BUSY_TIMEOUT_MS / 1000} s (a full build of the search index, a long refresh?); what was written before is kept: run the command again`;
+export function lockHeldTooLong(): string {
+  return `another process held the database's write lock for more than ${JOB_BUSY_TIMEOUT_MS / 1000} s (a full build of the search index, a long refresh?); what was written before is kept: run the command again`;
 }

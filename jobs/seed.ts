@@ -15,33 +15,35 @@
  * `seedIfEmpty(config)` (`--if-empty`) is the same seeding for `npm start`: it does nothing when
  * the registry already holds merchants or DEMO_SEED_COUNT is 0; `--if-empty` then brings the
  * search index in step with the store (jobs/search-catch-up.ts).
+ *
+ * Exit status:
+ *   0  done: the counts on stdout
+ *   1  refused: the registry already holds merchants (without --force), or the seeding failed
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import type { SeedProgress, SeedSummary } from "../src/seed/seed-demo.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { clearRegistry, isRegistryEmpty } from "../src/store/registry-maintenance.ts";
+import {
+  CommandError,
+  EXIT_DONE,
+  EXIT_FAILED,
+  runCommand,
+  USAGE_STATUS,
+  UsageError,
+  wholeNumberOption,
+} from "./cli.ts";
+import { type ProgressBar, progressBar } from "./progress.ts";
 import { catchUpSearchIndex } from "./search-catch-up.ts";
 
-function fail(message: string): never {
-  process.stderr.write(`seed: ${message}\n`);
-  process.exit(1);
-}
-
-function integerOption(value: string | undefined, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < min) fail(`--${name} must be an integer of at least ${min}`);
-  return parsed;
-}
-
-function progressReporter(started: number): (progress: SeedProgress) => void {
-  const tty = process.stderr.isTTY === true;
+/** A bar for each phase of the seeding, one after the other (jobs/progress.ts). */
+function progressReporter(): { report: (progress: SeedProgress) => void; end: () => void } {
   const label: Record<SeedProgress["phase"], string> = {
     files: "demo files",
     sirene: "SIRENE import",
@@ -50,29 +52,16 @@ function progressReporter(started: number): (progress: SeedProgress) => void {
     lifecycle: "lifecycle",
     search_index: "search index",
   };
-  let lastLine = -1;
-  let lastPhase: SeedProgress["phase"] | null = null;
-  return ({ phase, done, total }) => {
-    const ratio = total > 0 ? done / total : 1;
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    if (tty) {
-      const width = 30;
-      const filled = Math.round(ratio * width);
-      const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`;
-      if (lastPhase !== null && lastPhase !== phase) process.stderr.write("\n");
-      process.stderr.write(
-        `\r${label[phase].padEnd(14)} [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ` +
-          `${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")}  ${seconds}s\x1b[K`,
-      );
-    } else {
-      // One line per tenth, plus the end of each phase.
-      const tenth = Math.floor(ratio * 10);
-      if (tenth !== lastLine || phase !== lastPhase) {
-        process.stderr.write(`${label[phase]}: ${done}/${total} (${Math.floor(ratio * 100)}%) ${seconds}s\n`);
-        lastLine = tenth;
+  let current: { phase: SeedProgress["phase"]; bar: ProgressBar } | null = null;
+  return {
+    report({ phase, done, total }) {
+      if (current?.phase !== phase) {
+        current?.bar.end();
+        current = { phase, bar: progressBar({ label: label[phase].padEnd(14), unit: "merchants" }) };
       }
-    }
-    lastPhase = phase;
+      current.bar.update(done, total);
+    },
+    end: () => current?.bar.end(),
   };
 }
 
@@ -113,19 +102,49 @@ export async function seedIfEmpty(config: Config): Promise<SeedSummary | null> {
   }
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      count: { type: "string" },
-      seed: { type: "string" },
-      now: { type: "string" },
-      force: { type: "boolean", default: false },
-      "keep-files": { type: "boolean", default: false },
-      // `npm start`'s seeding, in a process of its own (jobs/start.ts).
-      "if-empty": { type: "boolean", default: false },
-    },
-    strict: true,
-  });
+const SEED_COMMAND = {
+  name: "seed",
+  usage: ["npm run seed -- [--count N] [--seed S] [--now ISO-8601] [--force] [--keep-files]"],
+  notes: [
+    "Seeds the demo registry into DATA_DIR through the imports (SIRENE, declarations, observations,",
+    "BODACC), with a progress bar. Defaults: DEMO_SEED_COUNT merchants, DEMO_SEED, now at the start",
+    "of the current UTC day. A registry that holds merchants is left alone unless --force, which",
+    "clears it first. --keep-files leaves the generated files in DATA_DIR/demo/.",
+  ],
+  options: {
+    count: { type: "string" },
+    seed: { type: "string" },
+    now: { type: "string" },
+    force: { type: "boolean", default: false },
+    "keep-files": { type: "boolean", default: false },
+    // `npm start`'s seeding, in a process of its own (jobs/start.ts).
+    "if-empty": { type: "boolean", default: false },
+  },
+  exitStatuses: [
+    [EXIT_DONE, "done: the counts on stdout"],
+    [EXIT_FAILED, "refused: the registry already holds merchants (without --force), or the seeding failed"],
+    USAGE_STATUS,
+  ],
+} as const;
+
+/** The options as read from the command line (SEED_COMMAND.options). */
+interface SeedOptions {
+  count?: string | undefined;
+  seed?: string | undefined;
+  now?: string | undefined;
+  force: boolean;
+  "keep-files": boolean;
+  "if-empty": boolean;
+}
+
+async function main(values: SeedOptions): Promise<void> {
+  const count = values.count === undefined ? undefined : wholeNumberOption("count", values.count, 0, 10_000_000);
+  const seed =
+    values.seed === undefined
+      ? undefined
+      : wholeNumberOption("seed", values.seed, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const now = values.now === undefined ? startOfToday() : new Date(values.now);
+  if (Number.isNaN(now.getTime())) throw new UsageError("--now must be an ISO-8601 date-time");
   const config = loadConfig();
   if (values["if-empty"]) {
     await seedIfEmpty(config);
@@ -139,35 +158,35 @@ async function main(): Promise<void> {
     }
     return;
   }
-  const count = integerOption(values.count, "count", config.demoSeedCount, 0);
-  const seed = integerOption(values.seed, "seed", config.demoSeed, Number.MIN_SAFE_INTEGER);
-  const now = values.now === undefined ? startOfToday() : new Date(values.now);
-  if (Number.isNaN(now.getTime())) fail("--now must be an ISO-8601 date-time");
+  const seedCount = count ?? config.demoSeedCount;
+  const seedValue = seed ?? config.demoSeed;
 
   const db = openDatabase(config.databaseFile);
   try {
     if (!isRegistryEmpty(db)) {
-      if (!values.force) fail(`${config.databaseFile} already holds merchants; pass --force to clear and reseed`);
+      if (!values.force) {
+        throw new CommandError(`${config.databaseFile} already holds merchants; pass --force to clear and reseed`);
+      }
       const deleted = Object.entries(clearRegistry(db))
         .filter(([, rows]) => rows > 0)
         .map(([table, rows]) => `${table} ${rows}`);
       process.stderr.write(`Cleared the existing registry (${deleted.join(", ") || "nothing"})\n`);
     }
     const started = performance.now();
-    const tty = process.stderr.isTTY === true;
     const { seedDemoRegistry } = await import("../src/seed/seed-demo.ts");
+    const progress = progressReporter();
     const summary = await seedDemoRegistry(db, {
-      count,
-      seed,
+      count: seedCount,
+      seed: seedValue,
       now,
       dataDir: config.dataDir,
       keepFiles: values["keep-files"],
-      onProgress: progressReporter(started),
+      onProgress: progress.report,
     });
-    if (tty) process.stderr.write("\n");
+    progress.end();
     const seconds = (performance.now() - started) / 1000;
     const lines = [
-      `Seeded ${summary.merchants} merchants (seed ${seed}, now ${now.toISOString()}) in ${seconds.toFixed(1)} s`,
+      `Seeded ${summary.merchants} merchants (seed ${seedValue}, now ${now.toISOString()}) in ${seconds.toFixed(1)} s`,
       `  products: ${summary.products}`,
       `  signals:  ${summary.signals}`,
       `  clusters: ${summary.clusters} (${summary.nodes} Q&A nodes)`,
@@ -186,8 +205,5 @@ if (
   invokedAs &&
   (existsSync(invokedAs) ? realpathSync(invokedAs) : invokedAs) === realpathSync(fileURLToPath(import.meta.url))
 ) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`seed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  });
+  await runCommand(SEED_COMMAND, ({ values }) => main(values));
 }

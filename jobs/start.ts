@@ -5,7 +5,13 @@
  * database's WAL for them (src/store/wal-checkpoints.ts). One of them also runs the
  * server's background work: the lead outbox worker (in a thread of its own), the retention
  * schedule, the publication schedule and the search follower.
- * (package.json builds the bundle first.)
+ * (package.json builds the bundle first.) Settings come from the environment (README,
+ * "Configuration"); the command line takes none but --help.
+ *
+ * Exit status:
+ *   0  stopped by SIGINT or SIGTERM
+ *   1  cannot start: a setting is wrong, the port is taken, the demo could not be seeded (one line says which)
+ *   2  usage: a wrong option or argument, said in one line (nothing was done)
  */
 import { spawnSync } from "node:child_process";
 import cluster from "node:cluster";
@@ -14,47 +20,72 @@ import path from "node:path";
 import { type Config, ConfigError, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { CARD_CODE_ENV, processCardCode } from "../src/publish/code-key.ts";
+import { EXIT_DONE, EXIT_FAILED, EXIT_USAGE, runCommand } from "./cli.ts";
 import { BACKGROUND_OWNER_ENV, type ClusterMessage, superviseServers } from "./cluster.ts";
 import { jobArgv } from "./compile-cache.ts";
 
 /** How often, at most, a process tells the owner of the outbox that it wrote rows. */
 const OUTBOX_NUDGE_INTERVAL_MS = 20;
 
-const config = configOrExit();
+await runCommand(
+  {
+    name: "start",
+    usage: ["npm start"],
+    notes: [
+      "Builds, migrates, seeds the demo registry when the database is empty, then serves on PORT",
+      "(default 4321) with SERVER_PROCESSES processes. Every setting is an environment variable",
+      "(README, Configuration); `node jobs/start.ts` serves without building.",
+    ],
+    options: {},
+    exitStatuses: [
+      [EXIT_DONE, "stopped by SIGINT or SIGTERM"],
+      [
+        EXIT_FAILED,
+        "cannot start: a setting is wrong, the port is taken, the demo could not be seeded (one line says which)",
+      ],
+      [EXIT_USAGE, "usage: a wrong option or argument, said in one line (nothing was done)"],
+    ],
+  },
+  async () => {
+    const config = configOrExit();
 
-if (cluster.isPrimary) {
-  // A port another program holds would make every server process fail and be replaced forever:
-  // one clear line instead, before anything else runs.
-  const refusal = await listenRefusal(config.port, config.host);
-  if (refusal) {
-    process.stderr.write(`${refusal}\n`);
-    process.exit(1);
-  }
-  // Migrations and the demo seed run once, before any server process opens the database, in a
-  // child process: what seeding loads (the generator, the importers) goes with it; so does
-  // bringing the search index in step (a full build for an index without a cursor). The primary
-  // loads nothing else: it only supervises (its memory counts for the whole server).
-  const seeding = spawnSync(process.execPath, jobArgv(path.join(import.meta.dirname, "seed.ts"), "--if-empty"), {
-    stdio: "inherit",
-  });
-  if (seeding.status !== 0) {
-    process.stderr.write(
-      `start: the demo registry could not be seeded (${seeding.signal ?? `exit ${seeding.status}`})\n`,
-    );
-    process.exit(1);
-  }
-  const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
-  startWalCheckpoints(config.databaseFile, (error) => logger.warn("WAL checkpoint failed", { error: error.message }));
-  // Every server process builds and reads the kept search cards with one code key: the sources'.
-  const cardCode = processCardCode();
-  superviseServers({
-    processes: config.serverProcesses,
-    env: { ABEILLE_WAL_CHECKPOINTS: "primary", ...(cardCode ? { [CARD_CODE_ENV]: cardCode } : {}) },
-    onAllListening: (url) => announce(config, url),
-  });
-} else {
-  await serve(config, { backgroundOwner: process.env[BACKGROUND_OWNER_ENV] === "1" });
-}
+    if (cluster.isPrimary) {
+      // A port another program holds would make every server process fail and be replaced forever:
+      // one clear line instead, before anything else runs.
+      const refusal = await listenRefusal(config.port, config.host);
+      if (refusal) {
+        process.stderr.write(`${refusal}\n`);
+        process.exit(1);
+      }
+      // Migrations and the demo seed run once, before any server process opens the database, in a
+      // child process: what seeding loads (the generator, the importers) goes with it; so does
+      // bringing the search index in step (a full build for an index without a cursor). The primary
+      // loads nothing else: it only supervises (its memory counts for the whole server).
+      const seeding = spawnSync(process.execPath, jobArgv(path.join(import.meta.dirname, "seed.ts"), "--if-empty"), {
+        stdio: "inherit",
+      });
+      if (seeding.status !== 0) {
+        process.stderr.write(
+          `start: the demo registry could not be seeded (${seeding.signal ?? `exit ${seeding.status}`})\n`,
+        );
+        process.exit(1);
+      }
+      const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
+      startWalCheckpoints(config.databaseFile, (error) =>
+        logger.warn("WAL checkpoint failed", { error: error.message }),
+      );
+      // Every server process builds and reads the kept search cards with one code key: the sources'.
+      const cardCode = processCardCode();
+      superviseServers({
+        processes: config.serverProcesses,
+        env: { ABEILLE_WAL_CHECKPOINTS: "primary", ...(cardCode ? { [CARD_CODE_ENV]: cardCode } : {}) },
+        onAllListening: (url) => announce(config, url),
+      });
+    } else {
+      await serve(config, { backgroundOwner: process.env[BACKGROUND_OWNER_ENV] === "1" });
+    }
+  },
+);
 
 function announce(config: Config, url: string): void {
   logger.info("listening", {

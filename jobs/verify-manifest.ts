@@ -11,15 +11,20 @@
  * Valid means: the EdDSA signature verifies against a key of the set with the manifest's `kid`,
  * the header `typ` is `abeille-manifest+jws`, the manifest has not expired, and, when the input is
  * an envelope, its `data.manifest` and `data.kid` are exactly what was signed.
- * Exit codes: 0 valid, 1 invalid, 2 the check could not run (usage, unreadable input or key set).
+ *
+ * Exit status:
+ *   0  valid
+ *   1  invalid: the reason on stdout
+ *   2  the check could not run: a wrong option or argument, an input or key set missing or unreadable (one line)
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { isDeepStrictEqual, parseArgs } from "node:util";
+import { isDeepStrictEqual } from "node:util";
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet, errors as joseErrors } from "jose";
+import { unreadableFile } from "../src/import/open-text.ts";
+import { CommandError, EXIT_DONE, EXIT_FAILED, EXIT_USAGE, runCommand, UsageError } from "./cli.ts";
 
-const USAGE = "usage: npm run verify-manifest -- <url-or-file> [--jwks <url-or-file>] [--json]";
 const MANIFEST_TYP = "abeille-manifest+jws";
 const CLOCK_SKEW_SECONDS = 60;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -36,7 +41,12 @@ export interface Verdict {
   jwks: string;
 }
 
-class UsageError extends Error {}
+/** An input or key set that cannot be read or is not what it should be: the check cannot run (exit 2). */
+class CannotCheck extends CommandError {
+  constructor(message: string) {
+    super(message, EXIT_USAGE);
+  }
+}
 
 interface LoadedInput {
   jws: string;
@@ -49,14 +59,20 @@ const isUrl = (text: string) => /^https?:\/\//i.test(text);
 
 async function readSource(source: string): Promise<string> {
   if (isUrl(source)) {
-    const response = await fetch(source, { headers: { accept: "application/json, application/jwk-set+json" } });
-    if (!response.ok) throw new UsageError(`${source} answered HTTP ${response.status}`);
+    let response: Response;
+    try {
+      response = await fetch(source, { headers: { accept: "application/json, application/jwk-set+json" } });
+    } catch (error) {
+      const cause = (error as { cause?: NodeJS.ErrnoException }).cause;
+      throw new CannotCheck(`${source}: cannot be fetched (${cause?.code ?? cause?.message ?? String(error)})`);
+    }
+    if (!response.ok) throw new CannotCheck(`${source} answered HTTP ${response.status}`);
     return await response.text();
   }
   try {
     return await readFile(source, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read ${source}: ${(error as Error).message}`);
+    throw new CannotCheck(`${source}: ${unreadableFile(error) ?? (error as Error).message}`);
   }
 }
 
@@ -67,14 +83,14 @@ function parseInput(text: string): LoadedInput {
   try {
     parsed = JSON.parse(trimmed);
   } catch {
-    throw new UsageError("the input is neither a compact JWS nor JSON");
+    throw new CannotCheck("the input is neither a compact JWS nor JSON");
   }
   const record = asRecord(parsed);
   const holder = asRecord(record?.data) ?? record;
   if (holder && typeof holder.jws === "string" && COMPACT_JWS.test(holder.jws)) {
     return { jws: holder.jws, claimedManifest: holder.manifest, claimedKid: holder.kid };
   }
-  throw new UsageError("no compact JWS found (expected a bare JWS, { jws } or an envelope with data.jws)");
+  throw new CannotCheck("no compact JWS found (expected a bare JWS, { jws } or an envelope with data.jws)");
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {
@@ -100,8 +116,8 @@ export async function verifyManifest(options: { input: string; jwks?: string; no
     keySet = JSON.parse(await readSource(jwksSource)) as JSONWebKeySet;
     if (!Array.isArray(keySet.keys)) throw new Error("no keys array");
   } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`${jwksSource} is not a JSON key set`);
+    if (error instanceof CommandError) throw error;
+    throw new CannotCheck(`${jwksSource} is not a JSON key set`);
   }
 
   const verdict: Verdict = {
@@ -181,37 +197,33 @@ function report(verdict: Verdict): string {
   return `${lines.join("\n")}\n`;
 }
 
-async function main(args: string[]): Promise<number> {
-  let values: { jwks?: string | undefined; json?: boolean | undefined };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { jwks: { type: "string" }, json: { type: "boolean" } },
-    }));
-  } catch (error) {
-    process.stderr.write(`verify-manifest: ${(error as Error).message}\n${USAGE}\n`);
-    return 2;
-  }
-  const [input, ...extra] = positionals;
-  if (!input || extra.length > 0) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  try {
-    const verdict = await verifyManifest({ input, ...(values.jwks ? { jwks: values.jwks } : {}) });
-    process.stdout.write(values.json ? `${JSON.stringify(verdict, null, 2)}\n` : report(verdict));
-    return verdict.valid ? 0 : 1;
-  } catch (error) {
-    if (error instanceof UsageError || error instanceof TypeError) {
-      process.stderr.write(`verify-manifest: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
-}
-
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2));
+  await runCommand(
+    {
+      name: "verify-manifest",
+      usage: ["npm run verify-manifest -- <url-or-file> [--jwks <url-or-file>] [--json]"],
+      notes: [
+        "The input is the manifest route's URL (or its saved answer), a { jws } object or a bare compact JWS;",
+        "the key set defaults to /.well-known/ab-public-keys.json on the input URL's origin (a file needs --jwks).",
+      ],
+      options: { jwks: { type: "string" }, json: { type: "boolean", default: false } },
+      allowPositionals: true,
+      exitStatuses: [
+        [EXIT_DONE, "valid"],
+        [EXIT_FAILED, "invalid: the reason on stdout"],
+        [
+          EXIT_USAGE,
+          "the check could not run: a wrong option or argument, an input or key set missing or unreadable (one line)",
+        ],
+      ],
+    },
+    async ({ values, positionals }) => {
+      const [input, ...extra] = positionals;
+      if (!input) throw new UsageError("which manifest? give its URL or a file");
+      if (extra.length > 0) throw new UsageError(`one manifest at a time, got ${positionals.length}`);
+      const verdict = await verifyManifest({ input, ...(values.jwks ? { jwks: values.jwks } : {}) });
+      process.stdout.write(values.json ? `${JSON.stringify(verdict, null, 2)}\n` : report(verdict));
+      if (!verdict.valid) process.exitCode = EXIT_FAILED;
+    },
+  );
 }

@@ -11,10 +11,13 @@
  * N days (default 30), or is missing or not verified, soonest first. Found and active: verified for
  * two more years; closed: failed and archived; not found: failed. At most 7 requests a second (the
  * API's published limit), 429s wait their Retry-After, timeouts and 5xx are retried with backoff.
- * Ends with counts; progress on a terminal only. Exit status: 0 every check made, 1 some could
- * not be (the register did not answer, unknown or archived merchant: listed on stderr), 2 usage.
+ * Ends with counts; progress on a terminal only.
+ *
+ * Exit status:
+ *   0  every check made
+ *   1  some checks could not be made (the register did not answer, an unknown or archived merchant: listed on stderr)
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
-import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { OfficialRegistryError } from "../src/domain/merchants/official-registry-lookup.ts";
 import { type IdentityCheckOutcome, verifyOfficialIdentity } from "../src/domain/merchants/verify-official-identity.ts";
@@ -25,123 +28,133 @@ import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { merchantsDueForIdentityCheck } from "../src/store/identity-check-queue.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError, wholeNumberOption } from "./cli.ts";
 import { catchUpSearchIndex } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
-const USAGE = "usage: npm run verify -- <ab_id> [--json] | --due [--within-days N] [--limit N] [--json]";
 const ACTOR = "verify:recherche-entreprises";
 /** Lookups in flight at once; the client's pacer keeps them to 7 a second. */
 const CONCURRENCY = 4;
 const DAY_MS = 24 * 3_600_000;
 
-function usage(message: string): never {
-  process.stderr.write(`verify: ${message}\n${USAGE}\n`);
-  process.exit(2);
-}
-
-function parseCommandLine() {
-  try {
-    return parseArgs({
-      allowPositionals: true,
-      options: {
-        due: { type: "boolean", default: false },
-        "within-days": { type: "string" },
-        limit: { type: "string" },
-        json: { type: "boolean", default: false },
-      },
-    });
-  } catch (error) {
-    return usage((error as Error).message);
-  }
-}
-const { values, positionals } = parseCommandLine();
-if (values.due === positionals.length > 0) usage("give one <ab_id>, or --due");
-if (positionals.length > 1) usage(`one <ab_id> at a time, got ${positionals.length}`);
-if (!values.due && (values["within-days"] !== undefined || values.limit !== undefined)) {
-  usage("--within-days and --limit go with --due");
-}
-const wholeNumber = (name: string, text: string | undefined, fallback: number | undefined, max: number) => {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value > max) usage(`--${name} must be a whole number from 0 to ${max}`);
-  return value;
-};
-const withinDays = wholeNumber("within-days", values["within-days"], 30, 3650) as number;
-const limit = wholeNumber("limit", values.limit, undefined, 1_000_000);
-
-setLogLevel("warn");
-const config = loadConfig();
-const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-const deps = {
-  registry: createMerchantRegistryRepository(db),
-  now: () => new Date(),
-  lookup: createRechercheEntreprisesClient({
-    baseUrl: config.rechercheEntreprises.url,
-    timeoutMs: config.rechercheEntreprises.timeoutMs,
-    userAgent: `Abeille registry verify job (+${config.baseUrl})`,
-  }),
-};
-
-const counts = { selected: 0, checked: 0, verified: 0, not_found: 0, closed: 0, not_public: 0, archived: 0 };
-const errors: { ab_id: string; error: string }[] = [];
-const results: { ab_id: string; outcome: IdentityCheckOutcome["kind"]; url: string; archived: boolean }[] = [];
-const tty = process.stderr.isTTY === true;
-
-async function check(abId: string): Promise<void> {
-  try {
-    const outcome = await verifyOfficialIdentity(deps, abId, ACTOR);
-    counts.checked += 1;
-    counts[outcome.kind] += 1;
-    const archived = "archived" in outcome && outcome.archived;
-    if (archived) counts.archived += 1;
-    results.push({ ab_id: abId, outcome: outcome.kind, url: outcome.url, archived });
-  } catch (error) {
-    if (error instanceof OfficialRegistryError)
-      errors.push({ ab_id: abId, error: `${error.failure}: ${error.message}` });
-    else if (isServiceError(error)) errors.push({ ab_id: abId, error: `${error.code}: ${error.message}` });
-    else throw error;
-  }
-  if (tty) {
-    process.stderr.write(
-      `\r${counts.checked + errors.length}/${counts.selected} done: ${counts.verified} verified, ${errors.length} not checked `,
-    );
-  }
-}
-
-try {
-  const abIds = values.due
-    ? merchantsDueForIdentityCheck(db, {
-        horizon: new Date(Date.now() + withinDays * DAY_MS).toISOString(),
-        ...(limit === undefined ? {} : { limit }),
-      })
-    : [positionals[0] as string];
-  counts.selected = abIds.length;
-  let next = 0;
-  const worker = async () => {
-    while (next < abIds.length) {
-      const abId = abIds[next] as string;
-      next += 1;
-      await check(abId);
+await runCommand(
+  {
+    name: "verify",
+    usage: ["npm run verify -- <ab_id> [--json]", "npm run verify -- --due [--within-days N] [--limit N] [--json]"],
+    notes: [
+      "<ab_id>: that merchant, now. --due: every listed merchant whose identity check ends within N days",
+      "(default 30), or is missing or not verified, soonest first. Asks the API Recherche d'entreprises.",
+    ],
+    options: {
+      due: { type: "boolean", default: false },
+      "within-days": { type: "string" },
+      limit: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+    allowPositionals: true,
+    exitStatuses: [
+      [EXIT_DONE, "every check made"],
+      [
+        EXIT_FAILED,
+        "some checks could not be made (the register did not answer, an unknown or archived merchant: listed on stderr)",
+      ],
+      USAGE_STATUS,
+    ],
+  },
+  async ({ values, positionals }) => {
+    if (values.due === positionals.length > 0) throw new UsageError("give one <ab_id>, or --due");
+    if (positionals.length > 1) throw new UsageError(`one <ab_id> at a time, got ${positionals.length}`);
+    if (!values.due && (values["within-days"] !== undefined || values.limit !== undefined)) {
+      throw new UsageError("--within-days and --limit go with --due");
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, abIds.length) }, worker));
-  if (tty && abIds.length > 0) process.stderr.write("\n");
+    const withinDays =
+      values["within-days"] === undefined ? 30 : wholeNumberOption("within-days", values["within-days"], 0, 3650);
+    const limit = values.limit === undefined ? undefined : wholeNumberOption("limit", values.limit, 0, 1_000_000);
+    await verify({ abId: positionals[0], due: values.due, withinDays, limit, json: values.json });
+  },
+);
 
-  const report = { ...counts, errors, ...(values.due ? {} : { results }) };
-  const lines = [
-    `${counts.checked} of ${counts.selected} checked: ${counts.verified} verified, ${counts.not_found} not found, ${counts.closed} closed, ${counts.not_public} not public; ${counts.archived} archived; ${errors.length} not checked`,
-    ...(values.due
-      ? []
-      : results.map(
-          (result) => `${result.ab_id}: ${result.outcome}${result.archived ? " (archived)" : ""}, ${result.url}`,
-        )),
-    "",
-  ];
-  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : lines.join("\n"));
-  for (const item of errors) process.stderr.write(`verify: ${item.ab_id}: ${printable(item.error)}\n`);
-  if (errors.length > 0) process.exitCode = 1;
-} finally {
-  // The merchants checked (a new date, a failure, an archive) are searched as they are now.
-  if (counts.checked > 0) await catchUpSearchIndex(db, "verify");
-  db.$client.close();
+async function verify(options: {
+  abId: string | undefined;
+  due: boolean;
+  withinDays: number;
+  limit: number | undefined;
+  json: boolean;
+}): Promise<void> {
+  setLogLevel("warn");
+  const config = loadConfig();
+  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  const deps = {
+    registry: createMerchantRegistryRepository(db),
+    now: () => new Date(),
+    lookup: createRechercheEntreprisesClient({
+      baseUrl: config.rechercheEntreprises.url,
+      timeoutMs: config.rechercheEntreprises.timeoutMs,
+      userAgent: `Abeille registry verify job (+${config.baseUrl})`,
+    }),
+  };
+
+  const counts = { selected: 0, checked: 0, verified: 0, not_found: 0, closed: 0, not_public: 0, archived: 0 };
+  const errors: { ab_id: string; error: string }[] = [];
+  const results: { ab_id: string; outcome: IdentityCheckOutcome["kind"]; url: string; archived: boolean }[] = [];
+  const tty = process.stderr.isTTY === true;
+
+  async function check(abId: string): Promise<void> {
+    try {
+      const outcome = await verifyOfficialIdentity(deps, abId, ACTOR);
+      counts.checked += 1;
+      counts[outcome.kind] += 1;
+      const archived = "archived" in outcome && outcome.archived;
+      if (archived) counts.archived += 1;
+      results.push({ ab_id: abId, outcome: outcome.kind, url: outcome.url, archived });
+    } catch (error) {
+      if (error instanceof OfficialRegistryError)
+        errors.push({ ab_id: abId, error: `${error.failure}: ${error.message}` });
+      else if (isServiceError(error)) errors.push({ ab_id: abId, error: `${error.code}: ${error.message}` });
+      else throw error;
+    }
+    if (tty) {
+      process.stderr.write(
+        `\r${counts.checked + errors.length}/${counts.selected} done: ${counts.verified} verified, ${errors.length} not checked `,
+      );
+    }
+  }
+
+  try {
+    const abIds = options.due
+      ? merchantsDueForIdentityCheck(db, {
+          horizon: new Date(Date.now() + options.withinDays * DAY_MS).toISOString(),
+          ...(options.limit === undefined ? {} : { limit: options.limit }),
+        })
+      : [options.abId as string];
+    counts.selected = abIds.length;
+    let next = 0;
+    const worker = async () => {
+      while (next < abIds.length) {
+        const abId = abIds[next] as string;
+        next += 1;
+        await check(abId);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, abIds.length) }, worker));
+    if (tty && abIds.length > 0) process.stderr.write("\n");
+
+    const report = { ...counts, errors, ...(options.due ? {} : { results }) };
+    const lines = [
+      `${counts.checked} of ${counts.selected} checked: ${counts.verified} verified, ${counts.not_found} not found, ${counts.closed} closed, ${counts.not_public} not public; ${counts.archived} archived; ${errors.length} not checked`,
+      ...(options.due
+        ? []
+        : results.map(
+            (result) => `${result.ab_id}: ${result.outcome}${result.archived ? " (archived)" : ""}, ${result.url}`,
+          )),
+      "",
+    ];
+    process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : lines.join("\n"));
+    for (const item of errors) process.stderr.write(`verify: ${item.ab_id}: ${printable(item.error)}\n`);
+    if (errors.length > 0) process.exitCode = EXIT_FAILED;
+  } finally {
+    // The merchants checked (a new date, a failure, an archive) are searched as they are now.
+    if (counts.checked > 0) await catchUpSearchIndex(db, "verify");
+    db.$client.close();
+  }
 }

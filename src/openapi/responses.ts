@@ -61,7 +61,7 @@ export const healthResponseSchema = successEnvelopeSchema({
     search: z
       .object({
         engine: z.enum(["embedded", "meilisearch"]),
-        state: z.enum(["ready", "building", "catching_up", "unavailable"]),
+        state: z.enum(["ready", "building", "not_built", "catching_up", "unavailable"]),
         lag: z
           .object({
             merchants: z.number().int().nonnegative().describe("Merchants changed since the engine's cursor"),

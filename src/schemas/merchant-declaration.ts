@@ -205,7 +205,13 @@ export const merchantDeclarationSchema = z.strictObject(declarationShape).superR
   });
 });
 
-/** An update: any declared field but the SIRET; a field given replaces the stored one (products by slug). */
+/** The fields an update may change: every declared one but the SIRET, the merchant's identity. */
+export const UPDATABLE_FIELDS = Object.keys(declarationShape).filter((name) => name !== "siret");
+
+/**
+ * An update: any declared field but the SIRET; a field given replaces the stored one (products by
+ * slug). A field it does not know is refused with the list of those it may change.
+ */
 export const merchantUpdateSchema = z
   .strictObject(
     Object.fromEntries(
@@ -213,6 +219,12 @@ export const merchantUpdateSchema = z
         .filter(([name]) => name !== "siret")
         .map(([name, schema]) => [name, schema.optional()]),
     ) as { [Key in Exclude<keyof typeof declarationShape, "siret">]: z.ZodOptional<(typeof declarationShape)[Key]> },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `${issue.keys.map((key) => JSON.stringify(key)).join(", ")}: not a field an update may change (${UPDATABLE_FIELDS.join(", ")})`
+          : undefined,
+    },
   )
   .refine((update) => Object.keys(update).length > 0, "an update must change at least one field");
 

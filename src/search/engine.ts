@@ -28,8 +28,12 @@ export interface SearchEngineSettings {
 
 export interface SearchHealth {
   engine: "embedded" | "meilisearch";
-  /** ready; building (first build under way); catching_up (changes pending); unavailable (does not answer). */
-  state: "ready" | "building" | "catching_up" | "unavailable";
+  /**
+   * ready; building (a full build under way); not_built (no build yet, none under way: the server
+   * builds it at its start, or `npm run search -- rebuild`); catching_up (changes pending);
+   * unavailable (does not answer).
+   */
+  state: "ready" | "building" | "not_built" | "catching_up" | "unavailable";
   /** Store changes the engine does not reflect yet: merchants touched since its cursor (counted up to 10,000), revisions. */
   lag: { merchants: number; revisions: number } | null;
   /** What answers while the engine does not (null: the engine is the embedded index). */
@@ -99,7 +103,9 @@ export function createSearchEngine(
       embedder: null,
       async health() {
         const cursor = embedded.readCursor();
-        if (cursor === null) return { engine: "embedded", state: "building", lag: null, fallback: null };
+        // The embedded index is built in one transaction, which holds this process until it ends
+        // and which no other process sees before it commits: without a cursor, it is not built.
+        if (cursor === null) return { engine: "embedded", state: "not_built", lag: null, fallback: null };
         const lag = lagAfter(cursor);
         return { engine: "embedded", state: lag.merchants === 0 ? "ready" : "catching_up", lag, fallback: null };
       },
@@ -134,7 +140,10 @@ export function createSearchEngine(
     } catch {
       return { ...base, state: "unavailable", lag: null };
     }
-    if (cursor === null) return { ...base, state: "building", lag: null };
+    if (cursor === null) {
+      const building = follower.status().state === "building" || (await meilisearch.buildUnderWay().catch(() => false));
+      return { ...base, state: building ? "building" : "not_built", lag: null };
+    }
     const lag = lagAfter(cursor);
     if (resilient.isDegraded()) return { ...base, state: "unavailable", lag };
     return { ...base, state: lag.merchants === 0 ? "ready" : "catching_up", lag };

@@ -1,13 +1,12 @@
 /**
  * Starts Debian's redis-server (installed by .ci/run) on a free loopback port, with no
- * persistence, for the tests of the Redis-backed stores. Never skipped: a missing server fails.
+ * persistence, for the tests of the Redis-backed stores. Never skipped: a missing server fails,
+ * saying what to install (system-programs.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { createConnection } from "node:net";
 import { freePort } from "./spawn-start.ts";
-
-const REDIS_SERVER = "/usr/bin/redis-server";
+import { requireProgram } from "./system-programs.ts";
 
 export interface RunningRedis {
   url: string;
@@ -16,12 +15,10 @@ export interface RunningRedis {
 }
 
 export async function startRedis(port?: number): Promise<RunningRedis> {
-  if (!existsSync(REDIS_SERVER)) {
-    throw new Error(`${REDIS_SERVER} is missing: install Debian's redis-server (.ci/run does)`);
-  }
+  const redisServer = requireProgram("redis-server", "redis-server");
   const listenPort = port ?? (await freePort());
   const child: ChildProcess = spawn(
-    REDIS_SERVER,
+    redisServer,
     ["--port", String(listenPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
     { stdio: "ignore" },
   );

@@ -21,8 +21,8 @@ export function runJob(
     dataDir: string;
     /** The server's (vitest exports Vite's BASE_URL, "/", and jobs need an absolute one). */
     baseUrl: string;
-    /** Sees the job's stderr as it grows, with the job (to stop it midway). */
-    onStderr?: (text: string, child: ChildProcess) => void;
+    /** Gets the job's process as it starts (to stop it midway on what it wrote, not what it said). */
+    onSpawn?: (child: ChildProcess) => void;
   },
 ): Promise<FinishedJob> {
   return new Promise((resolve, reject) => {
@@ -31,6 +31,7 @@ export function runJob(
       env: { ...process.env, DATA_DIR: options.dataDir, BASE_URL: options.baseUrl, LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    options.onSpawn?.(child);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -38,7 +39,6 @@ export function runJob(
     });
     child.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
-      options.onStderr?.(stderr, child);
     });
     child.on("error", reject);
     child.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr }));

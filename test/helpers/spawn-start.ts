@@ -29,7 +29,8 @@ export async function spawnStart(env: Record<string, string>, timeoutMs = 90_000
   const baseUrl = `http://127.0.0.1:${port}`;
   let output = "";
   const child = spawn(process.execPath, ["jobs/start.ts"], {
-    env: { ...process.env, BASE_URL: baseUrl, PORT: String(port), HOST: "127.0.0.1", ...env },
+    // Its logs are kept (output()), not printed: at info, so that tests can read what it says.
+    env: { ...process.env, BASE_URL: baseUrl, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const collect = (chunk: Buffer) => {

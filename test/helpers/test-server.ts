@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startServer } from "../../jobs/serve.ts";
+import { setLogLevel } from "../../src/logging.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { openDatabase } from "../../src/store/db.ts";
 
@@ -48,6 +49,10 @@ export async function startTestServer(
     RATE_LIMIT_PER_REGISTRANT_HOURLY: "100000000",
     ...(options.env ?? {}),
   });
+  // The logger read LOG_LEVEL when this file's imports loaded it, before the line above: the
+  // server in this process logs its warnings and errors, not a line per request.
+  const level = process.env.LOG_LEVEL;
+  setLogLevel(level === "debug" || level === "info" || level === "error" || level === "silent" ? level : "warn");
   const running = await startServer({ port: 0, host: "127.0.0.1" });
   const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as DemoRoster;
   const get = (pathAndQuery: string, init?: RequestInit) => fetch(`${running.url}${pathAndQuery}`, init);

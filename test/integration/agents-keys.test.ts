@@ -40,10 +40,12 @@ const agentBody = (level: number, name = `Agent ${level}`) => ({
   capabilities: ["search", "leads"],
 });
 
+/** How long after now `check` first held, counted when that check began (not when a busy machine answered it). */
 async function eventually(check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
-    if (await check()) return Date.now() - started;
+    const sent = Date.now();
+    if (await check()) return sent - started;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`not within ${timeoutMs} ms`);

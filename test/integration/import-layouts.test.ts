@@ -245,7 +245,7 @@ describe("SIRENE layouts", () => {
     const missing = path.join(dataDir, "geo_siret_69.csv.gz");
     expect(await importJob("sirene", "--etablissements", establishments, "--geo", missing)).toMatchObject({
       code: 3,
-      stderr: `import: --geo ${missing}: cannot be read (ENOENT)\n`,
+      stderr: `import: --geo ${missing}: no such file (ENOENT)\n`,
     });
     const semicolons = file("StockEtablissement_semicolons.csv", `${ESTABLISHMENT_HEADER.join(";")}\n`);
     expect(await importJob("sirene", "--etablissements", semicolons)).toMatchObject({
@@ -410,7 +410,7 @@ describe("BODACC layouts and bounds", () => {
     expect(await importJob("bodacc", missing)).toEqual({
       code: 3,
       stdout: "",
-      stderr: `import: ${missing}: cannot be read (ENOENT)\n`,
+      stderr: `import: ${missing}: no such file (ENOENT)\n`,
     });
     const encrypted = Buffer.alloc(64);
     encrypted.writeUInt32LE(0x04034b50, 0);

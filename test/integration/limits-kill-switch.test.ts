@@ -22,12 +22,17 @@ function killSwitch(command: "on" | "off" | "status"): string {
   });
 }
 
+/**
+ * How long after now the server first answered `expected`, counted when that request was sent:
+ * the server's own delay, not the time a busy machine took to carry the answer back.
+ */
 async function statusWithin(pathname: string, expected: number, timeoutMs: number): Promise<number> {
   const started = Date.now();
   for (;;) {
+    const sent = Date.now();
     const response = await server.get(pathname);
     await response.arrayBuffer();
-    if (response.status === expected) return Date.now() - started;
+    if (response.status === expected) return sent - started;
     if (Date.now() - started > timeoutMs) throw new Error(`${pathname} still ${response.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

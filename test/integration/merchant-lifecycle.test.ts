@@ -104,7 +104,7 @@ describe("a merchant's lifecycle through the operator command", () => {
     const bad = await merchants("update", abId, declarationFile("bad.json", { email: "pas-un-email", zones: ["75"] }));
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(
-      "merchants: VALIDATION_ERROR: Invalid request: email: must be an email address; zones.0: must be a French postal code (5 digits) or a commune name\n  email: must be an email address\n  zones.0: must be a French postal code (5 digits) or a commune name\n",
+      "merchants: VALIDATION_ERROR: 2 faults\n  email: must be an email address\n  zones.0: must be a French postal code (5 digits) or a commune name\n",
     );
 
     const edited = await merchants(

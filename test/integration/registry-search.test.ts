@@ -204,6 +204,18 @@ describe("GET /api/registry/search", () => {
     expect(widened).toBe("50");
   });
 
+  it("answers a SIRET it does not hold with its company's establishments, never reading a number as a town", async () => {
+    // The README's example before the demo's own: 443 061 841 00047 is no demo merchant.
+    const { body } = await search(`q=${encodeURIComponent("443 061 841 00047")}`);
+    expect(body.count).toBe(0);
+    expect(body.recovery.map((action: JsonObject) => [action.rel, new URL(action.href).searchParams.get("q")])).toEqual(
+      [["search_by_siren", "443061841"]],
+    );
+    const siren = await search("q=443061841");
+    expect(siren.body.count).toBe(0);
+    expect(siren.body.recovery).toEqual([]);
+  });
+
   it("finds a trade by the names people give it, and despite one typo", async () => {
     for (const q of ["coiffeurs", "hairdresser", "plombier près de", "boulangeire"]) {
       const { body } = await search(`q=${encodeURIComponent(q)}`);

@@ -55,7 +55,22 @@ const ids = (body: JsonObject) => body.results.map((result: JsonObject) => resul
 
 describe("search on Meilisearch", () => {
   it("answers from the embedded index, flagged, before Meilisearch was ever built", async () => {
+    // Nothing builds it yet (the test server runs no follower): not built, not "building".
+    expect(await health()).toEqual({ engine: "meilisearch", state: "not_built", lag: null, fallback: "embedded" });
+    // A build under way, by any process, writes its index beside the one searches read.
+    const created = await fetch(`${meili.url}/indexes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ uid: "http_test_build", primaryKey: "ab_id" }),
+    });
+    expect(created.status).toBe(202);
+    const task = (await created.json()) as { taskUid: number };
+    for (let status = ""; status !== "succeeded"; ) {
+      status = ((await (await fetch(`${meili.url}/tasks/${task.taskUid}`)).json()) as { status: string }).status;
+      if (status === "failed") throw new Error("Meilisearch did not create the build index");
+    }
     expect(await health()).toEqual({ engine: "meilisearch", state: "building", lag: null, fallback: "embedded" });
+    await fetch(`${meili.url}/indexes/http_test_build`, { method: "DELETE" });
     const { status, body } = await search("q=boulangerie");
     expect(status).toBe(200);
     expect(body.count).toBeGreaterThan(0);

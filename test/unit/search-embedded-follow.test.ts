@@ -183,7 +183,7 @@ describe("the embedded index following the change feed", () => {
     insertFixtureMerchants(other, written);
     db.$client.prepare("DELETE FROM search_meta WHERE key = 'cursor'").run();
     expect(engine.embedded.readCursor()).toBeNull();
-    expect(await engine.health()).toEqual({ engine: "embedded", state: "building", lag: null, fallback: null });
+    expect(await engine.health()).toEqual({ engine: "embedded", state: "not_built", lag: null, fallback: null });
 
     expect(await engine.follower.syncOnce()).toMatchObject({ state: "ready", cursor: storeRevisionReader(db)() });
     expect(missingFrom(engine.embedded, written)).toEqual([]);

@@ -18,7 +18,9 @@ export interface UpdatedMerchant {
 /**
  * Applies a partial declaration. Only what differs is written (the same file twice changes
  * nothing the second time); a new description waits for a review again; products are matched by
- * slug, so a kept product keeps its ids. An archived merchant is not edited.
+ * slug, so a kept product keeps its ids. An archived merchant is not edited. The whole
+ * declaration `merchants add` took may be given: its SIRET, the merchant's identity, is checked
+ * against the merchant's and left out (another SIRET is refused: it is another establishment).
  */
 export function updateMerchant(
   deps: MerchantLifecycleDeps,
@@ -26,9 +28,9 @@ export function updateMerchant(
   input: unknown,
   actor: Actor,
 ): UpdatedMerchant {
-  const update = parseInput(merchantUpdateSchema, input);
   const current = loadRegistered(deps, abId);
   const { merchant } = current;
+  const update = parseInput(merchantUpdateSchema, withoutIdentity(input, merchant.siret));
   if (merchant.status === "ARCHIVED") {
     throw new ServiceError("CONFLICT", `Merchant ${abId} is archived; an archived merchant is not edited`);
   }
@@ -63,6 +65,21 @@ export function updateMerchant(
   });
   if (!written) throw changedMeanwhile(abId);
   return { abId, changed, revision: current.revision + 1 };
+}
+
+/** The input without its `siret` when that is the merchant's own; a validation error when it is another. */
+function withoutIdentity(input: unknown, siret: string): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input) || !("siret" in input)) return input;
+  const { siret: given, ...rest } = input as Record<string, unknown>;
+  if (given !== siret) {
+    throw validationError([
+      {
+        path: "siret",
+        message: `is ${siret} for this merchant and never changes (another SIRET is another establishment: add it)`,
+      },
+    ]);
+  }
+  return rest;
 }
 
 /**

@@ -101,7 +101,10 @@ function offsetOf(cursor: string, fingerprint: string, limit: number): number {
   return offset;
 }
 
-/** What an agent can try when nothing matched: widen the radius, drop the tags, search without the town. */
+/**
+ * What an agent can try when nothing matched: widen the radius, drop the tags, search without the
+ * town; for a SIRET, the company's other establishments.
+ */
 function recoveryActions(
   baseUrl: string,
   input: SearchQueryInput,
@@ -129,8 +132,19 @@ function recoveryActions(
   if ((input.tags ?? []).length > 0) {
     actions.push(action("drop_tags", "GET", href({ tags: undefined }), "Search again without the tags"));
   }
+  const { terms, identifier } = analyzeQuery(input.q);
+  if (identifier) {
+    // A number, not words: there is no town in it to leave out, and no point to search around.
+    // A SIRET the registry does not hold may be another establishment of a company it holds.
+    if (identifier.kind === "siret") {
+      const siren = identifier.value.slice(0, 9);
+      actions.push(
+        action("search_by_siren", "GET", href({ q: siren }), `Search the company's establishments (SIREN ${siren})`),
+      );
+    }
+    return actions;
+  }
   // "Without the town": the trade words alone, or all but the last word (where a town usually goes).
-  const { terms } = analyzeQuery(input.q);
   const trade = terms.filter((term) => term.trade).map((term) => term.term);
   const fewer =
     trade.length > 0 && trade.length < terms.length

@@ -6,7 +6,7 @@ import {
 } from "../../domain/merchants/apply-bodacc-announcements.ts";
 import type { MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
 import type { OfficialAnnouncement } from "../../domain/merchants/official-announcement.ts";
-import { openText } from "../open-text.ts";
+import { openText, type ReadMeter } from "../open-text.ts";
 import { addRejection, type RejectionList } from "../rejections.ts";
 import { announcementOf } from "./announcements.ts";
 import { bodaccRecords } from "./records.ts";
@@ -39,6 +39,8 @@ export interface BodaccImportHooks {
   /** Called every `progressEvery` records read, with the report so far and the companies kept. */
   onProgress?: (report: BodaccImportReport, companies: number) => void;
   progressEvery?: number;
+  /** Told the file and the bytes read of it (a long import's progress). */
+  meter?: ReadMeter;
 }
 
 /**
@@ -78,7 +80,8 @@ export async function importBodaccFile(
   const withdrawn = new Set<string>();
   const layout = /\.(jsonl|ndjson)(\.gz|\.zip)?$/i.test(file) ? ({ layout: "jsonl" } as const) : {};
 
-  for await (const item of bodaccRecords(openText(file), layout)) {
+  hooks.meter?.plan([file]);
+  for await (const item of bodaccRecords(openText(file, hooks.meter), layout)) {
     report.read += 1;
     if (report.read % every === 0) hooks.onProgress?.(report, bySiren.size);
     if ("error" in item) {

@@ -8,7 +8,7 @@ import type {
 import { tradeOf } from "../../domain/sectors.ts";
 import { isValidSiret } from "../../domain/siret.ts";
 import { CsvFormatError, csvRows, detached, MAX_RECORD_CHARS } from "../csv.ts";
-import { afterFirstLineCheck, fileFault, openText } from "../open-text.ts";
+import { afterFirstLineCheck, fileFault, openText, type ReadMeter } from "../open-text.ts";
 import { addRejection, quoted, type RejectionList } from "../rejections.ts";
 import {
   ESTABLISHMENT_COLUMNS,
@@ -90,10 +90,11 @@ async function* rowsOf(
   path: string,
   required: readonly string[],
   optional: readonly string[],
+  meter: ReadMeter | undefined,
 ): AsyncGenerator<{ line: number; row: Record<string, string> } | { line: number; error: string }> {
   try {
     const checked = afterFirstLineCheck(
-      openText(path),
+      openText(path, meter),
       (header) => {
         const refusal = layoutRefusal(header, file);
         if (refusal) throw new SireneFileError(file, path, 1, refusal);
@@ -112,6 +113,8 @@ export interface SireneImportHooks {
   /** Called every `every` rows read. */
   onProgress?: (report: SireneImportReport) => void;
   progressEvery?: number;
+  /** Told the files the import reads, in order, and the bytes read of them (a long import's progress). */
+  meter?: ReadMeter;
   /** Shows unreadable text of a file in a report (a terminal-safe rendering). */
   printable?: (text: string) => string;
 }
@@ -136,7 +139,22 @@ export async function importSireneStock(
   hooks: SireneImportHooks = {},
 ): Promise<SireneImportReport> {
   const establishments = () =>
-    rowsOf("establishments", files.establishments, ESTABLISHMENT_COLUMNS, [...GEO_COLUMNS, NAF_2025_COLUMN]);
+    rowsOf(
+      "establishments",
+      files.establishments,
+      ESTABLISHMENT_COLUMNS,
+      [...GEO_COLUMNS, NAF_2025_COLUMN],
+      hooks.meter,
+    );
+  // What is read, in order: a first pass over the establishments names the companies and places
+  // to keep when there are other files to read them from; then those files; then the establishments.
+  const namesFirst = Boolean(files.legalUnits || files.geo);
+  hooks.meter?.plan([
+    ...(namesFirst ? [files.establishments] : []),
+    ...(files.legalUnits ? [files.legalUnits] : []),
+    ...(files.geo ? [files.geo] : []),
+    files.establishments,
+  ]);
   const inDepartments = (inseeCode: string) =>
     !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
 
@@ -154,7 +172,7 @@ export async function importSireneStock(
 
   let legalUnits: Map<string, OfficialLegalUnit> | null = null;
   let positions: Map<string, OfficialPosition> | null = null;
-  if (files.legalUnits || files.geo) {
+  if (namesFirst) {
     const wantedSirens = new Set<string>();
     const wantedSirets = new Set<string>();
     for await (const item of establishments()) {
@@ -167,7 +185,7 @@ export async function importSireneStock(
     }
     if (files.legalUnits) {
       legalUnits = new Map();
-      for await (const item of rowsOf("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [])) {
+      for await (const item of rowsOf("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [], hooks.meter)) {
         if ("error" in item) {
           reject("legalUnits", item.line, item.error);
           continue;
@@ -185,7 +203,7 @@ export async function importSireneStock(
     }
     if (files.geo) {
       positions = new Map();
-      for await (const item of rowsOf("geo", files.geo, ["siret", "longitude", "latitude"], GEO_COLUMNS)) {
+      for await (const item of rowsOf("geo", files.geo, ["siret", "longitude", "latitude"], GEO_COLUMNS, hooks.meter)) {
         if ("error" in item) {
           reject("geo", item.line, item.error);
           continue;

@@ -71,7 +71,15 @@ export interface MeilisearchSearchIndex extends SearchIndex {
   writeCursor(revision: number): Promise<void>;
   /** Throws when Meilisearch does not answer. */
   ping(): Promise<void>;
+  /**
+   * Whether a full build is under way, by this process or another: its index exists and was
+   * written within the last minute (a build killed midway leaves one that goes quiet).
+   */
+  buildUnderWay(): Promise<boolean>;
 }
+
+/** How long a build's index may go unwritten and still be a build under way (a batch takes seconds). */
+const BUILD_QUIET_MS = 60_000;
 
 interface MeiliDocument {
   ab_id: string;
@@ -283,6 +291,16 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     }
   }
 
+  async function buildUnderWay(): Promise<boolean> {
+    try {
+      const build = await reader.getRawIndex(`${uid}_build`);
+      return now().getTime() - Date.parse(build.updatedAt) < BUILD_QUIET_MS;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
   async function writeCursor(revision: number): Promise<void> {
     const task = await writer
       .index(metaUid)
@@ -482,6 +500,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     rebuild,
     readCursor,
     writeCursor,
+    buildUnderWay,
     ping: async () => {
       await reader.health();
     },
