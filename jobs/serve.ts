@@ -54,14 +54,13 @@ function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
   const settings = loadPublishSettings(config);
   if (!settings.fastPath) return null;
   const db = openDatabase(config.databaseFile, { small: true, checkpoints: config.walCheckpoints });
-  const source = createPublishSource(db);
   const killSwitch = createKillSwitch({
     environmentSuspended: config.agentAccessSuspended,
     settings: createSettingsRepository(db),
   });
   const fastPath = createPublishedFastPath({
     publishDir: settings.publishDir,
-    stampOf: (abId) => source.stampOf(abId),
+    store: createPublishSource(db),
     publishKey: publishKeyOf(config),
     isSuspended: () => killSwitch.isSuspended(),
     baseUrl: config.baseUrl,
