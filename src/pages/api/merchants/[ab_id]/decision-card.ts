@@ -1,7 +1,7 @@
 import { methodNotAllowed, route } from "../../../../http/route.ts";
 import { operation } from "../../../../openapi/operations.ts";
 import { renderDecisionCard } from "../../../../publish/decision-card.ts";
-import { documentResponse, viewDepsOf } from "../../../../publish/http.ts";
+import { documentResponse, keptDocument } from "../../../../publish/http.ts";
 import { loadView } from "../../../../publish/view.ts";
 
 /**
@@ -11,7 +11,15 @@ import { loadView } from "../../../../publish/view.ts";
  */
 export const GET = route(operation("getDecisionCard"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(renderDecisionCard(loadView(viewDepsOf(app), ab_id, (status) => status !== "ARCHIVED")));
+  return documentResponse(
+    keptDocument(
+      app,
+      "decision-card",
+      ab_id,
+      (deps) => loadView(deps, ab_id, (status) => status !== "ARCHIVED"),
+      renderDecisionCard,
+    ),
+  );
 });
 
 export const HEAD = GET;
