@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { writeAnswer } from "../http/conventions.ts";
+import { fixedAnswerWriter, writeAnswer } from "../http/conventions.ts";
 import type { Reply } from "../http/reply.ts";
 import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
 import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
@@ -78,8 +78,8 @@ export interface PublishedFastPath {
 interface CachedFile {
   body: Buffer;
   etag: string;
-  /** The answer's headers, built once (not for snapshots: their cache lifetime follows the clock). */
-  headers: Record<string, string> | null;
+  /** The answer, written as the conventions say, built once (not for snapshots: their cache lifetime follows the clock). */
+  write: ((request: IncomingMessage, response: ServerResponse) => void) | null;
 }
 
 /**
@@ -181,7 +181,12 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       return null;
     }
     const etag = etagOf(bodyHash(body));
-    const file: CachedFile = { body, etag, headers: kind === "snapshot" ? null : answerHeaders(kind, abId, etag) };
+    const file: CachedFile = {
+      body,
+      etag,
+      write:
+        kind === "snapshot" ? null : fixedAnswerWriter({ status: 200, headers: answerHeaders(kind, abId, etag), body }),
+    };
     if (body.length <= maxCacheBytes / 16) {
       cache.set(relative, file);
       cacheBytes += body.length;
@@ -253,13 +258,15 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       const file = readFile(match.kind, match.abId);
       if (!file) return pass();
 
-      // X-Request-Id is already on the response: the server sets it for every request (jobs/serve.ts).
-      // CORS, 304 on If-None-Match and compression: the server's conventions, as on the routes.
-      const headers =
-        file.headers ?? answerHeaders(match.kind, match.abId, file.etag, snapshotCacheControl ?? undefined, pathname);
       if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) counters.notModified += 1;
       else counters.served += 1;
-      writeAnswer(request, response, { status: 200, headers, body: file.body });
+      // X-Request-Id (fixed on the request by jobs/serve.ts), CORS, 304 on If-None-Match and
+      // compression: the server's conventions, as on the routes.
+      if (file.write) file.write(request, response);
+      else {
+        const headers = answerHeaders(match.kind, match.abId, file.etag, snapshotCacheControl ?? undefined, pathname);
+        writeAnswer(request, response, { status: 200, headers, body: file.body });
+      }
       return true;
     },
   };
