@@ -165,18 +165,18 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
     return stamp;
   };
 
-  const readFile = (kind: PublishedKind, abId: string): CachedFile | null => {
-    const relative = publishedPath(kind, abId);
-    const cached = cache.get(relative);
+  /** A published file by the request path that names it (the snapshot's two paths are kept apart). */
+  const readFile = (kind: PublishedKind, abId: string, pathname: string): CachedFile | null => {
+    const cached = cache.get(pathname);
     if (cached) {
       // Refresh its place in the LRU order.
-      cache.delete(relative);
-      cache.set(relative, cached);
+      cache.delete(pathname);
+      cache.set(pathname, cached);
       return cached;
     }
     let body: Buffer;
     try {
-      body = readFileSync(path.join(options.publishDir, relative));
+      body = readFileSync(path.join(options.publishDir, publishedPath(kind, abId)));
     } catch {
       return null;
     }
@@ -188,7 +188,7 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
         kind === "snapshot" ? null : fixedAnswerWriter({ status: 200, headers: answerHeaders(kind, abId, etag), body }),
     };
     if (body.length <= maxCacheBytes / 16) {
-      cache.set(relative, file);
+      cache.set(pathname, file);
       cacheBytes += body.length;
       for (const [key, value] of cache) {
         if (cacheBytes <= maxCacheBytes) break;
@@ -255,7 +255,7 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
         snapshotCacheControl = `public, max-age=${Math.min(MANIFEST_CACHE_MAX_SECONDS, Math.floor(remaining / 1000))}`;
       }
       if (storeStampOf(match.abId) !== entry.stamp) return pass();
-      const file = readFile(match.kind, match.abId);
+      const file = readFile(match.kind, match.abId, pathname);
       if (!file) return pass();
 
       if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) counters.notModified += 1;
