@@ -1,10 +1,11 @@
 /**
  * Published artifacts served per second: our server answering from the publish folder (the fast
- * path in jobs/serve.ts), the same server rendering on demand (PUBLISH_FAST_PATH=false: Astro
- * routes), and bare node:http serving the same file's bytes, in the same run, with p50/p99.
- * Writes bench/results/artifacts-latest.{md,json}.
+ * path in src/publish/fast-path.ts), the same server through the document routes
+ * (PUBLISH_FAST_PATH=false: each document rendered on its first request, then kept until the
+ * store moves), and bare node:http serving the same file's bytes with as many processes, in the
+ * same run, with p50/p99 and the ratios to bare. Writes bench/results/artifacts-latest.{md,json}.
  *
- *   node bench/artifacts.ts [--count 2000] [--store DATA_DIR] [--duration 10] [--connections 50]
+ *   node bench/artifacts.ts [--count 2000] [--store DATA_DIR] [--duration 10] [--connections 10] [--processes N]
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -13,7 +14,16 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { type PublishedKind, publishedPath } from "../src/publish/documents.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { type LoadFigure, load, machineLine, spawnNode, startBareServer, waitForHealth, writeReport } from "./lib.ts";
+import {
+  type LoadFigure,
+  load,
+  machineLine,
+  round,
+  spawnNode,
+  startBareCluster,
+  waitForHealth,
+  writeReport,
+} from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -21,12 +31,14 @@ const { values } = parseArgs({
     count: { type: "string", default: "2000" },
     store: { type: "string" },
     duration: { type: "string", default: "10" },
-    connections: { type: "string", default: "50" },
+    connections: { type: "string", default: "10" },
+    processes: { type: "string", default: String(os.availableParallelism()) },
     port: { type: "string", default: "4398" },
   },
 });
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
+const processes = Number(values.processes);
 const dataDir = values.store
   ? path.resolve(values.store)
   : mkdtempSync(path.join(os.tmpdir(), "abeille-artifacts-bench-"));
@@ -82,6 +94,11 @@ const kinds: { kind: PublishedKind; url: (abId: string) => string; contentType: 
   { kind: "jsonld", url: (id) => `/api/merchants/${id}/jsonld`, contentType: "application/ld+json; charset=utf-8" },
   { kind: "ai-md", url: (id) => `/m/${id}/ai.md`, contentType: "text/markdown; charset=utf-8" },
   { kind: "ai-digest", url: (id) => `/api/merchants/${id}/ai-digest`, contentType: "application/json; charset=utf-8" },
+  {
+    kind: "decision-card",
+    url: (id) => `/api/merchants/${id}/decision-card`,
+    contentType: "application/json; charset=utf-8",
+  },
 ];
 
 interface Row {
@@ -95,7 +112,13 @@ interface Row {
 
 async function withServer<T>(extraEnv: Record<string, string>, work: (url: string) => Promise<T>): Promise<T> {
   const port = values.port;
-  const server = spawnNode(["jobs/start.ts"], { ...env, ...extraEnv, PORT: port, HOST: "127.0.0.1" });
+  const server = spawnNode(["jobs/start.ts"], {
+    ...env,
+    ...extraEnv,
+    PORT: port,
+    HOST: "127.0.0.1",
+    SERVER_PROCESSES: String(processes),
+  });
   server.stdout?.resume();
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -107,6 +130,8 @@ async function withServer<T>(extraEnv: Record<string, string>, work: (url: strin
   }
 }
 
+const ratio = (figure: LoadFigure, bare: LoadFigure) =>
+  round(figure.requestsPerSecond / Math.max(1, bare.requestsPerSecond), 3);
 const figures = new Map<string, Partial<Row>>();
 await withServer({}, async (url) => {
   for (const { kind, url: pathOf, contentType } of kinds) {
@@ -127,12 +152,12 @@ await withServer({}, async (url) => {
     await load(url, paths, { connections, durationSeconds: 1 });
     const published = await load(url, paths, { connections, durationSeconds });
     const publishedOneFile = await load(url, [pathOf(first)], { connections, durationSeconds });
-    const bare = await startBareServer(body, contentType);
+    const bare = await startBareCluster(body, contentType, processes);
     const bareFigure = await load(bare.url, ["/"], { connections, durationSeconds });
     bare.close();
     figures.set(kind, { kind, bytes: body.length, published, publishedOneFile, bare: bareFigure });
     process.stdout.write(
-      `${kind}: folder ${published.requestsPerSecond} req/s (p99 ${published.p99Ms} ms), one file ${publishedOneFile.requestsPerSecond}, bare ${bareFigure.requestsPerSecond} req/s\n`,
+      `${kind}: folder ${published.requestsPerSecond} req/s (p99 ${published.p99Ms} ms, ratio ${ratio(published, bareFigure)}), one file ${publishedOneFile.requestsPerSecond}, bare ${bareFigure.requestsPerSecond} req/s\n`,
     );
   }
 });
@@ -143,22 +168,24 @@ await withServer({ PUBLISH_FAST_PATH: "false" }, async (url) => {
     const onDemand = await load(url, paths, { connections, durationSeconds });
     const row = figures.get(kind) ?? {};
     row.onDemand = onDemand;
-    process.stdout.write(`${kind}: on demand ${onDemand.requestsPerSecond} req/s (p99 ${onDemand.p99Ms} ms)\n`);
+    process.stdout.write(`${kind}: through the route ${onDemand.requestsPerSecond} req/s (p99 ${onDemand.p99Ms} ms)\n`);
   }
 });
 
 const rows = [...figures.values()] as Row[];
 const header =
-  "| document | bytes | published files req/s | p50 ms | p99 ms | one file req/s | on demand (Astro) req/s | p99 ms | bare node:http req/s | p50 ms | p99 ms | errors |";
+  "| document | bytes | published files req/s | ratio to bare | p50 ms | p99 ms | one file req/s | through the route req/s | ratio to bare | p99 ms | bare node:http req/s | p50 ms | p99 ms | errors |";
 const lines = rows.map((row) =>
   [
     row.kind,
     row.bytes,
     row.published.requestsPerSecond,
+    ratio(row.published, row.bare),
     row.published.p50Ms,
     row.published.p99Ms,
     row.publishedOneFile.requestsPerSecond,
     row.onDemand.requestsPerSecond,
+    ratio(row.onDemand, row.bare),
     row.onDemand.p99Ms,
     row.bare.requestsPerSecond,
     row.bare.p50Ms,
@@ -169,11 +196,11 @@ const lines = rows.map((row) =>
 const report = [
   `# Artifacts bench ${new Date().toISOString()}`,
   "",
-  `${machineLine()}, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback, ${abIds.length} merchants' files in rotation.`,
-  "Published files: jobs/serve.ts answering from DATA_DIR/publish (stamp check against the store on every request). On demand: the same server with PUBLISH_FAST_PATH=false (Astro route renders). Bare: node:http answering the first merchant's file bytes.",
+  `${machineLine()}, server and bare node:http with ${processes} process(es) each, ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback, ${abIds.length} merchants' files in rotation.`,
+  "Published files: the server answering from DATA_DIR/publish (src/publish/fast-path.ts: one store-revision read a request). Through the route: the same server with PUBLISH_FAST_PATH=false (the document routes: guard and rate limit, each document rendered on its first request and kept until the store moves). Bare: node:http answering the first merchant's file bytes.",
   "",
   header,
-  `|${"---|".repeat(12)}`,
+  `|${"---|".repeat(14)}`,
   ...lines.map((line) => `| ${line} |`),
   "",
 ].join("\n");

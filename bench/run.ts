@@ -1,6 +1,7 @@
 /**
- * `npm run bench:read` (first part of `npm run bench`): seeds demo registries of several sizes, serves each with the built server and
- * measures the health check and the read routes under load next to bare node:http serving the
+ * `npm run bench:read` (first part of `npm run bench`): seeds demo registries of several sizes, publishes them (the refresh job), serves each with the built server and
+ * measures the health check, the read routes and the published documents (JSON-LD and decision
+ * card, answered from the publish folder) under load next to bare node:http serving the
  * same bytes with the same number of processes (same run, same machine), plus the domain's own
  * cost in-process, seed time and each server process's memory.
  *
@@ -17,6 +18,10 @@ import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { resolveMerchant } from "../src/domain/registry/resolve-merchant.ts";
 import { searchRegistry } from "../src/domain/registry/search-registry.ts";
+import { renderDecisionCard } from "../src/publish/decision-card.ts";
+import { viewDepsOf } from "../src/publish/http.ts";
+import { renderJsonLd } from "../src/publish/jsonld.ts";
+import { loadPublishedView } from "../src/publish/view.ts";
 import { searchQuerySchema } from "../src/schemas/registry.ts";
 import { searchDeps } from "../src/wiring.ts";
 import {
@@ -78,6 +83,17 @@ for (const size of sizes) {
       : `seed ${size}: ${seedSeconds} s wall (${Math.round(size / seedSeconds)} merchants/s)`,
   );
 
+  // The published documents are served from the publish folder, as on a server that has run its
+  // refresh: publish them under the server's BASE_URL (the port is part of it).
+  const port = values.port ?? "4399";
+  const refreshStarted = performance.now();
+  execFileSync(process.execPath, ["jobs/refresh.ts", "--quiet"], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: port },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  notes.push(`refresh ${size}: ${round((performance.now() - refreshStarted) / 1000, 1)} s wall (publish folder)`);
+
   const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as {
     cases: Record<string, string[]>;
     geo_queries: { q: string; lat: number; lng: number; radius: number; tags: string[] }[];
@@ -100,9 +116,9 @@ for (const size of sizes) {
         `/api/registry/search?q=${encodeURIComponent(g.q)}&tags=${encodeURIComponent(g.tags.join(","))}&lat=${g.lat}&lng=${g.lng}&radius=${g.radius}`,
     ),
     resolve: resolvable.map((abId) => `/api/registry/resolve/${abId}`),
+    jsonld_published: resolvable.map((abId) => `/api/merchants/${abId}/jsonld`),
+    decision_card_published: resolvable.map((abId) => `/api/merchants/${abId}/decision-card`),
   };
-
-  const port = values.port ?? "4399";
   const server = spawnNode(["jobs/start.ts"], {
     ...env,
     PORT: port,
@@ -116,6 +132,8 @@ for (const size of sizes) {
   const deps = searchDeps(app);
   for (const [scenario, paths] of Object.entries(scenarios)) {
     if (paths.length === 0) continue;
+    const published = scenario.endsWith("_published");
+    if (published) await expectServedFromFolder(url, paths[0] ?? "/");
     const { server: serverFigure, bare: bareFigure } = await serverBesideBare(url, paths, {
       processes,
       connections,
@@ -127,6 +145,11 @@ for (const size of sizes) {
         app.probeDatabase();
       } else if (scenario === "resolve") {
         resolveMerchant(deps, target.pathname.split("/").at(-1) ?? "");
+      } else if (published) {
+        // What the route renders when the file is not fresh: the server's answer above costs none of it.
+        const view = loadPublishedView(viewDepsOf(app), target.pathname.split("/").at(-2) ?? "");
+        if (scenario === "jsonld_published") renderJsonLd(view);
+        else renderDecisionCard(view);
       } else {
         const query = searchQuerySchema.parse(Object.fromEntries(target.searchParams));
         await searchRegistry(deps, query);
@@ -169,6 +192,7 @@ const report = [
   "",
   `Node ${process.version}, ${os.cpus().length} cores, server with ${processes} process(es), ${connections} connections, ${durationSeconds} s per figure, autocannon over loopback.`,
   `Bare node:http serves the same response bytes with the same ${processes} process(es) in the same run; domain-only is the same domain call in-process without HTTP.`,
+  "`*_published`: the merchant's document answered from the publish folder (the refresh job ran before the server started); their domain-only figure is rendering the document on demand, what the route does when the file is not fresh.",
   "",
   header,
   `|${"---|".repeat(11)}`,
@@ -179,3 +203,12 @@ const report = [
 ].join("\n");
 writeReport("read", report, { rows, notes });
 process.exit(0);
+
+/** A published scenario measures the publish folder: refuse to report a route's figure under its name. */
+async function expectServedFromFolder(url: string, pathname: string): Promise<void> {
+  const probe = await fetch(`${url}${pathname}`);
+  await probe.arrayBuffer();
+  if (probe.headers.get("x-served-from") !== "publish-folder") {
+    throw new Error(`${pathname} is not served from the publish folder (status ${probe.status}): was the refresh run?`);
+  }
+}

@@ -54,14 +54,13 @@ function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
   const settings = loadPublishSettings(config);
   if (!settings.fastPath) return null;
   const db = openDatabase(config.databaseFile, { small: true, checkpoints: config.walCheckpoints });
-  const source = createPublishSource(db);
   const killSwitch = createKillSwitch({
     environmentSuspended: config.agentAccessSuspended,
     settings: createSettingsRepository(db),
   });
   const fastPath = createPublishedFastPath({
     publishDir: settings.publishDir,
-    stampOf: (abId) => source.stampOf(abId),
+    store: createPublishSource(db),
     publishKey: publishKeyOf(config),
     isSuspended: () => killSwitch.isSuspended(),
     baseUrl: config.baseUrl,
@@ -82,7 +81,7 @@ export async function startServer(options: { port: number; host: string }): Prom
       const method = request.method ?? "GET";
       if (method === "OPTIONS" && request.url === "*") {
         // The server's own capabilities (RFC 9110 9.3.7): what any of its resources may accept.
-        response.writeHead(204, { allow: "GET, HEAD, POST, OPTIONS" });
+        response.writeHead(204, { allow: "GET, HEAD, POST, OPTIONS", "x-request-id": request.headers["x-request-id"] });
         response.end();
         return;
       }
@@ -121,10 +120,8 @@ export async function startServer(options: { port: number; host: string }): Prom
   const server = http.createServer((request, response) => {
     if (config.trustProxyHops === 0) delete request.headers["x-forwarded-for"];
     // Every answer carries the request's id, whoever writes it (static files, the published fast
-    // path, routes): it is fixed here, on the request, once.
-    const requestId = requestIdOf(request.headers["x-request-id"]);
-    request.headers["x-request-id"] = requestId;
-    response.setHeader("x-request-id", requestId);
+    // path, routes): it is fixed here, on the request, once; writeAnswer puts it on the answer.
+    request.headers["x-request-id"] = requestIdOf(request.headers["x-request-id"]);
     handler(request, response);
   });
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => answerUnparsable(error, socket, config.baseUrl));
@@ -179,7 +176,10 @@ function serveEndpoint(
         // Routes render their own faults; this is a fault in rendering one.
         logger.error("endpoint fault", { error: error instanceof Error ? error.message : String(error) });
         if (!response.headersSent) {
-          response.writeHead(500, { "content-type": "application/json; charset=utf-8" });
+          response.writeHead(500, {
+            "content-type": "application/json; charset=utf-8",
+            "x-request-id": request.headers["x-request-id"],
+          });
           response.end(
             JSON.stringify({
               success: false,

@@ -16,6 +16,7 @@ import { notifyOutbox } from "./mail/outbox-signal.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
 import { processCardCode } from "./publish/code-key.ts";
+import type { RenderedDocument } from "./publish/document.ts";
 import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
@@ -47,6 +48,15 @@ export interface PreparedAnswer {
 
 /** About 10 KB each: 4,000 answers are 40 MB at most per process. */
 const PREPARED_ANSWER_ENTRIES = 4_000;
+
+/** A merchant's document as its route rendered it, and the end of its content period (period.ts). */
+export interface KeptDocument {
+  document: RenderedDocument;
+  validUntil: string | null;
+}
+
+/** 7-25 KB each: 1,000 documents are 25 MB at most per process. */
+const KEPT_DOCUMENT_ENTRIES = 1_000;
 /** A lead target is small (the merchant's assessable columns, signals, trust): a few KB each. */
 const LEAD_TARGET_ENTRIES = 4_000;
 
@@ -68,6 +78,8 @@ export interface App {
   cardCode: () => string;
   /** Serialized answers that change only with the store (resolve), checked against the store revision. */
   preparedAnswers: RevisionCache<PreparedAnswer>;
+  /** Merchants' documents rendered by their routes (src/publish/http.ts keptDocument). */
+  keptDocuments: RevisionCache<KeptDocument>;
   /** Merchants leads go to, assessed, checked against the store revision and their signals' expiry. */
   leadTargets: RevisionCache<AssessedLeadTarget>;
   /** Manifest signing keys under DATA_DIR/keys (lazy: no file is touched before first use). */
@@ -142,6 +154,10 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     preparedAnswers: createRevisionCache<PreparedAnswer>({
       maxEntries: PREPARED_ANSWER_ENTRIES,
       validUntilOf: (answer) => answer.validUntil,
+    }),
+    keptDocuments: createRevisionCache<KeptDocument>({
+      maxEntries: KEPT_DOCUMENT_ENTRIES,
+      validUntilOf: (kept) => kept.validUntil,
     }),
     leadTargets: createRevisionCache<AssessedLeadTarget>({
       maxEntries: LEAD_TARGET_ENTRIES,

@@ -234,18 +234,53 @@ export function finishAnswer(request: AnsweredRequest, answer: Reply): Reply {
   return { status, headers, body };
 }
 
+function answeredRequest(request: IncomingMessage): AnsweredRequest {
+  return {
+    method: request.method ?? "GET",
+    headers: {
+      "accept-encoding": request.headers["accept-encoding"],
+      "if-none-match": request.headers["if-none-match"],
+    },
+  };
+}
+
 /** Writes an answer with the conventions applied (no body on HEAD, its headers as on GET). */
 export function writeAnswer(request: IncomingMessage, response: ServerResponse, answer: Reply): void {
-  const finished = finishAnswer(
-    {
-      method: request.method ?? "GET",
-      headers: {
-        "accept-encoding": request.headers["accept-encoding"],
-        "if-none-match": request.headers["if-none-match"],
-      },
-    },
-    answer,
-  );
-  response.writeHead(finished.status, finished.headers);
+  writeFinished(request, response, finishAnswer(answeredRequest(request), answer));
+}
+
+/**
+ * Writes an answer the conventions were applied to, with the request's X-Request-Id (fixed on the
+ * request at the server edge, jobs/serve.ts) unless the answer carries its own. One header object
+ * for writeHead: a header set on the response before makes Node copy every header one by one.
+ */
+function writeFinished(request: IncomingMessage, response: ServerResponse, finished: Reply): void {
+  const requestId = request.headers["x-request-id"];
+  const headers = typeof requestId === "string" ? { "x-request-id": requestId, ...finished.headers } : finished.headers;
+  response.writeHead(finished.status, headers);
   response.end(request.method === "HEAD" || finished.body === null ? undefined : finished.body);
+}
+
+/** Request variants (method, Accept-Encoding, If-None-Match) one fixed answer keeps its finished form for. */
+const FIXED_ANSWER_VARIANTS = 8;
+
+/**
+ * A writer for an answer whose status, headers and bytes are the same for every request (a
+ * published file): what the conventions make of it is kept per variant of the request fields they
+ * read, so writing it again costs a lookup. (It holds the compressed bytes it was given while the
+ * caller holds the writer.)
+ */
+export function fixedAnswerWriter(answer: Reply): (request: IncomingMessage, response: ServerResponse) => void {
+  const finished = new Map<string, Reply>();
+  return (request, response) => {
+    const asked = answeredRequest(request);
+    let variant = asked.method;
+    for (const value of Object.values(asked.headers)) variant += `\n${value ?? ""}`;
+    let reply = finished.get(variant);
+    if (reply === undefined) {
+      reply = finishAnswer(asked, answer);
+      if (finished.size < FIXED_ANSWER_VARIANTS) finished.set(variant, reply);
+    }
+    writeFinished(request, response, reply);
+  };
 }

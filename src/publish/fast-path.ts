@@ -1,11 +1,11 @@
 import { readFileSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { writeAnswer } from "../http/conventions.ts";
+import { fixedAnswerWriter, writeAnswer } from "../http/conventions.ts";
 import type { Reply } from "../http/reply.ts";
 import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
 import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
-import type { MerchantStamp } from "../store/publish-source.ts";
+import type { PublishSource } from "../store/publish-source.ts";
 import {
   bodyHash,
   DOCUMENT_CACHE_CONTROL,
@@ -31,11 +31,25 @@ const CONTENT_TYPES: Record<PublishedKind, string> = {
 /** A snapshot closer than this to its expiry is not served from the folder (the live route signs a fresh one). */
 const SNAPSHOT_MIN_REMAINING_MS = 60_000;
 const INDEX_RECHECK_MS = 1000;
+/**
+ * When the store moved by more writes than this since the kept stamps were read, they are all
+ * dropped rather than the touched merchants listed (each write moves the revision by one or more).
+ */
+const MAX_TOUCHES_FOLLOWED = 5_000;
+/** Kept store stamps, at most (about 100 bytes each); past this they are dropped and read again. */
+const MAX_KEPT_STAMPS = 200_000;
+
+/**
+ * What the fast path reads from the store: the store revision (moved by every write to a
+ * merchant's published inputs, from any connection), the merchants written since a revision, and
+ * one merchant's status and source stamp.
+ */
+export type FastPathStore = Pick<PublishSource, "revision" | "touchedSince" | "stampOf">;
 
 export interface FastPathOptions {
   publishDir: string;
-  /** What the store says about a merchant now (status and source stamp). */
-  stampOf: (abId: string) => MerchantStamp | null;
+  /** What the store says about a merchant now (status and source stamp), and when that changes. */
+  store: FastPathStore;
   /** The server's publish key (BASE_URL, order rail, format): files published under another one are not served. */
   publishKey: string;
   nowMs?: () => number;
@@ -45,6 +59,8 @@ export interface FastPathOptions {
   baseUrl?: string;
   /** Bytes of file bodies kept in memory (default 64 MiB). */
   maxCacheBytes?: number;
+  /** How often the serve index's file is looked at for a new run (ms, default 1000). */
+  indexRecheckMs?: number;
 }
 
 export interface FastPathStats {
@@ -60,23 +76,28 @@ export interface PublishedFastPath {
 }
 
 interface CachedFile {
-  ino: number;
-  mtimeMs: number;
-  size: number;
   body: Buffer;
   etag: string;
+  /** The answer, written as the conventions say, built once (not for snapshots: their cache lifetime follows the clock). */
+  write: ((request: IncomingMessage, response: ServerResponse) => void) | null;
 }
 
 /**
- * The published-file fast path in front of Astro. A request for a published document is answered
- * from `DATA_DIR/publish/<url path>` when the file is fresh:
+ * The published-file fast path in front of the routes. A request for a published document is
+ * answered from `DATA_DIR/publish/<url path>` when the file is fresh:
  *
  * - the serve index (written by the refresh job) lists the merchant under this server's publish key;
  * - the store's source stamp of the merchant equals the one the file was rendered from, and the
- *   merchant is still published (one indexed lookup per request);
+ *   merchant is still published;
  * - the content period has not ended (a signal expiry, an anniversary: period.ts), and a snapshot
  *   manifest is more than a minute from its expiry;
  * - agent access is not suspended, and the request presents no API key (the guard checks keys).
+ *
+ * What a request costs is one read of the store revision and a few map lookups: the store's stamp
+ * of a merchant is kept until a write touches that merchant (`merchant_touches`, read when the
+ * revision moves), and a file's bytes and headers until the refresh job writes a new serve index
+ * (it rewrites the index after the files of every run; the index is looked at once a second).
+ * Until then the bytes kept are the ones the index vouches for.
  *
  * Published documents are not counted against rate limits here: they are static artifacts a CDN
  * would serve as well (the spec rate-limits search, resolve, leads, orders, registration and tools).
@@ -87,16 +108,20 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
   const nowMs = options.nowMs ?? Date.now;
   const indexFile = path.join(options.publishDir, STATE_DIRNAME, SERVE_INDEX_FILENAME);
   const maxCacheBytes = options.maxCacheBytes ?? 64 * 1024 * 1024;
+  const indexRecheckMs = options.indexRecheckMs ?? INDEX_RECHECK_MS;
   const cache = new Map<string, CachedFile>();
   let cacheBytes = 0;
   let index: ServeIndex | null = null;
   let indexSignature = "";
   let indexCheckedAt = Number.NEGATIVE_INFINITY;
   const counters: FastPathStats = { served: 0, notModified: 0, passed: 0 };
+  /** The store's stamp of each merchant asked for, null when it is not published, as of `stampsRevision`. */
+  const storeStamps = new Map<string, string | null>();
+  let stampsRevision = -1;
 
   const currentIndex = (): ServeIndex | null => {
     const at = performance.now();
-    if (at - indexCheckedAt < INDEX_RECHECK_MS) return index;
+    if (at - indexCheckedAt < indexRecheckMs) return index;
     indexCheckedAt = at;
     const stat = statSync(indexFile, { throwIfNoEntry: false });
     const signature = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : "";
@@ -113,42 +138,88 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
     return index;
   };
 
-  const readFile = (relative: string): CachedFile | null => {
-    const full = path.join(options.publishDir, relative);
-    const stat = statSync(full, { throwIfNoEntry: false });
-    if (!stat?.isFile()) return null;
-    const cached = cache.get(relative);
-    if (cached && cached.ino === stat.ino && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) {
+  /**
+   * The store's stamp of a published merchant now, or null. Kept stamps are dropped for the
+   * merchants written since they were read; a stamp read after the revision it is kept under can
+   * only be newer than that revision, so a later write always drops it.
+   */
+  const storeStampOf = (abId: string): string | null => {
+    const revision = options.store.revision();
+    if (revision !== stampsRevision) {
+      if (stampsRevision < 0 || revision < stampsRevision || revision - stampsRevision > MAX_TOUCHES_FOLLOWED) {
+        storeStamps.clear();
+        stampsRevision = revision;
+      } else {
+        const touched = options.store.touchedSince(stampsRevision);
+        for (const touchedId of touched.abIds) storeStamps.delete(touchedId);
+        stampsRevision = touched.revision;
+      }
+    }
+    let stamp = storeStamps.get(abId);
+    if (stamp === undefined) {
+      const current = options.store.stampOf(abId);
+      stamp = current && isPublishedStatus(current.status) ? current.stamp : null;
+      if (storeStamps.size >= MAX_KEPT_STAMPS) storeStamps.clear();
+      storeStamps.set(abId, stamp);
+    }
+    return stamp;
+  };
+
+  /** A published file by the request path that names it (the snapshot's two paths are kept apart). */
+  const readFile = (kind: PublishedKind, abId: string, pathname: string): CachedFile | null => {
+    const cached = cache.get(pathname);
+    if (cached) {
       // Refresh its place in the LRU order.
-      cache.delete(relative);
-      cache.set(relative, cached);
+      cache.delete(pathname);
+      cache.set(pathname, cached);
       return cached;
     }
     let body: Buffer;
     try {
-      body = readFileSync(full);
+      body = readFileSync(path.join(options.publishDir, publishedPath(kind, abId)));
     } catch {
       return null;
     }
+    const etag = etagOf(bodyHash(body));
     const file: CachedFile = {
-      ino: stat.ino,
-      mtimeMs: stat.mtimeMs,
-      size: body.length,
       body,
-      etag: etagOf(bodyHash(body)),
+      etag,
+      write:
+        kind === "snapshot" ? null : fixedAnswerWriter({ status: 200, headers: answerHeaders(kind, abId, etag), body }),
     };
-    if (cached) cacheBytes -= cached.size;
-    cache.delete(relative);
     if (body.length <= maxCacheBytes / 16) {
-      cache.set(relative, file);
+      cache.set(pathname, file);
       cacheBytes += body.length;
       for (const [key, value] of cache) {
         if (cacheBytes <= maxCacheBytes) break;
         cache.delete(key);
-        cacheBytes -= value.size;
+        cacheBytes -= value.body.length;
       }
     }
     return file;
+  };
+
+  /** The route's headers for a document, the Link header included (the same as the route that renders it). */
+  const answerHeaders = (
+    kind: PublishedKind,
+    abId: string,
+    etag: string,
+    cacheControl = DOCUMENT_CACHE_CONTROL,
+    pathname = `/${publishedPath(kind, abId)}`,
+  ): Record<string, string> => {
+    const answer: Reply = {
+      status: 200,
+      headers: {
+        "content-type": CONTENT_TYPES[kind],
+        etag,
+        "cache-control": cacheControl,
+        "x-content-type-options": "nosniff",
+        "x-served-from": "publish-folder",
+      },
+      body: null,
+    };
+    if (options.baseUrl) addDiscoveryLinks(answer, discoveryLinks(options.baseUrl, pathname, { ab_id: abId }));
+    return answer.headers;
   };
 
   return {
@@ -177,35 +248,25 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       const entry = served.entries.get(match.abId);
       const now = nowMs();
       if (!entry || now >= entry.untilMs) return pass();
-      let cacheControl = DOCUMENT_CACHE_CONTROL;
+      let snapshotCacheControl: string | null = null;
       if (match.kind === "snapshot") {
         const remaining = entry.snapshotExpiresMs - now;
         if (!(remaining > SNAPSHOT_MIN_REMAINING_MS)) return pass();
-        cacheControl = `public, max-age=${Math.min(MANIFEST_CACHE_MAX_SECONDS, Math.floor(remaining / 1000))}`;
+        snapshotCacheControl = `public, max-age=${Math.min(MANIFEST_CACHE_MAX_SECONDS, Math.floor(remaining / 1000))}`;
       }
-      const current = options.stampOf(match.abId);
-      if (!current || current.stamp !== entry.stamp || !isPublishedStatus(current.status)) return pass();
-      const file = readFile(publishedPath(match.kind, match.abId));
+      if (storeStampOf(match.abId) !== entry.stamp) return pass();
+      const file = readFile(match.kind, match.abId, pathname);
       if (!file) return pass();
 
-      // X-Request-Id is already on the response: the server sets it for every request (jobs/serve.ts).
-      // CORS, 304 on If-None-Match and compression: the server's conventions, as on the routes.
-      const answer: Reply = {
-        status: 200,
-        headers: {
-          "content-type": CONTENT_TYPES[match.kind],
-          etag: file.etag,
-          "cache-control": cacheControl,
-          "x-content-type-options": "nosniff",
-          "x-served-from": "publish-folder",
-        },
-        body: file.body,
-      };
-      // The same Link header as the route that renders the document.
-      if (options.baseUrl) addDiscoveryLinks(answer, discoveryLinks(options.baseUrl, pathname, { ab_id: match.abId }));
       if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) counters.notModified += 1;
       else counters.served += 1;
-      writeAnswer(request, response, answer);
+      // X-Request-Id (fixed on the request by jobs/serve.ts), CORS, 304 on If-None-Match and
+      // compression: the server's conventions, as on the routes.
+      if (file.write) file.write(request, response);
+      else {
+        const headers = answerHeaders(match.kind, match.abId, file.etag, snapshotCacheControl ?? undefined, pathname);
+        writeAnswer(request, response, { status: 200, headers, body: file.body });
+      }
       return true;
     },
   };

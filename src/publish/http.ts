@@ -9,11 +9,34 @@ import { guardedRoute, type OperationContext, type OperationEndpoint, route } fr
 import type { OperationSpec } from "../openapi/operations.ts";
 import { resolveDeps } from "../wiring.ts";
 import { DOCUMENT_CACHE_CONTROL, etagOf, HTML_TYPE, type RenderedDocument } from "./document.ts";
+import type { MerchantDocumentKind } from "./documents.ts";
 import { buildNotFoundPage, renderNotFoundPage } from "./not-found-page.ts";
-import type { ViewDeps } from "./view.ts";
+import type { MerchantView, ViewDeps } from "./view.ts";
 
 export function viewDepsOf(app: App): ViewDeps {
   return resolveDeps(app);
+}
+
+/**
+ * A merchant's document as its route renders it, kept per process until the store moves (a write
+ * from any process) or the merchant's content period ends: the rule a published file is served
+ * by (period.ts). The route answers what the publish folder does not (a merchant changed since the
+ * last refresh, a server before its first) and rendering costs ten times serving: the first
+ * request renders, the next ones until a change read the store revision only. A merchant `load`
+ * refuses (404) is not kept.
+ */
+export function keptDocument(
+  app: App,
+  kind: MerchantDocumentKind,
+  abId: string,
+  load: (deps: ViewDeps) => MerchantView,
+  render: (view: MerchantView) => RenderedDocument,
+): RenderedDocument {
+  const revision = app.merchants.revision();
+  return app.keptDocuments.readOrBuild(`${kind}:${abId}`, revision, app.now().toISOString(), () => {
+    const view = load(viewDepsOf(app));
+    return { document: render(view), validUntil: view.period.until };
+  }).document;
 }
 
 /**

@@ -1,13 +1,13 @@
 import { methodNotAllowed, route } from "../../../http/route.ts";
 import { operation } from "../../../openapi/operations.ts";
 import { renderAiMd } from "../../../publish/ai-md.ts";
-import { documentResponse, viewDepsOf } from "../../../publish/http.ts";
+import { documentResponse, keptDocument } from "../../../publish/http.ts";
 import { loadPublishedView } from "../../../publish/view.ts";
 
 /** The microsite as Markdown for language models (text/markdown), the bytes the refresh job publishes. */
 export const GET = route(operation("getMerchantAiMd"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(renderAiMd(loadPublishedView(viewDepsOf(app), ab_id)));
+  return documentResponse(keptDocument(app, "ai-md", ab_id, (deps) => loadPublishedView(deps, ab_id), renderAiMd));
 });
 
 export const HEAD = GET;

@@ -1,7 +1,7 @@
 import { methodNotAllowed, route } from "../../../../http/route.ts";
 import { operation } from "../../../../openapi/operations.ts";
 import { renderDecisionCard } from "../../../../publish/decision-card.ts";
-import { documentResponse, viewDepsOf } from "../../../../publish/http.ts";
+import { documentResponse, keptDocument } from "../../../../publish/http.ts";
 import { loadPublishedView } from "../../../../publish/view.ts";
 
 /**
@@ -11,7 +11,9 @@ import { loadPublishedView } from "../../../../publish/view.ts";
  */
 export const GET = route(operation("getDecisionCard"), ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(renderDecisionCard(loadPublishedView(viewDepsOf(app), ab_id)));
+  return documentResponse(
+    keptDocument(app, "decision-card", ab_id, (deps) => loadPublishedView(deps, ab_id), renderDecisionCard),
+  );
 });
 
 export const HEAD = GET;

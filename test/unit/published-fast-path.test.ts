@@ -1,0 +1,219 @@
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { bodyHash, etagOf } from "../../src/publish/document.ts";
+import { type PublishedKind, publishedPath } from "../../src/publish/documents.ts";
+import { createPublishedFastPath, type FastPathStore } from "../../src/publish/fast-path.ts";
+import { SERVE_INDEX_FILENAME, STATE_DIRNAME } from "../../src/publish/publish-folder.ts";
+import { formatServeIndex } from "../../src/publish/serve-index.ts";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+import { createPublishSource } from "../../src/store/publish-source.ts";
+import { FIXTURE, fixtureMerchants, insertFixtureMerchants } from "../helpers/search-index-fixture.ts";
+
+/*
+ * The published-file fast path against a real store: what it reads from the store per request,
+ * and which bytes it serves while the store and the publish folder move.
+ */
+
+const PUBLISH_KEY = "test-publish-key";
+const BASE_URL = "https://registre.example";
+const bakery = FIXTURE.bakeryTrusted;
+const plumber = FIXTURE.plumberLyon;
+
+let dataDir: string;
+let publishDir: string;
+let db: Db;
+let calls: { revision: number; touchedSince: number; stampOf: number };
+let store: FastPathStore;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), "abeille-fast-path-"));
+  publishDir = path.join(dataDir, "publish");
+  db = openDatabase(path.join(dataDir, "abeille.db"));
+  insertFixtureMerchants(db, fixtureMerchants);
+  const source = createPublishSource(db);
+  calls = { revision: 0, touchedSince: 0, stampOf: 0 };
+  // The real store, counted.
+  store = {
+    revision: () => {
+      calls.revision += 1;
+      return source.revision();
+    },
+    touchedSince: (cursor) => {
+      calls.touchedSince += 1;
+      return source.touchedSince(cursor);
+    },
+    stampOf: (abId) => {
+      calls.stampOf += 1;
+      return source.stampOf(abId);
+    },
+  };
+});
+
+afterEach(() => {
+  db.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function publish(kind: PublishedKind, abId: string, text: string): Buffer {
+  const file = path.join(publishDir, publishedPath(kind, abId));
+  mkdirSync(path.dirname(file), { recursive: true });
+  const body = Buffer.from(text);
+  writeFileSync(file, body);
+  return body;
+}
+
+/**
+ * The serve index as the refresh job writes it (a new file renamed over the old one): each
+ * merchant under the stamp the store gives it now.
+ */
+function writeServeIndex(abIds: string[], until: string | null = null): void {
+  const stamps = createPublishSource(db).stampsOf([...abIds].sort());
+  const file = path.join(publishDir, STATE_DIRNAME, SERVE_INDEX_FILENAME);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(
+    `${file}.tmp`,
+    formatServeIndex(
+      PUBLISH_KEY,
+      stamps.map((stamp) => [stamp.abId, stamp.stamp, until, null]),
+    ),
+  );
+  renameSync(`${file}.tmp`, file);
+}
+
+interface Written {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
+
+/** One GET through the fast path: whether it answered, and what it wrote. */
+function get(
+  fastPath: ReturnType<typeof createPublishedFastPath>,
+  url: string,
+  headers: Record<string, string> = {},
+): Written | null {
+  const request = { method: "GET", url, headers } as unknown as IncomingMessage;
+  let written: Written | null = null;
+  const response = {
+    headersSent: false,
+    writeHead(status: number, sent: Record<string, string>) {
+      written = { status, headers: sent, body: undefined };
+    },
+    end(body?: Buffer) {
+      if (written) written.body = body;
+    },
+  } as unknown as ServerResponse;
+  return fastPath.handle(request, response) ? written : null;
+}
+
+function otherConnection(statement: string): void {
+  const other = openDatabase(path.join(dataDir, "abeille.db"));
+  try {
+    other.$client.exec(statement);
+  } finally {
+    other.$client.close();
+  }
+}
+
+describe("the published-file fast path", () => {
+  it("reads one merchant's stamp once, then only the store revision, until a write touches that merchant", () => {
+    const bakeryJsonLd = publish("jsonld", bakery, '{"name":"Boulangerie"}');
+    publish("ai-digest", bakery, '{"digest":"Boulangerie"}');
+    const plumberJsonLd = publish("jsonld", plumber, '{"name":"Plombier"}');
+    writeServeIndex([bakery, plumber]);
+    const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, baseUrl: BASE_URL });
+
+    const first = get(fastPath, `/api/merchants/${bakery}/jsonld`);
+    expect(first?.status).toBe(200);
+    expect(first?.body?.equals(bakeryJsonLd)).toBe(true);
+    expect(first?.headers).toMatchObject({
+      "content-type": "application/ld+json; charset=utf-8",
+      etag: etagOf(bodyHash(bakeryJsonLd)),
+      "cache-control": "public, max-age=300",
+      "x-served-from": "publish-folder",
+      link: `<${BASE_URL}/openapi.json>; rel="describedby"; type="application/json", <${BASE_URL}/m/${bakery}/ai.md>; rel="alternate"; type="text/markdown"`,
+      "access-control-allow-origin": "*",
+      "content-length": String(bakeryJsonLd.length),
+    });
+    expect(calls).toEqual({ revision: 1, touchedSince: 0, stampOf: 1 });
+
+    // The same merchant again, and another of its documents: no stamp query.
+    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)?.status).toBe(200);
+    expect(get(fastPath, `/api/merchants/${bakery}/ai-digest`)?.status).toBe(200);
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.body?.equals(plumberJsonLd)).toBe(true);
+    expect(calls).toEqual({ revision: 4, touchedSince: 0, stampOf: 2 });
+
+    // A write to the bakery from another process (writers move updated_at, which the stamp reads):
+    // its file is behind the store at once; the plumber's stays served on the stamp read before.
+    otherConnection(
+      `UPDATE merchants SET phone = '+33 4 00 00 00 01', updated_at = '2026-11-26T12:00:00.000Z' WHERE ab_id = '${bakery}'`,
+    );
+    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)).toBeNull();
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect(calls).toEqual({ revision: 6, touchedSince: 1, stampOf: 3 });
+    expect(fastPath.stats()).toEqual({ served: 5, notModified: 0, passed: 1 });
+  });
+
+  it("never serves a merchant the store no longer publishes, nor one whose content period ended", () => {
+    publish("jsonld", bakery, '{"name":"Boulangerie"}');
+    publish("jsonld", plumber, '{"name":"Plombier"}');
+    writeServeIndex([bakery, plumber], "2026-12-01T00:00:00.000Z");
+    let now = Date.parse("2026-11-30T23:59:59.000Z");
+    const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, nowMs: () => now });
+    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)?.status).toBe(200);
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+
+    otherConnection(`UPDATE merchants SET status = 'SUSPENDED' WHERE ab_id = '${bakery}'`);
+    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)).toBeNull();
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+
+    now = Date.parse("2026-12-01T00:00:00.000Z");
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)).toBeNull();
+  });
+
+  it("drops every kept stamp when the store moved by more writes than it follows one by one", () => {
+    publish("jsonld", plumber, '{"name":"Plombier"}');
+    writeServeIndex([plumber]);
+    const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY });
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect(calls.stampOf).toBe(1);
+
+    // 5,001 writes to another merchant: listing who was touched is not worth it any more.
+    const update = db.$client.prepare("UPDATE merchants SET phone = ? WHERE ab_id = ?");
+    db.$client.transaction(() => {
+      for (let write = 0; write <= 5_000; write++) update.run(`+33 4 00 00 ${String(write).padStart(4, "0")}`, bakery);
+    })();
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect(calls).toMatchObject({ touchedSince: 0, stampOf: 2 });
+
+    // A few writes are followed: the plumber's stamp stays.
+    update.run("+33 4 99 99 99 99", bakery);
+    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect(calls).toMatchObject({ touchedSince: 1, stampOf: 2 });
+  });
+
+  it("keeps the bytes the serve index vouches for until the refresh job writes a new index", () => {
+    const before = publish("jsonld", bakery, '{"name":"Boulangerie"}');
+    writeServeIndex([bakery]);
+    const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, indexRecheckMs: 0 });
+    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)?.body?.equals(before)).toBe(true);
+
+    // A run in progress writes the file first: the index it answers for is still the old one.
+    const after = publish("jsonld", bakery, '{"name":"Boulangerie du Centre"}');
+    const during = get(fastPath, `/api/merchants/${bakery}/jsonld`);
+    expect(during?.body?.equals(before)).toBe(true);
+    expect(during?.headers.etag).toBe(etagOf(bodyHash(before)));
+
+    // Then the run's index: the new bytes, with their own ETag.
+    writeServeIndex([bakery]);
+    const served = get(fastPath, `/api/merchants/${bakery}/jsonld`);
+    expect(served?.body?.equals(after)).toBe(true);
+    expect(served?.headers.etag).toBe(etagOf(bodyHash(after)));
+    const notModified = get(fastPath, `/api/merchants/${bakery}/jsonld`, { "if-none-match": etagOf(bodyHash(after)) });
+    expect(notModified?.status).toBe(304);
+    expect(notModified?.body).toBeUndefined();
+  });
+});
