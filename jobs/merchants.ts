@@ -12,6 +12,8 @@
  *   npm run merchants -- import FILE.ndjson                  one declaration a line: adds or updates by SIRET
  *   npm run merchants -- observe FILE.ndjson                 one platform observation a line (listing, website,
  *                                                            photos, payment, evidence signals, Q&A), by SIRET
+ *   npm run merchants -- letters [--ab-id ID ...] [--department D] [--unclaimed] [--limit N] --out FILE.pdf
+ *                                                            a printable batch of postal letters with single-use codes
  *
  * `--json` prints JSON; `--actor NAME` names who acts in the audit log (default: operator:<user>).
  * A status is written in capitals or not (`active` is ACTIVE). An update file may be the declaration
@@ -27,6 +29,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
 import os from "node:os";
 import { loadConfig } from "../src/config/config.ts";
+import type { LetterRecipientFilter } from "../src/domain/merchant-space/letter-store.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
 import { importDeclarations } from "../src/domain/merchants/import-declarations.ts";
@@ -56,6 +59,7 @@ import {
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
+import { letterFilter, runLetters } from "./merchant-letters.ts";
 import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
@@ -70,6 +74,7 @@ const ARGUMENTS: Record<string, string[]> = {
   list: [],
   import: ["FILE.ndjson"],
   observe: ["FILE.ndjson"],
+  letters: [],
 };
 
 await runCommand(
@@ -84,11 +89,15 @@ await runCommand(
       "npm run merchants -- list [--status S] [--sector S] [--department D] [--limit N]",
       "npm run merchants -- import FILE.ndjson",
       "npm run merchants -- observe FILE.ndjson",
+      "npm run merchants -- letters [--ab-id ID ...] [--department D] [--unclaimed] [--limit N] --out FILE.pdf",
     ],
     notes: [
       "add: a declaration (src/schemas/merchant-declaration.ts) -> a PROBATION merchant; update: the declared",
       "fields that change (the file add took is accepted: its SIRET is checked and left out); import: one",
       "declaration a line, adds or updates by SIRET, resumable; observe: one platform observation a line.",
+      "letters: one A4 letter per listed establishment (not SUSPENDED or ARCHIVED) with a single-use code for",
+      "{BASE_URL}/pro/code, addressed for a window envelope; --unclaimed skips those someone has claimed; a new",
+      "letter supersedes the older ones of its establishment. The codes are in the PDF only.",
       "Options: --json prints JSON; --actor NAME names who acts in the audit log (default operator:<user>).",
     ],
     options: {
@@ -99,6 +108,9 @@ await runCommand(
       limit: { type: "string" },
       actor: { type: "string" },
       json: { type: "boolean", default: false },
+      "ab-id": { type: "string", multiple: true },
+      unclaimed: { type: "boolean", default: false },
+      out: { type: "string" },
     },
     allowPositionals: true,
     exitStatuses: [
@@ -124,11 +136,22 @@ await runCommand(
     const status = command === "status" ? statusArgument(args[1] as string, "<STATUS>") : undefined;
     const listStatus = values.status === undefined ? undefined : statusArgument(values.status, "--status");
     const limit = values.limit === undefined ? 100 : wholeNumberOption("limit", values.limit, 1, 10_000);
+    const letters =
+      command === "letters"
+        ? letterFilter({
+            abIds: values["ab-id"],
+            department: values.department,
+            unclaimed: values.unclaimed,
+            limit,
+            out: values.out,
+          })
+        : undefined;
     await run(command, args, {
       json: values.json,
       actor: values.actor ?? `operator:${os.userInfo().username}`,
       reason: values.reason ?? null,
       status,
+      letters,
       list: {
         ...(listStatus ? { status: listStatus } : {}),
         ...(values.sector ? { sector: values.sector } : {}),
@@ -151,6 +174,7 @@ interface RunOptions {
   actor: string;
   reason: string | null;
   status: MerchantStatus | undefined;
+  letters: { filter: LetterRecipientFilter; out: string } | undefined;
   list: { status?: MerchantStatus; sector?: string; department?: string; limit: number };
 }
 
@@ -192,6 +216,13 @@ async function run(command: string, args: string[], options: RunOptions): Promis
         ),
       ]);
       if (report.rejected.length > 0) process.exitCode = EXIT_FAILED;
+    } else if (command === "letters" && options.letters) {
+      const report = await runLetters(db, config, options.letters);
+      out(report, [
+        report.letters === 0
+          ? "0 letters: no listed establishment matches (nothing written)"
+          : `${report.letters} letter(s) written to ${printable(report.out)} (batch ${report.batch_id}, codes expire ${report.expires_at})`,
+      ]);
     } else if (command === "add") {
       const [file] = args as [string];
       const added = addMerchant(deps, readDeclaration(file), actor);
