@@ -363,7 +363,7 @@ export const outbox = sqliteTable(
   "outbox",
   {
     messageId: text("message_id").primaryKey(),
-    /** lead_notification, lead_follow_up, platform_contact */
+    /** lead_notification, lead_follow_up, platform_contact, space_sign_in_link */
     kind: text("kind").notNull(),
     subjectId: text("subject_id").notNull(),
     status: text("status").notNull(),
