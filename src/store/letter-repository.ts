@@ -48,10 +48,25 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
       supersede.run({ at, abId: letter.abId, letterId: letter.letterId });
     }
   });
+  // The lock goes in the merchant's audit log, at the revision the record is at (the record does
+  // not change: nothing to publish, no change-feed row). No code, no email: the letter's id only.
+  const insertLockEvent = sqlite.prepare(
+    `INSERT INTO merchant_events (ab_id, at, actor, action, changes, reason, revision)
+     SELECT ab_id, @at, 'letter:' || @letterId, 'letter_locked', '{}', @reason, revision FROM merchants WHERE ab_id = @abId`,
+  );
   const countTx = sqlite.transaction((letterId: string, at: string, lockAfter: number) => {
     if (countTry.run({ letterId, at, lockAfter }).changes === 0) return null;
     const row = byId.get(letterId);
-    return row ? letterOf(row) : null;
+    if (!row) return null;
+    if (row.locked_at !== null) {
+      insertLockEvent.run({
+        at,
+        letterId,
+        abId: row.ab_id,
+        reason: `${row.failed_attempts} wrong tries; a new letter is needed`,
+      });
+    }
+    return letterOf(row);
   });
   return {
     recipients(filter: LetterRecipientFilter): LetterRecipient[] {

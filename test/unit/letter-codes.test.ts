@@ -220,6 +220,21 @@ describe("checking a typed code", () => {
       .prepare("SELECT failed_attempts, locked_at FROM letter_codes WHERE letter_id = ?")
       .get(!locking.ok ? locking.lockedNow?.letterId : "");
     expect(row).toEqual({ failed_attempts: LETTER_CODE_WRONG_TRIES, locked_at: clock.toISOString() });
+    // The lock is in the merchant's audit log, once, without the code.
+    const events = db.$client
+      .prepare(
+        "SELECT actor, action, changes, reason FROM merchant_events WHERE ab_id = ? AND action = 'letter_locked'",
+      )
+      .all(paris);
+    expect(events).toEqual([
+      {
+        actor: `letter:${!locking.ok ? locking.lockedNow?.letterId : ""}`,
+        action: "letter_locked",
+        changes: "{}",
+        reason: `${LETTER_CODE_WRONG_TRIES} wrong tries; a new letter is needed`,
+      },
+    ]);
+    expect(JSON.stringify(events)).not.toContain(plain.slice(0, 8));
   });
 
   it("says wrong for a code no letter has, and malformed for what cannot be a code", () => {
