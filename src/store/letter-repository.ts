@@ -42,6 +42,14 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
        locked_at = CASE WHEN failed_attempts + 1 >= @lockAfter THEN @at ELSE NULL END
      WHERE letter_id = @letterId AND locked_at IS NULL`,
   );
+  const spendLetter = sqlite.prepare(
+    `UPDATE letter_codes SET used_at = @at
+     WHERE letter_id = @letterId AND used_at IS NULL AND locked_at IS NULL AND superseded_at IS NULL AND expires_at > @at`,
+  );
+  // The claim's own write (another repository's transaction on this connection) becomes a savepoint of this one.
+  const spendTx = sqlite.transaction((letterId: string, at: string, work: () => unknown) =>
+    spendLetter.run({ letterId, at }).changes === 0 ? null : { done: work() },
+  );
   const recordTx = sqlite.transaction((letters: readonly NewLetter[], at: string) => {
     for (const letter of letters) {
       insertLetter.run(letter);
@@ -110,6 +118,10 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
       return row ? letterOf(row) : null;
     },
     countWrongTry: (letterId, at, lockAfter) => countTx.immediate(letterId, at, lockAfter),
+    spend<T>(letterId: string, at: string, work: () => T): T | null {
+      const spent = spendTx.immediate(letterId, at, work) as { done: T } | null;
+      return spent === null ? null : spent.done;
+    },
   };
 }
 

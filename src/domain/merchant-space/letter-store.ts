@@ -19,6 +19,12 @@ export interface LetterStore {
    * letter was locked meanwhile (nothing counted).
    */
   countWrongTry(letterId: string, at: string, lockAfter: number): LetterRow | null;
+  /**
+   * Spends a letter and runs `work` (the claim's recording) in the same transaction: the letter
+   * is marked used only if it is still unused, unlocked, not superseded and not expired at `at`;
+   * null, with nothing run, otherwise (spent meanwhile). Nothing stays if `work` throws.
+   */
+  spend<T>(letterId: string, at: string, work: () => T): T | null;
 }
 
 export interface LetterRecipientFilter {
