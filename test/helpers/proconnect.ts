@@ -38,6 +38,8 @@ export interface TestProConnect {
 }
 
 export async function startProConnect(options: { baseUrl?: string } = {}): Promise<TestProConnect> {
+  // oidc-provider's notices about its default lifetimes say nothing a test needs.
+  const ttl = { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600, AuthorizationCode: 60 };
   const baseUrl = options.baseUrl ?? TEST_BASE_URL;
   const accounts = new Map<string, ProConnectAccount>();
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -75,6 +77,7 @@ export async function startProConnect(options: { baseUrl?: string } = {}): Promi
       rpInitiatedLogout: { enabled: true },
     },
     pkce: { required: () => true },
+    ttl,
     jwks: { keys: [jwk] },
     cookies: { keys: ["test-cookie-key-0123456789"] },
     findAccount: (_context, id) => {
@@ -148,27 +151,29 @@ export class CookieJar {
 export interface TestBrowser {
   jar: CookieJar;
   serverUrl: string;
+  /** The server's BASE_URL: the provider redirects there, the browser reaches it at serverUrl. */
+  baseUrl: string;
   /** The interaction prompts the provider showed during the last flow (login, consent). */
   prompts: string[];
 }
 
-export function newBrowser(serverUrl: string): TestBrowser {
-  return { jar: new CookieJar(), serverUrl, prompts: [] };
+export function newBrowser(serverUrl: string, baseUrl: string = TEST_BASE_URL): TestBrowser {
+  return { jar: new CookieJar(), serverUrl, baseUrl, prompts: [] };
 }
 
 /** BASE_URL's addresses are served by the test server: a redirect there goes to it. */
-function reachable(browser: TestBrowser, url: string): string {
-  return url.startsWith(TEST_BASE_URL) ? browser.serverUrl + url.slice(TEST_BASE_URL.length) : url;
+export function reachable(browser: TestBrowser, url: string): string {
+  return url.startsWith(browser.baseUrl) ? browser.serverUrl + url.slice(browser.baseUrl.length) : url;
 }
 
 /** One request as the browser makes it: its cookies sent and kept, redirects not followed. */
 export async function browse(
   browser: TestBrowser,
   url: string,
-  init: { method?: string; form?: Record<string, string> } = {},
+  init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const target = reachable(browser, url);
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
   const cookie = browser.jar.header(target);
   if (cookie) headers.cookie = cookie;
   let body: string | undefined;
@@ -177,7 +182,7 @@ export async function browse(
     body = new URLSearchParams(init.form).toString();
   }
   const response = await fetch(target, {
-    method: init.method ?? (body ? "POST" : "GET"),
+    method: init.method ?? (body === undefined ? "GET" : "POST"),
     headers,
     body,
     redirect: "manual",
@@ -186,7 +191,8 @@ export async function browse(
   return response;
 }
 
-const decodeHtml = (text: string) =>
+/** A page's text with the character references `html` writes decoded (for assertions on French text). */
+export const decodeHtml = (text: string) =>
   text
     .replace(/&amp;/g, "&")
     .replace(/&quot;/g, '"')
@@ -217,7 +223,7 @@ export async function follow(
   url: string,
   provider: TestProConnect,
   accountId: string | null,
-  init: { method?: string; form?: Record<string, string> } = {},
+  init: { method?: string; form?: Record<string, string>; stopAt?: (url: string) => boolean } = {},
 ): Promise<{ response: Response; url: string }> {
   let current = url;
   let response = await browse(browser, current, init);
@@ -225,6 +231,7 @@ export async function follow(
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
       current = new URL(location, reachable(browser, current)).href;
+      if (init.stopAt?.(current)) return { response, url: current };
       response = await browse(browser, current);
       continue;
     }
@@ -267,7 +274,10 @@ export interface SignedIn {
   cookie: string;
   csrfToken: string;
   /** A request to the server in this browser (cookies sent and kept, redirects not followed). */
-  fetch(path: string, init?: { method?: string; form?: Record<string, string> }): Promise<Response>;
+  fetch(
+    path: string,
+    init?: { method?: string; form?: Record<string, string>; headers?: Record<string, string> },
+  ): Promise<Response>;
 }
 
 /**
@@ -279,9 +289,9 @@ export async function signInThroughProConnect(
   serverUrl: string,
   provider: TestProConnect,
   account: ProConnectAccount & { sub?: string },
-  options: { browser?: TestBrowser } = {},
+  options: { browser?: TestBrowser; baseUrl?: string } = {},
 ): Promise<SignedIn> {
-  const browser = options.browser ?? newBrowser(serverUrl);
+  const browser = options.browser ?? newBrowser(serverUrl, options.baseUrl);
   browser.prompts = [];
   const sub = account.sub ?? provider.addAccount(account);
   const { response, url } = await follow(browser, `${serverUrl}/pro/connexion`, provider, sub);
@@ -289,7 +299,7 @@ export async function signInThroughProConnect(
   if (response.status !== 200 || !url.endsWith("/pro")) {
     throw new Error(`sign-in ended at ${url} with ${response.status}:\n${page.slice(0, 800)}`);
   }
-  const name = "abeille_pro";
+  const name = browser.baseUrl.startsWith("https://") ? "__Host-abeille_pro" : "abeille_pro";
   const value = browser.jar.get(serverUrl, name);
   if (!value) throw new Error("no session cookie after the sign-in");
   return {
@@ -303,10 +313,13 @@ export async function signInThroughProConnect(
 
 /** The built server over a fresh demo registry, with PROCONNECT_* pointing at a test provider started first. */
 export async function startServerWithProConnect(
-  options: { count?: number; env?: Record<string, string> } = {},
+  options: { count?: number; env?: Record<string, string>; baseUrl?: string } = {},
 ): Promise<{ server: TestServer; provider: TestProConnect; close(): Promise<void> }> {
-  const provider = await startProConnect();
-  const server = await startTestServer({ ...options, env: { ...provider.env, ...(options.env ?? {}) } });
+  const provider = await startProConnect(options.baseUrl ? { baseUrl: options.baseUrl } : {});
+  const server = await startTestServer({
+    ...(options.count ? { count: options.count } : {}),
+    env: { ...provider.env, ...(options.baseUrl ? { BASE_URL: options.baseUrl } : {}), ...(options.env ?? {}) },
+  });
   return {
     server,
     provider,

@@ -151,5 +151,9 @@ function signInFailurePage(app: App, failure: unknown): Reply {
 function signInProblem(app: App, status: number, message: string): Reply {
   const body = html`<h1>Connexion avec ProConnect</h1>
 <p><a href="${app.proConnect ? SIGN_IN_PATH : SPACE_PATH}">${app.proConnect ? "Recommencer la connexion" : "Revenir à l'espace professionnel"}</a></p>`;
-  return spaceDocument(app, renderProPage({ title: "Connexion", session: null, body, message }), { status });
+  return spaceDocument(
+    app,
+    renderProPage({ title: "Connexion · Espace professionnel", session: null, body, message }),
+    { status },
+  );
 }

@@ -56,8 +56,5 @@ ${csrfField(session)}
 ${bar}
 ${message}
 ${options.body}`;
-  return renderedDocument(
-    buildPeoplePage({ title: `${options.title} · Espace professionnel`, body, robots: "noindex, nofollow" }),
-    HTML_TYPE,
-  );
+  return renderedDocument(buildPeoplePage({ title: options.title, body, robots: "noindex, nofollow" }), HTML_TYPE);
 }
