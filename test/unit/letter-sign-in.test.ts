@@ -37,6 +37,7 @@ import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createLetterRepository } from "../../src/store/letter-repository.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
+import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 import { createSignInLinkRepository } from "../../src/store/sign-in-link-repository.ts";
 
 const START = Date.parse("2026-11-26T09:00:00.000Z");
@@ -194,6 +195,25 @@ describe("a sign-in link", () => {
     expect(signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
     // Revoked: no new link is sent either.
     expect(requestSignInLinks(links, "gerante@exemple.fr")).toBe(0);
+  });
+
+  it("is deleted by the retention job as long after it expired as the sessions", async () => {
+    enter(await codeFor(abA));
+    requestSignInLinks(links, "gerante@exemple.fr");
+    const count = () => db.$client.prepare("SELECT count(*) FROM space_sign_in_links").pluck().get();
+    const retention = createRetentionRepository(db);
+    const expiry = START + SIGN_IN_LINK_VALID_MINUTES * 60_000;
+    const run = (sessionCutoff: number) =>
+      retention.anonymizeBefore({
+        cutoff: new Date(0).toISOString(),
+        now: new Date(clock).toISOString(),
+        idempotencyCutoff: new Date(0).toISOString(),
+        sessionCutoff: new Date(sessionCutoff).toISOString(),
+      });
+    run(expiry);
+    expect(count()).toBe(1);
+    run(expiry + 1);
+    expect(count()).toBe(0);
   });
 
   it("is sent only to an address of a live letter claim", async () => {
