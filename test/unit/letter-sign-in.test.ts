@@ -162,6 +162,20 @@ describe("a letter's code", () => {
   });
 });
 
+describe("a batch --unclaimed", () => {
+  it("leaves out the listings someone holds a live claim on, and takes them back once it is revoked", async () => {
+    const signedIn = enter(await codeFor(abA));
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    const unclaimed = async () =>
+      (await issueLetterBatch(letters, { unclaimed: true, limit: 10 }, async () => {})).letters.map(
+        (letter) => letter.recipient.abId,
+      );
+    expect(await unclaimed()).toEqual([abB]);
+    revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
+    expect((await unclaimed()).sort()).toEqual([abA, abB].sort());
+  });
+});
+
 describe("a sign-in link", () => {
   it("works once, for the claim's own person", async () => {
     const signedIn = enter(await codeFor(abA), "Gerante@Exemple.fr");
