@@ -150,6 +150,9 @@ await runCommand(
     }
     const listStatus = values.status === undefined ? undefined : statusArgument(values.status, "--status");
     const limit = values.limit === undefined ? 100 : wholeNumberOption("limit", values.limit, 1, 10_000);
+    if (command !== "letters" && (values.out !== undefined || values["ab-id"] !== undefined || values.unclaimed)) {
+      throw new UsageError("--out, --ab-id and --unclaimed go with letters only");
+    }
     const letters =
       command === "letters"
         ? letterFilter({

@@ -133,6 +133,55 @@ const typedWrong = (code: string) => {
   return `${plain.slice(0, 8)}${plain[8] === "0" ? "1" : "0"}${plain.slice(9)}`;
 };
 
+describe("merchants letters", () => {
+  const letters = (...args: string[]) =>
+    runJob(["--import", "./jobs/compile-cache.ts", "jobs/merchants.ts", "letters", ...args], {
+      dataDir: server.dataDir,
+      baseUrl: TEST_BASE_URL,
+    });
+
+  it("says a usage error in one line, exit 2, and writes nothing", async () => {
+    const before = query("SELECT count(*) AS n FROM letter_codes");
+    const out = path.join(outDir, "jamais.pdf");
+    const cases: [string[], string][] = [
+      [[], "letters needs --out FILE.pdf (where the printable batch goes)"],
+      [["--department", "7", "--out", out], "--department must be a department code (75, 2A, 971), not 7"],
+      [["--ab-id", "AB-1", "--out", out], "--ab-id must be an ab_id (ab_ and 8 letters or digits), not AB-1"],
+      [
+        ["--out", path.join(outDir, "jamais.txt")],
+        `--out must name a .pdf file, not ${path.join(outDir, "jamais.txt")}`,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const job = await letters(...args);
+      expect({ code: job.code, stderr: job.stderr, stdout: job.stdout }).toEqual({
+        code: 2,
+        stderr: `merchants: ${message} (npm run merchants -- --help prints the usage)\n`,
+        stdout: "",
+      });
+    }
+    expect(query("SELECT count(*) AS n FROM letter_codes")).toEqual(before);
+    expect(readdirSync(outDir)).toEqual(["courriers.pdf"]);
+  });
+
+  it("refuses, exit 1, a batch naming an establishment that is not listed, and writes nothing", async () => {
+    const suspended = server.roster.cases.suspended?.[0] as string;
+    const job = await letters(
+      "--ab-id",
+      listed[0] as string,
+      "--ab-id",
+      suspended,
+      "--out",
+      path.join(outDir, "refus.pdf"),
+    );
+    expect(job.code).toBe(1);
+    expect(job.stderr).toBe(
+      `merchants: NOT_FOUND: no letter for ${suspended}: not a listed establishment (unknown, SUSPENDED or ARCHIVED)\n`,
+    );
+    expect(readdirSync(outDir)).toEqual(["courriers.pdf"]);
+  });
+});
+
 describe("a letter's code over HTTP", () => {
   it("claims the letter's establishment, signs in, and a sign-in link from the email works once", async () => {
     const abId = listed[0] as string;
