@@ -12,6 +12,8 @@
  *   npm run merchants -- import FILE.ndjson                  one declaration a line: adds or updates by SIRET
  *   npm run merchants -- observe FILE.ndjson                 one platform observation a line (listing, website,
  *                                                            photos, payment, evidence signals, Q&A), by SIRET
+ *   npm run merchants -- letters [--ab-id ID ...] [--department D] [--unclaimed] [--limit N] --out FILE.pdf
+ *                                                            a printable batch of postal letters with single-use codes
  *   npm run merchants -- claims <ab_id>                      who claimed the listing in the merchant space (every
  *                                                            claim, live and revoked)
  *   npm run merchants -- revoke-claim <claim_id> --reason "..."   revokes a claim: its person's sessions end at once
@@ -31,6 +33,7 @@ import { createReadStream, readFileSync } from "node:fs";
 import os from "node:os";
 import { loadConfig } from "../src/config/config.ts";
 import { claimsOfListing, revokeClaim } from "../src/domain/merchant-space/claims.ts";
+import type { LetterRecipientFilter } from "../src/domain/merchant-space/letter-store.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
 import { importDeclarations } from "../src/domain/merchants/import-declarations.ts";
@@ -61,6 +64,7 @@ import {
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
+import { letterFilter, runLetters } from "./merchant-letters.ts";
 import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
@@ -75,6 +79,7 @@ const ARGUMENTS: Record<string, string[]> = {
   list: [],
   import: ["FILE.ndjson"],
   observe: ["FILE.ndjson"],
+  letters: [],
   claims: ["<ab_id>"],
   "revoke-claim": ["<claim_id>"],
 };
@@ -91,6 +96,7 @@ await runCommand(
       "npm run merchants -- list [--status S] [--sector S] [--department D] [--limit N]",
       "npm run merchants -- import FILE.ndjson",
       "npm run merchants -- observe FILE.ndjson",
+      "npm run merchants -- letters [--ab-id ID ...] [--department D] [--unclaimed] [--limit N] --out FILE.pdf",
       "npm run merchants -- claims <ab_id>",
       'npm run merchants -- revoke-claim <claim_id> --reason "..."',
     ],
@@ -98,6 +104,9 @@ await runCommand(
       "add: a declaration (src/schemas/merchant-declaration.ts) -> a PROBATION merchant; update: the declared",
       "fields that change (the file add took is accepted: its SIRET is checked and left out); import: one",
       "declaration a line, adds or updates by SIRET, resumable; observe: one platform observation a line.",
+      "letters: one A4 letter per listed establishment (not SUSPENDED or ARCHIVED) with a single-use code for",
+      "{BASE_URL}/pro/code, addressed for a window envelope; --unclaimed skips those someone has claimed; a new",
+      "letter supersedes the older ones of its establishment. The codes are in the PDF only.",
       "claims: every claim on a listing in the merchant space, live and revoked; revoke-claim: ends a claim",
       "(a reason is required) and every session of its person at once (docs/merchant-space.md).",
       "Options: --json prints JSON; --actor NAME names who acts in the audit log (default operator:<user>).",
@@ -110,6 +119,9 @@ await runCommand(
       limit: { type: "string" },
       actor: { type: "string" },
       json: { type: "boolean", default: false },
+      "ab-id": { type: "string", multiple: true },
+      unclaimed: { type: "boolean", default: false },
+      out: { type: "string" },
     },
     allowPositionals: true,
     exitStatuses: [
@@ -138,11 +150,25 @@ await runCommand(
     }
     const listStatus = values.status === undefined ? undefined : statusArgument(values.status, "--status");
     const limit = values.limit === undefined ? 100 : wholeNumberOption("limit", values.limit, 1, 10_000);
+    if (command !== "letters" && (values.out !== undefined || values["ab-id"] !== undefined || values.unclaimed)) {
+      throw new UsageError("--out, --ab-id and --unclaimed go with letters only");
+    }
+    const letters =
+      command === "letters"
+        ? letterFilter({
+            abIds: values["ab-id"],
+            department: values.department,
+            unclaimed: values.unclaimed,
+            limit,
+            out: values.out,
+          })
+        : undefined;
     await run(command, args, {
       json: values.json,
       actor: values.actor ?? `operator:${os.userInfo().username}`,
       reason: values.reason ?? null,
       status,
+      letters,
       list: {
         ...(listStatus ? { status: listStatus } : {}),
         ...(values.sector ? { sector: values.sector } : {}),
@@ -165,6 +191,7 @@ interface RunOptions {
   actor: string;
   reason: string | null;
   status: MerchantStatus | undefined;
+  letters: { filter: LetterRecipientFilter; out: string } | undefined;
   list: { status?: MerchantStatus; sector?: string; department?: string; limit: number };
 }
 
@@ -206,6 +233,13 @@ async function run(command: string, args: string[], options: RunOptions): Promis
         ),
       ]);
       if (report.rejected.length > 0) process.exitCode = EXIT_FAILED;
+    } else if (command === "letters" && options.letters) {
+      const report = await runLetters(db, config, options.letters);
+      out(report, [
+        report.letters === 0
+          ? "0 letters: no listed establishment matches (nothing written)"
+          : `${report.letters} letter(s) written to ${printable(report.out)} (batch ${report.batch_id}, codes expire ${report.expires_at})`,
+      ]);
     } else if (command === "add") {
       const [file] = args as [string];
       const added = addMerchant(deps, readDeclaration(file), actor);

@@ -5,7 +5,14 @@ import { type AccessServices, createAccessServices } from "./domain/access/acces
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
 import { createPageFormTokens, type PageFormTokens } from "./domain/leads/page-form-token.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
+import { createLetterCodeKeys, type LetterCodeKeys } from "./domain/merchant-space/letter-code.ts";
+import type { LetterStore } from "./domain/merchant-space/letter-store.ts";
 import type { IdentityProvider } from "./domain/merchant-space/sign-in.ts";
+import {
+  createSignInLinkTokens,
+  type SignInLinkStore,
+  type SignInLinkTokens,
+} from "./domain/merchant-space/sign-in-links.ts";
 import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
@@ -30,6 +37,7 @@ import { createChangeFeedRepository } from "./store/change-feed-repository.ts";
 import { createDatabaseProbe } from "./store/database-probe.ts";
 import { type Db, openDatabase } from "./store/db.ts";
 import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
+import { createLetterRepository, letterCodeKeyFile } from "./store/letter-repository.ts";
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
 import { createMerchantSpaceRepository } from "./store/merchant-space-repository.ts";
 import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
@@ -44,6 +52,7 @@ import { createRetentionRepository, type RetentionRepository } from "./store/ret
 import { createSearchCardStore, type SearchCardStore } from "./store/search-card-store.ts";
 import { createSearchFeed } from "./store/search-feed.ts";
 import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
+import { createSignInLinkRepository, signInLinkKeyFile } from "./store/sign-in-link-repository.ts";
 
 export interface PreparedAnswer {
   envelope: PreparedEnvelope;
@@ -115,6 +124,12 @@ export interface App {
   proCsrfSecret: () => Buffer;
   /** ProConnect (PROCONNECT_*), or null when the service has no client there. */
   proConnect: IdentityProvider | null;
+  /** Postal letters with single-use codes, and the keys of their hashes (DATA_DIR/secrets/letter-code.key). */
+  letters: LetterStore;
+  letterCodeKeys: LetterCodeKeys;
+  /** Sign-in links of the letter path, and their tokens (DATA_DIR/secrets/pro-sign-in-link.key). */
+  signInLinks: SignInLinkStore;
+  signInLinkTokens: SignInLinkTokens;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
   /** Throws when the database does not answer (the health check's readiness). */
@@ -210,6 +225,10 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
           postLogoutRedirectUri: `${config.baseUrl}/pro`,
         })
       : null,
+    letters: createLetterRepository(db),
+    letterCodeKeys: createLetterCodeKeys(once(() => loadOrCreateSecret(letterCodeKeyFile(config.dataDir)))),
+    signInLinks: createSignInLinkRepository(db),
+    signInLinkTokens: createSignInLinkTokens(once(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir)))),
     notifyOutbox,
     probeDatabase: createDatabaseProbe(db),
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),

@@ -1,7 +1,9 @@
 import type { App } from "./app.ts";
 import type { LeadDeps } from "./domain/leads/lead-deps.ts";
+import type { LetterDeps } from "./domain/merchant-space/letters.ts";
 import type { SpaceDeps } from "./domain/merchant-space/sessions.ts";
 import type { SignInDeps } from "./domain/merchant-space/sign-in.ts";
+import type { SignInLinkDeps } from "./domain/merchant-space/sign-in-links.ts";
 import type { ResolveDeps } from "./domain/registry/resolve-merchant.ts";
 import type { SearchDeps } from "./domain/registry/search-registry.ts";
 
@@ -49,4 +51,14 @@ export function spaceDeps(app: App): SpaceDeps {
 /** The same, with ProConnect; null when the service has no ProConnect client configured. */
 export function signInDeps(app: App): SignInDeps | null {
   return app.proConnect ? { ...spaceDeps(app), provider: app.proConnect } : null;
+}
+
+/** What the letter path's codes need (pro-letters). */
+export function letterDeps(app: App): LetterDeps {
+  return { letters: app.letters, codeKeys: app.letterCodeKeys, now: app.now };
+}
+
+/** What the letter path's sign-in links need (pro-letters). */
+export function signInLinkDeps(app: Pick<App, "signInLinks" | "signInLinkTokens" | "now">): SignInLinkDeps {
+  return { links: app.signInLinks, linkTokens: app.signInLinkTokens, now: app.now };
 }

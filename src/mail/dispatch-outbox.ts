@@ -1,3 +1,4 @@
+import type { RenderedEmail } from "../domain/leads/email-format.ts";
 import { renderFollowUp } from "../domain/leads/render-follow-up.ts";
 import { renderLeadNotification } from "../domain/leads/render-lead-notification.ts";
 import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
@@ -14,6 +15,8 @@ export interface DispatchDeps {
   platformContacts: PlatformContactRepository;
   transport: MailTransport;
   platformTeamEmail: string;
+  /** The email of a merchant-space sign-in link (src/domain/merchant-space/sign-in-links.ts), by link id. */
+  signInLinkMail?: (linkId: string) => { to: string; email: RenderedEmail } | null;
   now: () => Date;
   /** Rows claimed per batch (default 25). */
   batchSize?: number;
@@ -144,7 +147,7 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
 
 /** Renders the email an outbox row announces, from the current state of its subject. */
 export function compose(
-  deps: Pick<DispatchDeps, "leads" | "platformContacts" | "platformTeamEmail">,
+  deps: Pick<DispatchDeps, "leads" | "platformContacts" | "platformTeamEmail" | "signInLinkMail">,
   message: OutboxMessage,
 ): OutgoingMail {
   const fileStem = `${compactTimestamp(message.createdAt)}-${message.kind}`;
@@ -194,6 +197,11 @@ export function compose(
         ...email,
         headers: { "X-Abeille-Contact-Id": contact.contactId },
       };
+    }
+    case "space_sign_in_link": {
+      const mail = deps.signInLinkMail?.(message.subjectId);
+      if (!mail) throw new PermanentFailure("the sign-in link was used or expired before delivery");
+      return { outboxId: message.messageId, fileStem, to: mail.to, ...mail.email };
     }
     default:
       throw new PermanentFailure(`unknown outbox kind ${String(message.kind)}`);

@@ -6,10 +6,12 @@
 import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
+import { createSignInLinkTokens } from "../domain/merchant-space/sign-in-links.ts";
 import { openConnection } from "../store/connection.ts";
-import { createLeadRepository } from "../store/lead-repository.ts";
+import { createLeadRepository, loadOrCreateSecret } from "../store/lead-repository.ts";
 import { createOutboxRepository } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
+import { createSignInLinkRepository, signInLinkKeyFile } from "../store/sign-in-link-repository.ts";
 import { notifyOutbox } from "./outbox-signal.ts";
 import { startOutboxWorker } from "./outbox-worker.ts";
 import { createMailTransport } from "./transport.ts";
@@ -31,6 +33,8 @@ const services = {
   outbox: createOutboxRepository(db),
   leads: createLeadRepository(db),
   platformContacts: createPlatformContactRepository(db),
+  signInLinks: createSignInLinkRepository(db),
+  signInLinkTokens: createSignInLinkTokens(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir))),
 };
 const worker = startOutboxWorker(services, {
   transport: createMailTransport(config.mail, { blockingFiles: true }),

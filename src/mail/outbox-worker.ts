@@ -1,4 +1,5 @@
 import type { App } from "../app.ts";
+import { signInLinkMail } from "../domain/merchant-space/sign-in-links.ts";
 import { logger } from "../logging.ts";
 import { BatchStalled, type DispatchDeps, type DispatchReport, drainOutbox } from "./dispatch-outbox.ts";
 import { outboxSignal } from "./outbox-signal.ts";
@@ -33,7 +34,8 @@ export interface OutboxWorkerOptions {
 }
 
 /** What the outbox worker uses of the app: the outbox thread builds no more than this. */
-export type OutboxServices = Pick<App, "outbox" | "leads" | "platformContacts" | "config" | "now">;
+export type OutboxServices = Pick<App, "outbox" | "leads" | "platformContacts" | "config" | "now"> &
+  Partial<Pick<App, "signInLinks" | "signInLinkTokens">>;
 
 export function dispatchDeps(app: OutboxServices, transport: MailTransport, now: () => Date = app.now): DispatchDeps {
   return {
@@ -42,8 +44,17 @@ export function dispatchDeps(app: OutboxServices, transport: MailTransport, now:
     platformContacts: app.platformContacts,
     transport,
     platformTeamEmail: app.config.mail.platformTeamEmail,
+    ...signInLinkMailOf(app, now),
     now,
   };
+}
+
+/** The emails of the merchant space's sign-in links, when the services have their store and keys. */
+function signInLinkMailOf(app: OutboxServices, now: () => Date): Pick<DispatchDeps, "signInLinkMail"> {
+  const { signInLinks, signInLinkTokens } = app;
+  if (!signInLinks || !signInLinkTokens) return {};
+  const deps = { links: signInLinks, linkTokens: signInLinkTokens, now, baseUrl: app.config.baseUrl };
+  return { signInLinkMail: (linkId) => signInLinkMail(deps, linkId) };
 }
 
 /**

@@ -32,6 +32,12 @@ import {
   trackingFormBodySchema,
 } from "../schemas/leads.ts";
 import {
+  letterCodeFormBodySchema,
+  signInLinkQuerySchema,
+  signInLinkRequestBodySchema,
+  signInLinkUseBodySchema,
+} from "../schemas/letter-forms.ts";
+import {
   claimFormBodySchema,
   signInCallbackQuerySchema,
   spaceFormBodySchema,
@@ -669,6 +675,127 @@ const OPERATION_TABLE = [
         contentType: "text/html",
         schema: z.string(),
       },
+    },
+  },
+  {
+    method: "get",
+    path: "/pro/code",
+    operationId: "getLetterCodePage",
+    summary: "Enter the code of a letter sent by post (HTML, French): the form",
+    description:
+      "For merchants without ProConnect: the code printed on the letter and an email address. Sets the abeille_pro_formulaire cookie its form's CSRF token is bound to.",
+    tags: ["Merchant space"],
+    access: "space",
+    responses: { "200": { description: "The code form", contentType: "text/html", schema: z.string() } },
+  },
+  {
+    method: "post",
+    path: "/pro/code",
+    operationId: "submitLetterCode",
+    summary: "Enter the code of a letter sent by post: claims its establishment and signs in",
+    description:
+      "Needs the form's CSRF token (bound to the abeille_pro_formulaire cookie). A right code claims the letter's establishment, and only it (via letter, in the merchant's audit log), opens a session (the browser's previous one ends) and redirects to /pro. A code works once, for 60 days; 5 wrong tries lock it; a newer letter supersedes it. Budgets: the client address's sign-in budget (PRO_SIGN_INS_HOURLY), and 10 tries an hour per code.",
+    tags: ["Merchant space"],
+    access: "space_sign_in",
+    bodyType: "form",
+    body: letterCodeFormBodySchema,
+    responses: {
+      "303": { description: "Signed in: to /pro, with the session cookie", headers: ["Location"] },
+      "400": {
+        description: "The form again: a code or address that is not well formed, or a wrong code (a try counted)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "403": {
+        description:
+          "The form again: the code is locked after too many wrong tries, or the CSRF token is missing or wrong",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "409": {
+        description: "The form again: the code was used, or its listing is suspended or archived",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "410": {
+        description: "The form again: the code expired, or a newer letter superseded it",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "429": {
+        description: "The form again: this code was tried too often this hour (Retry-After)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/pro/lien",
+    operationId: "getSignInLinkPage",
+    summary: "Ask a sign-in link by email, or open one (HTML, French)",
+    description:
+      "Without jeton: the form asking the email address given with a letter's code. With jeton (from the email): a button that signs in (the link is spent by the POST, not by opening it), or 410 when the link was used or expired.",
+    tags: ["Merchant space"],
+    access: "space",
+    query: signInLinkQuerySchema,
+    responses: {
+      "200": {
+        description: "The request form, or the sign-in button of a link",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "410": { description: "The link was used or expired (HTML page)", contentType: "text/html", schema: z.string() },
+    },
+  },
+  {
+    method: "post",
+    path: "/pro/lien",
+    operationId: "requestSignInLink",
+    summary: "Send a sign-in link to the email address of a letter claim",
+    description:
+      "Needs the form's CSRF token. For each live claim made through a letter with this address, a link valid 15 minutes and once is sent by email (the outbox). The answer is the same whatever the address.",
+    tags: ["Merchant space"],
+    access: "space_sign_in",
+    bodyType: "form",
+    body: signInLinkRequestBodySchema,
+    responses: {
+      "200": {
+        description: "The same page whatever the address: a link was sent if the address has a letter claim",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "400": {
+        description: "The form again: the address is not well formed",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "403": {
+        description: "The form again: the CSRF token is missing or wrong",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/pro/lien/connexion",
+    operationId: "useSignInLink",
+    summary: "Sign in with a link from the email",
+    description:
+      "Needs the form's CSRF token. Spends the link (once), opens a session for its claim's person (the browser's previous one ends) and redirects to /pro. A link used, expired, forged, or whose claim was revoked: 410.",
+    tags: ["Merchant space"],
+    access: "space_sign_in",
+    bodyType: "form",
+    body: signInLinkUseBodySchema,
+    responses: {
+      "303": { description: "Signed in: to /pro, with the session cookie", headers: ["Location"] },
+      "403": {
+        description: "The form again: the CSRF token is missing or wrong",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "410": { description: "The link was used or expired (HTML page)", contentType: "text/html", schema: z.string() },
     },
   },
   {

@@ -13,7 +13,7 @@ import type { StoreConnection } from "./connection.ts";
  * Statuses: pending -> sending -> sent | pending (retry later) | failed (attempts exhausted).
  */
 
-export const OUTBOX_KINDS = ["lead_notification", "lead_follow_up", "platform_contact"] as const;
+export const OUTBOX_KINDS = ["lead_notification", "lead_follow_up", "platform_contact", "space_sign_in_link"] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 export interface OutboxMessage {
@@ -74,7 +74,8 @@ interface OutboxRow {
   sent_at: string | null;
 }
 
-const SUBJECT_SENT: Record<OutboxKind, string> = {
+/** What a delivery moves along in the subject's own table (a sign-in link has nothing to move). */
+const SUBJECT_SENT: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'delivered', delivered_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
@@ -82,7 +83,7 @@ const SUBJECT_SENT: Record<OutboxKind, string> = {
     "UPDATE platform_contacts SET status = 'forwarded' WHERE contact_id = @subject AND status = 'received'",
 };
 
-const SUBJECT_FAILED: Record<OutboxKind, string> = {
+const SUBJECT_FAILED: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'failed', failed_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
@@ -151,8 +152,9 @@ export function createOutboxRepository(db: StoreConnection): OutboxRepository {
      WHERE message_id = @messageId AND status = 'sending' AND attempts = @attempts
      RETURNING kind, subject_id`,
   );
-  const sentStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_SENT[kind]));
-  const failedStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_FAILED[kind]));
+  const prepared = (text: string | undefined) => (text === undefined ? undefined : sqlite.prepare(text));
+  const sentStatements = mapKinds((kind) => prepared(SUBJECT_SENT[kind]));
+  const failedStatements = mapKinds((kind) => prepared(SUBJECT_FAILED[kind]));
   const nextDue = sqlite
     .prepare<[], string | null>(
       `SELECT min(due) FROM (

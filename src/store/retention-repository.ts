@@ -64,6 +64,11 @@ export function createRetentionRepository(db: Db): RetentionRepository {
     `DELETE FROM pro_sign_ins WHERE rowid IN (
        SELECT rowid FROM pro_sign_ins WHERE expires_at < @sessionCutoff LIMIT @batch)`,
   );
+  // The letter path's sign-in links hold the address they went to: gone as long after they expired.
+  const signInLinks = sqlite.prepare(
+    `DELETE FROM space_sign_in_links WHERE rowid IN (
+       SELECT rowid FROM space_sign_in_links WHERE expires_at < @sessionCutoff LIMIT @batch)`,
+  );
 
   const drain = (run: () => number): number => {
     let total = 0;
@@ -97,7 +102,8 @@ export function createRetentionRepository(db: Db): RetentionRepository {
         idempotencyKeys: drain(() => keys.run(pick("idempotencyCutoff", "batch")).changes),
         spaceSessions:
           drain(() => spaceSessions.run(pick("sessionCutoff", "batch")).changes) +
-          drain(() => signIns.run(pick("sessionCutoff", "batch")).changes),
+          drain(() => signIns.run(pick("sessionCutoff", "batch")).changes) +
+          drain(() => signInLinks.run(pick("sessionCutoff", "batch")).changes),
       };
       // secure_delete (db.ts) zeroes what the updates freed in the database's pages; the WAL
       // still holds the pages as they were until it is checkpointed and emptied. A reader in

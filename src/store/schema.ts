@@ -363,7 +363,7 @@ export const outbox = sqliteTable(
   "outbox",
   {
     messageId: text("message_id").primaryKey(),
-    /** lead_notification, lead_follow_up, platform_contact */
+    /** lead_notification, lead_follow_up, platform_contact, space_sign_in_link */
     kind: text("kind").notNull(),
     subjectId: text("subject_id").notNull(),
     status: text("status").notNull(),
@@ -546,4 +546,49 @@ export const merchantClaims = sqliteTable(
     // One live claim per person and listing: claiming twice is answered with the claim already held.
     uniqueIndex("merchant_claims_live").on(table.abId, table.subject).where(sql`${table.revokedAt} IS NULL`),
   ],
+);
+
+/* ---- Merchant space: postal letters with single-use codes, and sign-in links (issue 25, pro-letters) ---- */
+
+/**
+ * One row per letter sent to an establishment. The code is never stored: only keyed hashes of its
+ * two halves (src/domain/merchant-space/letter-code.ts). Single use (used_at), expires, locked
+ * after a few wrong tries, superseded by a newer letter to the same establishment.
+ */
+export const letterCodes = sqliteTable(
+  "letter_codes",
+  {
+    letterId: text("letter_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    batchId: text("batch_id").notNull(),
+    locatorHash: text("locator_hash").notNull(),
+    secretHash: text("secret_hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+    failedAttempts: integer("failed_attempts").notNull().default(0),
+    lockedAt: text("locked_at"),
+    supersededAt: text("superseded_at"),
+  },
+  (table) => [uniqueIndex("letter_codes_locator").on(table.locatorHash), index("letter_codes_merchant").on(table.abId)],
+);
+
+/**
+ * A sign-in link asked by email by a merchant who came in by letter (no ProConnect to come back
+ * with). The link's token is derived from link_id with a keyed MAC and never stored; single use
+ * (used_at), it expires after a few minutes.
+ */
+export const spaceSignInLinks = sqliteTable(
+  "space_sign_in_links",
+  {
+    linkId: text("link_id").primaryKey(),
+    claimId: text("claim_id").notNull(),
+    email: text("email").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+  },
+  (table) => [index("space_sign_in_links_expiry").on(table.expiresAt)],
 );

@@ -3,6 +3,10 @@
  * with ajv (JSON Schema 2020-12): the document and the code cannot drift apart unnoticed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config/config.ts";
+import { issueLetterBatch } from "../../src/domain/merchant-space/letters.ts";
+import { letterDeps } from "../../src/wiring.ts";
 import { fetchAndCheck, OpenApiValidator } from "../helpers/openapi.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -341,6 +345,58 @@ describe("pages for people and crawlers", () => {
     await expectAnswer("POST", "/suivi", 200, form({ code }));
     await expectAnswer("POST", "/suivi", 400, form({ code: "" }));
     await expectAnswer("POST", "/suivi", 404, form({ code: `${code.slice(0, -1)}${code.endsWith("A") ? "B" : "A"}` }));
+  });
+});
+
+describe("the merchant space's letter path", () => {
+  it("the code form, the sign-in link request and its use", async () => {
+    const app = createApp(loadConfig());
+    try {
+      const [abA, abB] = server.roster.cases.active_contactable ?? [];
+      const issue = async (abId: string) =>
+        (await issueLetterBatch(letterDeps(app), { abIds: [abId], limit: 1 }, async () => {})).letters[0]?.code ?? "";
+      const older = await issue(abA as string);
+      const code = await issue(abA as string);
+      const other = await issue(abB as string);
+      // The form's cookie and its CSRF token, as a browser keeps them.
+      const page = await expectAnswer("GET", "/pro/code", 200);
+      const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const csrf = /name="csrf" value="([^"]+)"/.exec(String(page.body))?.[1] ?? "";
+      const post = (fields: Record<string, string>): RequestInit => ({
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+        body: new URLSearchParams({ csrf, ...fields }).toString(),
+        redirect: "manual",
+      });
+      const email = "openapi-lettre@example.fr";
+      await expectAnswer("POST", "/pro/code", 303, post({ code, email }));
+      await expectAnswer("POST", "/pro/code", 409, post({ code, email }));
+      await expectAnswer("POST", "/pro/code", 410, post({ code: older, email }));
+      await expectAnswer("POST", "/pro/code", 400, post({ code: "nope", email }));
+      await expectAnswer("POST", "/pro/code", 403, post({ code: other, email, csrf: "" }));
+      // One code's budget is 10 tries an hour: 5 wrong ones lock it, 5 more are refused as locked, the 11th is 429.
+      const wrong = `${other.slice(0, 10)}${other[10] === "0" ? "1" : "0"}${other.slice(11)}`;
+      for (let attempt = 0; attempt < 4; attempt++)
+        await expectAnswer("POST", "/pro/code", 400, post({ code: wrong, email }));
+      await expectAnswer("POST", "/pro/code", 403, post({ code: wrong, email }));
+      for (let attempt = 0; attempt < 5; attempt++)
+        await expectAnswer("POST", "/pro/code", 403, post({ code: other, email }));
+      await expectAnswer("POST", "/pro/code", 429, post({ code: other, email }));
+      await expectAnswer("GET", "/pro/lien", 200);
+      await expectAnswer("POST", "/pro/lien", 200, post({ email }));
+      await expectAnswer("POST", "/pro/lien", 400, post({ email: "nope" }));
+      await expectAnswer("POST", "/pro/lien", 403, post({ email, csrf: "" }));
+      const linkId = String(
+        app.db.$client.prepare("SELECT link_id FROM space_sign_in_links WHERE email = ?").pluck().get(email),
+      );
+      const jeton = app.signInLinkTokens.issue(linkId);
+      await expectAnswer("GET", `/pro/lien?jeton=${encodeURIComponent(jeton)}`, 200);
+      await expectAnswer("POST", "/pro/lien/connexion", 403, post({ jeton, csrf: "" }));
+      await expectAnswer("POST", "/pro/lien/connexion", 303, post({ jeton }));
+      await expectAnswer("POST", "/pro/lien/connexion", 410, post({ jeton }));
+      await expectAnswer("GET", `/pro/lien?jeton=${encodeURIComponent(jeton)}`, 410);
+    } finally {
+      app.close();
+    }
   });
 });
 

@@ -43,7 +43,15 @@ export type Actor = string;
 export interface MerchantEventInput {
   at: string;
   actor: Actor;
-  action: "created" | "updated" | "status_changed" | "description_reviewed" | "observed" | "claimed" | "claim_revoked";
+  action:
+    | "created"
+    | "updated"
+    | "status_changed"
+    | "description_reviewed"
+    | "observed"
+    | "claimed"
+    | "claim_revoked"
+    | "letter_locked";
   changes: Record<string, { from: unknown; to: unknown }>;
   reason: string | null;
 }

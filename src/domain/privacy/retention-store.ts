@@ -9,7 +9,10 @@ export interface RetentionCounts {
   orders: number;
   dedupWindows: number;
   idempotencyKeys: number;
-  /** Merchant-space sessions (with the person's name and email) and sign-ins over before `sessionCutoff`. */
+  /**
+   * Merchant-space sessions (with the person's name and email), sign-ins and the letter path's
+   * sign-in links (with the address they went to) over before `sessionCutoff`.
+   */
   spaceSessions: number;
 }
 

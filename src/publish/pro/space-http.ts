@@ -39,7 +39,7 @@ export function signInCookieName(app: App): string {
   return isHttps(app) ? `__Host-${SIGN_IN_COOKIE}` : SIGN_IN_COOKIE;
 }
 
-function cookie(app: App, name: string, value: string, maxAgeSeconds: number): string {
+export function cookie(app: App, name: string, value: string, maxAgeSeconds: number): string {
   return [
     `${name}=${value}`,
     "Path=/",

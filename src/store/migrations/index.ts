@@ -183,5 +183,15 @@ export const migrations: Migration[] = [
       "CREATE TABLE `pro_sign_ins` (\n\t`token_hash` text PRIMARY KEY NOT NULL,\n\t`state` text NOT NULL,\n\t`nonce` text NOT NULL,\n\t`code_verifier` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`used_at` text\n);",
       "CREATE INDEX `pro_sign_ins_expires` ON `pro_sign_ins` (`expires_at`);"
     ]
+  },
+  {
+    "id": "0014_letter_codes",
+    "statements": [
+      "CREATE TABLE `letter_codes` (\n\t`letter_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`batch_id` text NOT NULL,\n\t`locator_hash` text NOT NULL,\n\t`secret_hash` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`used_at` text,\n\t`failed_attempts` integer DEFAULT 0 NOT NULL,\n\t`locked_at` text,\n\t`superseded_at` text,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE UNIQUE INDEX `letter_codes_locator` ON `letter_codes` (`locator_hash`);",
+      "CREATE INDEX `letter_codes_merchant` ON `letter_codes` (`ab_id`);",
+      "CREATE TABLE `space_sign_in_links` (\n\t`link_id` text PRIMARY KEY NOT NULL,\n\t`claim_id` text NOT NULL,\n\t`email` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`used_at` text\n);",
+      "CREATE INDEX `space_sign_in_links_expiry` ON `space_sign_in_links` (`expires_at`);"
+    ]
   }
 ];

@@ -1,0 +1,156 @@
+import { createHmac, createSecretKey, type KeyObject, randomUUID, timingSafeEqual } from "node:crypto";
+import { frenchDateTime, type RenderedEmail, renderLayout } from "../leads/email-format.ts";
+import { PLATFORM_SIGNATURE } from "../leads/render-lead-notification.ts";
+
+/**
+ * Sign-in links for merchants who came in by letter (they have no ProConnect to come back with):
+ * the person types the email address given with the code, and each live letter claim made with
+ * that address gets a link by email. The page answers the same whatever the address (no one
+ * learns which addresses have a claim). A link works once and for SIGN_IN_LINK_VALID_MINUTES.
+ *
+ * The link's token is `<link_id>.<mac>`, mac = base64url(HMAC-SHA256(key, context + link_id)),
+ * keyed by DATA_DIR/secrets/pro-sign-in-link.key: the store keeps the link id, never the token, so
+ * a copy of the database opens no link; the outbox renders the email from the link id.
+ */
+export const SIGN_IN_LINK_VALID_MINUTES = 15;
+
+export interface SignInLinkTokens {
+  issue(linkId: string): string;
+  /** The link id the token was issued for, or null when this server did not issue it. */
+  verify(token: string): string | null;
+}
+
+const CONTEXT = "abeille-pro-sign-in-link/v1:";
+const LINK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MAC = /^[A-Za-z0-9_-]{43}$/;
+
+export function createSignInLinkTokens(secret: () => Buffer): SignInLinkTokens {
+  let key: KeyObject | undefined;
+  const mac = (linkId: string) => {
+    key ??= createSecretKey(secret());
+    return createHmac("sha256", key)
+      .update(CONTEXT + linkId, "utf8")
+      .digest("base64url");
+  };
+  return {
+    issue: (linkId) => `${linkId}.${mac(linkId)}`,
+    verify(token) {
+      const [linkId = "", given = "", ...rest] = token.split(".");
+      if (rest.length > 0 || !LINK_ID.test(linkId) || !MAC.test(given)) return null;
+      const expected = Buffer.from(mac(linkId), "ascii");
+      return timingSafeEqual(Buffer.from(given, "ascii"), expected) ? linkId : null;
+    },
+  };
+}
+
+/** A live claim made through a letter, as the link path sees it. */
+export interface LetterClaimForLink {
+  claimId: string;
+  abId: string;
+  businessName: string;
+}
+
+export interface SignInLinkRecord {
+  linkId: string;
+  claimId: string;
+  email: string;
+  createdAt: string;
+  expiresAt: string;
+  usedAt: string | null;
+}
+
+/** What the link path needs from storage (implemented by src/store/letter-repository.ts). */
+export interface SignInLinkStore {
+  /** Live claims made through a letter with this email address (compared without case). */
+  liveLetterClaimsOf(email: string): LetterClaimForLink[];
+  /** Records the links and their outbox rows (kind space_sign_in_link) in one transaction. */
+  insertLinks(links: readonly SignInLinkRecord[], at: string): void;
+  /**
+   * Takes a link once: marks it used if it is neither used nor expired at `at` and its claim is
+   * still live, and returns it; null otherwise.
+   */
+  takeLink(linkId: string, at: string): SignInLinkRecord | null;
+  /** A link with the name of the listing its claim is on (what its email says). */
+  findLink(linkId: string): (SignInLinkRecord & { businessName: string }) | null;
+}
+
+export interface SignInLinkDeps {
+  links: SignInLinkStore;
+  linkTokens: SignInLinkTokens;
+  now: () => Date;
+}
+
+/**
+ * Sends a sign-in link for each live letter claim of the address (none when there is none: the
+ * caller answers the same either way). Returns how many links went out, for tests and logs only.
+ */
+export function requestSignInLinks(deps: SignInLinkDeps, email: string): number {
+  const claims = deps.links.liveLetterClaimsOf(email);
+  if (claims.length === 0) return 0;
+  const now = deps.now();
+  const createdAt = now.toISOString();
+  const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_VALID_MINUTES * 60_000).toISOString();
+  deps.links.insertLinks(
+    claims.map((claim) => ({
+      linkId: randomUUID(),
+      claimId: claim.claimId,
+      email,
+      createdAt,
+      expiresAt,
+      usedAt: null,
+    })),
+    createdAt,
+  );
+  return claims.length;
+}
+
+/** The claim a link signs into, taken once; null for a link unknown, forged, used or expired. */
+export function takeSignInLink(deps: SignInLinkDeps, token: string): SignInLinkRecord | null {
+  const linkId = deps.linkTokens.verify(token);
+  if (linkId === null) return null;
+  return deps.links.takeLink(linkId, deps.now().toISOString());
+}
+
+/**
+ * The email an outbox row of kind space_sign_in_link carries, rendered when it is sent (the token
+ * is derived again from the link id); null when the link was used or expired meanwhile.
+ */
+export function signInLinkMail(
+  deps: SignInLinkDeps & { baseUrl: string },
+  linkId: string,
+): { to: string; email: RenderedEmail } | null {
+  const link = deps.links.findLink(linkId);
+  if (!link || link.usedAt !== null || Date.parse(link.expiresAt) <= deps.now().getTime()) return null;
+  const url = `${deps.baseUrl}/pro/lien?jeton=${encodeURIComponent(deps.linkTokens.issue(linkId))}`;
+  return {
+    to: link.email,
+    email: renderSignInLinkEmail({ url, businessName: link.businessName, expiresAt: link.expiresAt }),
+  };
+}
+
+/** The French email that carries a sign-in link. */
+export function renderSignInLinkEmail(input: { url: string; businessName: string; expiresAt: string }): RenderedEmail {
+  const subject = "Votre lien de connexion à l'espace commerçant Abeille";
+  const { text, html } = renderLayout({
+    heading: subject,
+    intro: [
+      "Bonjour,",
+      `Vous avez demandé à vous connecter à l'espace commerçant d'Abeille pour ${input.businessName}. Ouvrez ce lien pour vous connecter :`,
+    ],
+    sections: [
+      {
+        title: "Lien de connexion",
+        paragraphs: [
+          input.url,
+          `Il ne sert qu'une fois et expire le ${frenchDateTime(input.expiresAt)} (dans ${SIGN_IN_LINK_VALID_MINUTES} minutes).`,
+        ],
+      },
+      {
+        title: "Vous n'avez rien demandé ?",
+        paragraphs: ["Ignorez ce message : sans ce lien, personne ne peut se connecter à votre place."],
+      },
+    ],
+    footer: [PLATFORM_SIGNATURE],
+  });
+  return { subject, text, html };
+}

@@ -1,0 +1,250 @@
+/**
+ * The letter path's sign-in (src/domain/merchant-space/letter-sign-in.ts) and its sign-in links
+ * (sign-in-links.ts) on a real store: a right code claims its establishment and only it (no SIRET
+ * or SIREN in the person, so no other listing of the company is within reach), once; a listing
+ * suspended since is refused with the letter left unspent; a link works once, expires after 15
+ * minutes, opens nothing once its claim is revoked, and a forged token opens nothing; links go
+ * only to an address of a live letter claim; the form CSRF token is bound to its cookie.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createClaim, listClaimsOf, revokeClaim } from "../../src/domain/merchant-space/claims.ts";
+import { createLetterCodeKeys } from "../../src/domain/merchant-space/letter-code.ts";
+import {
+  formCsrfToken,
+  isFormCsrfToken,
+  signInWithLetterCode,
+  signInWithLink,
+} from "../../src/domain/merchant-space/letter-sign-in.ts";
+import { issueLetterBatch, type LetterDeps } from "../../src/domain/merchant-space/letters.ts";
+import { newToken, readSession, type SpaceDeps } from "../../src/domain/merchant-space/sessions.ts";
+import {
+  createSignInLinkTokens,
+  requestSignInLinks,
+  SIGN_IN_LINK_VALID_MINUTES,
+  type SignInLinkDeps,
+  signInLinkMail,
+} from "../../src/domain/merchant-space/sign-in-links.ts";
+import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
+import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
+import type { MerchantLifecycleDeps } from "../../src/domain/merchants/merchant-registry.ts";
+import { makeSiret } from "../../src/domain/siret.ts";
+import { isServiceError } from "../../src/errors/service-error.ts";
+import { createCommuneLookup } from "../../src/seed/communes.ts";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+import { createLetterRepository } from "../../src/store/letter-repository.ts";
+import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
+import { createRetentionRepository } from "../../src/store/retention-repository.ts";
+import { createSignInLinkRepository } from "../../src/store/sign-in-link-repository.ts";
+
+const START = Date.parse("2026-11-26T09:00:00.000Z");
+let clock = START;
+let dataDir: string;
+let db: Db;
+let space: SpaceDeps;
+let letters: LetterDeps;
+let links: SignInLinkDeps;
+let abA: string;
+let abB: string;
+
+const COMPANY = "12345678";
+
+function add(lifecycle: MerchantLifecycleDeps, nic: string, name: string): string {
+  return addMerchant(
+    lifecycle,
+    {
+      siret: makeSiret(COMPANY, nic),
+      legal_name: `SARL ${name}`,
+      business_name: name,
+      naf_code: "10.71C",
+      address: { street: "12 rue de la République", postal_code: "69002", city: "Lyon" },
+      founded_on: "2015-03-02",
+    },
+    "operator:test",
+  ).abId;
+}
+
+beforeEach(() => {
+  clock = START;
+  dataDir = mkdtempSync(path.join(tmpdir(), "abeille-letter-sign-in-"));
+  db = openDatabase(path.join(dataDir, "abeille.db"));
+  const now = () => new Date(clock);
+  const lifecycle = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now };
+  abA = add(lifecycle, "0001", "Boulangerie Martin");
+  abB = add(lifecycle, "0002", "Boulangerie Martin Gare");
+  space = { store: createMerchantSpaceRepository(db), now, csrfSecret: () => Buffer.alloc(32, 3) };
+  letters = { letters: createLetterRepository(db), codeKeys: createLetterCodeKeys(() => Buffer.alloc(32, 4)), now };
+  links = {
+    links: createSignInLinkRepository(db),
+    linkTokens: createSignInLinkTokens(() => Buffer.alloc(32, 5)),
+    now,
+  };
+});
+
+afterEach(() => {
+  db.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function codeFor(abId: string): Promise<string> {
+  const batch = await issueLetterBatch(letters, { abIds: [abId], limit: 1 }, async () => {});
+  return batch.letters[0]?.code as string;
+}
+
+const enter = (code: string, email = "gerante@exemple.fr") =>
+  signInWithLetterCode({ letters, space }, { code, email, replacing: null });
+
+/** The sign-in link's token, as the email carries it. */
+function tokenInMail(): string {
+  const [row] = db.$client
+    .prepare("SELECT subject_id FROM outbox WHERE kind = 'space_sign_in_link' ORDER BY created_at DESC, rowid DESC")
+    .all() as { subject_id: string }[];
+  const mail = signInLinkMail({ ...links, baseUrl: "https://abeille.example" }, row?.subject_id ?? "");
+  const url = /https:\/\/abeille\.example\/pro\/lien\?jeton=(\S+)/.exec(mail?.email.text ?? "")?.[1];
+  if (!url) throw new Error("no link in the email");
+  return decodeURIComponent(url);
+}
+
+describe("a letter's code", () => {
+  it("claims its establishment only, for a person with no SIRET or SIREN, once", async () => {
+    const signedIn = enter(await codeFor(abA));
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    expect(signedIn.claim).toMatchObject({
+      abId: abA,
+      via: "letter",
+      email: "gerante@exemple.fr",
+      siren: makeSiret(COMPANY, "0001").slice(0, 9),
+    });
+    expect(signedIn.session.person).toEqual({
+      subject: signedIn.claim.subject,
+      email: "gerante@exemple.fr",
+      givenName: null,
+      usualName: null,
+      siret: null,
+      siren: null,
+      via: "letter",
+    });
+    expect(readSession(space, signedIn.token)?.person.subject).toBe(signedIn.claim.subject);
+    expect(listClaimsOf(space, signedIn.session).map((held) => held.claim.abId)).toEqual([abA]);
+    // Another establishment of the same company stays out of reach.
+    const refused = (() => {
+      try {
+        createClaim(space, signedIn.session, abB);
+        return null;
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(isServiceError(refused) && refused.code).toBe("NOT_FOUND");
+  });
+
+  it("works once: the same code again is refused, and no second claim is made", async () => {
+    const code = await codeFor(abA);
+    expect(enter(code).ok).toBe(true);
+    expect(enter(code, "autre@exemple.fr")).toEqual({ ok: false, refusal: "used" });
+    expect(db.$client.prepare("SELECT count(*) FROM merchant_claims").pluck().get()).toBe(1);
+  });
+
+  it("refuses a listing suspended since the letter was sent, and leaves the letter unspent", async () => {
+    const code = await codeFor(abA);
+    changeMerchantStatus(
+      { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => new Date(clock) },
+      abA,
+      { status: "SUSPENDED", reason: "fraude signalée" },
+      "operator:test",
+    );
+    expect(enter(code)).toEqual({ ok: false, refusal: "unavailable" });
+    expect(db.$client.prepare("SELECT used_at FROM letter_codes WHERE ab_id = ?").pluck().get(abA)).toBeNull();
+    expect(db.$client.prepare("SELECT count(*) FROM merchant_claims").pluck().get()).toBe(0);
+  });
+});
+
+describe("a batch --unclaimed", () => {
+  it("leaves out the listings someone holds a live claim on, and takes them back once it is revoked", async () => {
+    const signedIn = enter(await codeFor(abA));
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    const unclaimed = async () =>
+      (await issueLetterBatch(letters, { unclaimed: true, limit: 10 }, async () => {})).letters.map(
+        (letter) => letter.recipient.abId,
+      );
+    expect(await unclaimed()).toEqual([abB]);
+    revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
+    expect((await unclaimed()).sort()).toEqual([abA, abB].sort());
+  });
+});
+
+describe("a sign-in link", () => {
+  it("works once, for the claim's own person", async () => {
+    const signedIn = enter(await codeFor(abA), "Gerante@Exemple.fr");
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    expect(requestSignInLinks(links, "gerante@exemple.fr")).toBe(1);
+    const token = tokenInMail();
+    const first = signInWithLink({ links, space }, { token, replacing: null });
+    expect(first?.session.person.subject).toBe(signedIn.claim.subject);
+    expect(first?.claim.claimId).toBe(signedIn.claim.claimId);
+    expect(signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
+  });
+
+  it(`expires after ${SIGN_IN_LINK_VALID_MINUTES} minutes`, async () => {
+    enter(await codeFor(abA));
+    requestSignInLinks(links, "gerante@exemple.fr");
+    const token = tokenInMail();
+    clock = START + SIGN_IN_LINK_VALID_MINUTES * 60_000;
+    expect(signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
+    expect(signInLinkMail({ ...links, baseUrl: "https://abeille.example" }, token.split(".")[0] as string)).toBeNull();
+  });
+
+  it("opens nothing once its claim is revoked, or when forged", async () => {
+    const signedIn = enter(await codeFor(abA));
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    requestSignInLinks(links, "gerante@exemple.fr");
+    const token = tokenInMail();
+    const [linkId] = token.split(".");
+    const forged = `${linkId}.${"A".repeat(43)}`;
+    expect(signInWithLink({ links, space }, { token: forged, replacing: null })).toBeNull();
+    revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
+    expect(signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
+    // Revoked: no new link is sent either.
+    expect(requestSignInLinks(links, "gerante@exemple.fr")).toBe(0);
+  });
+
+  it("is deleted by the retention job as long after it expired as the sessions", async () => {
+    enter(await codeFor(abA));
+    requestSignInLinks(links, "gerante@exemple.fr");
+    const count = () => db.$client.prepare("SELECT count(*) FROM space_sign_in_links").pluck().get();
+    const retention = createRetentionRepository(db);
+    const expiry = START + SIGN_IN_LINK_VALID_MINUTES * 60_000;
+    const run = (sessionCutoff: number) =>
+      retention.anonymizeBefore({
+        cutoff: new Date(0).toISOString(),
+        now: new Date(clock).toISOString(),
+        idempotencyCutoff: new Date(0).toISOString(),
+        sessionCutoff: new Date(sessionCutoff).toISOString(),
+      });
+    run(expiry);
+    expect(count()).toBe(1);
+    run(expiry + 1);
+    expect(count()).toBe(0);
+  });
+
+  it("is sent only to an address of a live letter claim", async () => {
+    enter(await codeFor(abA));
+    expect(requestSignInLinks(links, "personne@exemple.fr")).toBe(0);
+    expect(db.$client.prepare("SELECT count(*) FROM outbox").pluck().get()).toBe(0);
+  });
+});
+
+describe("the forms' CSRF token before a session", () => {
+  it("is bound to the form cookie it was made for", () => {
+    const cookie = newToken();
+    const token = formCsrfToken(space, cookie);
+    expect(isFormCsrfToken(space, cookie, token)).toBe(true);
+    expect(isFormCsrfToken(space, newToken(), token)).toBe(false);
+    expect(isFormCsrfToken(space, null, token)).toBe(false);
+    expect(isFormCsrfToken(space, cookie, undefined)).toBe(false);
+    expect(isFormCsrfToken(space, cookie, "x".repeat(43))).toBe(false);
+  });
+});
