@@ -5,6 +5,8 @@ import { type AccessServices, createAccessServices } from "./domain/access/acces
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
 import { createPageFormTokens, type PageFormTokens } from "./domain/leads/page-form-token.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
+import type { LeadEmailConfirmationStore } from "./domain/merchant-space/lead-email-store.ts";
+import type { LeadEmailTokens } from "./domain/merchant-space/lead-email-token.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
@@ -26,6 +28,10 @@ import { type AttributionRepository, createAttributionRepository } from "./store
 import { createChangeFeedRepository } from "./store/change-feed-repository.ts";
 import { createDatabaseProbe } from "./store/database-probe.ts";
 import { type Db, openDatabase } from "./store/db.ts";
+import {
+  createLeadEmailConfirmationRepository,
+  leadEmailTokensOf,
+} from "./store/lead-email-confirmation-repository.ts";
 import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
 import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
@@ -105,6 +111,9 @@ export interface App {
   trackingTokens: TrackingTokens;
   /** The form tokens of the merchants' pages (HMAC keyed by DATA_DIR/secrets/page-form.key, created on first use). */
   pageFormTokens: PageFormTokens;
+  /** The merchant space's lead email confirmations, and their links' tokens (DATA_DIR/secrets/lead-email.key). */
+  leadEmailConfirmations: LeadEmailConfirmationStore;
+  leadEmailTokens: LeadEmailTokens;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
   /** Throws when the database does not answer (the health check's readiness). */
@@ -191,6 +200,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     pageFormTokens: createPageFormTokens(() =>
       loadOrCreateSecret(path.join(config.dataDir, "secrets", "page-form.key")),
     ),
+    leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
+    leadEmailTokens: leadEmailTokensOf(config.dataDir),
     notifyOutbox,
     probeDatabase: createDatabaseProbe(db),
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),

@@ -1,5 +1,8 @@
 import { renderFollowUp } from "../domain/leads/render-follow-up.ts";
 import { renderLeadNotification } from "../domain/leads/render-lead-notification.ts";
+import { leadEmailConfirmationPath, renderLeadEmailConfirmation } from "../domain/merchant-space/lead-email.ts";
+import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
+import type { LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
 import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
 import { logger } from "../logging.ts";
 import type { LeadRepository } from "../store/lead-repository.ts";
@@ -14,6 +17,10 @@ export interface DispatchDeps {
   platformContacts: PlatformContactRepository;
   transport: MailTransport;
   platformTeamEmail: string;
+  /** The merchant space's lead email confirmations: their emails carry a link written again from the id. */
+  leadEmailConfirmations: LeadEmailConfirmationStore;
+  leadEmailTokens: LeadEmailTokens;
+  baseUrl: string;
   now: () => Date;
   /** Rows claimed per batch (default 25). */
   batchSize?: number;
@@ -144,7 +151,10 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
 
 /** Renders the email an outbox row announces, from the current state of its subject. */
 export function compose(
-  deps: Pick<DispatchDeps, "leads" | "platformContacts" | "platformTeamEmail">,
+  deps: Pick<
+    DispatchDeps,
+    "leads" | "platformContacts" | "platformTeamEmail" | "leadEmailConfirmations" | "leadEmailTokens" | "baseUrl"
+  >,
   message: OutboxMessage,
 ): OutgoingMail {
   const fileStem = `${compactTimestamp(message.createdAt)}-${message.kind}`;
@@ -194,6 +204,18 @@ export function compose(
         ...email,
         headers: { "X-Abeille-Contact-Id": contact.contactId },
       };
+    }
+    case "lead_email_confirmation": {
+      const confirmation = deps.leadEmailConfirmations.findForDelivery(message.subjectId);
+      if (!confirmation) throw new PermanentFailure("the lead email confirmation no longer exists");
+      const token = deps.leadEmailTokens.issue(confirmation.confirmationId);
+      const email = renderLeadEmailConfirmation({
+        businessName: confirmation.businessName,
+        email: confirmation.email,
+        link: `${deps.baseUrl}${leadEmailConfirmationPath(confirmation.abId, token)}`,
+        expiresAt: confirmation.expiresAt,
+      });
+      return { outboxId: message.messageId, fileStem, to: confirmation.email, ...email };
     }
     default:
       throw new PermanentFailure(`unknown outbox kind ${String(message.kind)}`);

@@ -7,6 +7,10 @@ import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
 import { openConnection } from "../store/connection.ts";
+import {
+  createLeadEmailConfirmationRepository,
+  leadEmailTokensOf,
+} from "../store/lead-email-confirmation-repository.ts";
 import { createLeadRepository } from "../store/lead-repository.ts";
 import { createOutboxRepository } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
@@ -31,6 +35,8 @@ const services = {
   outbox: createOutboxRepository(db),
   leads: createLeadRepository(db),
   platformContacts: createPlatformContactRepository(db),
+  leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
+  leadEmailTokens: leadEmailTokensOf(config.dataDir),
 };
 const worker = startOutboxWorker(services, {
   transport: createMailTransport(config.mail, { blockingFiles: true }),

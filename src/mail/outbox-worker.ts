@@ -33,7 +33,10 @@ export interface OutboxWorkerOptions {
 }
 
 /** What the outbox worker uses of the app: the outbox thread builds no more than this. */
-export type OutboxServices = Pick<App, "outbox" | "leads" | "platformContacts" | "config" | "now">;
+export type OutboxServices = Pick<
+  App,
+  "outbox" | "leads" | "platformContacts" | "leadEmailConfirmations" | "leadEmailTokens" | "config" | "now"
+>;
 
 export function dispatchDeps(app: OutboxServices, transport: MailTransport, now: () => Date = app.now): DispatchDeps {
   return {
@@ -42,6 +45,9 @@ export function dispatchDeps(app: OutboxServices, transport: MailTransport, now:
     platformContacts: app.platformContacts,
     transport,
     platformTeamEmail: app.config.mail.platformTeamEmail,
+    leadEmailConfirmations: app.leadEmailConfirmations,
+    leadEmailTokens: app.leadEmailTokens,
+    baseUrl: app.config.baseUrl,
     now,
   };
 }

@@ -13,7 +13,12 @@ import type { StoreConnection } from "./connection.ts";
  * Statuses: pending -> sending -> sent | pending (retry later) | failed (attempts exhausted).
  */
 
-export const OUTBOX_KINDS = ["lead_notification", "lead_follow_up", "platform_contact"] as const;
+export const OUTBOX_KINDS = [
+  "lead_notification",
+  "lead_follow_up",
+  "platform_contact",
+  "lead_email_confirmation",
+] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 export interface OutboxMessage {
@@ -80,14 +85,18 @@ const SUBJECT_SENT: Record<OutboxKind, string> = {
   lead_follow_up: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'forwarded' WHERE contact_id = @subject AND status = 'received'",
+  lead_email_confirmation:
+    "UPDATE lead_email_confirmations SET sent_at = @at WHERE confirmation_id = @subject AND sent_at IS NULL",
 };
 
-const SUBJECT_FAILED: Record<OutboxKind, string> = {
+const SUBJECT_FAILED: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'failed', failed_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'failed' WHERE contact_id = @subject AND status = 'received'",
+  // lead_email_confirmation: none; the request stays waiting, and the merchant who sees no link
+  // arrive asks again (a new request withdraws this one).
 };
 
 // One ordered index range per status, each stopping at `limit` rows: with `status IN (...)` SQLite
@@ -152,7 +161,10 @@ export function createOutboxRepository(db: StoreConnection): OutboxRepository {
      RETURNING kind, subject_id`,
   );
   const sentStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_SENT[kind]));
-  const failedStatements = mapKinds((kind) => sqlite.prepare(SUBJECT_FAILED[kind]));
+  const failedStatements = mapKinds((kind) => {
+    const statement = SUBJECT_FAILED[kind];
+    return statement === undefined ? undefined : sqlite.prepare(statement);
+  });
   const nextDue = sqlite
     .prepare<[], string | null>(
       `SELECT min(due) FROM (
