@@ -43,7 +43,15 @@ export type Actor = string;
 export interface MerchantEventInput {
   at: string;
   actor: Actor;
-  action: "created" | "updated" | "status_changed" | "description_reviewed" | "observed" | "qa_reviewed";
+  action:
+    | "created"
+    | "updated"
+    | "status_changed"
+    | "description_reviewed"
+    | "observed"
+    | "claimed"
+    | "claim_revoked"
+    | "qa_reviewed";
   changes: Record<string, { from: unknown; to: unknown }>;
   reason: string | null;
 }
