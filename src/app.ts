@@ -9,6 +9,7 @@ import type { LeadEmailConfirmationStore } from "./domain/merchant-space/lead-em
 import type { LeadEmailTokens } from "./domain/merchant-space/lead-email-token.ts";
 import type { IdentityProvider } from "./domain/merchant-space/sign-in.ts";
 import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
+import type { CommuneLookup, MerchantRegistryStore } from "./domain/merchants/merchant-registry.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
@@ -25,6 +26,7 @@ import type { RenderedDocument } from "./publish/document.ts";
 import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
+import { createCommuneLookup } from "./seed/communes.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
 import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
 import { type AttributionRepository, createAttributionRepository } from "./store/attribution-repository.ts";
@@ -36,6 +38,7 @@ import {
   leadEmailTokensOf,
 } from "./store/lead-email-confirmation-repository.ts";
 import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
+import { createMerchantRegistryRepository } from "./store/merchant-registry-repository.ts";
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
 import { createMerchantSpaceRepository } from "./store/merchant-space-repository.ts";
 import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
@@ -120,6 +123,10 @@ export interface App {
   leadEmailTokens: LeadEmailTokens;
   /** The merchant space's sessions, sign-ins under way and claims (src/domain/merchant-space/). */
   space: SpaceStore;
+  /** The merchant lifecycle's store: the merchant space's edits go through the operator's doors. */
+  merchantRegistry: MerchantRegistryStore;
+  /** The communes reference, loaded on first use (an edit that moves an address needs it). */
+  communes: CommuneLookup;
   /** The key of the merchant space's CSRF tokens (DATA_DIR/secrets/pro-csrf.key, created on first use). */
   proCsrfSecret: () => Buffer;
   /** ProConnect (PROCONNECT_*), or null when the service has no client there. */
@@ -213,6 +220,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
     leadEmailTokens: leadEmailTokensOf(config.dataDir),
     space: createMerchantSpaceRepository(db),
+    merchantRegistry: createMerchantRegistryRepository(db),
+    communes: lazyCommuneLookup(),
     proCsrfSecret: once(() => loadOrCreateSecret(path.join(config.dataDir, "secrets", "pro-csrf.key"))),
     proConnect: config.proConnect
       ? createProConnectProvider({
@@ -278,4 +287,17 @@ let current: App | undefined;
 export function getApp(): App {
   current ??= createApp(loadConfig());
   return current;
+}
+
+/** The communes reference, read from data/ the first time it is asked (a server that edits no address never reads it). */
+function lazyCommuneLookup(): CommuneLookup {
+  let lookup: CommuneLookup | undefined;
+  const loaded = () => {
+    lookup ??= createCommuneLookup();
+    return lookup;
+  };
+  return {
+    find: (postalCode, city) => loaded().find(postalCode, city),
+    findByInsee: (inseeCode) => loaded().findByInsee?.(inseeCode) ?? null,
+  };
 }

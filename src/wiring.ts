@@ -4,6 +4,7 @@ import type { SpaceDeps } from "./domain/merchant-space/sessions.ts";
 import type { SignInDeps } from "./domain/merchant-space/sign-in.ts";
 import type { ResolveDeps } from "./domain/registry/resolve-merchant.ts";
 import type { SearchDeps } from "./domain/registry/search-registry.ts";
+import type { ListingSpaceDeps } from "./publish/pro/listing-space.ts";
 
 /**
  * The domain functions' dependencies, built from the composition root (src/app.ts): what REST
@@ -49,4 +50,19 @@ export function spaceDeps(app: App): SpaceDeps {
 /** The same, with ProConnect; null when the service has no ProConnect client configured. */
 export function signInDeps(app: App): SignInDeps | null {
   return app.proConnect ? { ...spaceDeps(app), provider: app.proConnect } : null;
+}
+
+/** What the listing pages of the merchant space need: the lifecycle's doors, the lead email's confirmations, the edit budget. */
+export function listingSpaceDeps(app: App): ListingSpaceDeps {
+  return {
+    registry: app.merchantRegistry,
+    communes: app.communes,
+    now: app.now,
+    confirmations: app.leadEmailConfirmations,
+    tokens: app.leadEmailTokens,
+    notifyOutbox: app.notifyOutbox,
+    limiter: app.access.limiter,
+    editsPerHour: app.config.merchantSpaceLimits.editsHourly,
+    baseUrl: app.config.baseUrl,
+  };
 }
