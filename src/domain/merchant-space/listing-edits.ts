@@ -47,6 +47,12 @@ export const OFFICIAL_FIELDS = [
 const declared: ReadonlySet<string> = new Set(MERCHANT_DECLARED_FIELDS);
 const official: ReadonlySet<string> = new Set(OFFICIAL_FIELDS);
 
+/** The official fields among names given (`address.street` names `address`), in the order given. */
+export function officialFieldsIn(names: readonly string[]): string[] {
+  const found = names.map((name) => name.split(".")[0] ?? name).filter((field) => official.has(field));
+  return [...new Set(found)];
+}
+
 /** Why a field the merchant may not set is refused (one message per field). */
 function refusalOf(field: string): string | null {
   if (declared.has(field)) return null;

@@ -1,7 +1,12 @@
 import { HOURLY_WINDOW_SECONDS } from "../../domain/access/rate-limit-policy.ts";
 import type { RateLimiter } from "../../domain/access/rate-limiter.ts";
 import { type LeadEmailDeps, requestLeadEmail } from "../../domain/merchant-space/lead-email.ts";
-import { editListing, type ListingAccess, setListingPaused } from "../../domain/merchant-space/listing-edits.ts";
+import {
+  editListing,
+  type ListingAccess,
+  officialFieldsIn,
+  setListingPaused,
+} from "../../domain/merchant-space/listing-edits.ts";
 import { scoreAdvice } from "../../domain/merchant-space/score-advice.ts";
 import { merchantNextStatuses } from "../../domain/merchants/lifecycle.ts";
 import { loadRegistered } from "../../domain/merchants/load-registered.ts";
@@ -76,6 +81,16 @@ export async function answerListingForm(
 ): Promise<ListingFormAnswer> {
   const section = LISTING_SECTIONS.find((name) => name === fields.section);
   if (!section) return refusedAs(null, fields, "Ce formulaire n'est pas reconnu. Rechargez la page.", 400);
+  // A form of the page never carries these: a forged one is refused as a whole, and told why.
+  const official = officialFieldsIn(Object.keys(fields));
+  if (official.length > 0) {
+    return refusedAs(
+      section,
+      fields,
+      `Rien n'a été enregistré : ${official.map((field) => OFFICIAL_LABELS_FR[field] ?? field).join(", ")} ${official.length > 1 ? "viennent" : "vient"} des registres officiels (SIRENE) et ne se modifie${official.length > 1 ? "nt" : ""} pas ici.`,
+      errorCatalog.VALIDATION_ERROR.status,
+    );
+  }
   const budget = await deps.limiter.consume(`pro-edit:${access.claimId}`, deps.editsPerHour, HOURLY_WINDOW_SECONDS);
   if (!budget.allowed) {
     return refusedAs(
@@ -150,6 +165,17 @@ export async function answerListingForm(
     throw failure;
   }
 }
+
+const OFFICIAL_LABELS_FR: Record<string, string> = {
+  siret: "le SIRET",
+  legal_name: "la raison sociale",
+  business_name: "le nom commercial",
+  naf_code: "le code NAF",
+  address: "l'adresse",
+  rcs: "l'immatriculation au RCS",
+  vat_number: "le numéro de TVA",
+  founded_on: "la date de création",
+};
 
 const CONFLICT_FR: Record<ListingSection, string> = {
   coordonnees: "Votre fiche a changé pendant votre saisie ; rien n'a été enregistré. Renvoyez le formulaire.",
