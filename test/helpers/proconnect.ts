@@ -313,11 +313,12 @@ export async function signInThroughProConnect(
 
 /** The built server over a fresh demo registry, with PROCONNECT_* pointing at a test provider started first. */
 export async function startServerWithProConnect(
-  options: { count?: number; env?: Record<string, string>; baseUrl?: string } = {},
+  options: { count?: number; env?: Record<string, string>; baseUrl?: string; port?: number } = {},
 ): Promise<{ server: TestServer; provider: TestProConnect; close(): Promise<void> }> {
   const provider = await startProConnect(options.baseUrl ? { baseUrl: options.baseUrl } : {});
   const server = await startTestServer({
     ...(options.count ? { count: options.count } : {}),
+    ...(options.port ? { port: options.port } : {}),
     env: { ...provider.env, ...(options.baseUrl ? { BASE_URL: options.baseUrl } : {}), ...(options.env ?? {}) },
   });
   return {

@@ -33,7 +33,7 @@ export interface TestServer {
 export type JsonObject = Record<string, any>;
 
 export async function startTestServer(
-  options: { count?: number; env?: Record<string, string> } = {},
+  options: { count?: number; env?: Record<string, string>; port?: number } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-test-"));
   const db = openDatabase(path.join(dataDir, "abeille.db"));
@@ -53,7 +53,8 @@ export async function startTestServer(
   // server in this process logs its warnings and errors, not a line per request.
   const level = process.env.LOG_LEVEL;
   setLogLevel(level === "debug" || level === "info" || level === "error" || level === "silent" ? level : "warn");
-  const running = await startServer({ port: 0, host: "127.0.0.1" });
+  // A port chosen ahead lets BASE_URL be the server's own address (a real browser follows it).
+  const running = await startServer({ port: options.port ?? 0, host: "127.0.0.1" });
   const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as DemoRoster;
   const get = (pathAndQuery: string, init?: RequestInit) => fetch(`${running.url}${pathAndQuery}`, init);
   return {
