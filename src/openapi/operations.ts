@@ -753,7 +753,10 @@ const OPERATION_TABLE = [
     access: "space",
     pathParams: listingSpaceParamsSchema,
     query: leadEmailConfirmationQuerySchema,
-    responses: { "200": { description: "The confirmation page", contentType: "text/html", schema: z.string() } },
+    responses: {
+      "200": { description: "The confirmation page", contentType: "text/html", schema: z.string() },
+      "404": { description: "Not a token of a link (HTML page)", contentType: "text/html", schema: z.string() },
+    },
   },
   {
     method: "post",
