@@ -449,6 +449,32 @@ describe("security of the listing's space", () => {
     expect([signedOut.status, signedOut.headers.get("location")]).toEqual([303, "/pro"]);
   });
 
+  it("a lead email link asked for through a claim revoked since changes nothing", async () => {
+    const { abId, siret } = freshListing();
+    const { person, actor } = await claimed(abId, siret);
+    const before = merchantRow(abId).email;
+    await post(person, abId, { section: "e-mail", email: "revoque@exemple-voyages.fr" });
+    await worker.runNow();
+    const link = /http:\/\/abeille\.test\/pro\/ab_[a-z0-9]{8}\/e-mail\/confirmer\?jeton=([A-Za-z0-9_-]{43})/.exec(
+      emailsTo("revoque@exemple-voyages.fr")[0] ?? "",
+    );
+    const revoked = await runJob(
+      ["jobs/merchants.ts", "revoke-claim", actor.slice("merchant:".length), "--reason", "test de révocation"],
+      { dataDir: server.dataDir, baseUrl: TEST_BASE_URL },
+    );
+    expect(revoked.code, revoked.stderr).toBe(0);
+    const confirmed = await fetch(`${server.url}/pro/${abId}/e-mail/confirmer`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ jeton: link?.[1] ?? "" }).toString(),
+    });
+    expect(confirmed.status).toBe(409);
+    expect(decodeHtml(await confirmed.text())).toContain(
+      "Ce lien a été demandé par une personne qui ne gère plus cette fiche : il ne change rien.",
+    );
+    expect(merchantRow(abId).email).toBe(before);
+  });
+
   it("leaves probation to the operator: no pause for a listing in probation", async () => {
     const { abId, siret } = freshListing("probation");
     const { person } = await claimed(abId, siret);

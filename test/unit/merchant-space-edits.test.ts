@@ -57,6 +57,8 @@ let abId: string;
 let runs = 0;
 
 const secret = Buffer.alloc(32, 7);
+/** The claims revoked since (the space's store answers it in the server). */
+const revokedActors = new Set<string>();
 beforeEach(() => {
   clock = new Date("2026-11-20T09:00:00.000Z");
   db = openDatabase(path.join(dir, `abeille-${runs++}.db`));
@@ -66,6 +68,7 @@ beforeEach(() => {
     now: () => clock,
     confirmations: createLeadEmailConfirmationRepository(db),
     tokens: createLeadEmailTokens(() => secret),
+    stillEntitled: (requestedBy) => !revokedActors.has(requestedBy),
   };
   abId = addMerchant(deps, declaration, "operator:test").abId;
 });
@@ -313,6 +316,16 @@ describe("the lead email", () => {
     clock = new Date(clock.getTime() + LEAD_EMAIL_LINK_HOURS * 3_600_000);
     expect(issuesOf(() => confirmLeadEmail(deps, abId, second))).toEqual([
       ["CONFLICT", "", "This confirmation link has expired; ask for a new one from the merchant space"],
+    ]);
+    expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+  });
+
+  it("changes nothing when the claim that asked was revoked since", () => {
+    requestLeadEmail(deps, { abId, actor: "merchant:claim-revoked" }, "revoque@exemple.fr");
+    const { token } = linkInEmail();
+    revokedActors.add("merchant:claim-revoked");
+    expect(issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
+      ["CONFLICT", "", "This confirmation link was asked for through a claim revoked since"],
     ]);
     expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
   });

@@ -25,11 +25,34 @@ export interface LeadEmailDeps extends MerchantLifecycleDeps {
   tokens: LeadEmailTokens;
   /** Wakes the outbox worker (the confirmation email). */
   notifyOutbox?: () => void;
+  /**
+   * Whether the actor who asked (`merchant:<claimId>`) still holds its claim: a link asked for
+   * through a claim revoked since changes nothing.
+   */
+  stillEntitled: (requestedBy: string) => boolean;
 }
 
 /** Where the link of a confirmation points (a page of the listing's space). */
 export function leadEmailConfirmationPath(abId: string, token: string): string {
   return `/pro/${abId}/e-mail/confirmer?jeton=${token}`;
+}
+
+/** Why a link that exists cannot be used; the page words each in French (src/publish/pro/). */
+export type LinkRefusal = "used" | "replaced" | "expired" | "revoked";
+
+const LINK_REFUSALS: Record<LinkRefusal, string> = {
+  used: "This confirmation link was already used",
+  replaced: "This confirmation link was replaced by a later request; use the latest email",
+  expired: "This confirmation link has expired; ask for a new one from the merchant space",
+  revoked: "This confirmation link was asked for through a claim revoked since",
+};
+
+export class LinkRefusedError extends ServiceError {
+  readonly refusal: LinkRefusal;
+  constructor(refusal: LinkRefusal) {
+    super("CONFLICT", LINK_REFUSALS[refusal]);
+    this.refusal = refusal;
+  }
 }
 
 export type LeadEmailRequest =
@@ -79,22 +102,22 @@ export function confirmLeadEmail(
   const confirmation = deps.confirmations.findByTokenHash(deps.tokens.hash(token));
   if (!confirmation || confirmation.abId !== abId) throw invalid();
   const refusal = whyNotUsable(confirmation, deps.now().toISOString());
-  if (refusal) throw new ServiceError("CONFLICT", refusal);
+  if (refusal) throw new LinkRefusedError(refusal);
+  if (!deps.stillEntitled(confirmation.requestedBy)) throw new LinkRefusedError("revoked");
   const nowIso = deps.now().toISOString();
   return deps.registry.inOneTransaction(() => {
     if (!deps.confirmations.markConfirmed(confirmation.confirmationId, nowIso)) {
-      throw new ServiceError("CONFLICT", "This confirmation link was already used");
+      throw new LinkRefusedError("used");
     }
     const updated = updateMerchant(deps, abId, { email: confirmation.email }, confirmation.requestedBy);
     return { abId, email: confirmation.email, changed: updated.changed.length > 0 };
   });
 }
 
-function whyNotUsable(confirmation: LeadEmailConfirmation, nowIso: string): string | null {
-  if (confirmation.confirmedAt) return "This confirmation link was already used";
-  if (confirmation.withdrawnAt) return "This confirmation link was replaced by a later request; use the latest email";
-  if (confirmation.expiresAt <= nowIso)
-    return "This confirmation link has expired; ask for a new one from the merchant space";
+function whyNotUsable(confirmation: LeadEmailConfirmation, nowIso: string): LinkRefusal | null {
+  if (confirmation.confirmedAt) return "used";
+  if (confirmation.withdrawnAt) return "replaced";
+  if (confirmation.expiresAt <= nowIso) return "expired";
   return null;
 }
 

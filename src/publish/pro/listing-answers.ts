@@ -1,6 +1,6 @@
 import type { App } from "../../app.ts";
 import { requireClaimedListing } from "../../domain/merchant-space/claims.ts";
-import { confirmLeadEmail } from "../../domain/merchant-space/lead-email.ts";
+import { confirmLeadEmail, type LinkRefusal, LinkRefusedError } from "../../domain/merchant-space/lead-email.ts";
 import { LEAD_EMAIL_TOKEN } from "../../domain/merchant-space/lead-email-token.ts";
 import { isServiceError, ServiceError } from "../../errors/service-error.ts";
 import type { Reply } from "../../http/reply.ts";
@@ -96,10 +96,11 @@ export function answerLeadEmailLink(app: App, abId: string, token: string | unde
 
 const INVALID_FR =
   "Ce lien de confirmation n'est pas valable. Demandez un nouveau lien depuis votre espace professionnel.";
-const CONFLICT_FR: Record<string, string> = {
+const LINK_REFUSALS_FR: Record<LinkRefusal, string> = {
   used: "Ce lien a déjà servi : l'adresse est confirmée.",
   replaced: "Ce lien a été remplacé par une demande plus récente : utilisez le dernier e-mail reçu.",
   expired: "Ce lien a expiré. Demandez un nouveau lien depuis votre espace professionnel.",
+  revoked: "Ce lien a été demandé par une personne qui ne gère plus cette fiche : il ne change rien.",
 };
 
 /** POST /pro/{ab_id}/e-mail/confirmer */
@@ -117,17 +118,12 @@ export function answerLeadEmailConfirmation(app: App, abId: string, token: strin
     if (failure.code === "NOT_FOUND") {
       return confirmationPage(app, 404, "Lien non valable", html`<h1>Lien non valable</h1><p>${INVALID_FR}</p>`);
     }
-    if (failure.code === "CONFLICT") {
-      const reason = /already used/.test(failure.message)
-        ? "used"
-        : /replaced/.test(failure.message)
-          ? "replaced"
-          : "expired";
+    if (failure instanceof LinkRefusedError) {
       return confirmationPage(
         app,
         409,
-        "Lien déjà utilisé ou expiré",
-        html`<h1>Lien inutilisable</h1><p>${CONFLICT_FR[reason]}</p>`,
+        "Lien inutilisable",
+        html`<h1>Lien inutilisable</h1><p>${LINK_REFUSALS_FR[failure.refusal]}</p>`,
       );
     }
     throw failure;
