@@ -25,6 +25,7 @@ import { checkTransition, merchantNextStatuses } from "../../src/domain/merchant
 import { recordPlatformObservation } from "../../src/domain/merchants/record-platform-observation.ts";
 import { reviewQaAnswer } from "../../src/domain/merchants/review-qa-answer.ts";
 import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
+import { anonymizeExpired } from "../../src/domain/privacy/anonymize-expired.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { compose } from "../../src/mail/dispatch-outbox.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
@@ -34,6 +35,7 @@ import { createLeadRepository } from "../../src/store/lead-repository.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
+import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-space-edits-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -328,6 +330,16 @@ describe("the lead email", () => {
       ["CONFLICT", "", "This confirmation link was asked for through a claim revoked since"],
     ]);
     expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+  });
+
+  it("is forgotten 30 days after its link expired (the retention job)", () => {
+    requestLeadEmail(deps, { abId, actor: ACTOR }, "oubli@boulangerie-martin.fr");
+    const retention = createRetentionRepository(db);
+    const run = (at: Date) => anonymizeExpired({ retention, now: () => at, retentionMonths: 24 }).leadEmailLinks;
+    const expired = clock.getTime() + LEAD_EMAIL_LINK_HOURS * 3_600_000;
+    expect(run(new Date(expired + 29 * 86_400_000))).toBe(0);
+    expect(run(new Date(expired + 31 * 86_400_000))).toBe(1);
+    expect(db.$client.prepare("SELECT count(*) FROM lead_email_confirmations").pluck().get()).toBe(0);
   });
 
   it("refuses an address that is not one, with the field named", () => {

@@ -11,6 +11,8 @@ export interface RetentionCounts {
   idempotencyKeys: number;
   /** Merchant-space sessions (with the person's name and email) and sign-ins over before `sessionCutoff`. */
   spaceSessions: number;
+  /** Lead email confirmation links (the address asked for) expired before `sessionCutoff`, used or not. */
+  leadEmailLinks: number;
 }
 
 export interface RetentionRepository {
