@@ -98,7 +98,7 @@ describe("the OpenAPI document", () => {
       if (isObject(schema)) undescribed(schema, label, missing);
     }
     expect(missing).toEqual([]);
-    expect(parameters).toBe(37);
+    expect(parameters).toBe(48);
   });
 
   it("bounds every string, number and array an agent sends", () => {

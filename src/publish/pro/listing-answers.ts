@@ -87,7 +87,7 @@ export function answerLeadEmailLink(app: App, abId: string, token: string | unde
     "Confirmer l'adresse des demandes",
     html`<h1>Confirmer l'adresse des demandes</h1>
 <p>Confirmez que cette adresse e-mail doit recevoir les demandes de clients adressées à votre fiche.</p>
-<form method="post" action="${path}">
+<form class="pro-form" method="post" action="${path}">
 <input type="hidden" name="jeton" value="${token}">
 <p><button type="submit">Confirmer cette adresse</button></p>
 </form>`,

@@ -48,7 +48,7 @@ export interface FormContext {
 export function renderListingBody(model: ListingSpaceModel, state: ListingFormState, form: FormContext): SafeHtml {
   const { merchant } = model;
   return html`<h1>${merchant.businessName}</h1>
-${state.notice ? html`<p class="${state.notice.kind === "saved" ? "notice" : "error"}" role="${state.notice.kind === "saved" ? "status" : "alert"}">${state.notice.text}</p>` : ""}
+${state.notice ? html`<p class="${state.notice.kind === "saved" ? "pro-message" : "pro-message pro-refused"}" role="${state.notice.kind === "saved" ? "status" : "alert"}">${state.notice.text}</p>` : ""}
 ${summarySection(model)}
 ${adviceSection(model.advice)}
 ${officialSection(merchant)}
@@ -122,7 +122,7 @@ function shownValue(state: ListingFormState, section: ListingSection, field: str
 }
 
 function formStart(form: FormContext, section: ListingSection): SafeHtml {
-  return html`<form method="post" action="${form.action}" novalidate>
+  return html`<form class="pro-form" method="post" action="${form.action}" novalidate>
 <input type="hidden" name="${form.csrfField}" value="${form.csrfToken}">
 <input type="hidden" name="section" value="${section}">`;
 }
@@ -146,7 +146,7 @@ function field(options: FieldOptions): SafeHtml {
     .join(" ");
   const attributes = html` id="${id}" name="${options.name}"${described ? html` aria-describedby="${described}"` : ""}${options.error ? html` aria-invalid="true"` : ""}`;
   return html`<p><label for="${id}">${options.label}</label>
-${options.hint ? html`<span class="hint" id="${id}-aide">${options.hint}</span>` : ""}
+${options.hint ? html`<span class="note" id="${id}-aide">${options.hint}</span>` : ""}
 ${options.error ? html`<span class="field-error" id="${id}-erreur">${options.error}</span>` : ""}
 ${options.multiline ? html`<textarea${attributes} rows="4">${options.value}</textarea>` : html`<input${attributes} type="${options.type ?? "text"}" value="${options.value}"${options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ""}>`}</p>`;
 }
@@ -190,7 +190,7 @@ function hoursForm(model: ListingSpaceModel, state: ListingFormState, form: Form
   const hours = model.merchant.hours ?? {};
   return html`<section aria-labelledby="horaires"><h2 id="horaires">Horaires d'ouverture</h2>
 ${formStart(form, "horaires")}
-<p class="hint">Par jour : des plages comme 09:00-12:30,14:00-18:00, ou « fermé ». Un jour vide n'est pas indiqué.</p>
+<p class="note">Par jour : des plages comme 09:00-12:30,14:00-18:00, ou « fermé ». Un jour vide n'est pas indiqué.</p>
 ${merchantVocabulary.days.map((day) =>
   field({
     label: DAY_LABELS_FR[day] ?? day,
