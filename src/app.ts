@@ -5,6 +5,8 @@ import { type AccessServices, createAccessServices } from "./domain/access/acces
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
 import { createPageFormTokens, type PageFormTokens } from "./domain/leads/page-form-token.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
+import type { LeadEmailConfirmationStore } from "./domain/merchant-space/lead-email-store.ts";
+import type { LeadEmailTokens } from "./domain/merchant-space/lead-email-token.ts";
 import { createLetterCodeKeys, type LetterCodeKeys } from "./domain/merchant-space/letter-code.ts";
 import type { LetterStore } from "./domain/merchant-space/letter-store.ts";
 import type { IdentityProvider } from "./domain/merchant-space/sign-in.ts";
@@ -14,6 +16,7 @@ import {
   type SignInLinkTokens,
 } from "./domain/merchant-space/sign-in-links.ts";
 import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
+import type { CommuneLookup, MerchantRegistryStore } from "./domain/merchants/merchant-registry.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
@@ -30,14 +33,20 @@ import type { RenderedDocument } from "./publish/document.ts";
 import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
+import { createCommuneLookup } from "./seed/communes.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
 import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
 import { type AttributionRepository, createAttributionRepository } from "./store/attribution-repository.ts";
 import { createChangeFeedRepository } from "./store/change-feed-repository.ts";
 import { createDatabaseProbe } from "./store/database-probe.ts";
 import { type Db, openDatabase } from "./store/db.ts";
+import {
+  createLeadEmailConfirmationRepository,
+  leadEmailTokensOf,
+} from "./store/lead-email-confirmation-repository.ts";
 import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
 import { createLetterRepository, letterCodeKeyFile } from "./store/letter-repository.ts";
+import { createMerchantRegistryRepository } from "./store/merchant-registry-repository.ts";
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
 import { createMerchantSpaceRepository } from "./store/merchant-space-repository.ts";
 import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
@@ -118,8 +127,15 @@ export interface App {
   trackingTokens: TrackingTokens;
   /** The form tokens of the merchants' pages (HMAC keyed by DATA_DIR/secrets/page-form.key, created on first use). */
   pageFormTokens: PageFormTokens;
+  /** The merchant space's lead email confirmations, and their links' tokens (DATA_DIR/secrets/lead-email.key). */
+  leadEmailConfirmations: LeadEmailConfirmationStore;
+  leadEmailTokens: LeadEmailTokens;
   /** The merchant space's sessions, sign-ins under way and claims (src/domain/merchant-space/). */
   space: SpaceStore;
+  /** The merchant lifecycle's store: the merchant space's edits go through the operator's doors. */
+  merchantRegistry: MerchantRegistryStore;
+  /** The communes reference, loaded on first use (an edit that moves an address needs it). */
+  communes: CommuneLookup;
   /** The key of the merchant space's CSRF tokens (DATA_DIR/secrets/pro-csrf.key, created on first use). */
   proCsrfSecret: () => Buffer;
   /** ProConnect (PROCONNECT_*), or null when the service has no client there. */
@@ -216,7 +232,11 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     pageFormTokens: createPageFormTokens(() =>
       loadOrCreateSecret(path.join(config.dataDir, "secrets", "page-form.key")),
     ),
+    leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
+    leadEmailTokens: leadEmailTokensOf(config.dataDir),
     space: createMerchantSpaceRepository(db),
+    merchantRegistry: createMerchantRegistryRepository(db),
+    communes: lazyCommuneLookup(),
     proCsrfSecret: once(() => loadOrCreateSecret(path.join(config.dataDir, "secrets", "pro-csrf.key"))),
     proConnect: config.proConnect
       ? createProConnectProvider({
@@ -286,4 +306,17 @@ let current: App | undefined;
 export function getApp(): App {
   current ??= createApp(loadConfig());
   return current;
+}
+
+/** The communes reference, read from data/ the first time it is asked (a server that edits no address never reads it). */
+function lazyCommuneLookup(): CommuneLookup {
+  let lookup: CommuneLookup | undefined;
+  const loaded = () => {
+    lookup ??= createCommuneLookup();
+    return lookup;
+  };
+  return {
+    find: (postalCode, city) => loaded().find(postalCode, city),
+    findByInsee: (inseeCode) => loaded().findByInsee?.(inseeCode) ?? null,
+  };
 }

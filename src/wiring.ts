@@ -6,6 +6,7 @@ import type { SignInDeps } from "./domain/merchant-space/sign-in.ts";
 import type { SignInLinkDeps } from "./domain/merchant-space/sign-in-links.ts";
 import type { ResolveDeps } from "./domain/registry/resolve-merchant.ts";
 import type { SearchDeps } from "./domain/registry/search-registry.ts";
+import type { ListingSpaceDeps } from "./publish/pro/listing-space.ts";
 
 /**
  * The domain functions' dependencies, built from the composition root (src/app.ts): what REST
@@ -61,4 +62,23 @@ export function letterDeps(app: App): LetterDeps {
 /** What the letter path's sign-in links need (pro-letters). */
 export function signInLinkDeps(app: Pick<App, "signInLinks" | "signInLinkTokens" | "now">): SignInLinkDeps {
   return { links: app.signInLinks, linkTokens: app.signInLinkTokens, now: app.now };
+}
+
+/** What the listing pages of the merchant space need: the lifecycle's doors, the lead email's confirmations, the edit budget. */
+export function listingSpaceDeps(app: App): ListingSpaceDeps {
+  return {
+    registry: app.merchantRegistry,
+    communes: app.communes,
+    now: app.now,
+    confirmations: app.leadEmailConfirmations,
+    tokens: app.leadEmailTokens,
+    notifyOutbox: app.notifyOutbox,
+    stillEntitled: (requestedBy) => {
+      const claimId = requestedBy.startsWith("merchant:") ? requestedBy.slice("merchant:".length) : null;
+      return claimId !== null && app.space.findClaim(claimId)?.revokedAt === null;
+    },
+    limiter: app.access.limiter,
+    editsPerHour: app.config.merchantSpaceLimits.editsHourly,
+    baseUrl: app.config.baseUrl,
+  };
 }

@@ -222,6 +222,8 @@ export const configSchema = z
     // Per client address and hour: sign-ins started at ProConnect, and claims posted in the space.
     PRO_SIGN_INS_HOURLY: positiveInt(30),
     PRO_CLAIMS_HOURLY: positiveInt(30),
+    // Per claim and hour: edits of a listing posted from the merchant space.
+    PRO_EDITS_HOURLY: positiveInt(60),
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -321,7 +323,11 @@ export const configSchema = z
               clientSecret: env.PROCONNECT_CLIENT_SECRET,
             }
           : null,
-      merchantSpaceLimits: { signInsHourly: env.PRO_SIGN_INS_HOURLY, claimsHourly: env.PRO_CLAIMS_HOURLY },
+      merchantSpaceLimits: {
+        signInsHourly: env.PRO_SIGN_INS_HOURLY,
+        claimsHourly: env.PRO_CLAIMS_HOURLY,
+        editsHourly: env.PRO_EDITS_HOURLY,
+      },
       rechercheEntreprises: {
         url: env.RECHERCHE_ENTREPRISES_URL.replace(/\/+$/, ""),
         timeoutMs: env.RECHERCHE_ENTREPRISES_TIMEOUT_MS,

@@ -231,6 +231,8 @@ export function finishAnswer(request: AnsweredRequest, answer: Reply): Reply {
     headers["content-encoding"] = coding;
   }
   if (body !== null) headers["content-length"] = String(body.length);
+  // A bodiless answer (a redirect) says so on HEAD as Node says it on GET.
+  else if (status !== 204 && status !== 304) headers["content-length"] = "0";
   return { status, headers, body };
 }
 

@@ -1,6 +1,9 @@
 import type { RenderedEmail } from "../domain/leads/email-format.ts";
 import { renderFollowUp } from "../domain/leads/render-follow-up.ts";
 import { renderLeadNotification } from "../domain/leads/render-lead-notification.ts";
+import { leadEmailConfirmationPath, renderLeadEmailConfirmation } from "../domain/merchant-space/lead-email.ts";
+import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
+import type { LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
 import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
 import { logger } from "../logging.ts";
 import type { LeadRepository } from "../store/lead-repository.ts";
@@ -17,6 +20,10 @@ export interface DispatchDeps {
   platformTeamEmail: string;
   /** The email of a merchant-space sign-in link (src/domain/merchant-space/sign-in-links.ts), by link id. */
   signInLinkMail?: (linkId: string) => { to: string; email: RenderedEmail } | null;
+  /** The merchant space's lead email confirmations: their emails carry a link written again from the id. */
+  leadEmailConfirmations: LeadEmailConfirmationStore;
+  leadEmailTokens: LeadEmailTokens;
+  baseUrl: string;
   now: () => Date;
   /** Rows claimed per batch (default 25). */
   batchSize?: number;
@@ -147,7 +154,16 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
 
 /** Renders the email an outbox row announces, from the current state of its subject. */
 export function compose(
-  deps: Pick<DispatchDeps, "leads" | "platformContacts" | "platformTeamEmail" | "signInLinkMail">,
+  deps: Pick<
+    DispatchDeps,
+    | "leads"
+    | "platformContacts"
+    | "platformTeamEmail"
+    | "signInLinkMail"
+    | "leadEmailConfirmations"
+    | "leadEmailTokens"
+    | "baseUrl"
+  >,
   message: OutboxMessage,
 ): OutgoingMail {
   const fileStem = `${compactTimestamp(message.createdAt)}-${message.kind}`;
@@ -202,6 +218,18 @@ export function compose(
       const mail = deps.signInLinkMail?.(message.subjectId);
       if (!mail) throw new PermanentFailure("the sign-in link was used or expired before delivery");
       return { outboxId: message.messageId, fileStem, to: mail.to, ...mail.email };
+    }
+    case "lead_email_confirmation": {
+      const confirmation = deps.leadEmailConfirmations.findForDelivery(message.subjectId);
+      if (!confirmation) throw new PermanentFailure("the lead email confirmation no longer exists");
+      const token = deps.leadEmailTokens.issue(confirmation.confirmationId);
+      const email = renderLeadEmailConfirmation({
+        businessName: confirmation.businessName,
+        email: confirmation.email,
+        link: `${deps.baseUrl}${leadEmailConfirmationPath(confirmation.abId, token)}`,
+        expiresAt: confirmation.expiresAt,
+      });
+      return { outboxId: message.messageId, fileStem, to: confirmation.email, ...email };
     }
     default:
       throw new PermanentFailure(`unknown outbox kind ${String(message.kind)}`);

@@ -8,6 +8,10 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
 import { createSignInLinkTokens } from "../domain/merchant-space/sign-in-links.ts";
 import { openConnection } from "../store/connection.ts";
+import {
+  createLeadEmailConfirmationRepository,
+  leadEmailTokensOf,
+} from "../store/lead-email-confirmation-repository.ts";
 import { createLeadRepository, loadOrCreateSecret } from "../store/lead-repository.ts";
 import { createOutboxRepository } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
@@ -35,6 +39,8 @@ const services = {
   platformContacts: createPlatformContactRepository(db),
   signInLinks: createSignInLinkRepository(db),
   signInLinkTokens: createSignInLinkTokens(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir))),
+  leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
+  leadEmailTokens: leadEmailTokensOf(config.dataDir),
 };
 const worker = startOutboxWorker(services, {
   transport: createMailTransport(config.mail, { blockingFiles: true }),

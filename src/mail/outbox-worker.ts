@@ -34,7 +34,10 @@ export interface OutboxWorkerOptions {
 }
 
 /** What the outbox worker uses of the app: the outbox thread builds no more than this. */
-export type OutboxServices = Pick<App, "outbox" | "leads" | "platformContacts" | "config" | "now"> &
+export type OutboxServices = Pick<
+  App,
+  "outbox" | "leads" | "platformContacts" | "leadEmailConfirmations" | "leadEmailTokens" | "config" | "now"
+> &
   Partial<Pick<App, "signInLinks" | "signInLinkTokens">>;
 
 export function dispatchDeps(app: OutboxServices, transport: MailTransport, now: () => Date = app.now): DispatchDeps {
@@ -45,6 +48,9 @@ export function dispatchDeps(app: OutboxServices, transport: MailTransport, now:
     transport,
     platformTeamEmail: app.config.mail.platformTeamEmail,
     ...signInLinkMailOf(app, now),
+    leadEmailConfirmations: app.leadEmailConfirmations,
+    leadEmailTokens: app.leadEmailTokens,
+    baseUrl: app.config.baseUrl,
     now,
   };
 }

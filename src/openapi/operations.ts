@@ -43,6 +43,12 @@ import {
   spaceFormBodySchema,
   spaceHomeQuerySchema,
 } from "../schemas/merchant-space.ts";
+import {
+  leadEmailConfirmationFormSchema,
+  leadEmailConfirmationQuerySchema,
+  listingFormBodySchema,
+  listingSpaceParamsSchema,
+} from "../schemas/merchant-space-listing.ts";
 import { createOrderBodySchema, orderCreatedSchema } from "../schemas/orders.ts";
 import { peopleQuerySchema, sitemapPartParamsSchema } from "../schemas/people.ts";
 import { platformContactRequestSchema } from "../schemas/platform-contact.ts";
@@ -642,6 +648,109 @@ const OPERATION_TABLE = [
       "303": { description: "Signed out: to ProConnect's end_session_endpoint or to /pro", headers: ["Location"] },
       "403": {
         description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/pro/{ab_id}",
+    operationId: "getMerchantListingSpace",
+    summary: "A claimed listing in the merchant space (HTML, French): how agents see it, and its forms",
+    description:
+      "For the people holding a live claim on the listing. Its status, identity check and trust score with what would raise it, the official facts (not editable), and one form per section: contact and presentation, the lead email (confirmed by a link), hours, products and prices, brand voice, Q&A answers, pause and resume. Signed out: a redirect to /pro; another merchant's listing: 404.",
+    tags: ["Merchant space"],
+    access: "space",
+    pathParams: listingSpaceParamsSchema,
+    responses: {
+      "200": { description: "The listing's space", contentType: "text/html", schema: z.string() },
+      "303": { description: "Not signed in: to /pro", headers: ["Location"] },
+      "404": {
+        description: "Not a listing this person manages (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/pro/{ab_id}",
+    operationId: "submitMerchantListingForm",
+    summary: "One form of a claimed listing's space (HTML, French)",
+    description:
+      "Needs the session's CSRF token and a live claim on the listing. The section's change goes through the operator's doors with the merchant (merchant:<claim_id>) as the audit actor and is published by the next refresh. Fields only official sources prove are refused by name, nothing written. Each claim may post PRO_EDITS_HOURLY edits an hour. The answer is the page again, saying what was saved or, beside each field, what to correct, the values typed kept.",
+    tags: ["Merchant space"],
+    access: "space",
+    pathParams: listingSpaceParamsSchema,
+    bodyType: "form",
+    body: listingFormBodySchema,
+    responses: {
+      "200": {
+        description: "Saved (or nothing to change): the page, saying so",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "400": {
+        description: "Refused: the page, the form as typed with what to correct",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "403": {
+        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "404": {
+        description: "Not a listing this person manages (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "409": {
+        description: "The change is not possible now (the page, saying why)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "429": {
+        description: "Too many edits for this claim this hour (the page, saying when to retry)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/pro/{ab_id}/e-mail/confirmer",
+    operationId: "showLeadEmailConfirmation",
+    summary: "The link sent to a new lead email: a page with the button that confirms it",
+    description:
+      "Opening the link changes nothing (mail scanners open links); its button posts the token. No session needed: holding the mailbox is the proof.",
+    tags: ["Merchant space"],
+    access: "space",
+    pathParams: listingSpaceParamsSchema,
+    query: leadEmailConfirmationQuerySchema,
+    responses: {
+      "200": { description: "The confirmation page", contentType: "text/html", schema: z.string() },
+      "404": { description: "Not a token of a link (HTML page)", contentType: "text/html", schema: z.string() },
+    },
+  },
+  {
+    method: "post",
+    path: "/pro/{ab_id}/e-mail/confirmer",
+    operationId: "confirmLeadEmail",
+    summary: "Confirm a new lead email (its link's token)",
+    description:
+      "The waiting address becomes the listing's lead email (audit actor: the merchant who asked). The token is single use and expires after 48 hours; a later request replaces it. Unknown or another listing's token: 404; used, replaced or expired: 409, said in French.",
+    tags: ["Merchant space"],
+    access: "space",
+    pathParams: listingSpaceParamsSchema,
+    bodyType: "form",
+    body: leadEmailConfirmationFormSchema,
+    responses: {
+      "200": { description: "Confirmed (HTML page)", contentType: "text/html", schema: z.string() },
+      "404": { description: "Not a valid link (HTML page)", contentType: "text/html", schema: z.string() },
+      "409": {
+        description: "The link was used, replaced or has expired (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },

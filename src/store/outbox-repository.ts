@@ -13,7 +13,13 @@ import type { StoreConnection } from "./connection.ts";
  * Statuses: pending -> sending -> sent | pending (retry later) | failed (attempts exhausted).
  */
 
-export const OUTBOX_KINDS = ["lead_notification", "lead_follow_up", "platform_contact", "space_sign_in_link"] as const;
+export const OUTBOX_KINDS = [
+  "lead_notification",
+  "lead_follow_up",
+  "platform_contact",
+  "space_sign_in_link",
+  "lead_email_confirmation",
+] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 export interface OutboxMessage {
@@ -81,6 +87,8 @@ const SUBJECT_SENT: Partial<Record<OutboxKind, string>> = {
   lead_follow_up: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'forwarded' WHERE contact_id = @subject AND status = 'received'",
+  lead_email_confirmation:
+    "UPDATE lead_email_confirmations SET sent_at = @at WHERE confirmation_id = @subject AND sent_at IS NULL",
 };
 
 const SUBJECT_FAILED: Partial<Record<OutboxKind, string>> = {
@@ -89,6 +97,8 @@ const SUBJECT_FAILED: Partial<Record<OutboxKind, string>> = {
   lead_follow_up: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'failed' WHERE contact_id = @subject AND status = 'received'",
+  // lead_email_confirmation: none; the request stays waiting, and the merchant who sees no link
+  // arrive asks again (a new request withdraws this one).
 };
 
 // One ordered index range per status, each stopping at `limit` rows: with `status IN (...)` SQLite

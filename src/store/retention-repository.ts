@@ -70,6 +70,13 @@ export function createRetentionRepository(db: Db): RetentionRepository {
        SELECT rowid FROM space_sign_in_links WHERE expires_at < @sessionCutoff LIMIT @batch)`,
   );
 
+  // A link's row names the address asked for; 30 days after it expired, the audit log holds what
+  // became of it (the email change, under the merchant's actor).
+  const leadEmailLinks = sqlite.prepare(
+    `DELETE FROM lead_email_confirmations WHERE rowid IN (
+       SELECT rowid FROM lead_email_confirmations WHERE expires_at < @sessionCutoff LIMIT @batch)`,
+  );
+
   const drain = (run: () => number): number => {
     let total = 0;
     for (;;) {
@@ -104,6 +111,7 @@ export function createRetentionRepository(db: Db): RetentionRepository {
           drain(() => spaceSessions.run(pick("sessionCutoff", "batch")).changes) +
           drain(() => signIns.run(pick("sessionCutoff", "batch")).changes) +
           drain(() => signInLinks.run(pick("sessionCutoff", "batch")).changes),
+        leadEmailLinks: drain(() => leadEmailLinks.run(pick("sessionCutoff", "batch")).changes),
       };
       // secure_delete (db.ts) zeroes what the updates freed in the database's pages; the WAL
       // still holds the pages as they were until it is checkpointed and emptied. A reader in

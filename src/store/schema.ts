@@ -592,3 +592,35 @@ export const spaceSignInLinks = sqliteTable(
   },
   (table) => [index("space_sign_in_links_expiry").on(table.expiresAt)],
 );
+
+/* --- Merchant space, listing edits (issue 25, pro-edits) --- */
+
+/**
+ * A lead email the merchant asked for from its space, waiting for the link sent to it. Only the
+ * SHA-256 of the link's token is kept (the token is an HMAC of the id, so the outbox can write the
+ * link again without storing it). Leads keep going to the merchant's current email until one is
+ * confirmed (docs/decisions.md).
+ */
+export const leadEmailConfirmations = sqliteTable(
+  "lead_email_confirmations",
+  {
+    confirmationId: text("confirmation_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    email: text("email").notNull(),
+    tokenHash: text("token_hash").notNull(),
+    /** The audit actor who asked (`merchant:<claimId>`): the email change is theirs once confirmed. */
+    requestedBy: text("requested_by").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    sentAt: text("sent_at"),
+    confirmedAt: text("confirmed_at"),
+    /** A later request of the same listing replaces this one. */
+    withdrawnAt: text("withdrawn_at"),
+  },
+  (table) => [
+    uniqueIndex("lead_email_confirmations_token").on(table.tokenHash),
+    index("lead_email_confirmations_merchant").on(table.abId, table.createdAt),
+  ],
+);

@@ -96,7 +96,14 @@ const followUpEmails = (leadId: string) => {
       kind: row.kind,
       status: row.status,
       email: compose(
-        { leads: app.leads, platformContacts: app.platformContacts, platformTeamEmail: "equipe@abeille.test" },
+        {
+          leads: app.leads,
+          platformContacts: app.platformContacts,
+          platformTeamEmail: "equipe@abeille.test",
+          leadEmailConfirmations: app.leadEmailConfirmations,
+          leadEmailTokens: app.leadEmailTokens,
+          baseUrl: app.config.baseUrl,
+        },
         {
           messageId: row.message_id,
           kind: row.kind,

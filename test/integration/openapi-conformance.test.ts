@@ -5,8 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
+import { recordClaim } from "../../src/domain/merchant-space/claims.ts";
 import { issueLetterBatch } from "../../src/domain/merchant-space/letters.ts";
-import { letterDeps } from "../../src/wiring.ts";
+import { openSession } from "../../src/domain/merchant-space/sessions.ts";
+import { letterDeps, spaceDeps } from "../../src/wiring.ts";
 import { fetchAndCheck, OpenApiValidator } from "../helpers/openapi.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -345,6 +347,65 @@ describe("pages for people and crawlers", () => {
     await expectAnswer("POST", "/suivi", 200, form({ code }));
     await expectAnswer("POST", "/suivi", 400, form({ code: "" }));
     await expectAnswer("POST", "/suivi", 404, form({ code: `${code.slice(0, -1)}${code.endsWith("A") ? "B" : "A"}` }));
+  });
+
+  it("a claimed listing in the merchant space, and the lead email's link", async () => {
+    // A session and a claim opened through the space's own domain functions on the server's
+    // DATA_DIR (the sign-in itself has its tests: merchant-space-sign-in.test.ts).
+    const app = createApp(loadConfig());
+    const abId = first("active_contactable");
+    const siret = (await server.getJson(`/api/registry/resolve/${abId}`)).body.merchant.siret as string;
+    const person = {
+      subject: "conformance-person",
+      email: "conformance@exemple.fr",
+      givenName: null,
+      usualName: null,
+      siret,
+      siren: siret.slice(0, 9),
+      via: "proconnect" as const,
+    };
+    const { token, session } = openSession(spaceDeps(app), person);
+    recordClaim(spaceDeps(app), {
+      abId,
+      siren: person.siren,
+      subject: person.subject,
+      email: person.email,
+      via: "proconnect",
+    });
+    app.close();
+    const cookie = { cookie: `abeille_pro=${token}` };
+    const form = (fields: Record<string, string>, headers: Record<string, string> = cookie): RequestInit => ({
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body: new URLSearchParams(fields).toString(),
+      redirect: "manual",
+    });
+    await expectAnswer("GET", `/pro/${abId}`, 200, { headers: cookie });
+    await expectAnswer("GET", `/pro/${abId}`, 303, { redirect: "manual" });
+    await expectAnswer("GET", "/pro/ab_zzzzzzzz", 404, { headers: cookie });
+    const edit = { csrf: session.csrfToken, section: "horaires", "hours.lundi": "09:00-18:00" };
+    await expectAnswer("POST", `/pro/${abId}`, 200, form(edit));
+    await expectAnswer("POST", `/pro/${abId}`, 400, form({ ...edit, "hours.lundi": "9h" }));
+    await expectAnswer("POST", `/pro/${abId}`, 403, form({ ...edit, csrf: "" }));
+    await expectAnswer("POST", "/pro/ab_zzzzzzzz", 404, form(edit));
+    // Resuming a listing that is not paused.
+    await expectAnswer("POST", `/pro/${abId}`, 409, form({ csrf: session.csrfToken, section: "statut", to: "resume" }));
+    const link = `/pro/${abId}/e-mail/confirmer`;
+    await expectAnswer("GET", `${link}?jeton=${"A".repeat(43)}`, 200);
+    await expectAnswer("GET", `${link}?jeton=court`, 404);
+    await expectAnswer("POST", link, 404, form({ jeton: "A".repeat(43) }, {}));
+    // The link's token, as the outbox writes it into the email (from the waiting request's id).
+    await expectAnswer(
+      "POST",
+      `/pro/${abId}`,
+      200,
+      form({ csrf: session.csrfToken, section: "e-mail", email: "conformance@exemple.fr" }),
+    );
+    const reader = createApp(loadConfig());
+    const waiting = reader.leadEmailConfirmations.pendingOf(abId, new Date().toISOString());
+    const jeton = waiting ? reader.leadEmailTokens.issue(waiting.confirmationId) : "";
+    reader.close();
+    await expectAnswer("POST", link, 200, form({ jeton }, {}));
+    await expectAnswer("POST", link, 409, form({ jeton }, {}));
   });
 });
 

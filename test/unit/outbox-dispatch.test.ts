@@ -83,6 +83,9 @@ const deps = (transport: MailTransport, on: App = app): DispatchDeps => ({
   platformContacts: on.platformContacts,
   transport,
   platformTeamEmail: "equipe@abeille.test",
+  leadEmailConfirmations: on.leadEmailConfirmations,
+  leadEmailTokens: on.leadEmailTokens,
+  baseUrl: on.config.baseUrl,
   now: () => clock,
 });
 

@@ -3,7 +3,7 @@ import { merchantStatusSchema } from "../../schemas/envelope.ts";
 import { parseInput } from "../../schemas/parse.ts";
 import { assessMerchant } from "../assess-merchant.ts";
 import { identityVerifiedAt } from "../trust/signal-expiry.ts";
-import { checkTransition, feedChange } from "./lifecycle.ts";
+import { checkTransition, feedChange, type TransitionRequester } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
 import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
 
@@ -16,13 +16,15 @@ export interface StatusChange {
 
 /**
  * Moves a merchant along the lifecycle (lifecycle.ts). A transition the table does not have, or
- * whose condition is not met, is refused with CONFLICT and the reason; nothing is written.
+ * whose condition is not met, is refused with CONFLICT and the reason; nothing is written. The
+ * merchant, from its space, asks as `requester: "merchant"` and may only pause and resume.
  */
 export function changeMerchantStatus(
   deps: MerchantLifecycleDeps,
   abId: string,
   input: { status: unknown; reason: string | null },
   actor: Actor,
+  requester: TransitionRequester = "operator",
 ): StatusChange {
   const to = parseInput(merchantStatusSchema, input.status);
   const current = loadRegistered(deps, abId);
@@ -30,11 +32,16 @@ export function changeMerchantStatus(
   const now = deps.now();
   const assessment = assessMerchant(merchant, current.signals, { orderRailEnabled: false, now });
   const reason = input.reason?.trim() || null;
-  const check = checkTransition(merchant.status, to, {
-    identityVerified: identityVerifiedAt(current.signals, assessment.assessedAt),
-    descriptionReviewed: merchant.description === null || !merchant.descriptionLlmUnreviewed,
-    reason,
-  });
+  const check = checkTransition(
+    merchant.status,
+    to,
+    {
+      identityVerified: identityVerifiedAt(current.signals, assessment.assessedAt),
+      descriptionReviewed: merchant.description === null || !merchant.descriptionLlmUnreviewed,
+      reason,
+    },
+    requester,
+  );
   if (!check.allowed) throw new ServiceError("CONFLICT", `Merchant ${abId}: ${check.reason}`);
   const nowIso = now.toISOString();
   const written = deps.registry.update({

@@ -43,10 +43,36 @@ const TRANSITIONS: Record<MerchantStatus, Partial<Record<MerchantStatus, Conditi
   ARCHIVED: {},
 };
 
+/**
+ * Who asks for a transition: the operator (every transition of the table) or the merchant from its
+ * space, who may only pause and resume its own listing (docs/decisions.md): probation ends by the
+ * operator's review, suspension and archiving are the operator's, and resuming meets the same
+ * conditions as any move to ACTIVE.
+ */
+export type TransitionRequester = "operator" | "merchant";
+
+const MERCHANT_TRANSITIONS: Partial<Record<MerchantStatus, MerchantStatus[]>> = {
+  ACTIVE: ["PAUSED"],
+  PAUSED: ["ACTIVE"],
+};
+
+/** The statuses the merchant itself may move its listing to from `from` (none in probation). */
+export function merchantNextStatuses(from: MerchantStatus): MerchantStatus[] {
+  return MERCHANT_TRANSITIONS[from] ?? [];
+}
+
 export type TransitionCheck = { allowed: true } | { allowed: false; reason: string };
 
-export function checkTransition(from: MerchantStatus, to: MerchantStatus, facts: TransitionFacts): TransitionCheck {
+export function checkTransition(
+  from: MerchantStatus,
+  to: MerchantStatus,
+  facts: TransitionFacts,
+  requester: TransitionRequester = "operator",
+): TransitionCheck {
   if (from === to) return { allowed: false, reason: `the merchant is already ${to}` };
+  if (requester === "merchant" && !merchantNextStatuses(from).includes(to)) {
+    return { allowed: false, reason: `${from} -> ${to} is not a change the merchant makes; only the operator does` };
+  }
   const targets = TRANSITIONS[from];
   if (!(to in targets)) {
     const possible = Object.keys(targets);

@@ -51,7 +51,8 @@ export interface MerchantEventInput {
     | "observed"
     | "claimed"
     | "claim_revoked"
-    | "letter_locked";
+    | "letter_locked"
+    | "qa_reviewed";
   changes: Record<string, { from: unknown; to: unknown }>;
   reason: string | null;
 }

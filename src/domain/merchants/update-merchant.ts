@@ -21,12 +21,15 @@ export interface UpdatedMerchant {
  * slug, so a kept product keeps its ids. An archived merchant is not edited. The whole
  * declaration `merchants add` took may be given: its SIRET, the merchant's identity, is checked
  * against the merchant's and left out (another SIRET is refused: it is another establishment).
+ * `byTheMerchant`: the merchant wrote it from its space (src/domain/merchant-space/listing-edits.ts),
+ * so a description it gives is its own words, not a generated text waiting for a person's review.
  */
 export function updateMerchant(
   deps: MerchantLifecycleDeps,
   abId: string,
   input: unknown,
   actor: Actor,
+  options: { byTheMerchant?: boolean } = {},
 ): UpdatedMerchant {
   const current = loadRegistered(deps, abId);
   const { merchant } = current;
@@ -38,6 +41,10 @@ export function updateMerchant(
   if (numberIssues.length > 0) throw validationError(numberIssues);
   const nowIso = deps.now().toISOString();
   const fields = changedFields(merchant, update, nowIso);
+  if (options.byTheMerchant && "description" in fields) {
+    if (merchant.descriptionLlmUnreviewed) fields.descriptionLlmUnreviewed = false;
+    else delete fields.descriptionLlmUnreviewed;
+  }
   const changes = diffOf(merchant, fields);
   const territorialProof = movedProof(deps, current, update.address, fields);
   let products = null;

@@ -50,6 +50,7 @@ export function anonymizeExpired(deps: RetentionDeps): RetentionReport {
     dedup_windows: report.dedupWindows,
     idempotency_keys: report.idempotencyKeys,
     space_sessions: report.spaceSessions,
+    lead_email_links: report.leadEmailLinks,
     mail_files: report.mailFiles,
   });
   return report;

@@ -14,6 +14,8 @@ export interface RetentionCounts {
    * sign-in links (with the address they went to) over before `sessionCutoff`.
    */
   spaceSessions: number;
+  /** Lead email confirmation links (the address asked for) expired before `sessionCutoff`, used or not. */
+  leadEmailLinks: number;
 }
 
 export interface RetentionRepository {

@@ -193,5 +193,13 @@ export const migrations: Migration[] = [
       "CREATE TABLE `space_sign_in_links` (\n\t`link_id` text PRIMARY KEY NOT NULL,\n\t`claim_id` text NOT NULL,\n\t`email` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`used_at` text\n);",
       "CREATE INDEX `space_sign_in_links_expiry` ON `space_sign_in_links` (`expires_at`);"
     ]
+  },
+  {
+    "id": "0015_lead_email_confirmations",
+    "statements": [
+      "CREATE TABLE `lead_email_confirmations` (\n\t`confirmation_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`email` text NOT NULL,\n\t`token_hash` text NOT NULL,\n\t`requested_by` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`sent_at` text,\n\t`confirmed_at` text,\n\t`withdrawn_at` text,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE UNIQUE INDEX `lead_email_confirmations_token` ON `lead_email_confirmations` (`token_hash`);",
+      "CREATE INDEX `lead_email_confirmations_merchant` ON `lead_email_confirmations` (`ab_id`,`created_at`);"
+    ]
   }
 ];

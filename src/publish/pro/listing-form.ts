@@ -1,0 +1,222 @@
+import type { BrandVoice, Product } from "../../domain/merchant.ts";
+import type { ValidationIssue } from "../../errors/service-error.ts";
+import { merchantVocabulary, type ProductDeclaration } from "../../schemas/merchant-declaration.ts";
+
+/*
+ * The merchant space's listing forms, posted as plain HTML forms (no JavaScript): the fields as the
+ * browser sends them, read as the declaration the domain takes (src/schemas/merchant-declaration.ts:
+ * one schema), and the domain's refusals said in French beside the field they concern. Form
+ * fields are named by the declaration's paths (`phone`, `hours.lundi`, `products.0.name`), so a
+ * refusal's path names its field; lists typed one per line are refused as a whole field.
+ */
+
+/** The sections of the listing page, each a form of its own (the `section` field says which). */
+export const LISTING_SECTIONS = [
+  "coordonnees",
+  "horaires",
+  "produits",
+  "voix",
+  "e-mail",
+  "question",
+  "statut",
+] as const;
+export type ListingSection = (typeof LISTING_SECTIONS)[number];
+
+export type FormFields = Readonly<Record<string, string>>;
+
+/** What a form makes: the declaration's input, or the faults found before it reaches the domain. */
+export type FormReading =
+  | { ok: true; input: Record<string, unknown>; rows?: number[] }
+  | { ok: false; issues: ValidationIssue[] };
+
+const lines = (value: string | undefined): string[] =>
+  (value ?? "")
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+
+/** Empty means "none" for a field that may be absent. */
+const orNull = (value: string | undefined): string | null => {
+  const trimmed = (value ?? "").trim();
+  return trimmed === "" ? null : trimmed;
+};
+
+/** Phone, website, description, languages, service zones. */
+export function contactFromForm(fields: FormFields): FormReading {
+  const input: Record<string, unknown> = {
+    phone: orNull(fields.phone),
+    website: orNull(fields.website),
+    description: orNull(fields.description),
+    zones: lines(fields.zones),
+  };
+  // Languages: codes separated by commas or spaces; none given leaves them as they are (at least one is required).
+  const languages = (fields.languages ?? "")
+    .split(/[\s,;]+/)
+    .map((code) => code.trim().toLowerCase())
+    .filter((code) => code !== "");
+  if (languages.length > 0) input.languages = languages;
+  return { ok: true, input };
+}
+
+/** One field per day; an empty day is not declared, no day at all removes the hours. */
+export function hoursFromForm(fields: FormFields): FormReading {
+  const hours: Record<string, string> = {};
+  for (const day of merchantVocabulary.days) {
+    const value = (fields[`hours.${day}`] ?? "").trim().replace(/\s+/g, "").toLowerCase();
+    if (value !== "") hours[day] = value === "ferme" ? "fermé" : value;
+  }
+  return { ok: true, input: { hours: Object.keys(hours).length === 0 ? null : hours } };
+}
+
+/** A price typed in euros ("12", "12,50", "12.5") in cents; null when empty; undefined when unreadable. */
+export function centsOf(typed: string | undefined): number | null | undefined {
+  const value = (typed ?? "").trim().replace(/\s|€/g, "").replace(",", ".");
+  if (value === "") return null;
+  if (!/^\d{1,7}(?:\.\d{1,2})?$/.test(value)) return undefined;
+  return Math.round(Number(value) * 100);
+}
+
+/** The declaration of a stored product: what the form does not show is kept as it is. */
+export function declarationOfProduct(product: Product): ProductDeclaration {
+  return {
+    slug: product.slug,
+    name: product.name,
+    description: product.description,
+    brick_type: product.brickType,
+    pricing_model: product.pricingModel,
+    price_cents: product.priceCents,
+    inventory_status: product.inventoryStatus,
+    tags: product.tags,
+    image_url: product.imageUrl,
+    external_url: product.externalUrl,
+  };
+}
+
+export const PRICE_FIELD = "price";
+
+/**
+ * The whole product list afterwards: each row `products.<n>.*` is a product (its `slug` says which
+ * stored one it is), a row with `remove` is dropped, an empty row (the one to add) is skipped.
+ * `rows` gives, for each product of the list sent, the form row it came from (refusals name rows).
+ */
+export function productsFromForm(fields: FormFields, current: readonly Product[]): FormReading {
+  const formRows = new Set<number>();
+  for (const name of Object.keys(fields)) {
+    const match = /^products\.(\d{1,3})\./.exec(name);
+    if (match) formRows.add(Number(match[1]));
+  }
+  const bySlug = new Map(current.map((product) => [product.slug, product]));
+  const products: Record<string, unknown>[] = [];
+  const rows: number[] = [];
+  const issues: ValidationIssue[] = [];
+  for (const row of [...formRows].sort((a, b) => a - b)) {
+    const field = (name: string) => (fields[`products.${row}.${name}`] ?? "").trim();
+    if (field("remove") !== "") continue;
+    const kept = bySlug.get(field("slug"));
+    if (!kept && field("name") === "" && field("description") === "" && field(PRICE_FIELD) === "") continue;
+    const cents = centsOf(field(PRICE_FIELD));
+    if (cents === undefined) {
+      issues.push({ path: `products.${row}.${PRICE_FIELD}`, message: "must be a price in euros" });
+      continue;
+    }
+    rows.push(row);
+    products.push({
+      ...(kept ? declarationOfProduct(kept) : {}),
+      name: field("name"),
+      description: field("description"),
+      brick_type: field("brick_type"),
+      pricing_model: field("pricing_model"),
+      price_cents: cents,
+    });
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, input: { products }, rows };
+}
+
+/** Tone, values, what to do and not to do (one per line), and the merchant's approval to publish it. */
+export function brandVoiceFromForm(fields: FormFields, current: BrandVoice | null): FormReading {
+  const tone = (fields["brand_voice.tone"] ?? "").trim();
+  const values = lines(fields["brand_voice.values"]);
+  const does = lines(fields["brand_voice.do"]);
+  const donts = lines(fields["brand_voice.dont"]);
+  if (tone === "" && values.length === 0 && does.length === 0 && donts.length === 0) {
+    return { ok: true, input: { brand_voice: null } };
+  }
+  return {
+    ok: true,
+    input: {
+      brand_voice: {
+        tone,
+        values,
+        do: does,
+        dont: donts,
+        consumer_surface: current?.consumer_surface ?? "ai_digest",
+        is_published: (fields["brand_voice.is_published"] ?? "") !== "",
+      },
+    },
+  };
+}
+
+/**
+ * The form field a refusal of the domain concerns: list items name their list (`zones.3` ->
+ * `zones`), products their form row, a product's price in cents the price typed in euros.
+ */
+export function formFieldOf(path: string, rows: readonly number[] = []): string {
+  const product = /^products\.(\d+)\.([a-z_]+)/.exec(path);
+  if (product) {
+    const row = rows[Number(product[1])] ?? Number(product[1]);
+    const name = product[2] === "price_cents" ? PRICE_FIELD : product[2];
+    return `products.${row}.${name}`;
+  }
+  const listItem = /^(zones|languages|brand_voice\.(?:values|do|dont))\.\d+$/.exec(path);
+  if (listItem?.[1]) return listItem[1];
+  return path;
+}
+
+/** The declaration's field messages (technical English) as a merchant reads them; the first match wins. */
+const ISSUES_FR: readonly (readonly [pattern: RegExp, french: string])[] = [
+  [/^is required$|^must not be empty$/, "Ce champ est obligatoire."],
+  [/^must be at most (\d+) characters$/, "Ce champ ne doit pas dépasser $1 caractères."],
+  [
+    /^is proven by official sources/,
+    "Cette information vient des registres officiels (SIRENE) : elle ne se modifie pas ici.",
+  ],
+  [/email address/, "Saisissez une adresse e-mail valide, par exemple contact@exemple.fr."],
+  [
+    /French number in international form/,
+    "Saisissez un numéro au format international, par exemple +33 6 12 34 56 78.",
+  ],
+  [/http\(s\) URL/, "Saisissez l'adresse complète du site, commençant par https://."],
+  [/"fermé" or ranges/, "Écrivez « fermé » ou des plages horaires comme 09:00-12:30,14:00-18:00."],
+  [
+    /postal code \(5 digits\) or a commune name/,
+    "Indiquez un code postal (5 chiffres) ou le nom d'une commune par ligne.",
+  ],
+  [/^must be a price in euros$/, "Saisissez un prix en euros, par exemple 12,50."],
+  [/^must be one of/, "Choisissez une des valeurs proposées."],
+  [/^is used twice$/, "Deux produits portent le même nom : donnez-leur des noms différents."],
+  [
+    /one line|control characters/,
+    "Ce champ contient des caractères non acceptés (retours à la ligne ou caractères de contrôle).",
+  ],
+  [/^Too big|at most \d+ items|^must contain at most/, "Cette liste est trop longue."],
+];
+const ISSUE_FALLBACK_FR = "Cette valeur n'est pas acceptée.";
+
+export function frenchFieldIssue(message: string): string {
+  for (const [pattern, french] of ISSUES_FR) {
+    const match = pattern.exec(message);
+    if (match) return french.replace("$1", match[1] ?? "");
+  }
+  return ISSUE_FALLBACK_FR;
+}
+
+/** One French message per form field (the first), and those no field of the form shows. */
+export function fieldErrorsOf(
+  issues: readonly ValidationIssue[],
+  rows: readonly number[] = [],
+): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of issues) errors[formFieldOf(issue.path, rows)] ??= frenchFieldIssue(issue.message);
+  return errors;
+}
