@@ -190,6 +190,40 @@ export const trackingFormBodySchema = z.strictObject(
   ),
 );
 
+/** A merchant's answer to a lead, from its space (issue 25): longer than a follow-up, a quote may need it. */
+export const LEAD_ANSWER_MAX = 4000;
+/** What a merchant does with a lead from its space: answer it (the lead stays open), or close it handled or declined. */
+export const LEAD_RESPONSE_OUTCOMES = ["answered", "handled", "declined"] as const;
+
+/**
+ * The merchant's response to a lead (the form of /pro/{ab_id}/demandes/{lead_id}): an answer
+ * emailed to the person, and what becomes of the lead. An empty answer counts as none; `answered`
+ * needs one, `handled` and `declined` take one or none. Other fields of the form (its CSRF token)
+ * are the page's and are not read here.
+ */
+export const leadResponseSchema = z
+  .object(
+    described(
+      {
+        answer: z.preprocess(
+          (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+          text({ max: LEAD_ANSWER_MAX, min: 1, trim: true, multiline: true }).optional(),
+        ),
+        outcome: enumOf(LEAD_RESPONSE_OUTCOMES),
+      },
+      {
+        answer: "The merchant's answer, emailed to the person who wrote",
+        outcome: "answered (the lead stays open), handled or declined",
+      },
+    ),
+  )
+  .refine((response) => response.outcome !== "answered" || response.answer !== undefined, {
+    path: ["answer"],
+    message: "is required to answer",
+  })
+  .meta({ id: "LeadResponse" });
+export type LeadResponse = z.output<typeof leadResponseSchema>;
+
 export const leadIdParamsSchema = z.object({
   lead_id: z.uuid({ message: "must be a lead id (uuid)" }).meta({ description: "The lead_id its creation answered" }),
 });

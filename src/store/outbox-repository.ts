@@ -13,7 +13,7 @@ import type { StoreConnection } from "./connection.ts";
  * Statuses: pending -> sending -> sent | pending (retry later) | failed (attempts exhausted).
  */
 
-export const OUTBOX_KINDS = ["lead_notification", "lead_follow_up", "platform_contact"] as const;
+export const OUTBOX_KINDS = ["lead_notification", "lead_follow_up", "lead_answer", "platform_contact"] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 export interface OutboxMessage {
@@ -78,6 +78,7 @@ const SUBJECT_SENT: Record<OutboxKind, string> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'delivered', delivered_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
+  lead_answer: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'forwarded' WHERE contact_id = @subject AND status = 'received'",
 };
@@ -86,6 +87,7 @@ const SUBJECT_FAILED: Record<OutboxKind, string> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'failed', failed_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
+  lead_answer: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'failed' WHERE contact_id = @subject AND status = 'received'",
 };

@@ -169,5 +169,14 @@ export const migrations: Migration[] = [
     "statements": [
       "ALTER TABLE `merchants` ADD `naf_code_2025` text;"
     ]
+  },
+  {
+    "id": "0013_lead_merchant_status",
+    "statements": [
+      "ALTER TABLE `lead_messages` ADD `author` text;",
+      "ALTER TABLE `leads` ADD `merchant_status` text;",
+      "ALTER TABLE `leads` ADD `merchant_status_at` text;",
+      "ALTER TABLE `leads` ADD `merchant_status_by` text;"
+    ]
   }
 ];
