@@ -320,7 +320,7 @@ const OPERATION_TABLE = [
     operationId: "getLeadStatus",
     summary: "Status of a lead",
     description:
-      "For the holder of the lead's tracking token; a wrong token answers exactly like an unknown lead (404).",
+      "For the holder of the lead's tracking token; a wrong token answers exactly like an unknown lead (404). tracking_status is the delivery of the lead to the merchant; merchant_response is what the merchant did in its Abeille space (none, answered, handled, declined) and the answers it wrote there.",
     tags: ["Leads"],
     access: "read",
     pathParams: leadIdParamsSchema,
@@ -544,7 +544,7 @@ const OPERATION_TABLE = [
     operationId: "submitLeadTrackingForm",
     summary: "Follow a request sent to a merchant (HTML, French): its status",
     description:
-      "For people: the request the tracking code opens (merchant, type, date, whether the merchant's mailbox accepted it), as GET /api/leads/{lead_id} gives it to the holder of the token. The merchant's answer goes straight to the person and is not shown. A wrong code, another lead's and an unknown lead are the same 404 page.",
+      "For people: the request the tracking code opens (merchant, type, date, whether the merchant's mailbox accepted it), as GET /api/leads/{lead_id} gives it to the holder of the token. what the merchant did in its Abeille space and the answers it wrote there (an answer it sends straight to the person is not shown). A wrong code, another lead's and an unknown lead are the same 404 page.",
     tags: ["People"],
     access: "page",
     bodyType: "form",

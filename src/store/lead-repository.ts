@@ -321,6 +321,7 @@ interface MerchantLeadRow {
   lead_id: string;
   ab_id: string;
   lead_type: string;
+  merchant_sector: string;
   brick_name: string | null;
   contact_name: string;
   contact_email: string;
@@ -340,12 +341,12 @@ interface MerchantLeadRow {
 }
 
 const MERCHANT_LEAD = `
-  SELECT l.lead_id, l.ab_id, l.lead_type, p.name AS brick_name, l.contact_name, l.contact_email, l.contact_phone,
+  SELECT l.lead_id, l.ab_id, l.lead_type, m.sector AS merchant_sector, p.name AS brick_name, l.contact_name, l.contact_email, l.contact_phone,
          l.message, l.ai_context, l.intent_data, l.metadata, l.channel, l.tracking_status, l.created_at,
          l.anonymized_at, l.merchant_status, l.merchant_status_at,
          (SELECT count(*) FROM lead_messages f WHERE f.lead_id = l.lead_id AND f.direction = 'agent_to_merchant') AS follow_ups,
          (SELECT count(*) FROM lead_messages a WHERE a.lead_id = l.lead_id AND a.direction = 'merchant_to_person') AS answers
-  FROM leads l LEFT JOIN products p ON p.brick_id = l.brick_id`;
+  FROM leads l JOIN merchants m ON m.ab_id = l.ab_id LEFT JOIN products p ON p.brick_id = l.brick_id`;
 
 /**
  * The merchant's side of its leads (issue 25): its list and one lead, read by ab_id so a lead of
@@ -442,6 +443,7 @@ function toMerchantLead(row: MerchantLeadRow): MerchantLead {
     leadId: row.lead_id,
     abId: row.ab_id,
     leadType: row.lead_type,
+    merchantSector: row.merchant_sector,
     brickName: row.brick_name,
     contactName: row.contact_name,
     contactEmail: row.contact_email,

@@ -101,6 +101,8 @@ export interface MerchantLead {
   leadId: string;
   abId: string;
   leadType: string;
+  /** The merchant's sector: which sector fields its lead contract asked for (metadata). */
+  merchantSector: string;
   brickName: string | null;
   contactName: string;
   contactEmail: string;
