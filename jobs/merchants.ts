@@ -12,6 +12,9 @@
  *   npm run merchants -- import FILE.ndjson                  one declaration a line: adds or updates by SIRET
  *   npm run merchants -- observe FILE.ndjson                 one platform observation a line (listing, website,
  *                                                            photos, payment, evidence signals, Q&A), by SIRET
+ *   npm run merchants -- claims <ab_id>                      who claimed the listing in the merchant space (every
+ *                                                            claim, live and revoked)
+ *   npm run merchants -- revoke-claim <claim_id> --reason "..."   revokes a claim: its person's sessions end at once
  *
  * `--json` prints JSON; `--actor NAME` names who acts in the audit log (default: operator:<user>).
  * A status is written in capitals or not (`active` is ACTIVE). An update file may be the declaration
@@ -27,6 +30,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
 import os from "node:os";
 import { loadConfig } from "../src/config/config.ts";
+import { claimsOfListing, revokeClaim } from "../src/domain/merchant-space/claims.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
 import { importDeclarations } from "../src/domain/merchants/import-declarations.ts";
@@ -45,6 +49,7 @@ import { createCommuneLookup } from "../src/seed/communes.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { type Db, openDatabase } from "../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { createMerchantSpaceRepository } from "../src/store/merchant-space-repository.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { isBusy } from "../src/store/write-lock.ts";
 import {
@@ -70,6 +75,8 @@ const ARGUMENTS: Record<string, string[]> = {
   list: [],
   import: ["FILE.ndjson"],
   observe: ["FILE.ndjson"],
+  claims: ["<ab_id>"],
+  "revoke-claim": ["<claim_id>"],
 };
 
 await runCommand(
@@ -84,11 +91,15 @@ await runCommand(
       "npm run merchants -- list [--status S] [--sector S] [--department D] [--limit N]",
       "npm run merchants -- import FILE.ndjson",
       "npm run merchants -- observe FILE.ndjson",
+      "npm run merchants -- claims <ab_id>",
+      'npm run merchants -- revoke-claim <claim_id> --reason "..."',
     ],
     notes: [
       "add: a declaration (src/schemas/merchant-declaration.ts) -> a PROBATION merchant; update: the declared",
       "fields that change (the file add took is accepted: its SIRET is checked and left out); import: one",
       "declaration a line, adds or updates by SIRET, resumable; observe: one platform observation a line.",
+      "claims: every claim on a listing in the merchant space, live and revoked; revoke-claim: ends a claim",
+      "(a reason is required) and every session of its person at once (docs/merchant-space.md).",
       "Options: --json prints JSON; --actor NAME names who acts in the audit log (default operator:<user>).",
     ],
     options: {
@@ -122,6 +133,9 @@ await runCommand(
     }
     // Checked before anything is opened: a usage error does nothing.
     const status = command === "status" ? statusArgument(args[1] as string, "<STATUS>") : undefined;
+    if (command === "revoke-claim" && !values.reason?.trim()) {
+      throw new UsageError('revoke-claim needs --reason "..." (why the claim is revoked, kept in the audit log)');
+    }
     const listStatus = values.status === undefined ? undefined : statusArgument(values.status, "--status");
     const limit = values.limit === undefined ? 100 : wholeNumberOption("limit", values.limit, 1, 10_000);
     await run(command, args, {
@@ -218,6 +232,23 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       out(reviewed, [
         reviewed.changed ? `${abId} description reviewed (revision ${reviewed.revision})` : `${abId} already reviewed`,
       ]);
+    } else if (command === "claims") {
+      const [abId] = args as [string];
+      const claims = claimsOfListing({ store: createMerchantSpaceRepository(db) }, abId);
+      out(claims, [
+        ...claims.map(
+          (claim) =>
+            `${claim.claimId}  ${claim.revokedAt ? "revoked" : "live   "}  ${claim.via.padEnd(10)}  ${claim.createdAt}  ${printable(claim.email ?? "(no email)")}${claim.revokedAt ? `  revoked ${claim.revokedAt} by ${printable(claim.revokedBy ?? "")}: ${printable(claim.revokedReason ?? "")}` : ""}`,
+        ),
+        `${claims.length} claim(s) on ${abId}, ${claims.filter((claim) => !claim.revokedAt).length} live`,
+      ]);
+    } else if (command === "revoke-claim") {
+      const [claimId] = args as [string];
+      const revoked = revokeClaim({ store: createMerchantSpaceRepository(db), now: deps.now }, claimId, {
+        by: actor,
+        reason: options.reason ?? "",
+      });
+      out(revoked, [`${claimId} on ${revoked.abId} revoked; its person's sessions are ended`]);
     } else if (command === "show") {
       const [abId] = args as [string];
       const { merchant, revision } = loadRegistered(deps, abId);

@@ -5,6 +5,8 @@ import { type AccessServices, createAccessServices } from "./domain/access/acces
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
 import { createPageFormTokens, type PageFormTokens } from "./domain/leads/page-form-token.ts";
 import { createTrackingTokens, type TrackingTokens } from "./domain/leads/tracking-token.ts";
+import type { IdentityProvider } from "./domain/merchant-space/sign-in.ts";
+import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
@@ -13,6 +15,7 @@ import { createRevisionCache, type RevisionCache } from "./domain/revision-cache
 import type { PreparedEnvelope } from "./http/envelope.ts";
 import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
+import { createProConnectProvider } from "./official/proconnect.ts";
 import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
 import { processCardCode } from "./publish/code-key.ts";
@@ -28,6 +31,7 @@ import { createDatabaseProbe } from "./store/database-probe.ts";
 import { type Db, openDatabase } from "./store/db.ts";
 import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
+import { createMerchantSpaceRepository } from "./store/merchant-space-repository.ts";
 import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
 import { createOutboxRepository, type OutboxRepository } from "./store/outbox-repository.ts";
 import {
@@ -105,6 +109,12 @@ export interface App {
   trackingTokens: TrackingTokens;
   /** The form tokens of the merchants' pages (HMAC keyed by DATA_DIR/secrets/page-form.key, created on first use). */
   pageFormTokens: PageFormTokens;
+  /** The merchant space's sessions, sign-ins under way and claims (src/domain/merchant-space/). */
+  space: SpaceStore;
+  /** The key of the merchant space's CSRF tokens (DATA_DIR/secrets/pro-csrf.key, created on first use). */
+  proCsrfSecret: () => Buffer;
+  /** ProConnect (PROCONNECT_*), or null when the service has no client there. */
+  proConnect: IdentityProvider | null;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
   /** Throws when the database does not answer (the health check's readiness). */
@@ -191,6 +201,15 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     pageFormTokens: createPageFormTokens(() =>
       loadOrCreateSecret(path.join(config.dataDir, "secrets", "page-form.key")),
     ),
+    space: createMerchantSpaceRepository(db),
+    proCsrfSecret: once(() => loadOrCreateSecret(path.join(config.dataDir, "secrets", "pro-csrf.key"))),
+    proConnect: config.proConnect
+      ? createProConnectProvider({
+          ...config.proConnect,
+          redirectUri: `${config.baseUrl}/pro/connexion/retour`,
+          postLogoutRedirectUri: `${config.baseUrl}/pro`,
+        })
+      : null,
     notifyOutbox,
     probeDatabase: createDatabaseProbe(db),
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
@@ -202,6 +221,15 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       db.$client.close();
       void limitStore.close?.();
     },
+  };
+}
+
+/** A value computed on first use, then kept (a secret read from its file once). */
+function once<T>(compute: () => T): () => T {
+  let value: { of: T } | undefined;
+  return () => {
+    value ??= { of: compute() };
+    return value.of;
   };
 }
 

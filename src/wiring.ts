@@ -1,5 +1,7 @@
 import type { App } from "./app.ts";
 import type { LeadDeps } from "./domain/leads/lead-deps.ts";
+import type { SpaceDeps } from "./domain/merchant-space/sessions.ts";
+import type { SignInDeps } from "./domain/merchant-space/sign-in.ts";
 import type { ResolveDeps } from "./domain/registry/resolve-merchant.ts";
 import type { SearchDeps } from "./domain/registry/search-registry.ts";
 
@@ -37,4 +39,14 @@ export function leadDeps(app: App): LeadDeps {
     leadTargets: app.leadTargets,
     notifyOutbox: app.notifyOutbox,
   };
+}
+
+/** What the merchant space's rules need (sessions, CSRF, claims). */
+export function spaceDeps(app: App): SpaceDeps {
+  return { store: app.space, now: app.now, csrfSecret: app.proCsrfSecret };
+}
+
+/** The same, with ProConnect; null when the service has no ProConnect client configured. */
+export function signInDeps(app: App): SignInDeps | null {
+  return app.proConnect ? { ...spaceDeps(app), provider: app.proConnect } : null;
 }

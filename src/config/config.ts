@@ -57,6 +57,24 @@ function smtpSettings(env: {
   };
 }
 
+/**
+ * An OpenID issuer the merchant space may trust: https, or plain http at a loopback address only
+ * (a development or test provider on this machine; anywhere else the tokens would cross the
+ * network in clear).
+ */
+export function isAcceptableIssuer(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol === "https:") return true;
+  if (url.protocol !== "http:") return false;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 /** Every setting the service reads from the environment, parsed once. */
 export const configSchema = z
   .object({
@@ -189,6 +207,21 @@ export const configSchema = z
     // accepted beside BASE_URL's own and the loopback ones, comma-separated ("*" accepts any).
     MCP_ALLOWED_HOSTS: hostList,
     MCP_ALLOWED_ORIGINS: hostList,
+    // ProConnect sign-in to the merchant space (docs/merchant-space.md): the issuer (discovery from
+    // its /.well-known/openid-configuration; https, or http at a loopback address for development
+    // and tests) and the client registered there. All three or none: unset, /pro says so.
+    PROCONNECT_ISSUER: z.preprocess(
+      emptyToUndefined,
+      z
+        .url()
+        .refine(isAcceptableIssuer, "must be an https URL (http only at a loopback address: localhost, 127.0.0.1, ::1)")
+        .optional(),
+    ),
+    PROCONNECT_CLIENT_ID: optionalText,
+    PROCONNECT_CLIENT_SECRET: optionalText,
+    // Per client address and hour: sign-ins started at ProConnect, and claims posted in the space.
+    PRO_SIGN_INS_HOURLY: positiveInt(30),
+    PRO_CLAIMS_HOURLY: positiveInt(30),
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -199,6 +232,15 @@ export const configSchema = z
     ),
   })
   .superRefine((env, context) => {
+    const proConnect = [env.PROCONNECT_ISSUER, env.PROCONNECT_CLIENT_ID, env.PROCONNECT_CLIENT_SECRET];
+    if (proConnect.some((value) => value !== undefined) && proConnect.some((value) => value === undefined)) {
+      context.addIssue({
+        code: "custom",
+        path: ["PROCONNECT_ISSUER"],
+        message:
+          "PROCONNECT_ISSUER, PROCONNECT_CLIENT_ID and PROCONNECT_CLIENT_SECRET go together: set all three or none",
+      });
+    }
     if (env.SEARCH_EMBEDDER && !env.MEILISEARCH_URL) {
       context.addIssue({
         code: "custom",
@@ -271,6 +313,15 @@ export const configSchema = z
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,
       walCheckpoints: env.ABEILLE_WAL_CHECKPOINTS,
+      proConnect:
+        env.PROCONNECT_ISSUER && env.PROCONNECT_CLIENT_ID && env.PROCONNECT_CLIENT_SECRET
+          ? {
+              issuer: env.PROCONNECT_ISSUER,
+              clientId: env.PROCONNECT_CLIENT_ID,
+              clientSecret: env.PROCONNECT_CLIENT_SECRET,
+            }
+          : null,
+      merchantSpaceLimits: { signInsHourly: env.PRO_SIGN_INS_HOURLY, claimsHourly: env.PRO_CLAIMS_HOURLY },
       rechercheEntreprises: {
         url: env.RECHERCHE_ENTREPRISES_URL.replace(/\/+$/, ""),
         timeoutMs: env.RECHERCHE_ENTREPRISES_TIMEOUT_MS,

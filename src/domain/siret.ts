@@ -99,3 +99,8 @@ export function vatFromSiren(siren: string): string {
 export function formatSiren(siren: string): string {
   return `${siren.slice(0, 3)} ${siren.slice(3, 6)} ${siren.slice(6, 9)}`;
 }
+
+/** "123 456 789 00012", the way registers print a SIRET (the SIREN, then the NIC). */
+export function formatSiret(siret: string): string {
+  return `${formatSiren(siret.slice(0, 9))} ${siret.slice(9)}`;
+}

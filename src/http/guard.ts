@@ -41,6 +41,14 @@ export type Operation =
    * like a page, kill switch and the client address's anonymous budget whatever key is sent.
    */
   | "key_check"
+  /**
+   * The merchant space (/pro, for people signed in with a session cookie): like a page, plus a
+   * budget of its own per client address for the steps worth guessing at (sign-in, claims), and
+   * never reached with an agent's key (refused: a key opens nothing there).
+   */
+  | "space"
+  | "space_sign_in"
+  | "space_claim"
   | "tool"
   | "open";
 
@@ -118,6 +126,26 @@ export async function guardRequest(
   const address = resolveClientAddress(access.trustProxyHops, request.headers, clientAddress);
   const addressKey = `ip:${addressBucket(address)}`;
   const anonymousLimit = access.limits.anonymous;
+  if (operation === "space" || operation === "space_sign_in" || operation === "space_claim") {
+    if (presentedKey(request.headers).kind !== "none") {
+      throw new ServiceError(
+        "FORBIDDEN",
+        "The merchant space is for people signed in; an agent's API key opens nothing here",
+      );
+    }
+    const budgets: Budget[] = [{ name: "hourly", key: addressKey, limit: anonymousLimit }];
+    const limits = app.config.merchantSpaceLimits;
+    if (operation === "space_sign_in") {
+      budgets.push({ name: "sign_in", key: `pro-sign-in:${addressKey}`, limit: limits.signInsHourly });
+    } else if (operation === "space_claim") {
+      budgets.push({ name: "claim", key: `pro-claim:${addressKey}`, limit: limits.claimsHourly });
+    }
+    const headers = await countOrRefuse(app, budgets);
+    return {
+      caller: { agentId: null, level: null, permissions: ANONYMOUS_PERMISSIONS, clientAddress: address },
+      headers,
+    };
+  }
   if (operation === "page" || operation === "key_check") {
     // A page or a key check unlocks nothing a key would: it counts on the address's budget, whatever key is sent.
     const headers = await countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);

@@ -27,6 +27,11 @@ const TAGS: { name: string; description: string }[] = [
   { name: "Discovery", description: "Documents that describe the service" },
   { name: "Operations", description: "Health" },
   { name: "People", description: "Pages for people, in French: the front door and its search, the notices" },
+  {
+    name: "Merchant space",
+    description:
+      "The merchants' own space (/pro, HTML, French): sign-in with ProConnect, claims, and what a merchant manages. A session cookie, never an API key",
+  },
 ];
 
 const HEADER_DOCS: Record<string, { description: string; schema: JsonSchema }> = {

@@ -31,6 +31,12 @@ import {
   TRACKING_TOKEN_MAX,
   trackingFormBodySchema,
 } from "../schemas/leads.ts";
+import {
+  claimFormBodySchema,
+  signInCallbackQuerySchema,
+  spaceFormBodySchema,
+  spaceHomeQuerySchema,
+} from "../schemas/merchant-space.ts";
 import { createOrderBodySchema, orderCreatedSchema } from "../schemas/orders.ts";
 import { peopleQuerySchema, sitemapPartParamsSchema } from "../schemas/people.ts";
 import { platformContactRequestSchema } from "../schemas/platform-contact.ts";
@@ -553,6 +559,116 @@ const OPERATION_TABLE = [
       "200": { description: "The request's status", contentType: "text/html", schema: z.string() },
       "400": { description: "No code was given (HTML page)", contentType: "text/html", schema: z.string() },
       "404": { description: "No request has this code (HTML page)", contentType: "text/html", schema: z.string() },
+    },
+  },
+  {
+    method: "get",
+    path: "/pro",
+    operationId: "getMerchantSpace",
+    summary: "The merchant space (HTML, French): sign-in, the person's listings and those it can claim",
+    description:
+      "For merchants. Signed out (no live session cookie): how to get in, with ProConnect or a code sent by post. Signed in: the listings the person manages, and those of its establishment (SIRET) and company (SIREN) it can claim. Never with an API key (403).",
+    tags: ["Merchant space"],
+    access: "space",
+    query: spaceHomeQuerySchema,
+    responses: { "200": { description: "The merchant space's door", contentType: "text/html", schema: z.string() } },
+  },
+  {
+    method: "get",
+    path: "/pro/connexion",
+    operationId: "startProConnectSignIn",
+    summary: "Start signing in with ProConnect (a redirect to the provider)",
+    description:
+      "Keeps state, nonce and PKCE verifier server-side under a short-lived cookie and sends the browser to ProConnect's authorization endpoint. Without PROCONNECT_* configured: a French 404 page saying so.",
+    tags: ["Merchant space"],
+    access: "space_sign_in",
+    responses: {
+      "303": { description: "To ProConnect's authorization endpoint", headers: ["Location"] },
+      "404": {
+        description: "ProConnect is not configured here (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "502": {
+        description: "ProConnect could not be reached (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "get",
+    path: "/pro/connexion/retour",
+    operationId: "finishProConnectSignIn",
+    summary: "ProConnect's redirect URI: ends the sign-in and opens a session",
+    description:
+      "Checks the answer against the sign-in under way (state, PKCE, the signed ID token and its nonce, the signed userinfo), opens a new session (the browser's previous one ends) and redirects to /pro. A provider's error, a replayed or forged callback: a French page.",
+    tags: ["Merchant space"],
+    access: "space_sign_in",
+    query: signInCallbackQuerySchema,
+    responses: {
+      "303": { description: "Signed in: to /pro, with the session cookie", headers: ["Location"] },
+      "400": { description: "The sign-in did not succeed (HTML page)", contentType: "text/html", schema: z.string() },
+      "404": {
+        description: "ProConnect is not configured here (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "502": {
+        description: "ProConnect could not be reached (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/pro/deconnexion",
+    operationId: "signOutOfMerchantSpace",
+    summary: "Sign out of the merchant space (and of ProConnect)",
+    description:
+      "Needs the session's CSRF token. Ends the session and sends the browser to ProConnect's end_session_endpoint (id_token_hint, post_logout_redirect_uri {BASE_URL}/pro), or to /pro for the letter path.",
+    tags: ["Merchant space"],
+    access: "space",
+    bodyType: "form",
+    body: spaceFormBodySchema,
+    responses: {
+      "303": { description: "Signed out: to ProConnect's end_session_endpoint or to /pro", headers: ["Location"] },
+      "403": {
+        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/pro/revendiquer",
+    operationId: "claimListing",
+    summary: "Claim a listing of the person's establishment or company",
+    description:
+      "Needs the session's CSRF token. A listing whose SIRET is the person's siret, or whose SIREN is its siren; another company's listing is 404. Suspended and archived listings are refused (409, why in French). Recorded in the merchant's audit log.",
+    tags: ["Merchant space"],
+    access: "space_claim",
+    bodyType: "form",
+    body: claimFormBodySchema,
+    responses: {
+      "303": { description: "Claimed: to /pro", headers: ["Location"] },
+      "403": {
+        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "404": {
+        description: "Not a listing of the person's establishment or company (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "409": {
+        description: "The listing cannot be claimed (HTML page saying why)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
     },
   },
   {

@@ -477,3 +477,87 @@ export const orders = sqliteTable(
   },
   (table) => [index("orders_merchant").on(table.abId, table.createdAt)],
 );
+
+/* ---- The merchant space (issue 25): sessions of people signed in, and their claims on listings ---- */
+
+/**
+ * A person's session in the merchant space (/pro). The cookie carries a random token; only its
+ * SHA-256 is kept here, so a copy of the database opens no session. The person's identity is
+ * what ProConnect (or a letter code) said at sign-in; `id_token` is kept for sign-out's
+ * id_token_hint at ProConnect. A session ends at `idle_expires_at` (moved by each use),
+ * at `absolute_expires_at` (never moved), or when `ended_at` is set (sign-out, a newer sign-in
+ * from the same browser, a revoked claim).
+ */
+export const proSessions = sqliteTable(
+  "pro_sessions",
+  {
+    sessionId: text("session_id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    subject: text("subject").notNull(),
+    email: text("email"),
+    givenName: text("given_name"),
+    usualName: text("usual_name"),
+    siret: text("siret"),
+    siren: text("siren"),
+    /** proconnect or letter: how the person got in. */
+    via: text("via").notNull(),
+    idToken: text("id_token"),
+    createdAt: text("created_at").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+    idleExpiresAt: text("idle_expires_at").notNull(),
+    absoluteExpiresAt: text("absolute_expires_at").notNull(),
+    endedAt: text("ended_at"),
+    /** sign_out, replaced, claim_revoked, expired. */
+    endedReason: text("ended_reason"),
+  },
+  (table) => [uniqueIndex("pro_sessions_token").on(table.tokenHash), index("pro_sessions_subject").on(table.subject)],
+);
+
+/**
+ * A sign-in under way at ProConnect: what the callback must find again (state, nonce, PKCE
+ * verifier), kept here rather than in the URL or a cookie. The browser holds a random token whose
+ * SHA-256 is the key; the row is taken once (`used_at`), so a replayed callback finds nothing.
+ */
+export const proSignIns = sqliteTable(
+  "pro_sign_ins",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    state: text("state").notNull(),
+    nonce: text("nonce").notNull(),
+    codeVerifier: text("code_verifier").notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+  },
+  (table) => [index("pro_sign_ins_expires").on(table.expiresAt)],
+);
+
+/**
+ * Who may manage a listing: one row per person and listing (several people of one company may
+ * claim one listing). Revoked rows stay, with who revoked them and why (the operator sees every
+ * claim); each claim and revocation is also in the merchant's audit log (merchant_events).
+ */
+export const merchantClaims = sqliteTable(
+  "merchant_claims",
+  {
+    claimId: text("claim_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    siren: text("siren").notNull(),
+    subject: text("subject").notNull(),
+    email: text("email"),
+    /** proconnect or letter: how the person proved it may manage the listing. */
+    via: text("via").notNull(),
+    createdAt: text("created_at").notNull(),
+    revokedAt: text("revoked_at"),
+    revokedBy: text("revoked_by"),
+    revokedReason: text("revoked_reason"),
+  },
+  (table) => [
+    index("merchant_claims_merchant").on(table.abId, table.createdAt),
+    index("merchant_claims_subject").on(table.subject),
+    // One live claim per person and listing: claiming twice is answered with the claim already held.
+    uniqueIndex("merchant_claims_live").on(table.abId, table.subject).where(sql`${table.revokedAt} IS NULL`),
+  ],
+);

@@ -62,6 +62,16 @@ export function checkTransition(from: MerchantStatus, to: MerchantStatus, facts:
   return unmet === null ? { allowed: true } : { allowed: false, reason: `${from} -> ${to}: ${unmet}` };
 }
 
+/**
+ * Why a merchant in this status cannot be claimed in the merchant space, or null when it can: not
+ * while the operators suspend it (their decision stands until they lift it), nor once archived.
+ */
+export function claimBlockOf(status: string): "suspended" | "archived" | null {
+  if (status === "SUSPENDED") return "suspended";
+  if (status === "ARCHIVED") return "archived";
+  return null;
+}
+
 /** The statuses a merchant in `from` may move to (for help texts and docs). */
 export function nextStatuses(from: MerchantStatus): MerchantStatus[] {
   return Object.keys(TRANSITIONS[from]) as MerchantStatus[];

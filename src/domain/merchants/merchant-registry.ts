@@ -43,7 +43,7 @@ export type Actor = string;
 export interface MerchantEventInput {
   at: string;
   actor: Actor;
-  action: "created" | "updated" | "status_changed" | "description_reviewed" | "observed";
+  action: "created" | "updated" | "status_changed" | "description_reviewed" | "observed" | "claimed" | "claim_revoked";
   changes: Record<string, { from: unknown; to: unknown }>;
   reason: string | null;
 }

@@ -171,7 +171,21 @@ export const migrations: Migration[] = [
     ]
   },
   {
-    "id": "0013_lead_merchant_status",
+    "id": "0013_complex_wolfpack",
+    "statements": [
+      "CREATE TABLE `merchant_claims` (\n\t`claim_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`siren` text NOT NULL,\n\t`subject` text NOT NULL,\n\t`email` text,\n\t`via` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`revoked_at` text,\n\t`revoked_by` text,\n\t`revoked_reason` text,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `merchant_claims_merchant` ON `merchant_claims` (`ab_id`,`created_at`);",
+      "CREATE INDEX `merchant_claims_subject` ON `merchant_claims` (`subject`);",
+      "CREATE UNIQUE INDEX `merchant_claims_live` ON `merchant_claims` (`ab_id`,`subject`) WHERE \"merchant_claims\".\"revoked_at\" IS NULL;",
+      "CREATE TABLE `pro_sessions` (\n\t`session_id` text PRIMARY KEY NOT NULL,\n\t`token_hash` text NOT NULL,\n\t`subject` text NOT NULL,\n\t`email` text,\n\t`given_name` text,\n\t`usual_name` text,\n\t`siret` text,\n\t`siren` text,\n\t`via` text NOT NULL,\n\t`id_token` text,\n\t`created_at` text NOT NULL,\n\t`last_seen_at` text NOT NULL,\n\t`idle_expires_at` text NOT NULL,\n\t`absolute_expires_at` text NOT NULL,\n\t`ended_at` text,\n\t`ended_reason` text\n);",
+      "CREATE UNIQUE INDEX `pro_sessions_token` ON `pro_sessions` (`token_hash`);",
+      "CREATE INDEX `pro_sessions_subject` ON `pro_sessions` (`subject`);",
+      "CREATE TABLE `pro_sign_ins` (\n\t`token_hash` text PRIMARY KEY NOT NULL,\n\t`state` text NOT NULL,\n\t`nonce` text NOT NULL,\n\t`code_verifier` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`expires_at` text NOT NULL,\n\t`used_at` text\n);",
+      "CREATE INDEX `pro_sign_ins_expires` ON `pro_sign_ins` (`expires_at`);"
+    ]
+  },
+  {
+    "id": "0014_lead_merchant_status",
     "statements": [
       "ALTER TABLE `lead_messages` ADD `author` text;",
       "ALTER TABLE `leads` ADD `merchant_status` text;",

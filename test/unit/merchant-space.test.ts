@@ -1,0 +1,270 @@
+/**
+ * The merchant space's rules (src/domain/merchant-space/) on a real store: sessions (idle and
+ * absolute expiry, rotation at sign-in, CSRF bound to the session), and claims (the person's
+ * SIRET or SIREN only, several people of one company, suspended and archived listings refused,
+ * the audit log, revocation ending the sessions at once, no access to another merchant's space).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ClaimRefusedError,
+  claimsOfListing,
+  createClaim,
+  listClaimsOf,
+  listingsForPerson,
+  requireClaimedListing,
+  revokeClaim,
+} from "../../src/domain/merchant-space/claims.ts";
+import {
+  endSession,
+  isSessionCsrfToken,
+  openSession,
+  readSession,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  type SpaceDeps,
+} from "../../src/domain/merchant-space/sessions.ts";
+import type { SpacePerson } from "../../src/domain/merchant-space/space-store.ts";
+import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
+import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
+import type { MerchantLifecycleDeps } from "../../src/domain/merchants/merchant-registry.ts";
+import { makeSiret } from "../../src/domain/siret.ts";
+import { isServiceError } from "../../src/errors/service-error.ts";
+import { createCommuneLookup } from "../../src/seed/communes.ts";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
+
+const START = Date.parse("2026-11-26T09:00:00.000Z");
+let clock = START;
+let dataDir: string;
+let db: Db;
+let deps: SpaceDeps;
+let lifecycle: MerchantLifecycleDeps;
+
+const COMPANY = "12345678";
+const OTHER_COMPANY = "87654321";
+const siretA = makeSiret(COMPANY, "0001");
+const siretB = makeSiret(COMPANY, "0002");
+const siretOther = makeSiret(OTHER_COMPANY, "0001");
+let abA: string;
+let abB: string;
+let abOther: string;
+
+function add(siret: string, name: string): string {
+  return addMerchant(
+    lifecycle,
+    {
+      siret,
+      legal_name: `SARL ${name}`,
+      business_name: name,
+      naf_code: "10.71C",
+      address: { street: "12 rue de la République", postal_code: "69002", city: "Lyon" },
+      founded_on: "2015-03-02",
+    },
+    "operator:test",
+  ).abId;
+}
+
+const person = (overrides: Partial<SpacePerson> = {}): SpacePerson => ({
+  subject: "sub-camille",
+  email: "camille@exemple.fr",
+  givenName: "Camille",
+  usualName: "Martin",
+  siret: siretA,
+  siren: siretA.slice(0, 9),
+  via: "proconnect",
+  ...overrides,
+});
+
+beforeEach(() => {
+  clock = START;
+  dataDir = mkdtempSync(path.join(tmpdir(), "abeille-space-"));
+  db = openDatabase(path.join(dataDir, "abeille.db"));
+  const now = () => new Date(clock);
+  const secret = Buffer.alloc(32, 7);
+  deps = { store: createMerchantSpaceRepository(db), now, csrfSecret: () => secret };
+  lifecycle = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now };
+  abA = add(siretA, "Boulangerie Martin");
+  abB = add(siretB, "Boulangerie Martin Croix-Rousse");
+  abOther = add(siretOther, "Fromagerie Dubois");
+});
+
+afterEach(() => {
+  db.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function refusalOf(work: () => unknown): string {
+  try {
+    work();
+  } catch (error) {
+    if (error instanceof ClaimRefusedError) return `refused:${error.refusal}`;
+    if (isServiceError(error)) return error.code;
+    throw error;
+  }
+  return "allowed";
+}
+
+describe("sessions", () => {
+  it("opens a session that the token reads back, with the person, and stores only the token's SHA-256", () => {
+    const { token, session } = openSession(deps, person(), { idToken: "id.token.value" });
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const read = readSession(deps, token);
+    expect(read).toEqual(session);
+    expect(read?.person).toEqual(person());
+    expect(read?.idToken).toBe("id.token.value");
+    const stored = db.$client.prepare("SELECT token_hash FROM pro_sessions").pluck().all();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored[0]).not.toContain(token);
+    expect(readSession(deps, "x".repeat(43))).toBeNull();
+    expect(readSession(deps, null)).toBeNull();
+  });
+
+  it("ends a session left idle, and one past its absolute expiry however used", () => {
+    const idle = openSession(deps, person());
+    clock += SESSION_IDLE_MS - 1000;
+    expect(readSession(deps, idle.token)).not.toBeNull();
+    clock += SESSION_IDLE_MS - 1000; // used 29 min 59 s ago: the use above moved the idle expiry
+    expect(readSession(deps, idle.token)).not.toBeNull();
+    clock += SESSION_IDLE_MS;
+    expect(readSession(deps, idle.token)).toBeNull();
+
+    clock = START;
+    const used = openSession(deps, person({ subject: "sub-other" }));
+    for (let minute = 0; minute < SESSION_ABSOLUTE_MS / 60_000 - 10; minute += 10) {
+      clock = START + minute * 60_000;
+      expect(readSession(deps, used.token), `minute ${minute}`).not.toBeNull();
+    }
+    clock = START + SESSION_ABSOLUTE_MS;
+    expect(readSession(deps, used.token)).toBeNull();
+  });
+
+  it("rotates at sign-in: the browser's previous session ends with the new one", () => {
+    const before = openSession(deps, person());
+    const after = openSession(deps, person(), { replacing: before.token });
+    expect(readSession(deps, before.token)).toBeNull();
+    expect(readSession(deps, after.token)?.sessionId).toBe(after.session.sessionId);
+  });
+
+  it("ends a session at sign-out", () => {
+    const { token } = openSession(deps, person());
+    endSession(deps, token);
+    expect(readSession(deps, token)).toBeNull();
+  });
+
+  it("binds the CSRF token to its session: another session's token, a made-up one and none are refused", () => {
+    const one = openSession(deps, person()).session;
+    const two = openSession(deps, person({ subject: "sub-two" })).session;
+    expect(isSessionCsrfToken(one, one.csrfToken)).toBe(true);
+    expect(one.csrfToken).not.toBe(two.csrfToken);
+    expect(isSessionCsrfToken(one, two.csrfToken)).toBe(false);
+    expect(isSessionCsrfToken(one, "A".repeat(43))).toBe(false);
+    expect(isSessionCsrfToken(one, "")).toBe(false);
+    expect(isSessionCsrfToken(one, undefined)).toBe(false);
+  });
+});
+
+describe("claims", () => {
+  it("reaches the listing of the person's SIRET and, by SIREN, the company's other establishments, never another company's", () => {
+    const { session } = openSession(deps, person());
+    expect(listingsForPerson(deps, session).map((item) => [item.listing.abId, item.claimId, item.blocked])).toEqual([
+      [abA, null, null],
+      [abB, null, null],
+    ]);
+    expect(refusalOf(() => createClaim(deps, session, abOther))).toBe("NOT_FOUND");
+    expect(refusalOf(() => createClaim(deps, session, "ab_zzzzzzzz"))).toBe("NOT_FOUND");
+    const claim = createClaim(deps, session, abB);
+    expect(claim).toMatchObject({ abId: abB, siren: siretB.slice(0, 9), subject: "sub-camille", via: "proconnect" });
+    expect(createClaim(deps, session, abB).claimId).toBe(claim.claimId);
+    expect(listClaimsOf(deps, session).map(({ claim: held }) => held.abId)).toEqual([abB]);
+  });
+
+  it("reaches only the SIRET's listing when the person has no SIREN", () => {
+    const { session } = openSession(deps, person({ siren: null }));
+    expect(listingsForPerson(deps, session).map((item) => item.listing.abId)).toEqual([abA]);
+    expect(refusalOf(() => createClaim(deps, session, abB))).toBe("NOT_FOUND");
+  });
+
+  it("lets several people of one company claim one listing", () => {
+    const camille = openSession(deps, person()).session;
+    const sacha = openSession(deps, person({ subject: "sub-sacha", email: "sacha@exemple.fr" })).session;
+    createClaim(deps, camille, abA);
+    createClaim(deps, sacha, abA);
+    expect(claimsOfListing(deps, abA).map((claim) => claim.subject)).toEqual(["sub-camille", "sub-sacha"]);
+  });
+
+  it("refuses suspended and archived listings, saying which", () => {
+    changeMerchantStatus(lifecycle, abA, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test");
+    changeMerchantStatus(lifecycle, abB, { status: "ARCHIVED", reason: "fermeture" }, "operator:test");
+    const { session } = openSession(deps, person());
+    expect(refusalOf(() => createClaim(deps, session, abA))).toBe("refused:suspended");
+    expect(refusalOf(() => createClaim(deps, session, abB))).toBe("refused:archived");
+    expect(listingsForPerson(deps, session).map((item) => item.blocked)).toEqual(["suspended", "archived"]);
+    expect(db.$client.prepare("SELECT COUNT(*) FROM merchant_claims").pluck().get()).toBe(0);
+  });
+
+  it("writes each claim and revocation in the merchant's audit log, with the actor", () => {
+    const { session } = openSession(deps, person());
+    const claim = createClaim(deps, session, abA);
+    clock += 60_000;
+    revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "demande du gérant" });
+    const events = lifecycle.registry.events(abA).filter((event) => event.action.startsWith("claim"));
+    expect(events.map(({ actor, action, changes, reason }) => ({ actor, action, changes, reason }))).toEqual([
+      {
+        actor: `merchant:${claim.claimId}`,
+        action: "claimed",
+        changes: { claim: { from: null, to: claim.claimId } },
+        reason: "via proconnect",
+      },
+      {
+        actor: "operator:alice",
+        action: "claim_revoked",
+        changes: { claim: { from: claim.claimId, to: null } },
+        reason: `claim ${claim.claimId}: demande du gérant`,
+      },
+    ]);
+  });
+
+  it("revokes a claim: every session of its person ends at once, the listing is out of reach, and it cannot be claimed again", () => {
+    const first = openSession(deps, person());
+    const second = openSession(deps, person());
+    const bystander = openSession(deps, person({ subject: "sub-sacha" }));
+    const claim = createClaim(deps, first.session, abA);
+    expect(requireClaimedListing(deps, first.session, abA)).toMatchObject({
+      abId: abA,
+      claimId: claim.claimId,
+      actor: `merchant:${claim.claimId}`,
+    });
+    const revoked = revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "usurpation" });
+    expect(revoked).toMatchObject({ revokedBy: "operator:alice", revokedReason: "usurpation" });
+    expect(readSession(deps, first.token)).toBeNull();
+    expect(readSession(deps, second.token)).toBeNull();
+    expect(readSession(deps, bystander.token)).not.toBeNull();
+    const again = openSession(deps, person()).session;
+    expect(refusalOf(() => requireClaimedListing(deps, again, abA))).toBe("NOT_FOUND");
+    expect(refusalOf(() => createClaim(deps, again, abA))).toBe("refused:revoked");
+    expect(refusalOf(() => revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "encore" }))).toBe(
+      "CONFLICT",
+    );
+    expect(refusalOf(() => revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "  " }))).toBe(
+      "VALIDATION_ERROR",
+    );
+  });
+
+  it("never opens another merchant's space: a listing not claimed by the person is NOT_FOUND", () => {
+    const camille = openSession(deps, person()).session;
+    const dubois = openSession(
+      deps,
+      person({ subject: "sub-dubois", siret: siretOther, siren: siretOther.slice(0, 9) }),
+    ).session;
+    createClaim(deps, camille, abA);
+    createClaim(deps, dubois, abOther);
+    expect(refusalOf(() => requireClaimedListing(deps, camille, abOther))).toBe("NOT_FOUND");
+    expect(refusalOf(() => requireClaimedListing(deps, dubois, abA))).toBe("NOT_FOUND");
+    expect(refusalOf(() => requireClaimedListing(deps, camille, abB))).toBe("NOT_FOUND");
+  });
+});
