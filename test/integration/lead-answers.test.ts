@@ -17,6 +17,7 @@ import { respondToLead } from "../../src/domain/leads/respond-to-lead.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { leadStatusSchema } from "../../src/openapi/responses.ts";
+import { respondDeps } from "../../src/wiring.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -67,12 +68,10 @@ describe("a merchant's answer", () => {
         .data as JsonObject;
     expect((await readStatus()).merchant_response).toEqual({ status: "none", updated_at: null, answers: [] });
 
-    const answered = await respondToLead(
-      { leads: app.leads, limiter: app.access.limiter, now: app.now, notifyOutbox: app.notifyOutbox },
-      { abId, actor: "merchant:claim-test" },
-      leadId,
-      { outcome: "handled", answer: ANSWER },
-    );
+    const answered = await respondToLead(respondDeps(app), { abId, actor: "merchant:claim-test" }, leadId, {
+      outcome: "handled",
+      answer: ANSWER,
+    });
     await worker.runNow();
 
     const outboxDir = path.join(server.dataDir, "outbox");

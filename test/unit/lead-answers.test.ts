@@ -18,8 +18,8 @@ import {
   MERCHANT_LEADS_PAGE_SIZE,
 } from "../../src/domain/leads/merchant-leads.ts";
 import {
-  type ClaimedListing,
   LEAD_ANSWERS_PER_LISTING_HOURLY,
+  type ListingAccess,
   MAX_ANSWERS_PER_LEAD,
   MERCHANT_LEAD_NOT_FOUND_MESSAGE,
   nextMerchantStatus,
@@ -63,7 +63,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const listing = (id = abId): ClaimedListing => ({ abId: id, actor: `merchant:claim-${id}` });
+const listing = (id = abId): ListingAccess => ({ abId: id, actor: `merchant:claim-${id}` });
 const respondDeps = () => ({
   leads: app.leads,
   limiter: app.access.limiter,

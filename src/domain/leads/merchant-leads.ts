@@ -1,6 +1,6 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import type { LeadMessageRecord, LeadRepository, MerchantLead } from "./lead-store.ts";
-import { type ClaimedListing, MERCHANT_LEAD_NOT_FOUND_MESSAGE } from "./respond-to-lead.ts";
+import { type ListingAccess, MERCHANT_LEAD_NOT_FOUND_MESSAGE } from "./respond-to-lead.ts";
 
 /** Leads per page of the merchant's list. */
 export const MERCHANT_LEADS_PAGE_SIZE = 20;
@@ -19,7 +19,7 @@ export interface MerchantLeadPage {
  */
 export function listMerchantLeads(
   deps: { leads: LeadRepository },
-  listing: ClaimedListing,
+  listing: ListingAccess,
   page: number,
 ): MerchantLeadPage {
   const wanted = Number.isSafeInteger(page) && page >= 1 ? page : 1;
@@ -33,7 +33,7 @@ export function listMerchantLeads(
 /** One lead of a claimed listing with its follow-ups and answers; another listing's lead is NOT_FOUND. */
 export function findMerchantLead(
   deps: { leads: LeadRepository },
-  listing: ClaimedListing,
+  listing: ListingAccess,
   leadId: string,
 ): { lead: MerchantLead; messages: LeadMessageRecord[] } {
   const found = deps.leads.findForMerchant(listing.abId, leadId.toLowerCase());

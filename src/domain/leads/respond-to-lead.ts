@@ -3,6 +3,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { logger } from "../../logging.ts";
 import type { LeadResponse } from "../../schemas/leads.ts";
 import type { RateLimiter } from "../access/rate-limiter.ts";
+import type { ClaimedListing } from "../merchant-space/claims.ts";
 import type { LeadRepository, MerchantLeadStatus } from "./lead-store.ts";
 
 /** Answers one lead may carry: a conversation goes on by email, the space records the first words. */
@@ -14,11 +15,8 @@ const HOUR_SECONDS = 3600;
 /** One message for another merchant's lead and a lead that does not exist: nothing to tell apart. */
 export const MERCHANT_LEAD_NOT_FOUND_MESSAGE = "This listing has no lead with this id";
 
-/** The listing a claim opens (requireClaimedListing in src/domain/merchant-space/): its id and the audit actor. */
-export interface ClaimedListing {
-  abId: string;
-  actor: string;
-}
+/** What a lead's functions need of the listing a claim opens (requireClaimedListing): its id and the audit actor. */
+export type ListingAccess = Pick<ClaimedListing, "abId" | "actor">;
 
 export interface RespondDeps {
   leads: LeadRepository;
@@ -57,7 +55,7 @@ export function nextMerchantStatus(
  */
 export async function respondToLead(
   deps: RespondDeps,
-  listing: ClaimedListing,
+  listing: ListingAccess,
   leadId: string,
   response: LeadResponse,
 ): Promise<LeadResponseResult> {

@@ -3,6 +3,7 @@ import { intentRows, sectorLabel, sectorRows } from "../../domain/leads/lead-lab
 import type { LeadMessageRecord, MerchantLead, MerchantLeadStatus } from "../../domain/leads/lead-store.ts";
 import type { MerchantLeadPage } from "../../domain/leads/merchant-leads.ts";
 import { LEAD_ANSWER_MAX, LEAD_RESPONSE_OUTCOMES, type LeadResponse } from "../../schemas/leads.ts";
+import { CSRF_FIELD } from "../../schemas/merchant-space.ts";
 import { LEAD_TYPE_LABELS_FR } from "../format-fr.ts";
 import { html, type SafeHtml } from "../html.ts";
 
@@ -11,9 +12,6 @@ import { html, type SafeHtml } from "../html.ts";
  * (/pro/{ab_id}/demandes) and one lead with its answer form (/pro/{ab_id}/demandes/{lead_id}).
  * Bodies only: the space's layout (renderProPage) wraps them.
  */
-
-/** The field of the answer form that carries the session's CSRF token. */
-export const LEAD_FORM_CSRF_FIELD = "csrf_token";
 
 export const leadsPath = (abId: string) => `/pro/${abId}/demandes`;
 export const leadPath = (abId: string, leadId: string) => `${leadsPath(abId)}/${leadId}`;
@@ -106,7 +104,7 @@ function messageItem(message: LeadMessageRecord, contactName: string): SafeHtml 
         ? "e-mail non remis"
         : "e-mail en cours d'envoi"
     : "";
-  return html`<li class="${mine ? "pro-message pro-answer" : "pro-message"}">
+  return html`<li class="${mine ? "pro-exchange pro-answer" : "pro-exchange"}">
 <p class="note">${who}, le ${frenchDateTime(message.createdAt)}${delivery ? ` (${delivery})` : ""}</p>
 ${message.anonymizedAt !== null ? html`<p class="note">Texte effacé au terme de sa durée de conservation.</p>` : html`<blockquote class="answer-text">${message.body}</blockquote>`}
 </li>`;
@@ -128,7 +126,7 @@ function answerForm(abId: string, lead: MerchantLead, state: LeadFormState): Saf
 </div>`,
   );
   return html`<form class="pro-form" method="post" action="${leadPath(abId, lead.leadId)}" novalidate>
-<input type="hidden" name="${LEAD_FORM_CSRF_FIELD}" value="${state.csrfToken}">
+<input type="hidden" name="${CSRF_FIELD}" value="${state.csrfToken}">
 <div class="field">
 <label for="answer">Votre réponse à ${lead.contactName}</label>
 <textarea id="answer" name="answer" rows="8" maxlength="${String(LEAD_ANSWER_MAX)}"${errors.answer ? html` aria-invalid="true" aria-describedby="answer-error"` : ""}>${state.answer ?? ""}</textarea>
