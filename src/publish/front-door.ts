@@ -208,6 +208,7 @@ export function renderPrivacyPage(
 <ul>
 <li><strong>Demande à un commerçant</strong> (formulaire d'une fiche, ou envoyée par un assistant IA en votre nom) : votre nom, votre adresse e-mail, votre téléphone si vous le donnez, votre message et les précisions demandées par le commerçant. Elles servent à transmettre votre demande au commerçant, à vous en envoyer une copie et à suivre les échanges. Base légale : les mesures précontractuelles prises à votre demande (article 6.1.b du RGPD).</li>
 <li><strong>Message à l'équipe d'Abeille</strong> : votre nom, votre adresse e-mail, votre téléphone et votre société si vous les donnez, votre message, pour vous répondre. Base légale : notre intérêt légitime à répondre aux messages reçus (article 6.1.f).</li>
+<li><strong>Espace professionnel des commerçants</strong> (/pro) : vos nom, prénom, adresse e-mail et les numéros SIRET et SIREN transmis par ProConnect à la connexion, pour vous donner accès aux fiches de votre entreprise et garder trace de qui les gère. Base légale : notre intérêt légitime à réserver la gestion d'une fiche à l'entreprise concernée (article 6.1.f).</li>
 <li><strong>Sécurité</strong> : l'adresse IP de connexion sert à limiter les abus (nombre de requêtes par heure) ; elle n'est pas conservée avec vos demandes.</li>
 </ul>
 <p>Vos données ne sont ni publiées, ni vendues, ni utilisées pour de la publicité.</p>
@@ -219,7 +220,7 @@ export function renderPrivacyPage(
 <p>Vous pouvez accéder à vos données, les faire rectifier ou effacer, vous opposer à leur traitement, en demander la limitation ou la portabilité. Écrivez à <a href="mailto:${contact}">${contact}</a> en indiquant l'adresse e-mail utilisée et, si vous l'avez, le numéro de suivi de votre demande ; une réponse vous est faite dans un délai d'un mois. Pour ce que le commerçant a reçu, adressez-vous aussi à lui.</p>
 <p>Si vous estimez que vos droits ne sont pas respectés, vous pouvez adresser une réclamation à la CNIL (<a href="https://www.cnil.fr/fr/plaintes">www.cnil.fr</a>).</p>
 <h2>Cookies</h2>
-<p>Ce site ne dépose aucun cookie et n'utilise aucun outil de mesure d'audience.</p>`;
+<p>Ce site n'utilise aucun outil de mesure d'audience. Il ne dépose de cookie que dans l'espace professionnel des commerçants (/pro), pour les y garder connectés : un cookie de session, strictement nécessaire, effacé à la déconnexion et au plus tard après 12 heures.</p>`;
   return renderedDocument(buildPeoplePage({ title: "Confidentialité et données personnelles", body }), HTML_TYPE);
 }
 

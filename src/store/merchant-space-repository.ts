@@ -158,10 +158,10 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
   );
   const claimById = sqlite.prepare<[string], ClaimRow>("SELECT * FROM merchant_claims WHERE claim_id = ?");
   const claimsBySubject = sqlite.prepare<[string], ClaimRow>(
-    "SELECT * FROM merchant_claims WHERE subject = ? ORDER BY created_at DESC, claim_id",
+    "SELECT * FROM merchant_claims WHERE subject = ? ORDER BY created_at DESC, rowid DESC",
   );
   const claimsByListing = sqlite.prepare<[string], ClaimRow>(
-    "SELECT * FROM merchant_claims WHERE ab_id = ? ORDER BY created_at, claim_id",
+    "SELECT * FROM merchant_claims WHERE ab_id = ? ORDER BY created_at, rowid",
   );
   const revoke = sqlite.prepare(
     `UPDATE merchant_claims SET revoked_at = ?, revoked_by = ?, revoked_reason = ?

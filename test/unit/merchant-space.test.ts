@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.ts";
 import {
   ClaimRefusedError,
   claimsOfListing,
@@ -266,5 +267,34 @@ describe("claims", () => {
     expect(refusalOf(() => requireClaimedListing(deps, camille, abOther))).toBe("NOT_FOUND");
     expect(refusalOf(() => requireClaimedListing(deps, dubois, abA))).toBe("NOT_FOUND");
     expect(refusalOf(() => requireClaimedListing(deps, camille, abB))).toBe("NOT_FOUND");
+  });
+});
+
+describe("the ProConnect configuration", () => {
+  const client = { PROCONNECT_CLIENT_ID: "abeille", PROCONNECT_CLIENT_SECRET: "secret" };
+  const issuerOf = (issuer: string) => loadConfig({ PROCONNECT_ISSUER: issuer, ...client }).proConnect?.issuer;
+
+  it("takes an https issuer, and plain http only at a loopback address", () => {
+    expect(issuerOf("https://proconnect.gouv.fr/api/v2")).toBe("https://proconnect.gouv.fr/api/v2");
+    expect(issuerOf("http://127.0.0.1:4000")).toBe("http://127.0.0.1:4000");
+    expect(issuerOf("http://localhost:4000/oidc")).toBe("http://localhost:4000/oidc");
+    expect(issuerOf("http://[::1]:4000")).toBe("http://[::1]:4000");
+    for (const issuer of [
+      "http://proconnect.gouv.fr/api/v2",
+      "http://10.0.0.5:4000",
+      "http://127.0.0.1.example.org",
+      "ftp://127.0.0.1",
+    ]) {
+      expect(() => issuerOf(issuer), issuer).toThrowError(
+        "PROCONNECT_ISSUER: must be an https URL (http only at a loopback address: localhost, 127.0.0.1, ::1)",
+      );
+    }
+  });
+
+  it("takes the three settings together or none", () => {
+    expect(loadConfig({}).proConnect).toBeNull();
+    expect(() => loadConfig({ PROCONNECT_ISSUER: "https://proconnect.gouv.fr/api/v2" })).toThrowError(
+      "PROCONNECT_ISSUER, PROCONNECT_CLIENT_ID and PROCONNECT_CLIENT_SECRET go together: set all three or none",
+    );
   });
 });
