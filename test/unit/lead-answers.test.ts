@@ -29,7 +29,7 @@ import { sendLeadMessage } from "../../src/domain/leads/send-lead-message.ts";
 import { anonymizeExpired } from "../../src/domain/privacy/anonymize-expired.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { setLogLevel } from "../../src/logging.ts";
-import { type DispatchDeps, dispatchDueMessages } from "../../src/mail/dispatch-outbox.ts";
+import { compose, type DispatchDeps, dispatchDueMessages } from "../../src/mail/dispatch-outbox.ts";
 import type { MailTransport, OutgoingMail } from "../../src/mail/transport.ts";
 import { renderTrackingPage } from "../../src/publish/lead-tracking.ts";
 import { LEAD_ANSWER_MAX, type LeadResponse, leadResponseSchema } from "../../src/schemas/leads.ts";
@@ -227,6 +227,25 @@ describe("respondToLead", () => {
     expect(followUp.message.messages_count).toBe(1);
     expect(app.leads.findFollowUpForDelivery(followUp.message.message_id)?.position).toBe(1);
     expect(app.leads.findFollowUpForDelivery(result.answerId as string)).toBeNull();
+  });
+
+  it("emails an answer without Reply-To when the merchant has no lead address, and says where to reach it", async () => {
+    const lead = await newLead();
+    const { answerId } = await respondToLead(respondDeps(), listing(), lead.leadId, {
+      outcome: "answered",
+      answer: "Oui, nous livrons.",
+    });
+    const row = app.outbox.findBySubject(answerId as string)[0];
+    if (!row) throw new Error("no outbox row for the answer");
+    const setEmail = app.db.$client.prepare("UPDATE merchants SET email = ? WHERE ab_id = ?");
+    setEmail.run(null, abId);
+    try {
+      const mail = compose(dispatchDeps(recordingTransport()), row);
+      expect(mail.replyTo).toBeUndefined();
+      expect(mail.text).toContain(`Pour lui répondre, utilisez les coordonnées de sa fiche sur Abeille (${abId}).`);
+    } finally {
+      setEmail.run(merchantEmail, abId);
+    }
   });
 
   it("marks a lead handled or declined without an answer (no email), and an answer later leaves it closed", async () => {
