@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { LEAD_ANSWERS_PER_LISTING_HOURLY } from "../../src/domain/leads/respond-to-lead.ts";
+import { anonymizeExpired } from "../../src/domain/privacy/anonymize-expired.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { LEAD_ANSWER_MAX } from "../../src/schemas/leads.ts";
@@ -288,5 +289,38 @@ describe("security of the leads' pages", () => {
     });
     expect(closed.status).toBe(303);
     await app.access.limiter.clear();
+  });
+});
+
+describe("retention in the space", () => {
+  // Last in this file: it anonymises every lead of the registry.
+  it("shows an anonymised lead as such, without its contact, text or answers, and no answer form", async () => {
+    const lead = await sendLead(abId, "Zoé Marchand", "zoe.marchand@exemple-prive.fr", "Mon adresse : 3 rue Haute");
+    const answered = await merchant.fetch(`/pro/${abId}/demandes/${lead.leadId}`, {
+      form: { csrf: merchant.csrfToken, answer: "Nous venons au 3 rue Haute jeudi.", outcome: "handled" },
+    });
+    expect(answered.status).toBe(303);
+    anonymizeExpired({
+      retention: app.retention,
+      now: () => new Date(Date.now() + 5 * 365 * 86_400_000),
+      retentionMonths: 24,
+      pruneMailFiles: () => 0,
+    });
+    const list = await (await merchant.fetch(`/pro/${abId}/demandes`)).text();
+    expect(list).toContain("Demande anonymisée : ses coordonnées et son texte ont été effacés");
+    expect(list).not.toContain("Zoé Marchand");
+    const one = await merchant.fetch(`/pro/${abId}/demandes/${lead.leadId}`);
+    expect(one.status).toBe(200);
+    const page = await one.text();
+    expect(page).toContain("Elle ne peut plus recevoir de réponse.");
+    expect(page).toContain("Texte effacé au terme de sa durée de conservation.");
+    expect(page).not.toContain("3 rue Haute");
+    expect(page).not.toContain('name="answer"');
+    const refused = await merchant.fetch(`/pro/${abId}/demandes/${lead.leadId}`, {
+      form: { csrf: merchant.csrfToken, answer: "Encore ?", outcome: "answered" },
+    });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain("Elle ne peut plus recevoir de réponse.");
+    expect(answersOf(lead.leadId)).toEqual(["[anonymisé]"]);
   });
 });
