@@ -248,7 +248,26 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
   };
 
   const insertFollowUpTx = sqlite.transaction(appendFollowUp);
-  const merchantSide = createMerchantLeadStatements(db);
+  const { findAnswer, ...merchantReads } = createMerchantLeadStatements(db);
+
+  /** A message on a lead with the lead as its email needs it; null once the lead is gone. */
+  const messageForDelivery = (row: {
+    message_id: string;
+    lead_id: string;
+    body: string;
+    created_at: string;
+    anonymized_at: string | null;
+  }) => {
+    const lead = forDelivery.get(row.lead_id);
+    if (!lead) return null;
+    return {
+      messageId: row.message_id,
+      body: row.body,
+      createdAt: row.created_at,
+      anonymizedAt: row.anonymized_at,
+      lead: toLeadForDelivery(lead),
+    };
+  };
 
   return {
     insertLead: groupCommit(sqlite, insertLeadWork),
@@ -277,31 +296,13 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
     insertFollowUp: (input) => insertFollowUpTx.immediate(input),
     findFollowUpForDelivery(messageId) {
       const row = followUp.get(messageId);
-      if (!row) return null;
-      const lead = forDelivery.get(row.lead_id);
-      if (!lead) return null;
-      return {
-        messageId: row.message_id,
-        body: row.body,
-        createdAt: row.created_at,
-        anonymizedAt: row.anonymized_at,
-        lead: toLeadForDelivery(lead),
-        position: row.position,
-      };
+      const message = row ? messageForDelivery(row) : null;
+      return row && message ? { ...message, position: row.position } : null;
     },
-    ...merchantSide,
+    ...merchantReads,
     findAnswerForDelivery(messageId) {
-      const row = merchantSide.findAnswer(messageId);
-      if (!row) return null;
-      const lead = forDelivery.get(row.lead_id);
-      if (!lead) return null;
-      return {
-        messageId: row.message_id,
-        body: row.body,
-        createdAt: row.created_at,
-        anonymizedAt: row.anonymized_at,
-        lead: toLeadForDelivery(lead),
-      };
+      const row = findAnswer(messageId);
+      return row ? messageForDelivery(row) : null;
     },
   };
 }

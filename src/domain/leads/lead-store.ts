@@ -97,23 +97,26 @@ export interface LeadMessageRecord {
 }
 
 /** A lead as its merchant sees it in its space (list and detail). */
-export interface MerchantLead {
-  leadId: string;
-  abId: string;
-  leadType: string;
+export interface MerchantLead
+  extends Pick<
+    NewLead,
+    | "leadId"
+    | "abId"
+    | "leadType"
+    | "contactName"
+    | "contactEmail"
+    | "contactPhone"
+    | "message"
+    | "aiContext"
+    | "intentData"
+    | "metadata"
+    | "channel"
+    | "createdAt"
+  > {
   /** The merchant's sector: which sector fields its lead contract asked for (metadata). */
   merchantSector: string;
   brickName: string | null;
-  contactName: string;
-  contactEmail: string;
-  contactPhone: string | null;
-  message: string | null;
-  aiContext: string | null;
-  intentData: Record<string, string> | null;
-  metadata: Record<string, unknown> | null;
-  channel: LeadChannel;
   trackingStatus: string;
-  createdAt: string;
   anonymizedAt: string | null;
   merchantStatus: MerchantLeadStatus | null;
   merchantStatusAt: string | null;
