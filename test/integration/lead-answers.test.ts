@@ -18,6 +18,7 @@ import { setLogLevel } from "../../src/logging.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { leadStatusSchema } from "../../src/openapi/responses.ts";
 import { respondDeps } from "../../src/wiring.ts";
+import { decodeQuotedPrintable } from "../helpers/eml.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -36,13 +37,6 @@ afterAll(async () => {
   app?.close();
   await server?.close();
 });
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes = text
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return Buffer.from(bytes, "latin1").toString("utf8");
-}
 
 const ANSWER = "Bonjour Mme Roussel,\nnous pouvons passer jeudi à 9 h ; le devis est de 180 € TTC.";
 

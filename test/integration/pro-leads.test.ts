@@ -18,6 +18,7 @@ import { setLogLevel } from "../../src/logging.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { LEAD_ANSWER_MAX } from "../../src/schemas/leads.ts";
 import { registeredKey } from "../helpers/agents.ts";
+import { decodeQuotedPrintable } from "../helpers/eml.ts";
 import { type SignedIn, signInThroughProConnect, startProConnect, type TestProConnect } from "../helpers/proconnect.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -87,13 +88,6 @@ afterAll(async () => {
   await server?.close();
   await provider?.close();
 });
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes = text
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return Buffer.from(bytes, "latin1").toString("utf8");
-}
 
 const ANSWER = "Bonjour,\nnous passons mardi à 14 h ; comptez 90 € pour le déplacement.";
 
