@@ -54,6 +54,17 @@ export function createRetentionRepository(db: Db): RetentionRepository {
        SELECT rowid FROM idempotency_keys WHERE scope LIKE 'lead:%' AND created_at < @idempotencyCutoff LIMIT @batch)`,
   );
 
+  const spaceSessions = sqlite.prepare(
+    `DELETE FROM pro_sessions WHERE rowid IN (
+       SELECT rowid FROM pro_sessions
+       WHERE (ended_at IS NOT NULL AND ended_at < @sessionCutoff) OR absolute_expires_at < @sessionCutoff
+       LIMIT @batch)`,
+  );
+  const signIns = sqlite.prepare(
+    `DELETE FROM pro_sign_ins WHERE rowid IN (
+       SELECT rowid FROM pro_sign_ins WHERE expires_at < @sessionCutoff LIMIT @batch)`,
+  );
+
   const drain = (run: () => number): number => {
     let total = 0;
     for (;;) {
@@ -64,11 +75,12 @@ export function createRetentionRepository(db: Db): RetentionRepository {
   };
 
   return {
-    anonymizeBefore({ cutoff, now, idempotencyCutoff, batchSize = 1000 }) {
+    anonymizeBefore({ cutoff, now, idempotencyCutoff, sessionCutoff, batchSize = 1000 }) {
       const params = {
         cutoff,
         now,
         idempotencyCutoff,
+        sessionCutoff,
         batch: batchSize,
         name: ANONYMIZED_NAME,
         email: ANONYMIZED_EMAIL,
@@ -83,6 +95,9 @@ export function createRetentionRepository(db: Db): RetentionRepository {
         orders: drain(() => orders.run(pick("email", "text", "now", "cutoff", "batch")).changes),
         dedupWindows: drain(() => windows.run(pick("now", "batch")).changes),
         idempotencyKeys: drain(() => keys.run(pick("idempotencyCutoff", "batch")).changes),
+        spaceSessions:
+          drain(() => spaceSessions.run(pick("sessionCutoff", "batch")).changes) +
+          drain(() => signIns.run(pick("sessionCutoff", "batch")).changes),
       };
       // secure_delete (db.ts) zeroes what the updates freed in the database's pages; the WAL
       // still holds the pages as they were until it is checkpointed and emptied. A reader in

@@ -31,12 +31,14 @@ import type { SpacePerson } from "../../src/domain/merchant-space/space-store.ts
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
 import type { MerchantLifecycleDeps } from "../../src/domain/merchants/merchant-registry.ts";
+import { anonymizeExpired } from "../../src/domain/privacy/anonymize-expired.ts";
 import { makeSiret } from "../../src/domain/siret.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
+import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 
 const START = Date.parse("2026-11-26T09:00:00.000Z");
 let clock = START;
@@ -267,6 +269,27 @@ describe("claims", () => {
     expect(refusalOf(() => requireClaimedListing(deps, camille, abOther))).toBe("NOT_FOUND");
     expect(refusalOf(() => requireClaimedListing(deps, dubois, abA))).toBe("NOT_FOUND");
     expect(refusalOf(() => requireClaimedListing(deps, camille, abB))).toBe("NOT_FOUND");
+  });
+});
+
+describe("retention", () => {
+  it("deletes sessions 30 days after they ended or expired, and keeps the others", () => {
+    const ended = openSession(deps, person({ subject: "sub-ended" }));
+    endSession(deps, ended.token);
+    const live = openSession(deps, person({ subject: "sub-live" }));
+    const run = () =>
+      anonymizeExpired({ retention: createRetentionRepository(db), now: deps.now, retentionMonths: 24 }).spaceSessions;
+    clock = START + 29 * 24 * 60 * 60 * 1000;
+    expect(run()).toBe(0);
+    clock = START + 31 * 24 * 60 * 60 * 1000;
+    // Both are over by then: one ended, the other past its absolute expiry.
+    expect(run()).toBe(2);
+    expect(db.$client.prepare("SELECT COUNT(*) FROM pro_sessions").pluck().get()).toBe(0);
+    clock = START;
+    const fresh = openSession(deps, person({ subject: "sub-fresh" }));
+    expect(run()).toBe(0);
+    expect(readSession(deps, fresh.token)).not.toBeNull();
+    expect(readSession(deps, live.token)).toBeNull();
   });
 });
 

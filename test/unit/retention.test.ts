@@ -197,6 +197,7 @@ describe("anonymizeExpired", () => {
       cutoff: "2024-11-22T08:00:00.000Z",
       now: "2026-11-22T08:00:00.000Z",
       idempotencyCutoff: "2026-11-21T08:00:00.000Z",
+      sessionCutoff: "2026-10-23T08:00:00.000Z",
     });
     expect(counts.orders).toBe(1);
     const read = sqlite.prepare(

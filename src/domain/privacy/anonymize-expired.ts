@@ -17,6 +17,12 @@ export interface RetentionReport extends RetentionCounts {
 
 /** Lead Idempotency-Keys are honoured for 24 hours; after that they only hold fingerprints. */
 const IDEMPOTENCY_KEEP_MS = 24 * 60 * 60 * 1000;
+/**
+ * A merchant-space session (the person's name, email, ID token) is kept 30 days after it ended or
+ * expired, for looking into a misuse reported late; then it goes. Claims stay: they are the record
+ * of who manages a listing.
+ */
+const SPACE_SESSION_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
  * Anonymises leads, their follow-up messages, platform contacts and orders older than the retention
@@ -31,6 +37,7 @@ export function anonymizeExpired(deps: RetentionDeps): RetentionReport {
     cutoff: cutoff.toISOString(),
     now: now.toISOString(),
     idempotencyCutoff: new Date(now.getTime() - IDEMPOTENCY_KEEP_MS).toISOString(),
+    sessionCutoff: new Date(now.getTime() - SPACE_SESSION_KEEP_MS).toISOString(),
   });
   const mailFiles = deps.pruneMailFiles?.(cutoff) ?? 0;
   const report = { cutoff: cutoff.toISOString(), ...counts, mailFiles };
@@ -42,6 +49,7 @@ export function anonymizeExpired(deps: RetentionDeps): RetentionReport {
     orders: report.orders,
     dedup_windows: report.dedupWindows,
     idempotency_keys: report.idempotencyKeys,
+    space_sessions: report.spaceSessions,
     mail_files: report.mailFiles,
   });
   return report;

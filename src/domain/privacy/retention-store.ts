@@ -9,6 +9,8 @@ export interface RetentionCounts {
   orders: number;
   dedupWindows: number;
   idempotencyKeys: number;
+  /** Merchant-space sessions (with the person's name and email) and sign-ins over before `sessionCutoff`. */
+  spaceSessions: number;
 }
 
 export interface RetentionRepository {
@@ -22,6 +24,7 @@ export interface RetentionRepository {
     cutoff: string;
     now: string;
     idempotencyCutoff: string;
+    sessionCutoff: string;
     batchSize?: number;
   }): RetentionCounts;
 }
