@@ -287,19 +287,20 @@ describe("security of the leads' pages", () => {
 });
 
 describe("retention in the space", () => {
-  // Last in this file: it anonymises every lead of the registry.
   it("shows an anonymised lead as such, without its contact, text or answers, and no answer form", async () => {
     const lead = await sendLead(abId, "Zoé Marchand", "zoe.marchand@exemple-prive.fr", "Mon adresse : 3 rue Haute");
     const answered = await merchant.fetch(`/pro/${abId}/demandes/${lead.leadId}`, {
       form: { csrf: merchant.csrfToken, answer: "Nous venons au 3 rue Haute jeudi.", outcome: "handled" },
     });
     expect(answered.status).toBe(303);
-    anonymizeExpired({
-      retention: app.retention,
-      now: () => new Date(Date.now() + 5 * 365 * 86_400_000),
-      retentionMonths: 24,
-      pruneMailFiles: () => 0,
-    });
+    // The lead and its answer written three years ago: the retention run of today anonymises them
+    // (and nothing of the merchant's live session, which its own rule keeps).
+    for (const table of ["leads", "lead_messages"]) {
+      app.db.$client
+        .prepare(`UPDATE ${table} SET created_at = ? WHERE lead_id = ?`)
+        .run("2023-01-10T09:00:00.000Z", lead.leadId);
+    }
+    anonymizeExpired({ retention: app.retention, now: () => new Date(), retentionMonths: 24, pruneMailFiles: () => 0 });
     const list = await (await merchant.fetch(`/pro/${abId}/demandes`)).text();
     expect(list).toContain("Demande anonymisée : ses coordonnées et son texte ont été effacés");
     expect(list).not.toContain("Zoé Marchand");
