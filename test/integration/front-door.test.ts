@@ -172,6 +172,8 @@ describe("the notices", () => {
       "<h2>Quelles données, et pourquoi</h2>",
       "<h2>Combien de temps</h2>",
       "effacés 24 mois après le dernier échange",
+      "les réponses écrites par le commerçant dans son espace Abeille et les messages à l'équipe sont effacés",
+      "l'assistant IA qui a envoyé la demande peut la lire avec ce même code",
       "<h2>Vos droits</h2>",
       'href="mailto:equipe@abeille.local"',
       "CNIL",

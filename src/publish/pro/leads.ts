@@ -6,6 +6,7 @@ import { LEAD_ANSWER_MAX, LEAD_RESPONSE_OUTCOMES, type LeadResponse } from "../.
 import { CSRF_FIELD } from "../../schemas/merchant-space.ts";
 import { LEAD_TYPE_LABELS_FR } from "../format-fr.ts";
 import { html, type SafeHtml } from "../html.ts";
+import { listingSpacePath } from "./layout.ts";
 
 /*
  * The leads of a listing in the merchant space (issue 25), in French: the list
@@ -76,6 +77,7 @@ ${page.page < page.pages ? html`<a rel="next" href="${leadsPath(abId)}?page=${St
 </nav>`
       : "";
   return html`<section aria-labelledby="demandes">
+<p><a href="${listingSpacePath(abId)}">← La fiche ${listingName}</a></p>
 <h1 id="demandes">Demandes reçues par ${listingName}</h1>
 <p>${page.total === 0 ? "Aucune demande reçue pour le moment." : `${page.total} demande${page.total > 1 ? "s" : ""}, les plus récentes d'abord.`}</p>
 ${items.length > 0 ? html`<ol class="pro-leads">${items}</ol>` : ""}
