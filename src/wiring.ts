@@ -1,5 +1,6 @@
 import type { App } from "./app.ts";
 import type { LeadDeps } from "./domain/leads/lead-deps.ts";
+import type { RespondDeps } from "./domain/leads/respond-to-lead.ts";
 import type { LetterDeps } from "./domain/merchant-space/letters.ts";
 import type { SpaceDeps } from "./domain/merchant-space/sessions.ts";
 import type { SignInDeps } from "./domain/merchant-space/sign-in.ts";
@@ -30,6 +31,11 @@ export function searchDeps(app: App): SearchDeps {
     keptCards: app.keptCards,
     cardCode: app.cardCode,
   };
+}
+
+/** What a merchant's response to a lead needs (src/domain/leads/respond-to-lead.ts). */
+export function respondDeps(app: App): RespondDeps {
+  return { leads: app.leads, limiter: app.access.limiter, now: app.now, notifyOutbox: app.notifyOutbox };
 }
 
 /** What the lead functions need; REST routes and MCP tools build it with `leadDeps(app)`. */

@@ -1,5 +1,6 @@
 import type { RenderedEmail } from "../domain/leads/email-format.ts";
 import { renderFollowUp } from "../domain/leads/render-follow-up.ts";
+import { renderLeadAnswer } from "../domain/leads/render-lead-answer.ts";
 import { renderLeadNotification } from "../domain/leads/render-lead-notification.ts";
 import { leadEmailConfirmationPath, renderLeadEmailConfirmation } from "../domain/merchant-space/lead-email.ts";
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
@@ -198,6 +199,25 @@ export function compose(
         replyTo: { name: followUp.lead.contactName, address: followUp.lead.contactEmail },
         ...email,
         headers: { "X-Abeille-Lead-Id": followUp.lead.leadId },
+      };
+    }
+    case "lead_answer": {
+      // The merchant's answer from its space goes to the person; their "Reply" reaches the merchant.
+      const answer = deps.leads.findAnswerForDelivery(message.subjectId);
+      if (!answer) throw new PermanentFailure("the lead answer no longer exists");
+      if (answer.anonymizedAt || answer.lead.anonymizedAt) {
+        throw new PermanentFailure("the lead answer was anonymised before delivery");
+      }
+      const email = renderLeadAnswer(answer);
+      return {
+        outboxId: message.messageId,
+        fileStem,
+        to: answer.lead.contactEmail,
+        replyTo: answer.lead.merchantEmail
+          ? { name: answer.lead.merchantName, address: answer.lead.merchantEmail }
+          : undefined,
+        ...email,
+        headers: { "X-Abeille-Lead-Id": answer.lead.leadId },
       };
     }
     case "platform_contact": {

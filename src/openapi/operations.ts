@@ -28,6 +28,11 @@ import {
   leadFormBodySchema,
   leadIdParamsSchema,
   leadRequestSchema,
+  leadResponseFormSchema,
+  merchantLeadParamsSchema,
+  merchantLeadQuerySchema,
+  merchantLeadsParamsSchema,
+  merchantLeadsQuerySchema,
   TRACKING_TOKEN_MAX,
   trackingFormBodySchema,
 } from "../schemas/leads.ts";
@@ -338,7 +343,7 @@ const OPERATION_TABLE = [
     operationId: "getLeadStatus",
     summary: "Status of a lead",
     description:
-      "For the holder of the lead's tracking token; a wrong token answers exactly like an unknown lead (404).",
+      "For the holder of the lead's tracking token; a wrong token answers exactly like an unknown lead (404). tracking_status is the delivery of the lead to the merchant; merchant_response is what the merchant did in its Abeille space (none, answered, handled, declined) and the answers it wrote there.",
     tags: ["Leads"],
     access: "read",
     pathParams: leadIdParamsSchema,
@@ -562,7 +567,7 @@ const OPERATION_TABLE = [
     operationId: "submitLeadTrackingForm",
     summary: "Follow a request sent to a merchant (HTML, French): its status",
     description:
-      "For people: the request the tracking code opens (merchant, type, date, whether the merchant's mailbox accepted it), as GET /api/leads/{lead_id} gives it to the holder of the token. The merchant's answer goes straight to the person and is not shown. A wrong code, another lead's and an unknown lead are the same 404 page.",
+      "For people: the request the tracking code opens (merchant, type, date, whether the merchant's mailbox accepted it), as GET /api/leads/{lead_id} gives it to the holder of the token. what the merchant did in its Abeille space and the answers it wrote there (an answer it sends straight to the person is not shown). A wrong code, another lead's and an unknown lead are the same 404 page.",
     tags: ["People"],
     access: "page",
     bodyType: "form",
@@ -1169,6 +1174,86 @@ const OPERATION_TABLE = [
     pathParams: sitemapPartParamsSchema,
     responses: { "200": { description: "A sitemap", contentType: "application/xml", schema: z.string() } },
     errors: ["NOT_FOUND"],
+  },
+  {
+    method: "get",
+    path: "/pro/{ab_id}/demandes",
+    operationId: "getMerchantLeads",
+    summary: "The leads of a listing, in the merchant space (HTML, French)",
+    description:
+      "For a person signed in with a live claim on the listing: its leads, newest first, 20 a page, with their status (to handle, answered, handled, declined), whether the email reached the merchant, what was asked and the follow-ups; anonymised leads say so. Signed out: a redirect to /pro. Another merchant's listing: the space's 404 page. Never with an API key (403).",
+    tags: ["Merchant space"],
+    access: "space",
+    pathParams: merchantLeadsParamsSchema,
+    query: merchantLeadsQuerySchema,
+    responses: {
+      "200": { description: "The listing's leads", contentType: "text/html", schema: z.string() },
+      "303": { description: "Signed out: to /pro", headers: ["Location"] },
+      "404": { description: "Not a listing of this person (HTML page)", contentType: "text/html", schema: z.string() },
+    },
+  },
+  {
+    method: "get",
+    path: "/pro/{ab_id}/demandes/{lead_id}",
+    operationId: "getMerchantLead",
+    summary: "One lead of a listing, in the merchant space (HTML, French)",
+    description:
+      "The lead (contact, message, details, the software that sent it), its follow-ups and the merchant's answers with their delivery, and the answer form. Signed out: a redirect to /pro. A lead of another listing, or a listing not the person's: the space's 404 page.",
+    tags: ["Merchant space"],
+    access: "space",
+    pathParams: merchantLeadParamsSchema,
+    query: merchantLeadQuerySchema,
+    responses: {
+      "200": { description: "The lead", contentType: "text/html", schema: z.string() },
+      "303": { description: "Signed out: to /pro", headers: ["Location"] },
+      "404": {
+        description: "Not a lead of this person's listing (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+    },
+  },
+  {
+    method: "post",
+    path: "/pro/{ab_id}/demandes/{lead_id}",
+    operationId: "respondToMerchantLead",
+    summary: "Answer a lead and/or mark it handled or declined, from the merchant space",
+    description:
+      "Needs the session's CSRF token. The answer (at most 4000 characters) is recorded and emailed to the person (Reply-To the merchant's lead address); check_lead_status and /suivi show it in merchant_response. outcome answered keeps the lead open, handled or declined close it (with or without an answer). At most 10 answers a lead and 30 a listing an hour. Then a 303 back to the lead.",
+    tags: ["Merchant space"],
+    access: "space",
+    pathParams: merchantLeadParamsSchema,
+    bodyType: "form",
+    body: leadResponseFormSchema,
+    responses: {
+      "303": { description: "Recorded: back to the lead's page", headers: ["Location"] },
+      "400": {
+        description: "A field to correct, shown next to it (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "403": {
+        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "404": {
+        description: "Not a lead of this person's listing (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "409": {
+        description: "The lead has all the answers it takes (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
+      "429": {
+        description: "The listing sent all the answers it may this hour (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+        headers: ["Retry-After"],
+      },
+    },
   },
 ] as const satisfies readonly OperationSpec[];
 

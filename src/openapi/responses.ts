@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { abIdSchema } from "../schemas/common.ts";
 import { decisionCardDocumentSchema } from "../schemas/decision-card.ts";
-import { leadCreatedSchema } from "../schemas/leads.ts";
+import { LEAD_RESPONSE_OUTCOMES, leadCreatedSchema } from "../schemas/leads.ts";
 import { platformContactCreatedSchema } from "../schemas/platform-contact.ts";
 import { changesAnswerSchema, resolvedMerchantSchema, searchAnswerSchema } from "../schemas/registry.ts";
 import { successEnvelopeSchema } from "./envelopes.ts";
@@ -95,6 +95,28 @@ export const leadStatusSchema = z
     messages_count: z.number().int().min(0),
     messages_remaining: z.number().int().min(0),
     anonymized: z.boolean(),
+    merchant_response: z
+      .object({
+        status: z
+          .enum(["none", ...LEAD_RESPONSE_OUTCOMES])
+          .describe(
+            "What the merchant did in its Abeille space: none (nothing recorded; it may answer the person by email), answered, handled or declined",
+          ),
+        updated_at: z.iso.datetime().nullable(),
+        answers: z
+          .array(
+            z.object({
+              answer_id: z.uuid(),
+              message: z.string().nullable().describe("The merchant's answer; null once the lead is anonymised"),
+              created_at: z.iso.datetime(),
+              delivery: z
+                .enum(["queued", "sent", "failed"])
+                .describe("The email carrying it to the person: queued, sent (accepted by their mailbox) or failed"),
+            }),
+          )
+          .describe("The merchant's answers written in its space, oldest first; each is also emailed to the person"),
+      })
+      .describe("The merchant's own response, apart from tracking_status (which stays the delivery of the lead)"),
   })
   .meta({ id: "LeadStatus" });
 

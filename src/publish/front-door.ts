@@ -206,7 +206,7 @@ export function renderPrivacyPage(
 <p>Pour toute question ou pour exercer vos droits : <a href="mailto:${contact}">${contact}</a>.</p>
 <h2>Quelles données, et pourquoi</h2>
 <ul>
-<li><strong>Demande à un commerçant</strong> (formulaire d'une fiche, ou envoyée par un assistant IA en votre nom) : votre nom, votre adresse e-mail, votre téléphone si vous le donnez, votre message et les précisions demandées par le commerçant. Elles servent à transmettre votre demande au commerçant, à vous en envoyer une copie et à suivre les échanges. Base légale : les mesures précontractuelles prises à votre demande (article 6.1.b du RGPD).</li>
+<li><strong>Demande à un commerçant</strong> (formulaire d'une fiche, ou envoyée par un assistant IA en votre nom) : votre nom, votre adresse e-mail, votre téléphone si vous le donnez, votre message et les précisions demandées par le commerçant. Elles servent à transmettre votre demande au commerçant, à vous en envoyer une copie et à suivre les échanges. La réponse que le commerçant écrit dans son espace Abeille vous est envoyée par e-mail ; elle se lit aussi sur la page de suivi avec votre code de suivi, et l'assistant IA qui a envoyé la demande peut la lire avec ce même code. Base légale : les mesures précontractuelles prises à votre demande (article 6.1.b du RGPD).</li>
 <li><strong>Message à l'équipe d'Abeille</strong> : votre nom, votre adresse e-mail, votre téléphone et votre société si vous les donnez, votre message, pour vous répondre. Base légale : notre intérêt légitime à répondre aux messages reçus (article 6.1.f).</li>
 <li><strong>Espace professionnel des commerçants</strong> (/pro) : vos nom, prénom, adresse e-mail et les numéros SIRET et SIREN transmis par ProConnect à la connexion, pour vous donner accès aux fiches de votre entreprise et garder trace de qui les gère. Base légale : notre intérêt légitime à réserver la gestion d'une fiche à l'entreprise concernée (article 6.1.f).</li>
 <li><strong>Entrée par le code d'un courrier</strong> (/pro/code) : l'adresse e-mail que vous indiquez avec le code, pour vous envoyer ensuite des liens de connexion ; les liens envoyés sont effacés 30 jours après leur expiration. Le code lui-même n'est jamais conservé. Même base légale.</li>
@@ -214,7 +214,7 @@ export function renderPrivacyPage(
 </ul>
 <p>Vos données ne sont ni publiées, ni vendues, ni utilisées pour de la publicité.</p>
 <h2>Combien de temps</h2>
-<p>Les demandes, leurs messages de suivi et les messages à l'équipe sont effacés ${String(config.leadRetentionMonths)} mois après le dernier échange. Le commerçant conserve ce que vous lui avez transmis selon ses propres règles.</p>
+<p>Les demandes, leurs messages de suivi, les réponses écrites par le commerçant dans son espace Abeille et les messages à l'équipe sont effacés ${String(config.leadRetentionMonths)} mois après le dernier échange. Le commerçant conserve ce que vous lui avez transmis selon ses propres règles.</p>
 <h2>Destinataires</h2>
 <p>Le commerçant que vous avez choisi ; l'équipe d'Abeille pour les messages qui lui sont adressés ; le prestataire d'envoi d'e-mails du service, pour l'acheminement.</p>
 <h2>Vos droits</h2>

@@ -14,7 +14,8 @@ import { TRACKING_CODE_FIELD, TRACKING_PAGE_PATH } from "./lead-form-script.ts";
  * form gave (the lead's tracking token, the one capability over it: checkLeadStatus). The code is
  * posted in a form, never put in the URL (it would stay in the history, the logs and referrers).
  * The page says where the request is (received, handed to the merchant's mailbox, or refused by
- * it) and what Abeille cannot show: the merchant's answer, which goes straight to the person.
+ * it), what the merchant did with it in its Abeille space and the answers it wrote there (issue
+ * 25), and what Abeille cannot show: an answer the merchant sends straight to the person.
  */
 export type TrackingOutcome =
   | { kind: "ask" }
@@ -94,6 +95,36 @@ ${messages > 0 ? html`<div><dt>Messages ajoutés</dt><dd>${String(messages)} mes
 </dl>
 ${status.anonymized ? html`<p class="note">Vos coordonnées et votre message ont été effacés au terme de leur durée de conservation ; seules la date et l'état de la demande restent.</p>` : ""}
 <h2>La réponse du commerçant</h2>
-<p>Le commerçant vous répond directement, à l'adresse e-mail que vous avez indiquée, ou par téléphone si vous avez donné votre numéro. Sa réponse ne passe pas par Abeille, qui ne peut donc pas l'afficher ici : surveillez votre messagerie, y compris les courriers indésirables.</p>
+${merchantResponseSection(status)}
 </div>`;
+}
+
+const MERCHANT_STATUS_FR: Record<LeadStatus["merchant_response"]["status"], string> = {
+  none: "",
+  answered: "Le commerçant a répondu à votre demande",
+  handled: "Le commerçant indique avoir traité votre demande",
+  declined: "Le commerçant indique ne pas pouvoir donner suite à votre demande",
+};
+
+/**
+ * What the merchant did in its Abeille space (merchant_response): its status and the answers it
+ * wrote there, which were also emailed to the person. Without any, the page says the merchant may
+ * answer by email or phone directly, which Abeille cannot show.
+ */
+function merchantResponseSection(status: LeadStatus): SafeHtml {
+  const response = status.merchant_response;
+  const direct = html`<p>Le commerçant peut aussi vous répondre directement, à l'adresse e-mail que vous avez indiquée, ou par téléphone si vous avez donné votre numéro ; ces réponses-là ne passent pas par Abeille, qui ne peut pas les afficher ici : surveillez votre messagerie, y compris les courriers indésirables.</p>`;
+  if (response.status === "none") {
+    return html`<p class="merchant-response-state">Le commerçant n'a pas encore répondu depuis son espace Abeille.</p>
+${direct}`;
+  }
+  const answers = response.answers.map(
+    (answer) => html`<li class="merchant-answer">
+<p class="note">Réponse du ${frenchDateTime(answer.created_at)}${answer.delivery === "sent" ? ", envoyée aussi à votre adresse e-mail" : ""}</p>
+${answer.message === null ? html`<p class="note">Le texte de cette réponse a été effacé au terme de sa durée de conservation.</p>` : html`<blockquote class="answer-text">${answer.message}</blockquote>`}
+</li>`,
+  );
+  return html`<p class="merchant-response-state">${MERCHANT_STATUS_FR[response.status]}${response.updated_at ? `, le ${frenchDateTime(response.updated_at)}` : ""}.</p>
+${answers.length > 0 ? html`<ol class="merchant-answers">${answers}</ol>` : ""}
+${direct}`;
 }

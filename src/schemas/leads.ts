@@ -9,6 +9,7 @@ import {
   MULTI_LINE_MESSAGE,
   ONE_LINE_MESSAGE,
 } from "./common.ts";
+import { spaceFormBodySchema } from "./merchant-space.ts";
 
 /*
  * Requests of the lead operations: creation (POST /api/contact/brick), status and follow-up
@@ -187,6 +188,95 @@ export const trackingFormBodySchema = z.strictObject(
       code: z.string().max(TRACKING_FORM_CODE_MAX, `must be at most ${TRACKING_FORM_CODE_MAX} characters`).optional(),
     },
     { code: "The lead's tracking code (its tracking token), as the lead form showed it" },
+  ),
+);
+
+/** A merchant's answer to a lead, from its space (issue 25): longer than a follow-up, a quote may need it. */
+export const LEAD_ANSWER_MAX = 4000;
+/** What a merchant does with a lead from its space: answer it (the lead stays open), or close it handled or declined. */
+export const LEAD_RESPONSE_OUTCOMES = ["answered", "handled", "declined"] as const;
+
+/**
+ * The merchant's response to a lead (the form of /pro/{ab_id}/demandes/{lead_id}): an answer
+ * emailed to the person, and what becomes of the lead. An empty answer counts as none; `answered`
+ * needs one, `handled` and `declined` take one or none. Other fields of the form (its CSRF token)
+ * are the page's and are not read here.
+ */
+export const leadResponseSchema = z
+  .object(
+    described(
+      {
+        answer: z.preprocess(
+          (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+          text({ max: LEAD_ANSWER_MAX, min: 1, trim: true, multiline: true }).optional(),
+        ),
+        outcome: enumOf(LEAD_RESPONSE_OUTCOMES),
+      },
+      {
+        answer: "The merchant's answer, emailed to the person who wrote",
+        outcome: "answered (the lead stays open), handled or declined",
+      },
+    ),
+  )
+  .refine((response) => response.outcome !== "answered" || response.answer !== undefined, {
+    path: ["answer"],
+    message: "is required to answer",
+  })
+  .meta({ id: "LeadResponse" });
+export type LeadResponse = z.output<typeof leadResponseSchema>;
+
+/**
+ * The response form as the browser posts it (POST /pro/{ab_id}/demandes/{lead_id}): the space's
+ * CSRF token, then the fields as typed, bounded but not judged here, so that a wrong answer is
+ * shown again next to its field in French (leadResponseSchema judges it).
+ */
+export const leadResponseFormSchema = spaceFormBodySchema.extend(
+  described(
+    {
+      answer: z
+        .string()
+        .max(2 * LEAD_ANSWER_MAX, `must be at most ${2 * LEAD_ANSWER_MAX} characters`)
+        .optional(),
+      outcome: z.string().max(20, "must be at most 20 characters").optional(),
+    },
+    {
+      answer: "The merchant's answer, emailed to the person who wrote",
+      outcome: "answered (the lead stays open), handled or declined",
+    },
+  ),
+);
+export type LeadResponseForm = z.output<typeof leadResponseFormSchema>;
+
+/** A lead of a listing in the merchant space: any text, a lead or listing not the person's is NOT_FOUND. */
+export const merchantLeadParamsSchema = z.object(
+  described(
+    {
+      ab_id: z.string().max(40, "must be at most 40 characters"),
+      lead_id: z.string().max(60, "must be at most 60 characters"),
+    },
+    { ab_id: "The listing (ab_...)", lead_id: "The lead's id" },
+  ),
+);
+export const merchantLeadsParamsSchema = merchantLeadParamsSchema.pick({ ab_id: true });
+
+export const merchantLeadsQuerySchema = z.object(
+  described(
+    {
+      page: z.coerce
+        .number({ message: "must be a whole number from 1" })
+        .int("must be a whole number from 1")
+        .min(1, "must be a whole number from 1")
+        .max(100_000, "must be at most 100000")
+        .optional(),
+    },
+    { page: "The page of the list, from 1 (newest leads first)" },
+  ),
+);
+
+export const merchantLeadQuerySchema = z.object(
+  described(
+    { fait: z.string().max(20, "must be at most 20 characters").optional() },
+    { fait: "What was just done (answered, handled, declined), said at the top of the page" },
   ),
 );
 

@@ -7,7 +7,12 @@ import type {
   InsertLeadInput,
   InsertLeadOutcome,
   LeadForDelivery,
+  LeadMessageRecord,
   LeadRepository,
+  MerchantLead,
+  MerchantLeadStatus,
+  RecordResponseInput,
+  RecordResponseOutcome,
 } from "../domain/leads/lead-store.ts";
 import type { StoreConnection } from "./connection.ts";
 import { groupCommit } from "./group-commit.ts";
@@ -110,7 +115,8 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
   const carriesMessage = sqlite
     .prepare<{ leadId: string; body: string }, number>(
       `SELECT EXISTS (SELECT 1 FROM leads WHERE lead_id = @leadId AND message = @body)
-           OR EXISTS (SELECT 1 FROM lead_messages WHERE lead_id = @leadId AND body = @body)`,
+           OR EXISTS (SELECT 1 FROM lead_messages WHERE lead_id = @leadId AND direction = 'agent_to_merchant'
+                        AND body = @body)`,
     )
     .pluck();
   const insertLeadRow = sqlite.prepare(
@@ -136,16 +142,21 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
       failed_at: string | null;
       anonymized_at: string | null;
       messages_count: number;
+      merchant_status: string | null;
+      merchant_status_at: string | null;
     }
   >(
     `SELECT l.lead_id, l.ab_id, m.business_name AS merchant_name, l.lead_type, l.tracking_status, l.created_at,
-            l.delivered_at, l.failed_at, l.anonymized_at,
-            (SELECT count(*) FROM lead_messages lm WHERE lm.lead_id = l.lead_id) AS messages_count
+            l.delivered_at, l.failed_at, l.anonymized_at, l.merchant_status, l.merchant_status_at,
+            (SELECT count(*) FROM lead_messages lm
+             WHERE lm.lead_id = l.lead_id AND lm.direction = 'agent_to_merchant') AS messages_count
      FROM leads l JOIN merchants m ON m.ab_id = l.ab_id WHERE l.lead_id = ?`,
   );
   const forDelivery = sqlite.prepare<[string], LeadRow>(LEAD_FOR_DELIVERY);
   const countMessages = sqlite
-    .prepare<[string], number>("SELECT count(*) FROM lead_messages WHERE lead_id = ?")
+    .prepare<[string], number>(
+      "SELECT count(*) FROM lead_messages WHERE lead_id = ? AND direction = 'agent_to_merchant'",
+    )
     .pluck();
   const insertMessage = sqlite.prepare(
     `INSERT INTO lead_messages (message_id, lead_id, direction, body, status, created_at)
@@ -163,8 +174,9 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
     }
   >(
     `SELECT lm.message_id, lm.lead_id, lm.body, lm.created_at, lm.anonymized_at,
-            (SELECT count(*) FROM lead_messages o WHERE o.lead_id = lm.lead_id AND o.rowid <= lm.rowid) AS position
-     FROM lead_messages lm WHERE lm.message_id = ?`,
+            (SELECT count(*) FROM lead_messages o
+             WHERE o.lead_id = lm.lead_id AND o.direction = 'agent_to_merchant' AND o.rowid <= lm.rowid) AS position
+     FROM lead_messages lm WHERE lm.message_id = ? AND lm.direction = 'agent_to_merchant'`,
   );
 
   /** A follow-up and its outbox row, within the follow-up limit; inside the caller's transaction. */
@@ -236,6 +248,26 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
   };
 
   const insertFollowUpTx = sqlite.transaction(appendFollowUp);
+  const { findAnswer, ...merchantReads } = createMerchantLeadStatements(db);
+
+  /** A message on a lead with the lead as its email needs it; null once the lead is gone. */
+  const messageForDelivery = (row: {
+    message_id: string;
+    lead_id: string;
+    body: string;
+    created_at: string;
+    anonymized_at: string | null;
+  }) => {
+    const lead = forDelivery.get(row.lead_id);
+    if (!lead) return null;
+    return {
+      messageId: row.message_id,
+      body: row.body,
+      createdAt: row.created_at,
+      anonymizedAt: row.anonymized_at,
+      lead: toLeadForDelivery(lead),
+    };
+  };
 
   return {
     insertLead: groupCommit(sqlite, insertLeadWork),
@@ -253,6 +285,8 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
         failedAt: row.failed_at,
         anonymizedAt: row.anonymized_at,
         messagesCount: row.messages_count,
+        merchantStatus: merchantStatusOf(row.merchant_status),
+        merchantStatusAt: row.merchant_status_at,
       };
     },
     findForDelivery(leadId) {
@@ -262,18 +296,171 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
     insertFollowUp: (input) => insertFollowUpTx.immediate(input),
     findFollowUpForDelivery(messageId) {
       const row = followUp.get(messageId);
-      if (!row) return null;
-      const lead = forDelivery.get(row.lead_id);
-      if (!lead) return null;
-      return {
-        messageId: row.message_id,
-        body: row.body,
-        createdAt: row.created_at,
-        anonymizedAt: row.anonymized_at,
-        lead: toLeadForDelivery(lead),
-        position: row.position,
-      };
+      const message = row ? messageForDelivery(row) : null;
+      return row && message ? { ...message, position: row.position } : null;
     },
+    ...merchantReads,
+    findAnswerForDelivery(messageId) {
+      const row = findAnswer(messageId);
+      return row ? messageForDelivery(row) : null;
+    },
+  };
+}
+
+interface MessageRow {
+  message_id: string;
+  lead_id: string;
+  direction: string;
+  body: string;
+  status: string;
+  created_at: string;
+  anonymized_at: string | null;
+  author: string | null;
+}
+
+interface MerchantLeadRow {
+  lead_id: string;
+  ab_id: string;
+  lead_type: string;
+  merchant_sector: string;
+  brick_name: string | null;
+  contact_name: string;
+  contact_email: string;
+  contact_phone: string | null;
+  message: string | null;
+  ai_context: string | null;
+  intent_data: string | null;
+  metadata: string | null;
+  channel: string | null;
+  tracking_status: string;
+  created_at: string;
+  anonymized_at: string | null;
+  merchant_status: string | null;
+  merchant_status_at: string | null;
+  follow_ups: number;
+  answers: number;
+}
+
+const MERCHANT_LEAD = `
+  SELECT l.lead_id, l.ab_id, l.lead_type, m.sector AS merchant_sector, p.name AS brick_name, l.contact_name, l.contact_email, l.contact_phone,
+         l.message, l.ai_context, l.intent_data, l.metadata, l.channel, l.tracking_status, l.created_at,
+         l.anonymized_at, l.merchant_status, l.merchant_status_at,
+         (SELECT count(*) FROM lead_messages f WHERE f.lead_id = l.lead_id AND f.direction = 'agent_to_merchant') AS follow_ups,
+         (SELECT count(*) FROM lead_messages a WHERE a.lead_id = l.lead_id AND a.direction = 'merchant_to_person') AS answers
+  FROM leads l JOIN merchants m ON m.ab_id = l.ab_id LEFT JOIN products p ON p.brick_id = l.brick_id`;
+
+/**
+ * The merchant's side of its leads (issue 25): its list and one lead, read by ab_id so a lead of
+ * another merchant is simply not there, and its answer and status written in one transaction.
+ */
+function createMerchantLeadStatements(db: StoreConnection) {
+  const sqlite = db.$client;
+  const page = sqlite.prepare<{ abId: string; limit: number; offset: number }, MerchantLeadRow>(
+    `${MERCHANT_LEAD} WHERE l.ab_id = @abId ORDER BY l.created_at DESC, l.rowid DESC LIMIT @limit OFFSET @offset`,
+  );
+  const total = sqlite.prepare<[string], number>("SELECT count(*) FROM leads WHERE ab_id = ?").pluck();
+  const one = sqlite.prepare<[string, string], MerchantLeadRow>(`${MERCHANT_LEAD} WHERE l.ab_id = ? AND l.lead_id = ?`);
+  const messages = sqlite.prepare<[string], MessageRow>(
+    `SELECT message_id, lead_id, direction, body, status, created_at, anonymized_at, author
+     FROM lead_messages WHERE lead_id = ? ORDER BY created_at, rowid`,
+  );
+  const answers = sqlite.prepare<[string], MessageRow>(
+    `SELECT message_id, lead_id, direction, body, status, created_at, anonymized_at, author
+     FROM lead_messages WHERE lead_id = ? AND direction = 'merchant_to_person' ORDER BY created_at, rowid`,
+  );
+  const answer = sqlite.prepare<[string], MessageRow>(
+    `SELECT message_id, lead_id, direction, body, status, created_at, anonymized_at, author
+     FROM lead_messages WHERE message_id = ? AND direction = 'merchant_to_person'`,
+  );
+  const current = sqlite.prepare<[string, string], { merchant_status: string | null; anonymized_at: string | null }>(
+    "SELECT merchant_status, anonymized_at FROM leads WHERE ab_id = ? AND lead_id = ?",
+  );
+  const countAnswers = sqlite
+    .prepare<[string], number>(
+      "SELECT count(*) FROM lead_messages WHERE lead_id = ? AND direction = 'merchant_to_person'",
+    )
+    .pluck();
+  const insertAnswer = sqlite.prepare(
+    `INSERT INTO lead_messages (message_id, lead_id, direction, body, status, created_at, author)
+     VALUES (?, ?, 'merchant_to_person', ?, 'pending', ?, ?)`,
+  );
+  const insertOutbox = sqlite.prepare(
+    `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
+     VALUES (?, 'lead_answer', ?, 'pending', 0, ?, ?)`,
+  );
+  const setStatus = sqlite.prepare(
+    "UPDATE leads SET merchant_status = ?, merchant_status_at = ?, merchant_status_by = ? WHERE lead_id = ?",
+  );
+
+  const record = sqlite.transaction((input: RecordResponseInput): RecordResponseOutcome => {
+    const lead = current.get(input.abId, input.leadId);
+    if (!lead) return { kind: "not_found" };
+    if (lead.anonymized_at !== null) return { kind: "anonymized" };
+    let answersCount = countAnswers.get(input.leadId) ?? 0;
+    if (input.answer) {
+      if (answersCount >= input.answer.maxAnswers) return { kind: "answer_limit" };
+      insertAnswer.run(input.answer.messageId, input.leadId, input.answer.body, input.at, input.actor);
+      insertOutbox.run(input.answer.outboxMessageId, input.answer.messageId, input.at, input.at);
+      answersCount += 1;
+    }
+    const status = input.nextStatus(merchantStatusOf(lead.merchant_status));
+    setStatus.run(status, input.at, input.actor, input.leadId);
+    return { kind: "recorded", status, answersCount };
+  });
+
+  return {
+    findAnswer: (messageId: string) => answer.get(messageId),
+    listAnswers: (leadId: string): LeadMessageRecord[] => answers.all(leadId).map(toMessageRecord),
+    listForMerchant(abId: string, window: { limit: number; offset: number }) {
+      return { total: total.get(abId) ?? 0, leads: page.all({ abId, ...window }).map(toMerchantLead) };
+    },
+    findForMerchant(abId: string, leadId: string) {
+      const row = one.get(abId, leadId);
+      if (!row) return null;
+      return { lead: toMerchantLead(row), messages: messages.all(leadId).map(toMessageRecord) };
+    },
+    recordResponse: (input: RecordResponseInput) => record.immediate(input),
+  };
+}
+
+function merchantStatusOf(value: string | null): MerchantLeadStatus | null {
+  return value === "answered" || value === "handled" || value === "declined" ? value : null;
+}
+
+function toMessageRecord(row: MessageRow): LeadMessageRecord {
+  return {
+    messageId: row.message_id,
+    direction: row.direction === "merchant_to_person" ? "merchant_to_person" : "agent_to_merchant",
+    body: row.body,
+    createdAt: row.created_at,
+    delivery: row.status === "sent" ? "sent" : row.status === "failed" ? "failed" : "queued",
+    anonymizedAt: row.anonymized_at,
+    author: row.author,
+  };
+}
+
+function toMerchantLead(row: MerchantLeadRow): MerchantLead {
+  return {
+    leadId: row.lead_id,
+    abId: row.ab_id,
+    leadType: row.lead_type,
+    merchantSector: row.merchant_sector,
+    brickName: row.brick_name,
+    contactName: row.contact_name,
+    contactEmail: row.contact_email,
+    contactPhone: row.contact_phone,
+    message: row.message,
+    aiContext: row.ai_context,
+    intentData: parseJson<Record<string, string>>(row.intent_data),
+    metadata: parseJson<Record<string, unknown>>(row.metadata),
+    channel: row.channel === "page" ? "page" : "api",
+    trackingStatus: row.tracking_status,
+    createdAt: row.created_at,
+    anonymizedAt: row.anonymized_at,
+    merchantStatus: merchantStatusOf(row.merchant_status),
+    merchantStatusAt: row.merchant_status_at,
+    followUpsCount: row.follow_ups,
+    answersCount: row.answers,
   };
 }
 

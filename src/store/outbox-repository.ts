@@ -16,6 +16,7 @@ import type { StoreConnection } from "./connection.ts";
 export const OUTBOX_KINDS = [
   "lead_notification",
   "lead_follow_up",
+  "lead_answer",
   "platform_contact",
   "space_sign_in_link",
   "lead_email_confirmation",
@@ -85,6 +86,7 @@ const SUBJECT_SENT: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'delivered', delivered_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
+  lead_answer: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'forwarded' WHERE contact_id = @subject AND status = 'received'",
   lead_email_confirmation:
@@ -95,6 +97,7 @@ const SUBJECT_FAILED: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'failed', failed_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
+  lead_answer: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
   platform_contact:
     "UPDATE platform_contacts SET status = 'failed' WHERE contact_id = @subject AND status = 'received'",
   // lead_email_confirmation: none; the request stays waiting, and the merchant who sees no link

@@ -304,6 +304,15 @@ export const leads = sqliteTable(
     deliveredAt: text("delivered_at"),
     failedAt: text("failed_at"),
     anonymizedAt: text("anonymized_at"),
+    /*
+     * Issue 25 (pro-leads): the merchant's own word on the lead, from its space, kept apart from
+     * tracking_status (which stays the delivery of the notification): null until the merchant acts,
+     * then answered | handled | declined (src/domain/leads/respond-to-lead.ts), and when it last did.
+     */
+    merchantStatus: text("merchant_status"),
+    merchantStatusAt: text("merchant_status_at"),
+    /** The audit actor who set it (`merchant:<claim id>`). */
+    merchantStatusBy: text("merchant_status_by"),
   },
   (table) => [index("leads_merchant").on(table.abId, table.createdAt), index("leads_created").on(table.createdAt)],
 );
@@ -348,12 +357,17 @@ export const leadMessages = sqliteTable(
     leadId: text("lead_id")
       .notNull()
       .references(() => leads.leadId),
-    /** agent_to_merchant, merchant_to_agent */
+    /**
+     * agent_to_merchant (a follow-up, emailed to the merchant); merchant_to_person (the merchant's
+     * answer from its space, emailed to the person who wrote: issue 25).
+     */
     direction: text("direction").notNull(),
     body: text("body").notNull(),
     status: text("status").notNull(),
     createdAt: text("created_at").notNull(),
     anonymizedAt: text("anonymized_at"),
+    /** Who wrote a merchant's answer (`merchant:<claim id>`, issue 25); null for an agent's follow-up. */
+    author: text("author"),
   },
   (table) => [index("lead_messages_lead").on(table.leadId, table.createdAt)],
 );
@@ -363,7 +377,7 @@ export const outbox = sqliteTable(
   "outbox",
   {
     messageId: text("message_id").primaryKey(),
-    /** lead_notification, lead_follow_up, platform_contact, space_sign_in_link */
+    /** lead_notification, lead_follow_up, lead_answer, platform_contact, space_sign_in_link, lead_email_confirmation */
     kind: text("kind").notNull(),
     subjectId: text("subject_id").notNull(),
     status: text("status").notNull(),

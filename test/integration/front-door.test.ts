@@ -172,6 +172,8 @@ describe("the notices", () => {
       "<h2>Quelles données, et pourquoi</h2>",
       "<h2>Combien de temps</h2>",
       "effacés 24 mois après le dernier échange",
+      "les réponses écrites par le commerçant dans son espace Abeille et les messages à l'équipe sont effacés",
+      "l'assistant IA qui a envoyé la demande peut la lire avec ce même code",
       "<h2>Vos droits</h2>",
       'href="mailto:equipe@abeille.local"',
       "CNIL",
@@ -356,7 +358,7 @@ describe("the tracking page", () => {
     expect(page).toContain('<meta name="robots" content="noindex">');
   });
 
-  it("shows where the request is and says the merchant answers the person directly", async () => {
+  it("shows where the request is, that the merchant has not answered in its space, and that it may answer directly", async () => {
     const { abId, name, formToken } = await merchantWithNumberField();
     const sent = await postForm(`/m/${abId}/`, {
       form_token: formToken,
@@ -379,7 +381,10 @@ describe("the tracking page", () => {
       '<dd class="tracking-state">Reçue par Abeille : elle part vers la messagerie du commerçant dans quelques instants.</dd>',
     );
     expect(followed.page).toContain("<h2>La réponse du commerçant</h2>");
-    expect(followed.page).toContain("Sa réponse ne passe pas par Abeille, qui ne peut donc pas l'afficher ici");
+    expect(followed.page).toContain(
+      `<p class="merchant-response-state">Le commerçant n'a pas encore répondu depuis son espace Abeille.</p>`,
+    );
+    expect(followed.page).toContain("ces réponses-là ne passent pas par Abeille, qui ne peut pas les afficher ici");
     expect(followed.page).not.toContain("jules.armand");
   });
 

@@ -10,6 +10,7 @@ import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
+import { decodeQuotedPrintable } from "../helpers/eml.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -55,13 +56,6 @@ const postJson = async (pathName: string, body: unknown, headers: Record<string,
   });
   return { status: response.status, body: (await response.json()) as JsonObject };
 };
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes = text
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return Buffer.from(bytes, "latin1").toString("utf8");
-}
 
 describe("the demo outbox (no SMTP configured)", () => {
   let leadId = "";

@@ -10,19 +10,24 @@ import { issueLetterBatch } from "../../src/domain/merchant-space/letters.ts";
 import { openSession } from "../../src/domain/merchant-space/sessions.ts";
 import { letterDeps, spaceDeps } from "../../src/wiring.ts";
 import { fetchAndCheck, OpenApiValidator } from "../helpers/openapi.ts";
+import { signInThroughProConnect, startProConnect, type TestProConnect } from "../helpers/proconnect.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
+let provider: TestProConnect;
 let validator: OpenApiValidator;
 const failures: string[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ count: 200 });
+  // The merchant space's pages are answered signed in: a provider configured like ProConnect.
+  provider = await startProConnect();
+  server = await startTestServer({ count: 200, env: provider.env });
   const { body } = await server.getJson("/openapi.json");
   validator = new OpenApiValidator(body);
 });
 afterAll(async () => {
   await server?.close();
+  await provider?.close();
 });
 
 const first = (name: string) => {
@@ -458,6 +463,36 @@ describe("the merchant space's letter path", () => {
     } finally {
       app.close();
     }
+  });
+});
+
+describe("merchant space: a listing's leads", () => {
+  it("list, one lead, the response form", async () => {
+    const abId = first("active_contactable");
+    const siret = (await server.getJson(`/api/registry/resolve/${abId}`)).body.merchant.siret as string;
+    const person = await signInThroughProConnect(server.url, provider, { siret, siren: siret.slice(0, 9) });
+    expect((await person.fetch("/pro/revendiquer", { form: { csrf: person.csrfToken, ab_id: abId } })).status).toBe(
+      303,
+    );
+    const lead = await server.getJson("/api/contact/brick", {
+      method: "POST",
+      ...json({ ab_id: abId, contact_name: "Camille Martin", contact_email: "pro@example.fr", lead_type: "contact" }),
+    });
+    const signedIn = { headers: { cookie: person.cookie }, redirect: "manual" } as const;
+    const form = (fields: Record<string, string>): RequestInit => ({
+      headers: { cookie: person.cookie, "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+      redirect: "manual",
+    });
+    const leadPath = `/pro/${abId}/demandes/${lead.body.lead_id}`;
+    await expectAnswer("GET", `/pro/${abId}/demandes`, 200, signedIn);
+    await expectAnswer("GET", `/pro/${abId}/demandes`, 303, { redirect: "manual" });
+    await expectAnswer("GET", "/pro/ab_zzzzzzzz/demandes", 404, signedIn);
+    await expectAnswer("GET", leadPath, 200, signedIn);
+    await expectAnswer("GET", `/pro/${abId}/demandes/00000000-0000-4000-8000-000000000000`, 404, signedIn);
+    await expectAnswer("POST", leadPath, 400, form({ csrf: person.csrfToken, outcome: "answered" }));
+    await expectAnswer("POST", leadPath, 403, form({ outcome: "handled" }));
+    await expectAnswer("POST", leadPath, 303, form({ csrf: person.csrfToken, answer: "Bonjour", outcome: "answered" }));
   });
 });
 

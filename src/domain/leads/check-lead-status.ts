@@ -2,7 +2,7 @@ import type { Action } from "../../schemas/envelope.ts";
 import { findTrackedLead } from "./find-tracked-lead.ts";
 import { leadActions } from "./lead-actions.ts";
 import { MAX_FOLLOW_UPS_PER_LEAD } from "./lead-deps.ts";
-import type { LeadRepository } from "./lead-store.ts";
+import type { LeadMessageDelivery, LeadRepository, LeadSummary, MerchantLeadStatus } from "./lead-store.ts";
 import type { TrackingTokens } from "./tracking-token.ts";
 
 export interface LeadStatus {
@@ -18,6 +18,25 @@ export interface LeadStatus {
   messages_remaining: number;
   /** True once the retention period is over and the personal data is gone. */
   anonymized: boolean;
+  /**
+   * What the merchant did with the lead in its Abeille space (issue 25), apart from
+   * tracking_status, which stays the delivery of the lead: docs/decisions.md.
+   */
+  merchant_response: MerchantResponse;
+}
+
+export interface MerchantResponse {
+  /** none: nothing recorded in the space (the merchant may still answer the person by email). */
+  status: "none" | MerchantLeadStatus;
+  updated_at: string | null;
+  answers: {
+    answer_id: string;
+    /** null once the lead is anonymised. */
+    message: string | null;
+    created_at: string;
+    /** The email to the person: queued, sent (their mailbox accepted it) or failed. */
+    delivery: LeadMessageDelivery;
+  }[];
 }
 
 export interface CheckLeadStatusDeps {
@@ -44,7 +63,24 @@ export function checkLeadStatus(
       messages_count: lead.messagesCount,
       messages_remaining: Math.max(0, MAX_FOLLOW_UPS_PER_LEAD - lead.messagesCount),
       anonymized: lead.anonymizedAt !== null,
+      merchant_response: merchantResponse(deps.leads, lead),
     },
     actions: leadActions(deps.baseUrl, lead.leadId, lead.abId),
+  };
+}
+
+function merchantResponse(leads: LeadRepository, lead: LeadSummary): MerchantResponse {
+  // Only a lead the merchant acted on can carry answers: the common case reads nothing more.
+  if (lead.merchantStatus === null) return { status: "none", updated_at: null, answers: [] };
+  const anonymized = lead.anonymizedAt !== null;
+  return {
+    status: lead.merchantStatus,
+    updated_at: lead.merchantStatusAt,
+    answers: leads.listAnswers(lead.leadId).map((answer) => ({
+      answer_id: answer.messageId,
+      message: anonymized || answer.anonymizedAt !== null ? null : answer.body,
+      created_at: answer.createdAt,
+      delivery: answer.delivery,
+    })),
   };
 }

@@ -70,7 +70,84 @@ export interface LeadSummary {
   deliveredAt: string | null;
   failedAt: string | null;
   anonymizedAt: string | null;
+  /** The agent's follow-ups (direction agent_to_merchant); the merchant's answers are not counted. */
   messagesCount: number;
+  /** The merchant's word on the lead from its space (null until it acts) and when it last acted. */
+  merchantStatus: MerchantLeadStatus | null;
+  merchantStatusAt: string | null;
+}
+
+/** What the merchant did with a lead from its space (respond-to-lead.ts). */
+export type MerchantLeadStatus = "answered" | "handled" | "declined";
+
+/** queued: its outbox row waits; sent: the person's mailbox accepted it; failed: refused for good. */
+export type LeadMessageDelivery = "queued" | "sent" | "failed";
+
+/** A message on a lead: an agent's follow-up to the merchant, or the merchant's answer to the person. */
+export interface LeadMessageRecord {
+  messageId: string;
+  direction: "agent_to_merchant" | "merchant_to_person";
+  /** The text; the store's placeholder once anonymised. */
+  body: string;
+  createdAt: string;
+  delivery: LeadMessageDelivery;
+  anonymizedAt: string | null;
+  /** The audit actor who wrote a merchant's answer (`merchant:<claim id>`); null for a follow-up. */
+  author: string | null;
+}
+
+/** A lead as its merchant sees it in its space (list and detail). */
+export interface MerchantLead
+  extends Pick<
+    NewLead,
+    | "leadId"
+    | "abId"
+    | "leadType"
+    | "contactName"
+    | "contactEmail"
+    | "contactPhone"
+    | "message"
+    | "aiContext"
+    | "intentData"
+    | "metadata"
+    | "channel"
+    | "createdAt"
+  > {
+  /** The merchant's sector: which sector fields its lead contract asked for (metadata). */
+  merchantSector: string;
+  brickName: string | null;
+  trackingStatus: string;
+  anonymizedAt: string | null;
+  merchantStatus: MerchantLeadStatus | null;
+  merchantStatusAt: string | null;
+  followUpsCount: number;
+  answersCount: number;
+}
+
+export interface RecordResponseInput {
+  leadId: string;
+  /** The listing the lead must belong to: a lead of another merchant is `not_found`. */
+  abId: string;
+  at: string;
+  actor: string;
+  /** The status to store, from the one the lead has (read inside the transaction). */
+  nextStatus: (current: MerchantLeadStatus | null) => MerchantLeadStatus;
+  answer: { messageId: string; body: string; outboxMessageId: string; maxAnswers: number } | null;
+}
+
+export type RecordResponseOutcome =
+  | { kind: "recorded"; status: MerchantLeadStatus; answersCount: number }
+  | { kind: "not_found" }
+  | { kind: "anonymized" }
+  | { kind: "answer_limit" };
+
+/** A merchant's answer with what its email to the person needs. */
+export interface AnswerForDelivery {
+  messageId: string;
+  body: string;
+  createdAt: string;
+  anonymizedAt: string | null;
+  lead: LeadForDelivery;
 }
 
 /** A lead with what its notification email needs about the merchant and the brick. */
@@ -114,4 +191,13 @@ export interface LeadRepository {
   findForDelivery(leadId: string): LeadForDelivery | null;
   insertFollowUp(input: InsertFollowUpInput): InsertFollowUpOutcome;
   findFollowUpForDelivery(messageId: string): FollowUpForDelivery | null;
+  /** The merchant's answers on a lead, oldest first. */
+  listAnswers(leadId: string): LeadMessageRecord[];
+  /** A merchant's leads, newest first, one page, and how many it has in all. */
+  listForMerchant(abId: string, page: { limit: number; offset: number }): { total: number; leads: MerchantLead[] };
+  /** One lead of this merchant with its messages (oldest first); null for another merchant's lead. */
+  findForMerchant(abId: string, leadId: string): { lead: MerchantLead; messages: LeadMessageRecord[] } | null;
+  /** The merchant's status, and its answer with its outbox row, in one IMMEDIATE transaction. */
+  recordResponse(input: RecordResponseInput): RecordResponseOutcome;
+  findAnswerForDelivery(messageId: string): AnswerForDelivery | null;
 }

@@ -137,7 +137,8 @@ export const checkLeadStatusTool = defineTool({
   title: "Status of a lead",
   description:
     "Follow a lead you sent: tracking_status (received, then delivered once the merchant's mailbox accepted it, or failed), when it was delivered, the merchant, and how many follow-up messages were sent and remain. " +
-    "Needs the lead_id and the tracking_token from submit_lead or contact_merchant; a wrong token answers like an unknown lead. The merchant answers the user directly, so no reply appears here. Next: send_lead_message to add information.",
+    "Also merchant_response: what the merchant did in its Abeille space (none, answered, handled or declined) and the answers it wrote there, which were also emailed to the user; a merchant may instead answer the user directly by email, which does not appear here. " +
+    "Needs the lead_id and the tracking_token from submit_lead or contact_merchant; a wrong token answers like an unknown lead. Next: send_lead_message to add information.",
   input: z.strictObject({ lead_id: leadIdArgument, tracking_token: trackingTokenArgument }),
   output: leadStatusResponseSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

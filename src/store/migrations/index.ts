@@ -201,5 +201,14 @@ export const migrations: Migration[] = [
       "CREATE UNIQUE INDEX `lead_email_confirmations_token` ON `lead_email_confirmations` (`token_hash`);",
       "CREATE INDEX `lead_email_confirmations_merchant` ON `lead_email_confirmations` (`ab_id`,`created_at`);"
     ]
+  },
+  {
+    "id": "0016_lead_merchant_status",
+    "statements": [
+      "ALTER TABLE `lead_messages` ADD `author` text;",
+      "ALTER TABLE `leads` ADD `merchant_status` text;",
+      "ALTER TABLE `leads` ADD `merchant_status_at` text;",
+      "ALTER TABLE `leads` ADD `merchant_status_by` text;"
+    ]
   }
 ];
