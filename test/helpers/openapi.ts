@@ -53,7 +53,9 @@ export class OpenApiValidator {
     }));
   }
 
+  /** The documented path of a request path; a literal path wins over a template, as the router routes (/pro/code before /pro/{ab_id}). */
   operationPath(pathname: string): string | undefined {
+    if (this.document.paths[pathname] !== undefined) return pathname;
     return this.templates.find((template) => template.pattern.test(pathname))?.path;
   }
 
