@@ -153,6 +153,7 @@ describe("the merchant keeps its listing", () => {
       /<dt>Identité<\/dt><dd>Identité vérifiée auprès d'un registre officiel, le répertoire SIRENE de l'INSEE, le \d/,
     );
     expect(page).toMatch(/<dt>Score de confiance<\/dt><dd>\d+ \/ 100 \(/);
+    expect(page).toContain(`<a href="/pro/${abId}/demandes">Demandes reçues et réponses</a>`);
     expect(page).toContain("Ce qui ferait monter votre score");
     expect(page).toContain("Ce que seules les sources officielles prouvent (rien à saisir ici)");
     expect(page).toContain(`<dt>SIRET</dt><dd>${row.siret}</dd>`);

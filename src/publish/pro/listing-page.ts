@@ -5,6 +5,7 @@ import { merchantVocabulary } from "../../schemas/merchant-declaration.ts";
 import { identityCheckAt, identityStatementFr } from "../facts.ts";
 import { COMPONENT_LABELS_FR, formatDateFr, STATUS_LABELS_FR } from "../format-fr.ts";
 import { html, type SafeHtml } from "../html.ts";
+import { leadsPath } from "./leads.ts";
 import { type FormFields, type ListingSection, PRICE_FIELD } from "./listing-form.ts";
 
 /**
@@ -74,6 +75,7 @@ function summarySection(model: ListingSpaceModel): SafeHtml {
 <dt>Score de confiance</dt><dd>${advice.total} / 100 (${LEVEL_FR[advice.level]})</dd>
 </dl>
 <p><a href="${model.publicUrl}">Voir votre page publique</a> (mise à jour à la prochaine publication du registre).</p>
+<p><a href="${leadsPath(merchant.abId)}">Demandes reçues et réponses</a></p>
 </section>`;
 }
 
