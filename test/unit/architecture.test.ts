@@ -71,7 +71,7 @@ describe("the layers", () => {
   it("leave the database driver to src/store", () => {
     const drivers = imports
       .filter(
-        ({ from, target }) => !from.startsWith("src/store/") && /^(better-sqlite3|drizzle-orm)(\/|$)/.test(target),
+        ({ from, target }) => !from.startsWith("src/store/") && /^(better-sqlite3|drizzle-orm|pg)(\/|$)/.test(target),
       )
       .map(describeImport);
     expect(drivers).toEqual([]);

@@ -1,0 +1,24 @@
+/**
+ * drizzle-orm's PostgreSQL side, loaded through CommonJS for the reason src/store/drizzle.ts gives
+ * (the ESM loader parses the package's 178 KB `exports` map again for every module). Apart from
+ * the SQLite side so that a process on the embedded store never loads it.
+ */
+import { createRequire } from "node:module";
+
+const load = createRequire(import.meta.url);
+
+export const { sql } = load("drizzle-orm") as typeof import("drizzle-orm");
+
+export const {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  getTableConfig: getPgTableConfig,
+  index,
+  PgTable,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} = load("drizzle-orm/pg-core") as typeof import("drizzle-orm/pg-core");
