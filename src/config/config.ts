@@ -75,6 +75,35 @@ export function isAcceptableIssuer(value: string): boolean {
   return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** The sslmode values node-postgres reads from a connection URL. */
+const SSL_MODES = new Set(["disable", "prefer", "require", "verify-ca", "verify-full", "no-verify"]);
+
+/**
+ * What is wrong with a DATABASE_URL, or null: a postgres:// or postgresql:// URL naming a host
+ * (or a unix socket folder in `?host=`) and one database. The message never repeats the URL: it
+ * holds the database password.
+ */
+export function databaseUrlProblem(value: string): string | null {
+  const example = "e.g. postgres://abeille:password@127.0.0.1:5432/abeille";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `is not a URL: write it as ${example} (characters such as @ : / in the password percent-encoded)`;
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:")
+    return `must start with postgres:// or postgresql:// (${example}); leave it unset to keep the embedded SQLite store in DATA_DIR`;
+  if (!url.hostname && !url.searchParams.get("host"))
+    return `names no host: put it after the // (${example}), or a unix socket folder in ?host=/var/run/postgresql`;
+  const database = url.pathname.replace(/^\//, "");
+  if (!database) return `names no database: add its name after the host and port (${example})`;
+  if (database.includes("/")) return `names the database with a path: one name after the host and port (${example})`;
+  const sslMode = url.searchParams.get("sslmode");
+  if (sslMode !== null && !SSL_MODES.has(sslMode))
+    return `has an unknown sslmode: use one of ${[...SSL_MODES].join(", ")}`;
+  return null;
+}
+
 /** Every setting the service reads from the environment, parsed once. */
 export const configSchema = z
   .object({
@@ -224,6 +253,24 @@ export const configSchema = z
     PRO_CLAIMS_HOURLY: positiveInt(30),
     // Per claim and hour: edits of a listing posted from the merchant space.
     PRO_EDITS_HOURLY: positiveInt(60),
+    // The store on PostgreSQL (15 or later) instead of DATA_DIR/abeille.db (docs/deployment.md).
+    DATABASE_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .superRefine((value, context) => {
+          const problem = databaseUrlProblem(value);
+          if (problem) context.addIssue({ code: "custom", message: problem });
+        })
+        .optional(),
+    ),
+    // Connections each process opens at most, and how long a query waits for one before it fails
+    // (a saturated pool answers 503 with Retry-After instead of hanging).
+    DATABASE_POOL_MAX: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(1_000).default(10)),
+    DATABASE_POOL_TIMEOUT_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(10).max(60_000).default(2_000),
+    ),
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -314,6 +361,9 @@ export const configSchema = z
       outboxWorker: env.OUTBOX_WORKER,
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,
+      postgres: env.DATABASE_URL
+        ? { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX, poolTimeoutMs: env.DATABASE_POOL_TIMEOUT_MS }
+        : null,
       walCheckpoints: env.ABEILLE_WAL_CHECKPOINTS,
       proConnect:
         env.PROCONNECT_ISSUER && env.PROCONNECT_CLIENT_ID && env.PROCONNECT_CLIENT_SECRET

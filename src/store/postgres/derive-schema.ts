@@ -53,10 +53,14 @@ export interface DerivedTable {
   table: Table;
 }
 
-/** The tables of the SQLite schema, in the order it declares them, with the names it exports them by. */
+/**
+ * The tables of the SQLite schema with the names it exports them by, in the order of those names
+ * (a module namespace's order, which a bundler's copy of it need not keep).
+ */
 export function sqliteTables(schema: Record<string, unknown> = sqliteSchema): DerivedTable[] {
   return Object.entries(schema)
     .filter((entry): entry is [string, Table] => is(entry[1], SQLiteTable))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([exportName, table]) => ({ exportName, table }));
 }
 
@@ -165,8 +169,9 @@ function renderColumn(
   if (column.generated) throw new Error(`${what}: generated columns are not carried over yet`);
   if (column.isUnique) throw new Error(`${what}: .unique() is not carried over yet (declare a uniqueIndex)`);
   if (column.primary) built += ".primaryKey()";
-  // SQLite's AUTOINCREMENT: numbers from a sequence, and rows copied from SQLite keep theirs.
-  if ((column as { autoIncrement?: boolean }).autoIncrement) built += ".generatedByDefaultAsIdentity()";
+  // An INTEGER PRIMARY KEY is SQLite's rowid, numbered when an insert leaves it out (AUTOINCREMENT
+  // or not): numbers from a sequence, and rows copied from SQLite keep theirs.
+  if (column.columnType === "SQLiteInteger" && column.primary) built += ".generatedByDefaultAsIdentity()";
   if (column.notNull && !column.primary) built += ".notNull()";
   if (column.hasDefault && column.default !== undefined) built += `.default(${renderDefault(column.default, what)})`;
   return built + references;

@@ -519,7 +519,7 @@ export const spaceSignInLinks = pgTable(
 export const storeRevision = pgTable(
   "store_revision",
   {
-    id: bigint("id", { mode: "number" }).primaryKey(),
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
     revision: bigint("revision", { mode: "number" }).notNull().default(0),
   },
 );
