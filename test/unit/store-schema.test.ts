@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { SQLiteTable as Table } from "drizzle-orm/sqlite-core";
@@ -8,6 +8,7 @@ import { openDatabase } from "../../src/store/db.ts";
 import { getTableConfig, is, SQLiteTable } from "../../src/store/drizzle.ts";
 import { migrations } from "../../src/store/migrations/index.ts";
 import * as schema from "../../src/store/schema.ts";
+import { migrationFiles } from "../helpers/migration-files.ts";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-schema-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -16,18 +17,9 @@ const tables = (Object.values(schema) as unknown[]).filter((value): value is Tab
 
 describe("the store schema", () => {
   it("embeds exactly the SQL migrations drizzle-kit wrote", () => {
-    const folder = path.resolve("src/store/migrations/sql");
-    const files = readdirSync(folder)
-      .filter((name) => name.endsWith(".sql"))
-      .sort();
-    expect(migrations.map((migration) => migration.id)).toEqual(files.map((name) => name.replace(/\.sql$/, "")));
-    for (const [index, file] of files.entries()) {
-      const statements = readFileSync(path.join(folder, file), "utf8")
-        .split("--> statement-breakpoint")
-        .map((statement) => statement.trim())
-        .filter(Boolean);
-      expect(migrations[index]?.statements).toEqual(statements);
-    }
+    const files = migrationFiles(path.resolve("src/store/migrations/sql"));
+    expect(files.length).toBeGreaterThan(10);
+    expect(migrations).toEqual(files);
   });
 
   it("creates every drizzle table with the same columns", () => {

@@ -1,0 +1,19 @@
+/**
+ * The SQL migrations drizzle-kit wrote in a folder, split as jobs/embed-migrations.ts embeds them:
+ * what the store-schema tests compare the embedded modules with.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+
+export function migrationFiles(folder: string): { id: string; statements: string[] }[] {
+  return readdirSync(folder)
+    .filter((name) => name.endsWith(".sql"))
+    .sort()
+    .map((name) => ({
+      id: name.replace(/\.sql$/, ""),
+      statements: readFileSync(path.join(folder, name), "utf8")
+        .split("--> statement-breakpoint")
+        .map((statement) => statement.trim())
+        .filter(Boolean),
+    }));
+}
