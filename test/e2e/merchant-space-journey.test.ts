@@ -32,7 +32,13 @@ import type { TestServer } from "../helpers/test-server.ts";
 // Each step drives the browser through several pages and jobs: minutes on a busy machine, not seconds.
 vi.setConfig({ testTimeout: 120_000 });
 
-const LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"];
+const LAUNCH_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--no-first-run",
+  "--disable-background-networking",
+];
 const PRODUCT = "Atelier de réparation de vélos électriques";
 const CORRECTED_ANSWER = "Oui, sur rendez-vous du lundi au samedi ; devis gratuit sous 48 heures.";
 const ANSWER = "Bonjour,\nnous pouvons vous recevoir jeudi à 10 h ; comptez 45 € pour le diagnostic.";
@@ -151,7 +157,9 @@ describe("a merchant's day in the space, in Chromium", () => {
     const before = listing(abId).email;
     await page.getByLabel("Nouvelle adresse").fill("atelier@exemple-velos.fr");
     await page.getByRole("button", { name: "Envoyer le lien de confirmation" }).click();
-    await expect.poll(() => bodyText(page)).toContain("Un lien de confirmation a été envoyé à atelier@exemple-velos.fr.");
+    await expect
+      .poll(() => bodyText(page))
+      .toContain("Un lien de confirmation a été envoyé à atelier@exemple-velos.fr.");
     expect(listing(abId).email).toBe(before);
 
     await worker.runNow();
@@ -163,7 +171,9 @@ describe("a merchant's day in the space, in Chromium", () => {
     await tab.goto(link);
     expect(listing(abId).email).toBe(before);
     await tab.getByRole("button", { name: "Confirmer cette adresse" }).click();
-    await expect.poll(() => bodyText(tab)).toContain("Les demandes de clients arriveront désormais à atelier@exemple-velos.fr.");
+    await expect
+      .poll(() => bodyText(tab))
+      .toContain("Les demandes de clients arriveront désormais à atelier@exemple-velos.fr.");
     await tab.close();
     expect(listing(abId).email).toBe("atelier@exemple-velos.fr");
   });
@@ -213,7 +223,9 @@ describe("a merchant's day in the space, in Chromium", () => {
     const token = created.body.tracking_token as string;
     await worker.runNow();
     // The lead went to the address the merchant confirmed.
-    expect(emails("-lead_notification-", "atelier@exemple-velos.fr").some((email) => email.includes("Noé Lambert"))).toBe(true);
+    expect(
+      emails("-lead_notification-", "atelier@exemple-velos.fr").some((email) => email.includes("Noé Lambert")),
+    ).toBe(true);
 
     const { page } = session;
     await page.goto(`${base}/pro/${abId}/`);
