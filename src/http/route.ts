@@ -212,7 +212,9 @@ export async function readJsonBody(request: RouteRequest): Promise<unknown> {
 
 /**
  * Reads an HTML form's body (application/x-www-form-urlencoded) with the same size cap, as field
- * name -> value; a field given twice is refused rather than guessed.
+ * name -> value; a field given twice is refused rather than guessed. Browsers send a textarea's
+ * line breaks as CRLF (the HTML form encoding): they become LF here, as JSON bodies write them, so
+ * what a person typed reads the same in the store, the API and the emails whichever door it came by.
  */
 export async function readFormBody(request: RouteRequest): Promise<Record<string, string>> {
   const type = request.headers.get("content-type") ?? "";
@@ -226,7 +228,7 @@ export async function readFormBody(request: RouteRequest): Promise<Record<string
   const repeated: string[] = [];
   for (const [name, value] of new URLSearchParams(await request.readBody(MAX_BODY_BYTES))) {
     if (fields.has(name)) repeated.push(name);
-    fields.set(name, value);
+    fields.set(name, value.replace(/\r\n?/g, "\n"));
   }
   if (repeated.length > 0) {
     throw validationError(repeated.map((name) => ({ path: name, message: "must be given once" })));

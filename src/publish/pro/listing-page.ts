@@ -247,7 +247,7 @@ function productsForm(model: ListingSpaceModel, state: ListingFormState, form: F
     return html`<fieldset><legend>${isNew ? "Ajouter un produit ou un service" : at("name")}</legend>
 <input type="hidden" name="${prefix}slug" value="${at("slug")}">
 ${field({ label: "Nom", name: `${prefix}name`, value: at("name"), error: state.errors[`${prefix}name`] })}
-${field({ label: "Description", name: `${prefix}description`, multiline: true, value: at("description"), error: state.errors[`${prefix}description`] })}
+${field({ label: "Description", name: `${prefix}description`, multiline: true, value: at("description"), error: state.errors[`${prefix}description`], hint: "Obligatoire : ce que comprend le produit ou le service (1 000 caractères au plus)." })}
 ${select(`${id}-type`, `${prefix}brick_type`, "Type", BRICK_LABELS_FR, at("brick_type") || "product", state.errors[`${prefix}brick_type`])}
 ${select(`${id}-tarif`, `${prefix}pricing_model`, "Tarif", PRICING_LABELS_FR, at("pricing_model") || "fixed", state.errors[`${prefix}pricing_model`])}
 ${field({ label: "Prix en euros", name: `${prefix}${PRICE_FIELD}`, value: at(PRICE_FIELD), error: state.errors[`${prefix}${PRICE_FIELD}`], hint: "Par exemple 12,50. Vide : sans prix affiché." })}
