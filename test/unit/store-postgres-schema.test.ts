@@ -13,11 +13,22 @@ import { check, foreignKey } from "drizzle-orm/sqlite-core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { openDatabase } from "../../src/store/db.ts";
-import { getTableConfig, integer, real, sql, sqliteTable, text, uniqueIndex } from "../../src/store/drizzle.ts";
+import {
+  drizzle,
+  eq,
+  getTableConfig,
+  integer,
+  real,
+  sql,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "../../src/store/drizzle.ts";
 import { renderPostgresSchema, sqliteTables } from "../../src/store/postgres/derive-schema.ts";
+import { drizzlePostgres } from "../../src/store/postgres/drizzle.ts";
 import { migrations as postgresMigrations } from "../../src/store/postgres/migrations/index.ts";
-import type * as postgresSchema from "../../src/store/postgres/schema.ts";
-import type * as sqliteSchema from "../../src/store/schema.ts";
+import * as postgresSchema from "../../src/store/postgres/schema.ts";
+import * as sqliteSchema from "../../src/store/schema.ts";
 import { migrationFiles } from "../helpers/migration-files.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 
@@ -438,5 +449,56 @@ export const parents = pgTable(
       ],
     ];
     for (const [schema, message] of cases) expect(() => renderPostgresSchema(schema), message).toThrow(message);
+  });
+});
+
+describe("drizzle over both schemas", () => {
+  it("writes and reads a merchant as the same values, its JSON as the same bytes", async () => {
+    const row = {
+      abId: "ab_drizzle",
+      siret: "12345678900029",
+      legalName: "Épicerie Drizzle",
+      businessName: "Épicerie Drizzle",
+      slug: "epicerie-drizzle",
+      nafCode: "47.11B",
+      sector: "epicerie",
+      status: "ACTIVE",
+      street: "2 place du Marché",
+      postalCode: "69002",
+      city: "Lyon",
+      // Keys out of order on purpose: jsonb would sort them, text keeps them as written.
+      brandVoice: { tone: "chaleureux", values: ["local"], do: [], dont: [], consumer_surface: "", is_published: true },
+      hours: { sun: "closed", mon: "09:00-19:00", "1": "odd key" },
+      zones: ["69002", "69001"],
+      languages: ["fr"],
+      foundedOn: "2010-05-01",
+      terrainPhotos: [],
+      sameAs: ["https://exemple.fr"],
+      deliveryEnabled: true,
+      deliveryRadiusKm: 2.5,
+      listingReviewCount: 12,
+      createdAt: "2026-11-26T10:00:00.000Z",
+      updatedAt: "2026-11-26T10:00:00.000Z",
+    } satisfies typeof sqliteSchema.merchants.$inferInsert;
+    const onSqlite = drizzle(sqlite, { schema: sqliteSchema });
+    const onPostgres = drizzlePostgres(postgres, { schema: postgresSchema });
+    onSqlite.insert(sqliteSchema.merchants).values(row).run();
+    await onPostgres.insert(postgresSchema.merchants).values(row);
+    const fromSqlite = onSqlite
+      .select()
+      .from(sqliteSchema.merchants)
+      .where(eq(sqliteSchema.merchants.abId, row.abId))
+      .get();
+    const [fromPostgres] = await onPostgres
+      .select()
+      .from(postgresSchema.merchants)
+      .where(eq(postgresSchema.merchants.abId, row.abId));
+    expect(fromSqlite).toMatchObject({ ...row, revision: 1, paymentSetup: false, timezone: "Europe/Paris" });
+    expect(fromPostgres).toEqual(fromSqlite);
+    const rawSqlite = sqlite.prepare("SELECT hours, brand_voice FROM merchants WHERE ab_id = ?").get(row.abId);
+    const rawPostgres = (await postgres.query("SELECT hours, brand_voice FROM merchants WHERE ab_id = $1", [row.abId]))
+      .rows[0];
+    expect(rawPostgres).toEqual(rawSqlite);
+    expect(rawSqlite).toEqual({ hours: JSON.stringify(row.hours), brand_voice: JSON.stringify(row.brandVoice) });
   });
 });

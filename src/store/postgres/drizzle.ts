@@ -22,3 +22,7 @@ export const {
   text,
   uniqueIndex,
 } = load("drizzle-orm/pg-core") as typeof import("drizzle-orm/pg-core");
+export const { drizzle: drizzlePostgres } = load(
+  "drizzle-orm/node-postgres",
+) as typeof import("drizzle-orm/node-postgres");
+export type { NodePgDatabase } from "drizzle-orm/node-postgres";
