@@ -221,6 +221,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     async stop() {
       await admin.end().catch(() => undefined);
       if (!watchdog) return;
+      // Referenced again, so that this process waits for the folder to be gone.
+      watchdog.ref();
       watchdog.stdin?.end();
       await exited(watchdog);
     },

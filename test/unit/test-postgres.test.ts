@@ -61,6 +61,35 @@ describe("the tests' PostgreSQL", () => {
     expect(existsSync(server.folder)).toBe(false);
   });
 
+  it("stop() waits for the folder to be gone, even when nothing else keeps the process running", async () => {
+    const helper = path.resolve("test/helpers/postgres.ts");
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import { existsSync } from "node:fs";
+           import { startTestPostgres } from ${JSON.stringify(helper)};
+           const server = await startTestPostgres();
+           await server.stop();
+           console.log(JSON.stringify({ stopped: true, folderLeft: existsSync(server.folder) }));`,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let text = "";
+      child.stdout?.on("data", (data: Buffer) => {
+        text += data.toString();
+      });
+      child.stderr?.on("data", (data: Buffer) => {
+        text += data.toString();
+      });
+      child.once("error", reject);
+      child.once("exit", () => resolve(text.trim()));
+    });
+    expect(output).toBe('{"stopped":true,"folderLeft":false}');
+  });
+
   it("leaves no postgres and no folder behind when the test process is killed", async () => {
     const helper = path.resolve("test/helpers/postgres.ts");
     const child = spawn(
