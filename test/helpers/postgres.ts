@@ -31,14 +31,20 @@ export interface TestPostgres {
   port: number;
   /** The folder holding the cluster (data/, the socket, postgres.log); gone after stop(). */
   folder: string;
-  /** The postmaster's process id. */
-  pid: number;
+  /** The postmaster's process id (another one after restart()). */
+  readonly pid: number;
   /** The URL of one of this server's databases (the superuser's, trust authentication). */
   url(database: string): string;
   /** A new database with the store's tables (every PostgreSQL migration applied); its URL. */
   createDatabase(name?: string): Promise<string>;
   /** A new database with no tables, for the tests of the migrations themselves; its URL. */
   createEmptyDatabase(name?: string): Promise<string>;
+  /**
+   * Stops the server as an operator's restart would (a fast shutdown: sessions ended, data kept)
+   * and resolves once it is gone; `resume()` brings it back on the same port with the same data.
+   */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   /** Stops the server and removes its folder. */
   stop(): Promise<void>;
 }
@@ -85,14 +91,25 @@ function run(program: string, args: string[], runAs: RunAs | null, cwd: string):
 }
 
 /*
- * The watchdog: starts postgres in the background, waits for its stdin to close, then stops
- * postgres and removes the folder. `$1` postgres, `$2` data directory, `$3` folder, `$4` port.
+ * The watchdog: starts postgres in the background, then reads commands from its stdin: `stop`
+ * (a fast shutdown, the folder kept) and `start` (again, on the same port and data), for the tests
+ * of a database that goes away and comes back. When stdin closes it stops postgres at once
+ * (immediate shutdown) and removes the folder. `$1` postgres, `$2` data directory, `$3` folder,
+ * `$4` port.
  */
 const WATCHDOG = `
-"$1" -D "$2" -p "$4" -k "$3" -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \\
-  -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB </dev/null >"$3/postgres.log" 2>&1 &
-pg=$!
-cat >/dev/null
+start() {
+  "$1" -D "$2" -p "$4" -k "$3" -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \\
+    -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB </dev/null >>"$3/postgres.log" 2>&1 &
+  pg=$!
+}
+start "$@"
+while read -r command; do
+  case "$command" in
+    stop) kill -INT "$pg" 2>/dev/null; wait "$pg" ;;
+    start) start "$@" ;;
+  esac
+done
 kill -QUIT "$pg" 2>/dev/null
 wait "$pg"
 rm -rf "$3"
@@ -120,7 +137,20 @@ function exited(child: ChildProcess): Promise<void> {
 
 let databases = 0;
 
+/** Another program took the free port between freePort() and postgres's bind. */
+class PortTaken extends Error {}
+
 export async function startTestPostgres(): Promise<TestPostgres> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce();
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startOnce(): Promise<TestPostgres> {
   const initdb = requireProgram(`${BIN}/initdb`, "postgresql-15");
   const postgres = requireProgram(`${BIN}/postgres`, "postgresql-15");
   const runAs = unprivilegedUser();
@@ -150,43 +180,45 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     throw error;
   }
 
-  let port = 0;
-  let watchdog: ChildProcess | null = null;
-  for (let attempt = 1; watchdog === null; attempt += 1) {
-    port = await freePort();
-    const child = spawn("/bin/sh", ["-c", WATCHDOG, "abeille-pg-watchdog", postgres, dataDir, folder, String(port)], {
-      cwd: folder,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
-      stdio: ["pipe", "ignore", "ignore"],
-      detached: true,
-      ...(runAs ?? {}),
-    });
-    // Neither keeps this process alive: a test file that never calls stop() still ends, and its
-    // end closes the pipe.
-    child.unref();
-    (child.stdin as Socket | null)?.unref();
-    const started = await waitUntilReady(`postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`, folder);
-    if (started === "ready") {
-      watchdog = child;
-      break;
-    }
-    child.stdin?.end();
-    await exited(child);
-    // Another program took the free port between freePort() and postgres's bind: try another.
-    if (started !== "port taken" || attempt === 3) {
-      rmSync(folder, { recursive: true, force: true });
-      throw new Error(`PostgreSQL did not start: ${started}`);
-    }
+  const port = await freePort();
+  const running = spawn("/bin/sh", ["-c", WATCHDOG, "abeille-pg-watchdog", postgres, dataDir, folder, String(port)], {
+    cwd: folder,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+    ...(runAs ?? {}),
+  });
+  // Neither keeps this process alive: a test file that never calls stop() still ends, and its
+  // end closes the pipe.
+  running.unref();
+  (running.stdin as Socket | null)?.unref();
+  const started = await waitUntilReady(`postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`, folder, 0);
+  if (started !== "ready") {
+    running.ref();
+    running.stdin?.end();
+    await exited(running);
+    rmSync(folder, { recursive: true, force: true });
+    if (started === "port taken") throw new PortTaken();
+    throw new Error(`PostgreSQL did not start: ${started}`);
   }
 
   const url = (database: string) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${database}`;
-  const pid = Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-  const admin = new pg.Client({ connectionString: url("postgres") });
-  await admin.connect();
+  const postmasterPid = () => Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  let pid = postmasterPid();
+  // One short connection per statement: it survives a pause() that a kept one would not.
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url("postgres") });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
 
   let template: Promise<void> | null = null;
   const migrateTemplate = async () => {
-    await admin.query(`CREATE DATABASE ${TEMPLATE}`);
+    await admin(`CREATE DATABASE ${TEMPLATE}`);
     const pool = new pg.Pool({ connectionString: url(TEMPLATE), max: 1 });
     try {
       await applyPostgresMigrations(pool);
@@ -200,39 +232,65 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(chosen)) throw new Error(`not a database name for the tests: ${chosen}`);
     return chosen;
   };
+  const isRunning = (candidate: number) => {
+    try {
+      process.kill(candidate, 0);
+      return true;
+    } catch (error) {
+      // EPERM: it runs, as the postgres user.
+      return (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+  };
 
   return {
     port,
     folder,
-    pid,
+    get pid() {
+      return pid;
+    },
     url,
     async createDatabase(name) {
       template ??= migrateTemplate();
       await template;
       const database = nameFor(name);
-      await admin.query(`CREATE DATABASE ${database} TEMPLATE ${TEMPLATE}`);
+      await admin(`CREATE DATABASE ${database} TEMPLATE ${TEMPLATE}`);
       return url(database);
     },
     async createEmptyDatabase(name) {
       const database = nameFor(name);
-      await admin.query(`CREATE DATABASE ${database}`);
+      await admin(`CREATE DATABASE ${database}`);
       return url(database);
     },
+    async pause() {
+      running.stdin?.write("stop\n");
+      const deadline = Date.now() + 30_000;
+      while (isRunning(pid)) {
+        if (Date.now() > deadline) throw new Error("PostgreSQL did not stop within 30 s");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async resume() {
+      const logFile = path.join(folder, "postgres.log");
+      const logged = existsSync(logFile) ? readFileSync(logFile, "utf8").length : 0;
+      running.stdin?.write("start\n");
+      const started = await waitUntilReady(url("postgres"), folder, logged);
+      if (started !== "ready") throw new Error(`PostgreSQL did not start again: ${started}`);
+      pid = postmasterPid();
+    },
     async stop() {
-      await admin.end().catch(() => undefined);
-      if (!watchdog) return;
       // Referenced again, so that this process waits for the folder to be gone.
-      watchdog.ref();
-      watchdog.stdin?.end();
-      await exited(watchdog);
+      running.ref();
+      running.stdin?.end();
+      await exited(running);
     },
   };
 }
 
-async function waitUntilReady(url: string, folder: string): Promise<"ready" | "port taken" | string> {
+/** Polls until postgres accepts connections, reading what its log says past `logged` characters. */
+async function waitUntilReady(url: string, folder: string, logged: number): Promise<"ready" | "port taken" | string> {
   const log = () => {
     const file = path.join(folder, "postgres.log");
-    return existsSync(file) ? readFileSync(file, "utf8") : "";
+    return existsSync(file) ? readFileSync(file, "utf8").slice(logged) : "";
   };
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {

@@ -61,6 +61,26 @@ describe("the tests' PostgreSQL", () => {
     expect(existsSync(server.folder)).toBe(false);
   });
 
+  it("pauses and resumes: gone in between, back on the same port with the same data", async () => {
+    const server = await startTestPostgres();
+    try {
+      const url = await server.createDatabase();
+      await query(url, "INSERT INTO settings (key, value) VALUES ('kept', 'yes')");
+      const before = server.pid;
+      await server.pause();
+      expect(running(before)).toBe(false);
+      await expect(query(url, "SELECT 1")).rejects.toThrow(/ECONNREFUSED/);
+      expect(existsSync(server.folder)).toBe(true);
+      await server.resume();
+      expect(server.pid).not.toBe(before);
+      expect(running(server.pid)).toBe(true);
+      expect(await query(url, "SELECT value FROM settings WHERE key = 'kept'")).toEqual([{ value: "yes" }]);
+    } finally {
+      await server.stop();
+    }
+    expect(existsSync(server.folder)).toBe(false);
+  });
+
   it("stop() waits for the folder to be gone, even when nothing else keeps the process running", async () => {
     const helper = path.resolve("test/helpers/postgres.ts");
     const output = await new Promise<string>((resolve, reject) => {
