@@ -193,7 +193,11 @@ function renderDefault(value: unknown, what: string): string {
   throw new Error(`${what}: a default of this kind is not carried over yet`);
 }
 
-/** A `sql` template (a partial index's WHERE) written again, its columns named through the pg table. */
+/**
+ * A `sql` template (a partial index's WHERE) written again, its columns named through the pg
+ * table. Its text is carried over as written, so it must be SQL both engines read alike (no
+ * `= 0` for a boolean): the migrations of both are applied and compared by the schema test.
+ */
 function renderSql(value: unknown, column: (column: unknown) => string, what: string): string {
   const chunks = chunksOf(value);
   if (!chunks) throw new Error(`${what}: not a sql template`);
