@@ -98,5 +98,12 @@ export const migrations: Migration[] = [
       "CREATE TRIGGER \"merchant_changes_append_only\" BEFORE UPDATE OR DELETE ON \"merchant_changes\"\n  FOR EACH ROW EXECUTE FUNCTION \"abeille_refuse_change\"();",
       "CREATE TRIGGER \"merchant_changes_no_truncate\" BEFORE TRUNCATE ON \"merchant_changes\"\n  FOR EACH STATEMENT EXECUTE FUNCTION \"abeille_refuse_change\"();"
     ]
+  },
+  {
+    "id": "0002_revision_notices",
+    "statements": [
+      "-- Written by hand: every instance learns that the store moved (docs/several-machines.md). Each\n-- statement that moves the store revision sends a notice on abeille_revision; the payload is\n-- always the same, so PostgreSQL delivers one notice per committed transaction however many rows\n-- it wrote (identical notices of one transaction are folded), and none for a rolled-back one.\n-- A listener reads the revision itself after the notice.\nCREATE FUNCTION \"abeille_notify_revision\"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM pg_notify('abeille_revision', '');\n  RETURN NULL;\nEND\n$$;",
+      "CREATE TRIGGER \"store_revision_notify\" AFTER UPDATE ON \"store_revision\"\n  FOR EACH STATEMENT EXECUTE FUNCTION \"abeille_notify_revision\"();"
+    ]
   }
 ];
