@@ -5,109 +5,38 @@
  * it claimed, a delivery moving its subject along, the counts; and, what several machines need,
  * two machines claiming at once never take the same row.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/store/db.ts";
-import { createOutboxRepository, type OutboxRepository } from "../../src/store/outbox-repository.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
 import {
   type AsyncOutboxRepository,
   createPostgresOutboxRepository,
 } from "../../src/store/postgres/outbox-repository.ts";
-import { openPostgresPool } from "../../src/store/postgres/pool.ts";
-import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { asynchronous, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
-/** One engine as the contract sees it: a machine's outbox, and raw SQL to set the scene. */
-interface Engine {
-  /** Another machine's outbox on the same store. */
-  machine(): AsyncOutboxRepository;
-  run(sql: string, values: unknown[]): Promise<void>;
-  rows<T>(sql: string, values: unknown[]): Promise<T[]>;
+/** A machine's outbox on the store (another machine: the store opened again). */
+function outboxOf(store: OpenedStore): AsyncOutboxRepository {
+  if (store.sqlite) return asynchronous(createOutboxRepository(store.sqlite));
+  if (store.postgres) return createPostgresOutboxRepository(store.postgres.pool);
+  throw new Error("no store");
 }
-
-/** The SQLite outbox, its answers as Promises (the port's shape on every engine). */
-function asynchronous(repository: OutboxRepository): AsyncOutboxRepository {
-  return Object.fromEntries(
-    Object.entries(repository).map(([name, method]) => [
-      name,
-      (...args: unknown[]) => Promise.resolve().then(() => (method as (...a: unknown[]) => unknown)(...args)),
-    ]),
-  ) as AsyncOutboxRepository;
-}
-
-const scratch = mkdtempSync(path.join(os.tmpdir(), "abeille-outbox-engines-"));
-let postgres: TestPostgres;
-const pools: pg.Pool[] = [];
-const closers: (() => void)[] = [];
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-}, 60_000);
-afterAll(async () => {
-  for (const close of closers) close();
-  await Promise.all(pools.map((pool) => pool.end()));
-  await postgres?.stop();
-  rmSync(scratch, { recursive: true, force: true });
-});
-
-let files = 0;
-const engines: Record<string, () => Promise<Engine>> = {
-  SQLite: async () => {
-    const file = path.join(scratch, `outbox-${files++}.db`);
-    const first = openDatabase(file);
-    closers.push(() => first.$client.close());
-    return {
-      machine() {
-        const db = openDatabase(file);
-        closers.push(() => db.$client.close());
-        return asynchronous(createOutboxRepository(db));
-      },
-      async run(sql, values) {
-        first.$client.prepare(sql.replace(/\$\d+/g, "?")).run(...values);
-      },
-      async rows<T>(sql: string, values: unknown[]) {
-        return first.$client.prepare(sql.replace(/\$\d+/g, "?")).all(...values) as T[];
-      },
-    };
-  },
-  PostgreSQL: async () => {
-    const url = await postgres.createDatabase();
-    const open = () => {
-      const pool = openPostgresPool({ url, poolMax: 4, poolTimeoutMs: 5_000 });
-      pools.push(pool);
-      return pool;
-    };
-    const admin = open();
-    return {
-      machine: () => createPostgresOutboxRepository(open()),
-      async run(sql, values) {
-        await admin.query(sql, values);
-      },
-      async rows<T>(sql: string, values: unknown[]) {
-        return (await admin.query(sql, values)).rows as T[];
-      },
-    };
-  },
-};
 
 const T0 = "2026-11-26T10:00:00.000Z";
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 
-async function pending(engine: Engine, id: string, dueMinutes: number, kind = "platform_contact", subject = id) {
+async function pending(engine: OpenedStore, id: string, dueMinutes: number, kind = "platform_contact", subject = id) {
   await engine.run(
     "INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at) VALUES ($1, $2, $3, 'pending', 0, $4, $5)",
     [id, kind, subject, at(dueMinutes), at(dueMinutes)],
   );
 }
 
-for (const [name, start] of Object.entries(engines)) {
+for (const { name, open } of storeEngines()) {
   describe(`the outbox on ${name}`, () => {
-    let engine: Engine;
+    let engine: OpenedStore;
     let outbox: AsyncOutboxRepository;
     beforeAll(async () => {
-      engine = await start();
-      outbox = engine.machine();
+      engine = await open();
+      outbox = outboxOf(engine);
     });
 
     it("claims due rows in order as leases, never twice while the lease runs, again once it ended", async () => {
@@ -173,9 +102,9 @@ for (const [name, start] of Object.entries(engines)) {
     });
 
     it("two machines claiming at once never take the same row", async () => {
-      const fresh = await start();
+      const fresh = await open();
       for (let row = 0; row < 200; row++) await pending(fresh, `burst-${String(row).padStart(3, "0")}`, 0);
-      const machines = [fresh.machine(), fresh.machine()];
+      const machines = [outboxOf(fresh.another()), outboxOf(fresh.another())];
       const taken: string[] = [];
       await Promise.all(
         machines.map(async (machine) => {

@@ -22,13 +22,9 @@ import {
   SUBJECT_SENT,
   toMessage,
 } from "../outbox-repository.ts";
+import type { Asynchronous } from "./asynchronous.ts";
 
-/** The outbox's port as PostgreSQL serves it: each method answers a Promise. */
-export type AsyncOutboxRepository = {
-  [Method in keyof OutboxRepository]: (
-    ...args: Parameters<OutboxRepository[Method]>
-  ) => Promise<ReturnType<OutboxRepository[Method]>>;
-};
+export type AsyncOutboxRepository = Asynchronous<OutboxRepository>;
 
 const CLAIM_DUE = `UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, next_attempt_at = $2, claimed_by = $4
   FROM (
