@@ -41,6 +41,7 @@ import {
   toMessageRecord,
 } from "../lead-repository.ts";
 import type { Asynchronous } from "./asynchronous.ts";
+import { inTransaction, firstRow as one } from "./transaction.ts";
 
 type Client = pg.PoolClient;
 
@@ -48,29 +49,6 @@ const FOR_DELIVERY = LEAD_FOR_DELIVERY.replace("WHERE l.lead_id = ?", "WHERE l.l
 const INSERT_OUTBOX = `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
   VALUES ($1, $2, $3, 'pending', 0, $4, $4)`;
 const MESSAGE_COLUMNS = "message_id, lead_id, direction, body, status, created_at, anonymized_at, author";
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-async function one<T extends pg.QueryResultRow>(
-  client: pg.Pool | Client,
-  text: string,
-  values: unknown[],
-): Promise<T | undefined> {
-  return (await client.query<T>(text, values)).rows[0];
-}
 
 /** The lead's row locked, then how many follow-ups it has (agent_to_merchant messages). */
 async function lockedFollowUpCount(client: Client, leadId: string): Promise<number> {

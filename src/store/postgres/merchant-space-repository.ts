@@ -19,31 +19,7 @@ import {
   sessionOf,
 } from "../merchant-space-repository.ts";
 import type { Asynchronous } from "./asynchronous.ts";
-
-type Queryable = pg.Pool | pg.PoolClient;
-
-async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const result = await work(client);
-    await client.query("COMMIT");
-    return result;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-async function first<T extends pg.QueryResultRow>(
-  db: Queryable,
-  text: string,
-  values: unknown[],
-): Promise<T | undefined> {
-  return (await db.query<T>(text, values)).rows[0];
-}
+import { firstRow as first, inTransaction, type Queryable } from "./transaction.ts";
 
 /** A claim changes who may edit the merchant, not its record: the event carries the record's revision as it is. */
 async function recordEvent(client: Queryable, abId: string, claimId: string, event: ClaimEvent): Promise<void> {
