@@ -82,6 +82,18 @@ const sqliteCounts = () => {
 /** A target with the migrations applied and no rows but theirs (the one store revision row at 0). */
 const EMPTY = () => Object.fromEntries(plan.map((table) => [table.name, table.name === "store_revision" ? 1 : 0]));
 
+/** The target's foreign keys and indexes, as the catalog defines them: a copy puts back what it set aside. */
+const constraintsAndIndexes = (url: string) =>
+  withPool(url, async (pool) => {
+    const { rows } = await pool.query<{ definition: string }>(
+      `SELECT conrelid::regclass::text || ' ' || conname || ' ' || pg_get_constraintdef(oid) AS definition
+         FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+       UNION ALL SELECT indexdef FROM pg_indexes WHERE schemaname = 'public'
+       ORDER BY 1`,
+    );
+    return rows.map((row) => row.definition);
+  });
+
 beforeAll(async () => {
   postgres = await startTestPostgres();
   server = await startTestServer({ count: 40 });
@@ -142,6 +154,9 @@ describe("npm run db -- copy", () => {
     for (const table of ["agents", "leads", "lead_messages", "outbox", "merchant_claims", "idempotency_keys"])
       expect(source[table], table).toBeGreaterThan(0);
     expect(await postgresCounts(copied)).toEqual(source);
+    const migrated = await constraintsAndIndexes(await postgres.createDatabase());
+    expect(migrated.filter((definition) => definition.includes("FOREIGN KEY")).length).toBeGreaterThan(10);
+    expect(await constraintsAndIndexes(copied)).toEqual(migrated);
     // The report: one line per table, the same count on both sides.
     for (const table of plan) {
       const n = (source[table.name] as number).toLocaleString("en-US");
@@ -284,10 +299,36 @@ describe("npm run db -- copy", () => {
       const revision = await pool.query("SELECT id, revision FROM store_revision");
       expect(revision.rows).toEqual([{ id: 1, revision: 0 }]);
     });
+    expect(await constraintsAndIndexes(target)).toEqual(await constraintsAndIndexes(await postgres.createDatabase()));
     const again = await copy(["copy", "--to", target]);
     expect([again.code, again.stderr]).toEqual([0, expect.not.stringMatching(/refused|Error/)]);
     expect(await postgresCounts(target)).toEqual(sqliteCounts());
   }, 120_000);
+
+  it("a row whose merchant is gone (written with SQLite's foreign keys off) fails the copy by name; nothing written", async () => {
+    const broken = mkdtempSync(path.join(os.tmpdir(), "abeille-db-copy-orphan-"));
+    try {
+      const source = new Database(sqliteFile(), { readonly: true });
+      await source.backup(path.join(broken, "abeille.db"));
+      source.close();
+      const db = new Database(path.join(broken, "abeille.db"));
+      db.pragma("foreign_keys = OFF");
+      db.prepare(
+        "UPDATE products SET ab_id = 'AB-NO-SUCH-MERCHANT' WHERE rowid = (SELECT min(rowid) FROM products)",
+      ).run();
+      db.close();
+      const target = await postgres.createEmptyDatabase();
+      const result = await copy(["copy", "--to", target], { dataDir: broken });
+      expect(result).toMatchObject({ code: 1, stdout: "" });
+      expect(result.stderr.split("\n").filter((line) => line.startsWith("db: "))).toEqual([
+        'db: copying products failed: insert or update on table "products" violates foreign key constraint "products_ab_id_merchants_ab_id_fk"; rolled back, nothing written',
+      ]);
+      expect(await postgresCounts(target)).toEqual(EMPTY());
+      expect(await constraintsAndIndexes(target)).toEqual(await constraintsAndIndexes(await postgres.createDatabase()));
+    } finally {
+      rmSync(broken, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("reads the source in one snapshot: what the server writes during the copy is not copied, and the counts agree", async () => {
     const target = await postgres.createEmptyDatabase();

@@ -208,6 +208,20 @@ function converter(type: CopyColumnType): (value: unknown) => unknown {
   return (value) => value;
 }
 
+/**
+ * A PostgreSQL array literal of text elements, which the statement's casts read as the column's
+ * type: every element quoted (backslashes and double quotes escaped), NULL for null; integers
+ * (BigInt from SQLite) and doubles by their shortest exact text, booleans as t and f.
+ */
+export function arrayLiteral(values: readonly unknown[]): string {
+  const elements = values.map((value) => {
+    if (value === null || value === undefined) return "NULL";
+    const text = typeof value === "boolean" ? (value ? "t" : "f") : String(value);
+    return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+  });
+  return `{${elements.join(",")}}`;
+}
+
 /** Inserts one table's rows, `batchRows` at a time, each batch one INSERT ... SELECT FROM unnest(arrays). */
 async function copyTable(
   sqlite: Database.Database,
@@ -229,17 +243,26 @@ async function copyTable(
   const width = table.columns.length;
   let batch: unknown[][] = table.columns.map(() => []);
   let size = 0;
+  // One batch at the server while the next is read and built: the two processes work at once.
+  let inFlight: Promise<void> = Promise.resolve();
   const flush = async () => {
     if (size === 0) return;
-    try {
-      await client.query({ name: `abeille_copy_${table.name}`, text: insert, values: batch });
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new CopyTableError(`copying ${table.name} failed: ${reason}`, { cause: error });
-    }
-    progress(size);
+    // Written out here, while the batch before is still at the server (node-postgres would write
+    // each parameter only when the query's turn comes, after that batch).
+    const values = batch.map(arrayLiteral);
+    const sent = size;
     batch = table.columns.map(() => []);
     size = 0;
+    await inFlight;
+    inFlight = client.query({ name: `abeille_copy_${table.name}`, text: insert, values }).then(
+      () => progress(sent),
+      (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new CopyTableError(`copying ${table.name} failed: ${reason}`, { cause: error });
+      },
+    );
+    // Handled where it is awaited (the next flush, or the end of the table).
+    inFlight.catch(() => undefined);
   };
   try {
     for (const row of rows) {
@@ -249,9 +272,61 @@ async function copyTable(
       if (size >= options.batchRows) await flush();
     }
     await flush();
+    await inFlight;
   } finally {
     // An iterator left open would keep the statement busy (a failed batch, for one).
     rows.return?.();
+  }
+}
+
+interface SetAside {
+  foreignKeys: { table: string; name: string; definition: string }[];
+  indexes: { name: string; definition: string }[];
+}
+
+/**
+ * Drops the foreign keys and the indexes that back no constraint of the copied tables, for the
+ * copy's transaction; `restore` creates them again before the commit, from the definitions the
+ * catalog gave. What pg_restore does: a foreign key checked per row (a lookup and a lock on the
+ * referenced row for each of millions of rows) and an index updated per row cost more than one
+ * validation and one sorted build at the end, and a violation still fails the copy, by name.
+ */
+async function setAsideForeignKeysAndIndexes(client: pg.PoolClient, plan: CopyTable[]): Promise<SetAside> {
+  const tables = plan.map((table) => table.name);
+  const { rows: foreignKeys } = await client.query<{ table: string; name: string; definition: string }>(
+    `SELECT c.relname AS table, k.conname AS name, pg_get_constraintdef(k.oid) AS definition
+       FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+      WHERE k.contype = 'f' AND c.relnamespace = current_schema()::regnamespace AND c.relname = ANY($1)
+      ORDER BY c.relname, k.conname`,
+    [tables],
+  );
+  const { rows: indexes } = await client.query<{ name: string; definition: string }>(
+    `SELECT i.indexname AS name, i.indexdef AS definition
+       FROM pg_indexes i
+      WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
+        AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = (quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))::regclass)
+      ORDER BY i.indexname`,
+    [tables],
+  );
+  for (const foreignKey of foreignKeys)
+    await client.query(
+      `ALTER TABLE ${quoteIdentifier(foreignKey.table)} DROP CONSTRAINT ${quoteIdentifier(foreignKey.name)}`,
+    );
+  for (const index of indexes) await client.query(`DROP INDEX ${quoteIdentifier(index.name)}`);
+  return { foreignKeys, indexes };
+}
+
+async function restore(client: pg.PoolClient, setAside: SetAside): Promise<void> {
+  for (const index of setAside.indexes) await client.query(index.definition);
+  for (const foreignKey of setAside.foreignKeys) {
+    try {
+      await client.query(
+        `ALTER TABLE ${quoteIdentifier(foreignKey.table)} ADD CONSTRAINT ${quoteIdentifier(foreignKey.name)} ${foreignKey.definition}`,
+      );
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CopyTableError(`copying ${foreignKey.table} failed: ${reason}`, { cause: error });
+    }
   }
 }
 
@@ -284,6 +359,7 @@ export async function copySqliteToPostgres(
       const held = await tablesWithRows(client, plan);
       if (held.length > 0) throw new TargetNotEmpty(held);
       for (const table of plan) await client.query(`ALTER TABLE ${quoteIdentifier(table.name)} DISABLE TRIGGER USER`);
+      const deferred = await setAsideForeignKeysAndIndexes(client, plan);
       for (const [table, seeded] of Object.entries(SEEDED_BY_MIGRATIONS))
         await client.query(`DELETE FROM ${quoteIdentifier(table)} WHERE ${seeded}`);
 
@@ -307,6 +383,7 @@ export async function copySqliteToPostgres(
           [name, table.identity],
         );
       }
+      await restore(client, deferred);
       for (const table of plan) await client.query(`ALTER TABLE ${quoteIdentifier(table.name)} ENABLE TRIGGER USER`);
 
       const checks = await postgresChecks(client, source);
