@@ -11,7 +11,8 @@
  * may serve DATA_DIR meanwhile; what it writes after the copy starts is not copied), the target is
  * written in one PostgreSQL transaction: a copy that fails or is killed leaves the target as it
  * was (migrated, empty). The counts and the last ids of both sides are compared before the commit
- * and printed as a table.
+ * and printed as a table. DATA_DIR's store is opened as every command opens it: a store left by
+ * older code gets its pending SQLite migrations first, so the copy reads today's schema.
  *
  * Exit status:
  *   0  copied: the counts of both sides on stdout, equal
