@@ -202,6 +202,13 @@ async function tablesWithRows(client: pg.PoolClient, plan: CopyTable[]): Promise
   return held;
 }
 
+/**
+ * A batch is sent once its text reaches this many characters, whatever `batchRows` says: a batch
+ * is held three times over while it is sent (the values, their literals, the message), two
+ * batches at a time, and 5,000 merchants' rows (descriptions, hours, Q&A) are 20 MB of text.
+ */
+const BATCH_CHARACTERS = 4_000_000;
+
 /** SQLite's value as the PostgreSQL column takes it: integers 0/1 become booleans, the rest as read. */
 function converter(type: CopyColumnType): (value: unknown) => unknown {
   if (type === "boolean") return (value) => (value === null ? null : Number(value) !== 0);
@@ -243,6 +250,7 @@ async function copyTable(
   const width = table.columns.length;
   let batch: unknown[][] = table.columns.map(() => []);
   let size = 0;
+  let characters = 0;
   // One batch at the server while the next is read and built: the two processes work at once.
   let inFlight: Promise<void> = Promise.resolve();
   const flush = async () => {
@@ -253,6 +261,7 @@ async function copyTable(
     const sent = size;
     batch = table.columns.map(() => []);
     size = 0;
+    characters = 0;
     await inFlight;
     inFlight = client.query({ name: `abeille_copy_${table.name}`, text: insert, values }).then(
       () => progress(sent),
@@ -266,10 +275,13 @@ async function copyTable(
   };
   try {
     for (const row of rows) {
-      for (let column = 0; column < width; column += 1)
-        (batch[column] as unknown[]).push((convert[column] as (value: unknown) => unknown)(row[column]));
+      for (let column = 0; column < width; column += 1) {
+        const value = row[column];
+        if (typeof value === "string") characters += value.length;
+        (batch[column] as unknown[]).push((convert[column] as (value: unknown) => unknown)(value));
+      }
       size += 1;
-      if (size >= options.batchRows) await flush();
+      if (size >= options.batchRows || characters >= BATCH_CHARACTERS) await flush();
     }
     await flush();
     await inFlight;
