@@ -23,6 +23,7 @@ import {
   toMessage,
 } from "../outbox-repository.ts";
 import type { Asynchronous } from "./asynchronous.ts";
+import { inTransaction } from "./transaction.ts";
 
 export type AsyncOutboxRepository = Asynchronous<OutboxRepository>;
 
@@ -76,19 +77,11 @@ export function createPostgresOutboxRepository(pool: pg.Pool): AsyncOutboxReposi
 
   const settle = async (results: readonly OutboxResult[]): Promise<number> => {
     if (results.length === 0) return 0;
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
+    return inTransaction(pool, async (client) => {
       let applied = 0;
       for (const result of results) if (await applyOne(client, result)) applied += 1;
-      await client.query("COMMIT");
       return applied;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   };
 
   return {
