@@ -21,6 +21,7 @@
  */
 import { existsSync } from "node:fs";
 import { databaseUrlProblem, loadConfig } from "../src/config/config.ts";
+import { isServiceError } from "../src/errors/service-error.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
@@ -140,7 +141,9 @@ async function copy(databaseFile: string, url: string, batchRows: number): Promi
 }
 
 /** An error the operator can act on, said in words; anything else is a bug and keeps its stack. */
-function refusal(error: unknown, where: string): unknown {
+function refusal(failure: unknown, where: string): unknown {
+  // The pool answers an outage as the API's 503; the operator reads what the driver said.
+  const error = isServiceError(failure) && failure.code === "STORE_UNAVAILABLE" ? failure.cause : failure;
   if (error instanceof TargetNotEmpty)
     return new CommandError(
       `refused, nothing written: ${where} already holds a registry (rows in ${error.tables.join(", ")}). ` +
