@@ -225,6 +225,8 @@ describe("the rule in the sources", () => {
     for (const full of [...sourceFiles(path.join(root, "src")), ...sourceFiles(path.join(root, "jobs"))]) {
       const text = readFileSync(full, "utf8");
       const relative = path.relative(root, full);
+      // PostgreSQL's transactions lock rows, not the database: SQLite's rule is not theirs.
+      if (relative.startsWith("src/store/postgres/")) continue;
       for (const match of text.matchAll(/\.transaction\(/g)) {
         const at = match.index ?? 0;
         const before = text.slice(text.lastIndexOf("\n", at) + 1, at);
