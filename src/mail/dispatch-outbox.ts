@@ -131,7 +131,7 @@ async function watched(batch: Promise<DispatchReport>, timeoutMs: number | undef
 async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<OutboxResult> {
   const base = { messageId: message.messageId, attempts: message.attempts };
   try {
-    await deps.transport.send(compose(deps, message));
+    await deps.transport.send(await compose(deps, message));
     return { ...base, outcome: "sent", at: deps.now().toISOString() };
   } catch (failure) {
     const error = describeFailure(failure);
@@ -154,7 +154,7 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
 }
 
 /** Renders the email an outbox row announces, from the current state of its subject. */
-export function compose(
+export async function compose(
   deps: Pick<
     DispatchDeps,
     | "leads"
@@ -166,11 +166,11 @@ export function compose(
     | "baseUrl"
   >,
   message: OutboxMessage,
-): OutgoingMail {
+): Promise<OutgoingMail> {
   const fileStem = `${compactTimestamp(message.createdAt)}-${message.kind}`;
   switch (message.kind) {
     case "lead_notification": {
-      const lead = deps.leads.findForDelivery(message.subjectId);
+      const lead = await deps.leads.findForDelivery(message.subjectId);
       if (!lead) throw new PermanentFailure("the lead no longer exists");
       if (lead.anonymizedAt) throw new PermanentFailure("the lead was anonymised before delivery");
       if (!lead.merchantEmail) throw new PermanentFailure("the merchant has no email address");
@@ -185,7 +185,7 @@ export function compose(
       };
     }
     case "lead_follow_up": {
-      const followUp = deps.leads.findFollowUpForDelivery(message.subjectId);
+      const followUp = await deps.leads.findFollowUpForDelivery(message.subjectId);
       if (!followUp) throw new PermanentFailure("the follow-up message no longer exists");
       if (followUp.anonymizedAt || followUp.lead.anonymizedAt) {
         throw new PermanentFailure("the follow-up message was anonymised before delivery");
@@ -203,7 +203,7 @@ export function compose(
     }
     case "lead_answer": {
       // The merchant's answer from its space goes to the person; their "Reply" reaches the merchant.
-      const answer = deps.leads.findAnswerForDelivery(message.subjectId);
+      const answer = await deps.leads.findAnswerForDelivery(message.subjectId);
       if (!answer) throw new PermanentFailure("the lead answer no longer exists");
       if (answer.anonymizedAt || answer.lead.anonymizedAt) {
         throw new PermanentFailure("the lead answer was anonymised before delivery");
@@ -221,7 +221,7 @@ export function compose(
       };
     }
     case "platform_contact": {
-      const contact = deps.platformContacts.find(message.subjectId);
+      const contact = await deps.platformContacts.find(message.subjectId);
       if (!contact) throw new PermanentFailure("the platform contact no longer exists");
       if (contact.anonymizedAt) throw new PermanentFailure("the platform contact was anonymised before delivery");
       const email = renderPlatformNotification(contact);

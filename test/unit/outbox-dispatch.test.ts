@@ -140,7 +140,7 @@ describe("claims", () => {
     expect(retaken?.attempts).toBe(2);
     expect(app.outbox.markSent({ messageId: stale.messageId, attempts: 1, at: clock.toISOString() })).toBe(false);
     expect(second.outbox.markSent({ messageId: stale.messageId, attempts: 2, at: clock.toISOString() })).toBe(true);
-    expect(app.leads.findSummary(stale.subjectId)?.trackingStatus).toBe("delivered");
+    expect((await app.leads.findSummary(stale.subjectId))?.trackingStatus).toBe("delivered");
     clock = new Date(clock.getTime() + 300_001);
     await settleAll();
   });
@@ -190,7 +190,7 @@ describe("dispatch", () => {
     expect(mail?.subject).toBe("Nouvelle demande de devis via Abeille");
     expect(mail?.replyTo?.name).toBe("Camille");
     expect(mail?.to).toBe(app.merchants.findProfile(abIds[0] as string)?.merchant.email);
-    const summary = app.leads.findSummary(lead.leadId);
+    const summary = await app.leads.findSummary(lead.leadId);
     expect(summary?.trackingStatus).toBe("delivered");
     expect(summary?.deliveredAt).toBe(clock.toISOString());
   });
@@ -217,7 +217,7 @@ describe("dispatch", () => {
         expect(row?.status).toBe("failed");
       }
     }
-    const summary = app.leads.findSummary(lead.leadId);
+    const summary = await app.leads.findSummary(lead.leadId);
     expect(summary?.trackingStatus).toBe("failed");
     expect(summary?.failedAt).toBe(clock.toISOString());
   });
@@ -232,7 +232,7 @@ describe("dispatch", () => {
       const report = await dispatchDueMessages(deps(recordingTransport()));
       expect(report).toMatchObject({ claimed: 1, failed: 1 });
       expect(app.outbox.findBySubject(lead.leadId)[0]).toMatchObject({ status: "failed", attempts: 1 });
-      expect(app.leads.findSummary(lead.leadId)?.trackingStatus).toBe("failed");
+      expect((await app.leads.findSummary(lead.leadId))?.trackingStatus).toBe("failed");
     } finally {
       app.db.$client.prepare("UPDATE merchants SET email = ? WHERE ab_id = ?").run(original, abId);
     }
@@ -393,7 +393,7 @@ describe("npm run outbox -- --once", () => {
     expect(stdout).toMatch(/^outbox: 1 sent, 0 to retry, 0 failed/);
     const files = readdirSync(path.join(dataDir, "outbox")).filter((name) => name.includes("lead_notification"));
     expect(files).toHaveLength(1);
-    expect(app.leads.findSummary(lead.leadId)?.trackingStatus).toBe("delivered");
+    expect((await app.leads.findSummary(lead.leadId))?.trackingStatus).toBe("delivered");
   });
 });
 
