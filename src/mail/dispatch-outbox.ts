@@ -5,10 +5,10 @@ import { renderLeadNotification } from "../domain/leads/render-lead-notification
 import { leadEmailConfirmationPath, renderLeadEmailConfirmation } from "../domain/merchant-space/lead-email.ts";
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import type { LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
+import type { OutboxMessage, OutboxRepository, OutboxResult } from "../domain/outbox-store.ts";
 import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
 import { logger } from "../logging.ts";
 import type { LeadRepository } from "../store/lead-repository.ts";
-import type { OutboxMessage, OutboxRepository, OutboxResult } from "../store/outbox-repository.ts";
 import type { PlatformContactRepository } from "../store/platform-contact-repository.ts";
 import { retryDelayMs } from "./backoff.ts";
 import type { MailTransport, OutgoingMail } from "./transport.ts";
@@ -51,13 +51,13 @@ class PermanentFailure extends Error {}
  */
 export async function dispatchDueMessages(deps: DispatchDeps): Promise<DispatchReport> {
   const now = deps.now();
-  const claimed = deps.outbox.claimDue({
+  const claimed = await deps.outbox.claimDue({
     now: now.toISOString(),
     leaseUntil: new Date(now.getTime() + (deps.leaseMs ?? DEFAULT_LEASE_MS)).toISOString(),
     limit: deps.batchSize ?? DEFAULT_BATCH,
   });
   const results = await Promise.all(claimed.map((message) => deliver(deps, message)));
-  deps.outbox.settle(results);
+  await deps.outbox.settle(results);
   const report: DispatchReport = { claimed: claimed.length, sent: 0, retried: 0, failed: 0 };
   for (const result of results) {
     if (result.outcome === "sent") {

@@ -67,7 +67,7 @@ describe("the outbox thread", () => {
       const deadline = Date.now() + 10_000;
       while (!(await delivered()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(emails()).toHaveLength(1);
-      expect(emails()[0]).toContain(app.outbox.findBySubject(receipt.leadId)[0]?.messageId ?? "missing");
+      expect(emails()[0]).toContain((await app.outbox.findBySubject(receipt.leadId))[0]?.messageId ?? "missing");
       expect((await app.leads.findSummary(receipt.leadId))?.trackingStatus).toBe("delivered");
       // Requests first: the delivery thread runs 10 nice levels below this process's threads (19,
       // the lowest priority, at most: a suite started under `nice` keeps this true).
@@ -128,14 +128,14 @@ describe("the outbox thread runs while there is mail", () => {
         "the lead is delivered",
       );
       await until(() => !thread.running(), "the idle thread ended");
-      const [message] = app.outbox.findBySubject(receipt.leadId);
+      const [message] = await app.outbox.findBySubject(receipt.leadId);
       if (!message) throw new Error("the lead has no outbox row");
       // Written behind the server's back (no commit signal): only the poll can see it.
       app.db.$client
         .prepare("UPDATE outbox SET status = 'pending', next_attempt_at = ? WHERE message_id = ?")
         .run(new Date().toISOString(), message.messageId);
-      await until(() => app.outbox.find(message.messageId)?.status === "sent", "the row is sent again");
-      expect(app.outbox.find(message.messageId)?.attempts).toBe(message.attempts + 1);
+      await until(async () => (await app.outbox.find(message.messageId))?.status === "sent", "the row is sent again");
+      expect((await app.outbox.find(message.messageId))?.attempts).toBe(message.attempts + 1);
     } finally {
       await thread.stop({ timeoutMs: 5_000 });
     }

@@ -192,7 +192,7 @@ describe("respondToLead", () => {
         author: `merchant:claim-${abId}`,
       },
     ]);
-    expect(app.outbox.findBySubject(result.answerId as string)).toMatchObject([
+    expect(await app.outbox.findBySubject(result.answerId as string)).toMatchObject([
       { kind: "lead_answer", status: "pending" },
     ]);
 
@@ -244,7 +244,7 @@ describe("respondToLead", () => {
       outcome: "answered",
       answer: "Oui, nous livrons.",
     });
-    const row = app.outbox.findBySubject(answerId as string)[0];
+    const row = (await app.outbox.findBySubject(answerId as string))[0];
     if (!row) throw new Error("no outbox row for the answer");
     const setEmail = app.db.$client.prepare("UPDATE merchants SET email = ? WHERE ab_id = ?");
     setEmail.run(null, abId);

@@ -93,7 +93,7 @@ describe("createLead", () => {
     expect(later.leadId).not.toBe(first.leadId);
     const row = app.db.$client.prepare("SELECT agent_id FROM leads WHERE lead_id = ?").get(first.leadId);
     expect(row).toEqual({ agent_id: "agt_test" });
-    expect(app.outbox.findBySubject(first.leadId)).toHaveLength(1);
+    expect(await app.outbox.findBySubject(first.leadId)).toHaveLength(1);
     expect(followUpsOf(first.leadId)).toEqual([]);
   });
 
@@ -107,7 +107,9 @@ describe("createLead", () => {
       expect(other).toMatchObject({ status: 201, deduplicated: false, trackingStatus: "received" });
       expect(other.leadId).not.toBe(first.leadId);
       expect(other.trackingToken).not.toBe(first.trackingToken);
-      expect(app.outbox.findBySubject(other.leadId)).toMatchObject([{ kind: "lead_notification", status: "pending" }]);
+      expect(await app.outbox.findBySubject(other.leadId)).toMatchObject([
+        { kind: "lead_notification", status: "pending" },
+      ]);
     }
     expect(new Set([first.leadId, otherAddress.leadId, agent.leadId]).size).toBe(3);
     // Each caller's own repeat finds its own lead.
@@ -148,7 +150,9 @@ describe("createLead", () => {
       .prepare("SELECT message_id FROM lead_messages WHERE lead_id = ?")
       .pluck()
       .all(first.leadId) as string[];
-    expect(app.outbox.findBySubject(followUp as string)).toMatchObject([{ kind: "lead_follow_up", status: "pending" }]);
+    expect(await app.outbox.findBySubject(followUp as string)).toMatchObject([
+      { kind: "lead_follow_up", status: "pending" },
+    ]);
     expect(notified).toBe(sentBefore + 1);
 
     // The first message, the follow-up, or no message at all: nothing new to tell the merchant.
@@ -161,7 +165,7 @@ describe("createLead", () => {
     }
     expect(followUpsOf(first.leadId)).toEqual(["J'ajoute : c'est sous l'évier."]);
     expect(notified).toBe(sentBefore + 1);
-    expect(app.outbox.findBySubject(first.leadId)).toHaveLength(1);
+    expect(await app.outbox.findBySubject(first.leadId)).toHaveLength(1);
   });
 
   it("appends a new message once when the same caller's duplicates race", async () => {
@@ -237,7 +241,7 @@ describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => 
     const sent = await sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "Bonjour" });
     expect(sent.message).toMatchObject({ status: "queued", messages_count: 1, messages_remaining: 19 });
     expect((await checkLeadStatus(deps(), { trackingToken: created.trackingToken })).status.messages_count).toBe(1);
-    expect(app.outbox.findBySubject(sent.message.message_id)[0]?.kind).toBe("lead_follow_up");
+    expect((await app.outbox.findBySubject(sent.message.message_id))[0]?.kind).toBe("lead_follow_up");
   });
 
   it("answer NOT_FOUND with one message for a bad token, a token of another lead and an unknown lead", async () => {

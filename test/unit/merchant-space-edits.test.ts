@@ -248,7 +248,7 @@ describe("the lead email", () => {
   const outbox = () => createOutboxRepository(db);
   /** The link of the confirmation email, as the outbox writes it. */
   const linkInEmail = async (): Promise<{ to: string; token: string; text: string }> => {
-    const rows = outbox().claimDue({
+    const rows = await outbox().claimDue({
       now: "2999-01-01T00:00:00.000Z",
       leaseUntil: "2999-01-01T00:05:00.000Z",
       limit: 10,
