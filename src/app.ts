@@ -23,6 +23,7 @@ import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
+import type { SettingsRepository } from "./domain/settings-store.ts";
 import type { PreparedEnvelope } from "./http/envelope.ts";
 import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
@@ -61,7 +62,7 @@ import { createRateLimitStore } from "./store/rate-limit-store.ts";
 import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
 import { createSearchCardStore, type SearchCardStore } from "./store/search-card-store.ts";
 import { createSearchFeed } from "./store/search-feed.ts";
-import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
+import { createSettingsRepository } from "./store/settings-repository.ts";
 import { createSignInLinkRepository, signInLinkKeyFile } from "./store/sign-in-link-repository.ts";
 
 export interface PreparedAnswer {
