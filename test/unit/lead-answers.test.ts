@@ -395,7 +395,7 @@ describe("retention", () => {
     });
     await dispatchDueMessages(dispatchDeps(recordingTransport()));
     clock = new Date("2028-12-01T10:00:00.000Z");
-    anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24, pruneMailFiles: () => 0 });
+    await anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24, pruneMailFiles: () => 0 });
     expect(answersRows(lead.leadId)).toEqual([
       { direction: "merchant_to_person", body: ANONYMIZED_TEXT, status: "sent", author: `merchant:claim-${abId}` },
     ]);

@@ -332,13 +332,14 @@ describe("the lead email", () => {
     expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
   });
 
-  it("is forgotten 30 days after its link expired (the retention job)", () => {
+  it("is forgotten 30 days after its link expired (the retention job)", async () => {
     requestLeadEmail(deps, { abId, actor: ACTOR }, "oubli@boulangerie-martin.fr");
     const retention = createRetentionRepository(db);
-    const run = (at: Date) => anonymizeExpired({ retention, now: () => at, retentionMonths: 24 }).leadEmailLinks;
+    const run = async (at: Date) =>
+      (await anonymizeExpired({ retention, now: () => at, retentionMonths: 24 })).leadEmailLinks;
     const expired = clock.getTime() + LEAD_EMAIL_LINK_HOURS * 3_600_000;
-    expect(run(new Date(expired + 29 * 86_400_000))).toBe(0);
-    expect(run(new Date(expired + 31 * 86_400_000))).toBe(1);
+    expect(await run(new Date(expired + 29 * 86_400_000))).toBe(0);
+    expect(await run(new Date(expired + 31 * 86_400_000))).toBe(1);
     expect(db.$client.prepare("SELECT count(*) FROM lead_email_confirmations").pluck().get()).toBe(0);
   });
 

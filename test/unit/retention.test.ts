@@ -73,7 +73,7 @@ describe("anonymizeExpired", () => {
       { caller: { agentId: "agt_stats", clientAddress: "127.0.0.1" }, idempotencyKey: "old-key" },
     );
     const message = await sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "Message privé" });
-    const contact = submitPlatformContact(
+    const contact = await submitPlatformContact(
       { platformContacts: app.platformContacts, now: app.now, notifyOutbox: () => {} },
       {
         type: "support",
@@ -99,7 +99,7 @@ describe("anonymizeExpired", () => {
     const recentFile = path.join(mailDir, "recent.eml");
     writeFileSync(recentFile, "From: y");
 
-    const report = anonymizeExpired({
+    const report = await anonymizeExpired({
       retention: app.retention,
       now: app.now,
       retentionMonths: 24,
@@ -176,7 +176,7 @@ describe("anonymizeExpired", () => {
     }
 
     // Idempotent.
-    const again = anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
+    const again = await anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
     expect(again).toMatchObject({ leads: 0, leadMessages: 0, platformContacts: 0 });
   });
 
@@ -193,7 +193,7 @@ describe("anonymizeExpired", () => {
     const recentOrder = randomUUID();
     insert.run(oldOrder, abId, "2024-06-01T10:00:00.000Z");
     insert.run(recentOrder, abId, "2026-11-01T10:00:00.000Z");
-    const counts = app.retention.anonymizeBefore({
+    const counts = await app.retention.anonymizeBefore({
       cutoff: "2024-11-22T08:00:00.000Z",
       now: "2026-11-22T08:00:00.000Z",
       idempotencyCutoff: "2026-11-21T08:00:00.000Z",
@@ -256,7 +256,7 @@ describe("what retention leaves on disk", () => {
     expect(onDisk()).toBe(true);
 
     clock = new Date("2026-12-01T08:00:00.000Z");
-    const report = anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
+    const report = await anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
     expect(report.leads).toBe(150);
     expect(report.leadMessages).toBe(50);
     expect(onDisk()).toBe(false);
