@@ -9,7 +9,7 @@ export function leadEmailTokensOf(dataDir: string): LeadEmailTokens {
   return createLeadEmailTokens(() => loadOrCreateSecret(path.join(dataDir, "secrets", "lead-email.key")));
 }
 
-interface ConfirmationRow {
+export interface ConfirmationRow {
   confirmation_id: string;
   ab_id: string;
   email: string;
@@ -78,7 +78,7 @@ export function createLeadEmailConfirmationRepository(db: StoreConnection): Lead
   };
 }
 
-function toConfirmation(row: ConfirmationRow): LeadEmailConfirmation {
+export function toConfirmation(row: ConfirmationRow): LeadEmailConfirmation {
   return {
     confirmationId: row.confirmation_id,
     abId: row.ab_id,
