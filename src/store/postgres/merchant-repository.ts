@@ -3,6 +3,7 @@
  * src/store/merchant-repository.ts): the same statements and the one row mapping
  * (merchant-rows.ts, which reads booleans whether 0/1 or true/false), lists of ids as one array
  * parameter. The independent reads of a profile go out together (one round trip each, at once).
+ * Signals come in key order, the order SQLite reads them by its primary key and index.
  */
 import type pg from "pg";
 import type { QaCluster } from "../../domain/merchant.ts";
@@ -65,7 +66,7 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
         firstRow<Row>(pool, "SELECT * FROM merchants WHERE ab_id = $1", [abId]),
         firstRow<Row>(pool, "SELECT * FROM territorial_proofs WHERE ab_id = $1", [abId]),
         productsOf(abId),
-        rows("SELECT * FROM signals WHERE ab_id = $1", [abId]),
+        rows("SELECT * FROM signals WHERE ab_id = $1 ORDER BY key", [abId]),
         rows("SELECT * FROM qa_clusters WHERE ab_id = $1 ORDER BY position", [abId]),
       ]);
       if (!merchant) return null;
@@ -85,7 +86,7 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
            FROM merchants WHERE ab_id = $1`,
           [abId],
         ),
-        pool.query<TrustSignalRow>(`SELECT ${TRUST_SIGNAL_COLUMNS} AND ab_id = $1`, [abId]),
+        pool.query<TrustSignalRow>(`SELECT ${TRUST_SIGNAL_COLUMNS} AND ab_id = $1 ORDER BY key`, [abId]),
         withProducts ? productsOf(abId) : Promise.resolve([]),
       ]);
       if (!merchant) return null;
@@ -104,9 +105,10 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
     async findTrustSignals(abIds) {
       const byMerchant = new Map<string, ScorableSignal[]>();
       if (abIds.length === 0) return byMerchant;
-      const found = await pool.query<TrustSignalRow>(`SELECT ${TRUST_SIGNAL_COLUMNS} AND ab_id = ANY($1::text[])`, [
-        abIds,
-      ]);
+      const found = await pool.query<TrustSignalRow>(
+        `SELECT ${TRUST_SIGNAL_COLUMNS} AND ab_id = ANY($1::text[]) ORDER BY ab_id, key`,
+        [abIds],
+      );
       for (const row of found.rows) {
         const list = byMerchant.get(row.ab_id);
         if (list) list.push(toTrustSignal(row));
