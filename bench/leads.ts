@@ -215,7 +215,7 @@ const orphanLeads = sqlite
   .pluck()
   .get() as number;
 const created201 = figures.reduce((sum, figure) => sum + (figure.status["201"] ?? 0), 0);
-const byStatusDuringLoad = app.outbox.countByStatus();
+const byStatusDuringLoad = await app.outbox.countByStatus();
 
 // Drain what is left to .eml files, in-process, and time it.
 const transport = createMailTransport(app.config.mail);

@@ -75,7 +75,7 @@ rmSync(scratch, { recursive: true, force: true });
       RATE_LIMIT_L2_HOURLY: "1000000000",
     }),
   );
-  const agent = registerAgent(
+  const agent = await registerAgent(
     { agents: app.agents, limits: app.config.rateLimitHourly, now: app.now },
     { agent_name: "bench", contact_email: "b@example.fr", requested_level: 2 },
     { registeredFrom: "bench" },

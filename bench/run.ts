@@ -142,7 +142,7 @@ for (const size of sizes) {
     const domain = await timeInProcess(async (iteration) => {
       const target = new URL(paths[iteration % paths.length] ?? "/", url);
       if (scenario === "health") {
-        app.probeDatabase();
+        await app.probeDatabase();
       } else if (scenario === "resolve") {
         resolveMerchant(deps, target.pathname.split("/").at(-1) ?? "");
       } else if (published) {

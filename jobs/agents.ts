@@ -50,7 +50,7 @@ await runCommand(
       USAGE_STATUS,
     ],
   },
-  ({ values, positionals }) => {
+  async ({ values, positionals }) => {
     const [command, agentId, ...extra] = positionals;
     if (!command) throw new UsageError(`no command: ${COMMANDS.join(", ")}`);
     if (!COMMANDS.includes(command))
@@ -62,8 +62,8 @@ await runCommand(
     if (status !== undefined && !STATUSES.includes(status)) {
       throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
     }
-    if (command === "list") list(status, values.json);
-    else change(command as AgentCommand, agentId as string, values.json);
+    if (command === "list") await list(status, values.json);
+    else await change(command as AgentCommand, agentId as string, values.json);
   },
 );
 
@@ -90,10 +90,10 @@ function openAgents() {
   return { agents: createAgentRepository(db), describe, close: () => db.$client.close() };
 }
 
-function list(status: AgentStatus | undefined, json: boolean): void {
+async function list(status: AgentStatus | undefined, json: boolean): Promise<void> {
   const { agents, describe, close } = openAgents();
   try {
-    const rows = agents.list(status ? { status } : {}).map(describe);
+    const rows = (await agents.list(status ? { status } : {})).map(describe);
     if (json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else if (rows.length === 0) {
@@ -111,10 +111,10 @@ function list(status: AgentStatus | undefined, json: boolean): void {
   }
 }
 
-function change(command: AgentCommand, agentId: string, json: boolean): void {
+async function change(command: AgentCommand, agentId: string, json: boolean): Promise<void> {
   const { agents, describe, close } = openAgents();
   try {
-    const row = describe(applyAgentCommand({ agents, now: () => new Date() }, agentId, command));
+    const row = describe(await applyAgentCommand({ agents, now: () => new Date() }, agentId, command));
     process.stdout.write(
       json
         ? `${JSON.stringify(row, null, 2)}\n`

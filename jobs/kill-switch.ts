@@ -31,7 +31,7 @@ await runCommand(
     allowPositionals: true,
     exitStatuses: [[EXIT_DONE, "done: the switch as it now is on stdout"], USAGE_STATUS],
   },
-  ({ positionals }) => {
+  async ({ positionals }) => {
     const [command, ...extra] = positionals;
     if (command !== "on" && command !== "off" && command !== "status") {
       throw new UsageError(
@@ -43,8 +43,8 @@ await runCommand(
     const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
     const settings = createSettingsRepository(db);
     try {
-      if (command !== "status") settings.set(KILL_SWITCH_SETTING, command, new Date());
-      const stored = settings.find(KILL_SWITCH_SETTING);
+      if (command !== "status") await settings.set(KILL_SWITCH_SETTING, command, new Date());
+      const stored = await settings.find(KILL_SWITCH_SETTING);
       const operator = parseSwitchValue(stored?.value ?? null);
       process.stdout.write(
         `operator kill switch: ${operator ? "ON (agent access suspended)" : "off"}${stored ? ` since ${stored.updatedAt}` : ""}\n`,

@@ -382,7 +382,7 @@ async function runImport(
     {
       ...deps,
       checkpoints: {
-        read: (key) => Number(settings.get(checkpointKey(key)) ?? 0),
+        read: async (key) => Number((await settings.get(checkpointKey(key))) ?? 0),
         write: (key, line) => settings.set(checkpointKey(key), String(line), new Date()),
       },
     },

@@ -28,9 +28,9 @@ async function main(once: boolean): Promise<void> {
   if (once) {
     const transport = createMailTransport(app.config.mail);
     try {
-      app.outbox.reclaimFromDeadClaimers(new Date().toISOString());
+      await app.outbox.reclaimFromDeadClaimers(new Date().toISOString());
       const report = await drainOutbox(dispatchDeps(app, transport));
-      const pending = app.outbox.countByStatus();
+      const pending = await app.outbox.countByStatus();
       process.stdout.write(
         `outbox: ${report.sent} sent, ${report.retried} to retry, ${report.failed} failed; ` +
           `rows by status ${JSON.stringify(pending)} (${transport.kind === "file" ? app.config.mail.outboxDir : "SMTP"})\n`,

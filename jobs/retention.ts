@@ -25,7 +25,7 @@ import { EXIT_DONE, runCommand, USAGE_STATUS } from "./cli.ts";
 /** Every day at 03:17, Paris time. */
 export const RETENTION_CRON = "17 3 * * *";
 
-export function runRetention(app: App): RetentionReport {
+export function runRetention(app: App): Promise<RetentionReport> {
   return anonymizeExpired({
     retention: app.retention,
     now: app.now,
@@ -38,9 +38,9 @@ export function runRetention(app: App): RetentionReport {
 export function startRetentionSchedule(app: App): ScheduledTask {
   return cron.schedule(
     RETENTION_CRON,
-    () => {
+    async () => {
       try {
-        runRetention(app);
+        await runRetention(app);
       } catch (failure) {
         logger.error("retention run failed", { error: failure instanceof Error ? failure.name : "unknown" });
       }
@@ -62,10 +62,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       options: {},
       exitStatuses: [[EXIT_DONE, "done: the counts on stdout"], USAGE_STATUS],
     },
-    () => {
+    async () => {
       const app = createApp(loadConfig());
       try {
-        const report = runRetention(app);
+        const report = await runRetention(app);
         process.stdout.write(
           `retention (before ${report.cutoff}): ${report.leads} leads, ${report.leadMessages} messages, ` +
             `${report.platformContacts} platform contacts, ${report.orders} orders anonymised; ${report.dedupWindows} duplicate windows, ` +

@@ -45,11 +45,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** How often the fast path's kill switch is read again (its cache holds a read for 1 s). */
+const KILL_SWITCH_REFRESH_MS = 400;
+
 /**
  * The fast path has its own connection to check each merchant's source stamp and the operators'
  * kill switch (while agent access is suspended, every document route answers the guard's 503).
  */
-function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
+function publishedFastPath(): { fastPath: PublishedFastPath; db: Db; stop: () => void } | null {
   const config = loadConfig();
   const settings = loadPublishSettings(config);
   if (!settings.fastPath) return null;
@@ -58,14 +61,27 @@ function publishedFastPath(): { fastPath: PublishedFastPath; db: Db } | null {
     environmentSuspended: config.agentAccessSuspended,
     settings: createSettingsRepository(db),
   });
+  // The fast path cannot wait for the settings' read: one is kept fresh (well within the switch's
+  // one-second cache), so it answers from a read as recent as the route's guard would use; when
+  // none is fresh (a read failed or is slow), the route's guard answers instead.
+  const keepFresh = () =>
+    void killSwitch
+      .refresh()
+      .catch((error: unknown) =>
+        logger.warn("kill switch read failed", { error: error instanceof Error ? error.message : String(error) }),
+      );
+  keepFresh();
+  const refresh = setInterval(keepFresh, KILL_SWITCH_REFRESH_MS);
+  refresh.unref();
   const fastPath = createPublishedFastPath({
     publishDir: settings.publishDir,
     store: createPublishSource(db),
     publishKey: publishKeyOf(config),
-    isSuspended: () => killSwitch.isSuspended(),
+    // Not known this second (no fresh read): the route's guard, which waits for the read, answers.
+    isSuspended: () => killSwitch.knownSuspended() !== false,
     baseUrl: config.baseUrl,
   });
-  return { fastPath, db };
+  return { fastPath, db, stop: () => clearInterval(refresh) };
 }
 
 export async function startServer(options: { port: number; host: string }): Promise<RunningServer> {
@@ -142,6 +158,7 @@ export async function startServer(options: { port: number; host: string }): Prom
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => {
+          published?.stop();
           published?.db.$client.close();
           resolve();
         });

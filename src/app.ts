@@ -18,10 +18,12 @@ import {
 import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
 import type { CommuneLookup, MerchantRegistryStore } from "./domain/merchants/merchant-registry.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
+import type { OutboxRepository } from "./domain/outbox-store.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
+import type { SettingsRepository } from "./domain/settings-store.ts";
 import type { PreparedEnvelope } from "./http/envelope.ts";
 import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
@@ -50,7 +52,7 @@ import { createMerchantRegistryRepository } from "./store/merchant-registry-repo
 import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
 import { createMerchantSpaceRepository } from "./store/merchant-space-repository.ts";
 import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
-import { createOutboxRepository, type OutboxRepository } from "./store/outbox-repository.ts";
+import { createOutboxRepository } from "./store/outbox-repository.ts";
 import {
   createPlatformContactRepository,
   type PlatformContactRepository,
@@ -60,7 +62,7 @@ import { createRateLimitStore } from "./store/rate-limit-store.ts";
 import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
 import { createSearchCardStore, type SearchCardStore } from "./store/search-card-store.ts";
 import { createSearchFeed } from "./store/search-feed.ts";
-import { createSettingsRepository, type SettingsRepository } from "./store/settings-repository.ts";
+import { createSettingsRepository } from "./store/settings-repository.ts";
 import { createSignInLinkRepository, signInLinkKeyFile } from "./store/sign-in-link-repository.ts";
 
 export interface PreparedAnswer {
@@ -148,10 +150,10 @@ export interface App {
   signInLinkTokens: SignInLinkTokens;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
-  /** Throws when the database does not answer (the health check's readiness). */
-  probeDatabase: () => void;
+  /** Rejects when the database does not answer (the health check's readiness). */
+  probeDatabase: () => Promise<void>;
   /** The outbox's backlog for the health check, read at most once a second. */
-  outboxHealth: () => OutboxHealth;
+  outboxHealth: () => Promise<OutboxHealth>;
   now: () => Date;
   close(): void;
 }

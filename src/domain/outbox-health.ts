@@ -12,20 +12,20 @@ export interface OutboxHealth {
 }
 
 export interface OutboxHealthOptions {
-  backlog: () => { pending: number; oldestCreatedAt: string | null };
+  backlog: () => Promise<{ pending: number; oldestCreatedAt: string | null }>;
   now: () => Date;
   /** How long one read is reused (ms); at most about a second. */
   cacheMs?: number;
 }
 
-export function createOutboxHealth(options: OutboxHealthOptions): () => OutboxHealth {
+export function createOutboxHealth(options: OutboxHealthOptions): () => Promise<OutboxHealth> {
   const cacheMs = options.cacheMs ?? 1000;
   let figures: OutboxHealth = { pending: 0, oldest_pending_age_seconds: null };
   let readAt = Number.NEGATIVE_INFINITY;
-  return () => {
+  return async () => {
     const now = options.now().getTime();
     if (now - readAt >= cacheMs || now < readAt) {
-      const { pending, oldestCreatedAt } = options.backlog();
+      const { pending, oldestCreatedAt } = await options.backlog();
       figures = {
         pending,
         oldest_pending_age_seconds:

@@ -120,7 +120,7 @@ export async function guardRequest(
     };
   }
   const access = app.access;
-  if (app.config.agentAccessSuspended || access.killSwitch.isSuspended()) {
+  if (app.config.agentAccessSuspended || (await access.killSwitch.isSuspended())) {
     throw new ServiceError("SERVICE_SUSPENDED");
   }
   const address = resolveClientAddress(access.trustProxyHops, request.headers, clientAddress);
@@ -166,7 +166,7 @@ export async function guardRequest(
     budgetKey = addressKey;
     limit = anonymousLimit;
   } else {
-    const agent = presented.kind === "key" ? access.authenticator.authenticate(presented.key) : null;
+    const agent = presented.kind === "key" ? await access.authenticator.authenticate(presented.key) : null;
     if (!agent || agent.status === "revoked") {
       const headers = await countOrRefuse(app, [{ name: "hourly", key: addressKey, limit: anonymousLimit }]);
       throw new ServiceError(

@@ -5,10 +5,10 @@ import { renderLeadNotification } from "../domain/leads/render-lead-notification
 import { leadEmailConfirmationPath, renderLeadEmailConfirmation } from "../domain/merchant-space/lead-email.ts";
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import type { LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
+import type { OutboxMessage, OutboxRepository, OutboxResult } from "../domain/outbox-store.ts";
 import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
 import { logger } from "../logging.ts";
 import type { LeadRepository } from "../store/lead-repository.ts";
-import type { OutboxMessage, OutboxRepository, OutboxResult } from "../store/outbox-repository.ts";
 import type { PlatformContactRepository } from "../store/platform-contact-repository.ts";
 import { retryDelayMs } from "./backoff.ts";
 import type { MailTransport, OutgoingMail } from "./transport.ts";
@@ -51,13 +51,13 @@ class PermanentFailure extends Error {}
  */
 export async function dispatchDueMessages(deps: DispatchDeps): Promise<DispatchReport> {
   const now = deps.now();
-  const claimed = deps.outbox.claimDue({
+  const claimed = await deps.outbox.claimDue({
     now: now.toISOString(),
     leaseUntil: new Date(now.getTime() + (deps.leaseMs ?? DEFAULT_LEASE_MS)).toISOString(),
     limit: deps.batchSize ?? DEFAULT_BATCH,
   });
   const results = await Promise.all(claimed.map((message) => deliver(deps, message)));
-  deps.outbox.settle(results);
+  await deps.outbox.settle(results);
   const report: DispatchReport = { claimed: claimed.length, sent: 0, retried: 0, failed: 0 };
   for (const result of results) {
     if (result.outcome === "sent") {
@@ -131,7 +131,7 @@ async function watched(batch: Promise<DispatchReport>, timeoutMs: number | undef
 async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<OutboxResult> {
   const base = { messageId: message.messageId, attempts: message.attempts };
   try {
-    await deps.transport.send(compose(deps, message));
+    await deps.transport.send(await compose(deps, message));
     return { ...base, outcome: "sent", at: deps.now().toISOString() };
   } catch (failure) {
     const error = describeFailure(failure);
@@ -154,7 +154,7 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
 }
 
 /** Renders the email an outbox row announces, from the current state of its subject. */
-export function compose(
+export async function compose(
   deps: Pick<
     DispatchDeps,
     | "leads"
@@ -166,11 +166,11 @@ export function compose(
     | "baseUrl"
   >,
   message: OutboxMessage,
-): OutgoingMail {
+): Promise<OutgoingMail> {
   const fileStem = `${compactTimestamp(message.createdAt)}-${message.kind}`;
   switch (message.kind) {
     case "lead_notification": {
-      const lead = deps.leads.findForDelivery(message.subjectId);
+      const lead = await deps.leads.findForDelivery(message.subjectId);
       if (!lead) throw new PermanentFailure("the lead no longer exists");
       if (lead.anonymizedAt) throw new PermanentFailure("the lead was anonymised before delivery");
       if (!lead.merchantEmail) throw new PermanentFailure("the merchant has no email address");
@@ -185,7 +185,7 @@ export function compose(
       };
     }
     case "lead_follow_up": {
-      const followUp = deps.leads.findFollowUpForDelivery(message.subjectId);
+      const followUp = await deps.leads.findFollowUpForDelivery(message.subjectId);
       if (!followUp) throw new PermanentFailure("the follow-up message no longer exists");
       if (followUp.anonymizedAt || followUp.lead.anonymizedAt) {
         throw new PermanentFailure("the follow-up message was anonymised before delivery");
@@ -203,7 +203,7 @@ export function compose(
     }
     case "lead_answer": {
       // The merchant's answer from its space goes to the person; their "Reply" reaches the merchant.
-      const answer = deps.leads.findAnswerForDelivery(message.subjectId);
+      const answer = await deps.leads.findAnswerForDelivery(message.subjectId);
       if (!answer) throw new PermanentFailure("the lead answer no longer exists");
       if (answer.anonymizedAt || answer.lead.anonymizedAt) {
         throw new PermanentFailure("the lead answer was anonymised before delivery");
@@ -221,7 +221,7 @@ export function compose(
       };
     }
     case "platform_contact": {
-      const contact = deps.platformContacts.find(message.subjectId);
+      const contact = await deps.platformContacts.find(message.subjectId);
       if (!contact) throw new PermanentFailure("the platform contact no longer exists");
       if (contact.anonymizedAt) throw new PermanentFailure("the platform contact was anonymised before delivery");
       const email = renderPlatformNotification(contact);

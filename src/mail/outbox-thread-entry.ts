@@ -7,6 +7,7 @@ import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
 import { createSignInLinkTokens } from "../domain/merchant-space/sign-in-links.ts";
+import { logger } from "../logging.ts";
 import { openConnection } from "../store/connection.ts";
 import {
   createLeadEmailConfirmationRepository,
@@ -65,17 +66,25 @@ function end(): void {
 
 // Nothing waiting (no row due within the idle time, no nudge for as long): the thread ends and
 // the server starts a new one for the next mail (outbox-thread.ts).
-const idleCheck = setInterval(
-  () => {
-    const due = services.outbox.nextDueAt();
-    const now = Date.now();
-    const waiting = due !== null && Date.parse(due) <= now + config.outboxThreadIdleMs;
-    if (waiting || now - lastWoken < config.outboxThreadIdleMs) return;
-    parentPort?.postMessage("idle" satisfies OutboxThreadReport);
-    end();
-  },
-  Math.min(config.outboxPollMs, config.outboxThreadIdleMs),
-);
+const idleCheck = setInterval(() => void endIfIdle(), Math.min(config.outboxPollMs, config.outboxThreadIdleMs));
+
+async function endIfIdle(): Promise<void> {
+  let due: string | null;
+  try {
+    due = await services.outbox.nextDueAt();
+  } catch (failure) {
+    // The store does not answer now: the thread stays, the next check asks again.
+    logger.error("outbox thread: reading when the next row falls due failed", {
+      error: failure instanceof Error ? failure.message : String(failure),
+    });
+    return;
+  }
+  const now = Date.now();
+  const waiting = due !== null && Date.parse(due) <= now + config.outboxThreadIdleMs;
+  if (ending || waiting || now - lastWoken < config.outboxThreadIdleMs) return;
+  parentPort?.postMessage("idle" satisfies OutboxThreadReport);
+  end();
+}
 
 parentPort?.on("message", (message: OutboxThreadMessage) => {
   if (message === "nudge") {

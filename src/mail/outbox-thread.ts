@@ -16,7 +16,7 @@ export interface OutboxThread {
 
 export interface OutboxThreadOptions {
   /** When the earliest unsettled outbox row falls due, or null when nothing waits (the outbox repository's). */
-  nextDueAt: () => string | null;
+  nextDueAt: () => Promise<string | null>;
   now?: () => Date;
 }
 
@@ -43,9 +43,18 @@ export function startOutboxThread(config: Config, options: OutboxThreadOptions):
   let waiting = false;
   let ended: Promise<void> = Promise.resolve();
 
-  const dueSoon = () => {
-    const due = options.nextDueAt();
-    return due !== null && Date.parse(due) <= now().getTime() + config.outboxPollMs;
+  /** Starts a thread when none runs and a row falls due within the poll interval (a retry, another process's row). */
+  const spawnIfDue = async () => {
+    try {
+      const due = await options.nextDueAt();
+      const soon = due !== null && Date.parse(due) <= now().getTime() + config.outboxPollMs;
+      // Checked after the read: a thread may have started (or stop been called) meanwhile.
+      if (soon && !thread && !stopped) spawn();
+    } catch (failure) {
+      logger.error("outbox thread: reading when the next row falls due failed", {
+        error: failure instanceof Error ? failure.message : String(failure),
+      });
+    }
   };
 
   const spawn = () => {
@@ -63,9 +72,12 @@ export function startOutboxThread(config: Config, options: OutboxThreadOptions):
         if (code !== 0 && !stopped) logger.error("outbox thread exited", { code });
         resolve();
         // Mail that arrived while it was ending (or that it left behind on a crash) is not left waiting.
-        if (!stopped && (restart || dueSoon())) {
+        if (stopped) return;
+        if (restart) {
           restart = false;
           spawn();
+        } else {
+          void spawnIfDue();
         }
       }),
     );
@@ -92,7 +104,7 @@ export function startOutboxThread(config: Config, options: OutboxThreadOptions):
 
   outboxSignal().on("written", wake);
   const poll = setInterval(() => {
-    if (!thread && !stopped && dueSoon()) spawn();
+    if (!thread && !stopped) void spawnIfDue();
   }, config.outboxPollMs);
   poll.unref();
   spawn();

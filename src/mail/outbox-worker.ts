@@ -125,8 +125,16 @@ export function startOutboxWorker(app: OutboxServices, options: OutboxWorkerOpti
   };
   // A process killed in the middle of a batch left its rows claimed: they go out now rather than
   // after their lease (a row another live worker is sending is left to it).
-  const reclaimed = app.outbox.reclaimFromDeadClaimers((options.now ?? app.now)().toISOString());
-  if (reclaimed > 0) logger.warn("outbox rows of a stopped process reclaimed", { rows: reclaimed });
+  // Not awaited: a drain that runs meanwhile only leaves those rows to the next one.
+  void app.outbox.reclaimFromDeadClaimers((options.now ?? app.now)().toISOString()).then(
+    (reclaimed) => {
+      if (reclaimed > 0) logger.warn("outbox rows of a stopped process reclaimed", { rows: reclaimed });
+    },
+    (failure: unknown) =>
+      logger.error("outbox rows of stopped processes could not be reclaimed", {
+        error: failure instanceof Error ? failure.message : String(failure),
+      }),
+  );
   const timer = setInterval(() => void run(), pollMs);
   timer.unref();
   outboxSignal().on("written", nudge);

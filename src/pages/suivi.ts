@@ -11,7 +11,7 @@ export const GET = pageRoute(operation("getLeadTrackingPage"), () =>
 export const POST = pageRoute(
   operation("submitLeadTrackingForm"),
   async ({ app, body }) => {
-    const { status, document } = answerTrackingForm(app, await body());
+    const { status, document } = await answerTrackingForm(app, await body());
     // The answer follows from a bearer code: never cached.
     return documentResponse(document, { status, cacheControl: "no-store" });
   },

@@ -24,14 +24,14 @@ export type TrackingOutcome =
   | { kind: "found"; status: LeadStatus };
 
 /** The page and its HTTP status for a code posted to it. */
-export function answerTrackingForm(
+export async function answerTrackingForm(
   app: App,
   fields: { code?: string | undefined },
-): { status: number; document: RenderedDocument } {
+): Promise<{ status: number; document: RenderedDocument }> {
   const code = fields.code?.trim() ?? "";
   if (code === "") return { status: 400, document: renderTrackingPage({ kind: "empty" }) };
   try {
-    const { status } = checkLeadStatus(
+    const { status } = await checkLeadStatus(
       { leads: app.leads, trackingTokens: app.trackingTokens, baseUrl: app.config.baseUrl },
       { trackingToken: code },
     );

@@ -362,8 +362,8 @@ export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<Se
   };
   const checkpoints = new Map<string, number>();
   const memory = {
-    read: (key: string) => checkpoints.get(key) ?? 0,
-    write: (key: string, line: number) => void checkpoints.set(key, line),
+    read: async (key: string) => checkpoints.get(key) ?? 0,
+    write: async (key: string, line: number) => void checkpoints.set(key, line),
   };
   const sirene = await importSireneStock(
     deps,

@@ -20,25 +20,25 @@ export function createAgentRepository(db: Db): AgentRepository {
     .prepare();
 
   return {
-    insert(agent: NewAgent) {
+    async insert(agent: NewAgent) {
       db.insert(agents).values(agent).run();
     },
-    findByKeyHash(keyHash) {
+    async findByKeyHash(keyHash) {
       const row = byKeyHash.get({ keyHash });
       return row ? toAgent(row) : null;
     },
-    findById(agentId) {
+    async findById(agentId) {
       const row = byId.get({ agentId });
       return row ? toAgent(row) : null;
     },
-    list(filter = {}) {
+    async list(filter = {}) {
       const query = db.select().from(agents);
       const rows = filter.status
         ? query.where(eq(agents.status, filter.status)).orderBy(asc(agents.createdAt)).all()
         : query.orderBy(asc(agents.createdAt)).all();
       return rows.map(toAgent);
     },
-    update(agentId, change) {
+    async update(agentId, change) {
       const result = db
         .update(agents)
         .set({

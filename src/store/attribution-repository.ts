@@ -28,13 +28,13 @@ export function createAttributionRepository(db: Db): AttributionRepository {
     .where(eq(orders.orderId, text("id")))
     .prepare();
   return {
-    insert(session) {
+    async insert(session) {
       db.insert(attributionSessions).values(session).run();
     },
-    findById(sessionId) {
+    async findById(sessionId) {
       return byId.get({ id: sessionId }) ?? null;
     },
-    convert(sessionId, conversion) {
+    async convert(sessionId, conversion) {
       const result = db
         .update(attributionSessions)
         .set({ convertedAt: conversion.at, leadId: conversion.leadId, orderId: conversion.orderId })
@@ -48,10 +48,10 @@ export function createAttributionRepository(db: Db): AttributionRepository {
         .run();
       return result.changes === 1;
     },
-    leadOwner(leadId) {
+    async leadOwner(leadId) {
       return leadById.get({ id: leadId }) ?? null;
     },
-    orderOwner(orderId) {
+    async orderOwner(orderId) {
       return orderById.get({ id: orderId }) ?? null;
     },
   };

@@ -271,7 +271,7 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
 
   return {
     insertLead: groupCommit(sqlite, insertLeadWork),
-    findSummary(leadId) {
+    async findSummary(leadId) {
       const row = summary.get(leadId);
       if (!row) return null;
       return {
@@ -289,18 +289,18 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
         merchantStatusAt: row.merchant_status_at,
       };
     },
-    findForDelivery(leadId) {
+    async findForDelivery(leadId) {
       const row = forDelivery.get(leadId);
       return row ? toLeadForDelivery(row) : null;
     },
-    insertFollowUp: (input) => insertFollowUpTx.immediate(input),
-    findFollowUpForDelivery(messageId) {
+    insertFollowUp: async (input) => insertFollowUpTx.immediate(input),
+    async findFollowUpForDelivery(messageId) {
       const row = followUp.get(messageId);
       const message = row ? messageForDelivery(row) : null;
       return row && message ? { ...message, position: row.position } : null;
     },
     ...merchantReads,
-    findAnswerForDelivery(messageId) {
+    async findAnswerForDelivery(messageId) {
       const row = findAnswer(messageId);
       return row ? messageForDelivery(row) : null;
     },
@@ -410,16 +410,16 @@ function createMerchantLeadStatements(db: StoreConnection) {
 
   return {
     findAnswer: (messageId: string) => answer.get(messageId),
-    listAnswers: (leadId: string): LeadMessageRecord[] => answers.all(leadId).map(toMessageRecord),
-    listForMerchant(abId: string, window: { limit: number; offset: number }) {
+    listAnswers: async (leadId: string): Promise<LeadMessageRecord[]> => answers.all(leadId).map(toMessageRecord),
+    async listForMerchant(abId: string, window: { limit: number; offset: number }) {
       return { total: total.get(abId) ?? 0, leads: page.all({ abId, ...window }).map(toMerchantLead) };
     },
-    findForMerchant(abId: string, leadId: string) {
+    async findForMerchant(abId: string, leadId: string) {
       const row = one.get(abId, leadId);
       if (!row) return null;
       return { lead: toMerchantLead(row), messages: messages.all(leadId).map(toMessageRecord) };
     },
-    recordResponse: (input: RecordResponseInput) => record.immediate(input),
+    recordResponse: async (input: RecordResponseInput) => record.immediate(input),
   };
 }
 

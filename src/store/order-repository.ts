@@ -43,19 +43,19 @@ export function createOrderRepository(db: Db): OrderRepository {
     return "inserted" as const;
   });
   return {
-    insert(order, idempotency = null) {
+    async insert(order, idempotency = null) {
       return insertTx.immediate(order, idempotency);
     },
-    findIdempotent(scope, key) {
+    async findIdempotent(scope, key) {
       return idempotent.get({ scope, key }) ?? null;
     },
-    findById(orderId) {
+    async findById(orderId) {
       const row = byId.get({ orderId });
       if (!row) return null;
       const { anonymizedAt: _anonymizedAt, ...order } = row;
       return { ...order, fulfillmentType: order.fulfillmentType === "delivery" ? "delivery" : "pickup" };
     },
-    paymentAccountFor(abId) {
+    async paymentAccountFor(abId) {
       const row = accountOf.get({ abId });
       return row?.paymentSetup && row.paymentAccountId ? row.paymentAccountId : null;
     },

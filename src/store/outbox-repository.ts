@@ -1,4 +1,11 @@
 import { hostname } from "node:os";
+import {
+  OUTBOX_KINDS,
+  type OutboxKind,
+  type OutboxMessage,
+  type OutboxRepository,
+  type OutboxResult,
+} from "../domain/outbox-store.ts";
 import type { StoreConnection } from "./connection.ts";
 
 /*
@@ -12,62 +19,6 @@ import type { StoreConnection } from "./connection.ts";
  *
  * Statuses: pending -> sending -> sent | pending (retry later) | failed (attempts exhausted).
  */
-
-export const OUTBOX_KINDS = [
-  "lead_notification",
-  "lead_follow_up",
-  "lead_answer",
-  "platform_contact",
-  "space_sign_in_link",
-  "lead_email_confirmation",
-] as const;
-export type OutboxKind = (typeof OUTBOX_KINDS)[number];
-
-export interface OutboxMessage {
-  messageId: string;
-  kind: OutboxKind;
-  subjectId: string;
-  status: string;
-  attempts: number;
-  nextAttemptAt: string;
-  lastError: string | null;
-  createdAt: string;
-  sentAt: string | null;
-}
-
-/** The result of one delivery attempt, as `settle` records it. */
-export type OutboxResult =
-  | { messageId: string; attempts: number; outcome: "sent"; at: string }
-  | { messageId: string; attempts: number; outcome: "retry"; nextAttemptAt: string; error: string }
-  | { messageId: string; attempts: number; outcome: "failed"; at: string; error: string };
-
-export interface OutboxRepository {
-  /** Claims up to `limit` due rows (pending, or sending with an expired lease); attempts counts this one. */
-  claimDue(input: { now: string; leaseUntil: string; limit: number }): OutboxMessage[];
-  /**
-   * Rows left claimed by a process of this machine that no longer runs (killed in the middle of a
-   * batch) go back to pending at once instead of waiting out their lease; rows claimed by a live
-   * process, or on another machine, are left to it. Returns how many went back.
-   */
-  reclaimFromDeadClaimers(now: string): number;
-  /** Records a delivery and moves the subject along (lead delivered, message sent, contact forwarded). */
-  markSent(input: { messageId: string; attempts: number; at: string }): boolean;
-  markRetry(input: { messageId: string; attempts: number; nextAttemptAt: string; error: string }): boolean;
-  /** Gives up: the row and its subject turn failed. */
-  markFailed(input: { messageId: string; attempts: number; at: string; error: string }): boolean;
-  /**
-   * Records a batch of results in one transaction (one write lock for the whole batch); returns
-   * how many applied. A result whose row was claimed again since (lease over) is ignored.
-   */
-  settle(results: readonly OutboxResult[]): number;
-  /** When the earliest row that is not settled becomes due, or null when nothing is waiting. */
-  nextDueAt(): string | null;
-  find(messageId: string): OutboxMessage | null;
-  findBySubject(subjectId: string): OutboxMessage[];
-  countByStatus(): Record<string, number>;
-  /** Rows not settled yet (pending or being sent) and when the oldest of them was written. */
-  backlog(): { pending: number; oldestCreatedAt: string | null };
-}
 
 export interface OutboxRow {
   message_id: string;
@@ -209,8 +160,8 @@ export function createOutboxRepository(db: StoreConnection): OutboxRepository {
   });
 
   return {
-    claimDue: (input) => claim.all({ ...input, claimer: CLAIMER }).map(toMessage),
-    reclaimFromDeadClaimers(now) {
+    claimDue: async (input) => claim.all({ ...input, claimer: CLAIMER }).map(toMessage),
+    async reclaimFromDeadClaimers(now) {
       let reclaimed = 0;
       for (const claimer of claimers.all()) {
         if (claimerIsAlive(claimer)) continue;
@@ -218,20 +169,21 @@ export function createOutboxRepository(db: StoreConnection): OutboxRepository {
       }
       return reclaimed;
     },
-    markSent: ({ messageId, attempts, at }) => settleTx.immediate([{ messageId, attempts, outcome: "sent", at }]) === 1,
-    markRetry: ({ messageId, attempts, nextAttemptAt, error }) =>
+    markSent: async ({ messageId, attempts, at }) =>
+      settleTx.immediate([{ messageId, attempts, outcome: "sent", at }]) === 1,
+    markRetry: async ({ messageId, attempts, nextAttemptAt, error }) =>
       settleTx.immediate([{ messageId, attempts, outcome: "retry", nextAttemptAt, error }]) === 1,
-    markFailed: ({ messageId, attempts, at, error }) =>
+    markFailed: async ({ messageId, attempts, at, error }) =>
       settleTx.immediate([{ messageId, attempts, outcome: "failed", at, error }]) === 1,
-    settle: (results) => (results.length === 0 ? 0 : settleTx.immediate(results)),
-    nextDueAt: () => nextDue.get() ?? null,
-    find(messageId) {
+    settle: async (results) => (results.length === 0 ? 0 : settleTx.immediate(results)),
+    nextDueAt: async () => nextDue.get() ?? null,
+    async find(messageId) {
       const row = byId.get(messageId);
       return row ? toMessage(row) : null;
     },
-    findBySubject: (subjectId) => bySubject.all(subjectId).map(toMessage),
-    countByStatus: () => Object.fromEntries(counts.all().map((row) => [row.status, row.n])),
-    backlog() {
+    findBySubject: async (subjectId) => bySubject.all(subjectId).map(toMessage),
+    countByStatus: async () => Object.fromEntries(counts.all().map((row) => [row.status, row.n])),
+    async backlog() {
       const row = backlog.get();
       return { pending: row?.pending ?? 0, oldestCreatedAt: row?.oldest ?? null };
     },

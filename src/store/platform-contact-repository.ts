@@ -39,8 +39,8 @@ export function createPlatformContactRepository(db: StoreConnection): PlatformCo
     insertOutbox.run(outboxMessageId, contact.contactId, contact.createdAt, contact.createdAt);
   });
   return {
-    insert: (contact, outboxMessageId) => insertTx.immediate(contact, outboxMessageId),
-    find(contactId) {
+    insert: async (contact, outboxMessageId) => insertTx.immediate(contact, outboxMessageId),
+    async find(contactId) {
       const row = byId.get(contactId);
       if (!row) return null;
       return {

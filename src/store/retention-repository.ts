@@ -87,7 +87,7 @@ export function createRetentionRepository(db: Db): RetentionRepository {
   };
 
   return {
-    anonymizeBefore({ cutoff, now, idempotencyCutoff, sessionCutoff, batchSize = 1000 }) {
+    async anonymizeBefore({ cutoff, now, idempotencyCutoff, sessionCutoff, batchSize = 1000 }) {
       const params = {
         cutoff,
         now,

@@ -148,10 +148,12 @@ async function postLeads(count: number, label: string): Promise<{ leadId: string
 
 /** Each lead's outbox row as "status/attempts", in the order the leads were posted. */
 const rows = (leads: readonly { leadId: string }[]) =>
-  leads.map((lead) => {
-    const [row] = app.outbox.findBySubject(lead.leadId);
-    return `${row?.status}/${row?.attempts}`;
-  });
+  Promise.all(
+    leads.map(async (lead) => {
+      const [row] = await app.outbox.findBySubject(lead.leadId);
+      return `${row?.status}/${row?.attempts}`;
+    }),
+  );
 
 /** The health check's outbox figures once they show `pending` (they are read at most once a second). */
 async function outboxHealth(pending: number): Promise<JsonObject> {
@@ -180,12 +182,12 @@ describe("lead delivery across an SMTP outage", () => {
 
     // The commits' nudges may already have run a drain: whatever it took, each lead is refused once.
     expect(await drain()).not.toBe("hung");
-    expect(rows(leads)).toEqual(Array(5).fill("pending/1"));
+    expect(await rows(leads)).toEqual(Array(5).fill("pending/1"));
     offsetMs += RETRY_DELAYS_MS[0] + 1_000;
     expect(await drain()).toEqual({ claimed: 5, sent: 0, retried: 5, failed: 0 });
     offsetMs += RETRY_DELAYS_MS[1] + 1_000;
     expect(await drain()).toEqual({ claimed: 5, sent: 0, retried: 5, failed: 0 });
-    expect(rows(leads)).toEqual(Array(5).fill("pending/3"));
+    expect(await rows(leads)).toEqual(Array(5).fill("pending/3"));
     expect(received).toEqual([]);
     const waiting = await outboxHealth(5);
     expect(waiting.pending).toBe(5);
@@ -196,7 +198,7 @@ describe("lead delivery across an SMTP outage", () => {
     await startWorkingSmtp(port);
     offsetMs += RETRY_DELAYS_MS[2] + 1_000;
     expect(await drain()).toEqual({ claimed: 5, sent: 5, retried: 0, failed: 0 });
-    expect(rows(leads)).toEqual(Array(5).fill("sent/4"));
+    expect(await rows(leads)).toEqual(Array(5).fill("sent/4"));
     expect([...received].sort()).toEqual(leads.map((lead) => lead.leadId).sort());
     await expectDelivered(leads);
     expect(await outboxHealth(0)).toEqual({ pending: 0, oldest_pending_age_seconds: null });
@@ -217,19 +219,19 @@ describe("lead delivery across an SMTP outage", () => {
 
     // Every send waits on a reply that never ends: the send timeout ends it and the drain settles.
     expect(await drain()).not.toBe("hung");
-    expect(rows(leads)).toEqual(Array(4).fill("pending/1"));
-    const stalled = app.outbox.findBySubject(leads[0]?.leadId as string)[0];
+    expect(await rows(leads)).toEqual(Array(4).fill("pending/1"));
+    const stalled = (await app.outbox.findBySubject(leads[0]?.leadId as string))[0];
     expect(stalled?.lastError).toMatch(/timed out after 1000 ms/);
     // Later drains are not blocked behind the stalled connections either.
     offsetMs += RETRY_DELAYS_MS[0] + 1_000;
     expect(await drain()).toEqual({ claimed: 4, sent: 0, retried: 4, failed: 0 });
-    expect(rows(leads)).toEqual(Array(4).fill("pending/2"));
+    expect(await rows(leads)).toEqual(Array(4).fill("pending/2"));
 
     await stopStalling();
     await startWorkingSmtp(port);
     offsetMs += RETRY_DELAYS_MS[1] + 1_000;
     expect(await drain()).toEqual({ claimed: 4, sent: 4, retried: 0, failed: 0 });
-    expect(rows(leads)).toEqual(Array(4).fill("sent/3"));
+    expect(await rows(leads)).toEqual(Array(4).fill("sent/3"));
     expect([...received].sort()).toEqual(leads.map((lead) => lead.leadId).sort());
     await expectDelivered(leads);
     offsetMs += RETRY_DELAYS_MS[4] + 1_000;

@@ -532,7 +532,7 @@ async function approve(agentId: string): Promise<void> {
   const { applyAgentCommand } = await import("../../src/domain/agents/operator.ts");
   const db = openDatabase(`${server.dataDir}/abeille.db`);
   try {
-    applyAgentCommand({ agents: createAgentRepository(db), now: () => new Date() }, agentId, "approve");
+    await applyAgentCommand({ agents: createAgentRepository(db), now: () => new Date() }, agentId, "approve");
   } finally {
     db.$client.close();
   }

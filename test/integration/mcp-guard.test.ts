@@ -25,10 +25,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-function setKillSwitch(value: "on" | "off"): void {
+async function setKillSwitch(value: "on" | "off"): Promise<void> {
   const db = openDatabase(`${server.dataDir}/abeille.db`);
   try {
-    createSettingsRepository(db).set(KILL_SWITCH_SETTING, value, new Date());
+    await createSettingsRepository(db).set(KILL_SWITCH_SETTING, value, new Date());
   } finally {
     db.$client.close();
   }
@@ -42,7 +42,7 @@ const ping = (id: number) => ({
 
 describe("kill switch", () => {
   it("answers 503 SERVICE_SUSPENDED without Retry-After; discovery documents keep answering", async () => {
-    setKillSwitch("on");
+    await setKillSwitch("on");
     await wait(1200);
     try {
       const answer = await fetchAndCheck(validator, server.url, "POST", "/api/mcp", ping(1));
@@ -67,7 +67,7 @@ describe("kill switch", () => {
       );
       expect(Date.now() - started).toBeLessThan(5000);
     } finally {
-      setKillSwitch("off");
+      await setKillSwitch("off");
       await wait(1200);
     }
   });

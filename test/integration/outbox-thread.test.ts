@@ -62,13 +62,13 @@ describe("the outbox thread", () => {
         { caller: { agentId: null, clientAddress: "127.0.0.1" }, idempotencyKey: null },
       );
       // The email file is written before the delivery is recorded: wait for both.
-      const delivered = () =>
-        emails().length > 0 && app.leads.findSummary(receipt.leadId)?.trackingStatus === "delivered";
+      const delivered = async () =>
+        emails().length > 0 && (await app.leads.findSummary(receipt.leadId))?.trackingStatus === "delivered";
       const deadline = Date.now() + 10_000;
-      while (!delivered() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+      while (!(await delivered()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(emails()).toHaveLength(1);
-      expect(emails()[0]).toContain(app.outbox.findBySubject(receipt.leadId)[0]?.messageId ?? "missing");
-      expect(app.leads.findSummary(receipt.leadId)?.trackingStatus).toBe("delivered");
+      expect(emails()[0]).toContain((await app.outbox.findBySubject(receipt.leadId))[0]?.messageId ?? "missing");
+      expect((await app.leads.findSummary(receipt.leadId))?.trackingStatus).toBe("delivered");
       // Requests first: the delivery thread runs 10 nice levels below this process's threads (19,
       // the lowest priority, at most: a suite started under `nice` keeps this true).
       const deliveryNice = Math.min(os.constants.priority.PRIORITY_LOW, ownNice() + 10);
@@ -80,9 +80,9 @@ describe("the outbox thread", () => {
 });
 
 describe("the outbox thread runs while there is mail", () => {
-  const until = async (condition: () => boolean, what: string) => {
+  const until = async (condition: () => boolean | Promise<boolean>, what: string) => {
     const deadline = Date.now() + 15_000;
-    while (!condition()) {
+    while (!(await condition())) {
       if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
@@ -105,7 +105,10 @@ describe("the outbox thread runs while there is mail", () => {
       await until(() => !thread.running(), "the idle thread ended");
       const before = emails().length;
       const receipt = await lead("camille.idle@example.fr");
-      await until(() => app.leads.findSummary(receipt.leadId)?.trackingStatus === "delivered", "the lead is delivered");
+      await until(
+        async () => (await app.leads.findSummary(receipt.leadId))?.trackingStatus === "delivered",
+        "the lead is delivered",
+      );
       expect(emails()).toHaveLength(before + 1);
       await until(() => !thread.running(), "the thread ended again");
     } finally {
@@ -120,16 +123,19 @@ describe("the outbox thread runs while there is mail", () => {
     );
     try {
       const receipt = await lead("camille.retry@example.fr");
-      await until(() => app.leads.findSummary(receipt.leadId)?.trackingStatus === "delivered", "the lead is delivered");
+      await until(
+        async () => (await app.leads.findSummary(receipt.leadId))?.trackingStatus === "delivered",
+        "the lead is delivered",
+      );
       await until(() => !thread.running(), "the idle thread ended");
-      const [message] = app.outbox.findBySubject(receipt.leadId);
+      const [message] = await app.outbox.findBySubject(receipt.leadId);
       if (!message) throw new Error("the lead has no outbox row");
       // Written behind the server's back (no commit signal): only the poll can see it.
       app.db.$client
         .prepare("UPDATE outbox SET status = 'pending', next_attempt_at = ? WHERE message_id = ?")
         .run(new Date().toISOString(), message.messageId);
-      await until(() => app.outbox.find(message.messageId)?.status === "sent", "the row is sent again");
-      expect(app.outbox.find(message.messageId)?.attempts).toBe(message.attempts + 1);
+      await until(async () => (await app.outbox.find(message.messageId))?.status === "sent", "the row is sent again");
+      expect((await app.outbox.find(message.messageId))?.attempts).toBe(message.attempts + 1);
     } finally {
       await thread.stop({ timeoutMs: 5_000 });
     }

@@ -300,7 +300,12 @@ describe("retention in the space", () => {
         .prepare(`UPDATE ${table} SET created_at = ? WHERE lead_id = ?`)
         .run("2023-01-10T09:00:00.000Z", lead.leadId);
     }
-    anonymizeExpired({ retention: app.retention, now: () => new Date(), retentionMonths: 24, pruneMailFiles: () => 0 });
+    await anonymizeExpired({
+      retention: app.retention,
+      now: () => new Date(),
+      retentionMonths: 24,
+      pruneMailFiles: () => 0,
+    });
     const list = await (await merchant.fetch(`/pro/${abId}/demandes`)).text();
     expect(list).toContain("Demande anonymisée : ses coordonnées et son texte ont été effacés");
     expect(list).not.toContain("Zoé Marchand");

@@ -120,8 +120,8 @@ describe("levels", () => {
 });
 
 describe("registration", () => {
-  it("stores the key's hash and prefix, never the key", () => {
-    const registration = register(2);
+  it("stores the key's hash and prefix, never the key", async () => {
+    const registration = await register(2);
     expect(registration).toMatchObject({
       certification_level: 2,
       permissions: ["registry:read", "leads:write", "leads:read"],
@@ -131,11 +131,11 @@ describe("registration", () => {
     const raw = db.$client.prepare("SELECT * FROM agents WHERE agent_id = ?").get(registration.agent_id);
     expect(JSON.stringify(raw)).not.toContain(registration.api_key);
     expect(JSON.stringify(raw)).not.toContain(registration.api_key.slice(12));
-    expect(agents.findByKeyHash(hashApiKey(registration.api_key))?.agentId).toBe(registration.agent_id);
+    expect((await agents.findByKeyHash(hashApiKey(registration.api_key)))?.agentId).toBe(registration.agent_id);
   });
 
-  it("answers a level 4 request as pending with level-2 rights", () => {
-    expect(register(4)).toMatchObject({
+  it("answers a level 4 request as pending with level-2 rights", async () => {
+    expect(await register(4)).toMatchObject({
       certification_level: 2,
       requested_level: 4,
       status: "pending_verification",
@@ -168,7 +168,7 @@ describe("authenticator cache", () => {
   function countingStore(agent: Agent | null) {
     const calls = { count: 0 };
     const store: Pick<AgentStore, "findByKeyHash"> = {
-      findByKeyHash: () => {
+      findByKeyHash: async () => {
         calls.count++;
         return agent;
       },
@@ -177,25 +177,25 @@ describe("authenticator cache", () => {
   }
   const agent = { agentId: "agt_x", status: "active", certificationLevel: 2 } as Agent;
 
-  it("looks a key up once per TTL and again after invalidation", () => {
+  it("looks a key up once per TTL and again after invalidation", async () => {
     let time = 0;
     const { store, calls } = countingStore(agent);
     const authenticator = createAuthenticator(store, { ttlMs: 5000, clock: () => time });
     const key = generateApiKey();
-    for (let i = 0; i < 10; i++) authenticator.authenticate(key);
+    for (let i = 0; i < 10; i++) await authenticator.authenticate(key);
     expect(calls.count).toBe(1);
     time += 5000;
-    authenticator.authenticate(key);
+    await authenticator.authenticate(key);
     expect(calls.count).toBe(2);
     authenticator.invalidate("agt_x");
-    authenticator.authenticate(key);
+    await authenticator.authenticate(key);
     expect(calls.count).toBe(3);
   });
 
-  it("does not cache unknown keys", () => {
+  it("does not cache unknown keys", async () => {
     const { store, calls } = countingStore(null);
     const authenticator = createAuthenticator(store);
-    for (let i = 0; i < 3; i++) expect(authenticator.authenticate(generateApiKey())).toBeNull();
+    for (let i = 0; i < 3; i++) expect(await authenticator.authenticate(generateApiKey())).toBeNull();
     expect(calls.count).toBe(3);
   });
 });
@@ -203,9 +203,9 @@ describe("authenticator cache", () => {
 describe("verification and operator commands", () => {
   const deps = () => ({ authenticator: createAuthenticator(agents, { ttlMs: 0 }), limits: DEFAULT_HOURLY_LIMITS });
 
-  it("tells valid, pending, suspended, revoked, unknown and malformed keys apart", () => {
-    const active = register(1);
-    expect(verifyAgentKey(deps(), active.api_key)).toMatchObject({
+  it("tells valid, pending, suspended, revoked, unknown and malformed keys apart", async () => {
+    const active = await register(1);
+    expect(await verifyAgentKey(deps(), active.api_key)).toMatchObject({
       valid: true,
       agent_name: "Agent L1",
       certification_level: 1,
@@ -213,24 +213,27 @@ describe("verification and operator commands", () => {
       rate_limit_hourly: 2000,
       status: "active",
     });
-    const pending = register(3);
-    expect(verifyAgentKey(deps(), pending.api_key)).toMatchObject({ valid: true, status: "pending_verification" });
+    const pending = await register(3);
+    expect(await verifyAgentKey(deps(), pending.api_key)).toMatchObject({
+      valid: true,
+      status: "pending_verification",
+    });
 
-    applyAgentCommand({ agents, now }, pending.agent_id, "approve");
-    expect(verifyAgentKey(deps(), pending.api_key)).toMatchObject({
+    await applyAgentCommand({ agents, now }, pending.agent_id, "approve");
+    expect(await verifyAgentKey(deps(), pending.api_key)).toMatchObject({
       valid: true,
       certification_level: 3,
       status: "active",
       rate_limit_hourly: 20000,
     });
-    applyAgentCommand({ agents, now }, pending.agent_id, "suspend");
-    expect(verifyAgentKey(deps(), pending.api_key)).toMatchObject({
+    await applyAgentCommand({ agents, now }, pending.agent_id, "suspend");
+    expect(await verifyAgentKey(deps(), pending.api_key)).toMatchObject({
       valid: false,
       status: "suspended",
       permissions: [],
       rate_limit_hourly: null,
     });
-    applyAgentCommand({ agents, now }, pending.agent_id, "revoke");
+    await applyAgentCommand({ agents, now }, pending.agent_id, "revoke");
     const empty = {
       valid: false,
       agent_id: null,
@@ -241,12 +244,12 @@ describe("verification and operator commands", () => {
       rate_limit_hourly: null,
       status: null,
     };
-    expect(verifyAgentKey(deps(), pending.api_key)).toEqual(empty);
-    expect(verifyAgentKey(deps(), generateApiKey())).toEqual(empty);
-    expect(verifyAgentKey(deps(), "not-a-key")).toEqual(empty);
+    expect(await verifyAgentKey(deps(), pending.api_key)).toEqual(empty);
+    expect(await verifyAgentKey(deps(), generateApiKey())).toEqual(empty);
+    expect(await verifyAgentKey(deps(), "not-a-key")).toEqual(empty);
   });
 
-  it("refuses transitions that make no sense", () => {
+  it("refuses transitions that make no sense", async () => {
     const agent = { agentId: "a", status: "revoked", requestedLevel: 4, certificationLevel: 2 } as Agent;
     expect(() => nextState(agent, "approve")).toThrow(AgentTransitionError);
     expect(() => nextState({ ...agent, status: "active" }, "approve")).toThrow(AgentTransitionError);
@@ -254,6 +257,6 @@ describe("verification and operator commands", () => {
       status: "active",
       certificationLevel: 4,
     });
-    expect(() => applyAgentCommand({ agents, now }, "agt_missing", "revoke")).toThrow(/no agent/);
+    await expect(applyAgentCommand({ agents, now }, "agt_missing", "revoke")).rejects.toThrow(/no agent/);
   });
 });

@@ -54,7 +54,7 @@ function insertLead(merchant: string, agentId: string | null = null): string {
 
 async function failure(run: () => unknown): Promise<ServiceError> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (isServiceError(error)) return error;
     throw error;
@@ -131,9 +131,14 @@ describe("evidence", () => {
 });
 
 describe("sessions", () => {
-  it("opens a session with its expiry, the agent and the merchant", () => {
+  it("opens a session with its expiry, the agent and the merchant", async () => {
     const input = openSessionBodySchema.parse({ ab_id: abId, referrer: "https://www.perplexity.ai/search?q=pain" });
-    const session = openSession(deps(), input, { agentId: "agt_a" }, "Mozilla/5.0 (compatible; PerplexityBot/1.0)");
+    const session = await openSession(
+      deps(),
+      input,
+      { agentId: "agt_a" },
+      "Mozilla/5.0 (compatible; PerplexityBot/1.0)",
+    );
     expect(session).toMatchObject({
       evidence_level: "bot_user_agent",
       evidence: ["bot_user_agent", "referrer"],
@@ -142,7 +147,7 @@ describe("sessions", () => {
       agent_id: "agt_a",
     });
     expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).toBe(ATTRIBUTION_TTL_MS);
-    const stored = attribution.findById(session.session_id);
+    const stored = await attribution.findById(session.session_id);
     expect(stored?.referrer).toBe("https://www.perplexity.ai/search");
   });
 
@@ -164,14 +169,18 @@ describe("sessions", () => {
   });
 
   it("converts once, then answers 409; unknown sessions and leads are 404", async () => {
-    const session = openSession(
+    const session = await openSession(
       deps(),
       openSessionBodySchema.parse({ ab_id: abId, utm_source: "gpt" }),
       { agentId: null },
       null,
     );
     const leadId = insertLead(abId);
-    const conversion = convertSession(deps(), { session_id: session.session_id, lead_id: leadId }, { agentId: null });
+    const conversion = await convertSession(
+      deps(),
+      { session_id: session.session_id, lead_id: leadId },
+      { agentId: null },
+    );
     expect(conversion).toMatchObject({
       conversion: "lead",
       lead_id: leadId,
@@ -188,7 +197,12 @@ describe("sessions", () => {
       convertSession(deps(), { session_id: randomUUID(), lead_id: leadId }, { agentId: null }),
     );
     expect(unknownSession.code).toBe("NOT_FOUND");
-    const fresh = openSession(deps(), openSessionBodySchema.parse({ utm_source: "gpt" }), { agentId: null }, null);
+    const fresh = await openSession(
+      deps(),
+      openSessionBodySchema.parse({ utm_source: "gpt" }),
+      { agentId: null },
+      null,
+    );
     const unknownLead = await failure(() =>
       convertSession(deps(), { session_id: fresh.session_id, lead_id: randomUUID() }, { agentId: null }),
     );
@@ -200,7 +214,7 @@ describe("sessions", () => {
   });
 
   it("converts an agent's session for that agent only, with its own lead of the session's merchant; anything else reveals nothing", async () => {
-    const session = openSession(
+    const session = await openSession(
       deps(),
       openSessionBodySchema.parse({ ab_id: abId, utm_source: "x" }),
       { agentId: "agt_a" },
@@ -229,9 +243,9 @@ describe("sessions", () => {
     clock = NOW.getTime();
     expect(expired.code).toBe("CONFLICT");
     expect(expired.details.blockedBecause).toEqual(["session_expired"]);
-    expect(convertSession(deps(), { session_id: session.session_id, lead_id: own }, { agentId: "agt_a" }).lead_id).toBe(
-      own,
-    );
+    expect(
+      (await convertSession(deps(), { session_id: session.session_id, lead_id: own }, { agentId: "agt_a" })).lead_id,
+    ).toBe(own);
   });
 
   it("takes exactly one of lead_id and order_id", () => {

@@ -87,12 +87,14 @@ async function newLead(to = abId, message = "Bonjour, un devis pour samedi ?") {
   return created;
 }
 
-const status = (trackingToken: string) =>
-  checkLeadStatus(
-    { leads: app.leads, trackingTokens: app.trackingTokens, baseUrl: "https://abeille.test" },
-    {
-      trackingToken,
-    },
+const status = async (trackingToken: string) =>
+  (
+    await checkLeadStatus(
+      { leads: app.leads, trackingTokens: app.trackingTokens, baseUrl: "https://abeille.test" },
+      {
+        trackingToken,
+      },
+    )
   ).status;
 
 const failureOf = async (pending: Promise<unknown>) => {
@@ -170,7 +172,11 @@ describe("the response form's schema", () => {
 describe("respondToLead", () => {
   it("records the answer, emails it to the person with the merchant as Reply-To, and check_lead_status shows it", async () => {
     const lead = await newLead();
-    expect(status(lead.trackingToken).merchant_response).toEqual({ status: "none", updated_at: null, answers: [] });
+    expect((await status(lead.trackingToken)).merchant_response).toEqual({
+      status: "none",
+      updated_at: null,
+      answers: [],
+    });
     const before = notified;
     const result = await respondToLead(respondDeps(), listing(), lead.leadId, {
       outcome: "answered",
@@ -186,11 +192,11 @@ describe("respondToLead", () => {
         author: `merchant:claim-${abId}`,
       },
     ]);
-    expect(app.outbox.findBySubject(result.answerId as string)).toMatchObject([
+    expect(await app.outbox.findBySubject(result.answerId as string)).toMatchObject([
       { kind: "lead_answer", status: "pending" },
     ]);
 
-    const queued = status(lead.trackingToken);
+    const queued = await status(lead.trackingToken);
     expect(queued.merchant_response).toEqual({
       status: "answered",
       updated_at: clock.toISOString(),
@@ -220,16 +226,16 @@ describe("respondToLead", () => {
     expect(mail?.subject).toBe(`Réponse de ${merchantName} à votre demande de devis`);
     expect(mail?.text).toContain("Bonjour,\nc'est possible samedi à 10 h.");
     expect(mail?.text).toContain("Bonjour, un devis pour samedi ?");
-    expect(status(lead.trackingToken).merchant_response.answers[0]?.delivery).toBe("sent");
+    expect((await status(lead.trackingToken)).merchant_response.answers[0]?.delivery).toBe("sent");
 
     // An agent's follow-up after the answer is still follow-up n° 1 for the merchant.
-    const followUp = sendLeadMessage(
+    const followUp = await sendLeadMessage(
       { ...leadDeps(app), notifyOutbox: () => {} },
       { trackingToken: lead.trackingToken, message: "Merci, samedi 10 h me va." },
     );
     expect(followUp.message.messages_count).toBe(1);
-    expect(app.leads.findFollowUpForDelivery(followUp.message.message_id)?.position).toBe(1);
-    expect(app.leads.findFollowUpForDelivery(result.answerId as string)).toBeNull();
+    expect((await app.leads.findFollowUpForDelivery(followUp.message.message_id))?.position).toBe(1);
+    expect(await app.leads.findFollowUpForDelivery(result.answerId as string)).toBeNull();
   });
 
   it("emails an answer without Reply-To when the merchant has no lead address, and says where to reach it", async () => {
@@ -238,12 +244,12 @@ describe("respondToLead", () => {
       outcome: "answered",
       answer: "Oui, nous livrons.",
     });
-    const row = app.outbox.findBySubject(answerId as string)[0];
+    const row = (await app.outbox.findBySubject(answerId as string))[0];
     if (!row) throw new Error("no outbox row for the answer");
     const setEmail = app.db.$client.prepare("UPDATE merchants SET email = ? WHERE ab_id = ?");
     setEmail.run(null, abId);
     try {
-      const mail = compose(dispatchDeps(recordingTransport()), row);
+      const mail = await compose(dispatchDeps(recordingTransport()), row);
       expect(mail.replyTo).toBeUndefined();
       expect(mail.text).toContain(`Pour lui répondre, utilisez les coordonnées de sa fiche sur Abeille (${abId}).`);
     } finally {
@@ -263,7 +269,7 @@ describe("respondToLead", () => {
     });
     expect(notified).toBe(before);
     expect(answersRows(lead.leadId)).toEqual([]);
-    expect(status(lead.trackingToken).merchant_response).toEqual({
+    expect((await status(lead.trackingToken)).merchant_response).toEqual({
       status: "declined",
       updated_at: clock.toISOString(),
       answers: [],
@@ -292,9 +298,9 @@ describe("respondToLead", () => {
       expect(refused.message).toBe(MERCHANT_LEAD_NOT_FOUND_MESSAGE);
     }
     expect(answersRows(lead.leadId)).toEqual([]);
-    expect(status(lead.trackingToken).merchant_response.status).toBe("none");
-    expect(() => findMerchantLead(app, listing(), lead.leadId)).toThrow(MERCHANT_LEAD_NOT_FOUND_MESSAGE);
-    expect(findMerchantLead(app, listing(otherAbId), lead.leadId).lead.leadId).toBe(lead.leadId);
+    expect((await status(lead.trackingToken)).merchant_response.status).toBe("none");
+    await expect(findMerchantLead(app, listing(), lead.leadId)).rejects.toThrow(MERCHANT_LEAD_NOT_FOUND_MESSAGE);
+    expect((await findMerchantLead(app, listing(otherAbId), lead.leadId)).lead.leadId).toBe(lead.leadId);
   });
 
   it(`takes at most ${MAX_ANSWERS_PER_LEAD} answers per lead (CONFLICT beyond, nothing written)`, async () => {
@@ -358,7 +364,7 @@ describe("the merchant's list of leads", () => {
     }
     await newLead(abId);
     const newestFirst = created.reverse();
-    const first = listMerchantLeads(app, listing(third), 1);
+    const first = await listMerchantLeads(app, listing(third), 1);
     expect(first).toMatchObject({ page: 1, pages: 2, total: MERCHANT_LEADS_PAGE_SIZE + 1 });
     expect(first.leads.map((lead) => lead.leadId)).toEqual(newestFirst.slice(0, MERCHANT_LEADS_PAGE_SIZE));
     expect(first.leads[0]).toMatchObject({
@@ -372,10 +378,10 @@ describe("the merchant's list of leads", () => {
       answersCount: 0,
       anonymizedAt: null,
     });
-    const second = listMerchantLeads(app, listing(third), 2);
+    const second = await listMerchantLeads(app, listing(third), 2);
     expect(second.leads.map((lead) => lead.leadId)).toEqual(newestFirst.slice(MERCHANT_LEADS_PAGE_SIZE));
-    expect(listMerchantLeads(app, listing(third), 0).page).toBe(1);
-    expect(listMerchantLeads(app, listing(third), 3)).toMatchObject({ page: 3, pages: 2, leads: [] });
+    expect((await listMerchantLeads(app, listing(third), 0)).page).toBe(1);
+    expect(await listMerchantLeads(app, listing(third), 3)).toMatchObject({ page: 3, pages: 2, leads: [] });
   });
 });
 
@@ -389,11 +395,11 @@ describe("retention", () => {
     });
     await dispatchDueMessages(dispatchDeps(recordingTransport()));
     clock = new Date("2028-12-01T10:00:00.000Z");
-    anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24, pruneMailFiles: () => 0 });
+    await anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24, pruneMailFiles: () => 0 });
     expect(answersRows(lead.leadId)).toEqual([
       { direction: "merchant_to_person", body: ANONYMIZED_TEXT, status: "sent", author: `merchant:claim-${abId}` },
     ]);
-    const after = status(lead.trackingToken);
+    const after = await status(lead.trackingToken);
     expect(after.anonymized).toBe(true);
     expect(after.merchant_response).toEqual({
       status: "handled",
@@ -409,7 +415,7 @@ describe("retention", () => {
       respondToLead(respondDeps(), listing(), lead.leadId, { outcome: "answered", answer: "Encore là ?" }),
     );
     expect(refused.code).toBe("CONFLICT");
-    expect(findMerchantLead(app, listing(), lead.leadId).lead).toMatchObject({
+    expect((await findMerchantLead(app, listing(), lead.leadId)).lead).toMatchObject({
       contactName: "Anonymisé",
       anonymizedAt: "2028-12-01T10:00:00.000Z",
     });
@@ -421,14 +427,16 @@ describe("/suivi", () => {
     clock = new Date("2028-12-02T10:00:00.000Z");
     const lead = await newLead();
     const before = Buffer.from(
-      renderTrackingPage({ kind: "found", status: status(lead.trackingToken) }).body,
+      renderTrackingPage({ kind: "found", status: await status(lead.trackingToken) }).body,
     ).toString();
     expect(before).toContain("Le commerçant n'a pas encore répondu depuis son espace Abeille.");
     await respondToLead(respondDeps(), listing(), lead.leadId, {
       outcome: "answered",
       answer: "Oui <b>samedi</b>,\nà 10 h.",
     });
-    const page = Buffer.from(renderTrackingPage({ kind: "found", status: status(lead.trackingToken) }).body).toString();
+    const page = Buffer.from(
+      renderTrackingPage({ kind: "found", status: await status(lead.trackingToken) }).body,
+    ).toString();
     expect(page).toContain("Le commerçant a répondu à votre demande, le ");
     expect(page).toContain('<blockquote class="answer-text">Oui &lt;b&gt;samedi&lt;/b&gt;,\nà 10 h.</blockquote>');
     expect(page).not.toContain("<b>samedi</b>");

@@ -63,16 +63,6 @@ const anonymous = { caller: callerA, idempotencyKey: null };
 const followUpsOf = (leadId: string) =>
   app.db.$client.prepare("SELECT body FROM lead_messages WHERE lead_id = ? ORDER BY rowid").pluck().all(leadId);
 
-const errorOf = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (failure) {
-    if (isServiceError(failure)) return failure;
-    throw failure;
-  }
-  throw new Error("expected a ServiceError");
-};
-
 const failureOf = async (pending: Promise<unknown>) => {
   try {
     await pending;
@@ -103,7 +93,7 @@ describe("createLead", () => {
     expect(later.leadId).not.toBe(first.leadId);
     const row = app.db.$client.prepare("SELECT agent_id FROM leads WHERE lead_id = ?").get(first.leadId);
     expect(row).toEqual({ agent_id: "agt_test" });
-    expect(app.outbox.findBySubject(first.leadId)).toHaveLength(1);
+    expect(await app.outbox.findBySubject(first.leadId)).toHaveLength(1);
     expect(followUpsOf(first.leadId)).toEqual([]);
   });
 
@@ -117,7 +107,9 @@ describe("createLead", () => {
       expect(other).toMatchObject({ status: 201, deduplicated: false, trackingStatus: "received" });
       expect(other.leadId).not.toBe(first.leadId);
       expect(other.trackingToken).not.toBe(first.trackingToken);
-      expect(app.outbox.findBySubject(other.leadId)).toMatchObject([{ kind: "lead_notification", status: "pending" }]);
+      expect(await app.outbox.findBySubject(other.leadId)).toMatchObject([
+        { kind: "lead_notification", status: "pending" },
+      ]);
     }
     expect(new Set([first.leadId, otherAddress.leadId, agent.leadId]).size).toBe(3);
     // Each caller's own repeat finds its own lead.
@@ -158,7 +150,9 @@ describe("createLead", () => {
       .prepare("SELECT message_id FROM lead_messages WHERE lead_id = ?")
       .pluck()
       .all(first.leadId) as string[];
-    expect(app.outbox.findBySubject(followUp as string)).toMatchObject([{ kind: "lead_follow_up", status: "pending" }]);
+    expect(await app.outbox.findBySubject(followUp as string)).toMatchObject([
+      { kind: "lead_follow_up", status: "pending" },
+    ]);
     expect(notified).toBe(sentBefore + 1);
 
     // The first message, the follow-up, or no message at all: nothing new to tell the merchant.
@@ -171,7 +165,7 @@ describe("createLead", () => {
     }
     expect(followUpsOf(first.leadId)).toEqual(["J'ajoute : c'est sous l'évier."]);
     expect(notified).toBe(sentBefore + 1);
-    expect(app.outbox.findBySubject(first.leadId)).toHaveLength(1);
+    expect(await app.outbox.findBySubject(first.leadId)).toHaveLength(1);
   });
 
   it("appends a new message once when the same caller's duplicates race", async () => {
@@ -242,22 +236,22 @@ describe("createLead", () => {
 describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => {
   it("work from the tracking token alone and count the follow-ups", async () => {
     const created = await createLead(deps(), request(), anonymous);
-    const status = checkLeadStatus(deps(), { trackingToken: created.trackingToken });
+    const status = await checkLeadStatus(deps(), { trackingToken: created.trackingToken });
     expect(status.status).toMatchObject({ lead_id: created.leadId, tracking_status: "received", messages_count: 0 });
-    const sent = sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "Bonjour" });
+    const sent = await sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "Bonjour" });
     expect(sent.message).toMatchObject({ status: "queued", messages_count: 1, messages_remaining: 19 });
-    expect(checkLeadStatus(deps(), { trackingToken: created.trackingToken }).status.messages_count).toBe(1);
-    expect(app.outbox.findBySubject(sent.message.message_id)[0]?.kind).toBe("lead_follow_up");
+    expect((await checkLeadStatus(deps(), { trackingToken: created.trackingToken })).status.messages_count).toBe(1);
+    expect((await app.outbox.findBySubject(sent.message.message_id))[0]?.kind).toBe("lead_follow_up");
   });
 
   it("answer NOT_FOUND with one message for a bad token, a token of another lead and an unknown lead", async () => {
     const a = await createLead(deps(), request(), anonymous);
     const b = await createLead(deps(), request(), anonymous);
     const failures = [
-      errorOf(() => checkLeadStatus(deps(), { trackingToken: "nope" })),
-      errorOf(() => checkLeadStatus(deps(), { leadId: a.leadId, trackingToken: b.trackingToken })),
-      errorOf(() => checkLeadStatus(deps(), { trackingToken: app.trackingTokens.issue(randomUUID()) })),
-      errorOf(() => sendLeadMessage(deps(), { trackingToken: `${a.leadId}.${"x".repeat(43)}`, message: "x" })),
+      await failureOf(checkLeadStatus(deps(), { trackingToken: "nope" })),
+      await failureOf(checkLeadStatus(deps(), { leadId: a.leadId, trackingToken: b.trackingToken })),
+      await failureOf(checkLeadStatus(deps(), { trackingToken: app.trackingTokens.issue(randomUUID()) })),
+      await failureOf(sendLeadMessage(deps(), { trackingToken: `${a.leadId}.${"x".repeat(43)}`, message: "x" })),
     ];
     for (const failure of failures) {
       expect(failure.code).toBe("NOT_FOUND");
@@ -268,9 +262,9 @@ describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => 
   it("refuses the 21st follow-up with CONFLICT", async () => {
     const created = await createLead(deps(), request(), anonymous);
     for (let index = 0; index < 20; index++) {
-      sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: `n° ${index}` });
+      await sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: `n° ${index}` });
     }
-    const refused = errorOf(() => sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "trop" }));
+    const refused = await failureOf(sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "trop" }));
     expect(refused.code).toBe("CONFLICT");
   });
 });

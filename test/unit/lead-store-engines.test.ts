@@ -10,7 +10,6 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { InsertLeadInput, LeadRepository } from "../../src/domain/leads/lead-store.ts";
 import { createLeadRepository } from "../../src/store/lead-repository.ts";
-import type { Asynchronous } from "../../src/store/postgres/asynchronous.ts";
 import { createPostgresLeadRepository } from "../../src/store/postgres/lead-repository.ts";
 import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
@@ -18,7 +17,7 @@ const AB_ID = "ab_lead0001";
 const T0 = "2026-11-26T10:00:00.000Z";
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 
-function leadsOf(store: OpenedStore): Asynchronous<LeadRepository> {
+function leadsOf(store: OpenedStore): LeadRepository {
   if (store.sqlite) return asynchronous(createLeadRepository(store.sqlite));
   if (store.postgres) return createPostgresLeadRepository(store.postgres.pool);
   throw new Error("no store");

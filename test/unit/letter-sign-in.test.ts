@@ -224,9 +224,9 @@ describe("a sign-in link", () => {
         idempotencyCutoff: new Date(0).toISOString(),
         sessionCutoff: new Date(sessionCutoff).toISOString(),
       });
-    run(expiry);
+    await run(expiry);
     expect(count()).toBe(1);
-    run(expiry + 1);
+    await run(expiry + 1);
     expect(count()).toBe(0);
   });
 

@@ -273,21 +273,22 @@ describe("claims", () => {
 });
 
 describe("retention", () => {
-  it("deletes sessions 30 days after they ended or expired, and keeps the others", () => {
+  it("deletes sessions 30 days after they ended or expired, and keeps the others", async () => {
     const ended = openSession(deps, person({ subject: "sub-ended" }));
     endSession(deps, ended.token);
     const live = openSession(deps, person({ subject: "sub-live" }));
-    const run = () =>
-      anonymizeExpired({ retention: createRetentionRepository(db), now: deps.now, retentionMonths: 24 }).spaceSessions;
+    const run = async () =>
+      (await anonymizeExpired({ retention: createRetentionRepository(db), now: deps.now, retentionMonths: 24 }))
+        .spaceSessions;
     clock = START + 29 * 24 * 60 * 60 * 1000;
-    expect(run()).toBe(0);
+    expect(await run()).toBe(0);
     clock = START + 31 * 24 * 60 * 60 * 1000;
     // Both are over by then: one ended, the other past its absolute expiry.
-    expect(run()).toBe(2);
+    expect(await run()).toBe(2);
     expect(db.$client.prepare("SELECT COUNT(*) FROM pro_sessions").pluck().get()).toBe(0);
     clock = START;
     const fresh = openSession(deps, person({ subject: "sub-fresh" }));
-    expect(run()).toBe(0);
+    expect(await run()).toBe(0);
     expect(readSession(deps, fresh.token)).not.toBeNull();
     expect(readSession(deps, live.token)).toBeNull();
   });

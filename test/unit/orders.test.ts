@@ -170,9 +170,9 @@ describe("order body", () => {
 });
 
 describe("quoteOrderReadiness", () => {
-  it("is blocked by the closed rail and names the lead to send instead", () => {
+  it("is blocked by the closed rail and names the lead to send instead", async () => {
     const { abId, product: item } = priced();
-    const readiness = quoteOrderReadiness(deps(null, false), {
+    const readiness = await quoteOrderReadiness(deps(null, false), {
       ab_id: abId,
       product_ids: [item.productId],
       quantities: [2],
@@ -187,37 +187,41 @@ describe("quoteOrderReadiness", () => {
     expect(String(readiness.lead_instead?.example_payload.message)).toContain(`2 × ${item.name}`);
   });
 
-  it("is ready with the rail open, a ready merchant and fixed prices", () => {
+  it("is ready with the rail open, a ready merchant and fixed prices", async () => {
     const { abId, product: item } = priced();
-    const readiness = quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [item.productId] });
+    const readiness = await quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [item.productId] });
     expect(readiness).toMatchObject({ ready: true, blocked_because: [], amount: item.priceCents, currency: "eur" });
     expect(readiness.order_endpoint).toBe(`${BASE}/api/orders/create`);
     expect(readiness.lead_instead).toBeNull();
   });
 
-  it("names unpriced and unknown products", () => {
+  it("names unpriced and unknown products", async () => {
     const abId = orderReady.find((id) =>
       merchants.findProfile(id)?.products.some((p) => itemStatus(p) === "on_quote"),
     ) as string;
     const onQuote = merchants.findProfile(abId)?.products.find((p) => itemStatus(p) === "on_quote") as Product;
-    const readiness = quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [onQuote.productId, "nope"] });
+    const readiness = await quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [onQuote.productId, "nope"] });
     expect(readiness.ready).toBe(false);
     expect(readiness.blocked_because).toEqual(["product_not_found", "product_on_quote"]);
     expect(readiness.amount).toBeNull();
     expect(readiness.items.map((item) => item.status)).toEqual(["on_quote", "not_found"]);
   });
 
-  it("answers the merchant alone without products, and 404 for unknown merchants", () => {
+  it("answers the merchant alone without products, and 404 for unknown merchants", async () => {
     const { abId } = priced();
-    expect(quoteOrderReadiness(deps(null), { ab_id: abId })).toMatchObject({ ready: false, amount: null, items: [] });
-    expect(() => quoteOrderReadiness(deps(null), { ab_id: "ab_zzzzzzzz" })).toThrow(/No active merchant/);
+    expect(await quoteOrderReadiness(deps(null), { ab_id: abId })).toMatchObject({
+      ready: false,
+      amount: null,
+      items: [],
+    });
+    await expect(quoteOrderReadiness(deps(null), { ab_id: "ab_zzzzzzzz" })).rejects.toThrow(/No active merchant/);
   });
 
-  it("reports a merchant without payment setup", () => {
+  it("reports a merchant without payment setup", async () => {
     const row = db.$client
       .prepare("SELECT ab_id FROM merchants WHERE status = 'ACTIVE' AND payment_setup = 0 LIMIT 1")
       .get() as { ab_id: string };
-    const readiness = quoteOrderReadiness(deps(null), { ab_id: row.ab_id });
+    const readiness = await quoteOrderReadiness(deps(null), { ab_id: row.ab_id });
     expect(readiness.blocked_because).toContain("payment_not_setup");
     expect(readiness.merchant_can_receive_orders).toBe(false);
   });
@@ -251,7 +255,7 @@ describe("createOrder", () => {
     );
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({
-      accountId: orders.paymentAccountFor(abId),
+      accountId: await orders.paymentAccountFor(abId),
       currency: "eur",
       lineItems: [{ name: item.name, unitAmount: item.priceCents, quantity: 3 }],
       customerEmail: "c@x.fr",
@@ -259,7 +263,7 @@ describe("createOrder", () => {
     });
     expect(calls[0]?.accountId).toMatch(/^acct_/);
     expect(answer.payment).toMatchObject({ amount: (item.priceCents ?? 0) * 3, currency: "eur", client_secret: null });
-    expect(orders.findById(answer.order_id)).toMatchObject({
+    expect(await orders.findById(answer.order_id)).toMatchObject({
       status: "payment_pending",
       amountCents: (item.priceCents ?? 0) * 3,
       agentId: "agt_test",

@@ -117,9 +117,9 @@ describe("claims", () => {
     const leads = await Promise.all(Array.from({ length: 12 }, () => newLead()));
     const now = clock.toISOString();
     const leaseUntil = new Date(clock.getTime() + 300_000).toISOString();
-    const a = app.outbox.claimDue({ now, leaseUntil, limit: 5 });
-    const b = second.outbox.claimDue({ now, leaseUntil, limit: 100 });
-    const c = app.outbox.claimDue({ now, leaseUntil, limit: 100 });
+    const a = await app.outbox.claimDue({ now, leaseUntil, limit: 5 });
+    const b = await second.outbox.claimDue({ now, leaseUntil, limit: 100 });
+    const c = await app.outbox.claimDue({ now, leaseUntil, limit: 100 });
     expect(a).toHaveLength(5);
     expect(b).toHaveLength(7);
     expect(c).toHaveLength(0);
@@ -130,7 +130,7 @@ describe("claims", () => {
     const stale = a[0];
     if (!stale) throw new Error("no claim");
     clock = new Date(clock.getTime() + 300_001);
-    const again = second.outbox.claimDue({
+    const again = await second.outbox.claimDue({
       now: clock.toISOString(),
       leaseUntil: new Date(clock.getTime() + 300_000).toISOString(),
       limit: 100,
@@ -138,9 +138,11 @@ describe("claims", () => {
     expect(again.map((row) => row.messageId)).toContain(stale.messageId);
     const retaken = again.find((row) => row.messageId === stale.messageId);
     expect(retaken?.attempts).toBe(2);
-    expect(app.outbox.markSent({ messageId: stale.messageId, attempts: 1, at: clock.toISOString() })).toBe(false);
-    expect(second.outbox.markSent({ messageId: stale.messageId, attempts: 2, at: clock.toISOString() })).toBe(true);
-    expect(app.leads.findSummary(stale.subjectId)?.trackingStatus).toBe("delivered");
+    expect(await app.outbox.markSent({ messageId: stale.messageId, attempts: 1, at: clock.toISOString() })).toBe(false);
+    expect(await second.outbox.markSent({ messageId: stale.messageId, attempts: 2, at: clock.toISOString() })).toBe(
+      true,
+    );
+    expect((await app.leads.findSummary(stale.subjectId))?.trackingStatus).toBe("delivered");
     clock = new Date(clock.getTime() + 300_001);
     await settleAll();
   });
@@ -148,14 +150,16 @@ describe("claims", () => {
   it("take the earliest due rows first, pending and expired leases alike", async () => {
     await settleAll();
     const at = (offsetMs: number) => new Date(clock.getTime() + offsetMs).toISOString();
-    const [early, leased, late] = (await Promise.all([newLead(), newLead(), newLead()])).map(
-      (lead) => app.outbox.findBySubject(lead.leadId)[0]?.messageId as string,
+    const [early, leased, late] = await Promise.all(
+      (await Promise.all([newLead(), newLead(), newLead()])).map(
+        async (lead) => (await app.outbox.findBySubject(lead.leadId))[0]?.messageId as string,
+      ),
     );
     const setDue = app.db.$client.prepare("UPDATE outbox SET status = ?, next_attempt_at = ? WHERE message_id = ?");
     setDue.run("pending", at(-3_000), early);
     setDue.run("sending", at(-2_000), leased); // a worker's lease that ran out
     setDue.run("pending", at(-1_000), late);
-    const claimed = app.outbox.claimDue({ now: at(0), leaseUntil: at(300_000), limit: 2 });
+    const claimed = await app.outbox.claimDue({ now: at(0), leaseUntil: at(300_000), limit: 2 });
     expect(claimed.map((row) => row.messageId)).toEqual([early, leased]);
     clock = new Date(clock.getTime() + 300_001);
     await settleAll();
@@ -190,7 +194,7 @@ describe("dispatch", () => {
     expect(mail?.subject).toBe("Nouvelle demande de devis via Abeille");
     expect(mail?.replyTo?.name).toBe("Camille");
     expect(mail?.to).toBe(app.merchants.findProfile(abIds[0] as string)?.merchant.email);
-    const summary = app.leads.findSummary(lead.leadId);
+    const summary = await app.leads.findSummary(lead.leadId);
     expect(summary?.trackingStatus).toBe("delivered");
     expect(summary?.deliveredAt).toBe(clock.toISOString());
   });
@@ -202,7 +206,7 @@ describe("dispatch", () => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       const report = await dispatchDueMessages(deps(transport));
       expect(report.claimed).toBe(1);
-      const [row] = app.outbox.findBySubject(lead.leadId);
+      const [row] = await app.outbox.findBySubject(lead.leadId);
       expect(row?.attempts).toBe(attempt);
       if (attempt < MAX_ATTEMPTS) {
         expect(row?.status).toBe("pending");
@@ -217,7 +221,7 @@ describe("dispatch", () => {
         expect(row?.status).toBe("failed");
       }
     }
-    const summary = app.leads.findSummary(lead.leadId);
+    const summary = await app.leads.findSummary(lead.leadId);
     expect(summary?.trackingStatus).toBe("failed");
     expect(summary?.failedAt).toBe(clock.toISOString());
   });
@@ -231,8 +235,8 @@ describe("dispatch", () => {
     try {
       const report = await dispatchDueMessages(deps(recordingTransport()));
       expect(report).toMatchObject({ claimed: 1, failed: 1 });
-      expect(app.outbox.findBySubject(lead.leadId)[0]).toMatchObject({ status: "failed", attempts: 1 });
-      expect(app.leads.findSummary(lead.leadId)?.trackingStatus).toBe("failed");
+      expect((await app.outbox.findBySubject(lead.leadId))[0]).toMatchObject({ status: "failed", attempts: 1 });
+      expect((await app.leads.findSummary(lead.leadId))?.trackingStatus).toBe("failed");
     } finally {
       app.db.$client.prepare("UPDATE merchants SET email = ? WHERE ab_id = ?").run(original, abId);
     }
@@ -316,7 +320,7 @@ describe("the worker", () => {
       const stuck = await newLead();
       expect(await settles()).toEqual({ claimed: 0, sent: 0, retried: 0, failed: 0 });
       expect(resets).toBe(1);
-      expect(app.outbox.findBySubject(stuck.leadId)[0]).toMatchObject({ status: "sending", attempts: 1 });
+      expect((await app.outbox.findBySubject(stuck.leadId))[0]).toMatchObject({ status: "sending", attempts: 1 });
 
       const next = await newLead();
       expect(await settles()).toEqual({ claimed: 1, sent: 1, retried: 0, failed: 0 });
@@ -326,7 +330,7 @@ describe("the worker", () => {
       clock = new Date(clock.getTime() + 5 * 60_000 + 1_000);
       expect(await settles()).toEqual({ claimed: 1, sent: 1, retried: 0, failed: 0 });
       expect(delivered).toEqual([next.leadId, stuck.leadId]);
-      expect(app.outbox.findBySubject(stuck.leadId)[0]).toMatchObject({ status: "sent", attempts: 2 });
+      expect((await app.outbox.findBySubject(stuck.leadId))[0]).toMatchObject({ status: "sent", attempts: 2 });
     } finally {
       await worker.stop({ timeoutMs: 100 });
     }
@@ -346,7 +350,7 @@ describe("after a crash", () => {
         "UPDATE outbox SET status = 'sending', attempts = 1, next_attempt_at = ?, claimed_by = ? WHERE subject_id = ?",
       )
       .run(new Date(clock.getTime() + 300_000).toISOString(), claimer, leadId);
-  const statusOf = (leadId: string) => app.outbox.findBySubject(leadId)[0]?.status;
+  const statusOf = async (leadId: string) => (await app.outbox.findBySubject(leadId))[0]?.status;
 
   it("sends at once what a killed process had claimed, and leaves live or remote claims to their owner", async () => {
     await settleAll();
@@ -363,13 +367,13 @@ describe("after a crash", () => {
       while (transport.sent.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await worker.runNow();
       expect(transport.sent.map((mail) => mail.headers?.["X-Abeille-Lead-Id"])).toEqual([orphan.leadId]);
-      expect([statusOf(orphan.leadId), statusOf(live.leadId), statusOf(remote.leadId)]).toEqual([
+      expect(await Promise.all([statusOf(orphan.leadId), statusOf(live.leadId), statusOf(remote.leadId)])).toEqual([
         "sent",
         "sending",
         "sending",
       ]);
       // The orphan's interrupted attempt counts: this delivery was its second.
-      expect(app.outbox.findBySubject(orphan.leadId)[0]?.attempts).toBe(2);
+      expect((await app.outbox.findBySubject(orphan.leadId))[0]?.attempts).toBe(2);
     } finally {
       await worker.stop();
       // The others' leases run out; later tests start from an empty queue.
@@ -393,7 +397,7 @@ describe("npm run outbox -- --once", () => {
     expect(stdout).toMatch(/^outbox: 1 sent, 0 to retry, 0 failed/);
     const files = readdirSync(path.join(dataDir, "outbox")).filter((name) => name.includes("lead_notification"));
     expect(files).toHaveLength(1);
-    expect(app.leads.findSummary(lead.leadId)?.trackingStatus).toBe("delivered");
+    expect((await app.leads.findSummary(lead.leadId))?.trackingStatus).toBe("delivered");
   });
 });
 
@@ -437,7 +441,7 @@ describe("the SMTP transport", () => {
     try {
       const report = await dispatchDueMessages(deps(transport));
       expect(report).toMatchObject({ claimed: 1, retried: 1 });
-      const [row] = app.outbox.findBySubject(lead.leadId);
+      const [row] = await app.outbox.findBySubject(lead.leadId);
       expect(row).toMatchObject({ status: "pending", attempts: 1 });
       expect(row?.lastError).toMatch(/ECONNREFUSED|ECONNECTION|ESOCKET/);
     } finally {

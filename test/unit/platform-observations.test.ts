@@ -236,8 +236,8 @@ describe("the observations import", () => {
     ].map((text, index) => ({ number: index + 1, text }));
     const stored = new Map<string, number>();
     const checkpoints = {
-      read: (key: string) => stored.get(key) ?? 0,
-      write: (key: string, line: number) => void stored.set(key, line),
+      read: async (key: string) => stored.get(key) ?? 0,
+      write: async (key: string, line: number) => void stored.set(key, line),
     };
     const changed: string[] = [];
     const run = () =>

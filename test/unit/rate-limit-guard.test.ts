@@ -77,10 +77,10 @@ describe("guard", () => {
 
   it("follows the operator setting within a second", async () => {
     const app = makeApp();
-    app.settings.set(KILL_SWITCH_SETTING, "on", new Date());
+    await app.settings.set(KILL_SWITCH_SETTING, "on", new Date());
     await new Promise((resolve) => setTimeout(resolve, 1050));
     expect((await refusal(guardRequest(app, request(), "search", "1.1.1.2"))).code).toBe("SERVICE_SUSPENDED");
-    app.settings.set(KILL_SWITCH_SETTING, "off", new Date());
+    await app.settings.set(KILL_SWITCH_SETTING, "off", new Date());
     await new Promise((resolve) => setTimeout(resolve, 1050));
     await expect(guardRequest(app, request(), "search", "1.1.1.2")).resolves.toBeDefined();
   });
@@ -122,11 +122,11 @@ describe("guard", () => {
 
   it("gives agents their own budget by level and their permissions", async () => {
     const app = makeApp({ RATE_LIMIT_ANON_HOURLY: "1", RATE_LIMIT_L1_HOURLY: "3", RATE_LIMIT_L2_HOURLY: "7" });
-    const reader = register(app, 1);
+    const reader = await register(app, 1);
     const result = await guardRequest(app, request({ "x-api-key": reader.api_key }), "search", "10.2.0.1");
     expect(result.caller).toMatchObject({ agentId: reader.agent_id, level: 1, permissions: ["registry:read"] });
     expect(result.headers["RateLimit-Policy"]).toBe('"hourly";q=3;w=3600, "registrant";q=7;w=3600');
-    const pending = register(app, 4);
+    const pending = await register(app, 4);
     const held = await guardRequest(app, request({ authorization: `Bearer ${pending.api_key}` }), "lead", "10.2.0.1");
     expect(held.caller.level).toBe(2);
     expect(held.headers["RateLimit-Policy"]).toBe('"hourly";q=7;w=3600, "registrant";q=7;w=3600');
@@ -134,7 +134,7 @@ describe("guard", () => {
 
   it("refuses a Reader key on lead creation, and orders:write only while the rail is open", async () => {
     const closed = makeApp();
-    const reader = register(closed, 1);
+    const reader = await register(closed, 1);
     const headers = { "x-api-key": reader.api_key };
     expect((await refusal(guardRequest(closed, request(headers), "lead", "10.3.0.1"))).code).toBe("FORBIDDEN");
     await expect(guardRequest(closed, request(headers), "platform_contact", "10.3.0.1")).resolves.toBeDefined();
@@ -144,14 +144,14 @@ describe("guard", () => {
 
     const open = makeApp({ PUBLIC_ORDER_RAIL_ENABLED: "true" });
     expect((await refusal(guardRequest(open, request(), "order", "10.3.0.2"))).code).toBe("FORBIDDEN");
-    const inquirer = register(open, 2);
+    const inquirer = await register(open, 2);
     const forbidden = await refusal(
       guardRequest(open, request({ "x-api-key": inquirer.api_key }), "order", "10.3.0.2"),
     );
     expect(forbidden.code).toBe("FORBIDDEN");
     expect(forbidden.details.headers?.RateLimit).toBeDefined();
-    const transactional = register(open, 4);
-    applyAgentCommand({ agents: open.agents, now: open.now }, transactional.agent_id, "approve");
+    const transactional = await register(open, 4);
+    await applyAgentCommand({ agents: open.agents, now: open.now }, transactional.agent_id, "approve");
     const allowed = await guardRequest(open, request({ "x-api-key": transactional.api_key }), "order", "10.3.0.2");
     expect(allowed.caller.permissions).toContain("orders:write");
   });
@@ -166,8 +166,8 @@ describe("guard", () => {
     expect(
       (await refusal(guardRequest(app, request({ authorization: "Basic eDp5" }), "search", "10.4.0.1"))).code,
     ).toBe("UNAUTHORIZED");
-    const agent = register(app, 2);
-    applyAgentCommand({ agents: app.agents, now: app.now }, agent.agent_id, "suspend");
+    const agent = await register(app, 2);
+    await applyAgentCommand({ agents: app.agents, now: app.now }, agent.agent_id, "suspend");
     const suspended = await refusal(guardRequest(app, request({ "x-api-key": agent.api_key }), "search", "10.4.0.1"));
     expect(suspended.code).toBe("FORBIDDEN");
     // The address's budget (3) is spent by the three refused attempts: key guessing is throttled.

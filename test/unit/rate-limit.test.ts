@@ -122,35 +122,78 @@ describe("client addresses", () => {
 });
 
 describe("kill switch", () => {
-  it("reads the operator setting at most once per cache period", () => {
+  it("reads the operator setting at most once per cache period", async () => {
     const time = clock();
     let stored: string | null = null;
     let reads = 0;
     const killSwitch = createKillSwitch({
       environmentSuspended: false,
       settings: {
-        get: (key) => {
+        get: async (key) => {
           reads++;
           return key === KILL_SWITCH_SETTING ? stored : null;
         },
       },
       clock: time.now,
     });
-    expect(killSwitch.isSuspended()).toBe(false);
+    expect(await killSwitch.isSuspended()).toBe(false);
     stored = "on";
-    expect(killSwitch.isSuspended()).toBe(false);
+    expect(await killSwitch.isSuspended()).toBe(false);
     time.advance(1000);
-    expect(killSwitch.isSuspended()).toBe(true);
-    for (let i = 0; i < 100; i++) killSwitch.isSuspended();
+    expect(await killSwitch.isSuspended()).toBe(true);
+    for (let i = 0; i < 100; i++) await killSwitch.isSuspended();
     expect(reads).toBe(2);
     stored = "off";
     time.advance(1000);
-    expect(killSwitch.isSuspended()).toBe(false);
+    // Requests that find the value stale at once share one read.
+    expect(await Promise.all([killSwitch.isSuspended(), killSwitch.isSuspended(), killSwitch.status()])).toEqual([
+      false,
+      false,
+      { suspended: false, environment: false, operator: false },
+    ]);
+    expect(reads).toBe(3);
   });
 
-  it("stays on while the environment says so, whatever the operator setting", () => {
-    const killSwitch = createKillSwitch({ environmentSuspended: true, settings: { get: () => "off" } });
-    expect(killSwitch.isSuspended()).toBe(true);
-    expect(killSwitch.status()).toEqual({ suspended: true, environment: true, operator: false });
+  it("answers without waiting only from a fresh read, and starts one when it has none", async () => {
+    const time = clock();
+    let stored: string | null = "on";
+    let reads = 0;
+    const killSwitch = createKillSwitch({
+      environmentSuspended: false,
+      settings: {
+        get: async () => {
+          reads++;
+          return stored;
+        },
+      },
+      clock: time.now,
+    });
+    expect(killSwitch.knownSuspended()).toBeNull();
+    expect(reads).toBe(1);
+    await killSwitch.isSuspended();
+    expect(reads).toBe(1);
+    expect(killSwitch.knownSuspended()).toBe(true);
+    stored = null;
+    time.advance(1000);
+    expect(killSwitch.knownSuspended()).toBeNull();
+    await killSwitch.isSuspended();
+    expect(killSwitch.knownSuspended()).toBe(false);
+    expect(reads).toBe(2);
+    // refresh reads within the cache period too: a caller calling it more often than the period
+    // always finds a fresh answer.
+    stored = "on";
+    time.advance(600);
+    expect(await killSwitch.refresh()).toBe(true);
+    time.advance(600);
+    expect(killSwitch.knownSuspended()).toBe(true);
+    expect(reads).toBe(3);
+    const environment = createKillSwitch({ environmentSuspended: true, settings: { get: async () => null } });
+    expect(environment.knownSuspended()).toBe(true);
+  });
+
+  it("stays on while the environment says so, whatever the operator setting", async () => {
+    const killSwitch = createKillSwitch({ environmentSuspended: true, settings: { get: async () => "off" } });
+    expect(await killSwitch.isSuspended()).toBe(true);
+    expect(await killSwitch.status()).toEqual({ suspended: true, environment: true, operator: false });
   });
 });

@@ -72,8 +72,8 @@ describe("anonymizeExpired", () => {
       },
       { caller: { agentId: "agt_stats", clientAddress: "127.0.0.1" }, idempotencyKey: "old-key" },
     );
-    const message = sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "Message privé" });
-    const contact = submitPlatformContact(
+    const message = await sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "Message privé" });
+    const contact = await submitPlatformContact(
       { platformContacts: app.platformContacts, now: app.now, notifyOutbox: () => {} },
       {
         type: "support",
@@ -99,7 +99,7 @@ describe("anonymizeExpired", () => {
     const recentFile = path.join(mailDir, "recent.eml");
     writeFileSync(recentFile, "From: y");
 
-    const report = anonymizeExpired({
+    const report = await anonymizeExpired({
       retention: app.retention,
       now: app.now,
       retentionMonths: 24,
@@ -167,16 +167,16 @@ describe("anonymizeExpired", () => {
     expect(untouched).toEqual({ contact_name: "Récent", anonymized_at: null });
 
     // The token still answers the status (nothing personal in it); follow-ups are refused.
-    expect(checkLeadStatus(deps, { trackingToken: old.trackingToken }).status.anonymized).toBe(true);
+    expect((await checkLeadStatus(deps, { trackingToken: old.trackingToken })).status.anonymized).toBe(true);
     try {
-      sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "encore" });
+      await sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "encore" });
       throw new Error("expected a refusal");
     } catch (failure) {
       expect(isServiceError(failure) && failure.code).toBe("CONFLICT");
     }
 
     // Idempotent.
-    const again = anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
+    const again = await anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
     expect(again).toMatchObject({ leads: 0, leadMessages: 0, platformContacts: 0 });
   });
 
@@ -193,7 +193,7 @@ describe("anonymizeExpired", () => {
     const recentOrder = randomUUID();
     insert.run(oldOrder, abId, "2024-06-01T10:00:00.000Z");
     insert.run(recentOrder, abId, "2026-11-01T10:00:00.000Z");
-    const counts = app.retention.anonymizeBefore({
+    const counts = await app.retention.anonymizeBefore({
       cutoff: "2024-11-22T08:00:00.000Z",
       now: "2026-11-22T08:00:00.000Z",
       idempotencyCutoff: "2026-11-21T08:00:00.000Z",
@@ -245,7 +245,7 @@ describe("what retention leaves on disk", () => {
         { caller: { agentId: null, clientAddress: "127.0.0.2" }, idempotencyKey: null },
       );
       if (index % 3 === 0)
-        sendLeadMessage(deps, { trackingToken: lead.trackingToken, message: `${secret} suite ${index}` });
+        await sendLeadMessage(deps, { trackingToken: lead.trackingToken, message: `${secret} suite ${index}` });
     }
     const file = path.join(dataDir, "abeille.db");
     const onDisk = () =>
@@ -256,7 +256,7 @@ describe("what retention leaves on disk", () => {
     expect(onDisk()).toBe(true);
 
     clock = new Date("2026-12-01T08:00:00.000Z");
-    const report = anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
+    const report = await anonymizeExpired({ retention: app.retention, now: app.now, retentionMonths: 24 });
     expect(report.leads).toBe(150);
     expect(report.leadMessages).toBe(50);
     expect(onDisk()).toBe(false);

@@ -127,7 +127,10 @@ describe("the demo written as official files", () => {
         registry,
         communes: createCommuneLookup(reference),
         now: () => NOW,
-        checkpoints: { read: (key) => stored.get(key) ?? 0, write: (key, line) => void stored.set(key, line) },
+        checkpoints: {
+          read: async (key) => stored.get(key) ?? 0,
+          write: async (key, line) => void stored.set(key, line),
+        },
       },
       (async function* () {
         yield* lines;
@@ -171,7 +174,10 @@ describe("the demo written as official files", () => {
         registry,
         communes: createCommuneLookup(reference),
         now: () => NOW,
-        checkpoints: { read: (key) => stored.get(key) ?? 0, write: (key, line) => void stored.set(key, line) },
+        checkpoints: {
+          read: async (key) => stored.get(key) ?? 0,
+          write: async (key, line) => void stored.set(key, line),
+        },
       },
       (async function* () {
         yield* records.map((record, index) => ({

@@ -8,13 +8,22 @@ export const KILL_SWITCH_SETTING = "agent_access_suspended";
 
 export interface KillSwitchSettings {
   /** The stored value of a setting, or null. */
-  get(key: string): string | null;
+  get(key: string): Promise<string | null>;
 }
 
 export interface KillSwitch {
-  isSuspended(): boolean;
+  /** Reads the settings at most once per `cacheMs` (concurrent callers share the read). */
+  isSuspended(): Promise<boolean>;
+  /**
+   * Without waiting, for a caller that cannot (the published documents' fast path): the answer
+   * from a read less than `cacheMs` old, or null when there is none (a read then starts, and the
+   * caller hands the request to one that waits: the route's guard).
+   */
+  knownSuspended(): boolean | null;
+  /** Reads the settings now, whatever the cache (for a caller that keeps knownSuspended fresh). */
+  refresh(): Promise<boolean>;
   /** Where the switch stands and why, for operators. */
-  status(): { suspended: boolean; environment: boolean; operator: boolean };
+  status(): Promise<{ suspended: boolean; environment: boolean; operator: boolean }>;
 }
 
 export interface KillSwitchOptions {
@@ -34,20 +43,41 @@ export function createKillSwitch(options: KillSwitchOptions): KillSwitch {
   const clock = options.clock ?? Date.now;
   let operator = false;
   let readAt = Number.NEGATIVE_INFINITY;
+  let reading: Promise<boolean> | null = null;
 
-  const operatorSwitch = (): boolean => {
+  const read = (now: number): Promise<boolean> => {
+    reading ??= options.settings
+      .get(KILL_SWITCH_SETTING)
+      .then((value) => {
+        operator = parseSwitchValue(value);
+        readAt = now;
+        return operator;
+      })
+      .finally(() => {
+        reading = null;
+      });
+    return reading;
+  };
+  const fresh = (now: number) => now - readAt < cacheMs;
+
+  const operatorSwitch = (): Promise<boolean> => {
     const now = clock();
-    if (now - readAt >= cacheMs) {
-      operator = parseSwitchValue(options.settings.get(KILL_SWITCH_SETTING));
-      readAt = now;
-    }
-    return operator;
+    return fresh(now) ? Promise.resolve(operator) : read(now);
   };
 
   return {
-    isSuspended: () => options.environmentSuspended || operatorSwitch(),
-    status() {
-      const fromOperator = operatorSwitch();
+    isSuspended: () => (options.environmentSuspended ? Promise.resolve(true) : operatorSwitch()),
+    knownSuspended() {
+      if (options.environmentSuspended) return true;
+      const now = clock();
+      if (fresh(now)) return operator;
+      // The guard of the request this caller hands over reports a failed read.
+      read(now).catch(() => undefined);
+      return null;
+    },
+    refresh: () => read(clock()),
+    async status() {
+      const fromOperator = await operatorSwitch();
       return {
         suspended: options.environmentSuspended || fromOperator,
         environment: options.environmentSuspended,

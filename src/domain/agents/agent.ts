@@ -24,12 +24,13 @@ export interface NewAgent extends Agent {
 
 /** Storage the agent rules need (src/store/agent-repository.ts implements it on SQLite). */
 export interface AgentStore {
-  insert(agent: NewAgent): void;
-  findByKeyHash(keyHash: string): Agent | null;
-  findById(agentId: string): Agent | null;
-  list(filter?: { status?: AgentStatus }): Agent[];
+  insert(agent: NewAgent): Promise<void>;
+  findByKeyHash(keyHash: string): Promise<Agent | null>;
+  findById(agentId: string): Promise<Agent | null>;
+  list(filter?: { status?: AgentStatus }): Promise<Agent[]>;
+  /** Sets the status and level; the agent as it now is, or null when there is no such agent. */
   update(
     agentId: string,
     change: { status: AgentStatus; certificationLevel: CertificationLevel; now: Date },
-  ): Agent | null;
+  ): Promise<Agent | null>;
 }

@@ -9,7 +9,7 @@ import { hashApiKey } from "./api-keys.ts";
  */
 export interface Authenticator {
   /** The agent with this key, whatever its status, or null when no agent has it. */
-  authenticate(key: string): Agent | null;
+  authenticate(key: string): Promise<Agent | null>;
   invalidate(agentId: string): void;
   clear(): void;
 }
@@ -29,12 +29,12 @@ export function createAuthenticator(store: Pick<AgentStore, "findByKeyHash">, op
   const cache = new Map<string, { agent: Agent; expiresAt: number }>();
 
   const authenticator: Authenticator = {
-    authenticate(key) {
+    async authenticate(key) {
       const keyHash = hashApiKey(key);
       const now = clock();
       const cached = cache.get(keyHash);
       if (cached && cached.expiresAt > now) return cached.agent;
-      const agent = store.findByKeyHash(keyHash);
+      const agent = await store.findByKeyHash(keyHash);
       if (cached) cache.delete(keyHash);
       if (agent) {
         if (cache.size >= maxEntries) {

@@ -36,14 +36,14 @@ export function nextState(
   }
 }
 
-export function applyAgentCommand(
+export async function applyAgentCommand(
   deps: { agents: Pick<AgentStore, "findById" | "update">; now: () => Date; onChange?: (agentId: string) => void },
   agentId: string,
   command: AgentCommand,
-): Agent {
-  const agent = deps.agents.findById(agentId);
+): Promise<Agent> {
+  const agent = await deps.agents.findById(agentId);
   if (!agent) throw new AgentTransitionError(`no agent ${agentId}`);
-  const updated = deps.agents.update(agentId, { ...nextState(agent, command), now: deps.now() });
+  const updated = await deps.agents.update(agentId, { ...nextState(agent, command), now: deps.now() });
   if (!updated) throw new AgentTransitionError(`no agent ${agentId}`);
   deps.onChange?.(agentId);
   return updated;

@@ -59,11 +59,11 @@ export function grantOf(agent: { status: AgentStatus; certificationLevel: number
 }
 
 /** Registers an agent: levels 1-2 are active at once, 3-4 wait for an operator (held at level 2). */
-export function registerAgent(
+export async function registerAgent(
   deps: RegisterAgentDeps,
   input: RegisterAgentInput,
   registrant: Registrant,
-): AgentRegistration {
+): Promise<AgentRegistration> {
   const apiKey = generateApiKey();
   const now = deps.now().toISOString();
   const { status, certificationLevel } = initialGrant(input.requested_level);
@@ -81,7 +81,7 @@ export function registerAgent(
     createdAt: now,
     updatedAt: now,
   };
-  deps.agents.insert({ ...agent, keyHash: hashApiKey(apiKey) });
+  await deps.agents.insert({ ...agent, keyHash: hashApiKey(apiKey) });
   return {
     agent_id: agent.agentId,
     api_key: apiKey,

@@ -58,9 +58,9 @@ export function keyToCheck(presented: PresentedKey, queryToken: string | undefin
  * not valid but still named (its holder learns why); unknown, revoked and malformed keys all get
  * the same empty answer.
  */
-export function verifyAgentKey(deps: { authenticator: Authenticator; limits: HourlyLimits }, token: string) {
+export async function verifyAgentKey(deps: { authenticator: Authenticator; limits: HourlyLimits }, token: string) {
   if (!isWellFormedApiKey(token)) return { ...INVALID };
-  const agent = deps.authenticator.authenticate(token);
+  const agent = await deps.authenticator.authenticate(token);
   if (!agent || agent.status === "revoked") return { ...INVALID };
   const common = {
     agent_id: agent.agentId,

@@ -18,16 +18,19 @@ export interface AttributionSession {
 }
 
 export interface AttributionRepository {
-  insert(session: AttributionSession): void;
-  findById(sessionId: string): AttributionSession | null;
+  insert(session: AttributionSession): Promise<void>;
+  findById(sessionId: string): Promise<AttributionSession | null>;
   /**
    * Marks an open, unexpired session converted in one conditional UPDATE: of two concurrent
    * conversions exactly one wins. False when the session was converted or expired meanwhile.
    */
-  convert(sessionId: string, conversion: { leadId: string | null; orderId: string | null; at: string }): boolean;
+  convert(
+    sessionId: string,
+    conversion: { leadId: string | null; orderId: string | null; at: string },
+  ): Promise<boolean>;
   /** The merchant a lead went to and the agent that sent it (null: anonymous), or null. */
-  leadOwner(leadId: string): ConversionTarget | null;
-  orderOwner(orderId: string): ConversionTarget | null;
+  leadOwner(leadId: string): Promise<ConversionTarget | null>;
+  orderOwner(orderId: string): Promise<ConversionTarget | null>;
 }
 
 export interface ConversionTarget {

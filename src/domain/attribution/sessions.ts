@@ -34,12 +34,12 @@ export interface OpenedSession {
  * the AI-agent family it names), and the referrer is kept as origin and path only: query
  * strings and fragments can carry personal data.
  */
-export function openSession(
+export async function openSession(
   deps: AttributionDeps,
   input: OpenSessionBody,
   caller: SessionCaller,
   userAgentHeader: string | null,
-): OpenedSession {
+): Promise<OpenedSession> {
   if (input.ab_id) {
     const [merchant] = deps.merchants.findMerchants([input.ab_id]);
     if (!merchant || merchant.status === "ARCHIVED") {
@@ -87,7 +87,7 @@ export function openSession(
     leadId: null,
     orderId: null,
   };
-  deps.attribution.insert(session);
+  await deps.attribution.insert(session);
   return {
     session_id: session.sessionId,
     evidence_level: evidence.level,
@@ -119,8 +119,12 @@ export interface Conversion {
  * caller's, or for another merchant than the session's: 404 NOT_FOUND, one message for all. The
  * same lead may convert several sessions (multi-touch); a session converts once.
  */
-export function convertSession(deps: AttributionDeps, input: ConvertSessionBody, caller: SessionCaller): Conversion {
-  const session = deps.attribution.findById(input.session_id);
+export async function convertSession(
+  deps: AttributionDeps,
+  input: ConvertSessionBody,
+  caller: SessionCaller,
+): Promise<Conversion> {
+  const session = await deps.attribution.findById(input.session_id);
   if (!session) throw new ServiceError("NOT_FOUND", `No attribution session ${input.session_id}`);
   // A session an agent opened is converted by that agent alone: an anonymous caller or another
   // agent cannot credit it (nor learn anything about the leads it tries).
@@ -136,7 +140,7 @@ export function convertSession(deps: AttributionDeps, input: ConvertSessionBody,
   assertOpen(session, now);
   const leadId = input.lead_id ?? null;
   const orderId = input.order_id ?? null;
-  const target = leadId ? deps.attribution.leadOwner(leadId) : deps.attribution.orderOwner(orderId ?? "");
+  const target = leadId ? await deps.attribution.leadOwner(leadId) : await deps.attribution.orderOwner(orderId ?? "");
   // Unknown, sent by another agent, or for another merchant than the session's: one answer that
   // says none of these, so a guessed id reveals neither its existence nor its merchant.
   const usable =
@@ -151,9 +155,9 @@ export function convertSession(deps: AttributionDeps, input: ConvertSessionBody,
         : `No order ${orderId} this session can be converted with (an order of the session's merchant, placed by this caller)`,
     );
   }
-  if (!deps.attribution.convert(session.sessionId, { leadId, orderId, at: now })) {
+  if (!(await deps.attribution.convert(session.sessionId, { leadId, orderId, at: now }))) {
     // Converted (or expired) between the read and the conditional update: say which.
-    assertOpen(deps.attribution.findById(session.sessionId) ?? session, now);
+    assertOpen((await deps.attribution.findById(session.sessionId)) ?? session, now);
     throw new ServiceError("CONFLICT", "The attribution session could not be converted", {
       blockedBecause: ["session_already_converted"],
     });

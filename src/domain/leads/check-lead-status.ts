@@ -46,11 +46,11 @@ export interface CheckLeadStatusDeps {
 }
 
 /** GET /api/leads/{lead_id} and the MCP tool check_lead_status. */
-export function checkLeadStatus(
+export async function checkLeadStatus(
   deps: CheckLeadStatusDeps,
   input: { leadId?: string | undefined; trackingToken: string },
-): { status: LeadStatus; actions: Action[] } {
-  const lead = findTrackedLead(deps, input);
+): Promise<{ status: LeadStatus; actions: Action[] }> {
+  const lead = await findTrackedLead(deps, input);
   return {
     status: {
       lead_id: lead.leadId,
@@ -63,20 +63,20 @@ export function checkLeadStatus(
       messages_count: lead.messagesCount,
       messages_remaining: Math.max(0, MAX_FOLLOW_UPS_PER_LEAD - lead.messagesCount),
       anonymized: lead.anonymizedAt !== null,
-      merchant_response: merchantResponse(deps.leads, lead),
+      merchant_response: await merchantResponse(deps.leads, lead),
     },
     actions: leadActions(deps.baseUrl, lead.leadId, lead.abId),
   };
 }
 
-function merchantResponse(leads: LeadRepository, lead: LeadSummary): MerchantResponse {
+async function merchantResponse(leads: LeadRepository, lead: LeadSummary): Promise<MerchantResponse> {
   // Only a lead the merchant acted on can carry answers: the common case reads nothing more.
   if (lead.merchantStatus === null) return { status: "none", updated_at: null, answers: [] };
   const anonymized = lead.anonymizedAt !== null;
   return {
     status: lead.merchantStatus,
     updated_at: lead.merchantStatusAt,
-    answers: leads.listAnswers(lead.leadId).map((answer) => ({
+    answers: (await leads.listAnswers(lead.leadId)).map((answer) => ({
       answer_id: answer.messageId,
       message: anonymized || answer.anonymizedAt !== null ? null : answer.body,
       created_at: answer.createdAt,

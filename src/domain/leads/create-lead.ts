@@ -147,7 +147,7 @@ export async function createLead(
   }
 
   const created = outcome.kind === "created" || (outcome.kind === "replayed" && outcome.originalKind === "created");
-  const existing = created ? null : deps.leads.findSummary(outcome.leadId);
+  const existing = created ? null : await deps.leads.findSummary(outcome.leadId);
   return {
     status: created ? 201 : 200,
     deduplicated: !created,

@@ -10,14 +10,14 @@ export const LEAD_NOT_FOUND_MESSAGE = "No lead matches this lead id and tracking
  * issue, a token for another lead than `leadId`, and a lead that does not exist all raise the same
  * NOT_FOUND (same status, same message); the mac check is constant-time and runs before any lookup.
  */
-export function findTrackedLead(
+export async function findTrackedLead(
   deps: { leads: LeadRepository; trackingTokens: TrackingTokens },
   input: { leadId?: string | undefined; trackingToken: string },
-): LeadSummary {
+): Promise<LeadSummary> {
   const tokenLeadId = deps.trackingTokens.verify(input.trackingToken);
   const summary =
     tokenLeadId !== null && (input.leadId === undefined || input.leadId.toLowerCase() === tokenLeadId)
-      ? deps.leads.findSummary(tokenLeadId)
+      ? await deps.leads.findSummary(tokenLeadId)
       : null;
   if (!summary) throw new ServiceError("NOT_FOUND", LEAD_NOT_FOUND_MESSAGE);
   return summary;

@@ -187,17 +187,20 @@ export interface LeadRepository {
    * the other leads of the same event-loop turn (group-commit.ts); resolves once committed.
    */
   insertLead(input: InsertLeadInput): Promise<InsertLeadOutcome>;
-  findSummary(leadId: string): LeadSummary | null;
-  findForDelivery(leadId: string): LeadForDelivery | null;
-  insertFollowUp(input: InsertFollowUpInput): InsertFollowUpOutcome;
-  findFollowUpForDelivery(messageId: string): FollowUpForDelivery | null;
+  findSummary(leadId: string): Promise<LeadSummary | null>;
+  findForDelivery(leadId: string): Promise<LeadForDelivery | null>;
+  insertFollowUp(input: InsertFollowUpInput): Promise<InsertFollowUpOutcome>;
+  findFollowUpForDelivery(messageId: string): Promise<FollowUpForDelivery | null>;
   /** The merchant's answers on a lead, oldest first. */
-  listAnswers(leadId: string): LeadMessageRecord[];
+  listAnswers(leadId: string): Promise<LeadMessageRecord[]>;
   /** A merchant's leads, newest first, one page, and how many it has in all. */
-  listForMerchant(abId: string, page: { limit: number; offset: number }): { total: number; leads: MerchantLead[] };
+  listForMerchant(
+    abId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; leads: MerchantLead[] }>;
   /** One lead of this merchant with its messages (oldest first); null for another merchant's lead. */
-  findForMerchant(abId: string, leadId: string): { lead: MerchantLead; messages: LeadMessageRecord[] } | null;
+  findForMerchant(abId: string, leadId: string): Promise<{ lead: MerchantLead; messages: LeadMessageRecord[] } | null>;
   /** The merchant's status, and its answer with its outbox row, in one IMMEDIATE transaction. */
-  recordResponse(input: RecordResponseInput): RecordResponseOutcome;
-  findAnswerForDelivery(messageId: string): AnswerForDelivery | null;
+  recordResponse(input: RecordResponseInput): Promise<RecordResponseOutcome>;
+  findAnswerForDelivery(messageId: string): Promise<AnswerForDelivery | null>;
 }

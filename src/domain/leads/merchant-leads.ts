@@ -17,13 +17,13 @@ export interface MerchantLeadPage {
  * The leads addressed to a claimed listing, newest first, one page (1-based; anything else reads
  * as page 1). A page past the last is an empty list with the true count, not an error.
  */
-export function listMerchantLeads(
+export async function listMerchantLeads(
   deps: { leads: LeadRepository },
   listing: ListingAccess,
   page: number,
-): MerchantLeadPage {
+): Promise<MerchantLeadPage> {
   const wanted = Number.isSafeInteger(page) && page >= 1 ? page : 1;
-  const { total, leads } = deps.leads.listForMerchant(listing.abId, {
+  const { total, leads } = await deps.leads.listForMerchant(listing.abId, {
     limit: MERCHANT_LEADS_PAGE_SIZE,
     offset: (wanted - 1) * MERCHANT_LEADS_PAGE_SIZE,
   });
@@ -31,12 +31,12 @@ export function listMerchantLeads(
 }
 
 /** One lead of a claimed listing with its follow-ups and answers; another listing's lead is NOT_FOUND. */
-export function findMerchantLead(
+export async function findMerchantLead(
   deps: { leads: LeadRepository },
   listing: ListingAccess,
   leadId: string,
-): { lead: MerchantLead; messages: LeadMessageRecord[] } {
-  const found = deps.leads.findForMerchant(listing.abId, leadId.toLowerCase());
+): Promise<{ lead: MerchantLead; messages: LeadMessageRecord[] }> {
+  const found = await deps.leads.findForMerchant(listing.abId, leadId.toLowerCase());
   if (!found) throw new ServiceError("NOT_FOUND", MERCHANT_LEAD_NOT_FOUND_MESSAGE);
   return found;
 }

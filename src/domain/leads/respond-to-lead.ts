@@ -74,7 +74,7 @@ export async function respondToLead(
     }
   }
   const answerId = response.answer !== undefined ? randomUUID() : null;
-  const outcome = deps.leads.recordResponse({
+  const outcome = await deps.leads.recordResponse({
     leadId,
     abId: listing.abId,
     at: deps.now().toISOString(),

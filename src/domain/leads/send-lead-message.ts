@@ -24,11 +24,11 @@ export interface SentLeadMessage {
  * MAX_FOLLOW_UPS_PER_LEAD per lead (409 CONFLICT beyond); refused once the lead is anonymised or
  * when the merchant can no longer be contacted (CONTACT_DISABLED).
  */
-export function sendLeadMessage(
+export async function sendLeadMessage(
   deps: LeadDeps,
   input: { trackingToken: string; message: string; leadId?: string | undefined },
-): { message: SentLeadMessage; actions: Action[] } {
-  const lead = findTrackedLead(deps, { leadId: input.leadId, trackingToken: input.trackingToken });
+): Promise<{ message: SentLeadMessage; actions: Action[] }> {
+  const lead = await findTrackedLead(deps, { leadId: input.leadId, trackingToken: input.trackingToken });
   if (lead.anonymizedAt !== null) {
     throw new ServiceError("CONFLICT", "This lead is past its retention period and was anonymised; send a new lead");
   }
@@ -52,7 +52,7 @@ export function sendLeadMessage(
   }
   const messageId = randomUUID();
   const createdAt = deps.now().toISOString();
-  const outcome = deps.leads.insertFollowUp({
+  const outcome = await deps.leads.insertFollowUp({
     messageId,
     leadId: lead.leadId,
     body: input.message,

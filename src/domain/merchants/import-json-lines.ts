@@ -3,8 +3,8 @@ import type { MerchantRegistryStore } from "./merchant-registry.ts";
 
 /** Where a bulk import stopped: the last line whose outcome is written (resuming skips up to it). */
 export interface ImportCheckpoints {
-  read(importKey: string): number;
-  write(importKey: string, line: number): void;
+  read(importKey: string): Promise<number>;
+  write(importKey: string, line: number): Promise<void>;
 }
 
 export interface ImportReport {
@@ -54,16 +54,17 @@ export async function importJsonLines(
 ): Promise<ImportReport> {
   const { checkpoints } = deps;
   const report: ImportReport = { read: 0, created: 0, updated: 0, unchanged: 0, resumed: 0, rejected: [] };
-  const doneUpTo = checkpoints.read(options.importKey);
+  const doneUpTo = await checkpoints.read(options.importKey);
   let batch: ImportLine[] = [];
-  const applyBatch = () => {
+  const applyBatch = async () => {
     if (batch.length === 0) return;
     const applying = batch;
     batch = [];
     deps.registry.inOneTransaction(() => {
       for (const line of applying) applyLine(line, apply, report, options);
     });
-    checkpoints.write(options.importKey, (applying[applying.length - 1] as ImportLine).number);
+    // After the batch's transaction has committed: a transaction never spans an await.
+    await checkpoints.write(options.importKey, (applying[applying.length - 1] as ImportLine).number);
   };
   for await (const line of lines) {
     if (line.text.trim() === "") continue;
@@ -73,9 +74,9 @@ export async function importJsonLines(
       continue;
     }
     batch.push(line);
-    if (batch.length >= LINES_PER_TRANSACTION) applyBatch();
+    if (batch.length >= LINES_PER_TRANSACTION) await applyBatch();
   }
-  applyBatch();
+  await applyBatch();
   return report;
 }
 

@@ -94,7 +94,7 @@ export async function createOrder(
       }
     : null;
   if (idempotency) {
-    const previous = deps.orders.findIdempotent(idempotency.scope, idempotency.key);
+    const previous = await deps.orders.findIdempotent(idempotency.scope, idempotency.key);
     if (previous) return replay(deps, previous, idempotency.requestHash, state);
   }
 
@@ -106,7 +106,7 @@ export async function createOrder(
   );
   if (unknown.length > 0) throw validationError(unknown);
 
-  const accountId = deps.orders.paymentAccountFor(merchant.abId);
+  const accountId = await deps.orders.paymentAccountFor(merchant.abId);
   const merchantReasons = merchantOrderReasons({
     railEnabled: true,
     status: merchant.status,
@@ -175,7 +175,7 @@ export async function createOrder(
   } catch (error) {
     if (error instanceof PaymentProviderError) {
       // A concurrent twin of this idempotent request may have won meanwhile: answer its order.
-      const twin = idempotency ? deps.orders.findIdempotent(idempotency.scope, idempotency.key) : null;
+      const twin = idempotency ? await deps.orders.findIdempotent(idempotency.scope, idempotency.key) : null;
       if (twin && idempotency) return replay(deps, twin, idempotency.requestHash, state);
       logger.warn("checkout refused", { order_id: orderId, ab_id: merchant.abId, provider_code: error.providerCode });
       throw new ServiceError(
@@ -210,25 +210,25 @@ export async function createOrder(
     checkoutUrl: checkout.url,
     createdAt,
   };
-  const outcome = deps.orders.insert(record, idempotency);
+  const outcome = await deps.orders.insert(record, idempotency);
   if (outcome === "duplicate" && idempotency) {
-    const previous = deps.orders.findIdempotent(idempotency.scope, idempotency.key);
+    const previous = await deps.orders.findIdempotent(idempotency.scope, idempotency.key);
     if (previous) return replay(deps, previous, idempotency.requestHash, state);
   }
   logger.info("order created", { order_id: orderId, ab_id: merchant.abId, agent_id: caller.agentId, amount });
   return answerFor(deps.baseUrl, record, items, state, false);
 }
 
-function replay(
+async function replay(
   deps: CreateOrderDeps,
   previous: { requestHash: string; orderId: string },
   requestHash: string,
   state: MerchantState,
-): OrderAnswer {
+): Promise<OrderAnswer> {
   if (previous.requestHash !== requestHash) {
     throw new ServiceError("CONFLICT", "This Idempotency-Key was already used with a different order request");
   }
-  const order = deps.orders.findById(previous.orderId);
+  const order = await deps.orders.findById(previous.orderId);
   if (!order) throw new ServiceError("CONFLICT", "This Idempotency-Key names an order that no longer exists");
   const profile = deps.merchants.findProfile(order.abId);
   const items = priceItems(

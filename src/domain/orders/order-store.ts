@@ -38,10 +38,10 @@ export interface OrderRepository {
    * Stores the order and, when given, its Idempotency-Key in one transaction. "duplicate" when an
    * order with this id exists already (a concurrent twin of an idempotent request won).
    */
-  insert(order: OrderRecord, idempotency?: OrderIdempotency | null): "inserted" | "duplicate";
+  insert(order: OrderRecord, idempotency?: OrderIdempotency | null): Promise<"inserted" | "duplicate">;
   /** The order an Idempotency-Key already created for this caller, with the request's hash. */
-  findIdempotent(scope: string, key: string): { requestHash: string; orderId: string } | null;
-  findById(orderId: string): OrderRecord | null;
+  findIdempotent(scope: string, key: string): Promise<{ requestHash: string; orderId: string } | null>;
+  findById(orderId: string): Promise<OrderRecord | null>;
   /** The merchant's connected payment account (Stripe acct_...), or null when none is set up. */
-  paymentAccountFor(abId: string): string | null;
+  paymentAccountFor(abId: string): Promise<string | null>;
 }

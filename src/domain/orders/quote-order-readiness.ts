@@ -13,7 +13,7 @@ import {
 export interface OrderReadinessDeps {
   merchants: MerchantRepository;
   /** The merchant's connected payment account (app.orders.paymentAccountFor). */
-  paymentAccountFor: (abId: string) => string | null;
+  paymentAccountFor: (abId: string) => Promise<string | null>;
   baseUrl: string;
   orderRailEnabled: boolean;
   now: () => Date;
@@ -56,14 +56,18 @@ export interface OrderReadiness {
  * if not, why and which lead to send instead. Reads only; unknown or archived merchants are
  * MERCHANT_NOT_FOUND like everywhere else. Quantities default to 1.
  */
-export function quoteOrderReadiness(deps: OrderReadinessDeps, query: OrderReadinessQuery): OrderReadiness {
+export async function quoteOrderReadiness(
+  deps: OrderReadinessDeps,
+  query: OrderReadinessQuery,
+): Promise<OrderReadiness> {
   const { profile, assessment } = loadMerchant(deps, query.ab_id);
   const merchant = profile.merchant;
   const merchantReasons = merchantOrderReasons({
     railEnabled: deps.orderRailEnabled,
     status: merchant.status,
     trustScore: assessment.trust.breakdown.total,
-    paymentReady: merchant.paymentSetup && deps.paymentAccountFor(merchant.abId) !== null,
+    // Asked only of a merchant set up for payments, as before.
+    paymentReady: merchant.paymentSetup && (await deps.paymentAccountFor(merchant.abId)) !== null,
   });
   const productIds = query.product_ids ?? [];
   const quantities = query.quantities ?? productIds.map(() => 1);

@@ -20,6 +20,6 @@ export interface PlatformContact extends NewPlatformContact {
 }
 
 export interface PlatformContactRepository {
-  insert(contact: NewPlatformContact, outboxMessageId: string): void;
-  find(contactId: string): PlatformContact | null;
+  insert(contact: NewPlatformContact, outboxMessageId: string): Promise<void>;
+  find(contactId: string): Promise<PlatformContact | null>;
 }

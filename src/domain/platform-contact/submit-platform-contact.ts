@@ -18,12 +18,12 @@ export interface PlatformContactReceipt {
  * POST /api/contact/platform and the MCP tool contact_service: stores the message and its outbox
  * row in one transaction; the worker emails it to the platform team (PLATFORM_TEAM_EMAIL).
  */
-export function submitPlatformContact(
+export async function submitPlatformContact(
   deps: PlatformContactDeps,
   request: PlatformContactRequest,
-): PlatformContactReceipt {
+): Promise<PlatformContactReceipt> {
   const contactId = randomUUID();
-  deps.platformContacts.insert(
+  await deps.platformContacts.insert(
     {
       contactId,
       type: request.type,

@@ -30,10 +30,10 @@ const SPACE_SESSION_KEEP_MS = 30 * 24 * 60 * 60 * 1000;
  * Also drops the expired duplicate windows (they hold normalised emails), old lead
  * Idempotency-Keys, and mail files older than the period. Idempotent: run it as often as wanted.
  */
-export function anonymizeExpired(deps: RetentionDeps): RetentionReport {
+export async function anonymizeExpired(deps: RetentionDeps): Promise<RetentionReport> {
   const now = deps.now();
   const cutoff = retentionCutoff(now, deps.retentionMonths);
-  const counts = deps.retention.anonymizeBefore({
+  const counts = await deps.retention.anonymizeBefore({
     cutoff: cutoff.toISOString(),
     now: now.toISOString(),
     idempotencyCutoff: new Date(now.getTime() - IDEMPOTENCY_KEEP_MS).toISOString(),

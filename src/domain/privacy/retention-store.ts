@@ -31,5 +31,5 @@ export interface RetentionRepository {
     idempotencyCutoff: string;
     sessionCutoff: string;
     batchSize?: number;
-  }): RetentionCounts;
+  }): Promise<RetentionCounts>;
 }

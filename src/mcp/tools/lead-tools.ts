@@ -142,8 +142,8 @@ export const checkLeadStatusTool = defineTool({
   input: z.strictObject({ lead_id: leadIdArgument, tracking_token: trackingTokenArgument }),
   output: leadStatusResponseSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  run(args, { app, envelopeContext }) {
-    const { status, actions } = checkLeadStatus(
+  async run(args, { app, envelopeContext }) {
+    const { status, actions } = await checkLeadStatus(
       { leads: app.leads, trackingTokens: app.trackingTokens, baseUrl: app.config.baseUrl },
       { leadId: args.lead_id, trackingToken: args.tracking_token },
     );
@@ -171,8 +171,8 @@ export const sendLeadMessageTool = defineTool({
   output: leadMessageResponseSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   permission: permissionFor("lead"),
-  run(args, { app, envelopeContext }) {
-    const { message, actions } = sendLeadMessage(leadDeps(app), {
+  async run(args, { app, envelopeContext }) {
+    const { message, actions } = await sendLeadMessage(leadDeps(app), {
       leadId: args.lead_id,
       trackingToken: args.tracking_token,
       message: args.message,

@@ -22,8 +22,8 @@ export const contactService = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   // The rule of POST /api/contact/platform: every caller may write to the platform team.
   permission: permissionFor("platform_contact"),
-  run(args, { app, envelopeContext }) {
-    const receipt = submitPlatformContact(
+  async run(args, { app, envelopeContext }) {
+    const receipt = await submitPlatformContact(
       { platformContacts: app.platformContacts, now: app.now, notifyOutbox: app.notifyOutbox },
       args,
     );
@@ -54,8 +54,8 @@ export const quoteOrderReadinessTool = defineTool({
     FORBIDDEN: () =>
       'quote_order_readiness needs an API key of level 3 (Commercial) approved by the operators. Orders are closed to public agents anyway: send the purchase intention as a lead with submit_lead (lead_type "quote", the products and quantities in the message).',
   },
-  run(args, { app, envelopeContext }) {
-    const readiness = quoteOrderReadiness(
+  async run(args, { app, envelopeContext }) {
+    const readiness = await quoteOrderReadiness(
       {
         merchants: app.merchants,
         paymentAccountFor: (abId) => app.orders.paymentAccountFor(abId),

@@ -8,10 +8,10 @@ import { operation } from "../../openapi/operations.ts";
  * once a second) for monitoring.
  */
 export const GET = route(operation("getHealth"), async ({ app, context }) => {
-  app.probeDatabase();
+  await app.probeDatabase();
   return ok(
     context,
-    { data: { status: "ok", outbox: app.outboxHealth(), search: await app.searchEngine.health() } },
+    { data: { status: "ok", outbox: await app.outboxHealth(), search: await app.searchEngine.health() } },
     { headers: { "cache-control": "no-store" } },
   );
 });

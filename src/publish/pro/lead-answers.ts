@@ -23,16 +23,16 @@ import { requireCsrf, spaceDocument, spacePage, spaceRedirect } from "./space-ht
  */
 
 /** GET /pro/{ab_id}/demandes */
-export function answerLeadList(
+export async function answerLeadList(
   app: App,
   request: RouteRequest,
   abId: string,
   query: { page?: number | undefined },
-): Reply {
+): Promise<Reply> {
   const { session } = spacePage(app, request);
   if (!session) return spaceRedirect(SPACE_PATH);
   const listing = requireClaimedListing(spaceDeps(app), session, abId);
-  const page = listMerchantLeads(app, listing, query.page ?? 1);
+  const page = await listMerchantLeads(app, listing, query.page ?? 1);
   return spaceDocument(
     app,
     renderProPage({
@@ -44,12 +44,12 @@ export function answerLeadList(
 }
 
 /** GET /pro/{ab_id}/demandes/{lead_id} */
-export function answerLeadPage(
+export async function answerLeadPage(
   app: App,
   request: RouteRequest,
   params: { abId: string; leadId: string },
   query: { fait?: string | undefined },
-): Reply {
+): Promise<Reply> {
   const { session } = spacePage(app, request);
   if (!session) return spaceRedirect(SPACE_PATH);
   const notice = query.fait !== undefined ? DONE_NOTICES_FR[query.fait] : undefined;
@@ -107,7 +107,7 @@ export async function answerLeadResponse(
       : undefined;
     if (!refusal || !isServiceError(failure)) throw failure;
     const retryAfter = failure.details.retryAfterSeconds;
-    const page = leadPage(
+    const page = await leadPage(
       app,
       session,
       params,
@@ -131,15 +131,15 @@ const REFUSALS_FR: Partial<Record<string, (retryAfterSeconds: number | undefined
     `Cette demande a déjà reçu ${MAX_ANSWERS_PER_LEAD} réponses depuis votre espace, le maximum : poursuivez l'échange par e-mail avec la personne.`,
 };
 
-function leadPage(
+async function leadPage(
   app: App,
   session: SpaceSession,
   params: { abId: string; leadId: string },
   state: LeadFormState,
   status = 200,
-): Reply {
+): Promise<Reply> {
   const listing = requireClaimedListing(spaceDeps(app), session, params.abId);
-  const found = findMerchantLead(app, listing, params.leadId);
+  const found = await findMerchantLead(app, listing, params.leadId);
   return spaceDocument(
     app,
     renderProPage({

@@ -1,12 +1,11 @@
 /** Agents on PostgreSQL: keys looked up by their SHA-256 through the unique index agents_key_hash. */
 import type { AgentStore } from "../../domain/agents/agent.ts";
 import { toAgent } from "../agent-repository.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 import { asc, eq } from "./drizzle.ts";
 import { agents } from "./schema.ts";
 import type { PostgresStore } from "./store.ts";
 
-export function createPostgresAgentRepository({ db }: PostgresStore): Asynchronous<AgentStore> {
+export function createPostgresAgentRepository({ db }: PostgresStore): AgentStore {
   const byId = async (agentId: string) => (await db.select().from(agents).where(eq(agents.agentId, agentId)))[0];
   return {
     async insert(agent) {

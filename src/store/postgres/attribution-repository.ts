@@ -1,11 +1,10 @@
 /** Attribution sessions on PostgreSQL: of two concurrent conversions of one session exactly one wins. */
 import type { AttributionRepository } from "../../domain/attribution/attribution-store.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 import { and, eq, gt, isNull } from "./drizzle.ts";
 import { attributionSessions, leads, orders } from "./schema.ts";
 import type { PostgresStore } from "./store.ts";
 
-export function createPostgresAttributionRepository({ db }: PostgresStore): Asynchronous<AttributionRepository> {
+export function createPostgresAttributionRepository({ db }: PostgresStore): AttributionRepository {
   return {
     async insert(session) {
       await db.insert(attributionSessions).values(session);

@@ -40,7 +40,6 @@ import {
   toMerchantLead,
   toMessageRecord,
 } from "../lead-repository.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 import { inTransaction, firstRow as one } from "./transaction.ts";
 
 type Client = pg.PoolClient;
@@ -185,7 +184,7 @@ async function insertLead(client: Client, input: InsertLeadInput): Promise<Inser
   return outcome;
 }
 
-export function createPostgresLeadRepository(pool: pg.Pool): Asynchronous<LeadRepository> {
+export function createPostgresLeadRepository(pool: pg.Pool): LeadRepository {
   const forDelivery = async (leadId: string) => {
     const row = await one<LeadRow>(pool, FOR_DELIVERY, [leadId]);
     return row ? toLeadForDelivery(row) : null;

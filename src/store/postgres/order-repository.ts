@@ -1,11 +1,10 @@
 /** Orders on PostgreSQL: an order and its Idempotency-Key stored in one transaction. */
 import type { OrderRepository } from "../../domain/orders/order-store.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 import { and, eq } from "./drizzle.ts";
 import { idempotencyKeys, merchants, orders } from "./schema.ts";
 import type { PostgresStore } from "./store.ts";
 
-export function createPostgresOrderRepository({ db }: PostgresStore): Asynchronous<OrderRepository> {
+export function createPostgresOrderRepository({ db }: PostgresStore): OrderRepository {
   return {
     insert: (order, idempotency = null) =>
       db.transaction(async (tx) => {

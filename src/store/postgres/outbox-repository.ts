@@ -12,20 +12,12 @@
  * - a batch of results is settled in one transaction on one pooled connection.
  */
 import type pg from "pg";
-import {
-  CLAIMER,
-  type OutboxKind,
-  type OutboxRepository,
-  type OutboxResult,
-  type OutboxRow,
-  SUBJECT_FAILED,
-  SUBJECT_SENT,
-  toMessage,
-} from "../outbox-repository.ts";
-import type { Asynchronous } from "./asynchronous.ts";
+import type { OutboxKind, OutboxRepository, OutboxResult } from "../../domain/outbox-store.ts";
+import { CLAIMER, type OutboxRow, SUBJECT_FAILED, SUBJECT_SENT, toMessage } from "../outbox-repository.ts";
 import { inTransaction } from "./transaction.ts";
 
-export type AsyncOutboxRepository = Asynchronous<OutboxRepository>;
+/** The outbox port (asynchronous in the domain since issue 26's async seam); the name the tests use. */
+export type AsyncOutboxRepository = OutboxRepository;
 
 const CLAIM_DUE = `UPDATE outbox o SET status = 'sending', attempts = o.attempts + 1, next_attempt_at = $2, claimed_by = $4
   FROM (

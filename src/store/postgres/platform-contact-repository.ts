@@ -1,13 +1,10 @@
 /** Messages to the platform's team on PostgreSQL: the contact and its outbox row in one transaction. */
 import type { PlatformContactRepository } from "../../domain/platform-contact/platform-contact-store.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 import { eq } from "./drizzle.ts";
 import { outbox, platformContacts } from "./schema.ts";
 import type { PostgresStore } from "./store.ts";
 
-export function createPostgresPlatformContactRepository({
-  db,
-}: PostgresStore): Asynchronous<PlatformContactRepository> {
+export function createPostgresPlatformContactRepository({ db }: PostgresStore): PlatformContactRepository {
   return {
     insert: (contact, outboxMessageId) =>
       db.transaction(async (tx) => {

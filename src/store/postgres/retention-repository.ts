@@ -8,7 +8,6 @@
 import type pg from "pg";
 import type { RetentionRepository } from "../../domain/privacy/retention-store.ts";
 import { ANONYMIZED_EMAIL, ANONYMIZED_NAME, ANONYMIZED_TEXT } from "../retention-repository.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 
 /** intent_data without its free-text fields (the keys SQLite's statement removes). */
 const INTENT_DATA_KEPT = `(SELECT coalesce('{' || string_agg(to_json(field.key)::text || ':' || field.value::text, ',' ORDER BY field.position) || '}', '{}')
@@ -63,7 +62,7 @@ function numbered(statement: string, parameters: Parameters): { text: string; va
   return { text, values: names.map((name) => parameters[name]) };
 }
 
-export function createPostgresRetentionRepository(pool: pg.Pool): Asynchronous<RetentionRepository> {
+export function createPostgresRetentionRepository(pool: pg.Pool): RetentionRepository {
   const drain = async (statement: string, parameters: Parameters): Promise<number> => {
     const { text, values } = numbered(statement, parameters);
     let total = 0;

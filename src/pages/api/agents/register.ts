@@ -8,9 +8,13 @@ import { operation } from "../../../openapi/operations.ts";
 /** POST /api/agents/register: 201 with the agent record; the API key is in this answer only. */
 export const POST = route(operation("registerAgent"), async ({ app, caller, context, body }) => {
   const input = await body();
-  const registration = registerAgent({ agents: app.agents, limits: app.config.rateLimitHourly, now: app.now }, input, {
-    registeredFrom: registrantKey(caller.clientAddress),
-  });
+  const registration = await registerAgent(
+    { agents: app.agents, limits: app.config.rateLimitHourly, now: app.now },
+    input,
+    {
+      registeredFrom: registrantKey(caller.clientAddress),
+    },
+  );
   const baseUrl = app.config.baseUrl;
   return ok(
     context,

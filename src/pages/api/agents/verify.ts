@@ -8,9 +8,9 @@ import { operation } from "../../../openapi/operations.ts";
  * GET /api/agents/verify with the key in `Authorization: Bearer <key>` (or `X-API-Key`, or the
  * deprecated `token` query parameter): 200 with `valid`; 400 when no key is sent.
  */
-export const GET = route(operation("verifyAgentKey"), ({ app, context, query, request }) => {
+export const GET = route(operation("verifyAgentKey"), async ({ app, context, query, request }) => {
   const { token } = query();
-  const verification = verifyAgentKey(
+  const verification = await verifyAgentKey(
     { authenticator: app.access.authenticator, limits: app.config.rateLimitHourly },
     keyToCheck(presentedKey(request.headers), token),
   );

@@ -6,7 +6,7 @@ import { operation } from "../../../openapi/operations.ts";
 /** POST /api/attribution/convert: 200 with the conversion in `data`; 404 unknown session; 409 converted or expired. */
 export const POST = route(operation("convertAttributionSession"), async ({ app, caller, context, body }) => {
   const input = await body();
-  const conversion = convertSession(
+  const conversion = await convertSession(
     { attribution: app.attribution, merchants: app.merchants, now: app.now },
     input,
     caller,

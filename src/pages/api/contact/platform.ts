@@ -10,7 +10,7 @@ import { PLATFORM_CONTACT_FIELDS } from "../../../schemas/platform-contact.ts";
 export const POST = route(operation("contactPlatform"), async ({ app, request, context, operation }) => {
   const body = await readJsonBody(request);
   const contact = parseStrictRequest(operation.body, body, PLATFORM_CONTACT_FIELDS);
-  const receipt = submitPlatformContact(
+  const receipt = await submitPlatformContact(
     { platformContacts: app.platformContacts, now: app.now, notifyOutbox: app.notifyOutbox },
     contact,
   );
