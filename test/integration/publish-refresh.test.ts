@@ -90,14 +90,14 @@ describe("the refresh job and the published files", () => {
   const onDemand = new Map<string, { body: Buffer; etag: string; link: string | null }>();
   let firstRun: RefreshSummary;
 
-  it("loads profiles in bulk exactly as the repository does one by one", () => {
+  it("loads profiles in bulk exactly as the repository does one by one", async () => {
     const ids = createPublishSource(db)
       .stampsAfter("", 1000)
       .map((stamp) => stamp.abId);
     const loaded = createProfileLoader(db).load(ids);
     const repository = createMerchantRepository(db);
     for (const abId of ids) {
-      const expected = repository.findProfile(abId);
+      const expected = await repository.findProfile(abId);
       expected?.signals.sort((a, b) => (a.key < b.key ? -1 : 1));
       expect(loaded.get(abId)).toEqual(expected);
     }

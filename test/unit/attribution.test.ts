@@ -54,7 +54,7 @@ function insertLead(merchant: string, agentId: string | null = null): string {
 
 async function failure(run: () => unknown): Promise<ServiceError> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (isServiceError(error)) return error;
     throw error;
@@ -131,9 +131,14 @@ describe("evidence", () => {
 });
 
 describe("sessions", () => {
-  it("opens a session with its expiry, the agent and the merchant", () => {
+  it("opens a session with its expiry, the agent and the merchant", async () => {
     const input = openSessionBodySchema.parse({ ab_id: abId, referrer: "https://www.perplexity.ai/search?q=pain" });
-    const session = openSession(deps(), input, { agentId: "agt_a" }, "Mozilla/5.0 (compatible; PerplexityBot/1.0)");
+    const session = await openSession(
+      deps(),
+      input,
+      { agentId: "agt_a" },
+      "Mozilla/5.0 (compatible; PerplexityBot/1.0)",
+    );
     expect(session).toMatchObject({
       evidence_level: "bot_user_agent",
       evidence: ["bot_user_agent", "referrer"],
@@ -164,7 +169,7 @@ describe("sessions", () => {
   });
 
   it("converts once, then answers 409; unknown sessions and leads are 404", async () => {
-    const session = openSession(
+    const session = await openSession(
       deps(),
       openSessionBodySchema.parse({ ab_id: abId, utm_source: "gpt" }),
       { agentId: null },
@@ -188,7 +193,12 @@ describe("sessions", () => {
       convertSession(deps(), { session_id: randomUUID(), lead_id: leadId }, { agentId: null }),
     );
     expect(unknownSession.code).toBe("NOT_FOUND");
-    const fresh = openSession(deps(), openSessionBodySchema.parse({ utm_source: "gpt" }), { agentId: null }, null);
+    const fresh = await openSession(
+      deps(),
+      openSessionBodySchema.parse({ utm_source: "gpt" }),
+      { agentId: null },
+      null,
+    );
     const unknownLead = await failure(() =>
       convertSession(deps(), { session_id: fresh.session_id, lead_id: randomUUID() }, { agentId: null }),
     );
@@ -200,7 +210,7 @@ describe("sessions", () => {
   });
 
   it("converts an agent's session for that agent only, with its own lead of the session's merchant; anything else reveals nothing", async () => {
-    const session = openSession(
+    const session = await openSession(
       deps(),
       openSessionBodySchema.parse({ ab_id: abId, utm_source: "x" }),
       { agentId: "agt_a" },

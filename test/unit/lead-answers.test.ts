@@ -223,7 +223,7 @@ describe("respondToLead", () => {
     expect(status(lead.trackingToken).merchant_response.answers[0]?.delivery).toBe("sent");
 
     // An agent's follow-up after the answer is still follow-up n° 1 for the merchant.
-    const followUp = sendLeadMessage(
+    const followUp = await sendLeadMessage(
       { ...leadDeps(app), notifyOutbox: () => {} },
       { trackingToken: lead.trackingToken, message: "Merci, samedi 10 h me va." },
     );

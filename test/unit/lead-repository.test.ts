@@ -224,7 +224,7 @@ describe("createLead", () => {
   });
 
   it("records the brick's uuid whichever form named it, and only the sector fields given", async () => {
-    const profile = app.merchants.findProfile(abId);
+    const profile = await app.merchants.findProfile(abId);
     const product = profile?.products[0];
     if (!product) throw new Error("no product");
     const created = await createLead(
@@ -244,7 +244,7 @@ describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => 
     const created = await createLead(deps(), request(), anonymous);
     const status = checkLeadStatus(deps(), { trackingToken: created.trackingToken });
     expect(status.status).toMatchObject({ lead_id: created.leadId, tracking_status: "received", messages_count: 0 });
-    const sent = sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "Bonjour" });
+    const sent = await sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "Bonjour" });
     expect(sent.message).toMatchObject({ status: "queued", messages_count: 1, messages_remaining: 19 });
     expect(checkLeadStatus(deps(), { trackingToken: created.trackingToken }).status.messages_count).toBe(1);
     expect(app.outbox.findBySubject(sent.message.message_id)[0]?.kind).toBe("lead_follow_up");
@@ -257,7 +257,7 @@ describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => 
       errorOf(() => checkLeadStatus(deps(), { trackingToken: "nope" })),
       errorOf(() => checkLeadStatus(deps(), { leadId: a.leadId, trackingToken: b.trackingToken })),
       errorOf(() => checkLeadStatus(deps(), { trackingToken: app.trackingTokens.issue(randomUUID()) })),
-      errorOf(() => sendLeadMessage(deps(), { trackingToken: `${a.leadId}.${"x".repeat(43)}`, message: "x" })),
+      await failureOf(sendLeadMessage(deps(), { trackingToken: `${a.leadId}.${"x".repeat(43)}`, message: "x" })),
     ];
     for (const failure of failures) {
       expect(failure.code).toBe("NOT_FOUND");
@@ -268,9 +268,9 @@ describe("checkLeadStatus and sendLeadMessage (what the MCP tools call)", () => 
   it("refuses the 21st follow-up with CONFLICT", async () => {
     const created = await createLead(deps(), request(), anonymous);
     for (let index = 0; index < 20; index++) {
-      sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: `n° ${index}` });
+      await sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: `n° ${index}` });
     }
-    const refused = errorOf(() => sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "trop" }));
+    const refused = await failureOf(sendLeadMessage(deps(), { trackingToken: created.trackingToken, message: "trop" }));
     expect(refused.code).toBe("CONFLICT");
   });
 });

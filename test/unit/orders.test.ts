@@ -12,7 +12,12 @@ import { PaymentProviderError } from "../../src/payments/payment-provider.ts";
 import { type CreateOrderBody, createOrderBodySchema } from "../../src/schemas/orders.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createMerchantRepository, type MerchantRepository } from "../../src/store/merchant-repository.ts";
+import {
+  createMerchantReads,
+  createMerchantRepository,
+  type MerchantReads,
+  type MerchantRepository,
+} from "../../src/store/merchant-repository.ts";
 import { createOrderRepository, type OrderRepository } from "../../src/store/order-repository.ts";
 
 const NOW = new Date("2026-11-01T10:00:00.000Z");
@@ -20,6 +25,8 @@ const BASE = "http://abeille.test";
 let dir: string;
 let db: Db;
 let merchants: MerchantRepository;
+/** The same reads, synchronous: for the fixtures chosen with Array.find. */
+let reads: MerchantReads;
 let orders: OrderRepository;
 let orderReady: string[];
 
@@ -28,6 +35,7 @@ beforeAll(async () => {
   db = openDatabase(path.join(dir, "abeille.db"));
   const summary = await seedDemoRegistry(db, { count: 300, seed: 7, now: NOW, dataDir: dir, rosterFile: null });
   merchants = createMerchantRepository(db);
+  reads = createMerchantReads(db);
   orders = createOrderRepository(db);
   orderReady = summary.roster.cases.order_ready;
 }, 60_000);
@@ -65,7 +73,7 @@ const product = (overrides: Partial<Product>): Product =>
 /** The first order-ready merchant with a fixed-price product, and that product. */
 function priced(): { abId: string; product: Product } {
   for (const abId of orderReady) {
-    const found = merchants.findProfile(abId)?.products.find((p) => itemStatus(p) === "priced");
+    const found = reads.findProfile(abId)?.products.find((p) => itemStatus(p) === "priced");
     if (found) return { abId, product: found };
   }
   throw new Error("no order-ready merchant with a fixed price");
@@ -170,9 +178,9 @@ describe("order body", () => {
 });
 
 describe("quoteOrderReadiness", () => {
-  it("is blocked by the closed rail and names the lead to send instead", () => {
+  it("is blocked by the closed rail and names the lead to send instead", async () => {
     const { abId, product: item } = priced();
-    const readiness = quoteOrderReadiness(deps(null, false), {
+    const readiness = await quoteOrderReadiness(deps(null, false), {
       ab_id: abId,
       product_ids: [item.productId],
       quantities: [2],
@@ -187,37 +195,41 @@ describe("quoteOrderReadiness", () => {
     expect(String(readiness.lead_instead?.example_payload.message)).toContain(`2 × ${item.name}`);
   });
 
-  it("is ready with the rail open, a ready merchant and fixed prices", () => {
+  it("is ready with the rail open, a ready merchant and fixed prices", async () => {
     const { abId, product: item } = priced();
-    const readiness = quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [item.productId] });
+    const readiness = await quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [item.productId] });
     expect(readiness).toMatchObject({ ready: true, blocked_because: [], amount: item.priceCents, currency: "eur" });
     expect(readiness.order_endpoint).toBe(`${BASE}/api/orders/create`);
     expect(readiness.lead_instead).toBeNull();
   });
 
-  it("names unpriced and unknown products", () => {
+  it("names unpriced and unknown products", async () => {
     const abId = orderReady.find((id) =>
-      merchants.findProfile(id)?.products.some((p) => itemStatus(p) === "on_quote"),
+      reads.findProfile(id)?.products.some((p) => itemStatus(p) === "on_quote"),
     ) as string;
-    const onQuote = merchants.findProfile(abId)?.products.find((p) => itemStatus(p) === "on_quote") as Product;
-    const readiness = quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [onQuote.productId, "nope"] });
+    const onQuote = reads.findProfile(abId)?.products.find((p) => itemStatus(p) === "on_quote") as Product;
+    const readiness = await quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [onQuote.productId, "nope"] });
     expect(readiness.ready).toBe(false);
     expect(readiness.blocked_because).toEqual(["product_not_found", "product_on_quote"]);
     expect(readiness.amount).toBeNull();
     expect(readiness.items.map((item) => item.status)).toEqual(["on_quote", "not_found"]);
   });
 
-  it("answers the merchant alone without products, and 404 for unknown merchants", () => {
+  it("answers the merchant alone without products, and 404 for unknown merchants", async () => {
     const { abId } = priced();
-    expect(quoteOrderReadiness(deps(null), { ab_id: abId })).toMatchObject({ ready: false, amount: null, items: [] });
-    expect(() => quoteOrderReadiness(deps(null), { ab_id: "ab_zzzzzzzz" })).toThrow(/No active merchant/);
+    expect(await quoteOrderReadiness(deps(null), { ab_id: abId })).toMatchObject({
+      ready: false,
+      amount: null,
+      items: [],
+    });
+    await expect(quoteOrderReadiness(deps(null), { ab_id: "ab_zzzzzzzz" })).rejects.toThrow(/No active merchant/);
   });
 
-  it("reports a merchant without payment setup", () => {
+  it("reports a merchant without payment setup", async () => {
     const row = db.$client
       .prepare("SELECT ab_id FROM merchants WHERE status = 'ACTIVE' AND payment_setup = 0 LIMIT 1")
       .get() as { ab_id: string };
-    const readiness = quoteOrderReadiness(deps(null), { ab_id: row.ab_id });
+    const readiness = await quoteOrderReadiness(deps(null), { ab_id: row.ab_id });
     expect(readiness.blocked_because).toContain("payment_not_setup");
     expect(readiness.merchant_can_receive_orders).toBe(false);
   });
@@ -287,10 +299,8 @@ describe("createOrder", () => {
       "VALIDATION_ERROR",
     );
 
-    const withFrom = orderReady.find((id) =>
-      merchants.findProfile(id)?.products.some((p) => p.pricingModel === "from"),
-    );
-    const fromProduct = merchants.findProfile(withFrom as string)?.products.find((p) => p.pricingModel === "from");
+    const withFrom = orderReady.find((id) => reads.findProfile(id)?.products.some((p) => p.pricingModel === "from"));
+    const fromProduct = reads.findProfile(withFrom as string)?.products.find((p) => p.pricingModel === "from");
     const unpriced = await failure(
       createOrder(deps(provider), body(withFrom as string, fromProduct?.productId ?? ""), caller),
     );
@@ -299,12 +309,10 @@ describe("createOrder", () => {
 
     const pickupOnly = orderReady.find(
       (id) =>
-        !merchants.findProfile(id)?.merchant.deliveryEnabled &&
-        merchants.findProfile(id)?.products.some((p) => itemStatus(p) === "priced"),
+        !reads.findProfile(id)?.merchant.deliveryEnabled &&
+        reads.findProfile(id)?.products.some((p) => itemStatus(p) === "priced"),
     ) as string;
-    const pickupProduct = merchants
-      .findProfile(pickupOnly)
-      ?.products.find((p) => itemStatus(p) === "priced") as Product;
+    const pickupProduct = reads.findProfile(pickupOnly)?.products.find((p) => itemStatus(p) === "priced") as Product;
     const delivery = await failure(
       createOrder(
         deps(provider),

@@ -72,7 +72,7 @@ describe("anonymizeExpired", () => {
       },
       { caller: { agentId: "agt_stats", clientAddress: "127.0.0.1" }, idempotencyKey: "old-key" },
     );
-    const message = sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "Message privé" });
+    const message = await sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "Message privé" });
     const contact = submitPlatformContact(
       { platformContacts: app.platformContacts, now: app.now, notifyOutbox: () => {} },
       {
@@ -169,7 +169,7 @@ describe("anonymizeExpired", () => {
     // The token still answers the status (nothing personal in it); follow-ups are refused.
     expect(checkLeadStatus(deps, { trackingToken: old.trackingToken }).status.anonymized).toBe(true);
     try {
-      sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "encore" });
+      await sendLeadMessage(deps, { trackingToken: old.trackingToken, message: "encore" });
       throw new Error("expected a refusal");
     } catch (failure) {
       expect(isServiceError(failure) && failure.code).toBe("CONFLICT");
@@ -245,7 +245,7 @@ describe("what retention leaves on disk", () => {
         { caller: { agentId: null, clientAddress: "127.0.0.2" }, idempotencyKey: null },
       );
       if (index % 3 === 0)
-        sendLeadMessage(deps, { trackingToken: lead.trackingToken, message: `${secret} suite ${index}` });
+        await sendLeadMessage(deps, { trackingToken: lead.trackingToken, message: `${secret} suite ${index}` });
     }
     const file = path.join(dataDir, "abeille.db");
     const onDisk = () =>

@@ -34,14 +34,14 @@ export interface OpenedSession {
  * the AI-agent family it names), and the referrer is kept as origin and path only: query
  * strings and fragments can carry personal data.
  */
-export function openSession(
+export async function openSession(
   deps: AttributionDeps,
   input: OpenSessionBody,
   caller: SessionCaller,
   userAgentHeader: string | null,
-): OpenedSession {
+): Promise<OpenedSession> {
   if (input.ab_id) {
-    const [merchant] = deps.merchants.findMerchants([input.ab_id]);
+    const [merchant] = await deps.merchants.findMerchants([input.ab_id]);
     if (!merchant || merchant.status === "ARCHIVED") {
       throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${input.ab_id}`, {
         abId: input.ab_id,

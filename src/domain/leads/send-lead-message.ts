@@ -24,17 +24,17 @@ export interface SentLeadMessage {
  * MAX_FOLLOW_UPS_PER_LEAD per lead (409 CONFLICT beyond); refused once the lead is anonymised or
  * when the merchant can no longer be contacted (CONTACT_DISABLED).
  */
-export function sendLeadMessage(
+export async function sendLeadMessage(
   deps: LeadDeps,
   input: { trackingToken: string; message: string; leadId?: string | undefined },
-): { message: SentLeadMessage; actions: Action[] } {
+): Promise<{ message: SentLeadMessage; actions: Action[] }> {
   const lead = findTrackedLead(deps, { leadId: input.leadId, trackingToken: input.trackingToken });
   if (lead.anonymizedAt !== null) {
     throw new ServiceError("CONFLICT", "This lead is past its retention period and was anonymised; send a new lead");
   }
   let state: MerchantState;
   try {
-    state = loadLeadTarget(deps, lead.abId, { withProducts: false }).assessment.capabilities.state;
+    state = (await loadLeadTarget(deps, lead.abId, { withProducts: false })).assessment.capabilities.state;
   } catch (failure) {
     if (failure instanceof ServiceError && failure.code === "MERCHANT_NOT_FOUND") {
       throw new ServiceError("CONTACT_DISABLED", `Merchant ${lead.abId} is no longer listed`, {

@@ -82,7 +82,7 @@ export async function createOrder(
   idempotencyKey: string | null = null,
 ): Promise<OrderAnswer> {
   if (!deps.orderRailEnabled) throw orderDisabled();
-  const { profile, assessment } = loadMerchant(deps, input.merchant_id);
+  const { profile, assessment } = await loadMerchant(deps, input.merchant_id);
   const merchant = profile.merchant;
   const state = assessment.capabilities.state;
 
@@ -219,18 +219,18 @@ export async function createOrder(
   return answerFor(deps.baseUrl, record, items, state, false);
 }
 
-function replay(
+async function replay(
   deps: CreateOrderDeps,
   previous: { requestHash: string; orderId: string },
   requestHash: string,
   state: MerchantState,
-): OrderAnswer {
+): Promise<OrderAnswer> {
   if (previous.requestHash !== requestHash) {
     throw new ServiceError("CONFLICT", "This Idempotency-Key was already used with a different order request");
   }
   const order = deps.orders.findById(previous.orderId);
   if (!order) throw new ServiceError("CONFLICT", "This Idempotency-Key names an order that no longer exists");
-  const profile = deps.merchants.findProfile(order.abId);
+  const profile = await deps.merchants.findProfile(order.abId);
   const items = priceItems(
     profile?.products ?? [],
     order.items.map((item) => item.product_id),

@@ -56,8 +56,11 @@ export interface OrderReadiness {
  * if not, why and which lead to send instead. Reads only; unknown or archived merchants are
  * MERCHANT_NOT_FOUND like everywhere else. Quantities default to 1.
  */
-export function quoteOrderReadiness(deps: OrderReadinessDeps, query: OrderReadinessQuery): OrderReadiness {
-  const { profile, assessment } = loadMerchant(deps, query.ab_id);
+export async function quoteOrderReadiness(
+  deps: OrderReadinessDeps,
+  query: OrderReadinessQuery,
+): Promise<OrderReadiness> {
+  const { profile, assessment } = await loadMerchant(deps, query.ab_id);
   const merchant = profile.merchant;
   const merchantReasons = merchantOrderReasons({
     railEnabled: deps.orderRailEnabled,

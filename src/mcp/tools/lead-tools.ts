@@ -171,8 +171,8 @@ export const sendLeadMessageTool = defineTool({
   output: leadMessageResponseSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   permission: permissionFor("lead"),
-  run(args, { app, envelopeContext }) {
-    const { message, actions } = sendLeadMessage(leadDeps(app), {
+  async run(args, { app, envelopeContext }) {
+    const { message, actions } = await sendLeadMessage(leadDeps(app), {
       leadId: args.lead_id,
       trackingToken: args.tracking_token,
       message: args.message,

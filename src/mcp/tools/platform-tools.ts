@@ -54,8 +54,8 @@ export const quoteOrderReadinessTool = defineTool({
     FORBIDDEN: () =>
       'quote_order_readiness needs an API key of level 3 (Commercial) approved by the operators. Orders are closed to public agents anyway: send the purchase intention as a lead with submit_lead (lead_type "quote", the products and quantities in the message).',
   },
-  run(args, { app, envelopeContext }) {
-    const readiness = quoteOrderReadiness(
+  async run(args, { app, envelopeContext }) {
+    const readiness = await quoteOrderReadiness(
       {
         merchants: app.merchants,
         paymentAccountFor: (abId) => app.orders.paymentAccountFor(abId),

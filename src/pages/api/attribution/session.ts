@@ -7,7 +7,7 @@ import { operation } from "../../../openapi/operations.ts";
 /** POST /api/attribution/session: 201 with the session in `data` (docs/attribution.md). */
 export const POST = route(operation("openAttributionSession"), async ({ app, request, caller, context, body }) => {
   const input = await body();
-  const session = openSession(
+  const session = await openSession(
     { attribution: app.attribution, merchants: app.merchants, now: app.now },
     input,
     caller,

@@ -15,7 +15,7 @@ export const POST = route(operation("sendLeadMessage"), async ({ app, request, c
   const { lead_id } = pathParams();
   const body = parseStrictRequest(operation.body, await readJsonBody(request), FOLLOW_UP_FIELDS);
   const trackingToken = trackingTokenOf(request, body.tracking_token);
-  const { message, actions } = sendLeadMessage(leadDeps(app), {
+  const { message, actions } = await sendLeadMessage(leadDeps(app), {
     leadId: lead_id,
     trackingToken,
     message: body.message,
