@@ -59,7 +59,7 @@ function level(value: number): CertificationLevel {
   return isCertificationLevel(value) ? value : 1;
 }
 
-function toAgent(row: typeof agents.$inferSelect): Agent {
+export function toAgent(row: typeof agents.$inferSelect): Agent {
   const { keyHash: _keyHash, ...agent } = row;
   return {
     ...agent,

@@ -43,7 +43,7 @@ export type {
  * racing duplicates with the same new message append it once.
  */
 
-interface LeadRow {
+export interface LeadRow {
   lead_id: string;
   ab_id: string;
   brick_id: string | null;
@@ -67,7 +67,7 @@ interface LeadRow {
   brick_name: string | null;
 }
 
-const LEAD_FOR_DELIVERY = `
+export const LEAD_FOR_DELIVERY = `
   SELECT l.lead_id, l.ab_id, l.brick_id, l.intent, l.lead_type, l.contact_name, l.contact_email, l.contact_phone,
          l.message, l.ai_context, l.intent_data, l.metadata, l.agent_id, l.channel, l.tracking_status,
          l.created_at, l.anonymized_at, m.business_name AS merchant_name, m.email AS merchant_email, m.sector AS merchant_sector,
@@ -307,7 +307,7 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
   };
 }
 
-interface MessageRow {
+export interface MessageRow {
   message_id: string;
   lead_id: string;
   direction: string;
@@ -318,7 +318,7 @@ interface MessageRow {
   author: string | null;
 }
 
-interface MerchantLeadRow {
+export interface MerchantLeadRow {
   lead_id: string;
   ab_id: string;
   lead_type: string;
@@ -341,7 +341,7 @@ interface MerchantLeadRow {
   answers: number;
 }
 
-const MERCHANT_LEAD = `
+export const MERCHANT_LEAD = `
   SELECT l.lead_id, l.ab_id, l.lead_type, m.sector AS merchant_sector, p.name AS brick_name, l.contact_name, l.contact_email, l.contact_phone,
          l.message, l.ai_context, l.intent_data, l.metadata, l.channel, l.tracking_status, l.created_at,
          l.anonymized_at, l.merchant_status, l.merchant_status_at,
@@ -423,11 +423,11 @@ function createMerchantLeadStatements(db: StoreConnection) {
   };
 }
 
-function merchantStatusOf(value: string | null): MerchantLeadStatus | null {
+export function merchantStatusOf(value: string | null): MerchantLeadStatus | null {
   return value === "answered" || value === "handled" || value === "declined" ? value : null;
 }
 
-function toMessageRecord(row: MessageRow): LeadMessageRecord {
+export function toMessageRecord(row: MessageRow): LeadMessageRecord {
   return {
     messageId: row.message_id,
     direction: row.direction === "merchant_to_person" ? "merchant_to_person" : "agent_to_merchant",
@@ -439,7 +439,7 @@ function toMessageRecord(row: MessageRow): LeadMessageRecord {
   };
 }
 
-function toMerchantLead(row: MerchantLeadRow): MerchantLead {
+export function toMerchantLead(row: MerchantLeadRow): MerchantLead {
   return {
     leadId: row.lead_id,
     abId: row.ab_id,
@@ -465,13 +465,13 @@ function toMerchantLead(row: MerchantLeadRow): MerchantLead {
 }
 
 /** idempotency_keys.resource_id holds `<outcome>:<lead_id>` so a replay answers the original status. */
-function splitResource(resourceId: string): ["created" | "duplicate", string] {
+export function splitResource(resourceId: string): ["created" | "duplicate", string] {
   const colon = resourceId.indexOf(":");
   const kind = resourceId.slice(0, colon);
   return [kind === "duplicate" ? "duplicate" : "created", resourceId.slice(colon + 1)];
 }
 
-function toLeadForDelivery(row: LeadRow): LeadForDelivery {
+export function toLeadForDelivery(row: LeadRow): LeadForDelivery {
   return {
     leadId: row.lead_id,
     abId: row.ab_id,

@@ -11,7 +11,7 @@ import type { StoreConnection } from "./connection.ts";
 
 export type { SpaceStore } from "../domain/merchant-space/space-store.ts";
 
-interface SessionRow {
+export interface SessionRow {
   session_id: string;
   token_hash: string;
   subject: string;
@@ -29,7 +29,7 @@ interface SessionRow {
   ended_at: string | null;
 }
 
-interface SignInRow {
+export interface SignInRow {
   token_hash: string;
   state: string;
   nonce: string;
@@ -39,7 +39,7 @@ interface SignInRow {
   used_at: string | null;
 }
 
-interface ClaimRow {
+export interface ClaimRow {
   claim_id: string;
   ab_id: string;
   siren: string;
@@ -52,7 +52,7 @@ interface ClaimRow {
   revoked_reason: string | null;
 }
 
-interface ListingRow {
+export interface ListingRow {
   ab_id: string;
   siret: string;
   business_name: string;
@@ -63,7 +63,7 @@ interface ListingRow {
   status: string;
 }
 
-const sessionOf = (row: SessionRow): SessionRecord => ({
+export const sessionOf = (row: SessionRow): SessionRecord => ({
   sessionId: row.session_id,
   tokenHash: row.token_hash,
   person: {
@@ -83,7 +83,7 @@ const sessionOf = (row: SessionRow): SessionRecord => ({
   endedAt: row.ended_at,
 });
 
-const claimOf = (row: ClaimRow): ClaimRecord => ({
+export const claimOf = (row: ClaimRow): ClaimRecord => ({
   claimId: row.claim_id,
   abId: row.ab_id,
   siren: row.siren,
@@ -96,7 +96,7 @@ const claimOf = (row: ClaimRow): ClaimRecord => ({
   revokedReason: row.revoked_reason,
 });
 
-const listingOf = (row: ListingRow): SpaceListing => ({
+export const listingOf = (row: ListingRow): SpaceListing => ({
   abId: row.ab_id,
   siret: row.siret,
   businessName: row.business_name,
@@ -107,7 +107,7 @@ const listingOf = (row: ListingRow): SpaceListing => ({
   status: row.status,
 });
 
-const LISTING_COLUMNS = "ab_id, siret, business_name, legal_name, street, postal_code, city, status";
+export const LISTING_COLUMNS = "ab_id, siret, business_name, legal_name, street, postal_code, city, status";
 
 /** The merchant space's sessions, sign-ins and claims (the port: src/domain/merchant-space/space-store.ts). */
 export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {

@@ -69,7 +69,7 @@ export interface OutboxRepository {
   backlog(): { pending: number; oldestCreatedAt: string | null };
 }
 
-interface OutboxRow {
+export interface OutboxRow {
   message_id: string;
   kind: string;
   subject_id: string;
@@ -82,7 +82,7 @@ interface OutboxRow {
 }
 
 /** What a delivery moves along in the subject's own table (a sign-in link has nothing to move). */
-const SUBJECT_SENT: Partial<Record<OutboxKind, string>> = {
+export const SUBJECT_SENT: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'delivered', delivered_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'sent' WHERE message_id = @subject AND status = 'pending'",
@@ -93,7 +93,7 @@ const SUBJECT_SENT: Partial<Record<OutboxKind, string>> = {
     "UPDATE lead_email_confirmations SET sent_at = @at WHERE confirmation_id = @subject AND sent_at IS NULL",
 };
 
-const SUBJECT_FAILED: Partial<Record<OutboxKind, string>> = {
+export const SUBJECT_FAILED: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'failed', failed_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
   lead_follow_up: "UPDATE lead_messages SET status = 'failed' WHERE message_id = @subject AND status = 'pending'",
@@ -120,7 +120,7 @@ export const CLAIM_DUE_SQL = `UPDATE outbox SET status = 'sending', attempts = a
   RETURNING *`;
 
 /** Who claims: this machine and process (a worker thread claims as its process: they die together). */
-const CLAIMER = `${hostname()}:${process.pid}`;
+export const CLAIMER = `${hostname()}:${process.pid}`;
 
 /** A claimer on another machine cannot be checked from here: taken as alive (its lease still ends). */
 function claimerIsAlive(claimer: string): boolean {
@@ -242,7 +242,7 @@ function mapKinds<T>(build: (kind: OutboxKind) => T): Partial<Record<OutboxKind,
   return Object.fromEntries(OUTBOX_KINDS.map((kind) => [kind, build(kind)])) as Partial<Record<OutboxKind, T>>;
 }
 
-function toMessage(row: OutboxRow): OutboxMessage {
+export function toMessage(row: OutboxRow): OutboxMessage {
   return {
     messageId: row.message_id,
     kind: row.kind as OutboxKind,

@@ -17,3 +17,9 @@ export function migrationFiles(folder: string): { id: string; statements: string
         .filter(Boolean),
     }));
 }
+
+/**
+ * Tables only the PostgreSQL store has: the limits' (migration 0003_rate_limits; on SQLite a file
+ * of its own, DATA_DIR/limits.db, never migrated).
+ */
+export const POSTGRES_ONLY_TABLES = ["rate_limits"];

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteTables } from "../../src/store/postgres/derive-schema.ts";
 import { applyPostgresMigrations, DatabaseSetupError } from "../../src/store/postgres/migrate.ts";
 import { migrations } from "../../src/store/postgres/migrations/index.ts";
+import { POSTGRES_ONLY_TABLES } from "../helpers/migration-files.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 
 let server: TestPostgres;
@@ -50,8 +51,8 @@ describe("applyPostgresMigrations", () => {
     expect(await applyPostgresMigrations(pool)).toEqual(ALL);
     expect(await applyPostgresMigrations(pool)).toEqual([]);
     expect(await recorded(pool)).toEqual(ALL);
-    // The store's tables and schema_migrations.
-    expect(await publicTables(pool)).toHaveLength(sqliteTables().length + 1);
+    // The store's tables, schema_migrations and the tables only PostgreSQL has.
+    expect(await publicTables(pool)).toHaveLength(sqliteTables().length + 1 + POSTGRES_ONLY_TABLES.length);
     const { rows } = await pool.query<{ applied_at: string }>("SELECT applied_at FROM schema_migrations");
     for (const row of rows) expect(row.applied_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     // The seeded store revision row is there once, not once per run.

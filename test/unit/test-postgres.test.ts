@@ -9,6 +9,7 @@ import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { sqliteTables } from "../../src/store/postgres/derive-schema.ts";
+import { POSTGRES_ONLY_TABLES } from "../helpers/migration-files.ts";
 import { startTestPostgres } from "../helpers/postgres.ts";
 
 function running(pid: number): boolean {
@@ -46,7 +47,7 @@ describe("the tests' PostgreSQL", () => {
       const [first, second] = [await server.createDatabase(), await server.createDatabase()];
       const empty = await server.createEmptyDatabase();
       expect(new Set([first, second, empty]).size).toBe(3);
-      expect(await query(first, TABLES)).toEqual([{ tables: sqliteTables().length + 1 }]);
+      expect(await query(first, TABLES)).toEqual([{ tables: sqliteTables().length + 1 + POSTGRES_ONLY_TABLES.length }]);
       expect(await query(empty, TABLES)).toEqual([{ tables: 0 }]);
       await query(first, "INSERT INTO settings (key, value) VALUES ('kill_switch', 'on')");
       expect(await query(first, "SELECT value FROM settings")).toEqual([{ value: "on" }]);

@@ -98,5 +98,20 @@ export const migrations: Migration[] = [
       "CREATE TRIGGER \"merchant_changes_append_only\" BEFORE UPDATE OR DELETE ON \"merchant_changes\"\n  FOR EACH ROW EXECUTE FUNCTION \"abeille_refuse_change\"();",
       "CREATE TRIGGER \"merchant_changes_no_truncate\" BEFORE TRUNCATE ON \"merchant_changes\"\n  FOR EACH STATEMENT EXECUTE FUNCTION \"abeille_refuse_change\"();"
     ]
+  },
+  {
+    "id": "0002_revision_notices",
+    "statements": [
+      "-- Written by hand: every instance learns that the store moved (docs/several-machines.md). Each\n-- statement that moves the store revision sends a notice on abeille_revision; the payload is\n-- always the same, so PostgreSQL delivers one notice per committed transaction however many rows\n-- it wrote (identical notices of one transaction are folded), and none for a rolled-back one.\n-- A listener reads the revision itself after the notice.\nCREATE FUNCTION \"abeille_notify_revision\"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM pg_notify('abeille_revision', '');\n  RETURN NULL;\nEND\n$$;",
+      "CREATE TRIGGER \"store_revision_notify\" AFTER UPDATE ON \"store_revision\"\n  FOR EACH STATEMENT EXECUTE FUNCTION \"abeille_notify_revision\"();"
+    ]
+  },
+  {
+    "id": "0003_rate_limits",
+    "statements": [
+      "-- Written by hand: the rate limiter's TATs on PostgreSQL, for a deployment without Redis\n-- (docs/several-machines.md: limits hold across machines, never counted in one machine's file).\n-- Not in the SQLite schema: on SQLite they live in a file of their own (DATA_DIR/limits.db).\n-- UNLOGGED, as that file is written without fsync: one write per counted request, and losing\n-- the table after a crash costs nothing but fresh budgets.\nCREATE UNLOGGED TABLE \"rate_limits\" (\n  \"key\" text PRIMARY KEY,\n  \"tat\" double precision NOT NULL\n);",
+      "CREATE INDEX \"rate_limits_tat\" ON \"rate_limits\" (\"tat\");",
+      "-- The GCRA steps of one batch, in the order given (a key may come several times), in one round\n-- trip: the row moves only when the call fits; a refused call reads the key's TAT (at least now).\nCREATE FUNCTION \"abeille_rate_limit_advance\"(keys text[], nows float8[], intervals float8[], windows float8[])\nRETURNS TABLE (\"allowed_out\" boolean, \"tat_out\" float8) LANGUAGE plpgsql AS $$\nDECLARE\n  i integer;\n  moved float8;\n  stored float8;\nBEGIN\n  FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP\n    moved := NULL;\n    INSERT INTO \"rate_limits\" AS r (\"key\", \"tat\") VALUES (keys[i], nows[i] + intervals[i])\n    ON CONFLICT (\"key\") DO UPDATE SET \"tat\" = greatest(r.\"tat\", nows[i]) + intervals[i]\n      WHERE greatest(r.\"tat\", nows[i]) + intervals[i] - nows[i] <= windows[i]\n    RETURNING r.\"tat\" INTO moved;\n    IF moved IS NOT NULL THEN\n      allowed_out := true;\n      tat_out := moved;\n    ELSE\n      SELECT r.\"tat\" INTO stored FROM \"rate_limits\" r WHERE r.\"key\" = keys[i];\n      allowed_out := false;\n      tat_out := greatest(coalesce(stored, nows[i]), nows[i]);\n    END IF;\n    RETURN NEXT;\n  END LOOP;\nEND\n$$;"
+    ]
   }
 ];

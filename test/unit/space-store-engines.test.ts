@@ -1,0 +1,154 @@
+/**
+ * The merchant space's store on both engines (src/store/merchant-space-repository.ts on SQLite,
+ * src/store/postgres/merchant-space-repository.ts on PostgreSQL): sessions replaced, touched and
+ * ended; a sign-in taken once and only before it expires; listings by SIRET and SIREN; one live
+ * claim per person and listing (also when claimed at once through two connections), its events in
+ * the audit log, a revocation ending the person's sessions once.
+ */
+import { describe, expect, it } from "vitest";
+import type { ClaimRecord, SessionRecord, SpaceStore } from "../../src/domain/merchant-space/space-store.ts";
+import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
+import type { Asynchronous } from "../../src/store/postgres/asynchronous.ts";
+import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
+import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
+
+const T0 = "2026-11-26T10:00:00.000Z";
+const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
+
+function spaceOf(store: OpenedStore): Asynchronous<SpaceStore> {
+  if (store.sqlite) return asynchronous(createMerchantSpaceRepository(store.sqlite));
+  if (store.postgres) return createPostgresMerchantSpaceRepository(store.postgres.pool);
+  throw new Error("no store");
+}
+
+const session = (id: string, subject: string, tokenHash: string): SessionRecord => ({
+  sessionId: id,
+  tokenHash,
+  person: {
+    subject,
+    email: "gerant@exemple.fr",
+    givenName: "Paul",
+    usualName: "Gérant",
+    siret: "73282932000074",
+    siren: "732829320",
+    via: "proconnect",
+  },
+  idToken: "eyJ.id.token",
+  createdAt: T0,
+  lastSeenAt: T0,
+  idleExpiresAt: at(30),
+  absoluteExpiresAt: at(720),
+  endedAt: null,
+});
+
+const claim = (id: string, abId: string, subject: string): ClaimRecord => ({
+  claimId: id,
+  abId,
+  siren: "732829320",
+  subject,
+  email: "gerant@exemple.fr",
+  via: "proconnect",
+  createdAt: T0,
+  revokedAt: null,
+  revokedBy: null,
+  revokedReason: null,
+});
+
+for (const engine of storeEngines()) {
+  describe(`the merchant space's store on ${engine.name}`, () => {
+    it("replaces, touches and ends sessions; takes a sign-in once, before it expires", async () => {
+      const store = await engine.open();
+      const space = spaceOf(store);
+      await space.insertSession(session("s-1", "sub-1", "hash-1"), null);
+      await space.insertSession(session("s-2", "sub-1", "hash-2"), "hash-1");
+      expect((await space.findSession("hash-1"))?.endedAt).toBe(T0);
+      await space.touchSession("s-2", at(5), at(35));
+      expect(await space.findSession("hash-2")).toEqual({
+        ...session("s-2", "sub-1", "hash-2"),
+        lastSeenAt: at(5),
+        idleExpiresAt: at(35),
+      });
+      await space.endSession("s-2", at(6), "sign_out");
+      expect((await space.findSession("hash-2"))?.endedAt).toBe(at(6));
+      expect(await space.findSession("unknown")).toBeNull();
+
+      const signIn = {
+        tokenHash: "t-1",
+        state: "st",
+        nonce: "no",
+        codeVerifier: "cv",
+        createdAt: T0,
+        expiresAt: at(10),
+      };
+      await space.insertSignIn(signIn);
+      await space.insertSignIn({ ...signIn, tokenHash: "t-2" });
+      expect(await space.takeSignIn("t-1", at(1))).toEqual(signIn);
+      expect(await space.takeSignIn("t-1", at(2))).toBeNull();
+      expect(await space.takeSignIn("t-2", at(11))).toBeNull();
+    });
+
+    it("finds listings by SIRET and by the SIREN's establishments", async () => {
+      const store = await engine.open();
+      await insertMerchantRow(store, "ab_space001");
+      await store.run("UPDATE merchants SET siret = '73282932000082' WHERE ab_id = 'ab_space001'");
+      await insertMerchantRow(store, "ab_space002");
+      const space = spaceOf(store);
+      expect((await space.listingsOf({ siret: "73282932000074", siren: null })).map((one) => one.abId)).toEqual([
+        "ab_space002",
+      ]);
+      expect((await space.listingsOf({ siret: null, siren: "732829320" })).map((one) => one.abId)).toEqual([
+        "ab_space002",
+        "ab_space001",
+      ]);
+      expect(await space.listing("ab_space001")).toMatchObject({
+        siret: "73282932000082",
+        city: "Paris",
+        status: "ACTIVE",
+      });
+      expect(await space.listing("ab_nothing0")).toBeNull();
+    });
+
+    it("keeps one live claim per person and listing, even claimed at once; a revocation ends the person's sessions", async () => {
+      const store = await engine.open();
+      await insertMerchantRow(store, "ab_space001");
+      const space = spaceOf(store);
+      const machines = [spaceOf(store.another()), spaceOf(store.another())];
+      const event = { at: T0, actor: "merchant:c-1", action: "claimed" as const, reason: "via proconnect" };
+      const claimed = await Promise.all(
+        ["c-1", "c-2", "c-3", "c-4"].map((id, index) =>
+          machines[index % 2]?.insertClaim(claim(id, "ab_space001", "sub-1"), event),
+        ),
+      );
+      const kept = new Set(claimed.map((one) => one?.claimId));
+      expect(kept.size).toBe(1);
+      const [claimId] = [...kept] as [string];
+      expect(await space.claimsOfListing("ab_space001")).toEqual([claim(claimId, "ab_space001", "sub-1")]);
+      expect((await space.claimsOfSubject("sub-1")).map((one) => one.claimId)).toEqual([claimId]);
+
+      await space.insertSession(session("s-1", "sub-1", "hash-1"), null);
+      const revocation = { at: at(60), by: "operator:alice", reason: "usurpation signalée" };
+      const revokedEvent = {
+        at: at(60),
+        actor: "operator:alice",
+        action: "claim_revoked" as const,
+        reason: "usurpation",
+      };
+      const twice = await Promise.all(
+        machines.map((machine) => machine.revokeClaim(claimId, revocation, revokedEvent)),
+      );
+      expect(twice.sort()).toEqual([false, true]);
+      expect(await space.findClaim(claimId)).toMatchObject({ revokedAt: at(60), revokedBy: "operator:alice" });
+      expect((await space.findSession("hash-1"))?.endedAt).toBe(at(60));
+      expect(
+        await store.rows("SELECT actor, action, revision FROM merchant_events WHERE ab_id = $1 ORDER BY event_id", [
+          "ab_space001",
+        ]),
+      ).toEqual([
+        { actor: "merchant:c-1", action: "claimed", revision: 1 },
+        { actor: "operator:alice", action: "claim_revoked", revision: 1 },
+      ]);
+      // Claimed again after the revocation: a new live claim.
+      expect((await space.insertClaim(claim("c-9", "ab_space001", "sub-1"), event)).claimId).toBe("c-9");
+    });
+  });
+}
