@@ -20,7 +20,7 @@ export interface DispatchDeps {
   transport: MailTransport;
   platformTeamEmail: string;
   /** The email of a merchant-space sign-in link (src/domain/merchant-space/sign-in-links.ts), by link id. */
-  signInLinkMail?: (linkId: string) => { to: string; email: RenderedEmail } | null;
+  signInLinkMail?: (linkId: string) => Promise<{ to: string; email: RenderedEmail } | null>;
   /** The merchant space's lead email confirmations: their emails carry a link written again from the id. */
   leadEmailConfirmations: LeadEmailConfirmationStore;
   leadEmailTokens: LeadEmailTokens;
@@ -131,7 +131,7 @@ async function watched(batch: Promise<DispatchReport>, timeoutMs: number | undef
 async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<OutboxResult> {
   const base = { messageId: message.messageId, attempts: message.attempts };
   try {
-    await deps.transport.send(compose(deps, message));
+    await deps.transport.send(await compose(deps, message));
     return { ...base, outcome: "sent", at: deps.now().toISOString() };
   } catch (failure) {
     const error = describeFailure(failure);
@@ -154,7 +154,7 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
 }
 
 /** Renders the email an outbox row announces, from the current state of its subject. */
-export function compose(
+export async function compose(
   deps: Pick<
     DispatchDeps,
     | "leads"
@@ -166,7 +166,7 @@ export function compose(
     | "baseUrl"
   >,
   message: OutboxMessage,
-): OutgoingMail {
+): Promise<OutgoingMail> {
   const fileStem = `${compactTimestamp(message.createdAt)}-${message.kind}`;
   switch (message.kind) {
     case "lead_notification": {
@@ -235,7 +235,7 @@ export function compose(
       };
     }
     case "space_sign_in_link": {
-      const mail = deps.signInLinkMail?.(message.subjectId);
+      const mail = await deps.signInLinkMail?.(message.subjectId);
       if (!mail) throw new PermanentFailure("the sign-in link was used or expired before delivery");
       return { outboxId: message.messageId, fileStem, to: mail.to, ...mail.email };
     }

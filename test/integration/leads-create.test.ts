@@ -79,7 +79,7 @@ const leadStatus = (leadId: string, token: string) =>
   server.getJson(`/api/leads/${leadId}`, { headers: { "x-tracking-token": token } });
 
 /** The outbox rows of a lead's follow-ups, each with the email the worker would send. */
-const followUpEmails = (leadId: string) => {
+const followUpEmails = async (leadId: string) => {
   const db = new Database(path.join(server.dataDir, "abeille.db"), { readonly: true });
   const rows = db
     .prepare(
@@ -92,31 +92,34 @@ const followUpEmails = (leadId: string) => {
   db.close();
   const app = createApp(loadConfig());
   try {
-    return rows.map((row) => ({
-      kind: row.kind,
-      status: row.status,
-      email: compose(
-        {
-          leads: app.leads,
-          platformContacts: app.platformContacts,
-          platformTeamEmail: "equipe@abeille.test",
-          leadEmailConfirmations: app.leadEmailConfirmations,
-          leadEmailTokens: app.leadEmailTokens,
-          baseUrl: app.config.baseUrl,
-        },
-        {
-          messageId: row.message_id,
-          kind: row.kind,
-          subjectId: row.subject_id,
-          status: row.status,
-          attempts: row.attempts,
-          nextAttemptAt: row.next_attempt_at,
-          lastError: row.last_error,
-          createdAt: row.created_at,
-          sentAt: row.sent_at,
-        },
-      ),
-    }));
+    // Awaited here: the app closes after every email is composed.
+    return await Promise.all(
+      rows.map(async (row) => ({
+        kind: row.kind,
+        status: row.status,
+        email: await compose(
+          {
+            leads: app.leads,
+            platformContacts: app.platformContacts,
+            platformTeamEmail: "equipe@abeille.test",
+            leadEmailConfirmations: app.leadEmailConfirmations,
+            leadEmailTokens: app.leadEmailTokens,
+            baseUrl: app.config.baseUrl,
+          },
+          {
+            messageId: row.message_id,
+            kind: row.kind,
+            subjectId: row.subject_id,
+            status: row.status,
+            attempts: row.attempts,
+            nextAttemptAt: row.next_attempt_at,
+            lastError: row.last_error,
+            createdAt: row.created_at,
+            sentAt: row.sent_at,
+          },
+        ),
+      })),
+    );
   } finally {
     app.close();
   }
@@ -409,7 +412,7 @@ describe("POST /api/contact/brick: duplicates and Idempotency-Key", () => {
     expect(again.body._state.can_contact).toBe(true);
     expect(again.headers.get("location")).toBeNull();
     // The same message again: nothing new reaches the merchant.
-    expect(followUpEmails(created.body.lead_id)).toEqual([]);
+    expect(await followUpEmails(created.body.lead_id)).toEqual([]);
     // Another lead type or another merchant is another lead.
     const otherType = await postLead(baseLead({ contact_email: email, lead_type: "rdv" }));
     expect(otherType.status).toBe(201);
@@ -472,7 +475,7 @@ describe("POST /api/contact/brick: duplicates and Idempotency-Key", () => {
     expect(differs.body.lead_id).toBe(created.body.lead_id);
     expect(differs.body.tracking_token).toBe(created.body.tracking_token);
 
-    const [followUp, ...none] = followUpEmails(created.body.lead_id);
+    const [followUp, ...none] = await followUpEmails(created.body.lead_id);
     expect(none).toEqual([]);
     expect(followUp).toMatchObject({ kind: "lead_follow_up", status: "pending" });
     expect(followUp?.email.to).toBe(merchantEmail(abId));
@@ -485,7 +488,7 @@ describe("POST /api/contact/brick: duplicates and Idempotency-Key", () => {
     // Sent once: the same repeat again adds nothing.
     const repeated = await postLead({ ...payload, message: "Finalement plutôt jeudi matin." });
     expect(repeated.status).toBe(200);
-    expect(followUpEmails(created.body.lead_id)).toHaveLength(1);
+    expect(await followUpEmails(created.body.lead_id)).toHaveLength(1);
   });
 
   it("creates exactly one lead from ten identical concurrent submissions", async () => {

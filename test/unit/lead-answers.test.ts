@@ -243,7 +243,7 @@ describe("respondToLead", () => {
     const setEmail = app.db.$client.prepare("UPDATE merchants SET email = ? WHERE ab_id = ?");
     setEmail.run(null, abId);
     try {
-      const mail = compose(dispatchDeps(recordingTransport()), row);
+      const mail = await compose(dispatchDeps(recordingTransport()), row);
       expect(mail.replyTo).toBeUndefined();
       expect(mail.text).toContain(`Pour lui répondre, utilisez les coordonnées de sa fiche sur Abeille (${abId}).`);
     } finally {

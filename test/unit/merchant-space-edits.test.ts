@@ -247,7 +247,7 @@ describe("pause and resume", () => {
 describe("the lead email", () => {
   const outbox = () => createOutboxRepository(db);
   /** The link of the confirmation email, as the outbox writes it. */
-  const linkInEmail = (): { to: string; token: string; text: string } => {
+  const linkInEmail = async (): Promise<{ to: string; token: string; text: string }> => {
     const rows = outbox().claimDue({
       now: "2999-01-01T00:00:00.000Z",
       leaseUntil: "2999-01-01T00:05:00.000Z",
@@ -255,7 +255,7 @@ describe("the lead email", () => {
     });
     const message = rows.find((row) => row.kind === "lead_email_confirmation");
     if (!message) throw new Error("no confirmation email in the outbox");
-    const mail = compose(
+    const mail = await compose(
       {
         leads: createLeadRepository(db),
         platformContacts: createPlatformContactRepository(db),
@@ -273,7 +273,7 @@ describe("the lead email", () => {
     return { to: mail.to, token: match[2] as string, text: mail.text };
   };
 
-  it("is used only once the link sent to it is opened, then by the merchant who asked", () => {
+  it("is used only once the link sent to it is opened, then by the merchant who asked", async () => {
     expect(requestLeadEmail(deps, { abId, actor: ACTOR }, "demandes@boulangerie-martin.fr")).toEqual({
       outcome: "link_sent",
       email: "demandes@boulangerie-martin.fr",
@@ -281,7 +281,7 @@ describe("the lead email", () => {
     });
     // Until the link is opened, leads keep going where they went.
     expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
-    const { to, token, text } = linkInEmail();
+    const { to, token, text } = await linkInEmail();
     expect(to).toBe("demandes@boulangerie-martin.fr");
     expect(text).toContain("Boulangerie Martin");
     // Only the token's SHA-256 is stored.
@@ -304,11 +304,11 @@ describe("the lead email", () => {
     ]);
   });
 
-  it("refuses an expired link, one replaced by a later request, another listing's and a made-up one", () => {
+  it("refuses an expired link, one replaced by a later request, another listing's and a made-up one", async () => {
     requestLeadEmail(deps, { abId, actor: ACTOR }, "premier@boulangerie-martin.fr");
-    const first = linkInEmail().token;
+    const first = (await linkInEmail()).token;
     requestLeadEmail(deps, { abId, actor: ACTOR }, "second@boulangerie-martin.fr");
-    const second = linkInEmail().token;
+    const second = (await linkInEmail()).token;
     expect(issuesOf(() => confirmLeadEmail(deps, abId, first))).toEqual([
       ["CONFLICT", "", "This confirmation link was replaced by a later request; use the latest email"],
     ]);
@@ -322,9 +322,9 @@ describe("the lead email", () => {
     expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
   });
 
-  it("changes nothing when the claim that asked was revoked since", () => {
+  it("changes nothing when the claim that asked was revoked since", async () => {
     requestLeadEmail(deps, { abId, actor: "merchant:claim-revoked" }, "revoque@exemple.fr");
-    const { token } = linkInEmail();
+    const { token } = await linkInEmail();
     revokedActors.add("merchant:claim-revoked");
     expect(issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
       ["CONFLICT", "", "This confirmation link was asked for through a claim revoked since"],

@@ -65,11 +65,11 @@ export function signInWithLetterCode(
  * Signs in with a link from the email (taken once); null for a link unknown, forged, used, expired
  * or whose claim was revoked.
  */
-export function signInWithLink(
+export async function signInWithLink(
   deps: { links: SignInLinkDeps; space: SpaceDeps },
   input: { token: string; replacing: string | null },
-): { token: string; session: SpaceSession; claim: ClaimRecord } | null {
-  const link = takeSignInLink(deps.links, input.token);
+): Promise<{ token: string; session: SpaceSession; claim: ClaimRecord } | null> {
+  const link = await takeSignInLink(deps.links, input.token);
   if (!link) return null;
   const claim = deps.space.store.findClaim(link.claimId);
   if (!claim || claim.revokedAt !== null) return null;
