@@ -136,7 +136,7 @@ export async function answerCodeForm(
       { "retry-after": String(budget.retryAfterSeconds) },
     );
   }
-  const signedIn = signInWithLetterCode(
+  const signedIn = await signInWithLetterCode(
     { letters: letterDeps(app), space: spaceDeps(app) },
     { code, email, replacing: spacePage(app, request).token },
   );
