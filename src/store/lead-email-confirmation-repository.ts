@@ -64,17 +64,24 @@ export function createLeadEmailConfirmationRepository(db: StoreConnection): Lead
       insertOutbox.run(outboxMessageId, confirmation.confirmationId, confirmation.createdAt, confirmation.createdAt);
     },
   );
+  // The merchant's write (the registry's own transaction on this connection) becomes a savepoint of this one.
+  const confirmTx = sqlite.transaction((id: string, at: string, work: () => unknown) =>
+    confirm.run({ id, at }).changes === 0 ? null : { done: work() },
+  );
   const found = (row: ConfirmationRow | undefined) => (row ? toConfirmation(row) : null);
   return {
-    request: (confirmation, outboxMessageId) => requestTx.immediate(confirmation, outboxMessageId),
-    find: (confirmationId) => found(byId.get(confirmationId)),
-    findForDelivery(confirmationId) {
+    request: async (confirmation, outboxMessageId) => requestTx.immediate(confirmation, outboxMessageId),
+    find: async (confirmationId) => found(byId.get(confirmationId)),
+    async findForDelivery(confirmationId) {
       const row = forDelivery.get(confirmationId);
       return row ? { ...toConfirmation(row), businessName: row.business_name } : null;
     },
-    findByTokenHash: (tokenHash) => found(byToken.get(tokenHash)),
-    pendingOf: (abId, now) => found(pending.get({ abId, now })),
-    markConfirmed: (confirmationId, at) => confirm.run({ id: confirmationId, at }).changes === 1,
+    findByTokenHash: async (tokenHash) => found(byToken.get(tokenHash)),
+    pendingOf: async (abId, now) => found(pending.get({ abId, now })),
+    async confirm<T>(confirmationId: string, at: string, work: () => T): Promise<T | null> {
+      const confirmed = confirmTx.immediate(confirmationId, at, work) as { done: T } | null;
+      return confirmed === null ? null : confirmed.done;
+    },
   };
 }
 
