@@ -155,6 +155,11 @@ export const errorCatalog = {
       action("changes", "GET", `${baseUrl}/api/registry/changes`, "Read the registry's change feed instead"),
     ],
   },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    message: "The registry's database does not answer right now; retry after the delay given in Retry-After",
+    recovery: ({ baseUrl }) => [action("health", "GET", `${baseUrl}/api/health`, "Check the service's health")],
+  },
   SERVICE_SUSPENDED: {
     status: 503,
     message: "Agent access is suspended by the operators; the duration is unknown",

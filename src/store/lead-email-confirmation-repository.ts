@@ -9,7 +9,7 @@ export function leadEmailTokensOf(dataDir: string): LeadEmailTokens {
   return createLeadEmailTokens(() => loadOrCreateSecret(path.join(dataDir, "secrets", "lead-email.key")));
 }
 
-interface ConfirmationRow {
+export interface ConfirmationRow {
   confirmation_id: string;
   ab_id: string;
   email: string;
@@ -64,28 +64,21 @@ export function createLeadEmailConfirmationRepository(db: StoreConnection): Lead
       insertOutbox.run(outboxMessageId, confirmation.confirmationId, confirmation.createdAt, confirmation.createdAt);
     },
   );
-  // The merchant's write (the registry's own transaction on this connection) becomes a savepoint of this one.
-  const confirmTx = sqlite.transaction((id: string, at: string, work: () => unknown) =>
-    confirm.run({ id, at }).changes === 0 ? null : { done: work() },
-  );
   const found = (row: ConfirmationRow | undefined) => (row ? toConfirmation(row) : null);
   return {
-    request: async (confirmation, outboxMessageId) => requestTx.immediate(confirmation, outboxMessageId),
-    find: async (confirmationId) => found(byId.get(confirmationId)),
-    async findForDelivery(confirmationId) {
+    request: (confirmation, outboxMessageId) => requestTx.immediate(confirmation, outboxMessageId),
+    find: (confirmationId) => found(byId.get(confirmationId)),
+    findForDelivery(confirmationId) {
       const row = forDelivery.get(confirmationId);
       return row ? { ...toConfirmation(row), businessName: row.business_name } : null;
     },
-    findByTokenHash: async (tokenHash) => found(byToken.get(tokenHash)),
-    pendingOf: async (abId, now) => found(pending.get({ abId, now })),
-    async confirm<T>(confirmationId: string, at: string, work: () => T): Promise<T | null> {
-      const confirmed = confirmTx.immediate(confirmationId, at, work) as { done: T } | null;
-      return confirmed === null ? null : confirmed.done;
-    },
+    findByTokenHash: (tokenHash) => found(byToken.get(tokenHash)),
+    pendingOf: (abId, now) => found(pending.get({ abId, now })),
+    markConfirmed: (confirmationId, at) => confirm.run({ id: confirmationId, at }).changes === 1,
   };
 }
 
-function toConfirmation(row: ConfirmationRow): LeadEmailConfirmation {
+export function toConfirmation(row: ConfirmationRow): LeadEmailConfirmation {
   return {
     confirmationId: row.confirmation_id,
     abId: row.ab_id,

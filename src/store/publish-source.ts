@@ -47,7 +47,7 @@ export interface MerchantModification {
   nextChange: string | null;
 }
 
-interface ModificationRow {
+export interface ModificationRow {
   ab_id: string;
   status: string;
   last_modified: string;
@@ -65,7 +65,7 @@ export interface MerchantStamp {
   stamp: string;
 }
 
-interface StampRow {
+export interface StampRow {
   ab_id: string;
   status: string;
   stamp: string;

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { LetterClaimForLink, SignInLinkRecord, SignInLinkStore } from "../domain/merchant-space/sign-in-links.ts";
 import type { StoreConnection } from "./connection.ts";
 
-interface LinkRow {
+export interface LinkRow {
   link_id: string;
   claim_id: string;
   email: string;
@@ -62,7 +62,7 @@ export function createSignInLinkRepository(db: StoreConnection): SignInLinkStore
   };
 }
 
-function linkOf(row: LinkRow): SignInLinkRecord {
+export function linkOf(row: LinkRow): SignInLinkRecord {
   return {
     linkId: row.link_id,
     claimId: row.claim_id,

@@ -28,6 +28,7 @@ describe("the npm scripts that run jobs", () => {
       "retention",
       "meili",
       "search",
+      "db",
     ]);
     for (const [name, command] of jobScripts) {
       const invocation = command.replace(/^.*&& /, "");

@@ -6,7 +6,8 @@
  */
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isPoolTimeout, openPostgresPool } from "../../src/store/postgres/pool.ts";
+import { ServiceError } from "../../src/errors/service-error.ts";
+import { isPoolTimeout, openPostgresPool, STORE_RETRY_AFTER_SECONDS } from "../../src/store/postgres/pool.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 
 let server: TestPostgres;
@@ -41,17 +42,25 @@ describe("openPostgresPool", () => {
     const started = Date.now();
     const error = await pool.query("SELECT 1").catch((caught: unknown) => caught);
     const waited = Date.now() - started;
-    expect(isPoolTimeout(error)).toBe(true);
+    // Answered as the catalog's 503 with a Retry-After, never left waiting.
+    expect(error).toBeInstanceOf(ServiceError);
+    expect([(error as ServiceError).code, (error as ServiceError).details]).toEqual([
+      "STORE_UNAVAILABLE",
+      { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS },
+    ]);
     expect(waited).toBeGreaterThanOrEqual(190);
     expect(waited).toBeLessThan(2_000);
     held.release();
     expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    expect(isPoolTimeout(new Error("timeout exceeded when trying to connect"))).toBe(true);
     expect(isPoolTimeout(new Error("division by zero"))).toBe(false);
   });
 
-  it("ends a statement that runs past statementTimeoutMs", async () => {
+  it("ends a statement that runs past statementTimeoutMs, answered as the database not answering", async () => {
     const pool = open({ poolMax: 1, poolTimeoutMs: 1_000, statementTimeoutMs: 100 });
-    await expect(pool.query("SELECT pg_sleep(2)")).rejects.toThrow("canceling statement due to statement timeout");
+    await expect(pool.query("SELECT pg_sleep(2)")).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+    // A mistake in a statement is not an outage: it stays the error it is.
+    await expect(pool.query("SELECT 1/0")).rejects.toThrow("division by zero");
     expect((await pool.query("SELECT 2 AS two")).rows).toEqual([{ two: 2 }]);
   });
 
@@ -82,4 +91,23 @@ describe("openPostgresPool", () => {
     expect(pool.totalCount).toBe(0);
     expect((await pool.query("SELECT 3 AS three")).rows).toEqual([{ three: 3 }]);
   });
+
+  it("answers 503 STORE_UNAVAILABLE at once while PostgreSQL is stopped, and serves again once it is back", async () => {
+    const pool = open({ poolMax: 2, poolTimeoutMs: 1_000 });
+    expect((await pool.query("SELECT 4 AS four")).rows).toEqual([{ four: 4 }]);
+    const lent = await pool.connect();
+    await server.pause();
+    try {
+      const started = Date.now();
+      await expect(pool.query("SELECT 5")).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+      // The connection lent before the stop fails the same way.
+      await expect(lent.query("SELECT 6")).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+      await expect(pool.connect()).rejects.toMatchObject({ code: "STORE_UNAVAILABLE" });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      lent.release(true);
+      await server.resume();
+    }
+    expect((await pool.query("SELECT 7 AS seven")).rows).toEqual([{ seven: 7 }]);
+  }, 60_000);
 });

@@ -23,19 +23,13 @@ export interface LeadEmailConfirmationStore {
   request(
     confirmation: Omit<LeadEmailConfirmation, "sentAt" | "confirmedAt" | "withdrawnAt">,
     outboxMessageId: string,
-  ): Promise<void>;
-  find(confirmationId: string): Promise<LeadEmailConfirmation | null>;
+  ): void;
+  find(confirmationId: string): LeadEmailConfirmation | null;
   /** A request with its listing's trade name, for its email. */
-  findForDelivery(confirmationId: string): Promise<(LeadEmailConfirmation & { businessName: string }) | null>;
-  findByTokenHash(tokenHash: string): Promise<LeadEmailConfirmation | null>;
+  findForDelivery(confirmationId: string): (LeadEmailConfirmation & { businessName: string }) | null;
+  findByTokenHash(tokenHash: string): LeadEmailConfirmation | null;
   /** The listing's latest request still waiting for its link, if any. */
-  pendingOf(abId: string, now: string): Promise<LeadEmailConfirmation | null>;
-  /**
-   * Marks a waiting request confirmed and runs `work` (the merchant's new email written) in the
-   * same transaction; null, with nothing run, when it was no longer waiting (used, withdrawn).
-   * Nothing stays if `work` throws. `work` is synchronous: a transaction never spans an await (on
-   * SQLite, one connection serves every request of the thread); it writes through the registry's
-   * store, still synchronous.
-   */
-  confirm<T>(confirmationId: string, at: string, work: () => T): Promise<T | null>;
+  pendingOf(abId: string, now: string): LeadEmailConfirmation | null;
+  /** Marks a waiting request confirmed; false when it was no longer waiting (used, withdrawn). */
+  markConfirmed(confirmationId: string, at: string): boolean;
 }

@@ -60,11 +60,7 @@ export type LeadEmailRequest =
   | { outcome: "link_sent"; email: string; expiresAt: string };
 
 /** Records the merchant's new lead email as waiting and queues the email with its link. */
-export async function requestLeadEmail(
-  deps: LeadEmailDeps,
-  access: ListingAccess,
-  input: unknown,
-): Promise<LeadEmailRequest> {
+export function requestLeadEmail(deps: LeadEmailDeps, access: ListingAccess, input: unknown): LeadEmailRequest {
   const { email } = parseInput(merchantUpdateSchema, { email: input });
   if (email === null || email === undefined) throw validationError([{ path: "email", message: "is required" }]);
   const { merchant } = loadRegistered(deps, access.abId);
@@ -74,7 +70,7 @@ export async function requestLeadEmail(
   const now = deps.now();
   const confirmationId = randomUUID();
   const expiresAt = new Date(now.getTime() + LEAD_EMAIL_LINK_HOURS * 3_600_000).toISOString();
-  await deps.confirmations.request(
+  deps.confirmations.request(
     {
       confirmationId,
       abId: access.abId,
@@ -95,26 +91,27 @@ export async function requestLeadEmail(
  * door with the merchant who asked as the actor. A link is refused when unknown, of another
  * listing, used, replaced by a later one, or expired; nothing is written then.
  */
-export async function confirmLeadEmail(
+export function confirmLeadEmail(
   deps: LeadEmailDeps,
   abId: string,
   token: string,
-): Promise<{ abId: string; email: string; changed: boolean }> {
+): { abId: string; email: string; changed: boolean } {
   const invalid = () =>
     new ServiceError("NOT_FOUND", "This confirmation link is not valid; ask for a new one from the merchant space");
   if (!LEAD_EMAIL_TOKEN.test(token)) throw invalid();
-  const confirmation = await deps.confirmations.findByTokenHash(deps.tokens.hash(token));
+  const confirmation = deps.confirmations.findByTokenHash(deps.tokens.hash(token));
   if (!confirmation || confirmation.abId !== abId) throw invalid();
   const refusal = whyNotUsable(confirmation, deps.now().toISOString());
   if (refusal) throw new LinkRefusedError(refusal);
   if (!deps.stillEntitled(confirmation.requestedBy)) throw new LinkRefusedError("revoked");
   const nowIso = deps.now().toISOString();
-  const confirmed = await deps.confirmations.confirm(confirmation.confirmationId, nowIso, () => {
+  return deps.registry.inOneTransaction(() => {
+    if (!deps.confirmations.markConfirmed(confirmation.confirmationId, nowIso)) {
+      throw new LinkRefusedError("used");
+    }
     const updated = updateMerchant(deps, abId, { email: confirmation.email }, confirmation.requestedBy);
     return { abId, email: confirmation.email, changed: updated.changed.length > 0 };
   });
-  if (confirmed === null) throw new LinkRefusedError("used");
-  return confirmed;
 }
 
 function whyNotUsable(confirmation: LeadEmailConfirmation, nowIso: string): LinkRefusal | null {

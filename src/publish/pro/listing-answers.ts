@@ -26,16 +26,16 @@ function listingId(abId: string): string {
   return abId;
 }
 
-async function listingPage(
+function listingPage(
   app: App,
   abId: string,
   session: Parameters<typeof renderProPage>[0]["session"],
   state: ListingFormState,
   status: number,
-): Promise<Reply> {
+): Reply {
   if (!session) throw new ServiceError("FORBIDDEN", "No live session");
   const deps = listingSpaceDeps(app);
-  const model = await loadListingModel(deps, abId);
+  const model = loadListingModel(deps, abId);
   const body = renderListingBody(model, state, {
     csrfField: CSRF_FIELD,
     csrfToken: session.csrfToken,
@@ -51,7 +51,7 @@ async function listingPage(
 }
 
 /** GET /pro/{ab_id} */
-export async function answerListingSpace(app: App, request: RouteRequest, abId: string): Promise<Reply> {
+export function answerListingSpace(app: App, request: RouteRequest, abId: string): Reply {
   const { session } = spacePage(app, request);
   if (!session) return spaceRedirect(SPACE_PATH);
   const claimed = requireClaimedListing(spaceDeps(app), session, listingId(abId));
@@ -104,9 +104,9 @@ const LINK_REFUSALS_FR: Record<LinkRefusal, string> = {
 };
 
 /** POST /pro/{ab_id}/e-mail/confirmer */
-export async function answerLeadEmailConfirmation(app: App, abId: string, token: string | undefined): Promise<Reply> {
+export function answerLeadEmailConfirmation(app: App, abId: string, token: string | undefined): Reply {
   try {
-    const confirmed = await confirmLeadEmail(listingSpaceDeps(app), listingId(abId), token ?? "");
+    const confirmed = confirmLeadEmail(listingSpaceDeps(app), listingId(abId), token ?? "");
     return confirmationPage(
       app,
       200,

@@ -39,10 +39,10 @@ export interface ListingSpaceDeps extends LeadEmailDeps {
   baseUrl: string;
 }
 
-export async function loadListingModel(deps: ListingSpaceDeps, abId: string): Promise<ListingSpaceModel> {
+export function loadListingModel(deps: ListingSpaceDeps, abId: string): ListingSpaceModel {
   const current = loadRegistered(deps, abId);
   const now = deps.now();
-  const pending = await deps.confirmations.pendingOf(abId, now.toISOString());
+  const pending = deps.confirmations.pendingOf(abId, now.toISOString());
   return {
     merchant: current.merchant,
     products: current.products,
@@ -119,7 +119,7 @@ export async function answerListingForm(
       case "voix":
         return edit(brandVoiceFromForm(fields, loadRegistered(deps, access.abId).merchant.brandVoice));
       case "e-mail": {
-        const request = await requestLeadEmail(deps, access, (fields.email ?? "").trim());
+        const request = requestLeadEmail(deps, access, (fields.email ?? "").trim());
         return savedAs(
           section,
           request.outcome === "already_current"

@@ -5,6 +5,7 @@
  * instead of hanging.
  */
 import pg from "pg";
+import { ServiceError } from "../../errors/service-error.ts";
 import { logger } from "../../logging.ts";
 
 export interface PostgresSettings {
@@ -37,6 +38,77 @@ const types = {
       : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
 };
 
+/** How long a caller is told to wait when the database does not answer (Retry-After). */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * SQLSTATE classes and codes that say the database, not the statement, is the problem: a
+ * connection exception (08), the server shutting down or starting (57P01-57P03), too many
+ * connections (53300), a statement cancelled by statement_timeout (57014).
+ */
+const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300|57014)$/;
+/** Node's errors when the server cannot be reached or the connection dies under a query. */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND"]);
+
+/** Whether an error from the pool or a connection means "the database does not answer now". */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (UNAVAILABLE_STATES.test(code) || UNREACHABLE_CODES.has(code))) return true;
+  return (
+    isPoolTimeout(error) ||
+    /Connection terminated|connection timeout|Client has encountered a connection error|Query read timeout/i.test(
+      error.message,
+    )
+  );
+}
+
+/** A database that does not answer becomes the catalog's 503 STORE_UNAVAILABLE (the driver's error as its cause); other errors pass. */
+function unavailableAsServiceError(error: unknown): never {
+  if (isStoreUnavailable(error)) {
+    const unavailable = new ServiceError("STORE_UNAVAILABLE", undefined, {
+      retryAfterSeconds: STORE_RETRY_AFTER_SECONDS,
+    });
+    // What the driver said, for an operator's command and the logs (never in an API answer).
+    unavailable.cause = error;
+    throw unavailable;
+  }
+  throw error;
+}
+
+/**
+ * Every query of the pool, and of the connections it lends, answers a database outage as 503
+ * STORE_UNAVAILABLE with a Retry-After (docs/several-machines.md): requests are refused clearly
+ * while PostgreSQL is gone, and served again, without a restart, once it is back.
+ */
+function refusingOutages(pool: pg.Pool): pg.Pool {
+  const refusing = new WeakSet<pg.PoolClient>();
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  (pool as { query: unknown }).query = (...args: unknown[]) => query(...args).catch(unavailableAsServiceError);
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
+  // pg's own pool.query lends itself a connection through the callback form: left as it is.
+  (pool as { connect: unknown }).connect = (...args: unknown[]) => {
+    if (typeof args[0] === "function") return connect(...args);
+    return (async () => {
+      const client = (await (connect() as Promise<pg.PoolClient>).catch(unavailableAsServiceError)) as pg.PoolClient;
+      if (!refusing.has(client)) {
+        refusing.add(client);
+        // A lent connection the server ends (a restart, a failover) emits an error besides failing
+        // its query: without a listener the event would end the process.
+        client.on("error", (error) => logger.warn("a PostgreSQL connection in use was lost", { error: error.message }));
+        const clientQuery = client.query.bind(client) as (...queryArgs: unknown[]) => Promise<unknown> | undefined;
+        // The callback form (pg's pool.query lends the same connections later) is left as it is.
+        (client as { query: unknown }).query = (...queryArgs: unknown[]) =>
+          typeof queryArgs.at(-1) === "function"
+            ? clientQuery(...queryArgs)
+            : (clientQuery(...queryArgs) as Promise<unknown>).catch(unavailableAsServiceError);
+      }
+      return client;
+    })();
+  };
+  return pool;
+}
+
 export function openPostgresPool(settings: PostgresSettings): pg.Pool {
   const pool = new pg.Pool({
     connectionString: settings.url,
@@ -51,7 +123,7 @@ export function openPostgresPool(settings: PostgresSettings): pg.Pool {
   // An idle connection the server closed (a restart, a failover) is dropped from the pool and the
   // next query opens a new one; without a listener the error would end the process.
   pool.on("error", (error) => logger.warn("an idle PostgreSQL connection was lost", { error: error.message }));
-  return pool;
+  return refusingOutages(pool);
 }
 
 /** The error a pool gives when no connection came within poolTimeoutMs. */
