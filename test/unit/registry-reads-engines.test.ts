@@ -86,7 +86,9 @@ describe("the registry's reads on SQLite and on PostgreSQL", () => {
     expect(await onPostgres.stampsAfter("", 1_000)).toEqual(await onSqlite.stampsAfter("", 1_000));
     expect(await onPostgres.stampsOf(abIds.slice(0, 7))).toEqual(await onSqlite.stampsOf(abIds.slice(0, 7)));
     expect(await onPostgres.stampOf(abIds[3] ?? "")).toEqual(await onSqlite.stampOf(abIds[3] ?? ""));
-    expect(await onPostgres.modificationsAfter("", 1_000, NOW)).toEqual(await onSqlite.modificationsAfter("", 1_000, NOW));
+    expect(await onPostgres.modificationsAfter("", 1_000, NOW)).toEqual(
+      await onSqlite.modificationsAfter("", 1_000, NOW),
+    );
     expect(await onPostgres.touchedSince(0)).toEqual(await onSqlite.touchedSince(0));
     const batch = abIds.slice(10, 30);
     expect(await createPostgresProfileLoader(pool).load(batch)).toEqual(createProfileLoader(sqlite).load(batch));
