@@ -144,10 +144,10 @@ for (const size of sizes) {
       if (scenario === "health") {
         await app.probeDatabase();
       } else if (scenario === "resolve") {
-        resolveMerchant(deps, target.pathname.split("/").at(-1) ?? "");
+        await resolveMerchant(deps, target.pathname.split("/").at(-1) ?? "");
       } else if (published) {
         // What the route renders when the file is not fresh: the server's answer above costs none of it.
-        const view = loadPublishedView(viewDepsOf(app), target.pathname.split("/").at(-2) ?? "");
+        const view = await loadPublishedView(viewDepsOf(app), target.pathname.split("/").at(-2) ?? "");
         if (scenario === "jsonld_published") renderJsonLd(view);
         else renderDecisionCard(view);
       } else {

@@ -119,15 +119,18 @@ export async function startServer(options: { port: number; host: string }): Prom
   const published = publishedFastPath();
   const handler: NodeHandler = published
     ? (request, response) => {
-        let handled = false;
-        try {
-          handled = published.fastPath.handle(request, response);
-        } catch (error) {
-          // A fault in the fast path never takes a request down: the route renders the answer instead.
-          logger.warn("published fast path failed", { error: error instanceof Error ? error.message : String(error) });
-          handled = response.headersSent;
-        }
-        if (!handled) entry.handler(request, response);
+        published.fastPath.handle(request, response).then(
+          (handled) => {
+            if (!handled) entry.handler(request, response);
+          },
+          (error: unknown) => {
+            // A fault in the fast path never takes a request down: the route renders the answer instead.
+            logger.warn("published fast path failed", {
+              error: error instanceof Error ? error.message : String(error),
+            });
+            if (!response.headersSent) entry.handler(request, response);
+          },
+        );
       }
     : entry.handler;
   // The first X-Forwarded-For entry is whatever the caller wrote: read as the client address, it

@@ -19,6 +19,15 @@ export interface RevisionCache<Value> {
     nowIso: string | undefined,
     load: (missing: string[]) => Map<string, Value>,
   ): Map<string, Value>;
+  /** readOrBuild with a build that reads the store (its ports are asynchronous). */
+  readOrLoad(key: string, revision: number, nowIso: string | undefined, load: () => Promise<Value>): Promise<Value>;
+  /** readThrough with a load that reads the store (called at most once, after the cached values are taken). */
+  readThroughLoading(
+    keys: readonly string[],
+    revision: number,
+    nowIso: string | undefined,
+    load: (missing: string[]) => Promise<Map<string, Value>>,
+  ): Promise<Map<string, Value>>;
   readonly size: number;
 }
 
@@ -45,6 +54,9 @@ export function createRevisionCache<Value>(options: {
       return value;
     },
     write(key, revision, value) {
+      // A value loaded while a write moved the revision (another request followed it meanwhile) is
+      // not kept: it would empty the entries of the newer revision for a value nobody asks again.
+      if (revision < cachedRevision) return;
       follow(revision);
       if (options.maxEntries <= 0) return;
       entries.delete(key);
@@ -71,6 +83,28 @@ export function createRevisionCache<Value>(options: {
       }
       if (missing.length === 0) return values;
       for (const [key, value] of load(missing)) {
+        cache.write(key, revision, value);
+        values.set(key, value);
+      }
+      return values;
+    },
+    async readOrLoad(key, revision, nowIso, load) {
+      const cached = cache.read(key, revision, nowIso);
+      if (cached !== undefined) return cached;
+      const loaded = await load();
+      cache.write(key, revision, loaded);
+      return loaded;
+    },
+    async readThroughLoading(keys, revision, nowIso, load) {
+      const values = new Map<string, Value>();
+      const missing: string[] = [];
+      for (const key of keys) {
+        const value = cache.read(key, revision, nowIso);
+        if (value === undefined) missing.push(key);
+        else values.set(key, value);
+      }
+      if (missing.length === 0) return values;
+      for (const [key, value] of await load(missing)) {
         cache.write(key, revision, value);
         values.set(key, value);
       }

@@ -22,12 +22,13 @@ export function resolveEnvelopeParts(baseUrl: string, abId: string, answer: Reso
  * answer's own end of validity (a signal expiring) passes: a resolve then costs no query and no
  * serialization. Unknown and archived merchants are not kept (resolveMerchant throws).
  */
-export function preparedResolve(app: App, abId: string, context: RequestContext): PreparedEnvelope {
-  const revision = app.merchants.revision();
+export async function preparedResolve(app: App, abId: string, context: RequestContext): Promise<PreparedEnvelope> {
+  const revision = await app.merchants.revision();
   const nowIso = context.now.toISOString();
-  return app.preparedAnswers.readOrBuild(`resolve:${abId}`, revision, nowIso, () => {
-    const answer = resolveMerchant(resolveDeps(app), abId);
+  const prepared = await app.preparedAnswers.readOrLoad(`resolve:${abId}`, revision, nowIso, async () => {
+    const answer = await resolveMerchant(resolveDeps(app), abId);
     const envelope = prepareEnvelope(resolveEnvelopeParts(app.config.baseUrl, abId, answer));
     return { envelope, validUntil: answer.validUntil };
-  }).envelope;
+  });
+  return prepared.envelope;
 }

@@ -20,7 +20,7 @@ export interface DispatchDeps {
   transport: MailTransport;
   platformTeamEmail: string;
   /** The email of a merchant-space sign-in link (src/domain/merchant-space/sign-in-links.ts), by link id. */
-  signInLinkMail?: (linkId: string) => { to: string; email: RenderedEmail } | null;
+  signInLinkMail?: (linkId: string) => Promise<{ to: string; email: RenderedEmail } | null>;
   /** The merchant space's lead email confirmations: their emails carry a link written again from the id. */
   leadEmailConfirmations: LeadEmailConfirmationStore;
   leadEmailTokens: LeadEmailTokens;
@@ -235,7 +235,7 @@ export async function compose(
       };
     }
     case "space_sign_in_link": {
-      const mail = deps.signInLinkMail?.(message.subjectId);
+      const mail = await deps.signInLinkMail?.(message.subjectId);
       if (!mail) throw new PermanentFailure("the sign-in link was used or expired before delivery");
       return { outboxId: message.messageId, fileStem, to: mail.to, ...mail.email };
     }

@@ -71,7 +71,7 @@ export interface FastPathStats {
 
 export interface PublishedFastPath {
   /** Answers the request from the publish folder when it can; false: let the next handler answer. */
-  handle(request: IncomingMessage, response: ServerResponse): boolean;
+  handle(request: IncomingMessage, response: ServerResponse): Promise<boolean>;
   stats(): FastPathStats;
 }
 
@@ -141,24 +141,27 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
   /**
    * The store's stamp of a published merchant now, or null. Kept stamps are dropped for the
    * merchants written since they were read; a stamp read after the revision it is kept under can
-   * only be newer than that revision, so a later write always drops it.
+   * only be newer than that revision, so a later write always drops it. Requests interleave at
+   * each read: a stamp is kept only when no other request moved `stampsRevision` during its read.
    */
-  const storeStampOf = (abId: string): string | null => {
-    const revision = options.store.revision();
+  const storeStampOf = async (abId: string): Promise<string | null> => {
+    const revision = await options.store.revision();
     if (revision !== stampsRevision) {
       if (stampsRevision < 0 || revision < stampsRevision || revision - stampsRevision > MAX_TOUCHES_FOLLOWED) {
         storeStamps.clear();
         stampsRevision = revision;
       } else {
-        const touched = options.store.touchedSince(stampsRevision);
+        const touched = await options.store.touchedSince(stampsRevision);
         for (const touchedId of touched.abIds) storeStamps.delete(touchedId);
         stampsRevision = touched.revision;
       }
     }
-    let stamp = storeStamps.get(abId);
-    if (stamp === undefined) {
-      const current = options.store.stampOf(abId);
-      stamp = current && isPublishedStatus(current.status) ? current.stamp : null;
+    const kept = storeStamps.get(abId);
+    if (kept !== undefined) return kept;
+    const keptUnder = stampsRevision;
+    const current = await options.store.stampOf(abId);
+    const stamp = current && isPublishedStatus(current.status) ? current.stamp : null;
+    if (stampsRevision === keptUnder) {
       if (storeStamps.size >= MAX_KEPT_STAMPS) storeStamps.clear();
       storeStamps.set(abId, stamp);
     }
@@ -224,7 +227,7 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
 
   return {
     stats: () => ({ ...counters }),
-    handle(request, response) {
+    async handle(request, response) {
       if (request.method !== "GET" && request.method !== "HEAD") return false;
       const url = request.url ?? "/";
       const query = url.indexOf("?");
@@ -254,7 +257,7 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
         if (!(remaining > SNAPSHOT_MIN_REMAINING_MS)) return pass();
         snapshotCacheControl = `public, max-age=${Math.min(MANIFEST_CACHE_MAX_SECONDS, Math.floor(remaining / 1000))}`;
       }
-      if (storeStampOf(match.abId) !== entry.stamp) return pass();
+      if ((await storeStampOf(match.abId)) !== entry.stamp) return pass();
       const file = readFile(match.kind, match.abId, pathname);
       if (!file) return pass();
 

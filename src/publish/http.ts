@@ -25,18 +25,19 @@ export function viewDepsOf(app: App): ViewDeps {
  * request renders, the next ones until a change read the store revision only. A merchant `load`
  * refuses (404) is not kept.
  */
-export function keptDocument(
+export async function keptDocument(
   app: App,
   kind: MerchantDocumentKind,
   abId: string,
-  load: (deps: ViewDeps) => MerchantView,
+  load: (deps: ViewDeps) => Promise<MerchantView>,
   render: (view: MerchantView) => RenderedDocument,
-): RenderedDocument {
-  const revision = app.merchants.revision();
-  return app.keptDocuments.readOrBuild(`${kind}:${abId}`, revision, app.now().toISOString(), () => {
-    const view = load(viewDepsOf(app));
+): Promise<RenderedDocument> {
+  const revision = await app.merchants.revision();
+  const kept = await app.keptDocuments.readOrLoad(`${kind}:${abId}`, revision, app.now().toISOString(), async () => {
+    const view = await load(viewDepsOf(app));
     return { document: render(view), validUntil: view.period.until };
-  }).document;
+  });
+  return kept.document;
 }
 
 /**

@@ -38,7 +38,7 @@ export async function answerLeadForm(
   fields: Readonly<Record<string, string>>,
   caller: LeadCaller,
 ): Promise<LeadFormAnswer> {
-  const view = loadPublishedView(resolveDeps(app), abId);
+  const view = await loadPublishedView(resolveDeps(app), abId);
   const form = { token: app.pageFormTokens.issue(abId) };
   const { status, result } = await submit(app, view, fields, caller);
   return { status, document: renderMicrosite(view, { ...form, result }) };

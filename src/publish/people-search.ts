@@ -86,7 +86,7 @@ export async function searchForPeople(deps: SearchDeps, query: PeopleQuery): Pro
   const abIds = answer.results.map((result) => result.merchant.ab_id);
   const nowIso = deps.now().toISOString();
   const identities = new Map<string, IdentityCheck>();
-  for (const [abId, signal] of deps.merchants.findSignal(abIds, IDENTITY_SIGNAL)) {
+  for (const [abId, signal] of await deps.merchants.findSignal(abIds, IDENTITY_SIGNAL)) {
     const check = identityCheckAt(signal, nowIso);
     if (check) identities.set(abId, check);
   }

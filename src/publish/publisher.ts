@@ -199,9 +199,9 @@ async function refreshWithIndex(
   let cursor: number;
   let candidates: string[] | null = null;
   if (since === null) {
-    cursor = source.revision();
+    cursor = await source.revision();
   } else {
-    const touched = source.touchedSince(since);
+    const touched = await source.touchedSince(since);
     cursor = touched.revision;
     const due = index.due(now.toISOString(), new Date(renewBeforeMs).toISOString(), snapshots);
     candidates = [...new Set([...touched.abIds, ...due, ...(previous?.retry ?? [])])].sort();
@@ -229,7 +229,7 @@ async function refreshWithIndex(
     };
   }
 
-  const total = candidates ? candidates.length : source.count();
+  const total = candidates ? candidates.length : await source.count();
   // Smaller batches in an incremental run share the work out evenly between this thread and the worker.
   const batchSize = input.batchSize ?? (since !== null ? 100 : 500);
   /** The entries this run wrote (rendered, or carried with a new stamp): the index's other rows stay. */
@@ -255,12 +255,12 @@ async function refreshWithIndex(
   // Stamps are read before the profiles: a file is never recorded with a stamp newer than its content.
   let position = 0;
   let after = "";
-  const nextStamps = (): MerchantStamp[] | null => {
+  const nextStamps = async (): Promise<MerchantStamp[] | null> => {
     if (candidates) {
       if (position >= candidates.length) return null;
       const wanted = candidates.slice(position, position + batchSize);
       position += wanted.length;
-      const found = source.stampsOf(wanted);
+      const found = await source.stampsOf(wanted);
       const known = new Set(found.map((stamp) => stamp.abId));
       // Gone from the store: withdrawn like a merchant no longer listed.
       for (const abId of wanted) if (!known.has(abId)) withdrawnIds.push(abId);
@@ -271,14 +271,14 @@ async function refreshWithIndex(
       }
       return found;
     }
-    const stamps = source.stampsAfter(after, batchSize);
+    const stamps = await source.stampsAfter(after, batchSize);
     if (stamps.length === 0) return null;
     after = stamps[stamps.length - 1]?.abId ?? after;
     return stamps;
   };
 
   try {
-    for (let stamps = nextStamps(); stamps !== null; stamps = nextStamps()) {
+    for (let stamps = await nextStamps(); stamps !== null; stamps = await nextStamps()) {
       const old = index.entriesOf(stamps.map((stamp) => stamp.abId));
       const items: BatchItem[] = [];
       let skippedHere = 0;

@@ -24,8 +24,8 @@ const cache = new WeakMap<PublishSource, { revision: number; validUntil: string 
 const BATCH = 5000;
 
 /** Every published merchant, in ab_id order, with when its page last changed as of `now`. */
-export function publishedPages(source: PublishSource, now: Date): PublishedPage[] {
-  const revision = source.revision();
+export async function publishedPages(source: PublishSource, now: Date): Promise<PublishedPage[]> {
+  const revision = await source.revision();
   const nowIso = now.toISOString();
   const cached = cache.get(source);
   if (cached?.revision === revision && (cached.validUntil === null || nowIso < cached.validUntil)) return cached.pages;
@@ -33,7 +33,7 @@ export function publishedPages(source: PublishSource, now: Date): PublishedPage[
   let validUntil: string | null = null;
   let after = "";
   for (;;) {
-    const batch = source.modificationsAfter(after, BATCH, nowIso);
+    const batch = await source.modificationsAfter(after, BATCH, nowIso);
     for (const merchant of batch) {
       if (!isPublishedStatus(merchant.status)) continue;
       pages.push({ abId: merchant.abId, lastModified: merchant.lastModified });

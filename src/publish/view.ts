@@ -64,13 +64,17 @@ export interface ViewDeps {
 }
 
 /** A published merchant's view; unknown, suspended and archived ones are the same 404. */
-export function loadPublishedView(deps: ViewDeps, abId: string): MerchantView {
+export function loadPublishedView(deps: ViewDeps, abId: string): Promise<MerchantView> {
   return loadView(deps, abId, isPublishedStatus);
 }
 
 /** A merchant's view when its status is accepted (404 MERCHANT_NOT_FOUND otherwise). */
-export function loadView(deps: ViewDeps, abId: string, accept: (status: MerchantStatus) => boolean): MerchantView {
-  const profile = deps.merchants.findProfile(abId);
+export async function loadView(
+  deps: ViewDeps,
+  abId: string,
+  accept: (status: MerchantStatus) => boolean,
+): Promise<MerchantView> {
+  const profile = await deps.merchants.findProfile(abId);
   if (!profile || !accept(profile.merchant.status)) {
     throw new ServiceError("MERCHANT_NOT_FOUND", `No published merchant has ab_id ${abId}`, { abId });
   }

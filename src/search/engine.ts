@@ -89,9 +89,9 @@ export function createSearchEngine(
   const followEmbedded = () =>
     createEmbeddedSearchFollower(db, embedded, onFollowerFailure ? { onError: onFollowerFailure } : {});
   /** What the engine does not reflect yet: the merchants touched after its cursor, and the revisions. */
-  const lagAfter = (cursor: number) => ({
-    merchants: feed.countTouchedAfter(cursor, LAG_COUNT_BOUND),
-    revisions: Math.max(0, feed.revision() - cursor),
+  const lagAfter = async (cursor: number) => ({
+    merchants: await feed.countTouchedAfter(cursor, LAG_COUNT_BOUND),
+    revisions: Math.max(0, (await feed.revision()) - cursor),
   });
   if (!meili) {
     return {
@@ -106,7 +106,7 @@ export function createSearchEngine(
         // The embedded index is built in one transaction, which holds this process until it ends
         // and which no other process sees before it commits: without a cursor, it is not built.
         if (cursor === null) return { engine: "embedded", state: "not_built", lag: null, fallback: null };
-        const lag = lagAfter(cursor);
+        const lag = await lagAfter(cursor);
         return { engine: "embedded", state: lag.merchants === 0 ? "ready" : "catching_up", lag, fallback: null };
       },
     };
@@ -144,7 +144,7 @@ export function createSearchEngine(
       const building = follower.status().state === "building" || (await meilisearch.buildUnderWay().catch(() => false));
       return { ...base, state: building ? "building" : "not_built", lag: null };
     }
-    const lag = lagAfter(cursor);
+    const lag = await lagAfter(cursor);
     if (resilient.isDegraded()) return { ...base, state: "unavailable", lag };
     return { ...base, state: lag.merchants === 0 ? "ready" : "catching_up", lag };
   }

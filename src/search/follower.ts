@@ -86,7 +86,7 @@ export function createSearchFollower(options: SearchFollowerOptions): SearchFoll
       status.cursor = await options.engine.readCursor();
       return true;
     }
-    const touched = options.feed.touchedAfter(cursor, batchSize);
+    const touched = await options.feed.touchedAfter(cursor, batchSize);
     const last = touched.at(-1);
     if (!last) {
       status.state = "ready";

@@ -191,14 +191,14 @@ export interface MerchantManifestDeps {
  * A fresh manifest for one listed merchant (404 for unknown and archived ones), with the merchant's
  * `_state`: what `GET /api/registry/verify/{ab_id}` answers.
  */
-export function issueMerchantManifest(
+export async function issueMerchantManifest(
   deps: MerchantManifestDeps,
   abId: string,
   kind: ManifestKind,
-): { issued: IssuedManifest; state: MerchantState; now: Date } {
+): Promise<{ issued: IssuedManifest; state: MerchantState; now: Date }> {
   // One reading of the clock for the assessment, the card and the manifest's dates.
   const now = deps.now();
-  const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, abId);
+  const { profile, assessment } = await loadMerchant({ ...deps, now: () => now }, abId);
   const card = assembleDecisionCard(profile, assessment, {
     baseUrl: deps.baseUrl,
     orderRailEnabled: deps.orderRailEnabled,

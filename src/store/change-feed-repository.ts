@@ -10,5 +10,5 @@ export function createChangeFeedRepository(db: Db): ChangeFeedStore {
     `SELECT seq, ab_id AS abId, revision, change, changed_at AS changedAt
      FROM merchant_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
   );
-  return { after: (after, limit) => page.all(after, limit) };
+  return { after: async (after, limit) => page.all(after, limit) };
 }

@@ -77,7 +77,7 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
     return letterOf(row);
   });
   return {
-    recipients(filter: LetterRecipientFilter): LetterRecipient[] {
+    async recipients(filter: LetterRecipientFilter): Promise<LetterRecipient[]> {
       const conditions = [`m.status IN (${LISTED})`];
       const parameters: Record<string, string | number> = { limit: filter.limit };
       if (filter.abIds) {
@@ -101,7 +101,7 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
         )
         .all(parameters);
     },
-    unlisted(abIds) {
+    async unlisted(abIds) {
       const listed = new Set(
         sqlite
           .prepare<[string], string>(
@@ -112,13 +112,13 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
       );
       return abIds.filter((abId) => !listed.has(abId));
     },
-    recordBatch: (letters, at) => recordTx.immediate(letters, at),
-    findByLocator(locatorHash) {
+    recordBatch: async (letters, at) => recordTx.immediate(letters, at),
+    async findByLocator(locatorHash) {
       const row = byLocator.get(locatorHash);
       return row ? letterOf(row) : null;
     },
-    countWrongTry: (letterId, at, lockAfter) => countTx.immediate(letterId, at, lockAfter),
-    spend<T>(letterId: string, at: string, work: () => T): T | null {
+    countWrongTry: async (letterId, at, lockAfter) => countTx.immediate(letterId, at, lockAfter),
+    async spend<T>(letterId: string, at: string, work: () => T): Promise<T | null> {
       const spent = spendTx.immediate(letterId, at, work) as { done: T } | null;
       return spent === null ? null : spent.done;
     },

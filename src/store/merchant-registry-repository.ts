@@ -12,7 +12,7 @@ import type {
 import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
 import { and, asc, eq, getTableColumns, getTableConfig, gte, lte, sql } from "./drizzle.ts";
-import { createMerchantRepository } from "./merchant-repository.ts";
+import { createMerchantReads } from "./merchant-repository.ts";
 import {
   merchantChanges,
   merchantEvents,
@@ -31,7 +31,7 @@ import {
  * server: the merchant row moves from its expected revision or nothing is written.
  */
 export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore {
-  const reads = createMerchantRepository(db);
+  const reads = createMerchantReads(db);
   // Prepared once: an import asks these for every row of a file of millions.
   const revisionQuery = db
     .select({ revision: merchants.revision })

@@ -23,6 +23,29 @@ export type { LeadTarget, MerchantRepository } from "../domain/registry/merchant
  * JSON parameter (`IN json_each(?)`), so every statement is prepared once.
  */
 export function createMerchantRepository(db: Db): MerchantRepository {
+  const reads = createMerchantReads(db);
+  // The port is asynchronous; SQLite answers at once, inside each call (one await for the caller).
+  return {
+    revision: async () => reads.revision(),
+    findProfile: async (abId) => reads.findProfile(abId),
+    findLeadTarget: async (abId, options) => reads.findLeadTarget(abId, options),
+    findMerchants: async (abIds) => reads.findMerchants(abIds),
+    findProducts: async (abIds) => reads.findProducts(abIds),
+    findTrustSignals: async (abIds) => reads.findTrustSignals(abIds),
+    findSignal: async (abIds, key) => reads.findSignal(abIds, key),
+    findCluster: async (clusterId) => reads.findCluster(clusterId),
+    findClusters: async (abId) => reads.findClusters(abId),
+  };
+}
+
+/** The same reads, synchronous: for the store's own use inside a transaction (merchant-registry-repository.ts). */
+export type MerchantReads = {
+  [Method in keyof MerchantRepository]: (
+    ...args: Parameters<MerchantRepository[Method]>
+  ) => Awaited<ReturnType<MerchantRepository[Method]>>;
+};
+
+export function createMerchantReads(db: Db): MerchantReads {
   const sqlite = db.$client;
   const within = "IN (SELECT value FROM json_each(?))";
   const merchantById = sqlite.prepare<[string], Row>("SELECT * FROM merchants WHERE ab_id = ?");

@@ -73,21 +73,21 @@ export interface StampRow {
 
 export interface PublishSource {
   /** Merchants after `afterAbId` in ab_id order, with their status and stamp. */
-  stampsAfter(afterAbId: string, limit: number): MerchantStamp[];
+  stampsAfter(afterAbId: string, limit: number): Promise<MerchantStamp[]>;
   /** Merchants after `afterAbId` in ab_id order, with their status and when their page last changed, as of `nowIso`. */
-  modificationsAfter(afterAbId: string, limit: number, nowIso: string): MerchantModification[];
+  modificationsAfter(afterAbId: string, limit: number, nowIso: string): Promise<MerchantModification[]>;
   /** The status and stamp of these merchants (in ab_id order); a merchant the store no longer has is absent. */
-  stampsOf(abIds: readonly string[]): MerchantStamp[];
+  stampsOf(abIds: readonly string[]): Promise<MerchantStamp[]>;
   /**
    * The store revision now and the merchants whose published inputs were written after `cursor`
    * (a previous answer's revision), read in one snapshot of the store (merchant_touches).
    */
-  touchedSince(cursor: number): { revision: number; abIds: string[] };
+  touchedSince(cursor: number): Promise<{ revision: number; abIds: string[] }>;
   /** The store revision now (a later touchedSince(revision) names whatever is written after). */
-  revision(): number;
+  revision(): Promise<number>;
   /** One merchant's status and stamp, or null when unknown. */
-  stampOf(abId: string): MerchantStamp | null;
-  count(): number;
+  stampOf(abId: string): Promise<MerchantStamp | null>;
+  count(): Promise<number>;
 }
 
 export function createPublishSource(db: Db): PublishSource {
@@ -121,22 +121,23 @@ export function createPublishSource(db: Db): PublishSource {
     stamp: stampHash(row.stamp),
   });
   return {
-    stampsAfter: (afterAbId, limit) => after.all(afterAbId, limit).map(toStamp),
-    modificationsAfter: (afterAbId, limit, nowIso) =>
+    stampsAfter: async (afterAbId, limit) => after.all(afterAbId, limit).map(toStamp),
+    modificationsAfter: async (afterAbId, limit, nowIso) =>
       modifications.all({ now: nowIso, after: afterAbId, limit }).map((row) => ({
         abId: row.ab_id,
         status: row.status,
         lastModified: row.last_modified,
         nextChange: row.next_change,
       })),
-    stampsOf: (abIds) => several.all(JSON.stringify(abIds)).map(toStamp),
-    touchedSince: (cursor) => touchedSince.deferred(cursor),
-    revision: () => revision.get() ?? 0,
-    stampOf: (abId) => {
+    stampsOf: async (abIds) => several.all(JSON.stringify(abIds)).map(toStamp),
+    // One read transaction: the revision and the merchants touched up to it, from one snapshot.
+    touchedSince: async (cursor) => touchedSince.deferred(cursor),
+    revision: async () => revision.get() ?? 0,
+    stampOf: async (abId) => {
       const row = one.get(abId);
       return row ? toStamp(row) : null;
     },
-    count: () => count.get()?.n ?? 0,
+    count: async () => count.get()?.n ?? 0,
   };
 }
 

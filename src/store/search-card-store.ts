@@ -48,8 +48,9 @@ export function createSearchCardStore(db: Db): SearchCardStore {
     dropOtherCursors.run(format);
   });
 
+  const revision = storeRevisionReader(db);
   return {
-    read(abIds, format, nowIso) {
+    async read(abIds, format, nowIso) {
       const cards = new Map<string, KeptCard>();
       if (abIds.length === 0) return cards;
       for (const [abId, card] of currentCards.all(JSON.stringify(abIds), format, nowIso)) {
@@ -57,13 +58,13 @@ export function createSearchCardStore(db: Db): SearchCardStore {
       }
       return cards;
     },
-    write: (cards, format, builtAt) => writeAll.immediate(cards, format, builtAt),
-    merchantIdsAfter: (after, limit) => idsAfter.all(after ?? "", limit),
-    expired: (format, nowIso, limit) => expired.all(format, nowIso, limit),
-    dropOtherFormats: (format) => dropOtherFormats.immediate(format),
-    revision: storeRevisionReader(db),
-    readCursor: (format) => cursorOf.get(format) ?? null,
-    writeCursor: (format, revision) => {
+    write: async (cards, format, builtAt) => writeAll.immediate(cards, format, builtAt),
+    merchantIdsAfter: async (after, limit) => idsAfter.all(after ?? "", limit),
+    expired: async (format, nowIso, limit) => expired.all(format, nowIso, limit),
+    dropOtherFormats: async (format) => dropOtherFormats.immediate(format),
+    revision: async () => revision(),
+    readCursor: async (format) => cursorOf.get(format) ?? null,
+    writeCursor: async (format, revision) => {
       setCursor.run(format, revision);
     },
   };

@@ -8,11 +8,11 @@ import { storeRevisionReader } from "./store-revision.ts";
  */
 export interface SearchFeed {
   /** The store revision now. */
-  revision(): number;
+  revision(): Promise<number>;
   /** Merchants touched after `after`, oldest touch first, at most `limit`. */
-  touchedAfter(after: number, limit: number): { abId: string; touch: number }[];
+  touchedAfter(after: number, limit: number): Promise<{ abId: string; touch: number }[]>;
   /** How many merchants were touched after `after`, counted up to `upTo`. */
-  countTouchedAfter(after: number, upTo: number): number;
+  countTouchedAfter(after: number, upTo: number): Promise<number>;
 }
 
 export function createSearchFeed(db: Db): SearchFeed {
@@ -24,9 +24,10 @@ export function createSearchFeed(db: Db): SearchFeed {
       "SELECT count(*) FROM (SELECT 1 FROM merchant_touches WHERE touch > ? ORDER BY touch LIMIT ?)",
     )
     .pluck();
+  const revision = storeRevisionReader(db);
   return {
-    revision: storeRevisionReader(db),
-    touchedAfter: (after, limit) => touched.all(after, limit),
-    countTouchedAfter: (after, upTo) => count.get(after, upTo) ?? 0,
+    revision: async () => revision(),
+    touchedAfter: async (after, limit) => touched.all(after, limit),
+    countTouchedAfter: async (after, upTo) => count.get(after, upTo) ?? 0,
   };
 }

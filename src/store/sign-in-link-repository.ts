@@ -52,10 +52,10 @@ export function createSignInLinkRepository(db: StoreConnection): SignInLinkStore
     return row ? linkOf(row) : null;
   });
   return {
-    liveLetterClaimsOf: (email) => claimsOfEmail.all(email),
-    insertLinks: (links, at) => insertTx.immediate(links, at),
-    takeLink: (linkId, at) => takeTx.immediate(linkId, at),
-    findLink(linkId) {
+    liveLetterClaimsOf: async (email) => claimsOfEmail.all(email),
+    insertLinks: async (links, at) => insertTx.immediate(links, at),
+    takeLink: async (linkId, at) => takeTx.immediate(linkId, at),
+    async findLink(linkId) {
       const row = withName.get(linkId);
       return row ? { ...linkOf(row), businessName: row.business_name } : null;
     },

@@ -92,6 +92,7 @@ const followUpEmails = async (leadId: string) => {
   db.close();
   const app = createApp(loadConfig());
   try {
+    // Awaited here: the app closes after every email is composed.
     return await Promise.all(
       rows.map(async (row) => ({
         kind: row.kind,

@@ -26,12 +26,16 @@ beforeAll(async () => {
   await seedDemoRegistry(db, { count: 40, seed: 5, now: new Date("2026-11-01T00:00:00Z"), dataDir });
   db.$client.close();
   app = createApp(loadConfig({ DATA_DIR: dataDir, SMTP_URL: "", SMTP_HOST: "" }));
-  abId = (
-    app.db.$client
-      .prepare("SELECT ab_id FROM merchants WHERE status = 'ACTIVE' AND email IS NOT NULL")
-      .pluck()
-      .all() as string[]
-  ).find((id) => app.merchants.findLeadTarget(id, { withProducts: false }) !== null) as string;
+  const candidates = app.db.$client
+    .prepare("SELECT ab_id FROM merchants WHERE status = 'ACTIVE' AND email IS NOT NULL")
+    .pluck()
+    .all() as string[];
+  for (const id of candidates) {
+    if ((await app.merchants.findLeadTarget(id, { withProducts: false })) !== null) {
+      abId = id;
+      break;
+    }
+  }
 }, 60_000);
 
 afterAll(() => {

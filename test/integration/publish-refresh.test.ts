@@ -90,14 +90,12 @@ describe("the refresh job and the published files", () => {
   const onDemand = new Map<string, { body: Buffer; etag: string; link: string | null }>();
   let firstRun: RefreshSummary;
 
-  it("loads profiles in bulk exactly as the repository does one by one", () => {
-    const ids = createPublishSource(db)
-      .stampsAfter("", 1000)
-      .map((stamp) => stamp.abId);
+  it("loads profiles in bulk exactly as the repository does one by one", async () => {
+    const ids = (await createPublishSource(db).stampsAfter("", 1000)).map((stamp) => stamp.abId);
     const loaded = createProfileLoader(db).load(ids);
     const repository = createMerchantRepository(db);
     for (const abId of ids) {
-      const expected = repository.findProfile(abId);
+      const expected = await repository.findProfile(abId);
       expected?.signals.sort((a, b) => (a.key < b.key ? -1 : 1));
       expect(loaded.get(abId)).toEqual(expected);
     }
@@ -121,9 +119,9 @@ describe("the refresh job and the published files", () => {
   it("publishes every published merchant, byte-identical to the endpoints' answers", async () => {
     firstRun = await runRefresh(refreshInput());
     const published = new Set(["ACTIVE", "PROBATION", "PAUSED"]);
-    const expected = createPublishSource(db)
-      .stampsAfter("", 1000)
-      .filter((stamp) => published.has(stamp.status)).length;
+    const expected = (await createPublishSource(db).stampsAfter("", 1000)).filter((stamp) =>
+      published.has(stamp.status),
+    ).length;
     expect(firstRun.merchants).toBe(expected);
     expect(firstRun.rendered).toBe(expected);
     expect(firstRun.snapshotsSigned).toBe(expected);

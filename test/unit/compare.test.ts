@@ -224,13 +224,13 @@ describe("compareLoaded", () => {
 describe("compareMerchants", () => {
   const repository = (profiles: MerchantProfile[]) =>
     ({
-      findProfile: (abId: string) => profiles.find((item) => item.merchant.abId === abId) ?? null,
+      findProfile: async (abId: string) => profiles.find((item) => item.merchant.abId === abId) ?? null,
     }) as unknown as MerchantRepository;
 
-  it("names every missing merchant in one MERCHANT_NOT_FOUND", () => {
+  it("names every missing merchant in one MERCHANT_NOT_FOUND", async () => {
     const deps = { merchants: repository([strong]), baseUrl: BASE, orderRailEnabled: false, now: () => NOW };
     try {
-      compareMerchants(deps, { abIds: ["ab_strong01", "ab_missing1", "ab_missing2"] });
+      await compareMerchants(deps, { abIds: ["ab_strong01", "ab_missing1", "ab_missing2"] });
       expect.unreachable();
     } catch (failure) {
       expect(failure).toBeInstanceOf(ServiceError);
@@ -239,10 +239,10 @@ describe("compareMerchants", () => {
     }
   });
 
-  it("treats an archived merchant as missing", () => {
+  it("treats an archived merchant as missing", async () => {
     const archived = { ...near, merchant: { ...near.merchant, status: "ARCHIVED" as const } };
     const deps = { merchants: repository([strong, archived]), baseUrl: BASE, orderRailEnabled: false, now: () => NOW };
-    expect(() => compareMerchants(deps, { abIds: ["ab_strong01", "ab_near0001"] })).toThrow(/ab_near0001/);
+    await expect(compareMerchants(deps, { abIds: ["ab_strong01", "ab_near0001"] })).rejects.toThrow(/ab_near0001/);
   });
 });
 

@@ -204,30 +204,30 @@ function orderReadyProfile(): MerchantProfile {
 function fakeRepository(profiles: MerchantProfile[]): MerchantRepository {
   const byId = new Map(profiles.map((profile) => [profile.merchant.abId, profile]));
   return {
-    findProfile: (abId) => byId.get(abId) ?? null,
-    findLeadTarget: (abId, { withProducts }) => {
+    findProfile: async (abId) => byId.get(abId) ?? null,
+    findLeadTarget: async (abId, { withProducts }) => {
       const profile = byId.get(abId);
       if (!profile) return null;
       const signals = profile.signals.filter((signal) => signal.status === "verified");
       return { merchant: profile.merchant, signals, products: withProducts ? profile.products : [] };
     },
-    findMerchants: (abIds) => abIds.flatMap((abId) => byId.get(abId)?.merchant ?? []),
-    findProducts: (abIds) => abIds.flatMap((abId) => byId.get(abId)?.products ?? []),
-    findTrustSignals: (abIds) =>
+    findMerchants: async (abIds) => abIds.flatMap((abId) => byId.get(abId)?.merchant ?? []),
+    findProducts: async (abIds) => abIds.flatMap((abId) => byId.get(abId)?.products ?? []),
+    findTrustSignals: async (abIds) =>
       new Map(
         abIds.map((abId) => [abId, (byId.get(abId)?.signals ?? []).filter((signal) => signal.status === "verified")]),
       ),
-    findSignal: (abIds, key) =>
+    findSignal: async (abIds, key) =>
       new Map(
         abIds.flatMap((abId) => {
           const found = byId.get(abId)?.signals.find((signal) => signal.key === key);
           return found ? [[abId, found] as const] : [];
         }),
       ),
-    findCluster: (clusterId) =>
+    findCluster: async (clusterId) =>
       profiles.flatMap((profile) => profile.clusters).find((cluster) => cluster.clusterId === clusterId) ?? null,
-    findClusters: (abId) => byId.get(abId)?.clusters ?? [],
-    revision: () => 0,
+    findClusters: async (abId) => byId.get(abId)?.clusters ?? [],
+    revision: async () => 0,
   };
 }
 
@@ -242,14 +242,14 @@ function deps(profile: MerchantProfile, overrides: Partial<DecisionCardDeps> = {
 }
 
 describe("buildDecisionCard: document shape", () => {
-  it("passes the DecisionCard schema", () => {
-    const document = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("passes the DecisionCard schema", async () => {
+    const document = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     const parsed = decisionCardDocumentSchema.safeParse(document);
     expect(parsed.error?.issues ?? []).toEqual([]);
   });
 
-  it("has exactly the spec's top-level and decision_card keys", () => {
-    const document = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("has exactly the spec's top-level and decision_card keys", async () => {
+    const document = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(Object.keys(document)).toEqual([
       "decision_card",
       "ab_brand_voice",
@@ -291,8 +291,8 @@ describe("buildDecisionCard: document shape", () => {
     expect(document.decision_card.schema_version).toBe("2.4.1");
   });
 
-  it("repeats identity, trust, actionability and both contracts at the top level unchanged", () => {
-    const document = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("repeats identity, trust, actionability and both contracts at the top level unchanged", async () => {
+    const document = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(document.identity).toBe(document.decision_card.identity);
     expect(document.trust).toBe(document.decision_card.trust);
     expect(document.actionability).toBe(document.decision_card.actionability);
@@ -300,8 +300,8 @@ describe("buildDecisionCard: document shape", () => {
     expect(document.order_contract).toBe(document.decision_card.order_contract);
   });
 
-  it("builds identity links under the base URL, with SIREN and NAF division derived", () => {
-    const { identity } = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("builds identity links under the base URL, with SIREN and NAF division derived", async () => {
+    const { identity } = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(identity.legal_identifiers.siren).toEqual({ value: "732829320", derived_from: "siret" });
     expect(identity.legal_identifiers.siret.verified).toBe(true);
     expect(identity.legal_identifiers.naf_code).toEqual({ value: "79.11Z", division: "79" });
@@ -313,8 +313,8 @@ describe("buildDecisionCard: document shape", () => {
     expect(identity.address).toBe("4 quai Eustache Chappuis, 74000 Annecy");
   });
 
-  it("publishes the trust thresholds and the threshold reasons of the score", () => {
-    const { trust } = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("publishes the trust thresholds and the threshold reasons of the score", async () => {
+    const { trust } = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(trust.thresholds).toEqual({ basic: 10, order: 15, merchant_ready: 15, marketplace: 20, iax: 85 });
     expect(trust.trust_level).toBe("certified");
     expect(trust.probation).toBe(false);
@@ -324,8 +324,8 @@ describe("buildDecisionCard: document shape", () => {
     expect(trust.reasons).toEqual(["trust_score_below_iax_threshold"]);
   });
 
-  it("links the card to itself, resolve, JSON-LD, ai.md and the signed manifest", () => {
-    const card = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card;
+  it("links the card to itself, resolve, JSON-LD, ai.md and the signed manifest", async () => {
+    const card = (await buildDecisionCard(deps(tourismProfile()), AB_ID)).decision_card;
     expect(card._links).toEqual({
       self: `${BASE}/api/merchants/${AB_ID}/decision-card`,
       resolve: `${BASE}/api/registry/resolve/${AB_ID}`,
@@ -335,7 +335,7 @@ describe("buildDecisionCard: document shape", () => {
     });
   });
 
-  it("reports an unknown or archived merchant as MERCHANT_NOT_FOUND", () => {
+  it("reports an unknown or archived merchant as MERCHANT_NOT_FOUND", async () => {
     const archived = tourismProfile();
     archived.merchant.status = "ARCHIVED";
     for (const [profile, abId] of [
@@ -343,7 +343,7 @@ describe("buildDecisionCard: document shape", () => {
       [archived, AB_ID],
     ] as const) {
       try {
-        buildDecisionCard(deps(profile), abId);
+        await buildDecisionCard(deps(profile), abId);
         expect.unreachable();
       } catch (error) {
         expect(error).toBeInstanceOf(ServiceError);
@@ -354,10 +354,10 @@ describe("buildDecisionCard: document shape", () => {
 });
 
 describe("buildDecisionCard: content hash", () => {
-  it("stays the same across calls with a different clock while the content is unchanged", () => {
+  it("stays the same across calls with a different clock while the content is unchanged", async () => {
     const profile = tourismProfile();
-    const first = buildDecisionCard(deps(profile, { now: () => new Date("2026-05-10T09:00:00.000Z") }), AB_ID);
-    const second = buildDecisionCard(deps(profile, { now: () => new Date("2026-05-25T17:30:00.000Z") }), AB_ID);
+    const first = await buildDecisionCard(deps(profile, { now: () => new Date("2026-05-10T09:00:00.000Z") }), AB_ID);
+    const second = await buildDecisionCard(deps(profile, { now: () => new Date("2026-05-25T17:30:00.000Z") }), AB_ID);
     expect(first.decision_card.generated_at).not.toBe(second.decision_card.generated_at);
     expect(first.decision_card.provenance.manifest_generated_at).not.toBe(
       second.decision_card.provenance.manifest_generated_at,
@@ -366,27 +366,27 @@ describe("buildDecisionCard: content hash", () => {
     expect(second.decision_card.content_hash).toBe(first.decision_card.content_hash);
   });
 
-  it("changes when a product name changes", () => {
+  it("changes when a product name changes", async () => {
     const profile = tourismProfile();
-    const before = buildDecisionCard(deps(profile), AB_ID).decision_card.content_hash;
+    const before = (await buildDecisionCard(deps(profile), AB_ID)).decision_card.content_hash;
     const renamed = tourismProfile();
     const product = renamed.products[0];
     if (!product) throw new Error("fixture has a product");
     product.name = "Séminaire lacustre";
-    const after = buildDecisionCard(deps(renamed), AB_ID).decision_card.content_hash;
+    const after = (await buildDecisionCard(deps(renamed), AB_ID)).decision_card.content_hash;
     expect(after).not.toBe(before);
   });
 
-  it("hashes the card without generated_at, content_hash and provenance.manifest_generated_at", () => {
-    const card = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card;
+  it("hashes the card without generated_at, content_hash and provenance.manifest_generated_at", async () => {
+    const card = (await buildDecisionCard(deps(tourismProfile()), AB_ID)).decision_card;
     const { generated_at: _g, content_hash: _c, provenance, ...rest } = card;
     const { manifest_generated_at: _m, ...stableProvenance } = provenance;
     expect(card.content_hash).toBe(contentHash({ ...rest, provenance: stableProvenance }));
     expect(decisionCardHash(card)).toBe(card.content_hash);
   });
 
-  it("keeps each member's canonical text, and computes again the text of a member replaced since", () => {
-    const card = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card;
+  it("keeps each member's canonical text, and computes again the text of a member replaced since", async () => {
+    const card = (await buildDecisionCard(deps(tourismProfile()), AB_ID)).decision_card;
     const texts = cardTexts(card);
     expect(texts.byObject.get(card.identity)).toBe(canonicalJson(card.identity));
     expect(texts.byObject.get(card.verification_capsule)).toBe(canonicalJson(card.verification_capsule));
@@ -404,19 +404,19 @@ describe("buildDecisionCard: content hash", () => {
     expect(decisionCardHash(card)).not.toBe(before);
   });
 
-  it("moves when a signal expires, because the verified facts changed", () => {
+  it("moves when a signal expires, because the verified facts changed", async () => {
     const profile = tourismProfile();
-    const before = buildDecisionCard(deps(profile, { now: () => new Date("2026-05-10T00:00:00Z") }), AB_ID);
-    const after = buildDecisionCard(deps(profile, { now: () => new Date("2026-06-02T00:00:00Z") }), AB_ID);
+    const before = await buildDecisionCard(deps(profile, { now: () => new Date("2026-05-10T00:00:00Z") }), AB_ID);
+    const after = await buildDecisionCard(deps(profile, { now: () => new Date("2026-06-02T00:00:00Z") }), AB_ID);
     expect(after.decision_card.content_hash).not.toBe(before.decision_card.content_hash);
   });
 });
 
 describe("buildDecisionCard: actionability and contracts", () => {
-  it("blocks contact for an LLM-written description nobody reviewed and says how to unblock it", () => {
+  it("blocks contact for an LLM-written description nobody reviewed and says how to unblock it", async () => {
     const profile = tourismProfile();
     profile.merchant.descriptionLlmUnreviewed = true;
-    const document = buildDecisionCard(deps(profile), AB_ID);
+    const document = await buildDecisionCard(deps(profile), AB_ID);
     const { actionability } = document;
     expect(actionability.can_contact).toBe(false);
     expect(actionability.blocked_actions).toContain("contact");
@@ -431,8 +431,8 @@ describe("buildDecisionCard: actionability and contracts", () => {
     expect(decisionCardDocumentSchema.safeParse(document).success).toBe(true);
   });
 
-  it("lets an agent contact a verified merchant with a reviewed description", () => {
-    const { actionability, decision_card } = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("lets an agent contact a verified merchant with a reviewed description", async () => {
+    const { actionability, decision_card } = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(actionability.can_contact).toBe(true);
     expect(actionability.blocked_actions).not.toContain("contact");
     expect(actionability.can_verify).toBe(true);
@@ -440,8 +440,8 @@ describe("buildDecisionCard: actionability and contracts", () => {
     expect(decision_card.merchant_signals.description).toContain("séminaires");
   });
 
-  it("has no order contract and order_rail_disabled while the order rail is closed", () => {
-    const document = buildDecisionCard(deps(orderReadyProfile(), { orderRailEnabled: false }), AB_ID);
+  it("has no order contract and order_rail_disabled while the order rail is closed", async () => {
+    const document = await buildDecisionCard(deps(orderReadyProfile(), { orderRailEnabled: false }), AB_ID);
     expect(document.order_contract).toBeNull();
     expect(document.decision_card.order_contract).toBeNull();
     expect(document.actionability.can_order).toBe(false);
@@ -449,8 +449,8 @@ describe("buildDecisionCard: actionability and contracts", () => {
     expect(document.actionability.blocked_because).toContain("order_rail_disabled");
   });
 
-  it("describes create-order with min_trust 55 once the rail is open and the merchant can take orders", () => {
-    const document = buildDecisionCard(deps(orderReadyProfile(), { orderRailEnabled: true }), AB_ID);
+  it("describes create-order with min_trust 55 once the rail is open and the merchant can take orders", async () => {
+    const document = await buildDecisionCard(deps(orderReadyProfile(), { orderRailEnabled: true }), AB_ID);
     expect(document.trust.score).toBeGreaterThanOrEqual(55);
     expect(document.actionability.can_order).toBe(true);
     expect(document.order_contract).toMatchObject({
@@ -462,15 +462,15 @@ describe("buildDecisionCard: actionability and contracts", () => {
     expect(decisionCardDocumentSchema.safeParse(document).success).toBe(true);
   });
 
-  it("keeps the order contract null with the rail open when the merchant cannot take orders", () => {
-    const document = buildDecisionCard(deps(tourismProfile(), { orderRailEnabled: true }), AB_ID);
+  it("keeps the order contract null with the rail open when the merchant cannot take orders", async () => {
+    const document = await buildDecisionCard(deps(tourismProfile(), { orderRailEnabled: true }), AB_ID);
     expect(document.order_contract).toBeNull();
     expect(document.actionability.blocked_because).not.toContain("order_rail_disabled");
     expect(document.actionability.blocked_because).toContain("payment_not_setup");
   });
 
-  it("carries the tourisme lead contract with the endpoint's real required fields", () => {
-    const { lead_contract: contract } = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("carries the tourisme lead contract with the endpoint's real required fields", async () => {
+    const { lead_contract: contract } = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(contract.example_payload.ab_id).toBe(AB_ID);
     expect(contract.sector_fields.map((field) => field.name)).toEqual([
       "event_type",
@@ -486,8 +486,8 @@ describe("buildDecisionCard: actionability and contracts", () => {
     ]);
   });
 
-  it("has a null brand capsule and blocks view_brand when no brand voice is published", () => {
-    const document = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("has a null brand capsule and blocks view_brand when no brand voice is published", async () => {
+    const document = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(document.decision_card.brand_capsule).toBeNull();
     expect(document.actionability.can_view_brand).toBe(false);
     expect(document.actionability.blocked_actions).toContain("view_brand");
@@ -496,7 +496,7 @@ describe("buildDecisionCard: actionability and contracts", () => {
     expect(document.ab_brand_voice.slogan).toBe("Le registre des commerçants vérifiés");
   });
 
-  it("shows a published brand voice as the brand capsule", () => {
+  it("shows a published brand voice as the brand capsule", async () => {
     const profile = tourismProfile();
     profile.merchant.brandVoice = {
       tone: "chaleureux",
@@ -507,7 +507,7 @@ describe("buildDecisionCard: actionability and contracts", () => {
       is_published: true,
     };
     profile.merchant.brandUpdatedAt = "2026-04-03T10:00:00.000Z";
-    const document = buildDecisionCard(deps(profile), AB_ID);
+    const document = await buildDecisionCard(deps(profile), AB_ID);
     expect(document.decision_card.brand_capsule).toEqual({
       tone: "chaleureux",
       values: ["proximité"],
@@ -522,8 +522,8 @@ describe("buildDecisionCard: actionability and contracts", () => {
 });
 
 describe("buildDecisionCard: verification, knowledge and inventory", () => {
-  it("lists at most five verified evidence signals, official sources first, none declared or expired", () => {
-    const capsule = buildDecisionCard(deps(orderReadyProfile()), AB_ID).decision_card.verification_capsule;
+  it("lists at most five verified evidence signals, official sources first, none declared or expired", async () => {
+    const capsule = (await buildDecisionCard(deps(orderReadyProfile()), AB_ID)).decision_card.verification_capsule;
     const top = capsule.top_credentials;
     expect(top.length).toBe(5);
     expect(top.map((item) => item.signal).slice(0, 3)).toEqual(["siret_verified", "bodacc_clean", "officer_identity"]);
@@ -536,22 +536,22 @@ describe("buildDecisionCard: verification, knowledge and inventory", () => {
     expect(capsule.jwks_url).toBe(`${BASE}/.well-known/ab-public-keys.json`);
   });
 
-  it("leaves an expired signal out of top credentials and marks it expired in credentials", () => {
-    const document = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("leaves an expired signal out of top credentials and marks it expired in credentials", async () => {
+    const document = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     const top = document.decision_card.verification_capsule.top_credentials.map((item) => item.signal);
     expect(top).not.toContain("rne_verified");
     expect(top).toContain("territorial_address_verified");
   });
 
-  it("sets next_refresh_at to the earliest signal expiry still ahead", () => {
-    const capsule = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card.verification_capsule;
+  it("sets next_refresh_at to the earliest signal expiry still ahead", async () => {
+    const capsule = (await buildDecisionCard(deps(tourismProfile()), AB_ID)).decision_card.verification_capsule;
     expect(capsule.next_refresh_at).toBe("2026-06-01T00:00:00.000Z");
-    const none = buildDecisionCard(deps(orderReadyProfile()), AB_ID).decision_card.verification_capsule;
+    const none = (await buildDecisionCard(deps(orderReadyProfile()), AB_ID)).decision_card.verification_capsule;
     expect(none.next_refresh_at).toBeNull();
   });
 
-  it("lists credential keys only, in catalog order, keeping a merchant declaration's own source", () => {
-    const { credentials } = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("lists credential keys only, in catalog order, keeping a merchant declaration's own source", async () => {
+    const { credentials } = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(credentials.map((item) => item.key)).toEqual([
       "siret_verified",
       "bodacc_clean",
@@ -571,8 +571,8 @@ describe("buildDecisionCard: verification, knowledge and inventory", () => {
     );
   });
 
-  it("puts the best-backed questions first in the knowledge capsule, with cite URLs", () => {
-    const card = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card;
+  it("puts the best-backed questions first in the knowledge capsule, with cite URLs", async () => {
+    const card = (await buildDecisionCard(deps(tourismProfile()), AB_ID)).decision_card;
     const clusterId = "9b2f6c1e-3d4a-4f5b-8c6d-7e8f9a0b1c2d";
     expect(card.knowledge_capsule.top_questions).toEqual([
       {
@@ -593,8 +593,8 @@ describe("buildDecisionCard: verification, knowledge and inventory", () => {
     ]);
   });
 
-  it("describes cluster nodes with answer hash, word count, grounding and verification", () => {
-    const document = buildDecisionCard(deps(tourismProfile()), AB_ID);
+  it("describes cluster nodes with answer hash, word count, grounding and verification", async () => {
+    const document = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     const [cluster] = document.merchant_clusters;
     expect(cluster?.node_count).toBe(2);
     const [declared, official] = cluster?.nodes ?? [];
@@ -611,8 +611,8 @@ describe("buildDecisionCard: verification, knowledge and inventory", () => {
     expect(document.reviewers).toEqual([]);
   });
 
-  it("lists products as bricks with a short description cut on a word", () => {
-    const card = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card;
+  it("lists products as bricks with a short description cut on a word", async () => {
+    const card = (await buildDecisionCard(deps(tourismProfile()), AB_ID)).decision_card;
     const [brick] = card.bricks_inventory;
     expect(brick).toMatchObject({
       brick_id: `brk_${AB_ID}_seminaire-lac`,
@@ -627,8 +627,8 @@ describe("buildDecisionCard: verification, knowledge and inventory", () => {
     expect(brick?.description_short.endsWith("…")).toBe(true);
   });
 
-  it("reports signals with French weekday hours, whole years in business and the territorial proof", () => {
-    const card = buildDecisionCard(deps(tourismProfile()), AB_ID).decision_card;
+  it("reports signals with French weekday hours, whole years in business and the territorial proof", async () => {
+    const card = (await buildDecisionCard(deps(tourismProfile()), AB_ID)).decision_card;
     expect(card.merchant_signals.hours).toEqual({
       lundi: "09:00-18:00",
       mardi: "09:00-18:00",
@@ -648,10 +648,10 @@ describe("buildDecisionCard: verification, knowledge and inventory", () => {
     ]);
   });
 
-  it("gives an all-null territorial proof when none is recorded", () => {
+  it("gives an all-null territorial proof when none is recorded", async () => {
     const profile = tourismProfile();
     profile.territorialProof = null;
-    const document = buildDecisionCard(deps(profile), AB_ID);
+    const document = await buildDecisionCard(deps(profile), AB_ID);
     expect(document.decision_card.territorial_proof.verified).toBe(false);
     expect(document.decision_card.territorial_proof.latitude).toBeNull();
     expect(decisionCardDocumentSchema.safeParse(document).success).toBe(true);

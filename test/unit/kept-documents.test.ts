@@ -23,9 +23,9 @@ let app: App;
 let now: Date;
 let loads: number;
 
-const countedLoad = (abId: string) => (deps: ViewDeps) => {
+const countedLoad = (abId: string) => async (deps: ViewDeps) => {
   loads += 1;
-  return loadPublishedView(deps, abId);
+  return await loadPublishedView(deps, abId);
 };
 
 beforeEach(() => {
@@ -42,19 +42,19 @@ afterEach(() => {
 });
 
 describe("documents kept by their routes", () => {
-  it("renders a merchant's document once, the same bytes as rendering it afresh", () => {
-    const first = keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
-    expect(first.body.equals(renderJsonLd(loadPublishedView(viewDepsOf(app), bakery)).body)).toBe(true);
-    expect(keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd)).toBe(first);
+  it("renders a merchant's document once, the same bytes as rendering it afresh", async () => {
+    const first = await keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
+    expect(first.body.equals(renderJsonLd(await loadPublishedView(viewDepsOf(app), bakery)).body)).toBe(true);
+    expect(await keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd)).toBe(first);
     expect(loads).toBe(1);
     // Each kind is a document of its own.
-    const markdown = keptDocument(app, "ai-md", bakery, countedLoad(bakery), renderAiMd);
+    const markdown = await keptDocument(app, "ai-md", bakery, countedLoad(bakery), renderAiMd);
     expect(markdown.contentType).toBe("text/markdown; charset=utf-8");
     expect(loads).toBe(2);
   });
 
-  it("renders it again after a write to the store from another process", () => {
-    const before = keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
+  it("renders it again after a write to the store from another process", async () => {
+    const before = await keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
     const other = openDatabase(path.join(dataDir, "abeille.db"));
     try {
       other.$client
@@ -63,29 +63,29 @@ describe("documents kept by their routes", () => {
     } finally {
       other.$client.close();
     }
-    const after = keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
+    const after = await keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
     expect(loads).toBe(2);
     expect(after.hash).not.toBe(before.hash);
     expect(JSON.parse(after.body.toString("utf8")).name).toBe("Boulangerie des Halles");
   });
 
-  it("renders it again once the content period ends, as a published file stops being served", () => {
-    const until = loadPublishedView(viewDepsOf(app), bakery).period.until;
+  it("renders it again once the content period ends, as a published file stops being served", async () => {
+    const until = (await loadPublishedView(viewDepsOf(app), bakery)).period.until;
     if (until === null) throw new Error("the fixture bakery's content period has no end");
-    keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
+    await keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
     now = new Date(Date.parse(until) - 1);
-    keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
+    await keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
     expect(loads).toBe(1);
     now = new Date(until);
-    keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
+    await keptDocument(app, "jsonld", bakery, countedLoad(bakery), renderJsonLd);
     expect(loads).toBe(2);
   });
 
-  it("keeps no refusal: an unknown merchant is looked up on every request", () => {
+  it("keeps no refusal: an unknown merchant is looked up on every request", async () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       let code = "";
       try {
-        keptDocument(app, "jsonld", "ab_zzzzzzzz", countedLoad("ab_zzzzzzzz"), renderJsonLd);
+        await keptDocument(app, "jsonld", "ab_zzzzzzzz", countedLoad("ab_zzzzzzzz"), renderJsonLd);
       } catch (error) {
         code = isServiceError(error) ? error.code : String(error);
       }

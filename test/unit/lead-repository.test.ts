@@ -218,7 +218,7 @@ describe("createLead", () => {
   });
 
   it("records the brick's uuid whichever form named it, and only the sector fields given", async () => {
-    const profile = app.merchants.findProfile(abId);
+    const profile = await app.merchants.findProfile(abId);
     const product = profile?.products[0];
     if (!product) throw new Error("no product");
     const created = await createLead(

@@ -180,7 +180,7 @@ describe("checking a typed code", () => {
   it("accepts the right code, as typed from paper, for its own establishment", async () => {
     const { letters } = await batchFor([lyon]);
     const code = letters[0]?.code as string;
-    const check = checkLetterCode(deps(), code.toLowerCase().replaceAll("-", " "));
+    const check = await checkLetterCode(deps(), code.toLowerCase().replaceAll("-", " "));
     expect(check.ok && check.letter.abId).toBe(lyon);
   });
 
@@ -189,17 +189,17 @@ describe("checking a typed code", () => {
     const code = letters[0]?.code as string;
     const issuedAt = clock;
     clock = new Date(issuedAt.getTime() + LETTER_CODE_VALID_DAYS * 86_400_000 - 1000);
-    expect(checkLetterCode(deps(), code).ok).toBe(true);
+    expect((await checkLetterCode(deps(), code)).ok).toBe(true);
     clock = new Date(issuedAt.getTime() + LETTER_CODE_VALID_DAYS * 86_400_000);
-    expect(checkLetterCode(deps(), code)).toEqual({ ok: false, refusal: "expired" });
+    expect(await checkLetterCode(deps(), code)).toEqual({ ok: false, refusal: "expired" });
     clock = issuedAt;
   });
 
   it("refuses an older letter's code once a newer letter was sent to the establishment", async () => {
     const first = (await batchFor([lyon])).letters[0]?.code as string;
     const second = (await batchFor([lyon])).letters[0]?.code as string;
-    expect(checkLetterCode(deps(), first)).toEqual({ ok: false, refusal: "superseded" });
-    expect(checkLetterCode(deps(), second).ok).toBe(true);
+    expect(await checkLetterCode(deps(), first)).toEqual({ ok: false, refusal: "superseded" });
+    expect((await checkLetterCode(deps(), second)).ok).toBe(true);
   });
 
   it("counts wrong tries on the letter a code locates, locks it at the limit, then refuses its right code", async () => {
@@ -208,14 +208,14 @@ describe("checking a typed code", () => {
     // Same locator (first eight characters), another secret.
     const wrong = `${plain.slice(0, 8)}${plain[8] === "0" ? "1" : "0"}${plain.slice(9)}`;
     for (let attempt = 1; attempt < LETTER_CODE_WRONG_TRIES; attempt++) {
-      expect(checkLetterCode(deps(), wrong)).toEqual({ ok: false, refusal: "wrong" });
+      expect(await checkLetterCode(deps(), wrong)).toEqual({ ok: false, refusal: "wrong" });
     }
-    const locking = checkLetterCode(deps(), wrong);
+    const locking = await checkLetterCode(deps(), wrong);
     expect(locking.ok).toBe(false);
     expect(!locking.ok && locking.refusal).toBe("locked");
     expect(!locking.ok && locking.lockedNow?.failedAttempts).toBe(LETTER_CODE_WRONG_TRIES);
     expect(!locking.ok && locking.lockedNow?.lockedAt).toBe(clock.toISOString());
-    expect(checkLetterCode(deps(), code)).toEqual({ ok: false, refusal: "locked" });
+    expect(await checkLetterCode(deps(), code)).toEqual({ ok: false, refusal: "locked" });
     const row = db.$client
       .prepare("SELECT failed_attempts, locked_at FROM letter_codes WHERE letter_id = ?")
       .get(!locking.ok ? locking.lockedNow?.letterId : "");
@@ -237,15 +237,15 @@ describe("checking a typed code", () => {
     expect(JSON.stringify(events)).not.toContain(plain.slice(0, 8));
   });
 
-  it("says wrong for a code no letter has, and malformed for what cannot be a code", () => {
-    expect(checkLetterCode(deps(), "ZZZZ-ZZZZ-ZZZZ-ZZZZ")).toEqual({ ok: false, refusal: "wrong" });
-    expect(checkLetterCode(deps(), "1234")).toEqual({ ok: false, refusal: "malformed" });
+  it("says wrong for a code no letter has, and malformed for what cannot be a code", async () => {
+    expect(await checkLetterCode(deps(), "ZZZZ-ZZZZ-ZZZZ-ZZZZ")).toEqual({ ok: false, refusal: "wrong" });
+    expect(await checkLetterCode(deps(), "1234")).toEqual({ ok: false, refusal: "malformed" });
   });
 
   it("does not recognise a code hashed under another key", async () => {
     const code = (await batchFor([lyon])).letters[0]?.code as string;
     const otherKey = { ...deps(), codeKeys: createLetterCodeKeys(() => Buffer.alloc(32, 9)) };
-    expect(checkLetterCode(otherKey, code)).toEqual({ ok: false, refusal: "wrong" });
+    expect(await checkLetterCode(otherKey, code)).toEqual({ ok: false, refusal: "wrong" });
   });
 });
 

@@ -98,11 +98,11 @@ const enter = (code: string, email = "gerante@exemple.fr") =>
   signInWithLetterCode({ letters, space }, { code, email, replacing: null });
 
 /** The sign-in link's token, as the email carries it. */
-function tokenInMail(): string {
+async function tokenInMail(): Promise<string> {
   const [row] = db.$client
     .prepare("SELECT subject_id FROM outbox WHERE kind = 'space_sign_in_link' ORDER BY created_at DESC, rowid DESC")
     .all() as { subject_id: string }[];
-  const mail = signInLinkMail({ ...links, baseUrl: "https://abeille.example" }, row?.subject_id ?? "");
+  const mail = await signInLinkMail({ ...links, baseUrl: "https://abeille.example" }, row?.subject_id ?? "");
   const url = /https:\/\/abeille\.example\/pro\/lien\?jeton=(\S+)/.exec(mail?.email.text ?? "")?.[1];
   if (!url) throw new Error("no link in the email");
   return decodeURIComponent(url);
@@ -110,7 +110,7 @@ function tokenInMail(): string {
 
 describe("a letter's code", () => {
   it("claims its establishment only, for a person with no SIRET or SIREN, once", async () => {
-    const signedIn = enter(await codeFor(abA));
+    const signedIn = await enter(await codeFor(abA));
     if (!signedIn.ok) throw new Error(signedIn.refusal);
     expect(signedIn.claim).toMatchObject({
       abId: abA,
@@ -143,8 +143,8 @@ describe("a letter's code", () => {
 
   it("works once: the same code again is refused, and no second claim is made", async () => {
     const code = await codeFor(abA);
-    expect(enter(code).ok).toBe(true);
-    expect(enter(code, "autre@exemple.fr")).toEqual({ ok: false, refusal: "used" });
+    expect((await enter(code)).ok).toBe(true);
+    expect(await enter(code, "autre@exemple.fr")).toEqual({ ok: false, refusal: "used" });
     expect(db.$client.prepare("SELECT count(*) FROM merchant_claims").pluck().get()).toBe(1);
   });
 
@@ -156,7 +156,7 @@ describe("a letter's code", () => {
       { status: "SUSPENDED", reason: "fraude signalée" },
       "operator:test",
     );
-    expect(enter(code)).toEqual({ ok: false, refusal: "unavailable" });
+    expect(await enter(code)).toEqual({ ok: false, refusal: "unavailable" });
     expect(db.$client.prepare("SELECT used_at FROM letter_codes WHERE ab_id = ?").pluck().get(abA)).toBeNull();
     expect(db.$client.prepare("SELECT count(*) FROM merchant_claims").pluck().get()).toBe(0);
   });
@@ -164,7 +164,7 @@ describe("a letter's code", () => {
 
 describe("a batch --unclaimed", () => {
   it("leaves out the listings someone holds a live claim on, and takes them back once it is revoked", async () => {
-    const signedIn = enter(await codeFor(abA));
+    const signedIn = await enter(await codeFor(abA));
     if (!signedIn.ok) throw new Error(signedIn.refusal);
     const unclaimed = async () =>
       (await issueLetterBatch(letters, { unclaimed: true, limit: 10 }, async () => {})).letters.map(
@@ -178,42 +178,44 @@ describe("a batch --unclaimed", () => {
 
 describe("a sign-in link", () => {
   it("works once, for the claim's own person", async () => {
-    const signedIn = enter(await codeFor(abA), "Gerante@Exemple.fr");
+    const signedIn = await enter(await codeFor(abA), "Gerante@Exemple.fr");
     if (!signedIn.ok) throw new Error(signedIn.refusal);
-    expect(requestSignInLinks(links, "gerante@exemple.fr")).toBe(1);
-    const token = tokenInMail();
-    const first = signInWithLink({ links, space }, { token, replacing: null });
+    expect(await requestSignInLinks(links, "gerante@exemple.fr")).toBe(1);
+    const token = await tokenInMail();
+    const first = await signInWithLink({ links, space }, { token, replacing: null });
     expect(first?.session.person.subject).toBe(signedIn.claim.subject);
     expect(first?.claim.claimId).toBe(signedIn.claim.claimId);
-    expect(signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
+    expect(await signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
   });
 
   it(`expires after ${SIGN_IN_LINK_VALID_MINUTES} minutes`, async () => {
-    enter(await codeFor(abA));
-    requestSignInLinks(links, "gerante@exemple.fr");
-    const token = tokenInMail();
+    await enter(await codeFor(abA));
+    await requestSignInLinks(links, "gerante@exemple.fr");
+    const token = await tokenInMail();
     clock = START + SIGN_IN_LINK_VALID_MINUTES * 60_000;
-    expect(signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
-    expect(signInLinkMail({ ...links, baseUrl: "https://abeille.example" }, token.split(".")[0] as string)).toBeNull();
+    expect(await signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
+    expect(
+      await signInLinkMail({ ...links, baseUrl: "https://abeille.example" }, token.split(".")[0] as string),
+    ).toBeNull();
   });
 
   it("opens nothing once its claim is revoked, or when forged", async () => {
-    const signedIn = enter(await codeFor(abA));
+    const signedIn = await enter(await codeFor(abA));
     if (!signedIn.ok) throw new Error(signedIn.refusal);
-    requestSignInLinks(links, "gerante@exemple.fr");
-    const token = tokenInMail();
+    await requestSignInLinks(links, "gerante@exemple.fr");
+    const token = await tokenInMail();
     const [linkId] = token.split(".");
     const forged = `${linkId}.${"A".repeat(43)}`;
-    expect(signInWithLink({ links, space }, { token: forged, replacing: null })).toBeNull();
+    expect(await signInWithLink({ links, space }, { token: forged, replacing: null })).toBeNull();
     revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
-    expect(signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
+    expect(await signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
     // Revoked: no new link is sent either.
-    expect(requestSignInLinks(links, "gerante@exemple.fr")).toBe(0);
+    expect(await requestSignInLinks(links, "gerante@exemple.fr")).toBe(0);
   });
 
   it("is deleted by the retention job as long after it expired as the sessions", async () => {
-    enter(await codeFor(abA));
-    requestSignInLinks(links, "gerante@exemple.fr");
+    await enter(await codeFor(abA));
+    await requestSignInLinks(links, "gerante@exemple.fr");
     const count = () => db.$client.prepare("SELECT count(*) FROM space_sign_in_links").pluck().get();
     const retention = createRetentionRepository(db);
     const expiry = START + SIGN_IN_LINK_VALID_MINUTES * 60_000;
@@ -231,8 +233,8 @@ describe("a sign-in link", () => {
   });
 
   it("is sent only to an address of a live letter claim", async () => {
-    enter(await codeFor(abA));
-    expect(requestSignInLinks(links, "personne@exemple.fr")).toBe(0);
+    await enter(await codeFor(abA));
+    expect(await requestSignInLinks(links, "personne@exemple.fr")).toBe(0);
     expect(db.$client.prepare("SELECT count(*) FROM outbox").pluck().get()).toBe(0);
   });
 });

@@ -12,7 +12,12 @@ import { PaymentProviderError } from "../../src/payments/payment-provider.ts";
 import { type CreateOrderBody, createOrderBodySchema } from "../../src/schemas/orders.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createMerchantRepository, type MerchantRepository } from "../../src/store/merchant-repository.ts";
+import {
+  createMerchantReads,
+  createMerchantRepository,
+  type MerchantReads,
+  type MerchantRepository,
+} from "../../src/store/merchant-repository.ts";
 import { createOrderRepository, type OrderRepository } from "../../src/store/order-repository.ts";
 
 const NOW = new Date("2026-11-01T10:00:00.000Z");
@@ -20,6 +25,8 @@ const BASE = "http://abeille.test";
 let dir: string;
 let db: Db;
 let merchants: MerchantRepository;
+/** The same reads, synchronous: for the fixtures chosen with Array.find. */
+let reads: MerchantReads;
 let orders: OrderRepository;
 let orderReady: string[];
 
@@ -28,6 +35,7 @@ beforeAll(async () => {
   db = openDatabase(path.join(dir, "abeille.db"));
   const summary = await seedDemoRegistry(db, { count: 300, seed: 7, now: NOW, dataDir: dir, rosterFile: null });
   merchants = createMerchantRepository(db);
+  reads = createMerchantReads(db);
   orders = createOrderRepository(db);
   orderReady = summary.roster.cases.order_ready;
 }, 60_000);
@@ -65,7 +73,7 @@ const product = (overrides: Partial<Product>): Product =>
 /** The first order-ready merchant with a fixed-price product, and that product. */
 function priced(): { abId: string; product: Product } {
   for (const abId of orderReady) {
-    const found = merchants.findProfile(abId)?.products.find((p) => itemStatus(p) === "priced");
+    const found = reads.findProfile(abId)?.products.find((p) => itemStatus(p) === "priced");
     if (found) return { abId, product: found };
   }
   throw new Error("no order-ready merchant with a fixed price");
@@ -197,9 +205,9 @@ describe("quoteOrderReadiness", () => {
 
   it("names unpriced and unknown products", async () => {
     const abId = orderReady.find((id) =>
-      merchants.findProfile(id)?.products.some((p) => itemStatus(p) === "on_quote"),
+      reads.findProfile(id)?.products.some((p) => itemStatus(p) === "on_quote"),
     ) as string;
-    const onQuote = merchants.findProfile(abId)?.products.find((p) => itemStatus(p) === "on_quote") as Product;
+    const onQuote = reads.findProfile(abId)?.products.find((p) => itemStatus(p) === "on_quote") as Product;
     const readiness = await quoteOrderReadiness(deps(null), { ab_id: abId, product_ids: [onQuote.productId, "nope"] });
     expect(readiness.ready).toBe(false);
     expect(readiness.blocked_because).toEqual(["product_not_found", "product_on_quote"]);
@@ -291,10 +299,8 @@ describe("createOrder", () => {
       "VALIDATION_ERROR",
     );
 
-    const withFrom = orderReady.find((id) =>
-      merchants.findProfile(id)?.products.some((p) => p.pricingModel === "from"),
-    );
-    const fromProduct = merchants.findProfile(withFrom as string)?.products.find((p) => p.pricingModel === "from");
+    const withFrom = orderReady.find((id) => reads.findProfile(id)?.products.some((p) => p.pricingModel === "from"));
+    const fromProduct = reads.findProfile(withFrom as string)?.products.find((p) => p.pricingModel === "from");
     const unpriced = await failure(
       createOrder(deps(provider), body(withFrom as string, fromProduct?.productId ?? ""), caller),
     );
@@ -303,12 +309,10 @@ describe("createOrder", () => {
 
     const pickupOnly = orderReady.find(
       (id) =>
-        !merchants.findProfile(id)?.merchant.deliveryEnabled &&
-        merchants.findProfile(id)?.products.some((p) => itemStatus(p) === "priced"),
+        !reads.findProfile(id)?.merchant.deliveryEnabled &&
+        reads.findProfile(id)?.products.some((p) => itemStatus(p) === "priced"),
     ) as string;
-    const pickupProduct = merchants
-      .findProfile(pickupOnly)
-      ?.products.find((p) => itemStatus(p) === "priced") as Product;
+    const pickupProduct = reads.findProfile(pickupOnly)?.products.find((p) => itemStatus(p) === "priced") as Product;
     const delivery = await failure(
       createOrder(
         deps(provider),

@@ -193,7 +193,7 @@ describe("dispatch", () => {
     const mail = transport.sent[0];
     expect(mail?.subject).toBe("Nouvelle demande de devis via Abeille");
     expect(mail?.replyTo?.name).toBe("Camille");
-    expect(mail?.to).toBe(app.merchants.findProfile(abIds[0] as string)?.merchant.email);
+    expect(mail?.to).toBe((await app.merchants.findProfile(abIds[0] as string))?.merchant.email);
     const summary = await app.leads.findSummary(lead.leadId);
     expect(summary?.trackingStatus).toBe("delivered");
     expect(summary?.deliveredAt).toBe(clock.toISOString());

@@ -69,8 +69,8 @@ function publish(kind: PublishedKind, abId: string, text: string): Buffer {
  * The serve index as the refresh job writes it (a new file renamed over the old one): each
  * merchant under the stamp the store gives it now.
  */
-function writeServeIndex(abIds: string[], until: string | null = null): void {
-  const stamps = createPublishSource(db).stampsOf([...abIds].sort());
+async function writeServeIndex(abIds: string[], until: string | null = null): Promise<void> {
+  const stamps = await createPublishSource(db).stampsOf([...abIds].sort());
   const file = path.join(publishDir, STATE_DIRNAME, SERVE_INDEX_FILENAME);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(
@@ -90,11 +90,11 @@ interface Written {
 }
 
 /** One GET through the fast path: whether it answered, and what it wrote. */
-function get(
+async function get(
   fastPath: ReturnType<typeof createPublishedFastPath>,
   url: string,
   headers: Record<string, string> = {},
-): Written | null {
+): Promise<Written | null> {
   const request = { method: "GET", url, headers } as unknown as IncomingMessage;
   let written: Written | null = null;
   const response = {
@@ -106,7 +106,7 @@ function get(
       if (written) written.body = body;
     },
   } as unknown as ServerResponse;
-  return fastPath.handle(request, response) ? written : null;
+  return (await fastPath.handle(request, response)) ? written : null;
 }
 
 function otherConnection(statement: string): void {
@@ -119,14 +119,14 @@ function otherConnection(statement: string): void {
 }
 
 describe("the published-file fast path", () => {
-  it("reads one merchant's stamp once, then only the store revision, until a write touches that merchant", () => {
+  it("reads one merchant's stamp once, then only the store revision, until a write touches that merchant", async () => {
     const bakeryJsonLd = publish("jsonld", bakery, '{"name":"Boulangerie"}');
     publish("ai-digest", bakery, '{"digest":"Boulangerie"}');
     const plumberJsonLd = publish("jsonld", plumber, '{"name":"Plombier"}');
-    writeServeIndex([bakery, plumber]);
+    await writeServeIndex([bakery, plumber]);
     const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, baseUrl: BASE_URL });
 
-    const first = get(fastPath, `/api/merchants/${bakery}/jsonld`);
+    const first = await get(fastPath, `/api/merchants/${bakery}/jsonld`);
     expect(first?.status).toBe(200);
     expect(first?.body?.equals(bakeryJsonLd)).toBe(true);
     expect(first?.headers).toMatchObject({
@@ -141,9 +141,9 @@ describe("the published-file fast path", () => {
     expect(calls).toEqual({ revision: 1, touchedSince: 0, stampOf: 1 });
 
     // The same merchant again, and another of its documents: no stamp query.
-    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)?.status).toBe(200);
-    expect(get(fastPath, `/api/merchants/${bakery}/ai-digest`)?.status).toBe(200);
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.body?.equals(plumberJsonLd)).toBe(true);
+    expect((await get(fastPath, `/api/merchants/${bakery}/jsonld`))?.status).toBe(200);
+    expect((await get(fastPath, `/api/merchants/${bakery}/ai-digest`))?.status).toBe(200);
+    expect((await get(fastPath, `/api/merchants/${plumber}/jsonld`))?.body?.equals(plumberJsonLd)).toBe(true);
     expect(calls).toEqual({ revision: 4, touchedSince: 0, stampOf: 2 });
 
     // A write to the bakery from another process (writers move updated_at, which the stamp reads):
@@ -151,34 +151,68 @@ describe("the published-file fast path", () => {
     otherConnection(
       `UPDATE merchants SET phone = '+33 4 00 00 00 01', updated_at = '2026-11-26T12:00:00.000Z' WHERE ab_id = '${bakery}'`,
     );
-    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)).toBeNull();
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect(await get(fastPath, `/api/merchants/${bakery}/jsonld`)).toBeNull();
+    expect((await get(fastPath, `/api/merchants/${plumber}/jsonld`))?.status).toBe(200);
     expect(calls).toEqual({ revision: 6, touchedSince: 1, stampOf: 3 });
     expect(fastPath.stats()).toEqual({ served: 5, notModified: 0, passed: 1 });
   });
 
-  it("never serves a merchant the store no longer publishes, nor one whose content period ended", () => {
-    publish("jsonld", bakery, '{"name":"Boulangerie"}');
+  it("does not keep a stamp read while another request followed a write to that merchant", async () => {
     publish("jsonld", plumber, '{"name":"Plombier"}');
-    writeServeIndex([bakery, plumber], "2026-12-01T00:00:00.000Z");
-    let now = Date.parse("2026-11-30T23:59:59.000Z");
-    const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, nowMs: () => now });
-    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)?.status).toBe(200);
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
-
-    otherConnection(`UPDATE merchants SET status = 'SUSPENDED' WHERE ab_id = '${bakery}'`);
-    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)).toBeNull();
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
-
-    now = Date.parse("2026-12-01T00:00:00.000Z");
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)).toBeNull();
+    publish("jsonld", bakery, '{"name":"Boulangerie"}');
+    await writeServeIndex([plumber, bakery]);
+    // The plumber's first stamp read is answered late, after the store moved (as a slower engine may).
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holdNext = true;
+    const slowStore: typeof store = {
+      ...store,
+      stampOf: async (abId) => {
+        const stamp = await store.stampOf(abId);
+        if (holdNext && abId === plumber) {
+          holdNext = false;
+          await held;
+        }
+        return stamp;
+      },
+    };
+    const fastPath = createPublishedFastPath({ publishDir, store: slowStore, publishKey: PUBLISH_KEY });
+    const first = get(fastPath, `/api/merchants/${plumber}/jsonld`);
+    await new Promise((resolve) => setImmediate(resolve));
+    otherConnection(
+      `UPDATE merchants SET phone = '+33 4 00 00 00 02', updated_at = '2026-11-26T12:00:00.000Z' WHERE ab_id = '${plumber}'`,
+    );
+    // Another request follows the write (the plumber's stamp is not kept yet: nothing to drop).
+    expect((await get(fastPath, `/api/merchants/${bakery}/jsonld`))?.status).toBe(200);
+    release();
+    // The first request read the plumber before the write: it may answer with the file of then.
+    expect((await first)?.status).toBe(200);
+    // But its stamp is not kept: the next request reads the stamp after the write, and passes.
+    expect(await get(fastPath, `/api/merchants/${plumber}/jsonld`)).toBeNull();
   });
 
-  it("drops every kept stamp when the store moved by more writes than it follows one by one", () => {
+  it("never serves a merchant the store no longer publishes, nor one whose content period ended", async () => {
+    publish("jsonld", bakery, '{"name":"Boulangerie"}');
     publish("jsonld", plumber, '{"name":"Plombier"}');
-    writeServeIndex([plumber]);
+    await writeServeIndex([bakery, plumber], "2026-12-01T00:00:00.000Z");
+    let now = Date.parse("2026-11-30T23:59:59.000Z");
+    const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, nowMs: () => now });
+    expect((await get(fastPath, `/api/merchants/${bakery}/jsonld`))?.status).toBe(200);
+    expect((await get(fastPath, `/api/merchants/${plumber}/jsonld`))?.status).toBe(200);
+
+    otherConnection(`UPDATE merchants SET status = 'SUSPENDED' WHERE ab_id = '${bakery}'`);
+    expect(await get(fastPath, `/api/merchants/${bakery}/jsonld`)).toBeNull();
+    expect((await get(fastPath, `/api/merchants/${plumber}/jsonld`))?.status).toBe(200);
+
+    now = Date.parse("2026-12-01T00:00:00.000Z");
+    expect(await get(fastPath, `/api/merchants/${plumber}/jsonld`)).toBeNull();
+  });
+
+  it("drops every kept stamp when the store moved by more writes than it follows one by one", async () => {
+    publish("jsonld", plumber, '{"name":"Plombier"}');
+    await writeServeIndex([plumber]);
     const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY });
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect((await get(fastPath, `/api/merchants/${plumber}/jsonld`))?.status).toBe(200);
     expect(calls.stampOf).toBe(1);
 
     // 5,001 writes to another merchant: listing who was touched is not worth it any more.
@@ -186,33 +220,35 @@ describe("the published-file fast path", () => {
     db.$client.transaction(() => {
       for (let write = 0; write <= 5_000; write++) update.run(`+33 4 00 00 ${String(write).padStart(4, "0")}`, bakery);
     })();
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect((await get(fastPath, `/api/merchants/${plumber}/jsonld`))?.status).toBe(200);
     expect(calls).toMatchObject({ touchedSince: 0, stampOf: 2 });
 
     // A few writes are followed: the plumber's stamp stays.
     update.run("+33 4 99 99 99 99", bakery);
-    expect(get(fastPath, `/api/merchants/${plumber}/jsonld`)?.status).toBe(200);
+    expect((await get(fastPath, `/api/merchants/${plumber}/jsonld`))?.status).toBe(200);
     expect(calls).toMatchObject({ touchedSince: 1, stampOf: 2 });
   });
 
-  it("keeps the bytes the serve index vouches for until the refresh job writes a new index", () => {
+  it("keeps the bytes the serve index vouches for until the refresh job writes a new index", async () => {
     const before = publish("jsonld", bakery, '{"name":"Boulangerie"}');
-    writeServeIndex([bakery]);
+    await writeServeIndex([bakery]);
     const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, indexRecheckMs: 0 });
-    expect(get(fastPath, `/api/merchants/${bakery}/jsonld`)?.body?.equals(before)).toBe(true);
+    expect((await get(fastPath, `/api/merchants/${bakery}/jsonld`))?.body?.equals(before)).toBe(true);
 
     // A run in progress writes the file first: the index it answers for is still the old one.
     const after = publish("jsonld", bakery, '{"name":"Boulangerie du Centre"}');
-    const during = get(fastPath, `/api/merchants/${bakery}/jsonld`);
+    const during = await get(fastPath, `/api/merchants/${bakery}/jsonld`);
     expect(during?.body?.equals(before)).toBe(true);
     expect(during?.headers.etag).toBe(etagOf(bodyHash(before)));
 
     // Then the run's index: the new bytes, with their own ETag.
-    writeServeIndex([bakery]);
-    const served = get(fastPath, `/api/merchants/${bakery}/jsonld`);
+    await writeServeIndex([bakery]);
+    const served = await get(fastPath, `/api/merchants/${bakery}/jsonld`);
     expect(served?.body?.equals(after)).toBe(true);
     expect(served?.headers.etag).toBe(etagOf(bodyHash(after)));
-    const notModified = get(fastPath, `/api/merchants/${bakery}/jsonld`, { "if-none-match": etagOf(bodyHash(after)) });
+    const notModified = await get(fastPath, `/api/merchants/${bakery}/jsonld`, {
+      "if-none-match": etagOf(bodyHash(after)),
+    });
     expect(notModified?.status).toBe(304);
     expect(notModified?.body).toBeUndefined();
   });

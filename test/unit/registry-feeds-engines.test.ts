@@ -14,14 +14,14 @@ import {
 } from "../../src/store/postgres/registry-feeds.ts";
 import { createSearchCardStore } from "../../src/store/search-card-store.ts";
 import { createSearchFeed } from "../../src/store/search-feed.ts";
-import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
+import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 function feedsOf(store: OpenedStore) {
   if (store.sqlite) {
     return {
-      search: asynchronous(createSearchFeed(store.sqlite)),
-      changes: asynchronous(createChangeFeedRepository(store.sqlite)),
-      cards: asynchronous(createSearchCardStore(store.sqlite)),
+      search: createSearchFeed(store.sqlite),
+      changes: createChangeFeedRepository(store.sqlite),
+      cards: createSearchCardStore(store.sqlite),
     };
   }
   if (!store.postgres) throw new Error("no store");

@@ -12,7 +12,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
+import { createMerchantReads } from "../../src/store/merchant-repository.ts";
 import { copySqliteToPostgres } from "../../src/store/postgres/copy.ts";
 import { createPostgresMerchantRepository } from "../../src/store/postgres/merchant-repository.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
@@ -51,7 +51,8 @@ afterAll(async () => {
 
 describe("the registry's reads on SQLite and on PostgreSQL", () => {
   it("read the same profiles, lead targets, lists, signals and clusters of every merchant", async () => {
-    const onSqlite = createMerchantRepository(sqlite);
+    // The SQLite store's reads, synchronous (the port answers the same through Promises).
+    const onSqlite = createMerchantReads(sqlite);
     const onPostgres = createPostgresMerchantRepository(pool);
     expect(abIds).toHaveLength(60);
     expect(await onPostgres.revision()).toBe(onSqlite.revision());
@@ -81,12 +82,14 @@ describe("the registry's reads on SQLite and on PostgreSQL", () => {
   it("give the publication the same stamps, dates, touches and batch profiles", async () => {
     const onSqlite = createPublishSource(sqlite);
     const onPostgres = createPostgresPublishSource(pool);
-    expect(await onPostgres.count()).toBe(onSqlite.count());
-    expect(await onPostgres.stampsAfter("", 1_000)).toEqual(onSqlite.stampsAfter("", 1_000));
-    expect(await onPostgres.stampsOf(abIds.slice(0, 7))).toEqual(onSqlite.stampsOf(abIds.slice(0, 7)));
-    expect(await onPostgres.stampOf(abIds[3] ?? "")).toEqual(onSqlite.stampOf(abIds[3] ?? ""));
-    expect(await onPostgres.modificationsAfter("", 1_000, NOW)).toEqual(onSqlite.modificationsAfter("", 1_000, NOW));
-    expect(await onPostgres.touchedSince(0)).toEqual(onSqlite.touchedSince(0));
+    expect(await onPostgres.count()).toBe(await onSqlite.count());
+    expect(await onPostgres.stampsAfter("", 1_000)).toEqual(await onSqlite.stampsAfter("", 1_000));
+    expect(await onPostgres.stampsOf(abIds.slice(0, 7))).toEqual(await onSqlite.stampsOf(abIds.slice(0, 7)));
+    expect(await onPostgres.stampOf(abIds[3] ?? "")).toEqual(await onSqlite.stampOf(abIds[3] ?? ""));
+    expect(await onPostgres.modificationsAfter("", 1_000, NOW)).toEqual(
+      await onSqlite.modificationsAfter("", 1_000, NOW),
+    );
+    expect(await onPostgres.touchedSince(0)).toEqual(await onSqlite.touchedSince(0));
     const batch = abIds.slice(10, 30);
     expect(await createPostgresProfileLoader(pool).load(batch)).toEqual(createProfileLoader(sqlite).load(batch));
   });

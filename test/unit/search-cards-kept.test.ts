@@ -75,13 +75,13 @@ function countingDeps(refuse: boolean) {
 }
 
 describe("kept search cards", () => {
-  it("are built for every merchant by a full keep, equal to the cards built when shown", () => {
+  it("are built for every merchant by a full keep, equal to the cards built when shown", async () => {
     const ids = allIds();
     expect(ids).toHaveLength(COUNT);
     expect(keptRows()).toBe(COUNT);
-    const kept = app.keptCards.read(ids, format(), clock.toISOString());
+    const kept = await app.keptCards.read(ids, format(), clock.toISOString());
     expect(kept.size).toBe(COUNT);
-    const built = buildKeptCards({ merchants: app.merchants, orderRailEnabled: false }, ids, clock);
+    const built = await buildKeptCards({ merchants: app.merchants, orderRailEnabled: false }, ids, clock);
     for (const abId of ids) expect(kept.get(abId)).toEqual(plain(built.get(abId)));
   });
 
@@ -101,13 +101,15 @@ describe("kept search cards", () => {
     const [abId] = allIds();
     if (!abId) throw new Error("no merchant seeded");
     sqlite().prepare("UPDATE merchants SET business_name = 'Maison Renommée' WHERE ab_id = ?").run(abId);
-    expect(app.keptCards.read([abId], format(), clock.toISOString()).size).toBe(0);
+    expect((await app.keptCards.read([abId], format(), clock.toISOString())).size).toBe(0);
     const { deps, reads } = countingDeps(false);
-    expect(loadSearchCards(deps, [abId]).get(abId)?.merchant.name).toBe("Maison Renommée");
+    expect((await loadSearchCards(deps, [abId])).get(abId)?.merchant.name).toBe("Maison Renommée");
     expect(reads.merchants).toBe(1);
 
     await app.cardKeeper.syncOnce();
-    expect(app.keptCards.read([abId], format(), clock.toISOString()).get(abId)?.merchant.name).toBe("Maison Renommée");
+    expect((await app.keptCards.read([abId], format(), clock.toISOString())).get(abId)?.merchant.name).toBe(
+      "Maison Renommée",
+    );
   });
 
   it("are not served past their validity (a counted signal's expiry, a company's anniversary), and the keeper renews them with the trust of that moment", async () => {
@@ -117,12 +119,12 @@ describe("kept search cards", () => {
       )
       .get() as { ab_id: string; valid_until: string } | undefined;
     if (!row) throw new Error("no demo merchant has a signal that expires");
-    const before = app.keptCards.read([row.ab_id], format(), clock.toISOString()).get(row.ab_id);
+    const before = (await app.keptCards.read([row.ab_id], format(), clock.toISOString())).get(row.ab_id);
     clock = new Date(Date.parse(row.valid_until) + 1_000);
-    expect(app.keptCards.read([row.ab_id], format(), clock.toISOString()).size).toBe(0);
+    expect((await app.keptCards.read([row.ab_id], format(), clock.toISOString())).size).toBe(0);
     await app.cardKeeper.syncOnce();
-    const renewed = app.keptCards.read([row.ab_id], format(), clock.toISOString()).get(row.ab_id);
-    const expected = buildKeptCards({ merchants: app.merchants, orderRailEnabled: false }, [row.ab_id], clock);
+    const renewed = (await app.keptCards.read([row.ab_id], format(), clock.toISOString())).get(row.ab_id);
+    const expected = await buildKeptCards({ merchants: app.merchants, orderRailEnabled: false }, [row.ab_id], clock);
     expect(renewed).toEqual(plain(expected.get(row.ab_id)));
     // The card ended with a signal's expiry or a calendar step (a company's anniversary): built anew at that moment.
     expect(renewed?.validUntil).not.toBe(before?.validUntil);
@@ -150,20 +152,20 @@ describe("kept search cards", () => {
     ] as const) {
       const other = cardFormat(orderRail, code);
       expect(other).not.toBe(format());
-      expect(app.keptCards.read(ids, other, clock.toISOString()).size).toBe(0);
+      expect((await app.keptCards.read(ids, other, clock.toISOString())).size).toBe(0);
       expect((await keeperOf(orderRail, code).syncOnce()).state).toBe("ready");
-      expect(app.keptCards.read(ids, other, clock.toISOString()).size).toBe(COUNT);
-      expect(app.keptCards.read(ids, format(), clock.toISOString()).size).toBe(0);
-      expect(app.keptCards.readCursor(other)).toBe(app.keptCards.revision());
+      expect((await app.keptCards.read(ids, other, clock.toISOString())).size).toBe(COUNT);
+      expect((await app.keptCards.read(ids, format(), clock.toISOString())).size).toBe(0);
+      expect(await app.keptCards.readCursor(other)).toBe(await app.keptCards.revision());
       // This app's keeper lost its cards and its cursor with them: it builds them again in full.
-      expect(app.keptCards.readCursor(format())).toBeNull();
+      expect(await app.keptCards.readCursor(format())).toBeNull();
       await app.cardKeeper.syncOnce();
-      expect(app.keptCards.read(ids, format(), clock.toISOString()).size).toBe(COUNT);
-      expect(app.keptCards.read(ids, other, clock.toISOString()).size).toBe(0);
+      expect((await app.keptCards.read(ids, format(), clock.toISOString())).size).toBe(COUNT);
+      expect((await app.keptCards.read(ids, other, clock.toISOString())).size).toBe(0);
     }
   });
 
-  it("are built in full by `npm run search -- cards`, with the key the server uses", () => {
+  it("are built in full by `npm run search -- cards`, with the key the server uses", async () => {
     sqlite().prepare("DELETE FROM kept_cards").run();
     sqlite().prepare("DELETE FROM kept_card_cursors").run();
     const output = execFileSync(process.execPath, jobArgv(path.join(root, "jobs/search.ts"), "cards"), {
@@ -174,8 +176,8 @@ describe("kept search cards", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     expect(output).toMatch(/^The search cards are in step with the store at revision \d+ \(\d+\.\d s\)\.\n$/);
-    expect(app.keptCards.readCursor(format())).toBe(app.keptCards.revision());
-    expect(app.keptCards.read(allIds(), format(), new Date().toISOString()).size).toBe(COUNT);
+    expect(await app.keptCards.readCursor(format())).toBe(await app.keptCards.revision());
+    expect((await app.keptCards.read(allIds(), format(), new Date().toISOString())).size).toBe(COUNT);
   });
 
   it("go with their merchant when it is deleted", () => {

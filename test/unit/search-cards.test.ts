@@ -68,6 +68,40 @@ describe("search card cache", () => {
     expect(cache.read("ab_bbbbbbbb", 1, "2026-05-10T09:00:00.000Z")).toBeUndefined();
     expect(cache.read("ab_aaaaaaaa", 1, "2026-05-10T09:00:00.000Z")).toBeDefined();
   });
+
+  it("loads a missing card once through an asynchronous read, and serves it after", async () => {
+    const cache = createSearchCardCache(10);
+    let loads = 0;
+    const load = async () => {
+      loads += 1;
+      return card("A");
+    };
+    expect((await cache.readOrLoad("ab_aaaaaaaa", 1, undefined, load)).merchant.name).toBe("A");
+    expect((await cache.readOrLoad("ab_aaaaaaaa", 1, undefined, load)).merchant.name).toBe("A");
+    expect(loads).toBe(1);
+    const many = await cache.readThroughLoading(["ab_aaaaaaaa", "ab_bbbbbbbb"], 1, undefined, async (missing) => {
+      expect(missing).toEqual(["ab_bbbbbbbb"]);
+      return new Map([["ab_bbbbbbbb", card("B")]]);
+    });
+    expect([...many.keys()].sort()).toEqual(["ab_aaaaaaaa", "ab_bbbbbbbb"]);
+  });
+
+  it("does not keep a card loaded at a revision older than the one it follows (a write landed during the read)", async () => {
+    const cache = createSearchCardCache(10);
+    let finishSlowLoad: (value: SearchCard) => void = () => {};
+    const slow = cache.readOrLoad(
+      "ab_aaaaaaaa",
+      1,
+      undefined,
+      () => new Promise((resolve) => (finishSlowLoad = resolve)),
+    );
+    // Meanwhile another request reads at the next revision and keeps its card.
+    await cache.readOrLoad("ab_bbbbbbbb", 2, undefined, async () => card("B"));
+    finishSlowLoad(card("A, as of revision 1"));
+    expect((await slow).merchant.name).toBe("A, as of revision 1");
+    expect(cache.read("ab_bbbbbbbb", 2)?.merchant.name).toBe("B");
+    expect(cache.read("ab_aaaaaaaa", 2)).toBeUndefined();
+  });
 });
 
 /** One merchant behind a fake index and repository whose revision and reads the test controls. */
@@ -75,13 +109,13 @@ function searchWorld(profile: MerchantProfile) {
   const world = { revision: 1, reads: 0, now: new Date("2026-05-10T09:00:00.000Z"), profile };
   const verified = () => world.profile.signals.filter((signal) => signal.status === "verified");
   const merchants = {
-    revision: () => world.revision,
-    findMerchants: (abIds: string[]) => {
+    revision: async () => world.revision,
+    findMerchants: async (abIds: string[]) => {
       world.reads += 1;
       return abIds.includes(AB_ID) ? [world.profile.merchant] : [];
     },
-    findTrustSignals: (abIds: string[]) => new Map(abIds.map((abId) => [abId, verified()])),
-    findProducts: () => world.profile.products,
+    findTrustSignals: async (abIds: string[]) => new Map(abIds.map((abId) => [abId, verified()])),
+    findProducts: async () => world.profile.products,
   } as unknown as MerchantRepository;
   const search: SearchIndex = {
     name: "fake",

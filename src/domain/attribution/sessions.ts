@@ -41,7 +41,7 @@ export async function openSession(
   userAgentHeader: string | null,
 ): Promise<OpenedSession> {
   if (input.ab_id) {
-    const [merchant] = deps.merchants.findMerchants([input.ab_id]);
+    const [merchant] = await deps.merchants.findMerchants([input.ab_id]);
     if (!merchant || merchant.status === "ARCHIVED") {
       throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${input.ab_id}`, {
         abId: input.ab_id,

@@ -45,9 +45,9 @@ export interface Certifications {
   state: MerchantState;
 }
 
-export function checkCertifications(deps: ResolveDeps, abId: string): Certifications {
+export async function checkCertifications(deps: ResolveDeps, abId: string): Promise<Certifications> {
   const now = deps.now();
-  const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, abId);
+  const { profile, assessment } = await loadMerchant({ ...deps, now: () => now }, abId);
   const { merchant } = profile;
   const described = describeCredentials(deps.baseUrl, merchant.abId, profile.signals, assessment);
   const signals = new Map(profile.signals.map((signal) => [signal.key, signal]));

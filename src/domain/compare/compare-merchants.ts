@@ -81,14 +81,14 @@ export interface CompareInput {
 }
 
 /** Loads and compares; a well-formed unknown or archived ab_id is MERCHANT_NOT_FOUND naming every missing one. */
-export function compareMerchants(deps: ResolveDeps, input: CompareInput): Comparison {
+export async function compareMerchants(deps: ResolveDeps, input: CompareInput): Promise<Comparison> {
   const now = deps.now();
   const fixedDeps = { ...deps, now: () => now };
   const loaded: LoadedMerchant[] = [];
   const missing: string[] = [];
   for (const abId of input.abIds) {
     try {
-      loaded.push(loadMerchant(fixedDeps, abId));
+      loaded.push(await loadMerchant(fixedDeps, abId));
     } catch (failure) {
       if (failure instanceof ServiceError && failure.code === "MERCHANT_NOT_FOUND") missing.push(abId);
       else throw failure;

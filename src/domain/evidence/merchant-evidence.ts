@@ -5,14 +5,14 @@ import type { EvidenceSignal } from "../trust/signal-catalog.ts";
 import { describeEvidence } from "./signal-evidence.ts";
 
 /** One evidence page of a listed merchant (404 for unknown and archived ones), with its `_state`. */
-export function merchantEvidence(
+export async function merchantEvidence(
   deps: ResolveDeps,
   signal: EvidenceSignal,
   abId: string,
-): { evidence: EvidenceData; state: MerchantState } {
+): Promise<{ evidence: EvidenceData; state: MerchantState }> {
   // One reading of the clock for the assessment and the expiry check.
   const now = deps.now();
-  const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, abId);
+  const { profile, assessment } = await loadMerchant({ ...deps, now: () => now }, abId);
   return {
     evidence: describeEvidence({ profile, assessment, signal, now }),
     state: assessment.capabilities.state,

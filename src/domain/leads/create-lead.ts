@@ -52,7 +52,7 @@ export async function createLead(
   request: LeadRequest,
   options: CreateLeadOptions,
 ): Promise<LeadReceipt> {
-  const target = loadLeadTarget(deps, request.ab_id, { withProducts: request.brick_id !== undefined });
+  const target = await loadLeadTarget(deps, request.ab_id, { withProducts: request.brick_id !== undefined });
   const { assessment } = target;
   const { state } = assessment.capabilities;
   if (!state.can_contact) {

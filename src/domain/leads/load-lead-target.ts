@@ -12,18 +12,18 @@ import type { AssessedLeadTarget, LeadDeps } from "./lead-deps.ts";
  * validUntil): a busy merchant's leads no longer read and score it again each time (about a
  * tenth of a lead's cost). The value is shared: callers never change it.
  */
-export function loadLeadTarget(
+export async function loadLeadTarget(
   deps: Pick<LeadDeps, "merchants" | "orderRailEnabled" | "now"> & {
     leadTargets: RevisionCache<AssessedLeadTarget>;
   },
   abId: string,
   options: { withProducts: boolean },
-): AssessedLeadTarget {
+): Promise<AssessedLeadTarget> {
   const now = deps.now();
-  const revision = deps.merchants.revision();
+  const revision = await deps.merchants.revision();
   const key = `${options.withProducts ? "products" : "merchant"}:${abId}`;
-  return deps.leadTargets.readOrBuild(key, revision, now.toISOString(), () => {
-    const target = deps.merchants.findLeadTarget(abId, options);
+  return deps.leadTargets.readOrLoad(key, revision, now.toISOString(), async () => {
+    const target = await deps.merchants.findLeadTarget(abId, options);
     if (!target || !isListed(target.merchant.status)) {
       throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
     }

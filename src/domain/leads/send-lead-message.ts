@@ -34,7 +34,7 @@ export async function sendLeadMessage(
   }
   let state: MerchantState;
   try {
-    state = loadLeadTarget(deps, lead.abId, { withProducts: false }).assessment.capabilities.state;
+    state = (await loadLeadTarget(deps, lead.abId, { withProducts: false })).assessment.capabilities.state;
   } catch (failure) {
     if (failure instanceof ServiceError && failure.code === "MERCHANT_NOT_FOUND") {
       throw new ServiceError("CONTACT_DISABLED", `Merchant ${lead.abId} is no longer listed`, {

@@ -37,17 +37,17 @@ export function letterPerson(subject: string, email: string | null): SpacePerson
  * previous one, `replacing`, ends). A listing suspended or archived since the letter was sent is
  * refused (`unavailable`), the letter left unspent.
  */
-export function signInWithLetterCode(
+export async function signInWithLetterCode(
   deps: { letters: LetterDeps; space: SpaceDeps },
   input: { code: string; email: string; replacing: string | null },
-): LetterSignIn {
-  const check = checkLetterCode(deps.letters, input.code);
+): Promise<LetterSignIn> {
+  const check = await checkLetterCode(deps.letters, input.code);
   if (!check.ok) return { ok: false, refusal: check.refusal };
   const { letter } = check;
   const listing = deps.space.store.listing(letter.abId);
   if (!listing || claimBlockOf(listing.status) !== null) return { ok: false, refusal: "unavailable" };
   const person = letterPerson(`letter:${letter.letterId}`, input.email);
-  const claim = deps.letters.letters.spend(letter.letterId, deps.letters.now().toISOString(), () =>
+  const claim = await deps.letters.letters.spend(letter.letterId, deps.letters.now().toISOString(), () =>
     recordClaim(deps.space, {
       abId: letter.abId,
       siren: sirenOf(listing.siret),
@@ -65,11 +65,11 @@ export function signInWithLetterCode(
  * Signs in with a link from the email (taken once); null for a link unknown, forged, used, expired
  * or whose claim was revoked.
  */
-export function signInWithLink(
+export async function signInWithLink(
   deps: { links: SignInLinkDeps; space: SpaceDeps },
   input: { token: string; replacing: string | null },
-): { token: string; session: SpaceSession; claim: ClaimRecord } | null {
-  const link = takeSignInLink(deps.links, input.token);
+): Promise<{ token: string; session: SpaceSession; claim: ClaimRecord } | null> {
+  const link = await takeSignInLink(deps.links, input.token);
   if (!link) return null;
   const claim = deps.space.store.findClaim(link.claimId);
   if (!claim || claim.revokedAt !== null) return null;

@@ -48,7 +48,7 @@ export async function issueLetterBatch(
   print: (batch: LetterBatch) => Promise<void>,
 ): Promise<LetterBatch> {
   if (filter.abIds) {
-    const unlisted = deps.letters.unlisted(filter.abIds);
+    const unlisted = await deps.letters.unlisted(filter.abIds);
     if (unlisted.length > 0) {
       throw new ServiceError(
         "NOT_FOUND",
@@ -56,7 +56,7 @@ export async function issueLetterBatch(
       );
     }
   }
-  const recipients = deps.letters.recipients(filter);
+  const recipients = await deps.letters.recipients(filter);
   const now = deps.now();
   const createdAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + LETTER_CODE_VALID_DAYS * 86_400_000).toISOString();
@@ -80,7 +80,7 @@ export async function issueLetterBatch(
   };
   await print(batch);
   if (drawn.length > 0)
-    deps.letters.recordBatch(
+    await deps.letters.recordBatch(
       drawn.map((letter) => letter.row),
       createdAt,
     );
@@ -110,11 +110,11 @@ export type LetterCodeCheck =
  * the letter, for the merchant's audit log). A right code says whether it is used, superseded or
  * expired only then, so a locator alone tells nothing about its letter.
  */
-export function checkLetterCode(deps: LetterDeps, typed: string): LetterCodeCheck {
+export async function checkLetterCode(deps: LetterDeps, typed: string): Promise<LetterCodeCheck> {
   const code = normalizeLetterCode(typed);
   if (code === null) return { ok: false, refusal: "malformed" };
   const { locatorHash } = deps.codeKeys.hashes(code);
-  const letter = deps.letters.findByLocator(locatorHash);
+  const letter = await deps.letters.findByLocator(locatorHash);
   if (!letter) return { ok: false, refusal: "wrong" };
   if (letter.lockedAt !== null) return { ok: false, refusal: "locked" };
   if (!deps.codeKeys.secretMatches(code, letter.secretHash)) return countWrongTry(deps, letter);
@@ -124,12 +124,12 @@ export function checkLetterCode(deps: LetterDeps, typed: string): LetterCodeChec
   return { ok: true, letter };
 }
 
-function countWrongTry(deps: LetterDeps, letter: LetterRow): LetterCodeCheck {
+async function countWrongTry(deps: LetterDeps, letter: LetterRow): Promise<LetterCodeCheck> {
   // A letter no one can use any more is not worth locking: the answer is the same "wrong".
   const usable =
     letter.usedAt === null && letter.supersededAt === null && Date.parse(letter.expiresAt) > deps.now().getTime();
   if (!usable) return { ok: false, refusal: "wrong" };
-  const after = deps.letters.countWrongTry(letter.letterId, deps.now().toISOString(), LETTER_CODE_WRONG_TRIES);
+  const after = await deps.letters.countWrongTry(letter.letterId, deps.now().toISOString(), LETTER_CODE_WRONG_TRIES);
   if (after === null) return { ok: false, refusal: "locked" };
   if (after.lockedAt !== null) return { ok: false, refusal: "locked", lockedNow: after };
   return { ok: false, refusal: "wrong" };

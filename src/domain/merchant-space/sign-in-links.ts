@@ -62,16 +62,16 @@ export interface SignInLinkRecord {
 /** What the link path needs from storage (implemented by src/store/letter-repository.ts). */
 export interface SignInLinkStore {
   /** Live claims made through a letter with this email address (compared without case). */
-  liveLetterClaimsOf(email: string): LetterClaimForLink[];
+  liveLetterClaimsOf(email: string): Promise<LetterClaimForLink[]>;
   /** Records the links and their outbox rows (kind space_sign_in_link) in one transaction. */
-  insertLinks(links: readonly SignInLinkRecord[], at: string): void;
+  insertLinks(links: readonly SignInLinkRecord[], at: string): Promise<void>;
   /**
    * Takes a link once: marks it used if it is neither used nor expired at `at` and its claim is
    * still live, and returns it; null otherwise.
    */
-  takeLink(linkId: string, at: string): SignInLinkRecord | null;
+  takeLink(linkId: string, at: string): Promise<SignInLinkRecord | null>;
   /** A link with the name of the listing its claim is on (what its email says). */
-  findLink(linkId: string): (SignInLinkRecord & { businessName: string }) | null;
+  findLink(linkId: string): Promise<(SignInLinkRecord & { businessName: string }) | null>;
 }
 
 export interface SignInLinkDeps {
@@ -84,13 +84,13 @@ export interface SignInLinkDeps {
  * Sends a sign-in link for each live letter claim of the address (none when there is none: the
  * caller answers the same either way). Returns how many links went out, for tests and logs only.
  */
-export function requestSignInLinks(deps: SignInLinkDeps, email: string): number {
-  const claims = deps.links.liveLetterClaimsOf(email);
+export async function requestSignInLinks(deps: SignInLinkDeps, email: string): Promise<number> {
+  const claims = await deps.links.liveLetterClaimsOf(email);
   if (claims.length === 0) return 0;
   const now = deps.now();
   const createdAt = now.toISOString();
   const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_VALID_MINUTES * 60_000).toISOString();
-  deps.links.insertLinks(
+  await deps.links.insertLinks(
     claims.map((claim) => ({
       linkId: randomUUID(),
       claimId: claim.claimId,
@@ -105,7 +105,7 @@ export function requestSignInLinks(deps: SignInLinkDeps, email: string): number 
 }
 
 /** The claim a link signs into, taken once; null for a link unknown, forged, used or expired. */
-export function takeSignInLink(deps: SignInLinkDeps, token: string): SignInLinkRecord | null {
+export async function takeSignInLink(deps: SignInLinkDeps, token: string): Promise<SignInLinkRecord | null> {
   const linkId = deps.linkTokens.verify(token);
   if (linkId === null) return null;
   return deps.links.takeLink(linkId, deps.now().toISOString());
@@ -115,11 +115,11 @@ export function takeSignInLink(deps: SignInLinkDeps, token: string): SignInLinkR
  * The email an outbox row of kind space_sign_in_link carries, rendered when it is sent (the token
  * is derived again from the link id); null when the link was used or expired meanwhile.
  */
-export function signInLinkMail(
+export async function signInLinkMail(
   deps: SignInLinkDeps & { baseUrl: string },
   linkId: string,
-): { to: string; email: RenderedEmail } | null {
-  const link = deps.links.findLink(linkId);
+): Promise<{ to: string; email: RenderedEmail } | null> {
+  const link = await deps.links.findLink(linkId);
   if (!link || link.usedAt !== null || Date.parse(link.expiresAt) <= deps.now().getTime()) return null;
   const url = `${deps.baseUrl}/pro/lien?jeton=${encodeURIComponent(deps.linkTokens.issue(linkId))}`;
   return {

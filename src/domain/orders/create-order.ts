@@ -82,7 +82,7 @@ export async function createOrder(
   idempotencyKey: string | null = null,
 ): Promise<OrderAnswer> {
   if (!deps.orderRailEnabled) throw orderDisabled();
-  const { profile, assessment } = loadMerchant(deps, input.merchant_id);
+  const { profile, assessment } = await loadMerchant(deps, input.merchant_id);
   const merchant = profile.merchant;
   const state = assessment.capabilities.state;
 
@@ -230,7 +230,7 @@ async function replay(
   }
   const order = await deps.orders.findById(previous.orderId);
   if (!order) throw new ServiceError("CONFLICT", "This Idempotency-Key names an order that no longer exists");
-  const profile = deps.merchants.findProfile(order.abId);
+  const profile = await deps.merchants.findProfile(order.abId);
   const items = priceItems(
     profile?.products ?? [],
     order.items.map((item) => item.product_id),

@@ -60,7 +60,7 @@ export async function quoteOrderReadiness(
   deps: OrderReadinessDeps,
   query: OrderReadinessQuery,
 ): Promise<OrderReadiness> {
-  const { profile, assessment } = loadMerchant(deps, query.ab_id);
+  const { profile, assessment } = await loadMerchant(deps, query.ab_id);
   const merchant = profile.merchant;
   const merchantReasons = merchantOrderReasons({
     railEnabled: deps.orderRailEnabled,

@@ -80,10 +80,10 @@ const TOP_QUESTIONS_MAX = 5;
  * anniversary), the trust score and `next_refresh_at` (when a signal expires) and the example date
  * of the lead contract (on 1 January).
  */
-export function buildDecisionCard(deps: DecisionCardDeps, abId: string): DecisionCardDocument {
+export async function buildDecisionCard(deps: DecisionCardDeps, abId: string): Promise<DecisionCardDocument> {
   // One reading of the clock for the trust assessment and the card alike.
   const now = deps.now();
-  const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, abId);
+  const { profile, assessment } = await loadMerchant({ ...deps, now: () => now }, abId);
   return assembleDecisionCard(profile, assessment, {
     baseUrl: deps.baseUrl,
     orderRailEnabled: deps.orderRailEnabled,

@@ -30,15 +30,15 @@ export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
     return formatOfKeeper;
   };
 
-  function keep(abIds: readonly string[]): void {
-    const builtAt = store.revision(); // before the merchants are read: a later write makes the card stale
-    store.write(buildKeptCards(deps, abIds, deps.now()), format(), builtAt);
+  async function keep(abIds: readonly string[]): Promise<void> {
+    const builtAt = await store.revision(); // before the merchants are read: a later write makes the card stale
+    await store.write(await buildKeptCards(deps, abIds, deps.now()), format(), builtAt);
   }
 
   /** Keeps these merchants' cards a batch at a time, yielding to the event loop after each. */
   async function keepInBatches(abIds: readonly string[], onBatch?: (done: number) => void): Promise<void> {
     for (let start = 0; start < abIds.length; start += CARDS_PER_BATCH) {
-      keep(abIds.slice(start, start + CARDS_PER_BATCH));
+      await keep(abIds.slice(start, start + CARDS_PER_BATCH));
       onBatch?.(Math.min(abIds.length, start + CARDS_PER_BATCH));
       await nextTurn();
     }
@@ -49,28 +49,28 @@ export function createSearchCardKeeper(deps: CardKeeperDeps): FollowedEngine {
       await keepInBatches(abIds);
     },
     async rebuild(onProgress) {
-      const from = store.revision();
+      const from = await store.revision();
       const ids: string[] = [];
-      for (let page = store.merchantIdsAfter(null, 10_000); page.length > 0; ) {
+      for (let page = await store.merchantIdsAfter(null, 10_000); page.length > 0; ) {
         ids.push(...page);
-        page = store.merchantIdsAfter(page.at(-1) ?? null, 10_000);
+        page = await store.merchantIdsAfter(page.at(-1) ?? null, 10_000);
       }
       onProgress?.(0, ids.length);
       await keepInBatches(ids, (done) => onProgress?.(done, ids.length));
-      store.dropOtherFormats(format());
+      await store.dropOtherFormats(format());
       // Merchants touched during the build are taken again from here.
-      store.writeCursor(format(), from);
+      await store.writeCursor(format(), from);
     },
     async readCursor() {
       return store.readCursor(format());
     },
     async writeCursor(revision) {
-      store.writeCursor(format(), revision);
+      await store.writeCursor(format(), revision);
     },
     async sweep() {
-      const expired = store.expired(format(), deps.now().toISOString(), CARDS_PER_BATCH);
+      const expired = await store.expired(format(), deps.now().toISOString(), CARDS_PER_BATCH);
       if (expired.length === 0) return false;
-      keep(expired);
+      await keep(expired);
       await nextTurn();
       return true;
     },

@@ -4,7 +4,8 @@ import type { ScorableSignal } from "../trust/compute-trust.ts";
 
 /**
  * The registry's read side as the domain needs it (a port): src/store/merchant-repository.ts
- * implements it with prepared statements.
+ * implements it with prepared statements. Asynchronous, so that an engine with an asynchronous driver
+ * (PostgreSQL) can serve it; each method is one read.
  */
 /** What lead creation reads about its merchant: no clusters, no territorial proof. */
 export interface LeadTarget {
@@ -17,27 +18,27 @@ export interface LeadTarget {
 }
 
 export interface MerchantRepository {
-  findProfile(abId: string): MerchantProfile | null;
+  findProfile(abId: string): Promise<MerchantProfile | null>;
   /** The lead path's share of findProfile (no Q&A clusters, no territorial proof): half its cost. */
-  findLeadTarget(abId: string, options: { withProducts: boolean }): LeadTarget | null;
-  findMerchants(abIds: string[]): Merchant[];
-  findProducts(abIds: string[]): Product[];
+  findLeadTarget(abId: string, options: { withProducts: boolean }): Promise<LeadTarget | null>;
+  findMerchants(abIds: string[]): Promise<Merchant[]>;
+  findProducts(abIds: string[]): Promise<Product[]>;
   /**
    * The verified signals of each merchant, with only the fields trust scoring reads (key, status,
    * value, expiry): what search results and lead creation need to assess a merchant. Unverified
    * signals score nothing, so they are not read.
    */
-  findTrustSignals(abIds: string[]): Map<string, ScorableSignal[]>;
+  findTrustSignals(abIds: string[]): Promise<Map<string, ScorableSignal[]>>;
   /**
    * One signal of each merchant, whatever its status (a merchant without it is absent): what a
    * page says of one fact of many merchants, as the identity check of each search result.
    */
-  findSignal(abIds: string[], key: string): Map<string, Signal>;
-  findCluster(clusterId: string): QaCluster | null;
-  findClusters(abId: string): QaCluster[];
+  findSignal(abIds: string[], key: string): Promise<Map<string, Signal>>;
+  findCluster(clusterId: string): Promise<QaCluster | null>;
+  findClusters(abId: string): Promise<QaCluster[]>;
   /**
    * A number that moves with every write to merchants, signals, products or territorial proofs,
    * from any connection (triggers keep it, migration 0002): copies of merchant data check it.
    */
-  revision(): number;
+  revision(): Promise<number>;
 }

@@ -6,7 +6,7 @@ export interface ChangeFeedStore {
   after(
     after: number,
     limit: number,
-  ): { seq: number; abId: string; revision: number; change: string; changedAt: string }[];
+  ): Promise<{ seq: number; abId: string; revision: number; change: string; changedAt: string }[]>;
 }
 
 /**
@@ -14,13 +14,13 @@ export interface ChangeFeedStore {
  * (updated) or stopped being listed (withdrawn), in commit order. A mirror that applies pages
  * in turn, passing each next_cursor back as `since`, holds the listed registry as it is.
  */
-export function readChanges(
+export async function readChanges(
   deps: { changes: ChangeFeedStore },
   query: { since?: string | undefined; limit: number },
-): ChangesAnswer {
+): Promise<ChangesAnswer> {
   const after = query.since === undefined ? 0 : Number(query.since);
   // One more than asked says whether another page is waiting, without a count.
-  const rows = deps.changes.after(after, query.limit + 1);
+  const rows = await deps.changes.after(after, query.limit + 1);
   const page = rows.slice(0, query.limit);
   return {
     changes: page.map((row) => ({

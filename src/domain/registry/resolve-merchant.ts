@@ -28,8 +28,8 @@ export interface LoadedMerchant {
  * the same 404 to the outside, so no surface (resolve, decision card, signed manifest, tools)
  * vouches for a merchant the registry has withdrawn.
  */
-export function loadMerchant(deps: ResolveDeps, abId: string): LoadedMerchant {
-  const profile = deps.merchants.findProfile(abId);
+export async function loadMerchant(deps: ResolveDeps, abId: string): Promise<LoadedMerchant> {
+  const profile = await deps.merchants.findProfile(abId);
   if (!profile || !isListed(profile.merchant.status)) {
     throw new ServiceError("MERCHANT_NOT_FOUND", `No active merchant has ab_id ${abId}`, { abId });
   }
@@ -48,8 +48,8 @@ export interface ResolveAnswer {
   validUntil: string | null;
 }
 
-export function resolveMerchant(deps: ResolveDeps, abId: string): ResolveAnswer {
-  const { profile, assessment } = loadMerchant(deps, abId);
+export async function resolveMerchant(deps: ResolveDeps, abId: string): Promise<ResolveAnswer> {
+  const { profile, assessment } = await loadMerchant(deps, abId);
   const { merchant } = profile;
   const resolved: ResolvedMerchant = {
     merchant: {

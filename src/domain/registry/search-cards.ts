@@ -39,20 +39,20 @@ export interface KeptCard {
  */
 export interface SearchCardStore {
   /** The current kept cards of these merchants (the others are missing from the map). */
-  read(abIds: readonly string[], format: string, nowIso: string): Map<string, KeptCard>;
+  read(abIds: readonly string[], format: string, nowIso: string): Promise<Map<string, KeptCard>>;
   /** Keeps these cards, built from the store as it was at revision `builtAt` (or later). */
-  write(cards: ReadonlyMap<string, KeptCard>, format: string, builtAt: number): void;
+  write(cards: ReadonlyMap<string, KeptCard>, format: string, builtAt: number): Promise<void>;
   /** Every merchant's id after `after` (null: from the first), in order, at most `limit`. */
-  merchantIdsAfter(after: string | null, limit: number): string[];
+  merchantIdsAfter(after: string | null, limit: number): Promise<string[]>;
   /** Merchants whose card of this format stopped being valid by itself (`validUntil` passed), at most `limit`. */
-  expired(format: string, nowIso: string, limit: number): string[];
+  expired(format: string, nowIso: string, limit: number): Promise<string[]>;
   /** Drops every card of another format, and its cursor (after a full build of this one). */
-  dropOtherFormats(format: string): void;
+  dropOtherFormats(format: string): Promise<void>;
   /** The store revision now (read it before the merchants a card is built from). */
-  revision(): number;
+  revision(): Promise<number>;
   /** The store revision the kept cards of `format` reflect; null when none were built for it. */
-  readCursor(format: string): number | null;
-  writeCursor(format: string, revision: number): void;
+  readCursor(format: string): Promise<number | null>;
+  writeCursor(format: string, revision: number): Promise<void>;
 }
 
 /**
@@ -91,16 +91,16 @@ export interface CardDeps {
 }
 
 /** The cards of these merchants: from memory when current, else kept in the store, else built (and kept in memory). */
-export function loadSearchCards(deps: CardDeps, abIds: readonly string[]): Map<string, SearchCard> {
+export async function loadSearchCards(deps: CardDeps, abIds: readonly string[]): Promise<Map<string, SearchCard>> {
   const now = deps.now();
   const nowIso = now.toISOString();
-  return deps.cards.readThrough(abIds, deps.merchants.revision(), nowIso, (missing) => {
+  return deps.cards.readThroughLoading(abIds, await deps.merchants.revision(), nowIso, async (missing) => {
     const loaded = new Map<string, SearchCard>();
-    const kept = deps.keptCards?.read(missing, cardFormat(deps.orderRailEnabled, deps.cardCode()), nowIso);
+    const kept = await deps.keptCards?.read(missing, cardFormat(deps.orderRailEnabled, deps.cardCode()), nowIso);
     for (const [abId, card] of kept ?? []) loaded.set(abId, withActions(deps.baseUrl, abId, card));
     const toBuild = kept ? missing.filter((abId) => !kept.has(abId)) : missing;
     if (toBuild.length > 0) {
-      for (const [abId, card] of buildKeptCards(deps, toBuild, now)) {
+      for (const [abId, card] of await buildKeptCards(deps, toBuild, now)) {
         loaded.set(abId, withActions(deps.baseUrl, abId, card));
       }
     }
@@ -109,16 +109,21 @@ export function loadSearchCards(deps: CardDeps, abIds: readonly string[]): Map<s
 }
 
 /** The cards of these merchants as they are in the store now (a merchant that does not exist has none). */
-export function buildKeptCards(
+export async function buildKeptCards(
   deps: Pick<CardDeps, "merchants" | "orderRailEnabled">,
   abIds: readonly string[],
   now: Date,
-): Map<string, KeptCard> {
+): Promise<Map<string, KeptCard>> {
   const ids = [...abIds];
-  const signals = deps.merchants.findTrustSignals(ids);
-  const productsByMerchant = groupProducts(deps.merchants.findProducts(ids));
+  // Three reads that write nothing: side by side.
+  const [signals, products, merchants] = await Promise.all([
+    deps.merchants.findTrustSignals(ids),
+    deps.merchants.findProducts(ids),
+    deps.merchants.findMerchants(ids),
+  ]);
+  const productsByMerchant = groupProducts(products);
   const built = new Map<string, KeptCard>();
-  for (const merchant of deps.merchants.findMerchants(ids)) {
+  for (const merchant of merchants) {
     const products = productsByMerchant.get(merchant.abId) ?? [];
     built.set(merchant.abId, buildCard(deps, merchant, signals.get(merchant.abId) ?? [], products, now));
   }

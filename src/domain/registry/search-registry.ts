@@ -38,7 +38,7 @@ export async function searchRegistry(deps: SearchDeps, input: SearchQueryInput):
     ...(input.semantic === true ? { semantic: true } : {}),
   });
   const hits = page.hits;
-  const cards = loadSearchCards(
+  const cards = await loadSearchCards(
     deps,
     hits.map((hit) => hit.abId),
   );

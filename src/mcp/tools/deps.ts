@@ -9,10 +9,10 @@ export { resolveDeps, searchDeps } from "../../wiring.ts";
  * One merchant as the tools about it read it: loaded and assessed at one instant (`now`, which
  * the answer's dates use too), with the registry's dependencies for what the tool builds next.
  */
-export function merchantAtNow(app: App, abId: string) {
+export async function merchantAtNow(app: App, abId: string) {
   const deps = resolveDeps(app);
   const now = deps.now();
-  const { profile, assessment } = loadMerchant({ ...deps, now: () => now }, abId);
+  const { profile, assessment } = await loadMerchant({ ...deps, now: () => now }, abId);
   return { deps, now, profile, assessment, merchant: profile.merchant };
 }
 

@@ -117,8 +117,8 @@ export const resolveMerchantTool = defineTool({
   input: z.strictObject({ ab_id: abIdArgument }),
   output: resolveResponseSchema,
   annotations: READ_ONLY,
-  run(args, { app, envelopeContext }) {
-    const answer = resolveMerchant(resolveDeps(app), args.ab_id);
+  async run(args, { app, envelopeContext }) {
+    const answer = await resolveMerchant(resolveDeps(app), args.ab_id);
     return successEnvelope(
       envelopeContext(`/api/registry/resolve/${args.ab_id}`),
       resolveEnvelopeParts(app.config.baseUrl, args.ab_id, answer),
@@ -136,8 +136,8 @@ export const getTrustScore = defineTool({
   input: z.strictObject({ ab_id: abIdArgument }),
   output: successEnvelopeSchema({ id: "TrustScoreResponse", data: trustScoreSchema, state: "merchant" }),
   annotations: READ_ONLY,
-  run(args, { app, envelopeContext }) {
-    const { deps, now, profile, assessment, merchant } = merchantAtNow(app, args.ab_id);
+  async run(args, { app, envelopeContext }) {
+    const { deps, now, profile, assessment, merchant } = await merchantAtNow(app, args.ab_id);
     const card = assembleDecisionCard(profile, assessment, {
       baseUrl: deps.baseUrl,
       orderRailEnabled: deps.orderRailEnabled,
@@ -174,9 +174,9 @@ export const checkAvailabilityTool = defineTool({
   }),
   output: successEnvelopeSchema({ id: "AvailabilityResponse", data: availabilitySchema, state: "merchant" }),
   annotations: READ_ONLY,
-  run(args, { app, envelopeContext }) {
+  async run(args, { app, envelopeContext }) {
     const deps = resolveDeps(app);
-    const { profile, assessment } = loadMerchant(deps, args.ab_id);
+    const { profile, assessment } = await loadMerchant(deps, args.ab_id);
     const { merchant } = profile;
     const at = args.at === undefined ? deps.now() : new Date(args.at);
     return successEnvelope(envelopeContext(), {
@@ -220,9 +220,9 @@ export const compareMerchantsTool = defineTool({
     }),
   output: successEnvelopeSchema({ id: "ComparisonResponse", data: comparisonSchema }),
   annotations: READ_ONLY,
-  run(args, { app, envelopeContext }) {
+  async run(args, { app, envelopeContext }) {
     const point = args.lat !== undefined && args.lng !== undefined ? { lat: args.lat, lng: args.lng } : null;
-    const comparison = compareMerchants(resolveDeps(app), { abIds: args.ab_ids, point });
+    const comparison = await compareMerchants(resolveDeps(app), { abIds: args.ab_ids, point });
     const { baseUrl } = app.config;
     return successEnvelope(envelopeContext(), {
       data: comparison,
@@ -254,8 +254,8 @@ export const getProductDetails = defineTool({
   }),
   output: successEnvelopeSchema({ id: "ProductDetailsResponse", data: productDetailsSchema, state: "merchant" }),
   annotations: READ_ONLY,
-  run(args, { app, envelopeContext }) {
-    const { deps, now, profile, assessment, merchant } = merchantAtNow(app, args.ab_id);
+  async run(args, { app, envelopeContext }) {
+    const { deps, now, profile, assessment, merchant } = await merchantAtNow(app, args.ab_id);
     let products = profile.products;
     if (args.product_id !== undefined) {
       const found = resolveBrick(profile.products, merchant.abId, args.product_id);
@@ -311,9 +311,9 @@ export const checkCertificationsTool = defineTool({
   input: z.strictObject({ ab_id: abIdArgument }),
   output: successEnvelopeSchema({ id: "CertificationsResponse", data: certificationsSchema, state: "merchant" }),
   annotations: READ_ONLY,
-  run(args, { app, envelopeContext }) {
+  async run(args, { app, envelopeContext }) {
     const deps = resolveDeps(app);
-    const { state, ...certifications } = checkCertifications(deps, args.ab_id);
+    const { state, ...certifications } = await checkCertifications(deps, args.ab_id);
     return successEnvelope(envelopeContext(), {
       data: certifications,
       actions: [
@@ -341,8 +341,8 @@ export const getLeadFields = defineTool({
   input: z.strictObject({ ab_id: abIdArgument }),
   output: successEnvelopeSchema({ id: "LeadFieldsResponse", data: leadFieldsSchema, state: "merchant" }),
   annotations: READ_ONLY,
-  run(args, { app, envelopeContext }) {
-    const { deps, now, assessment, merchant } = merchantAtNow(app, args.ab_id);
+  async run(args, { app, envelopeContext }) {
+    const { deps, now, assessment, merchant } = await merchantAtNow(app, args.ab_id);
     const { state } = assessment.capabilities;
     return successEnvelope(envelopeContext(), {
       data: {

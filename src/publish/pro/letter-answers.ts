@@ -136,7 +136,7 @@ export async function answerCodeForm(
       { "retry-after": String(budget.retryAfterSeconds) },
     );
   }
-  const signedIn = signInWithLetterCode(
+  const signedIn = await signInWithLetterCode(
     { letters: letterDeps(app), space: spaceDeps(app) },
     { code, email, replacing: spacePage(app, request).token },
   );
@@ -156,7 +156,11 @@ export async function answerCodeForm(
 }
 
 /** GET /pro/lien (the request form) and GET /pro/lien?jeton=... (the page the email's link opens). */
-export function answerLinkPage(app: App, request: RouteRequest, query: { jeton?: string | undefined }): Reply {
+export async function answerLinkPage(
+  app: App,
+  request: RouteRequest,
+  query: { jeton?: string | undefined },
+): Promise<Reply> {
   const { csrfToken, setCookie } = formOf(app, request);
   const cookieOption = setCookie ? { setCookie } : {};
   if (query.jeton === undefined) {
@@ -169,7 +173,7 @@ export function answerLinkPage(app: App, request: RouteRequest, query: { jeton?:
   // Looked at, not spent: only the button's POST spends it.
   const deps = signInLinkDeps(app);
   const linkId = deps.linkTokens.verify(query.jeton);
-  const link = linkId === null ? null : deps.links.findLink(linkId);
+  const link = linkId === null ? null : await deps.links.findLink(linkId);
   const usable = link !== null && link.usedAt === null && Date.parse(link.expiresAt) > app.now().getTime();
   return spaceDocument(app, renderLinkUsePage({ csrfToken, token: usable ? query.jeton : null }), {
     status: usable ? 200 : 410,
@@ -178,11 +182,11 @@ export function answerLinkPage(app: App, request: RouteRequest, query: { jeton?:
 }
 
 /** POST /pro/lien: the same page whatever the address. */
-export function answerLinkRequest(
+export async function answerLinkRequest(
   app: App,
   request: RouteRequest,
   form: { csrf?: string | undefined; email?: string | undefined },
-): Reply {
+): Promise<Reply> {
   const typed = (form.email ?? "").trim();
   const again = (status: number, error: string | null, message: string | null) => {
     const { csrfToken, setCookie } = formOf(app, request);
@@ -194,23 +198,23 @@ export function answerLinkRequest(
   if (!formIsOurs(app, request, form.csrf)) return again(403, null, FORM_EXPIRED_FR);
   const email = emailOf(typed);
   if (email === null) return again(400, EMAIL_FR, null);
-  if (requestSignInLinks(signInLinkDeps(app), email) > 0) app.notifyOutbox();
+  if ((await requestSignInLinks(signInLinkDeps(app), email)) > 0) app.notifyOutbox();
   return spaceDocument(app, renderLinkSentPage());
 }
 
 /** POST /pro/lien/connexion: spends the link and opens a session. */
-export function answerLinkUse(
+export async function answerLinkUse(
   app: App,
   request: RouteRequest,
   form: { csrf?: string | undefined; jeton?: string | undefined },
-): Reply {
+): Promise<Reply> {
   const { csrfToken, setCookie } = formOf(app, request);
   const cookieOption = setCookie ? { setCookie } : {};
   if (!formIsOurs(app, request, form.csrf)) {
     const page = renderLinkRequestPage({ csrfToken, email: "", error: null, message: FORM_EXPIRED_FR });
     return spaceDocument(app, page, { status: 403, ...cookieOption });
   }
-  const signedIn = signInWithLink(
+  const signedIn = await signInWithLink(
     { links: signInLinkDeps(app), space: spaceDeps(app) },
     { token: form.jeton ?? "", replacing: spacePage(app, request).token },
   );

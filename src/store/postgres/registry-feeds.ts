@@ -9,7 +9,6 @@ import type pg from "pg";
 import type { ChangeFeedStore } from "../../domain/registry/read-changes.ts";
 import type { KeptCard, SearchCardStore } from "../../domain/registry/search-cards.ts";
 import type { SearchFeed } from "../search-feed.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 import { firstRow, inTransaction } from "./transaction.ts";
 
 export function postgresStoreRevisionReader(pool: pg.Pool): () => Promise<number> {
@@ -17,7 +16,7 @@ export function postgresStoreRevisionReader(pool: pg.Pool): () => Promise<number
     (await firstRow<{ revision: number }>(pool, "SELECT revision FROM store_revision WHERE id = 1", []))?.revision ?? 0;
 }
 
-export function createPostgresChangeFeed(pool: pg.Pool): Asynchronous<ChangeFeedStore> {
+export function createPostgresChangeFeed(pool: pg.Pool): ChangeFeedStore {
   return {
     async after(after, limit) {
       const page = await pool.query<{ seq: number; abId: string; revision: number; change: string; changedAt: string }>(
@@ -30,7 +29,7 @@ export function createPostgresChangeFeed(pool: pg.Pool): Asynchronous<ChangeFeed
   };
 }
 
-export function createPostgresSearchFeed(pool: pg.Pool): Asynchronous<SearchFeed> {
+export function createPostgresSearchFeed(pool: pg.Pool): SearchFeed {
   return {
     revision: postgresStoreRevisionReader(pool),
     async touchedAfter(after, limit) {
@@ -51,7 +50,7 @@ export function createPostgresSearchFeed(pool: pg.Pool): Asynchronous<SearchFeed
   };
 }
 
-export function createPostgresSearchCardStore(pool: pg.Pool): Asynchronous<SearchCardStore> {
+export function createPostgresSearchCardStore(pool: pg.Pool): SearchCardStore {
   return {
     async read(abIds, format, nowIso) {
       const cards = new Map<string, KeptCard>();

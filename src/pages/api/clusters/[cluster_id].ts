@@ -9,12 +9,12 @@ import { isPublishedStatus, merchantView } from "../../../publish/view.ts";
  * One Q&A cluster with its nodes and their verification status. A cluster of a merchant that is
  * not published (suspended, archived) is the same 404 as an unknown one.
  */
-export const GET = route(operation("getCluster"), ({ app, pathParams }) => {
+export const GET = route(operation("getCluster"), async ({ app, pathParams }) => {
   const { cluster_id } = pathParams();
   const notFound = () => new ServiceError("NOT_FOUND", `No published Q&A cluster has id ${cluster_id}`);
-  const cluster = app.merchants.findCluster(cluster_id);
+  const cluster = await app.merchants.findCluster(cluster_id);
   if (!cluster) throw notFound();
-  const profile = app.merchants.findProfile(cluster.abId);
+  const profile = await app.merchants.findProfile(cluster.abId);
   if (!profile || !isPublishedStatus(profile.merchant.status)) throw notFound();
   const view = merchantView(profile, {
     baseUrl: app.config.baseUrl,

@@ -3,9 +3,9 @@ import { ok } from "../../../http/respond.ts";
 import { methodNotAllowed, route } from "../../../http/route.ts";
 import { operation } from "../../../openapi/operations.ts";
 
-export const GET = route(operation("readChanges"), ({ app, context, query }) => {
+export const GET = route(operation("readChanges"), async ({ app, context, query }) => {
   const parsed = query();
-  return ok(context, { topLevel: readChanges({ changes: app.changeFeed }, parsed) });
+  return ok(context, { topLevel: await readChanges({ changes: app.changeFeed }, parsed) });
 });
 
 export const HEAD = GET;

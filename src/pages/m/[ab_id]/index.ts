@@ -27,12 +27,12 @@ function orNotFound(failure: unknown) {
   throw failure;
 }
 
-export const GET = pageRoute(operation("getMerchantMicrosite"), ({ app, params }) => {
+export const GET = pageRoute(operation("getMerchantMicrosite"), async ({ app, params }) => {
   const abId = params.ab_id ?? "";
   if (!AB_ID_PATTERN.test(abId)) return notFound();
   try {
     const form = { token: app.pageFormTokens.issue(abId) };
-    return documentResponse(renderMicrosite(loadPublishedView(viewDepsOf(app), abId), form));
+    return documentResponse(renderMicrosite(await loadPublishedView(viewDepsOf(app), abId), form));
   } catch (failure) {
     return orNotFound(failure);
   }

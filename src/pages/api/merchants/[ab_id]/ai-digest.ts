@@ -5,10 +5,10 @@ import { documentResponse, keptDocument } from "../../../../publish/http.ts";
 import { loadPublishedView } from "../../../../publish/view.ts";
 
 /** The AI digest in its envelope, the bytes the refresh job publishes. */
-export const GET = route(operation("getMerchantAiDigest"), ({ app, pathParams }) => {
+export const GET = route(operation("getMerchantAiDigest"), async ({ app, pathParams }) => {
   const { ab_id } = pathParams();
   return documentResponse(
-    keptDocument(app, "ai-digest", ab_id, (deps) => loadPublishedView(deps, ab_id), renderAiDigest),
+    await keptDocument(app, "ai-digest", ab_id, (deps) => loadPublishedView(deps, ab_id), renderAiDigest),
   );
 });
 

@@ -5,9 +5,9 @@ import { documentResponse, viewDepsOf } from "../../../../publish/http.ts";
 import { loadPublishedView } from "../../../../publish/view.ts";
 
 /** Every question-and-answer cluster of a published merchant. */
-export const GET = route(operation("listMerchantClusters"), ({ app, pathParams }) => {
+export const GET = route(operation("listMerchantClusters"), async ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(renderClusterList(loadPublishedView(viewDepsOf(app), ab_id)));
+  return documentResponse(renderClusterList(await loadPublishedView(viewDepsOf(app), ab_id)));
 });
 
 export const HEAD = GET;

@@ -9,10 +9,10 @@ import { loadPublishedView } from "../../../../publish/view.ts";
  * the same bytes and ETag). A paused merchant keeps its card (it tells agents why they cannot
  * act); suspended and archived ones are 404 like an unknown id, as every merchant document.
  */
-export const GET = route(operation("getDecisionCard"), ({ app, pathParams }) => {
+export const GET = route(operation("getDecisionCard"), async ({ app, pathParams }) => {
   const { ab_id } = pathParams();
   return documentResponse(
-    keptDocument(app, "decision-card", ab_id, (deps) => loadPublishedView(deps, ab_id), renderDecisionCard),
+    await keptDocument(app, "decision-card", ab_id, (deps) => loadPublishedView(deps, ab_id), renderDecisionCard),
   );
 });
 

@@ -5,9 +5,11 @@ import { renderJsonLd } from "../../../../publish/jsonld.ts";
 import { loadPublishedView } from "../../../../publish/view.ts";
 
 /** Schema.org JSON-LD of a published merchant (application/ld+json), the bytes the refresh job publishes. */
-export const GET = route(operation("getMerchantJsonLd"), ({ app, pathParams }) => {
+export const GET = route(operation("getMerchantJsonLd"), async ({ app, pathParams }) => {
   const { ab_id } = pathParams();
-  return documentResponse(keptDocument(app, "jsonld", ab_id, (deps) => loadPublishedView(deps, ab_id), renderJsonLd));
+  return documentResponse(
+    await keptDocument(app, "jsonld", ab_id, (deps) => loadPublishedView(deps, ab_id), renderJsonLd),
+  );
 });
 
 export const HEAD = GET;

@@ -10,9 +10,9 @@ import { operation } from "../../../../openapi/operations.ts";
  * (src/http/resolve-answer.ts); its weak ETag lets a client that has it get 304 Not Modified
  * (the server edge compares it, src/http/conventions.ts).
  */
-export const GET = route(operation("resolveMerchant"), ({ app, context, pathParams }) => {
+export const GET = route(operation("resolveMerchant"), async ({ app, context, pathParams }) => {
   const { ab_id } = pathParams();
-  const prepared = preparedResolve(app, ab_id, context);
+  const prepared = await preparedResolve(app, ab_id, context);
   return reply(200, renderPrepared(context, prepared), {
     "content-type": JSON_TYPE,
     etag: prepared.etag,

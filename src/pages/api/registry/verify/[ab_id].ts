@@ -7,11 +7,15 @@ import { keyStoreFor } from "../../../../signing/registry.ts";
 import { resolveDeps } from "../../../../wiring.ts";
 
 /** A freshly signed manifest on every call (new nonce and dates); snapshot=1 for one valid 24 hours. */
-export const GET = route(operation("getVerificationManifest"), ({ app, context, pathParams, query }) => {
+export const GET = route(operation("getVerificationManifest"), async ({ app, context, pathParams, query }) => {
   const { ab_id } = pathParams();
   const { snapshot } = query();
   const kind = snapshot ? "snapshot" : "live";
-  const { issued, state, now } = issueMerchantManifest({ ...resolveDeps(app), signer: keyStoreFor(app) }, ab_id, kind);
+  const { issued, state, now } = await issueMerchantManifest(
+    { ...resolveDeps(app), signer: keyStoreFor(app) },
+    ab_id,
+    kind,
+  );
   const canonical = manifestUrl(app.config.baseUrl, ab_id);
   return ok(
     context,

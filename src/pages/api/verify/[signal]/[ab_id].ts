@@ -11,10 +11,10 @@ import { decisionCardUrl, evidenceActions } from "../../../../signing/actions.ts
 import { resolveDeps } from "../../../../wiring.ts";
 
 /** Evidence for one of the 26 signals: checked in the order ab_id format, signal name, merchant. */
-export const GET = route(operation("getSignalEvidence"), ({ app, context, pathParams }) => {
+export const GET = route(operation("getSignalEvidence"), async ({ app, context, pathParams }) => {
   const { signal, ab_id } = pathParams();
   if (!isEvidenceSignal(signal)) return unknownSignal(context, signal, ab_id);
-  const { evidence, state } = merchantEvidence(resolveDeps(app), signal, ab_id);
+  const { evidence, state } = await merchantEvidence(resolveDeps(app), signal, ab_id);
   return ok(context, {
     data: evidence,
     state,
