@@ -110,4 +110,14 @@ describe("openPostgresPool", () => {
     }
     expect((await pool.query("SELECT 7 AS seven")).rows).toEqual([{ seven: 7 }]);
   }, 60_000);
+
+  it("still answers the callback form of a query (as pg's own helpers call it)", async () => {
+    const pool = open({ poolMax: 1, poolTimeoutMs: 1_000 });
+    const rows = await new Promise((resolve, reject) => {
+      pool.query("SELECT 8 AS eight", (error: Error | undefined, result: pg.QueryResult) =>
+        error ? reject(error) : resolve(result.rows),
+      );
+    });
+    expect(rows).toEqual([{ eight: 8 }]);
+  });
 });

@@ -83,8 +83,12 @@ function unavailableAsServiceError(error: unknown): never {
  */
 function refusingOutages(pool: pg.Pool): pg.Pool {
   const refusing = new WeakSet<pg.PoolClient>();
-  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-  (pool as { query: unknown }).query = (...args: unknown[]) => query(...args).catch(unavailableAsServiceError);
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown> | undefined;
+  // The callback form answers through its callback: left as it is.
+  (pool as { query: unknown }).query = (...args: unknown[]) =>
+    typeof args.at(-1) === "function"
+      ? query(...args)
+      : (query(...args) as Promise<unknown>).catch(unavailableAsServiceError);
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
   // pg's own pool.query lends itself a connection through the callback form: left as it is.
   (pool as { connect: unknown }).connect = (...args: unknown[]) => {
