@@ -114,7 +114,7 @@ describe("openPostgresPool", () => {
   it("still answers the callback form of a query (as pg's own helpers call it)", async () => {
     const pool = open({ poolMax: 1, poolTimeoutMs: 1_000 });
     const rows = await new Promise((resolve, reject) => {
-      pool.query("SELECT 8 AS eight", (error: Error | undefined, result: pg.QueryResult) =>
+      void pool.query("SELECT 8 AS eight", (error: Error | undefined, result: pg.QueryResult) =>
         error ? reject(error) : resolve(result.rows),
       );
     });
