@@ -9,6 +9,7 @@ import type {
   LeadForDelivery,
   LeadMessageRecord,
   LeadRepository,
+  LeadSummary,
   MerchantLead,
   MerchantLeadStatus,
   RecordResponseInput,
@@ -65,6 +66,46 @@ export interface LeadRow {
   merchant_email: string | null;
   merchant_sector: string;
   brick_name: string | null;
+}
+
+export interface LeadSummaryRow {
+  lead_id: string;
+  ab_id: string;
+  merchant_name: string;
+  lead_type: string;
+  tracking_status: string;
+  created_at: string;
+  delivered_at: string | null;
+  failed_at: string | null;
+  anonymized_at: string | null;
+  messages_count: number;
+  merchant_status: string | null;
+  merchant_status_at: string | null;
+}
+
+/** A lead's status as its tracker reads it, with how many follow-ups it has (`?`: its lead_id). */
+export const LEAD_SUMMARY = `
+  SELECT l.lead_id, l.ab_id, m.business_name AS merchant_name, l.lead_type, l.tracking_status, l.created_at,
+         l.delivered_at, l.failed_at, l.anonymized_at, l.merchant_status, l.merchant_status_at,
+         (SELECT count(*) FROM lead_messages lm
+          WHERE lm.lead_id = l.lead_id AND lm.direction = 'agent_to_merchant') AS messages_count
+  FROM leads l JOIN merchants m ON m.ab_id = l.ab_id WHERE l.lead_id = ?`;
+
+export function toLeadSummary(row: LeadSummaryRow): LeadSummary {
+  return {
+    leadId: row.lead_id,
+    abId: row.ab_id,
+    merchantName: row.merchant_name,
+    leadType: row.lead_type,
+    trackingStatus: row.tracking_status,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+    failedAt: row.failed_at,
+    anonymizedAt: row.anonymized_at,
+    messagesCount: row.messages_count,
+    merchantStatus: merchantStatusOf(row.merchant_status),
+    merchantStatusAt: row.merchant_status_at,
+  };
 }
 
 export const LEAD_FOR_DELIVERY = `
@@ -129,29 +170,7 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
     `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
      VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
   );
-  const summary = sqlite.prepare<
-    [string],
-    {
-      lead_id: string;
-      ab_id: string;
-      merchant_name: string;
-      lead_type: string;
-      tracking_status: string;
-      created_at: string;
-      delivered_at: string | null;
-      failed_at: string | null;
-      anonymized_at: string | null;
-      messages_count: number;
-      merchant_status: string | null;
-      merchant_status_at: string | null;
-    }
-  >(
-    `SELECT l.lead_id, l.ab_id, m.business_name AS merchant_name, l.lead_type, l.tracking_status, l.created_at,
-            l.delivered_at, l.failed_at, l.anonymized_at, l.merchant_status, l.merchant_status_at,
-            (SELECT count(*) FROM lead_messages lm
-             WHERE lm.lead_id = l.lead_id AND lm.direction = 'agent_to_merchant') AS messages_count
-     FROM leads l JOIN merchants m ON m.ab_id = l.ab_id WHERE l.lead_id = ?`,
-  );
+  const summary = sqlite.prepare<[string], LeadSummaryRow>(LEAD_SUMMARY);
   const forDelivery = sqlite.prepare<[string], LeadRow>(LEAD_FOR_DELIVERY);
   const countMessages = sqlite
     .prepare<[string], number>(
@@ -273,21 +292,7 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
     insertLead: groupCommit(sqlite, insertLeadWork),
     async findSummary(leadId) {
       const row = summary.get(leadId);
-      if (!row) return null;
-      return {
-        leadId: row.lead_id,
-        abId: row.ab_id,
-        merchantName: row.merchant_name,
-        leadType: row.lead_type,
-        trackingStatus: row.tracking_status,
-        createdAt: row.created_at,
-        deliveredAt: row.delivered_at,
-        failedAt: row.failed_at,
-        anonymizedAt: row.anonymized_at,
-        messagesCount: row.messages_count,
-        merchantStatus: merchantStatusOf(row.merchant_status),
-        merchantStatusAt: row.merchant_status_at,
-      };
+      return row ? toLeadSummary(row) : null;
     },
     async findForDelivery(leadId) {
       const row = forDelivery.get(leadId);

@@ -30,13 +30,16 @@ import type {
 } from "../../domain/leads/lead-store.ts";
 import {
   LEAD_FOR_DELIVERY,
+  LEAD_SUMMARY,
   type LeadRow,
+  type LeadSummaryRow,
   MERCHANT_LEAD,
   type MerchantLeadRow,
   type MessageRow,
   merchantStatusOf,
   splitResource,
   toLeadForDelivery,
+  toLeadSummary,
   toMerchantLead,
   toMessageRecord,
 } from "../lead-repository.ts";
@@ -45,6 +48,7 @@ import { inTransaction, firstRow as one } from "./transaction.ts";
 type Client = pg.PoolClient;
 
 const FOR_DELIVERY = LEAD_FOR_DELIVERY.replace("WHERE l.lead_id = ?", "WHERE l.lead_id = $1");
+const SUMMARY = LEAD_SUMMARY.replace("WHERE l.lead_id = ?", "WHERE l.lead_id = $1");
 const INSERT_OUTBOX = `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
   VALUES ($1, $2, $3, 'pending', 0, $4, $4)`;
 const MESSAGE_COLUMNS = "message_id, lead_id, direction, body, status, created_at, anonymized_at, author";
@@ -204,43 +208,8 @@ export function createPostgresLeadRepository(pool: pg.Pool): LeadRepository {
   return {
     insertLead: (input) => inTransaction(pool, (client) => insertLead(client, input)),
     async findSummary(leadId) {
-      const row = await one<{
-        lead_id: string;
-        ab_id: string;
-        merchant_name: string;
-        lead_type: string;
-        tracking_status: string;
-        created_at: string;
-        delivered_at: string | null;
-        failed_at: string | null;
-        anonymized_at: string | null;
-        messages_count: number;
-        merchant_status: string | null;
-        merchant_status_at: string | null;
-      }>(
-        pool,
-        `SELECT l.lead_id, l.ab_id, m.business_name AS merchant_name, l.lead_type, l.tracking_status, l.created_at,
-                l.delivered_at, l.failed_at, l.anonymized_at, l.merchant_status, l.merchant_status_at,
-                (SELECT count(*) FROM lead_messages lm
-                 WHERE lm.lead_id = l.lead_id AND lm.direction = 'agent_to_merchant') AS messages_count
-         FROM leads l JOIN merchants m ON m.ab_id = l.ab_id WHERE l.lead_id = $1`,
-        [leadId],
-      );
-      if (!row) return null;
-      return {
-        leadId: row.lead_id,
-        abId: row.ab_id,
-        merchantName: row.merchant_name,
-        leadType: row.lead_type,
-        trackingStatus: row.tracking_status,
-        createdAt: row.created_at,
-        deliveredAt: row.delivered_at,
-        failedAt: row.failed_at,
-        anonymizedAt: row.anonymized_at,
-        messagesCount: row.messages_count,
-        merchantStatus: merchantStatusOf(row.merchant_status),
-        merchantStatusAt: row.merchant_status_at,
-      };
+      const row = await one<LeadSummaryRow>(pool, SUMMARY, [leadId]);
+      return row ? toLeadSummary(row) : null;
     },
     findForDelivery: forDelivery,
     insertFollowUp: (input) => inTransaction(pool, (client) => appendFollowUp(client, input)),
