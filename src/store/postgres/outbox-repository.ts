@@ -14,7 +14,7 @@
 import type pg from "pg";
 import type { OutboxKind, OutboxRepository, OutboxResult } from "../../domain/outbox-store.ts";
 import { CLAIMER, type OutboxRow, SUBJECT_FAILED, SUBJECT_SENT, toMessage } from "../outbox-repository.ts";
-import { inTransaction } from "./transaction.ts";
+import { inTransaction, numbered } from "./transaction.ts";
 
 /** The outbox port (asynchronous in the domain since issue 26's async seam); the name the tests use. */
 export type AsyncOutboxRepository = OutboxRepository;
@@ -34,19 +34,6 @@ const SETTLE = `UPDATE outbox SET status = $3, next_attempt_at = coalesce($4, ne
   WHERE message_id = $1 AND status = 'sending' AND attempts = $2
   RETURNING kind, subject_id`;
 
-/**
- * The SQLite outbox's subject statements (one home for what a delivery moves along), their named
- * parameters numbered as PostgreSQL takes them, with the values in that order.
- */
-function subjectStatement(text: string | undefined, values: { subject: string; at: string }) {
-  if (text === undefined) return undefined;
-  const names = (["subject", "at"] as const).filter((name) => text.includes(`@${name}`));
-  return {
-    text: names.reduce((statement, name, index) => statement.replaceAll(`@${name}`, `$${index + 1}`), text),
-    values: names.map((name) => values[name]),
-  };
-}
-
 export function createPostgresOutboxRepository(pool: pg.Pool): AsyncOutboxRepository {
   const applyOne = async (client: pg.PoolClient, result: OutboxResult): Promise<boolean> => {
     const settled = await client.query<{ kind: string; subject_id: string }>(SETTLE, [
@@ -61,9 +48,12 @@ export function createPostgresOutboxRepository(pool: pg.Pool): AsyncOutboxReposi
     if (!row) return false;
     const kind = row.kind as OutboxKind;
     if (result.outcome === "retry") return true;
-    const values = { subject: row.subject_id, at: result.at };
-    const subject = subjectStatement((result.outcome === "sent" ? SUBJECT_SENT : SUBJECT_FAILED)[kind], values);
-    if (subject) await client.query(subject.text, subject.values);
+    // The SQLite outbox's subject statements: one home for what a delivery moves along.
+    const statement = (result.outcome === "sent" ? SUBJECT_SENT : SUBJECT_FAILED)[kind];
+    if (statement) {
+      const subject = numbered(statement, { subject: row.subject_id, at: result.at });
+      await client.query(subject.text, subject.values);
+    }
     return true;
   };
 

@@ -8,59 +8,48 @@
 import type pg from "pg";
 import type { RetentionRepository } from "../../domain/privacy/retention-store.ts";
 import { ANONYMIZED_EMAIL, ANONYMIZED_NAME, ANONYMIZED_TEXT } from "../retention-repository.ts";
+import { numbered } from "./transaction.ts";
 
 /** intent_data without its free-text fields (the keys SQLite's statement removes). */
 const INTENT_DATA_KEPT = `(SELECT coalesce('{' || string_agg(to_json(field.key)::text || ':' || field.value::text, ',' ORDER BY field.position) || '}', '{}')
    FROM json_each(intent_data::json) WITH ORDINALITY AS field(key, value, position)
    WHERE field.key NOT IN ('budget_range', 'project_type', 'timeline'))`;
 
-const batchOf = (table: string, where: string) => `ctid IN (SELECT ctid FROM ${table} WHERE ${where} LIMIT $batch)`;
+const batchOf = (table: string, where: string) => `ctid IN (SELECT ctid FROM ${table} WHERE ${where} LIMIT @batch)`;
 
-/** Each statement with its named parameters, numbered as PostgreSQL takes them. */
+/** Each statement with its named parameters (numbered by `numbered` before it is sent). */
 const STATEMENTS = {
-  leads: `UPDATE leads SET contact_name = $name, contact_email = $email, contact_phone = NULL,
-      message = CASE WHEN message IS NULL THEN NULL ELSE $text END, ai_context = NULL, intent = NULL,
+  leads: `UPDATE leads SET contact_name = @name, contact_email = @email, contact_phone = NULL,
+      message = CASE WHEN message IS NULL THEN NULL ELSE @text END, ai_context = NULL, intent = NULL,
       intent_data = CASE WHEN intent_data IS NULL THEN NULL ELSE ${INTENT_DATA_KEPT} END,
-      metadata = NULL, anonymized_at = $now
-    WHERE ${batchOf("leads", "created_at < $cutoff AND anonymized_at IS NULL")}`,
-  leadMessages: `UPDATE lead_messages SET body = $text, anonymized_at = $now
+      metadata = NULL, anonymized_at = @now
+    WHERE ${batchOf("leads", "created_at < @cutoff AND anonymized_at IS NULL")}`,
+  leadMessages: `UPDATE lead_messages SET body = @text, anonymized_at = @now
     WHERE ctid IN (
       SELECT lm.ctid FROM lead_messages lm JOIN leads l ON l.lead_id = lm.lead_id
-      WHERE lm.anonymized_at IS NULL AND (lm.created_at < $cutoff OR l.anonymized_at IS NOT NULL)
-      LIMIT $batch)`,
-  platformContacts: `UPDATE platform_contacts SET name = $name, email = $email, phone = NULL, company = NULL,
-      message = $text, anonymized_at = $now
-    WHERE ${batchOf("platform_contacts", "created_at < $cutoff AND anonymized_at IS NULL")}`,
-  orders: `UPDATE orders SET user_email = CASE WHEN user_email IS NULL THEN NULL ELSE $email END,
-      delivery_address = NULL, customer_notes = CASE WHEN customer_notes IS NULL THEN NULL ELSE $text END,
-      anonymized_at = $now
-    WHERE ${batchOf("orders", "created_at < $cutoff AND anonymized_at IS NULL")}`,
-  dedupWindows: `DELETE FROM lead_dedup_windows WHERE ${batchOf("lead_dedup_windows", "window_ends_at <= $now")}`,
+      WHERE lm.anonymized_at IS NULL AND (lm.created_at < @cutoff OR l.anonymized_at IS NOT NULL)
+      LIMIT @batch)`,
+  platformContacts: `UPDATE platform_contacts SET name = @name, email = @email, phone = NULL, company = NULL,
+      message = @text, anonymized_at = @now
+    WHERE ${batchOf("platform_contacts", "created_at < @cutoff AND anonymized_at IS NULL")}`,
+  orders: `UPDATE orders SET user_email = CASE WHEN user_email IS NULL THEN NULL ELSE @email END,
+      delivery_address = NULL, customer_notes = CASE WHEN customer_notes IS NULL THEN NULL ELSE @text END,
+      anonymized_at = @now
+    WHERE ${batchOf("orders", "created_at < @cutoff AND anonymized_at IS NULL")}`,
+  dedupWindows: `DELETE FROM lead_dedup_windows WHERE ${batchOf("lead_dedup_windows", "window_ends_at <= @now")}`,
   idempotencyKeys: `DELETE FROM idempotency_keys
-    WHERE ${batchOf("idempotency_keys", "scope LIKE 'lead:%' AND created_at < $idempotencyCutoff")}`,
+    WHERE ${batchOf("idempotency_keys", "scope LIKE 'lead:%' AND created_at < @idempotencyCutoff")}`,
   spaceSessions: `DELETE FROM pro_sessions WHERE ${batchOf(
     "pro_sessions",
-    "(ended_at IS NOT NULL AND ended_at < $sessionCutoff) OR absolute_expires_at < $sessionCutoff",
+    "(ended_at IS NOT NULL AND ended_at < @sessionCutoff) OR absolute_expires_at < @sessionCutoff",
   )}`,
-  signIns: `DELETE FROM pro_sign_ins WHERE ${batchOf("pro_sign_ins", "expires_at < $sessionCutoff")}`,
-  signInLinks: `DELETE FROM space_sign_in_links WHERE ${batchOf("space_sign_in_links", "expires_at < $sessionCutoff")}`,
+  signIns: `DELETE FROM pro_sign_ins WHERE ${batchOf("pro_sign_ins", "expires_at < @sessionCutoff")}`,
+  signInLinks: `DELETE FROM space_sign_in_links WHERE ${batchOf("space_sign_in_links", "expires_at < @sessionCutoff")}`,
   leadEmailLinks: `DELETE FROM lead_email_confirmations
-    WHERE ${batchOf("lead_email_confirmations", "expires_at < $sessionCutoff")}`,
+    WHERE ${batchOf("lead_email_confirmations", "expires_at < @sessionCutoff")}`,
 };
 
 type Parameters = Record<string, string | number>;
-
-function numbered(statement: string, parameters: Parameters): { text: string; values: unknown[] } {
-  const names: string[] = [];
-  const text = statement.replace(/\$([a-zA-Z]+)/g, (_match, name: string) => {
-    if (!(name in parameters)) throw new Error(`retention statement names an unknown parameter $${name}`);
-    const index = names.indexOf(name);
-    if (index >= 0) return `$${index + 1}`;
-    names.push(name);
-    return `$${names.length}`;
-  });
-  return { text, values: names.map((name) => parameters[name]) };
-}
 
 export function createPostgresRetentionRepository(pool: pg.Pool): RetentionRepository {
   const drain = async (statement: string, parameters: Parameters): Promise<number> => {

@@ -1,6 +1,7 @@
 /**
  * One home for the PostgreSQL store's transactions: `work` runs on one pooled connection between
- * BEGIN and COMMIT, rolled back when it throws. The domain never holds a transaction across its
+ * BEGIN and COMMIT, rolled back when it throws. Also its first-row reads, and the numbering of
+ * statements written with SQLite's named parameters. The domain never holds a transaction across its
  * own awaits (docs/several-machines.md): a store method that must be atomic is one of these.
  */
 import type pg from "pg";
@@ -29,4 +30,21 @@ export async function firstRow<T extends pg.QueryResultRow>(
   values: unknown[],
 ): Promise<T | undefined> {
   return (await db.query<T>(text, values)).rows[0];
+}
+
+/**
+ * A statement written with named parameters (`@name`, as the SQLite store writes them), numbered
+ * as PostgreSQL takes them (`$1`...), with its values in that order; a name given twice is one
+ * parameter. A name without a value is a mistake in the statement, said by name.
+ */
+export function numbered(statement: string, parameters: Record<string, unknown>): { text: string; values: unknown[] } {
+  const names: string[] = [];
+  const text = statement.replace(/@([a-zA-Z]+)/g, (_match, name: string) => {
+    if (!(name in parameters)) throw new Error(`the statement names an unknown parameter @${name}`);
+    const index = names.indexOf(name);
+    if (index >= 0) return `$${index + 1}`;
+    names.push(name);
+    return `$${names.length}`;
+  });
+  return { text, values: names.map((name) => parameters[name]) };
 }
