@@ -22,6 +22,7 @@ import { loadConfig } from "../../src/config/config.ts";
 import { LETTER_CODE_WRONG_TRIES } from "../../src/domain/merchant-space/letters.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { decodeQuotedPrintable } from "../helpers/eml.ts";
+import { sendLead } from "../helpers/leads.ts";
 import { codesIn, pdfPagesText } from "../helpers/letters-pdf.ts";
 import { startServerWithProConnect, type TestProConnect } from "../helpers/proconnect.ts";
 import { runJob } from "../helpers/run-job.ts";
@@ -207,20 +208,11 @@ describe("a merchant's day in the space, in Chromium", () => {
   });
 
   it("answers a lead that reached the confirmed address: the person reads it by email, on /suivi and through the API", async () => {
-    const card = (await server.getJson(`/api/merchants/${abId}/decision-card`)).body.data;
-    const created = await server.getJson("/api/contact/brick", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        ...card.lead_contract.example_payload,
-        contact_name: "Noé Lambert",
-        contact_email: "noe.lambert@exemple-prive.fr",
-        message: "Mon vélo électrique ne charge plus. Pouvez-vous le regarder ?",
-      }),
+    const { leadId, token } = await sendLead(server, abId, {
+      contact_name: "Noé Lambert",
+      contact_email: "noe.lambert@exemple-prive.fr",
+      message: "Mon vélo électrique ne charge plus. Pouvez-vous le regarder ?",
     });
-    expect(created.status).toBe(201);
-    const leadId = created.body.lead_id as string;
-    const token = created.body.tracking_token as string;
     await worker.runNow();
     // The lead went to the address the merchant confirmed.
     expect(

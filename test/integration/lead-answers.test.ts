@@ -19,6 +19,7 @@ import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-work
 import { leadStatusSchema } from "../../src/openapi/responses.ts";
 import { respondDeps } from "../../src/wiring.ts";
 import { decodeQuotedPrintable } from "../helpers/eml.ts";
+import { sendLead } from "../helpers/leads.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -43,20 +44,11 @@ const ANSWER = "Bonjour Mme Roussel,\nnous pouvons passer jeudi à 9 h ; le devi
 describe("a merchant's answer", () => {
   it("goes to the person by email and shows in check_lead_status (REST and MCP) and on /suivi", async () => {
     const abId = server.roster.cases.active_contactable?.[0] as string;
-    const card = (await server.getJson(`/api/merchants/${abId}/decision-card`)).body.data;
-    const created = await server.getJson("/api/contact/brick", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        ...card.lead_contract.example_payload,
-        contact_name: "Lucie Roussel",
-        contact_email: "lucie.roussel@exemple-prive.fr",
-        message: "Bonjour, une fuite sous l'évier, quand pouvez-vous passer ?",
-      }),
+    const { leadId, token } = await sendLead(server, abId, {
+      contact_name: "Lucie Roussel",
+      contact_email: "lucie.roussel@exemple-prive.fr",
+      message: "Bonjour, une fuite sous l'évier, quand pouvez-vous passer ?",
     });
-    expect(created.status).toBe(201);
-    const leadId = created.body.lead_id as string;
-    const token = created.body.tracking_token as string;
     const readStatus = async () =>
       (await server.getJson(`/api/leads/${leadId}`, { headers: { "x-tracking-token": token } })).body
         .data as JsonObject;

@@ -19,6 +19,7 @@ import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-work
 import { LEAD_ANSWER_MAX } from "../../src/schemas/leads.ts";
 import { registeredKey } from "../helpers/agents.ts";
 import { decodeQuotedPrintable } from "../helpers/eml.ts";
+import { sendLead as sendLeadTo } from "../helpers/leads.ts";
 import { type SignedIn, signInThroughProConnect, startProConnect, type TestProConnect } from "../helpers/proconnect.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -39,16 +40,8 @@ async function claim(person: SignedIn, id: string) {
   expect(response.status).toBe(303);
 }
 
-async function sendLead(to: string, name: string, email: string, message: string) {
-  const card = (await server.getJson(`/api/merchants/${to}/decision-card`)).body.data;
-  const created = await server.getJson("/api/contact/brick", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ ...card.lead_contract.example_payload, contact_name: name, contact_email: email, message }),
-  });
-  expect(created.status).toBe(201);
-  return { leadId: created.body.lead_id as string, token: created.body.tracking_token as string };
-}
+const sendLead = (to: string, name: string, email: string, message: string) =>
+  sendLeadTo(server, to, { contact_name: name, contact_email: email, message });
 
 const answersOf = (leadId: string) =>
   app.db.$client
