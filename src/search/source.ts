@@ -181,9 +181,12 @@ export function trustOrder(
     group.push({ ab_id: abId, key, status, value, expires_at: expiresAt });
   }
   flush();
-  return [...listed.entries()]
-    .map(([abId, entry]) => ({ abId, trust: entry.trust }))
-    .sort((a, b) => b.trust - a.trust || (a.abId < b.abId ? -1 : 1));
+  return [...listed.entries()].map(([abId, entry]) => ({ abId, trust: entry.trust })).sort(byTrust);
+}
+
+/** The order of a full build: most trusted first, ties by ab_id. */
+export function byTrust(a: TrustEntry, b: TrustEntry): number {
+  return b.trust - a.trust || (a.abId < b.abId ? -1 : 1);
 }
 
 /** The documents of the listed merchants among those read, and the asked ids that are not listed. */

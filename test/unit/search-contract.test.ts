@@ -1,7 +1,10 @@
 import { afterAll } from "vitest";
-import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
+import path from "node:path";
+import { createEmbeddedSearchIndex, createLocalSearchIndex } from "../../src/search/embedded/index.ts";
+import { OWN_SEARCH_INDEX_FILE } from "../../src/search/engine.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
 import { createSearchSource } from "../../src/search/source.ts";
+import { openConnection } from "../../src/store/connection.ts";
 import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
 import { describeSearchIndexContract } from "../helpers/search-index-contract.ts";
 
@@ -9,6 +12,16 @@ const NOW = new Date("2026-06-01T00:00:00.000Z");
 
 describeSearchIndexContract("embedded (SQLite FTS5 + R*Tree)", (db) =>
   createEmbeddedSearchIndex(db, { now: () => NOW }),
+);
+
+// The layout of an instance's own file (a store elsewhere, PostgreSQL on a deployment): read here
+// from the SQLite store through the same asynchronous SearchSource.
+describeSearchIndexContract("embedded in a file of its own (DATA_DIR/search-index.db)", (db) =>
+  createLocalSearchIndex(
+    openConnection(path.join(path.dirname(db.$client.name), OWN_SEARCH_INDEX_FILE), { storeMigrations: false }),
+    createSearchSource(db),
+    { now: () => NOW },
+  ),
 );
 
 let meilisearch: TestMeilisearch | undefined;

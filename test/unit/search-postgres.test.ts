@@ -167,7 +167,7 @@ describe("Meilisearch fed from PostgreSQL", () => {
     meilisearch = await startTestMeilisearch();
   }, 60_000);
   afterAll(async () => {
-    await meilisearch?.stop();
+    await meilisearch?.close();
   });
 
   it("answers as Meilisearch fed from the SQLite store", async () => {

@@ -195,8 +195,7 @@ export function createLocalSearchIndex(
   const now = options.now ?? (() => new Date());
   const lock = writeLock(sqlite);
   // Each write: one IMMEDIATE transaction of the local file, taken without sleeping on the thread.
-  const write = <T>(work: () => T): Promise<T> =>
-    lock.whenFree(() => sqlite.transaction(work).immediate(), options.lockPatienceMs);
+  const write = <T>(work: () => T): Promise<T> => lock.whenFree(work, options.lockPatienceMs);
   return {
     name: "embedded",
     search: index.search,
@@ -261,7 +260,7 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
 
   function createTables(): void {
     for (const statement of CREATE_STATEMENTS) sqlite.exec(statement);
-    if (!store) sqlite.exec(CREATE_OWN_FILE_SIRETS);
+    if (!store) for (const statement of CREATE_OWN_FILE_SIRETS) sqlite.exec(statement);
   }
 
   function dropTables(): void {

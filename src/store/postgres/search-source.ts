@@ -8,6 +8,7 @@
 import type pg from "pg";
 import type { MerchantRow, ProductRow, SignalRow } from "../../search/embedded/documents.ts";
 import {
+  byTrust,
   groupBy,
   LISTED_SQL,
   listedDocumentsOf,
@@ -62,18 +63,28 @@ export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
     const listed = await db.query<{ ab_id: string; sector: string }>(
       `SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL}) ORDER BY ab_id COLLATE "C"`,
     );
-    // Signals of the listed merchants, a page of merchants at a time (every signal at once would
-    // hold millions of rows in memory at 100,000 merchants), as arrays in ab_id order.
-    const signals: [string, string, string, string | null, string | null][] = [];
+    // Trust a page of merchants at a time, from their signals (every signal at once would hold
+    // millions of rows in memory at 100,000 merchants), then one order over the pages.
+    const order: TrustEntry[] = [];
     for (let start = 0; start < listed.rows.length; start += SIGNAL_PAGE_MERCHANTS) {
-      const page = listed.rows.slice(start, start + SIGNAL_PAGE_MERCHANTS).map((row) => row.ab_id);
-      const rows = await db.query<SignalRow>(
+      const page = listed.rows.slice(start, start + SIGNAL_PAGE_MERCHANTS);
+      const signals = await db.query<SignalRow>(
         `SELECT ${SIGNAL_COLUMNS_SQL} FROM signals WHERE ab_id = ANY($1::text[]) ORDER BY ab_id COLLATE "C"`,
-        [page],
+        [page.map((row) => row.ab_id)],
       );
-      for (const row of rows.rows) signals.push([row.ab_id, row.key, row.status, row.value, row.expires_at]);
+      const arrays = signals.rows.map(
+        (row) =>
+          [row.ab_id, row.key, row.status, row.value, row.expires_at] as [
+            string,
+            string,
+            string,
+            string | null,
+            string | null,
+          ],
+      );
+      order.push(...trustOrder(page, arrays, at));
     }
-    return trustOrder(listed.rows, signals, at);
+    return order.sort(byTrust);
   }
 
   /** Reads in one snapshot of the store (REPEATABLE READ, read only). */
