@@ -1,5 +1,5 @@
-import { afterAll } from "vitest";
 import path from "node:path";
+import { afterAll } from "vitest";
 import { createEmbeddedSearchIndex, createLocalSearchIndex } from "../../src/search/embedded/index.ts";
 import { OWN_SEARCH_INDEX_FILE } from "../../src/search/engine.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
