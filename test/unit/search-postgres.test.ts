@@ -195,6 +195,47 @@ describe("Meilisearch fed from PostgreSQL", () => {
       expect(await fromPostgres.search(asked), label).toEqual(expected);
     }
   });
+
+  it("is what createSearchEngine follows and searches over PostgreSQL's ports, the own file as its fallback", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-search-instance-"));
+    const ports = ownFileSearchPorts({
+      source: createPostgresSearchSource(pool),
+      feed: createPostgresSearchFeed(pool),
+      dataDir: dir,
+      now,
+    });
+    const engine = createSearchEngine(
+      ports,
+      {
+        meilisearch: { url: meilisearch.url, apiKey: null, index: "engine_postgres", timeoutMs: 5_000 },
+        searchFallback: "embedded",
+        searchEmbedder: null,
+      },
+      { now },
+    );
+    try {
+      expect((await engine.follower.syncOnce()).state).toBe("ready");
+      expect((await engine.fallbackFollower?.syncOnce())?.state).toBe("ready");
+      expect(await engine.health()).toEqual({
+        engine: "meilisearch",
+        state: "ready",
+        lag: { merchants: 0, revisions: 0 },
+        fallback: "embedded",
+      });
+      const asked = query("boulangerie");
+      const answer = await engine.index.search(asked);
+      expect(answer.hits.length).toBeGreaterThan(0);
+      expect(answer.hits.map((hit) => hit.abId)).toEqual(
+        (await (engine.meilisearch as NonNullable<typeof engine.meilisearch>).search(asked)).hits.map(
+          (hit) => hit.abId,
+        ),
+      );
+      expect(engine.embedded.readCursor()).toBe(await createPostgresSearchSource(pool).revision());
+      expect(engine.embedded.search(asked).hits.length).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("the embedded index in its own file, following PostgreSQL", () => {
