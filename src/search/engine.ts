@@ -1,6 +1,8 @@
 import path from "node:path";
 import { openConnection } from "../store/connection.ts";
 import type { Db } from "../store/db.ts";
+import { createPostgresSearchFeed } from "../store/postgres/registry-feeds.ts";
+import { createPostgresSearchSource } from "../store/postgres/search-source.ts";
 import { createSearchFeed, type SearchFeed } from "../store/search-feed.ts";
 import { createEmbeddedSearchFollower, createLocalSearchFollower } from "./embedded/follow.ts";
 import {
@@ -100,6 +102,21 @@ export function ownFileSearchPorts(options: {
     embedded,
     followEmbedded: (follow) => createLocalSearchFollower(embedded, options.feed, follow),
   };
+}
+
+/**
+ * The store on PostgreSQL (its pool, src/store/postgres/pool.ts): ownFileSearchPorts over
+ * PostgreSQL's search reads and feed, the index in DATA_DIR/search-index.db.
+ */
+export function postgresSearchPorts(
+  pool: Parameters<typeof createPostgresSearchSource>[0],
+  options: { dataDir: string; now: () => Date },
+): SearchPorts<LocalSearchIndex> {
+  return ownFileSearchPorts({
+    source: createPostgresSearchSource(pool),
+    feed: createPostgresSearchFeed(pool),
+    ...options,
+  });
 }
 
 export interface SearchEngine<Embedded extends EmbeddedIndex = EmbeddedSearchIndex> {

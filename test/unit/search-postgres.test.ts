@@ -20,6 +20,7 @@ import {
   createSearchEngine,
   OWN_SEARCH_INDEX_FILE,
   ownFileSearchPorts,
+  postgresSearchPorts,
   type SearchEngine,
 } from "../../src/search/engine.ts";
 import { createSearchFollower } from "../../src/search/follower.ts";
@@ -53,13 +54,7 @@ const instances: { dir: string; engine: SearchEngine<LocalSearchIndex> }[] = [];
 /** An instance's search engine over PostgreSQL, its index in its own DATA_DIR. */
 function instance(): SearchEngine<LocalSearchIndex> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-search-instance-"));
-  const ports = ownFileSearchPorts({
-    source: createPostgresSearchSource(pool),
-    feed: createPostgresSearchFeed(pool),
-    dataDir: dir,
-    now,
-  });
-  const engine = createSearchEngine(ports, SETTINGS, { now });
+  const engine = createSearchEngine(postgresSearchPorts(pool, { dataDir: dir, now }), SETTINGS, { now });
   instances.push({ dir, engine });
   return engine;
 }
