@@ -7,7 +7,10 @@
  *   following PostgreSQL's feed, answers text, tags, geo and identifier searches as the SQLite
  *   store's own embedded index does; a merchant changed in PostgreSQL is in it after the
  *   follower's step; two such files following one PostgreSQL agree;
- * - Meilisearch fed from PostgreSQL (its source and feed) answers as Meilisearch fed from SQLite.
+ * - Meilisearch fed from PostgreSQL (its source and feed) answers as Meilisearch fed from SQLite;
+ * - while PostgreSQL is away, an instance's own index keeps answering and its follower says
+ *   unavailable, then catches up once PostgreSQL is back.
+ * The tests run in this order: the comparisons first, the changes made in PostgreSQL after.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -299,5 +302,30 @@ describe("the embedded index in its own file, following PostgreSQL", () => {
       expect(answer.hits.length, label).toBeGreaterThan(0);
       expect(two.embedded.search(asked), label).toEqual(answer);
     }
+  });
+});
+
+describe("an instance's own index while PostgreSQL is away", () => {
+  it("keeps answering from its file, says unavailable, and catches up once PostgreSQL is back", async () => {
+    const engine = instance();
+    await engine.follower.syncOnce();
+    const asked = query("boulangerie");
+    const before = engine.embedded.search(asked);
+    expect(before.hits.length).toBeGreaterThan(0);
+    await server.pause();
+    try {
+      const status = await engine.follower.syncOnce();
+      expect(status.state).toBe("unavailable");
+      expect(status.lastError).not.toBeNull();
+      expect(engine.embedded.search(asked)).toEqual(before);
+    } finally {
+      await server.resume();
+    }
+    await pool.query("UPDATE merchants SET business_name = 'Boulangerie Revenue' WHERE ab_id = $1", [
+      before.hits[0]?.abId,
+    ]);
+    const status = await engine.follower.syncOnce();
+    expect(status.state).toBe("ready");
+    expect(engine.embedded.search(query("revenue")).hits.map((hit) => hit.abId)).toEqual([before.hits[0]?.abId]);
   });
 });
