@@ -119,18 +119,24 @@ export async function startServer(options: { port: number; host: string }): Prom
   const published = publishedFastPath();
   const handler: NodeHandler = published
     ? (request, response) => {
-        published.fastPath.handle(request, response).then(
-          (handled) => {
-            if (!handled) entry.handler(request, response);
-          },
-          (error: unknown) => {
-            // A fault in the fast path never takes a request down: the route renders the answer instead.
-            logger.warn("published fast path failed", {
-              error: error instanceof Error ? error.message : String(error),
-            });
-            if (!response.headersSent) entry.handler(request, response);
-          },
-        );
+        // A fault in the fast path never takes a request down: the route renders the answer instead.
+        const fallBack = (error: unknown) => {
+          logger.warn("published fast path failed", { error: error instanceof Error ? error.message : String(error) });
+          if (!response.headersSent) entry.handler(request, response);
+        };
+        let handled: boolean | Promise<boolean>;
+        try {
+          handled = published.fastPath.handle(request, response);
+        } catch (error) {
+          fallBack(error);
+          return;
+        }
+        if (handled === false) entry.handler(request, response);
+        else if (handled !== true) {
+          handled.then((done) => {
+            if (!done) entry.handler(request, response);
+          }, fallBack);
+        }
       }
     : entry.handler;
   // The first X-Forwarded-For entry is whatever the caller wrote: read as the client address, it
