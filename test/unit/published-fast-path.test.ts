@@ -164,7 +164,11 @@ describe("the published-file fast path", () => {
     let known: number | null = null;
     const knowing: FastPathStore = { ...store, knownRevision: () => known };
     const fastPath = createPublishedFastPath({ publishDir, store: knowing, publishKey: PUBLISH_KEY });
-    const request = { method: "GET", url: `/api/merchants/${bakery}/jsonld`, headers: {} } as unknown as IncomingMessage;
+    const request = {
+      method: "GET",
+      url: `/api/merchants/${bakery}/jsonld`,
+      headers: {},
+    } as unknown as IncomingMessage;
     const bodies: (Buffer | undefined)[] = [];
     const response = {
       headersSent: false,
