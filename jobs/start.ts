@@ -3,8 +3,9 @@
  * with SERVER_PROCESSES processes (one per core by default) on the same port and the same
  * SQLite database, forked and supervised by this one (jobs/cluster.ts), which also checkpoints the
  * database's WAL for them (src/store/wal-checkpoints.ts). One of them also runs the
- * server's background work: the lead outbox worker (in a thread of its own), the retention
- * schedule, the publication schedule and the search follower.
+ * server's background work (jobs/background.ts): the lead outbox worker (in a thread of its own),
+ * and, on the machine that leads (always, on SQLite), the retention schedule, the publication
+ * schedule and the search follower.
  * (package.json builds the bundle first.) Settings come from the environment (README,
  * "Configuration"); the command line takes none but --help.
  *
@@ -143,25 +144,11 @@ async function listenRefusal(port: number, host: string): Promise<string | null>
 async function serve(config: Config, role: { backgroundOwner: boolean }): Promise<void> {
   const { startServer } = await import("./serve.ts");
   const { getApp } = await import("../src/app.ts");
-  const { startOutboxThread } = await import("../src/mail/outbox-thread.ts");
-  const { startRetentionSchedule } = await import("./retention.ts");
-  const { startScheduler } = await import("./scheduler.ts");
+  const { startBackgroundWork } = await import("./background.ts");
   const running = await startServer({ port: config.port, host: config.host });
   // The background work uses the routes' own services (same process, same module graph): no
   // second connection or cache.
-  const app = role.backgroundOwner ? getApp() : null;
-  const worker =
-    app && config.outboxWorker === "inprocess"
-      ? startOutboxThread(config, { nextDueAt: () => app.outbox.nextDueAt(), now: app.now })
-      : null;
-  const retention = app ? startRetentionSchedule(app) : null;
-  const scheduler = app ? startScheduler(config) : null;
-  // Keep the search engine in step with the store (src/search/follower.ts: the embedded index, or
-  // Meilisearch and its embedded fallback); and the search result cards built ahead
-  // (src/domain/registry/keep-search-cards.ts).
-  app?.searchEngine.follower.start();
-  app?.searchEngine.fallbackFollower?.start();
-  app?.cardKeeper.start();
+  const background = role.backgroundOwner ? await startBackgroundWork(getApp(), config) : null;
   await relayOutboxNudges(role.backgroundOwner);
 
   let stopping = false;
@@ -171,15 +158,8 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
     logger.info("server process shutting down", { signal, pid: process.pid });
     setTimeout(() => process.exit(0), 10_000).unref();
     await running.close();
-    retention?.stop();
-    await Promise.allSettled([
-      worker?.stop(),
-      scheduler?.stop(),
-      app?.searchEngine.follower.stop(),
-      app?.searchEngine.fallbackFollower?.stop(),
-      app?.cardKeeper.stop(),
-    ]);
-    app?.close();
+    await background?.stop();
+    if (background) getApp().close();
     process.exit(0);
   };
   process.once("SIGINT", () => void shutdown("SIGINT"));

@@ -69,6 +69,8 @@ export interface KeptDocument {
 
 /** 7-25 KB each: 1,000 documents are 25 MB at most per process. */
 const KEPT_DOCUMENT_ENTRIES = 1_000;
+/** How long after a failure of the limit store the health check reports it failing. */
+const LIMITS_FAILING_MS = 10_000;
 /** A lead target is small (the merchant's assessable columns, signals, trust): a few KB each. */
 const LEAD_TARGET_ENTRIES = 4_000;
 
@@ -140,6 +142,10 @@ export interface App {
   notifyOutbox: () => void;
   /** Rejects when the database does not answer (the health check's readiness). */
   probeDatabase: () => Promise<void>;
+  /** The store this instance serves from, for the health check. */
+  storeHealth(): { engine: "sqlite" | "postgres"; revision_notices: "listening" | "not_listening" | null };
+  /** Where limits are counted, and whether that store failed in the last 10 seconds. */
+  limitsHealth(): { store: "redis" | "postgres" | "file"; state: "ok" | "failing" };
   /** The outbox's backlog for the health check, read at most once a second. */
   outboxHealth: () => Promise<OutboxHealth>;
   now: () => Date;
@@ -148,6 +154,7 @@ export interface App {
 
 export function createApp(config: Config, options: { now?: () => Date } = {}): App {
   const store = openStore(config);
+  const noticesListening = store.engine === "postgres" ? store.revisionWatch.listening : null;
   if (store.engine !== "sqlite") {
     // Issue 26 in progress: the ports below have no PostgreSQL twin wired yet.
     void store.close();
@@ -158,7 +165,16 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   const db = store.db;
   const now = options.now ?? (() => new Date());
   const { agents, settings, outbox, merchants, keptCards } = store;
-  const limitStore = createRateLimitStore(config, warnAtMostEveryMinute("rate limit store failed"));
+  let limitsFailedAt = Number.NEGATIVE_INFINITY;
+  const limitsFailed = (warn: (error: unknown) => void) => (error: unknown) => {
+    limitsFailedAt = Date.now();
+    warn(error);
+  };
+  const limitStore = createRateLimitStore(
+    config,
+    limitsFailed(warnAtMostEveryMinute("rate limit store failed")),
+    store.sharedLimits,
+  );
   const searchEngine = createSearchEngine(db, config, {
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
@@ -210,7 +226,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       agents,
       settings,
       limitStore,
-      onLimitStoreFailure: warnAtMostEveryMinute("rate limit store unavailable, requests let through"),
+      onLimitStoreFailure: limitsFailed(warnAtMostEveryMinute("rate limit store unavailable, requests let through")),
       ...(options.now ? { limiterClock: () => now().getTime() } : {}),
     }),
     payments: paymentProviderFromConfig(config.stripe),
@@ -245,6 +261,14 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     signInLinkTokens: createSignInLinkTokens(once(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir)))),
     notifyOutbox,
     probeDatabase: store.probeDatabase,
+    storeHealth: () => ({
+      engine: store.engine,
+      revision_notices: noticesListening ? (noticesListening() ? "listening" : "not_listening") : null,
+    }),
+    limitsHealth: () => ({
+      store: config.redisUrl ? "redis" : store.sharedLimits ? "postgres" : "file",
+      state: Date.now() - limitsFailedAt < LIMITS_FAILING_MS ? "failing" : "ok",
+    }),
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
     now,
     close: () => {

@@ -271,6 +271,9 @@ export const configSchema = z
       emptyToUndefined,
       z.coerce.number().int().min(10).max(60_000).default(2_000),
     ),
+    // On PostgreSQL: how often a machine that does not lead tries to, and how often the leader
+    // checks its connection (the scheduled jobs move to another machine within about this delay).
+    LEADER_RETRY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).max(60_000).default(5_000)),
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -362,7 +365,12 @@ export const configSchema = z
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,
       postgres: env.DATABASE_URL
-        ? { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX, poolTimeoutMs: env.DATABASE_POOL_TIMEOUT_MS }
+        ? {
+            url: env.DATABASE_URL,
+            poolMax: env.DATABASE_POOL_MAX,
+            poolTimeoutMs: env.DATABASE_POOL_TIMEOUT_MS,
+            leaderRetryMs: env.LEADER_RETRY_MS,
+          }
         : null,
       walCheckpoints: env.ABEILLE_WAL_CHECKPOINTS,
       proConnect:

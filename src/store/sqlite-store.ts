@@ -57,6 +57,7 @@ export function sqliteStoreOf(db: Db): SqliteStore {
     merchantRegistry: createMerchantRegistryRepository(db),
     letters: createLetterRepository(db),
     signInLinks: createSignInLinkRepository(db),
+    sharedLimits: null,
     probeDatabase: createDatabaseProbe(db),
     close: async () => {
       db.$client.close();

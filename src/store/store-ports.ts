@@ -3,6 +3,7 @@
  * embedded SQLite file (sqlite-store.ts, the default) or PostgreSQL (postgres/postgres-store.ts,
  * with DATABASE_URL). The domain never knows which (docs/several-machines.md).
  */
+import type { RateLimitStore } from "../domain/access/rate-limiter.ts";
 import type { AgentStore } from "../domain/agents/agent.ts";
 import type { AttributionRepository } from "../domain/attribution/attribution-store.ts";
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
@@ -42,6 +43,8 @@ export interface StorePorts {
   merchantRegistry: MerchantRegistryStore;
   letters: LetterStore;
   signInLinks: SignInLinkStore;
+  /** Rate limits counted in the store itself when it is shared by several machines (PostgreSQL), else null. */
+  sharedLimits: RateLimitStore | null;
   /** Rejects when the database does not answer (the health check's readiness). */
   probeDatabase: () => Promise<void>;
   /** Closes the connections (the pool, the notice connection). */

@@ -14,6 +14,7 @@ import { createPostgresOutboxRepository } from "./outbox-repository.ts";
 import { createPostgresPlatformContactRepository } from "./platform-contact-repository.ts";
 import { openPostgresPool } from "./pool.ts";
 import { createPostgresPublishSource } from "./publish-source.ts";
+import { createPostgresRateLimitStore } from "./rate-limit-store.ts";
 import { createPostgresChangeFeed, createPostgresSearchCardStore, createPostgresSearchFeed } from "./registry-feeds.ts";
 import { createPostgresRetentionRepository } from "./retention-repository.ts";
 import { type RevisionWatch, watchStoreRevision } from "./revision-watch.ts";
@@ -66,6 +67,7 @@ export function openPostgresStore(
     platformContacts: createPostgresPlatformContactRepository(store),
     retention: createPostgresRetentionRepository(pool),
     signInLinks: createPostgresSignInLinkRepository(pool),
+    sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {
       await pool.query("SELECT 1");
     },
