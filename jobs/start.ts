@@ -11,7 +11,7 @@
  *
  * Exit status:
  *   0  stopped by SIGINT or SIGTERM
- *   1  cannot start: a setting is wrong, the port is taken, the demo could not be seeded (one line says which)
+ *   1  cannot start: a setting is wrong, the port is taken, the store could not be prepared (migrations, the machine's secrets on PostgreSQL, the demo seed; one line says which)
  *   2  usage: a wrong option or argument, said in one line (nothing was done)
  */
 import { spawnSync } from "node:child_process";
@@ -42,7 +42,7 @@ await runCommand(
       [EXIT_DONE, "stopped by SIGINT or SIGTERM"],
       [
         EXIT_FAILED,
-        "cannot start: a setting is wrong, the port is taken, the demo could not be seeded (one line says which)",
+        "cannot start: a setting is wrong, the port is taken, the store could not be prepared (migrations, the machine's secrets on PostgreSQL, the demo seed; one line says which)",
       ],
       [EXIT_USAGE, "usage: a wrong option or argument, said in one line (nothing was done)"],
     ],
@@ -67,19 +67,24 @@ await runCommand(
       });
       if (seeding.status !== 0) {
         process.stderr.write(
-          `start: the demo registry could not be seeded (${seeding.signal ?? `exit ${seeding.status}`})\n`,
+          `start: the store could not be prepared (${seeding.signal ?? `exit ${seeding.status}`})\n`,
         );
         process.exit(1);
       }
-      const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
-      startWalCheckpoints(config.databaseFile, (error) =>
-        logger.warn("WAL checkpoint failed", { error: error.message }),
-      );
+      if (!config.postgres) {
+        const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
+        startWalCheckpoints(config.databaseFile, (error) =>
+          logger.warn("WAL checkpoint failed", { error: error.message }),
+        );
+      }
       // Every server process builds and reads the kept search cards with one code key: the sources'.
       const cardCode = processCardCode();
       superviseServers({
         processes: config.serverProcesses,
-        env: { ABEILLE_WAL_CHECKPOINTS: "primary", ...(cardCode ? { [CARD_CODE_ENV]: cardCode } : {}) },
+        env: {
+          ...(config.postgres ? {} : { ABEILLE_WAL_CHECKPOINTS: "primary" }),
+          ...(cardCode ? { [CARD_CODE_ENV]: cardCode } : {}),
+        },
         onAllListening: (url) => announce(config, url),
       });
     } else {

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import { type Config, ConfigError, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
@@ -51,6 +50,7 @@ import type { PublishSource } from "./store/publish-source.ts";
 import { createRateLimitStore } from "./store/rate-limit-store.ts";
 import type { RetentionRepository } from "./store/retention-repository.ts";
 import type { SearchCardStore } from "./store/search-card-store.ts";
+import { secretFile } from "./store/secret-files.ts";
 import { signInLinkKeyFile } from "./store/sign-in-link-repository.ts";
 
 export interface PreparedAnswer {
@@ -236,18 +236,14 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     outbox,
     platformContacts: store.platformContacts,
     retention: store.retention,
-    trackingTokens: createTrackingTokens(() =>
-      loadOrCreateSecret(path.join(config.dataDir, "secrets", "lead-tracking.key")),
-    ),
-    pageFormTokens: createPageFormTokens(() =>
-      loadOrCreateSecret(path.join(config.dataDir, "secrets", "page-form.key")),
-    ),
+    trackingTokens: createTrackingTokens(() => loadOrCreateSecret(secretFile(config.dataDir, "leadTracking"))),
+    pageFormTokens: createPageFormTokens(() => loadOrCreateSecret(secretFile(config.dataDir, "pageForm"))),
     leadEmailConfirmations: store.leadEmailConfirmations,
     leadEmailTokens: leadEmailTokensOf(config.dataDir),
     space: store.space,
     merchantRegistry: store.merchantRegistry,
     communes: lazyCommuneLookup(),
-    proCsrfSecret: once(() => loadOrCreateSecret(path.join(config.dataDir, "secrets", "pro-csrf.key"))),
+    proCsrfSecret: once(() => loadOrCreateSecret(secretFile(config.dataDir, "proCsrf"))),
     proConnect: config.proConnect
       ? createProConnectProvider({
           ...config.proConnect,
