@@ -106,3 +106,18 @@ export async function checkSharedFiles(
     );
   }
 }
+
+/**
+ * After `npm run keys -- rotate|retire` on a PostgreSQL deployment: the keys of this machine become
+ * the deployment's (the operator then copies DATA_DIR/keys to the other machines, which a restart
+ * checks).
+ */
+export async function recordSigningKeys(
+  config: Config,
+  replace: (entries: { name: string; sha256: string }[], by: { host: string; at: string }) => Promise<void>,
+): Promise<void> {
+  const keys = sharedFilesOf(config).find((file) => file.name === "keys");
+  const sha = keys?.fingerprint();
+  if (!keys || !sha) return;
+  await replace([{ name: keys.name, sha256: sha }], { host: os.hostname(), at: new Date().toISOString() });
+}

@@ -8,9 +8,15 @@ import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkSharedFiles, type DeploymentFileRecorder, SharedFilesError } from "../../jobs/shared-files.ts";
+import { runKeysCommand } from "../../jobs/keys.ts";
+import {
+  checkSharedFiles,
+  type DeploymentFileRecorder,
+  recordSigningKeys,
+  SharedFilesError,
+} from "../../jobs/shared-files.ts";
 import { loadConfig } from "../../src/config/config.ts";
-import { recordDeploymentFiles } from "../../src/store/postgres/deployment-files.ts";
+import { recordDeploymentFiles, replaceDeploymentFiles } from "../../src/store/postgres/deployment-files.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 
@@ -89,6 +95,25 @@ describe("the files every machine holds alike", () => {
     expect(differs.split("\n").slice(1)).toEqual([
       `  ${path.join(second.dataDir, "secrets", "lead-tracking.key")} differs from the deployment's: copy it from a machine of the deployment (the deployment's was recorded by ${os.hostname()} at 2026-11-27T02:00:00.000Z)`,
     ]);
+  });
+
+  it("takes a key rotation as the deployment's keys: a machine still on the old ones is refused until they are copied", async () => {
+    const first = machine("e");
+    const second = machine("f");
+    await pool.query("DELETE FROM deployment_files");
+    await checkSharedFiles(record, first, AT);
+    cpSync(path.join(first.dataDir, "secrets"), path.join(second.dataDir, "secrets"), { recursive: true });
+    cpSync(path.join(first.dataDir, "keys"), path.join(second.dataDir, "keys"), { recursive: true });
+    await checkSharedFiles(record, second, AT);
+
+    const quiet = { out: () => undefined, err: () => undefined };
+    expect(runKeysCommand(["rotate", "--activate-after", "0"], first, quiet)).toBe(0);
+    await recordSigningKeys(first, (entries, by) => replaceDeploymentFiles(pool, entries, by));
+    await checkSharedFiles(record, first, AT);
+    const message = await refusal(second);
+    expect(message).toContain(`${path.join(second.dataDir, "keys")}${path.sep} differs from the deployment's`);
+    cpSync(path.join(first.dataDir, "keys"), path.join(second.dataDir, "keys"), { recursive: true });
+    await checkSharedFiles(record, second, AT);
   });
 
   it("records one set when two machines start at once", async () => {
