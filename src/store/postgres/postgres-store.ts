@@ -15,7 +15,12 @@ import { createPostgresPlatformContactRepository } from "./platform-contact-repo
 import { openPostgresPool } from "./pool.ts";
 import { createPostgresPublishSource } from "./publish-source.ts";
 import { createPostgresRateLimitStore } from "./rate-limit-store.ts";
-import { createPostgresChangeFeed, createPostgresSearchCardStore, createPostgresSearchFeed } from "./registry-feeds.ts";
+import {
+  createPostgresChangeFeed,
+  createPostgresSearchCardStore,
+  createPostgresSearchFeed,
+  postgresStoreRevisionReader,
+} from "./registry-feeds.ts";
 import { createPostgresRetentionRepository } from "./retention-repository.ts";
 import { type RevisionWatch, watchStoreRevision } from "./revision-watch.ts";
 import { createPostgresSettingsRepository } from "./settings-repository.ts";
@@ -36,14 +41,19 @@ export interface PostgresPorts extends Omit<StorePorts, PendingOnPostgres> {
 
 export function openPostgresStore(
   settings: NonNullable<Config["postgres"]>,
-  options: { applicationName?: string } = {},
+  options: {
+    applicationName?: string;
+    /** false: a one-shot job's store, which keeps no cache (no notice connection; each revision is read). */
+    watchRevision?: boolean;
+  } = {},
 ): PostgresPorts {
   let watch: RevisionWatch | null = null;
   const pool = openPostgresPool(
     { ...settings, applicationName: options.applicationName ?? "abeille" },
     { afterWrite: () => watch?.afterWrite() },
   );
-  const revisionWatch = watchStoreRevision({ url: settings.url, pool });
+  const revisionWatch =
+    options.watchRevision === false ? readEachTime(pool) : watchStoreRevision({ url: settings.url, pool });
   watch = revisionWatch;
   const store = postgresStore(pool);
   const merchants = createPostgresMerchantRepository(pool);
@@ -76,4 +86,10 @@ export function openPostgresStore(
       await pool.end();
     },
   };
+}
+
+/** A revision "watch" that keeps nothing: every revision is read from the database. */
+function readEachTime(pool: pg.Pool): RevisionWatch {
+  const read = postgresStoreRevisionReader(pool);
+  return { known: () => null, read, afterWrite: () => undefined, listening: () => false, stop: async () => undefined };
 }
