@@ -210,6 +210,9 @@ export const configSchema = z
     LEAD_RETENTION_MONTHS: positiveInt(24),
     OUTBOX_POLL_MS: positiveInt(2000),
     OUTBOX_THREAD_IDLE_MS: positiveInt(60_000),
+    // How long a claimed email is this worker's: past it, another worker (another machine) may send
+    // it. Keep it well above the SMTP send timeout (30 s).
+    OUTBOX_LEASE_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1_000).max(3_600_000).default(300_000)),
     // inprocess: the server process runs the outbox worker (jobs/start.ts); off: run `npm run outbox` apart.
     OUTBOX_WORKER: z.preprocess(emptyToUndefined, z.enum(["inprocess", "off"]).default("inprocess")),
     // Server processes sharing the port and the database (one per core by default); 1: no cluster.
@@ -361,6 +364,7 @@ export const configSchema = z
       leadRetentionMonths: env.LEAD_RETENTION_MONTHS,
       outboxPollMs: env.OUTBOX_POLL_MS,
       outboxThreadIdleMs: env.OUTBOX_THREAD_IDLE_MS,
+      outboxLeaseMs: env.OUTBOX_LEASE_MS,
       outboxWorker: env.OUTBOX_WORKER,
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,
