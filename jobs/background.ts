@@ -52,8 +52,9 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   return {
     leads: () => once !== null,
     stop: async () => {
-      await election?.stop();
+      // The jobs end before the lock is given up: another machine never runs them while these finish.
       await Promise.allSettled([worker?.stop(), stopOnce()]);
+      await election?.stop();
     },
   };
 }
