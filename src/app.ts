@@ -31,7 +31,7 @@ import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
 import { processCardCode } from "./publish/code-key.ts";
 import type { RenderedDocument } from "./publish/document.ts";
-import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
+import { createSearchEngine, type EmbeddedIndex, type SearchEngine, sqliteSearchPorts } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
 import { createCommuneLookup } from "./seed/communes.ts";
@@ -81,7 +81,7 @@ export interface App {
   merchants: MerchantRepository;
   search: SearchIndex;
   /** The engine behind `search` (embedded, or Meilisearch) and its followers, for health and jobs. */
-  searchEngine: SearchEngine;
+  searchEngine: SearchEngine<EmbeddedIndex>;
   /** Search result cards kept between searches, checked against the store revision. */
   searchCards: SearchCardCache;
   /** Search result cards built ahead in the store, for queries no process has seen. */
@@ -175,7 +175,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     limitsFailed(warnAtMostEveryMinute("rate limit store failed")),
     store.sharedLimits,
   );
-  const searchEngine = createSearchEngine(db, config, {
+  const searchEngine = createSearchEngine(sqliteSearchPorts(db, { now }), config, {
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
     onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),

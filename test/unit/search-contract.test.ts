@@ -1,6 +1,7 @@
 import { afterAll } from "vitest";
 import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
+import { createSearchSource } from "../../src/search/source.ts";
 import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
 import { describeSearchIndexContract } from "../helpers/search-index-contract.ts";
 
@@ -17,5 +18,9 @@ afterAll(async () => {
 
 describeSearchIndexContract("Meilisearch 1.21 (community binary on loopback)", async (db) => {
   meilisearch = await startTestMeilisearch();
-  return createMeilisearchSearchIndex(db, { url: meilisearch.url, indexUid: "contract", now: () => NOW });
+  return createMeilisearchSearchIndex(createSearchSource(db), {
+    url: meilisearch.url,
+    indexUid: "contract",
+    now: () => NOW,
+  });
 });

@@ -90,6 +90,13 @@ export const CREATE_STATEMENTS: readonly string[] = [
   "CREATE VIRTUAL TABLE IF NOT EXISTS search_geo USING rtree(id, min_lat, max_lat, min_lng, max_lng, +trust)",
 ];
 
+/**
+ * The index in a file of its own (index.ts createLocalSearchIndex) finds a SIRET or a SIREN here,
+ * with no store tables beside it: each listed merchant's SIRET and its search_merchants id.
+ */
+export const CREATE_OWN_FILE_SIRETS =
+  "CREATE TABLE IF NOT EXISTS search_sirets (siret TEXT NOT NULL PRIMARY KEY, id INTEGER NOT NULL UNIQUE)";
+
 export const DROP_STATEMENTS: readonly string[] = [
   "DROP TABLE IF EXISTS search_terms",
   "DROP TABLE IF EXISTS search_merchant_fts",
@@ -97,5 +104,6 @@ export const DROP_STATEMENTS: readonly string[] = [
   "DROP TABLE IF EXISTS search_tags", // earlier formats
   "DROP TABLE IF EXISTS search_merchants",
   "DROP TABLE IF EXISTS search_details",
+  "DROP TABLE IF EXISTS search_sirets",
   "DROP TABLE IF EXISTS search_meta",
 ];
