@@ -128,7 +128,7 @@ beforeAll(async () => {
   const db = openDatabase(sqliteFile());
   try {
     const siret = db.$client.prepare("SELECT siret FROM merchants WHERE ab_id = ?").pluck().get(abId) as string;
-    recordClaim(
+    await recordClaim(
       { store: createMerchantSpaceRepository(db), now: () => new Date() },
       { abId, siren: siret.slice(0, 9), subject: "letter:copy-test", email: "Gerante@Exemple.fr", via: "letter" },
     );
