@@ -268,7 +268,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
     } else if (command === "claims") {
       const [abId] = args as [string];
-      const claims = claimsOfListing({ store: createMerchantSpaceRepository(db) }, abId);
+      const claims = await claimsOfListing({ store: createMerchantSpaceRepository(db) }, abId);
       out(claims, [
         ...claims.map(
           (claim) =>
@@ -278,7 +278,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
     } else if (command === "revoke-claim") {
       const [claimId] = args as [string];
-      const revoked = revokeClaim({ store: createMerchantSpaceRepository(db), now: deps.now }, claimId, {
+      const revoked = await revokeClaim({ store: createMerchantSpaceRepository(db), now: deps.now }, claimId, {
         by: actor,
         reason: options.reason ?? "",
       });

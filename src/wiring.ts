@@ -79,9 +79,9 @@ export function listingSpaceDeps(app: App): ListingSpaceDeps {
     confirmations: app.leadEmailConfirmations,
     tokens: app.leadEmailTokens,
     notifyOutbox: app.notifyOutbox,
-    stillEntitled: (requestedBy) => {
+    stillEntitled: async (requestedBy) => {
       const claimId = requestedBy.startsWith("merchant:") ? requestedBy.slice("merchant:".length) : null;
-      return claimId !== null && app.space.findClaim(claimId)?.revokedAt === null;
+      return claimId !== null && (await app.space.findClaim(claimId))?.revokedAt === null;
     },
     limiter: app.access.limiter,
     editsPerHour: app.config.merchantSpaceLimits.editsHourly,

@@ -6,8 +6,10 @@ import type {
   LetterStore,
   NewLetter,
 } from "../domain/merchant-space/letter-store.ts";
+import type { ClaimEvent, ClaimRecord } from "../domain/merchant-space/space-store.ts";
 import { LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
 import type { StoreConnection } from "./connection.ts";
+import { claimWriter } from "./merchant-space-repository.ts";
 
 interface LetterDbRow {
   letter_id: string;
@@ -46,9 +48,9 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
     `UPDATE letter_codes SET used_at = @at
      WHERE letter_id = @letterId AND used_at IS NULL AND locked_at IS NULL AND superseded_at IS NULL AND expires_at > @at`,
   );
-  // The claim's own write (another repository's transaction on this connection) becomes a savepoint of this one.
-  const spendTx = sqlite.transaction((letterId: string, at: string, work: () => unknown) =>
-    spendLetter.run({ letterId, at }).changes === 0 ? null : { done: work() },
+  const writeClaim = claimWriter(sqlite);
+  const spendTx = sqlite.transaction((letterId: string, at: string, claim: ClaimRecord, event: ClaimEvent) =>
+    spendLetter.run({ letterId, at }).changes === 0 ? null : writeClaim(claim, event),
   );
   const recordTx = sqlite.transaction((letters: readonly NewLetter[], at: string) => {
     for (const letter of letters) {
@@ -118,10 +120,7 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
       return row ? letterOf(row) : null;
     },
     countWrongTry: async (letterId, at, lockAfter) => countTx.immediate(letterId, at, lockAfter),
-    async spend<T>(letterId: string, at: string, work: () => T): Promise<T | null> {
-      const spent = spendTx.immediate(letterId, at, work) as { done: T } | null;
-      return spent === null ? null : spent.done;
-    },
+    spend: async (letterId, at, claim, event) => spendTx.immediate(letterId, at, claim, event),
   };
 }
 

@@ -109,6 +109,48 @@ export const listingOf = (row: ListingRow): SpaceListing => ({
 
 export const LISTING_COLUMNS = "ab_id, siret, business_name, legal_name, street, postal_code, city, status";
 
+type SqliteClient = StoreConnection["$client"];
+
+/** Writes a claim's audit event (the body of a transaction the caller holds). */
+function claimEventWriter(sqlite: SqliteClient): (abId: string, claimId: string, event: ClaimEvent) => void {
+  const revisionOf = sqlite.prepare<[string], { revision: number }>("SELECT revision FROM merchants WHERE ab_id = ?");
+  // A claim changes who may edit the merchant, not the merchant's record: the event carries the
+  // revision the record is at, which does not move (nothing to publish, no change-feed row).
+  const insertEvent = sqlite.prepare(
+    `INSERT INTO merchant_events (ab_id, at, actor, action, changes, reason, revision)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return (abId, claimId, event) => {
+    const revision = revisionOf.get(abId)?.revision ?? 0;
+    const changes =
+      event.action === "claimed" ? { claim: { from: null, to: claimId } } : { claim: { from: claimId, to: null } };
+    insertEvent.run(abId, event.at, event.actor, event.action, JSON.stringify(changes), event.reason, revision);
+  };
+}
+
+/**
+ * Writes a claim and its audit event unless the person already holds a live claim on the listing
+ * (that one is returned). Synchronous, for the body of a transaction: the space's insertClaim, and
+ * the letter store's spend, which records the claim with the letter it spends.
+ */
+export function claimWriter(sqlite: SqliteClient): (claim: ClaimRecord, event: ClaimEvent) => ClaimRecord {
+  const insertClaimRow = sqlite.prepare(
+    `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
+     VALUES (@claimId, @abId, @siren, @subject, @email, @via, @createdAt)`,
+  );
+  const liveClaim = sqlite.prepare<[string, string], ClaimRow>(
+    "SELECT * FROM merchant_claims WHERE ab_id = ? AND subject = ? AND revoked_at IS NULL",
+  );
+  const recordEvent = claimEventWriter(sqlite);
+  return (claim, event) => {
+    const held = liveClaim.get(claim.abId, claim.subject);
+    if (held) return claimOf(held);
+    insertClaimRow.run(claim);
+    recordEvent(claim.abId, claim.claimId, event);
+    return claim;
+  };
+}
+
 /** The merchant space's sessions, sign-ins and claims (the port: src/domain/merchant-space/space-store.ts). */
 export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
   const sqlite = db.$client;
@@ -149,13 +191,6 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
   const listingsBySiren = sqlite.prepare<[string, string], ListingRow>(
     `SELECT ${LISTING_COLUMNS} FROM merchants WHERE siret >= ? AND siret <= ? ORDER BY siret LIMIT 500`,
   );
-  const insertClaimRow = sqlite.prepare(
-    `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
-     VALUES (@claimId, @abId, @siren, @subject, @email, @via, @createdAt)`,
-  );
-  const liveClaim = sqlite.prepare<[string, string], ClaimRow>(
-    "SELECT * FROM merchant_claims WHERE ab_id = ? AND subject = ? AND revoked_at IS NULL",
-  );
   const claimById = sqlite.prepare<[string], ClaimRow>("SELECT * FROM merchant_claims WHERE claim_id = ?");
   const claimsBySubject = sqlite.prepare<[string], ClaimRow>(
     "SELECT * FROM merchant_claims WHERE subject = ? ORDER BY created_at DESC, rowid DESC",
@@ -167,19 +202,8 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
     `UPDATE merchant_claims SET revoked_at = ?, revoked_by = ?, revoked_reason = ?
      WHERE claim_id = ? AND revoked_at IS NULL`,
   );
-  const revisionOf = sqlite.prepare<[string], { revision: number }>("SELECT revision FROM merchants WHERE ab_id = ?");
-  // A claim changes who may edit the merchant, not the merchant's record: the event carries the
-  // revision the record is at, which does not move (nothing to publish, no change-feed row).
-  const insertEvent = sqlite.prepare(
-    `INSERT INTO merchant_events (ab_id, at, actor, action, changes, reason, revision)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
-  const recordEvent = (abId: string, claimId: string, event: ClaimEvent) => {
-    const revision = revisionOf.get(abId)?.revision ?? 0;
-    const changes =
-      event.action === "claimed" ? { claim: { from: null, to: claimId } } : { claim: { from: claimId, to: null } };
-    insertEvent.run(abId, event.at, event.actor, event.action, JSON.stringify(changes), event.reason, revision);
-  };
+  const recordEvent = claimEventWriter(sqlite);
+  const insertClaimOnce = claimWriter(sqlite);
 
   const openTransaction = sqlite.transaction((session: SessionRecord, replacing: string | null) => {
     if (replacing !== null) endByTokenHash.run(session.createdAt, replacing);
@@ -198,13 +222,7 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
     forgetOldSignIns.run(new Date(Date.parse(signIn.createdAt) - 60 * 60 * 1000).toISOString());
     insertSignInRow.run(signIn);
   });
-  const claimTransaction = sqlite.transaction((claim: ClaimRecord, event: ClaimEvent): ClaimRecord => {
-    const held = liveClaim.get(claim.abId, claim.subject);
-    if (held) return claimOf(held);
-    insertClaimRow.run(claim);
-    recordEvent(claim.abId, claim.claimId, event);
-    return claim;
-  });
+  const claimTransaction = sqlite.transaction(insertClaimOnce);
   const revokeTransaction = sqlite.transaction(
     (claimId: string, revocation: { at: string; by: string; reason: string }, event: ClaimEvent): boolean => {
       const claim = claimById.get(claimId);
@@ -217,19 +235,19 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
   );
 
   return {
-    insertSession: (session, replacing) => openTransaction.immediate(session, replacing),
-    findSession(hash) {
+    insertSession: async (session, replacing) => openTransaction.immediate(session, replacing),
+    async findSession(hash) {
       const row = sessionByToken.get(hash);
       return row ? sessionOf(row) : null;
     },
-    touchSession(sessionId, lastSeenAt, idleExpiresAt) {
+    async touchSession(sessionId, lastSeenAt, idleExpiresAt) {
       touch.run(lastSeenAt, idleExpiresAt, sessionId);
     },
-    endSession(sessionId, at, reason) {
+    async endSession(sessionId, at, reason) {
       end.run(at, reason, sessionId);
     },
-    insertSignIn: (signIn) => signInTransaction.immediate(signIn),
-    takeSignIn(hash, at) {
+    insertSignIn: async (signIn) => signInTransaction.immediate(signIn),
+    async takeSignIn(hash, at) {
       const row = takeSignInRow.get(at, hash, at);
       return row
         ? {
@@ -242,11 +260,11 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
           }
         : null;
     },
-    listing(abId) {
+    async listing(abId) {
       const row = listingById.get(abId);
       return row ? listingOf(row) : null;
     },
-    listingsOf({ siret, siren }) {
+    async listingsOf({ siret, siren }) {
       const rows = new Map<string, ListingRow>();
       if (siret !== null) for (const row of listingsBySiret.all(siret)) rows.set(row.ab_id, row);
       if (siren !== null && /^\d{9}$/.test(siren)) {
@@ -254,13 +272,13 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
       }
       return [...rows.values()].map(listingOf);
     },
-    insertClaim: (claim, event) => claimTransaction.immediate(claim, event),
-    findClaim(claimId) {
+    insertClaim: async (claim, event) => claimTransaction.immediate(claim, event),
+    async findClaim(claimId) {
       const row = claimById.get(claimId);
       return row ? claimOf(row) : null;
     },
-    claimsOfSubject: (subject) => claimsBySubject.all(subject).map(claimOf),
-    claimsOfListing: (abId) => claimsByListing.all(abId).map(claimOf),
-    revokeClaim: (claimId, revocation, event) => revokeTransaction.immediate(claimId, revocation, event),
+    claimsOfSubject: async (subject) => claimsBySubject.all(subject).map(claimOf),
+    claimsOfListing: async (abId) => claimsByListing.all(abId).map(claimOf),
+    revokeClaim: async (claimId, revocation, event) => revokeTransaction.immediate(claimId, revocation, event),
   };
 }

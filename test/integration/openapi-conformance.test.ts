@@ -369,8 +369,8 @@ describe("pages for people and crawlers", () => {
       siren: siret.slice(0, 9),
       via: "proconnect" as const,
     };
-    const { token, session } = openSession(spaceDeps(app), person);
-    recordClaim(spaceDeps(app), {
+    const { token, session } = await openSession(spaceDeps(app), person);
+    await recordClaim(spaceDeps(app), {
       abId,
       siren: person.siren,
       subject: person.subject,

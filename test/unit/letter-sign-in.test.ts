@@ -127,17 +127,13 @@ describe("a letter's code", () => {
       siren: null,
       via: "letter",
     });
-    expect(readSession(space, signedIn.token)?.person.subject).toBe(signedIn.claim.subject);
-    expect(listClaimsOf(space, signedIn.session).map((held) => held.claim.abId)).toEqual([abA]);
+    expect((await readSession(space, signedIn.token))?.person.subject).toBe(signedIn.claim.subject);
+    expect((await listClaimsOf(space, signedIn.session)).map((held) => held.claim.abId)).toEqual([abA]);
     // Another establishment of the same company stays out of reach.
-    const refused = (() => {
-      try {
-        createClaim(space, signedIn.session, abB);
-        return null;
-      } catch (error) {
-        return error;
-      }
-    })();
+    const refused = await createClaim(space, signedIn.session, abB).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(isServiceError(refused) && refused.code).toBe("NOT_FOUND");
   });
 
@@ -171,7 +167,7 @@ describe("a batch --unclaimed", () => {
         (letter) => letter.recipient.abId,
       );
     expect(await unclaimed()).toEqual([abB]);
-    revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
+    await revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
     expect((await unclaimed()).sort()).toEqual([abA, abB].sort());
   });
 });
@@ -207,7 +203,7 @@ describe("a sign-in link", () => {
     const [linkId] = token.split(".");
     const forged = `${linkId}.${"A".repeat(43)}`;
     expect(await signInWithLink({ links, space }, { token: forged, replacing: null })).toBeNull();
-    revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
+    await revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
     expect(await signInWithLink({ links, space }, { token, replacing: null })).toBeNull();
     // Revoked: no new link is sent either.
     expect(await requestSignInLinks(links, "gerante@exemple.fr")).toBe(0);

@@ -70,7 +70,7 @@ beforeEach(() => {
     now: () => clock,
     confirmations: createLeadEmailConfirmationRepository(db),
     tokens: createLeadEmailTokens(() => secret),
-    stillEntitled: (requestedBy) => !revokedActors.has(requestedBy),
+    stillEntitled: async (requestedBy) => !revokedActors.has(requestedBy),
   };
   abId = addMerchant(deps, declaration, "operator:test").abId;
 });
@@ -113,6 +113,18 @@ function issuesOf(work: () => unknown): [string, string, string][] {
       issue.path,
       issue.message,
     ]);
+  }
+  return [];
+}
+
+/** issuesOf for a function that answers a Promise. */
+async function refusalsOf(work: () => Promise<unknown>): Promise<[string, string, string][]> {
+  try {
+    await work();
+  } catch (error) {
+    return issuesOf(() => {
+      throw error;
+    });
   }
   return [];
 }
@@ -289,7 +301,7 @@ describe("the lead email", () => {
     expect(stored).toBe(deps.tokens.hash(token));
     expect(stored).not.toContain(token);
 
-    expect(confirmLeadEmail(deps, abId, token)).toEqual({
+    expect(await confirmLeadEmail(deps, abId, token)).toEqual({
       abId,
       email: "demandes@boulangerie-martin.fr",
       changed: true,
@@ -299,7 +311,7 @@ describe("the lead email", () => {
       ACTOR,
       { email: { from: "ancien@boulangerie-martin.fr", to: "demandes@boulangerie-martin.fr" } },
     ]);
-    expect(issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
+    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
       ["CONFLICT", "", "This confirmation link was already used"],
     ]);
   });
@@ -309,14 +321,14 @@ describe("the lead email", () => {
     const first = (await linkInEmail()).token;
     requestLeadEmail(deps, { abId, actor: ACTOR }, "second@boulangerie-martin.fr");
     const second = (await linkInEmail()).token;
-    expect(issuesOf(() => confirmLeadEmail(deps, abId, first))).toEqual([
+    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, first))).toEqual([
       ["CONFLICT", "", "This confirmation link was replaced by a later request; use the latest email"],
     ]);
     const invalid = "This confirmation link is not valid; ask for a new one from the merchant space";
-    expect(issuesOf(() => confirmLeadEmail(deps, "ab_zzzzzzzz", second))).toEqual([["NOT_FOUND", "", invalid]]);
-    expect(issuesOf(() => confirmLeadEmail(deps, abId, "A".repeat(43)))).toEqual([["NOT_FOUND", "", invalid]]);
+    expect(await refusalsOf(() => confirmLeadEmail(deps, "ab_zzzzzzzz", second))).toEqual([["NOT_FOUND", "", invalid]]);
+    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, "A".repeat(43)))).toEqual([["NOT_FOUND", "", invalid]]);
     clock = new Date(clock.getTime() + LEAD_EMAIL_LINK_HOURS * 3_600_000);
-    expect(issuesOf(() => confirmLeadEmail(deps, abId, second))).toEqual([
+    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, second))).toEqual([
       ["CONFLICT", "", "This confirmation link has expired; ask for a new one from the merchant space"],
     ]);
     expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
@@ -326,7 +338,7 @@ describe("the lead email", () => {
     requestLeadEmail(deps, { abId, actor: "merchant:claim-revoked" }, "revoque@exemple.fr");
     const { token } = await linkInEmail();
     revokedActors.add("merchant:claim-revoked");
-    expect(issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
+    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
       ["CONFLICT", "", "This confirmation link was asked for through a claim revoked since"],
     ]);
     expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");

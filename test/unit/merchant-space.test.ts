@@ -100,9 +100,9 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function refusalOf(work: () => unknown): string {
+async function refusalOf(work: () => unknown): Promise<string> {
   try {
-    work();
+    await work();
   } catch (error) {
     if (error instanceof ClaimRefusedError) return `refused:${error.refusal}`;
     if (isServiceError(error)) return error.code;
@@ -112,10 +112,10 @@ function refusalOf(work: () => unknown): string {
 }
 
 describe("sessions", () => {
-  it("opens a session that the token reads back, with the person, and stores only the token's SHA-256", () => {
-    const { token, session } = openSession(deps, person(), { idToken: "id.token.value" });
+  it("opens a session that the token reads back, with the person, and stores only the token's SHA-256", async () => {
+    const { token, session } = await openSession(deps, person(), { idToken: "id.token.value" });
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const read = readSession(deps, token);
+    const read = await readSession(deps, token);
     expect(read).toEqual(session);
     expect(read?.person).toEqual(person());
     expect(read?.idToken).toBe("id.token.value");
@@ -123,45 +123,45 @@ describe("sessions", () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(stored[0]).not.toContain(token);
-    expect(readSession(deps, "x".repeat(43))).toBeNull();
-    expect(readSession(deps, null)).toBeNull();
+    expect(await readSession(deps, "x".repeat(43))).toBeNull();
+    expect(await readSession(deps, null)).toBeNull();
   });
 
-  it("ends a session left idle, and one past its absolute expiry however used", () => {
-    const idle = openSession(deps, person());
+  it("ends a session left idle, and one past its absolute expiry however used", async () => {
+    const idle = await openSession(deps, person());
     clock += SESSION_IDLE_MS - 1000;
-    expect(readSession(deps, idle.token)).not.toBeNull();
+    expect(await readSession(deps, idle.token)).not.toBeNull();
     clock += SESSION_IDLE_MS - 1000; // used 29 min 59 s ago: the use above moved the idle expiry
-    expect(readSession(deps, idle.token)).not.toBeNull();
+    expect(await readSession(deps, idle.token)).not.toBeNull();
     clock += SESSION_IDLE_MS;
-    expect(readSession(deps, idle.token)).toBeNull();
+    expect(await readSession(deps, idle.token)).toBeNull();
 
     clock = START;
-    const used = openSession(deps, person({ subject: "sub-other" }));
+    const used = await openSession(deps, person({ subject: "sub-other" }));
     for (let minute = 0; minute < SESSION_ABSOLUTE_MS / 60_000 - 10; minute += 10) {
       clock = START + minute * 60_000;
-      expect(readSession(deps, used.token), `minute ${minute}`).not.toBeNull();
+      expect(await readSession(deps, used.token), `minute ${minute}`).not.toBeNull();
     }
     clock = START + SESSION_ABSOLUTE_MS;
-    expect(readSession(deps, used.token)).toBeNull();
+    expect(await readSession(deps, used.token)).toBeNull();
   });
 
-  it("rotates at sign-in: the browser's previous session ends with the new one", () => {
-    const before = openSession(deps, person());
-    const after = openSession(deps, person(), { replacing: before.token });
-    expect(readSession(deps, before.token)).toBeNull();
-    expect(readSession(deps, after.token)?.sessionId).toBe(after.session.sessionId);
+  it("rotates at sign-in: the browser's previous session ends with the new one", async () => {
+    const before = await openSession(deps, person());
+    const after = await openSession(deps, person(), { replacing: before.token });
+    expect(await readSession(deps, before.token)).toBeNull();
+    expect((await readSession(deps, after.token))?.sessionId).toBe(after.session.sessionId);
   });
 
-  it("ends a session at sign-out", () => {
-    const { token } = openSession(deps, person());
-    endSession(deps, token);
-    expect(readSession(deps, token)).toBeNull();
+  it("ends a session at sign-out", async () => {
+    const { token } = await openSession(deps, person());
+    await endSession(deps, token);
+    expect(await readSession(deps, token)).toBeNull();
   });
 
-  it("binds the CSRF token to its session: another session's token, a made-up one and none are refused", () => {
-    const one = openSession(deps, person()).session;
-    const two = openSession(deps, person({ subject: "sub-two" })).session;
+  it("binds the CSRF token to its session: another session's token, a made-up one and none are refused", async () => {
+    const one = (await openSession(deps, person())).session;
+    const two = (await openSession(deps, person({ subject: "sub-two" }))).session;
     expect(isSessionCsrfToken(one, one.csrfToken)).toBe(true);
     expect(one.csrfToken).not.toBe(two.csrfToken);
     expect(isSessionCsrfToken(one, two.csrfToken)).toBe(false);
@@ -172,49 +172,51 @@ describe("sessions", () => {
 });
 
 describe("claims", () => {
-  it("reaches the listing of the person's SIRET and, by SIREN, the company's other establishments, never another company's", () => {
-    const { session } = openSession(deps, person());
-    expect(listingsForPerson(deps, session).map((item) => [item.listing.abId, item.claimId, item.blocked])).toEqual([
+  it("reaches the listing of the person's SIRET and, by SIREN, the company's other establishments, never another company's", async () => {
+    const { session } = await openSession(deps, person());
+    expect(
+      (await listingsForPerson(deps, session)).map((item) => [item.listing.abId, item.claimId, item.blocked]),
+    ).toEqual([
       [abA, null, null],
       [abB, null, null],
     ]);
-    expect(refusalOf(() => createClaim(deps, session, abOther))).toBe("NOT_FOUND");
-    expect(refusalOf(() => createClaim(deps, session, "ab_zzzzzzzz"))).toBe("NOT_FOUND");
-    const claim = createClaim(deps, session, abB);
+    expect(await refusalOf(() => createClaim(deps, session, abOther))).toBe("NOT_FOUND");
+    expect(await refusalOf(() => createClaim(deps, session, "ab_zzzzzzzz"))).toBe("NOT_FOUND");
+    const claim = await createClaim(deps, session, abB);
     expect(claim).toMatchObject({ abId: abB, siren: siretB.slice(0, 9), subject: "sub-camille", via: "proconnect" });
-    expect(createClaim(deps, session, abB).claimId).toBe(claim.claimId);
-    expect(listClaimsOf(deps, session).map(({ claim: held }) => held.abId)).toEqual([abB]);
+    expect((await createClaim(deps, session, abB)).claimId).toBe(claim.claimId);
+    expect((await listClaimsOf(deps, session)).map(({ claim: held }) => held.abId)).toEqual([abB]);
   });
 
-  it("reaches only the SIRET's listing when the person has no SIREN", () => {
-    const { session } = openSession(deps, person({ siren: null }));
-    expect(listingsForPerson(deps, session).map((item) => item.listing.abId)).toEqual([abA]);
-    expect(refusalOf(() => createClaim(deps, session, abB))).toBe("NOT_FOUND");
+  it("reaches only the SIRET's listing when the person has no SIREN", async () => {
+    const { session } = await openSession(deps, person({ siren: null }));
+    expect((await listingsForPerson(deps, session)).map((item) => item.listing.abId)).toEqual([abA]);
+    expect(await refusalOf(() => createClaim(deps, session, abB))).toBe("NOT_FOUND");
   });
 
-  it("lets several people of one company claim one listing", () => {
-    const camille = openSession(deps, person()).session;
-    const sacha = openSession(deps, person({ subject: "sub-sacha", email: "sacha@exemple.fr" })).session;
-    createClaim(deps, camille, abA);
-    createClaim(deps, sacha, abA);
-    expect(claimsOfListing(deps, abA).map((claim) => claim.subject)).toEqual(["sub-camille", "sub-sacha"]);
+  it("lets several people of one company claim one listing", async () => {
+    const camille = (await openSession(deps, person())).session;
+    const sacha = (await openSession(deps, person({ subject: "sub-sacha", email: "sacha@exemple.fr" }))).session;
+    await createClaim(deps, camille, abA);
+    await createClaim(deps, sacha, abA);
+    expect((await claimsOfListing(deps, abA)).map((claim) => claim.subject)).toEqual(["sub-camille", "sub-sacha"]);
   });
 
-  it("refuses suspended and archived listings, saying which", () => {
+  it("refuses suspended and archived listings, saying which", async () => {
     changeMerchantStatus(lifecycle, abA, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test");
     changeMerchantStatus(lifecycle, abB, { status: "ARCHIVED", reason: "fermeture" }, "operator:test");
-    const { session } = openSession(deps, person());
-    expect(refusalOf(() => createClaim(deps, session, abA))).toBe("refused:suspended");
-    expect(refusalOf(() => createClaim(deps, session, abB))).toBe("refused:archived");
-    expect(listingsForPerson(deps, session).map((item) => item.blocked)).toEqual(["suspended", "archived"]);
+    const { session } = await openSession(deps, person());
+    expect(await refusalOf(() => createClaim(deps, session, abA))).toBe("refused:suspended");
+    expect(await refusalOf(() => createClaim(deps, session, abB))).toBe("refused:archived");
+    expect((await listingsForPerson(deps, session)).map((item) => item.blocked)).toEqual(["suspended", "archived"]);
     expect(db.$client.prepare("SELECT COUNT(*) FROM merchant_claims").pluck().get()).toBe(0);
   });
 
-  it("writes each claim and revocation in the merchant's audit log, with the actor", () => {
-    const { session } = openSession(deps, person());
-    const claim = createClaim(deps, session, abA);
+  it("writes each claim and revocation in the merchant's audit log, with the actor", async () => {
+    const { session } = await openSession(deps, person());
+    const claim = await createClaim(deps, session, abA);
     clock += 60_000;
-    revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "demande du gérant" });
+    await revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "demande du gérant" });
     const events = lifecycle.registry.events(abA).filter((event) => event.action.startsWith("claim"));
     expect(events.map(({ actor, action, changes, reason }) => ({ actor, action, changes, reason }))).toEqual([
       {
@@ -232,51 +234,50 @@ describe("claims", () => {
     ]);
   });
 
-  it("revokes a claim: every session of its person ends at once, the listing is out of reach, and it cannot be claimed again", () => {
-    const first = openSession(deps, person());
-    const second = openSession(deps, person());
-    const bystander = openSession(deps, person({ subject: "sub-sacha" }));
-    const claim = createClaim(deps, first.session, abA);
-    expect(requireClaimedListing(deps, first.session, abA)).toMatchObject({
+  it("revokes a claim: every session of its person ends at once, the listing is out of reach, and it cannot be claimed again", async () => {
+    const first = await openSession(deps, person());
+    const second = await openSession(deps, person());
+    const bystander = await openSession(deps, person({ subject: "sub-sacha" }));
+    const claim = await createClaim(deps, first.session, abA);
+    expect(await requireClaimedListing(deps, first.session, abA)).toMatchObject({
       abId: abA,
       claimId: claim.claimId,
       actor: `merchant:${claim.claimId}`,
     });
-    const revoked = revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "usurpation" });
+    const revoked = await revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "usurpation" });
     expect(revoked).toMatchObject({ revokedBy: "operator:alice", revokedReason: "usurpation" });
-    expect(readSession(deps, first.token)).toBeNull();
-    expect(readSession(deps, second.token)).toBeNull();
-    expect(readSession(deps, bystander.token)).not.toBeNull();
-    const again = openSession(deps, person()).session;
-    expect(refusalOf(() => requireClaimedListing(deps, again, abA))).toBe("NOT_FOUND");
-    expect(refusalOf(() => createClaim(deps, again, abA))).toBe("refused:revoked");
-    expect(refusalOf(() => revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "encore" }))).toBe(
+    expect(await readSession(deps, first.token)).toBeNull();
+    expect(await readSession(deps, second.token)).toBeNull();
+    expect(await readSession(deps, bystander.token)).not.toBeNull();
+    const again = (await openSession(deps, person())).session;
+    expect(await refusalOf(() => requireClaimedListing(deps, again, abA))).toBe("NOT_FOUND");
+    expect(await refusalOf(() => createClaim(deps, again, abA))).toBe("refused:revoked");
+    expect(await refusalOf(() => revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "encore" }))).toBe(
       "CONFLICT",
     );
-    expect(refusalOf(() => revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "  " }))).toBe(
+    expect(await refusalOf(() => revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "  " }))).toBe(
       "VALIDATION_ERROR",
     );
   });
 
-  it("never opens another merchant's space: a listing not claimed by the person is NOT_FOUND", () => {
-    const camille = openSession(deps, person()).session;
-    const dubois = openSession(
-      deps,
-      person({ subject: "sub-dubois", siret: siretOther, siren: siretOther.slice(0, 9) }),
+  it("never opens another merchant's space: a listing not claimed by the person is NOT_FOUND", async () => {
+    const camille = (await openSession(deps, person())).session;
+    const dubois = (
+      await openSession(deps, person({ subject: "sub-dubois", siret: siretOther, siren: siretOther.slice(0, 9) }))
     ).session;
-    createClaim(deps, camille, abA);
-    createClaim(deps, dubois, abOther);
-    expect(refusalOf(() => requireClaimedListing(deps, camille, abOther))).toBe("NOT_FOUND");
-    expect(refusalOf(() => requireClaimedListing(deps, dubois, abA))).toBe("NOT_FOUND");
-    expect(refusalOf(() => requireClaimedListing(deps, camille, abB))).toBe("NOT_FOUND");
+    await createClaim(deps, camille, abA);
+    await createClaim(deps, dubois, abOther);
+    expect(await refusalOf(() => requireClaimedListing(deps, camille, abOther))).toBe("NOT_FOUND");
+    expect(await refusalOf(() => requireClaimedListing(deps, dubois, abA))).toBe("NOT_FOUND");
+    expect(await refusalOf(() => requireClaimedListing(deps, camille, abB))).toBe("NOT_FOUND");
   });
 });
 
 describe("retention", () => {
   it("deletes sessions 30 days after they ended or expired, and keeps the others", async () => {
-    const ended = openSession(deps, person({ subject: "sub-ended" }));
-    endSession(deps, ended.token);
-    const live = openSession(deps, person({ subject: "sub-live" }));
+    const ended = await openSession(deps, person({ subject: "sub-ended" }));
+    await endSession(deps, ended.token);
+    const live = await openSession(deps, person({ subject: "sub-live" }));
     const run = async () =>
       (await anonymizeExpired({ retention: createRetentionRepository(db), now: deps.now, retentionMonths: 24 }))
         .spaceSessions;
@@ -287,10 +288,10 @@ describe("retention", () => {
     expect(await run()).toBe(2);
     expect(db.$client.prepare("SELECT COUNT(*) FROM pro_sessions").pluck().get()).toBe(0);
     clock = START;
-    const fresh = openSession(deps, person({ subject: "sub-fresh" }));
+    const fresh = await openSession(deps, person({ subject: "sub-fresh" }));
     expect(await run()).toBe(0);
-    expect(readSession(deps, fresh.token)).not.toBeNull();
-    expect(readSession(deps, live.token)).toBeNull();
+    expect(await readSession(deps, fresh.token)).not.toBeNull();
+    expect(await readSession(deps, live.token)).toBeNull();
   });
 });
 

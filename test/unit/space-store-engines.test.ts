@@ -8,15 +8,14 @@
 import { describe, expect, it } from "vitest";
 import type { ClaimRecord, SessionRecord, SpaceStore } from "../../src/domain/merchant-space/space-store.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
-import type { Asynchronous } from "../../src/store/postgres/asynchronous.ts";
 import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
-import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
+import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const T0 = "2026-11-26T10:00:00.000Z";
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 
-function spaceOf(store: OpenedStore): Asynchronous<SpaceStore> {
-  if (store.sqlite) return asynchronous(createMerchantSpaceRepository(store.sqlite));
+function spaceOf(store: OpenedStore): SpaceStore {
+  if (store.sqlite) return createMerchantSpaceRepository(store.sqlite);
   if (store.postgres) return createPostgresMerchantSpaceRepository(store.postgres.pool);
   throw new Error("no store");
 }

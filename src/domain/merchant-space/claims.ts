@@ -3,7 +3,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { claimBlockOf } from "../merchants/lifecycle.ts";
 import { sirenOf } from "../siret.ts";
 import type { SpaceDeps, SpaceSession } from "./sessions.ts";
-import type { ClaimRecord, SpaceListing, SpacePerson } from "./space-store.ts";
+import type { ClaimEvent, ClaimRecord, SpaceListing, SpacePerson } from "./space-store.ts";
 
 /**
  * Claims: who may manage a listing in the merchant space. A person reaches a listing only when
@@ -52,18 +52,18 @@ export interface ListingForPerson {
  * the person's live claim or why it cannot be claimed. Listings claimed through a letter (no
  * `siret` in the person) come from the claims alone.
  */
-export function listingsForPerson(deps: SpaceDeps, session: SpaceSession): ListingForPerson[] {
+export async function listingsForPerson(deps: SpaceDeps, session: SpaceSession): Promise<ListingForPerson[]> {
   const { person } = session;
-  const claims = deps.store.claimsOfSubject(person.subject);
+  const claims = await deps.store.claimsOfSubject(person.subject);
   const live = new Map(claims.filter((claim) => claim.revokedAt === null).map((claim) => [claim.abId, claim]));
   const revoked = new Set(claims.filter((claim) => claim.revokedAt !== null).map((claim) => claim.abId));
   const listings = new Map<string, SpaceListing>();
-  for (const listing of deps.store.listingsOf({ siret: person.siret, siren: person.siren })) {
+  for (const listing of await deps.store.listingsOf({ siret: person.siret, siren: person.siren })) {
     if (isPersonsListing(person, listing)) listings.set(listing.abId, listing);
   }
   for (const claim of live.values()) {
     if (listings.has(claim.abId)) continue;
-    const listing = deps.store.listing(claim.abId);
+    const listing = await deps.store.listing(claim.abId);
     if (listing) listings.set(listing.abId, listing);
   }
   return [...listings.values()]
@@ -82,13 +82,13 @@ export function listingsForPerson(deps: SpaceDeps, session: SpaceSession): Listi
  * revoked, is refused (ClaimRefusedError). Claiming a listing already claimed by the person
  * answers the claim held.
  */
-export function createClaim(deps: SpaceDeps, session: SpaceSession, abId: string): ClaimRecord {
+export async function createClaim(deps: SpaceDeps, session: SpaceSession, abId: string): Promise<ClaimRecord> {
   const { person } = session;
-  const listing = deps.store.listing(abId);
+  const listing = await deps.store.listing(abId);
   if (!listing || !isPersonsListing(person, listing)) {
     throw new ServiceError("NOT_FOUND", `No listing ${abId} among the person's establishments`);
   }
-  const held = deps.store.claimsOfSubject(person.subject).filter((claim) => claim.abId === abId);
+  const held = (await deps.store.claimsOfSubject(person.subject)).filter((claim) => claim.abId === abId);
   const live = held.find((claim) => claim.revokedAt === null);
   if (live) return live;
   if (held.length > 0) throw new ClaimRefusedError(abId, "revoked");
@@ -111,29 +111,44 @@ export function createClaim(deps: SpaceDeps, session: SpaceSession, abId: string
 export function recordClaim(
   deps: Pick<SpaceDeps, "store" | "now">,
   claim: Pick<ClaimRecord, "abId" | "siren" | "subject" | "email" | "via">,
-): ClaimRecord {
+): Promise<ClaimRecord> {
+  const { record, event } = newClaim(deps, claim);
+  return deps.store.insertClaim(record, event);
+}
+
+/**
+ * A new claim and its `claimed` audit event (actor: the claim's merchant actor), not written yet:
+ * recordClaim writes it through the space's store, the letter path with the letter it spends.
+ */
+export function newClaim(
+  deps: Pick<SpaceDeps, "now">,
+  claim: Pick<ClaimRecord, "abId" | "siren" | "subject" | "email" | "via">,
+): { record: ClaimRecord; event: ClaimEvent } {
   const at = deps.now().toISOString();
   const claimId = randomUUID();
-  return deps.store.insertClaim(
-    { ...claim, claimId, createdAt: at, revokedAt: null, revokedBy: null, revokedReason: null },
-    { at, actor: merchantActor(claimId), action: "claimed", reason: `via ${claim.via}` },
-  );
+  return {
+    record: { ...claim, claimId, createdAt: at, revokedAt: null, revokedBy: null, revokedReason: null },
+    event: { at, actor: merchantActor(claimId), action: "claimed", reason: `via ${claim.via}` },
+  };
 }
 
 /** The person's live claims, each with its listing. */
-export function listClaimsOf(deps: SpaceDeps, session: SpaceSession): { claim: ClaimRecord; listing: SpaceListing }[] {
-  return deps.store
-    .claimsOfSubject(session.person.subject)
-    .filter((claim) => claim.revokedAt === null)
-    .flatMap((claim) => {
-      const listing = deps.store.listing(claim.abId);
-      return listing ? [{ claim, listing }] : [];
-    });
+export async function listClaimsOf(
+  deps: SpaceDeps,
+  session: SpaceSession,
+): Promise<{ claim: ClaimRecord; listing: SpaceListing }[]> {
+  const live = (await deps.store.claimsOfSubject(session.person.subject)).filter((claim) => claim.revokedAt === null);
+  const held: { claim: ClaimRecord; listing: SpaceListing }[] = [];
+  for (const claim of live) {
+    const listing = await deps.store.listing(claim.abId);
+    if (listing) held.push({ claim, listing });
+  }
+  return held;
 }
 
 /** Every claim on a listing, live and revoked (the operator's `merchants claims`). */
-export function claimsOfListing(deps: Pick<SpaceDeps, "store">, abId: string): ClaimRecord[] {
-  if (!deps.store.listing(abId)) throw new ServiceError("MERCHANT_NOT_FOUND", `No merchant ${abId}`);
+export async function claimsOfListing(deps: Pick<SpaceDeps, "store">, abId: string): Promise<ClaimRecord[]> {
+  if (!(await deps.store.listing(abId))) throw new ServiceError("MERCHANT_NOT_FOUND", `No merchant ${abId}`);
   return deps.store.claimsOfListing(abId);
 }
 
@@ -141,14 +156,14 @@ export function claimsOfListing(deps: Pick<SpaceDeps, "store">, abId: string): C
  * Revokes a claim (the operator's `merchants revoke-claim`): a reason is required; every session
  * of the claim's person ends at once, and the revocation is in the merchant's audit log.
  */
-export function revokeClaim(
+export async function revokeClaim(
   deps: Pick<SpaceDeps, "store" | "now">,
   claimId: string,
   revocation: { by: string; reason: string },
-): ClaimRecord {
+): Promise<ClaimRecord> {
   const reason = revocation.reason.trim();
   if (reason === "") throw new ServiceError("VALIDATION_ERROR", "A reason is required to revoke a claim (--reason)");
-  const claim = deps.store.findClaim(claimId);
+  const claim = await deps.store.findClaim(claimId);
   if (!claim) throw new ServiceError("NOT_FOUND", `No claim ${claimId}`);
   if (claim.revokedAt !== null) {
     throw new ServiceError(
@@ -157,7 +172,7 @@ export function revokeClaim(
     );
   }
   const at = deps.now().toISOString();
-  const revoked = deps.store.revokeClaim(
+  const revoked = await deps.store.revokeClaim(
     claimId,
     { at, by: revocation.by, reason },
     { at, actor: revocation.by, action: "claim_revoked", reason: `claim ${claimId}: ${reason}` },
@@ -180,11 +195,15 @@ export interface ClaimedListing {
  * Otherwise NOT_FOUND, the same answer as for a listing that does not exist: another merchant's
  * space is never revealed.
  */
-export function requireClaimedListing(deps: SpaceDeps, session: SpaceSession, abId: string): ClaimedListing {
-  const claim = deps.store
-    .claimsOfSubject(session.person.subject)
-    .find((held) => held.abId === abId && held.revokedAt === null);
-  const listing = claim ? deps.store.listing(abId) : null;
+export async function requireClaimedListing(
+  deps: SpaceDeps,
+  session: SpaceSession,
+  abId: string,
+): Promise<ClaimedListing> {
+  const claim = (await deps.store.claimsOfSubject(session.person.subject)).find(
+    (held) => held.abId === abId && held.revokedAt === null,
+  );
+  const listing = claim ? await deps.store.listing(abId) : null;
   if (!claim || !listing) throw new ServiceError("NOT_FOUND", `No listing ${abId} in this merchant space`);
   return { abId, claimId: claim.claimId, actor: merchantActor(claim.claimId), listing };
 }

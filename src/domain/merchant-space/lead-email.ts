@@ -29,7 +29,7 @@ export interface LeadEmailDeps extends MerchantLifecycleDeps {
    * Whether the actor who asked (`merchant:<claimId>`) still holds its claim: a link asked for
    * through a claim revoked since changes nothing.
    */
-  stillEntitled: (requestedBy: string) => boolean;
+  stillEntitled: (requestedBy: string) => Promise<boolean>;
 }
 
 /** Where the link of a confirmation points (a page of the listing's space). */
@@ -91,11 +91,11 @@ export function requestLeadEmail(deps: LeadEmailDeps, access: ListingAccess, inp
  * door with the merchant who asked as the actor. A link is refused when unknown, of another
  * listing, used, replaced by a later one, or expired; nothing is written then.
  */
-export function confirmLeadEmail(
+export async function confirmLeadEmail(
   deps: LeadEmailDeps,
   abId: string,
   token: string,
-): { abId: string; email: string; changed: boolean } {
+): Promise<{ abId: string; email: string; changed: boolean }> {
   const invalid = () =>
     new ServiceError("NOT_FOUND", "This confirmation link is not valid; ask for a new one from the merchant space");
   if (!LEAD_EMAIL_TOKEN.test(token)) throw invalid();
@@ -103,7 +103,7 @@ export function confirmLeadEmail(
   if (!confirmation || confirmation.abId !== abId) throw invalid();
   const refusal = whyNotUsable(confirmation, deps.now().toISOString());
   if (refusal) throw new LinkRefusedError(refusal);
-  if (!deps.stillEntitled(confirmation.requestedBy)) throw new LinkRefusedError("revoked");
+  if (!(await deps.stillEntitled(confirmation.requestedBy))) throw new LinkRefusedError("revoked");
   const nowIso = deps.now().toISOString();
   return deps.registry.inOneTransaction(() => {
     if (!deps.confirmations.markConfirmed(confirmation.confirmationId, nowIso)) {

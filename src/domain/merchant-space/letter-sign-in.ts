@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { claimBlockOf } from "../merchants/lifecycle.ts";
 import { sirenOf } from "../siret.ts";
-import { recordClaim } from "./claims.ts";
+import { newClaim } from "./claims.ts";
 import { checkLetterCode, type LetterCodeRefusal, type LetterDeps } from "./letters.ts";
 import { csrfTokenOf, isTokenShaped, openSession, type SpaceDeps, type SpaceSession } from "./sessions.ts";
 import { type SignInLinkDeps, takeSignInLink } from "./sign-in-links.ts";
@@ -44,20 +44,19 @@ export async function signInWithLetterCode(
   const check = await checkLetterCode(deps.letters, input.code);
   if (!check.ok) return { ok: false, refusal: check.refusal };
   const { letter } = check;
-  const listing = deps.space.store.listing(letter.abId);
+  const listing = await deps.space.store.listing(letter.abId);
   if (!listing || claimBlockOf(listing.status) !== null) return { ok: false, refusal: "unavailable" };
   const person = letterPerson(`letter:${letter.letterId}`, input.email);
-  const claim = await deps.letters.letters.spend(letter.letterId, deps.letters.now().toISOString(), () =>
-    recordClaim(deps.space, {
-      abId: letter.abId,
-      siren: sirenOf(listing.siret),
-      subject: person.subject,
-      email: input.email,
-      via: "letter",
-    }),
-  );
+  const { record, event } = newClaim(deps.space, {
+    abId: letter.abId,
+    siren: sirenOf(listing.siret),
+    subject: person.subject,
+    email: input.email,
+    via: "letter",
+  });
+  const claim = await deps.letters.letters.spend(letter.letterId, deps.letters.now().toISOString(), record, event);
   if (claim === null) return { ok: false, refusal: "used" };
-  const { token, session } = openSession(deps.space, person, { replacing: input.replacing });
+  const { token, session } = await openSession(deps.space, person, { replacing: input.replacing });
   return { ok: true, token, session, claim };
 }
 
@@ -71,9 +70,9 @@ export async function signInWithLink(
 ): Promise<{ token: string; session: SpaceSession; claim: ClaimRecord } | null> {
   const link = await takeSignInLink(deps.links, input.token);
   if (!link) return null;
-  const claim = deps.space.store.findClaim(link.claimId);
+  const claim = await deps.space.store.findClaim(link.claimId);
   if (!claim || claim.revokedAt !== null) return null;
-  const { token, session } = openSession(deps.space, letterPerson(claim.subject, claim.email), {
+  const { token, session } = await openSession(deps.space, letterPerson(claim.subject, claim.email), {
     replacing: input.replacing,
   });
   return { token, session, claim };

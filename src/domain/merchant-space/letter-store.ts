@@ -2,6 +2,8 @@
  * What the postal-letter path needs from storage (implemented by src/store/letter-repository.ts).
  * A letter row keeps only keyed hashes of its code (letter-code.ts), never the code.
  */
+import type { ClaimEvent, ClaimRecord } from "./space-store.ts";
+
 export interface LetterStore {
   /** The listed establishments (not SUSPENDED or ARCHIVED) a batch may go to, with their SIRENE name and address. */
   recipients(filter: LetterRecipientFilter): Promise<LetterRecipient[]>;
@@ -20,15 +22,14 @@ export interface LetterStore {
    */
   countWrongTry(letterId: string, at: string, lockAfter: number): Promise<LetterRow | null>;
   /**
-   * Spends a letter and runs `work` (the claim's recording) in the same transaction: the letter
-   * is marked used only if it is still unused, unlocked, not superseded and not expired at `at`;
-   * null, with nothing run, otherwise (spent meanwhile). Nothing stays if `work` throws. `work` is
-   * synchronous: it runs inside the transaction, which never spans an await (on SQLite, one
-   * connection serves every request of the thread). It writes through the space's store, still
-   * synchronous; once that store is asynchronous, this becomes one store method that spends the
-   * letter and records the claim it is given.
+   * Spends a letter and records the claim it gives (and the claim's audit event) in one
+   * transaction: the letter is marked used only if it is still unused, unlocked, not superseded
+   * and not expired at `at`; null, with nothing written, otherwise (spent meanwhile). The claim is
+   * written as the space's store writes one (a live claim of the same person on the listing
+   * already there is returned instead). One store method, so the transaction never spans an await
+   * of the domain.
    */
-  spend<T>(letterId: string, at: string, work: () => T): Promise<T | null>;
+  spend(letterId: string, at: string, claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord | null>;
 }
 
 export interface LetterRecipientFilter {

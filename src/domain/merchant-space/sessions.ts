@@ -81,18 +81,18 @@ export function isSessionCsrfToken(session: SpaceSession, formToken: string | nu
  * browser held until now, if any: it is ended in the same write (rotation), so an old cookie
  * opens nothing after a new sign-in.
  */
-export function openSession(
+export async function openSession(
   deps: SpaceDeps,
   person: SpacePerson,
   options: { idToken?: string | null; replacing?: string | null } = {},
-): { token: string; session: SpaceSession } {
+): Promise<{ token: string; session: SpaceSession }> {
   const now = deps.now();
   const token = newToken();
   const sessionId = randomUUID();
   const idle = new Date(now.getTime() + SESSION_IDLE_MS).toISOString();
   const absolute = new Date(now.getTime() + SESSION_ABSOLUTE_MS).toISOString();
   const at = now.toISOString();
-  deps.store.insertSession(
+  await deps.store.insertSession(
     {
       sessionId,
       tokenHash: tokenHash(token),
@@ -122,20 +122,20 @@ export function openSession(
  * The live session a token opens, or null (unknown, ended, idle or past its absolute expiry).
  * A use moves the idle expiry (at most once a minute, never past the absolute one).
  */
-export function readSession(deps: SpaceDeps, token: string | null | undefined): SpaceSession | null {
+export async function readSession(deps: SpaceDeps, token: string | null | undefined): Promise<SpaceSession | null> {
   if (!isTokenShaped(token)) return null;
-  const record = deps.store.findSession(tokenHash(token));
+  const record = await deps.store.findSession(tokenHash(token));
   if (!record || record.endedAt !== null) return null;
   const now = deps.now();
   const at = now.toISOString();
   if (at >= record.idleExpiresAt || at >= record.absoluteExpiresAt) {
-    deps.store.endSession(record.sessionId, at, "expired");
+    await deps.store.endSession(record.sessionId, at, "expired");
     return null;
   }
   let idleExpiresAt = record.idleExpiresAt;
   if (now.getTime() - Date.parse(record.lastSeenAt) >= TOUCH_EVERY_MS) {
     idleExpiresAt = new Date(now.getTime() + SESSION_IDLE_MS).toISOString();
-    deps.store.touchSession(record.sessionId, at, idleExpiresAt);
+    await deps.store.touchSession(record.sessionId, at, idleExpiresAt);
   }
   return {
     sessionId: record.sessionId,
@@ -147,12 +147,13 @@ export function readSession(deps: SpaceDeps, token: string | null | undefined): 
 }
 
 /** Ends the session a token opens (sign-out); nothing when it opens none. */
-export function endSession(
+export async function endSession(
   deps: SpaceDeps,
   token: string | null | undefined,
   reason: SessionEndReason = "sign_out",
-): void {
+): Promise<void> {
   if (!isTokenShaped(token)) return;
-  const record = deps.store.findSession(tokenHash(token));
-  if (record && record.endedAt === null) deps.store.endSession(record.sessionId, deps.now().toISOString(), reason);
+  const record = await deps.store.findSession(tokenHash(token));
+  if (record && record.endedAt === null)
+    await deps.store.endSession(record.sessionId, deps.now().toISOString(), reason);
 }

@@ -54,7 +54,7 @@ export async function startSignIn(deps: SignInDeps): Promise<{ signInToken: stri
   const { url, checks } = await deps.provider.begin();
   const signInToken = newToken();
   const now = deps.now();
-  deps.store.insertSignIn({
+  await deps.store.insertSignIn({
     tokenHash: tokenHash(signInToken),
     ...checks,
     createdAt: now.toISOString(),
@@ -73,7 +73,7 @@ export async function finishSignIn(
 ): Promise<{ token: string; session: SpaceSession }> {
   const providerError = input.callbackUrl.searchParams.get("error");
   const signIn = isTokenShaped(input.signInToken)
-    ? deps.store.takeSignIn(tokenHash(input.signInToken), deps.now().toISOString())
+    ? await deps.store.takeSignIn(tokenHash(input.signInToken), deps.now().toISOString())
     : null;
   if (providerError !== null) {
     throw new SignInFailure("provider", `The provider answered ${providerError}`, providerError);

@@ -79,34 +79,38 @@ export interface ClaimEvent {
 }
 
 export interface SpaceStore {
-  insertSession(session: SessionRecord, replacingTokenHash: string | null): void;
+  insertSession(session: SessionRecord, replacingTokenHash: string | null): Promise<void>;
   /** The session whose token has this hash, ended or not (the caller checks expiry). */
-  findSession(tokenHash: string): SessionRecord | null;
+  findSession(tokenHash: string): Promise<SessionRecord | null>;
   /** Moves a live session's last use and idle expiry. */
-  touchSession(sessionId: string, lastSeenAt: string, idleExpiresAt: string): void;
-  endSession(sessionId: string, at: string, reason: SessionEndReason): void;
+  touchSession(sessionId: string, lastSeenAt: string, idleExpiresAt: string): Promise<void>;
+  endSession(sessionId: string, at: string, reason: SessionEndReason): Promise<void>;
 
-  insertSignIn(signIn: SignInRecord): void;
+  insertSignIn(signIn: SignInRecord): Promise<void>;
   /** Takes a sign-in under way, once: the row is marked used and returned; null if unknown, used or expired. */
-  takeSignIn(tokenHash: string, at: string): SignInRecord | null;
+  takeSignIn(tokenHash: string, at: string): Promise<SignInRecord | null>;
 
-  listing(abId: string): SpaceListing | null;
+  listing(abId: string): Promise<SpaceListing | null>;
   /** Listings whose SIRET is this one, or (siren given) whose SIRET starts with this SIREN; archived ones included. */
-  listingsOf(identity: { siret: string | null; siren: string | null }): SpaceListing[];
+  listingsOf(identity: { siret: string | null; siren: string | null }): Promise<SpaceListing[]>;
 
   /**
    * Writes a claim and its audit event in one transaction. A live claim of the same person on the
    * same listing already there: nothing written, that claim returned.
    */
-  insertClaim(claim: ClaimRecord, event: ClaimEvent): ClaimRecord;
-  findClaim(claimId: string): ClaimRecord | null;
+  insertClaim(claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord>;
+  findClaim(claimId: string): Promise<ClaimRecord | null>;
   /** The person's claims, live and revoked, newest first. */
-  claimsOfSubject(subject: string): ClaimRecord[];
+  claimsOfSubject(subject: string): Promise<ClaimRecord[]>;
   /** Every claim on a listing, live and revoked, oldest first. */
-  claimsOfListing(abId: string): ClaimRecord[];
+  claimsOfListing(abId: string): Promise<ClaimRecord[]>;
   /**
    * Revokes a live claim, ends every open session of its person and writes the audit event, in
    * one transaction; false when the claim is not live (unknown or already revoked).
    */
-  revokeClaim(claimId: string, revocation: { at: string; by: string; reason: string }, event: ClaimEvent): boolean;
+  revokeClaim(
+    claimId: string,
+    revocation: { at: string; by: string; reason: string },
+    event: ClaimEvent,
+  ): Promise<boolean>;
 }

@@ -27,10 +27,14 @@ import {
  */
 
 /** GET /pro */
-export function answerSpaceHome(app: App, request: RouteRequest, query: { revendiquee?: string | undefined }): Reply {
-  const { session } = spacePage(app, request);
+export async function answerSpaceHome(
+  app: App,
+  request: RouteRequest,
+  query: { revendiquee?: string | undefined },
+): Promise<Reply> {
+  const { session } = await spacePage(app, request);
   if (!session) return spaceDocument(app, renderSignedOutHome({ proConnectConfigured: app.proConnect !== null }));
-  const listings = listingsForPerson(spaceDeps(app), session);
+  const listings = await listingsForPerson(spaceDeps(app), session);
   const claimed = query.revendiquee
     ? listings.find((item) => item.listing.abId === query.revendiquee && item.claimId !== null)
     : undefined;
@@ -67,7 +71,7 @@ export async function answerSignInCallback(app: App, request: RouteRequest, url:
     const { token } = await finishSignIn(deps, {
       signInToken: readCookie(request, signInCookieName(app)),
       callbackUrl: url,
-      currentSessionToken: spacePage(app, request).token,
+      currentSessionToken: (await spacePage(app, request)).token,
     });
     return spaceRedirect(SPACE_PATH, sessionCookie(app, token));
   } catch (failure) {
@@ -81,9 +85,9 @@ export async function answerSignOut(
   request: RouteRequest,
   form: { csrf?: string | undefined },
 ): Promise<Reply> {
-  const { session, token } = spacePage(app, request);
+  const { session, token } = await spacePage(app, request);
   const signedIn = requireCsrf(session, form.csrf);
-  endSession(spaceDeps(app), token);
+  await endSession(spaceDeps(app), token);
   // ProConnect's session ends too (its end_session_endpoint comes back to /pro); the letter path has none.
   const atProvider =
     signedIn.person.via === "proconnect" && app.proConnect
@@ -93,15 +97,15 @@ export async function answerSignOut(
 }
 
 /** POST /pro/revendiquer */
-export function answerClaim(
+export async function answerClaim(
   app: App,
   request: RouteRequest,
   form: { csrf?: string | undefined; ab_id: string },
-): Reply {
-  const session = requireCsrf(spacePage(app, request).session, form.csrf);
+): Promise<Reply> {
+  const session = requireCsrf((await spacePage(app, request)).session, form.csrf);
   const deps = spaceDeps(app);
   try {
-    const claim = createClaim(deps, session, form.ab_id);
+    const claim = await createClaim(deps, session, form.ab_id);
     return spaceRedirect(`${SPACE_PATH}?revendiquee=${encodeURIComponent(claim.abId)}`);
   } catch (failure) {
     if (!(failure instanceof ClaimRefusedError)) throw failure;
@@ -109,7 +113,7 @@ export function answerClaim(
       app,
       renderSignedInHome({
         session,
-        listings: listingsForPerson(deps, session),
+        listings: await listingsForPerson(deps, session),
         message: CLAIM_REFUSALS_FR[failure.refusal],
       }),
       { status: 409 },

@@ -29,9 +29,9 @@ export async function answerLeadList(
   abId: string,
   query: { page?: number | undefined },
 ): Promise<Reply> {
-  const { session } = spacePage(app, request);
+  const { session } = await spacePage(app, request);
   if (!session) return spaceRedirect(SPACE_PATH);
-  const listing = requireClaimedListing(spaceDeps(app), session, abId);
+  const listing = await requireClaimedListing(spaceDeps(app), session, abId);
   const page = await listMerchantLeads(app, listing, query.page ?? 1);
   return spaceDocument(
     app,
@@ -50,7 +50,7 @@ export async function answerLeadPage(
   params: { abId: string; leadId: string },
   query: { fait?: string | undefined },
 ): Promise<Reply> {
-  const { session } = spacePage(app, request);
+  const { session } = await spacePage(app, request);
   if (!session) return spaceRedirect(SPACE_PATH);
   const notice = query.fait !== undefined ? DONE_NOTICES_FR[query.fait] : undefined;
   return leadPage(app, session, params, { csrfToken: session.csrfToken, ...(notice ? { notice } : {}) });
@@ -74,8 +74,8 @@ export async function answerLeadResponse(
   params: { abId: string; leadId: string },
   form: LeadResponseForm,
 ): Promise<Reply> {
-  const session = requireCsrf(spacePage(app, request).session, form.csrf);
-  const listing = requireClaimedListing(spaceDeps(app), session, params.abId);
+  const session = requireCsrf((await spacePage(app, request)).session, form.csrf);
+  const listing = await requireClaimedListing(spaceDeps(app), session, params.abId);
   const parsed = leadResponseSchema.safeParse({ answer: form.answer, outcome: form.outcome });
   if (!parsed.success) {
     const errors: Record<string, string> = {};
@@ -138,7 +138,7 @@ async function leadPage(
   state: LeadFormState,
   status = 200,
 ): Promise<Reply> {
-  const listing = requireClaimedListing(spaceDeps(app), session, params.abId);
+  const listing = await requireClaimedListing(spaceDeps(app), session, params.abId);
   const found = await findMerchantLead(app, listing, params.leadId);
   return spaceDocument(
     app,

@@ -138,7 +138,7 @@ export async function answerCodeForm(
   }
   const signedIn = await signInWithLetterCode(
     { letters: letterDeps(app), space: spaceDeps(app) },
-    { code, email, replacing: spacePage(app, request).token },
+    { code, email, replacing: (await spacePage(app, request)).token },
   );
   if (!signedIn.ok) {
     if (signedIn.refusal === "locked") logger.warn("letter code refused: locked");
@@ -216,7 +216,7 @@ export async function answerLinkUse(
   }
   const signedIn = await signInWithLink(
     { links: signInLinkDeps(app), space: spaceDeps(app) },
-    { token: form.jeton ?? "", replacing: spacePage(app, request).token },
+    { token: form.jeton ?? "", replacing: (await spacePage(app, request)).token },
   );
   if (!signedIn) {
     const page = renderLinkRequestPage({ csrfToken, email: "", error: null, message: LINK_REFUSED_FR });

@@ -51,10 +51,10 @@ function listingPage(
 }
 
 /** GET /pro/{ab_id} */
-export function answerListingSpace(app: App, request: RouteRequest, abId: string): Reply {
-  const { session } = spacePage(app, request);
+export async function answerListingSpace(app: App, request: RouteRequest, abId: string): Promise<Reply> {
+  const { session } = await spacePage(app, request);
   if (!session) return spaceRedirect(SPACE_PATH);
-  const claimed = requireClaimedListing(spaceDeps(app), session, listingId(abId));
+  const claimed = await requireClaimedListing(spaceDeps(app), session, listingId(abId));
   return listingPage(app, claimed.abId, session, NO_FORM_STATE, 200);
 }
 
@@ -65,8 +65,8 @@ export async function answerListingSpaceForm(
   abId: string,
   fields: FormFields,
 ): Promise<Reply> {
-  const session = requireCsrf(spacePage(app, request).session, fields[CSRF_FIELD]);
-  const claimed = requireClaimedListing(spaceDeps(app), session, listingId(abId));
+  const session = requireCsrf((await spacePage(app, request)).session, fields[CSRF_FIELD]);
+  const claimed = await requireClaimedListing(spaceDeps(app), session, listingId(abId));
   const { status, state } = await answerListingForm(listingSpaceDeps(app), claimed, fields);
   return listingPage(app, claimed.abId, session, state, status);
 }
@@ -104,9 +104,9 @@ const LINK_REFUSALS_FR: Record<LinkRefusal, string> = {
 };
 
 /** POST /pro/{ab_id}/e-mail/confirmer */
-export function answerLeadEmailConfirmation(app: App, abId: string, token: string | undefined): Reply {
+export async function answerLeadEmailConfirmation(app: App, abId: string, token: string | undefined): Promise<Reply> {
   try {
-    const confirmed = confirmLeadEmail(listingSpaceDeps(app), listingId(abId), token ?? "");
+    const confirmed = await confirmLeadEmail(listingSpaceDeps(app), listingId(abId), token ?? "");
     return confirmationPage(
       app,
       200,

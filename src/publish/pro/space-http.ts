@@ -78,9 +78,12 @@ export function readCookie(request: RouteRequest, name: string): string | null {
 }
 
 /** The session a request of the space carries, if live, and the token it came with. */
-export function spacePage(app: App, request: RouteRequest): { session: SpaceSession | null; token: string | null } {
+export async function spacePage(
+  app: App,
+  request: RouteRequest,
+): Promise<{ session: SpaceSession | null; token: string | null }> {
   const token = readCookie(request, sessionCookieName(app));
-  return { session: token ? readSession(spaceDeps(app), token) : null, token };
+  return { session: token ? await readSession(spaceDeps(app), token) : null, token };
 }
 
 /** Refused form of the space: a French 403 page, nothing written. */

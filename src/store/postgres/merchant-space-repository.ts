@@ -7,7 +7,7 @@
  * sign-in is taken by one UPDATE ... RETURNING.
  */
 import type pg from "pg";
-import type { ClaimEvent, SpaceStore } from "../../domain/merchant-space/space-store.ts";
+import type { ClaimEvent, ClaimRecord, SpaceStore } from "../../domain/merchant-space/space-store.ts";
 import {
   type ClaimRow,
   claimOf,
@@ -18,7 +18,6 @@ import {
   type SignInRow,
   sessionOf,
 } from "../merchant-space-repository.ts";
-import type { Asynchronous } from "./asynchronous.ts";
 import { firstRow as first, inTransaction, type Queryable } from "./transaction.ts";
 
 /** A claim changes who may edit the merchant, not its record: the event carries the record's revision as it is. */
@@ -32,7 +31,34 @@ async function recordEvent(client: Queryable, abId: string, claimId: string, eve
   );
 }
 
-export function createPostgresMerchantSpaceRepository(pool: pg.Pool): Asynchronous<SpaceStore> {
+/**
+ * Writes a claim and its audit event on a client inside a transaction, unless the person already
+ * holds a live claim on the listing (that one is returned): the space's insertClaim, and the letter
+ * store's spend, which records the claim with the letter it spends.
+ */
+export async function insertClaimOn(client: Queryable, claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord> {
+  const inserted = await first<ClaimRow>(
+    client,
+    `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (ab_id, subject) WHERE revoked_at IS NULL DO NOTHING
+     RETURNING *`,
+    [claim.claimId, claim.abId, claim.siren, claim.subject, claim.email, claim.via, claim.createdAt],
+  );
+  if (!inserted) {
+    const held = await first<ClaimRow>(
+      client,
+      "SELECT * FROM merchant_claims WHERE ab_id = $1 AND subject = $2 AND revoked_at IS NULL",
+      [claim.abId, claim.subject],
+    );
+    if (!held) throw new Error("merchant_claims: the live claim that refused the insert is gone");
+    return claimOf(held);
+  }
+  await recordEvent(client, claim.abId, claim.claimId, event);
+  return claim;
+}
+
+export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore {
   const listingsWhere = async (where: string, values: unknown[]) =>
     (await pool.query<ListingRow>(`SELECT ${LISTING_COLUMNS} FROM merchants WHERE ${where}`, values)).rows;
 
@@ -131,28 +157,7 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): Asynchrono
       }
       return [...rows.values()].map(listingOf);
     },
-    insertClaim: (claim, event) =>
-      inTransaction(pool, async (client) => {
-        const inserted = await first<ClaimRow>(
-          client,
-          `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (ab_id, subject) WHERE revoked_at IS NULL DO NOTHING
-           RETURNING *`,
-          [claim.claimId, claim.abId, claim.siren, claim.subject, claim.email, claim.via, claim.createdAt],
-        );
-        if (!inserted) {
-          const held = await first<ClaimRow>(
-            client,
-            "SELECT * FROM merchant_claims WHERE ab_id = $1 AND subject = $2 AND revoked_at IS NULL",
-            [claim.abId, claim.subject],
-          );
-          if (!held) throw new Error("merchant_claims: the live claim that refused the insert is gone");
-          return claimOf(held);
-        }
-        await recordEvent(client, claim.abId, claim.claimId, event);
-        return claim;
-      }),
+    insertClaim: (claim, event) => inTransaction(pool, (client) => insertClaimOn(client, claim, event)),
     async findClaim(claimId) {
       const row = await first<ClaimRow>(pool, "SELECT * FROM merchant_claims WHERE claim_id = $1", [claimId]);
       return row ? claimOf(row) : null;

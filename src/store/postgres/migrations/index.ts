@@ -113,5 +113,11 @@ export const migrations: Migration[] = [
       "CREATE INDEX \"rate_limits_tat\" ON \"rate_limits\" (\"tat\");",
       "-- The GCRA steps of one batch, in the order given (a key may come several times), in one round\n-- trip: the row moves only when the call fits; a refused call reads the key's TAT (at least now).\nCREATE FUNCTION \"abeille_rate_limit_advance\"(keys text[], nows float8[], intervals float8[], windows float8[])\nRETURNS TABLE (\"allowed_out\" boolean, \"tat_out\" float8) LANGUAGE plpgsql AS $$\nDECLARE\n  i integer;\n  moved float8;\n  stored float8;\nBEGIN\n  FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP\n    moved := NULL;\n    INSERT INTO \"rate_limits\" AS r (\"key\", \"tat\") VALUES (keys[i], nows[i] + intervals[i])\n    ON CONFLICT (\"key\") DO UPDATE SET \"tat\" = greatest(r.\"tat\", nows[i]) + intervals[i]\n      WHERE greatest(r.\"tat\", nows[i]) + intervals[i] - nows[i] <= windows[i]\n    RETURNING r.\"tat\" INTO moved;\n    IF moved IS NOT NULL THEN\n      allowed_out := true;\n      tat_out := moved;\n    ELSE\n      SELECT r.\"tat\" INTO stored FROM \"rate_limits\" r WHERE r.\"key\" = keys[i];\n      allowed_out := false;\n      tat_out := greatest(coalesce(stored, nows[i]), nows[i]);\n    END IF;\n    RETURN NEXT;\n  END LOOP;\nEND\n$$;"
     ]
+  },
+  {
+    "id": "0004_deployment_files",
+    "statements": [
+      "-- Written by hand: the fingerprints of the files every machine of a deployment must hold alike\n-- (docs/several-machines.md, \"Secrets and signing keys reach every machine by copy\"): the HMAC\n-- secrets under DATA_DIR/secrets and the signing keys' public half. Only SHA-256 fingerprints:\n-- the secrets themselves never go into the database. Not in the SQLite schema (one machine).\nCREATE TABLE \"deployment_files\" (\n  \"name\" text PRIMARY KEY,\n  \"sha256\" text NOT NULL,\n  \"recorded_at\" text NOT NULL,\n  \"recorded_by\" text NOT NULL\n);"
+    ]
   }
 ];
