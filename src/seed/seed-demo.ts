@@ -12,6 +12,7 @@ import { changeMerchantStatus } from "../domain/merchants/change-merchant-status
 import { importDeclarations } from "../domain/merchants/import-declarations.ts";
 import type { ImportReport } from "../domain/merchants/import-json-lines.ts";
 import { importObservations } from "../domain/merchants/import-observations.ts";
+import { decideInRegistry } from "../domain/merchants/merchant-registry.ts";
 import { reviewMerchantDescription } from "../domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../domain/merchants/update-merchant.ts";
 import { makeSiren } from "../domain/siret.ts";
@@ -403,14 +404,15 @@ export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<Se
     }
   }
   for (let start = 0; start < count; start += STEPS_PER_TRANSACTION) {
-    deps.registry.inOneTransaction(() => {
-      for (let index = start; index < Math.min(count, start + STEPS_PER_TRANSACTION); index++) {
+    const end = Math.min(count, start + STEPS_PER_TRANSACTION);
+    await decideInRegistry(deps, { abIds: abIds.slice(start, end) }, (decision) => {
+      for (let index = start; index < end; index++) {
         const abId = abIds[index] as string;
         for (const step of steps[index] ?? []) {
-          if (step.kind === "review") reviewMerchantDescription(deps, abId, OPERATOR_ACTOR);
+          if (step.kind === "review") reviewMerchantDescription(decision, abId, OPERATOR_ACTOR);
           else if (step.kind === "status") {
-            changeMerchantStatus(deps, abId, { status: step.status, reason: step.reason }, OPERATOR_ACTOR);
-          } else updateMerchant(deps, abId, step.update, OPERATOR_ACTOR);
+            changeMerchantStatus(decision, abId, { status: step.status, reason: step.reason }, OPERATOR_ACTOR);
+          } else updateMerchant(decision, abId, step.update, OPERATOR_ACTOR);
         }
       }
     });

@@ -4,8 +4,8 @@ import { merchantUpdateSchema } from "../../schemas/merchant-declaration.ts";
 import { parseInput } from "../../schemas/parse.ts";
 import { frenchDateTime, type RenderedEmail, renderLayout } from "../leads/email-format.ts";
 import { PLATFORM_SIGNATURE } from "../leads/render-lead-notification.ts";
-import { loadRegistered } from "../merchants/load-registered.ts";
-import type { MerchantLifecycleDeps } from "../merchants/merchant-registry.ts";
+import { readRegistered } from "../merchants/load-registered.ts";
+import { decideInRegistry, type MerchantLifecycleDeps } from "../merchants/merchant-registry.ts";
 import { updateMerchant } from "../merchants/update-merchant.ts";
 import type { LeadEmailConfirmation, LeadEmailConfirmationStore } from "./lead-email-store.ts";
 import { LEAD_EMAIL_TOKEN, type LeadEmailTokens } from "./lead-email-token.ts";
@@ -60,10 +60,14 @@ export type LeadEmailRequest =
   | { outcome: "link_sent"; email: string; expiresAt: string };
 
 /** Records the merchant's new lead email as waiting and queues the email with its link. */
-export function requestLeadEmail(deps: LeadEmailDeps, access: ListingAccess, input: unknown): LeadEmailRequest {
+export async function requestLeadEmail(
+  deps: LeadEmailDeps,
+  access: ListingAccess,
+  input: unknown,
+): Promise<LeadEmailRequest> {
   const { email } = parseInput(merchantUpdateSchema, { email: input });
   if (email === null || email === undefined) throw validationError([{ path: "email", message: "is required" }]);
-  const { merchant } = loadRegistered(deps, access.abId);
+  const { merchant } = await readRegistered(deps, access.abId);
   if (merchant.email !== null && merchant.email.toLowerCase() === email.toLowerCase()) {
     return { outcome: "already_current", email: merchant.email };
   }
@@ -91,11 +95,11 @@ export function requestLeadEmail(deps: LeadEmailDeps, access: ListingAccess, inp
  * door with the merchant who asked as the actor. A link is refused when unknown, of another
  * listing, used, replaced by a later one, or expired; nothing is written then.
  */
-export function confirmLeadEmail(
+export async function confirmLeadEmail(
   deps: LeadEmailDeps,
   abId: string,
   token: string,
-): { abId: string; email: string; changed: boolean } {
+): Promise<{ abId: string; email: string; changed: boolean }> {
   const invalid = () =>
     new ServiceError("NOT_FOUND", "This confirmation link is not valid; ask for a new one from the merchant space");
   if (!LEAD_EMAIL_TOKEN.test(token)) throw invalid();
@@ -105,11 +109,11 @@ export function confirmLeadEmail(
   if (refusal) throw new LinkRefusedError(refusal);
   if (!deps.stillEntitled(confirmation.requestedBy)) throw new LinkRefusedError("revoked");
   const nowIso = deps.now().toISOString();
-  return deps.registry.inOneTransaction(() => {
+  return decideInRegistry(deps, { abIds: [abId] }, (decision) => {
     if (!deps.confirmations.markConfirmed(confirmation.confirmationId, nowIso)) {
       throw new LinkRefusedError("used");
     }
-    const updated = updateMerchant(deps, abId, { email: confirmation.email }, confirmation.requestedBy);
+    const updated = updateMerchant(decision, abId, { email: confirmation.email }, confirmation.requestedBy);
     return { abId, email: confirmation.email, changed: updated.changed.length > 0 };
   });
 }

@@ -26,16 +26,16 @@ function listingId(abId: string): string {
   return abId;
 }
 
-function listingPage(
+async function listingPage(
   app: App,
   abId: string,
   session: Parameters<typeof renderProPage>[0]["session"],
   state: ListingFormState,
   status: number,
-): Reply {
+): Promise<Reply> {
   if (!session) throw new ServiceError("FORBIDDEN", "No live session");
   const deps = listingSpaceDeps(app);
-  const model = loadListingModel(deps, abId);
+  const model = await loadListingModel(deps, abId);
   const body = renderListingBody(model, state, {
     csrfField: CSRF_FIELD,
     csrfToken: session.csrfToken,
@@ -51,11 +51,11 @@ function listingPage(
 }
 
 /** GET /pro/{ab_id} */
-export function answerListingSpace(app: App, request: RouteRequest, abId: string): Reply {
+export async function answerListingSpace(app: App, request: RouteRequest, abId: string): Promise<Reply> {
   const { session } = spacePage(app, request);
   if (!session) return spaceRedirect(SPACE_PATH);
   const claimed = requireClaimedListing(spaceDeps(app), session, listingId(abId));
-  return listingPage(app, claimed.abId, session, NO_FORM_STATE, 200);
+  return await listingPage(app, claimed.abId, session, NO_FORM_STATE, 200);
 }
 
 /** POST /pro/{ab_id} */
@@ -104,9 +104,9 @@ const LINK_REFUSALS_FR: Record<LinkRefusal, string> = {
 };
 
 /** POST /pro/{ab_id}/e-mail/confirmer */
-export function answerLeadEmailConfirmation(app: App, abId: string, token: string | undefined): Reply {
+export async function answerLeadEmailConfirmation(app: App, abId: string, token: string | undefined): Promise<Reply> {
   try {
-    const confirmed = confirmLeadEmail(listingSpaceDeps(app), listingId(abId), token ?? "");
+    const confirmed = await confirmLeadEmail(listingSpaceDeps(app), listingId(abId), token ?? "");
     return confirmationPage(
       app,
       200,
