@@ -43,7 +43,7 @@ export interface ListingSpaceDeps extends LeadEmailDeps {
 export async function loadListingModel(deps: ListingSpaceDeps, abId: string): Promise<ListingSpaceModel> {
   const current = await readRegistered(deps, abId);
   const now = deps.now();
-  const pending = deps.confirmations.pendingOf(abId, now.toISOString());
+  const pending = await deps.confirmations.pendingOf(abId, now.toISOString());
   return {
     merchant: current.merchant,
     products: current.products,

@@ -30,13 +30,7 @@ import { inTransaction, type Queryable } from "./transaction.ts";
 
 export function createPostgresMerchantRegistryRepository({ pool }: PostgresStore): MerchantRegistryStore {
   const batch = <T>(keys: RegistryBatchKeys, decide: (view: MerchantRegistryView) => T): Promise<T> =>
-    inTransaction(pool, async (client) => {
-      await client.query('SELECT 1 FROM "store_revision" WHERE "id" = 1 FOR UPDATE');
-      const view = new BatchView(keys, await readRegistered(client, keys));
-      const result = decide(view);
-      await writeAll(client, view.writes);
-      return result;
-    });
+    inTransaction(pool, (client) => registryBatchOn(client, keys, decide));
   return {
     async find(abId) {
       return (await readRegistered(pool, { abIds: [abId] }))[0] ?? null;
@@ -108,6 +102,23 @@ export function createPostgresMerchantRegistryRepository({ pool }: PostgresStore
       );
     },
   };
+}
+
+/**
+ * A registry batch on a client already in a transaction (the confirmation of a lead email runs one
+ * beside its own write): the store revision's row taken, the keys' merchants read, `decide` run over
+ * them, its writes made.
+ */
+export async function registryBatchOn<T>(
+  client: pg.PoolClient,
+  keys: RegistryBatchKeys,
+  decide: (view: MerchantRegistryView) => T,
+): Promise<T> {
+  await client.query('SELECT 1 FROM "store_revision" WHERE "id" = 1 FOR UPDATE');
+  const view = new BatchView(keys, await readRegistered(client, keys));
+  const result = decide(view);
+  await writeAll(client, view.writes);
+  return result;
 }
 
 // The first merchant of a SIRET, as SQLite's index answers it (there is normally one).
