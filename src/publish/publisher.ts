@@ -8,6 +8,7 @@ import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
 import { mixedRunner } from "./mixed-runner.ts";
 import { type IndexEntry, PublishFolder, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
+import { type PublishedDocuments, publicationOf } from "./published-documents.ts";
 import {
   type BatchContext,
   type BatchItem,
@@ -58,6 +59,12 @@ export interface RefreshInput {
     options?: { spareOneCore?: boolean },
   ) => BatchRunner;
   onProgress?: (progress: { done: number; total: number }) => void;
+  /**
+   * The shared database's published documents (a deployment on PostgreSQL): each run writes the
+   * files it changed there once its index is committed, and every file when the table is not at
+   * this folder's last run (docs/several-machines.md). Absent: the folder alone, as on one machine.
+   */
+  publishedDocuments?: PublishedDocuments | null;
 }
 
 export interface RefreshSummary {
@@ -167,6 +174,17 @@ async function refreshWithIndex(
     codeKey !== "" &&
     previous.codeKey === codeKey;
   const since = skipAllowed ? (previous?.cursor ?? null) : null;
+  // The table holds what this folder's last run published, or it is behind (another leader ran
+  // since, a publication failed after its index was committed, the first run here): then this run
+  // sends every file.
+  const documents = input.publishedDocuments ?? null;
+  const tableState = documents ? await documents.state() : null;
+  const tableBehind =
+    documents !== null &&
+    (previous === null ||
+      tableState === null ||
+      tableState.runGeneratedAt !== previous.generatedAt ||
+      tableState.publishKey !== previous.publishKey);
 
   const contextBase = {
     baseUrl: config.baseUrl,
@@ -213,6 +231,7 @@ async function refreshWithIndex(
   );
   if (
     candidates?.length === 0 &&
+    !tableBehind &&
     globalUnchanged &&
     Object.keys(previous?.files ?? {}).length === Object.keys(globalFiles).length
   ) {
@@ -334,15 +353,21 @@ async function refreshWithIndex(
 
   // Files that belong to no merchant: the key set and the static server configuration.
   const files: Record<string, string> = {};
+  const globalWritten: string[] = [];
   for (const [relative, file] of Object.entries(globalFiles)) {
     files[relative] = file.hash;
     if (previous?.files[relative] === file.hash && folder.exists(relative)) totals.unchanged += 1;
     else {
       folder.write(relative, file.text);
+      globalWritten.push(relative);
       totals.written += 1;
     }
   }
-  if (!input.keySet && folder.remove(KEY_SET_PATH)) deleted += 1;
+  const keySetRemoved = !input.keySet && folder.remove(KEY_SET_PATH);
+  if (keySetRemoved) deleted += 1;
+  // What the table had of these merchants: read before the index moves.
+  const before =
+    documents && !tableBehind ? index.entriesOf([...written.keys(), ...withdrawn]) : new Map<string, IndexEntry>();
 
   index.commit({
     meta: {
@@ -357,6 +382,26 @@ async function refreshWithIndex(
     deletes: withdrawn,
   });
   folder.writeState(SERVE_INDEX_FILENAME, formatServeIndex(publishKey, index.serveRows()));
+  if (documents) {
+    await documents.publish(
+      publicationOf({
+        folder,
+        before,
+        written,
+        withdrawn,
+        everyEntry: () => Object.entries(index.snapshot()?.merchants ?? {}),
+        globalFiles: {
+          written: globalWritten,
+          present: Object.keys(globalFiles),
+          removed: keySetRemoved ? [KEY_SET_PATH] : [],
+        },
+        replaceAll: tableBehind,
+        runGeneratedAt: now.toISOString(),
+        publishKey,
+        at: new Date().toISOString(),
+      }),
+    );
+  }
 
   if (previous !== null && changed.length > 0) await input.onMerchantsChanged?.(changed);
   if (failures.length > 0) {

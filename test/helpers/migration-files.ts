@@ -20,6 +20,7 @@ export function migrationFiles(folder: string): { id: string; statements: string
 
 /**
  * Tables only the PostgreSQL store has: the limits' (migration 0003_rate_limits; on SQLite a file
- * of its own, DATA_DIR/limits.db, never migrated).
+ * of its own, DATA_DIR/limits.db, never migrated), and the published documents' (migration
+ * 0004_published_documents; on one machine the publish folder is the only copy).
  */
-export const POSTGRES_ONLY_TABLES = ["rate_limits"];
+export const POSTGRES_ONLY_TABLES = ["published_documents", "published_state", "rate_limits"];

@@ -113,5 +113,15 @@ export const migrations: Migration[] = [
       "CREATE INDEX \"rate_limits_tat\" ON \"rate_limits\" (\"tat\");",
       "-- The GCRA steps of one batch, in the order given (a key may come several times), in one round\n-- trip: the row moves only when the call fits; a refused call reads the key's TAT (at least now).\nCREATE FUNCTION \"abeille_rate_limit_advance\"(keys text[], nows float8[], intervals float8[], windows float8[])\nRETURNS TABLE (\"allowed_out\" boolean, \"tat_out\" float8) LANGUAGE plpgsql AS $$\nDECLARE\n  i integer;\n  moved float8;\n  stored float8;\nBEGIN\n  FOR i IN 1 .. coalesce(array_length(keys, 1), 0) LOOP\n    moved := NULL;\n    INSERT INTO \"rate_limits\" AS r (\"key\", \"tat\") VALUES (keys[i], nows[i] + intervals[i])\n    ON CONFLICT (\"key\") DO UPDATE SET \"tat\" = greatest(r.\"tat\", nows[i]) + intervals[i]\n      WHERE greatest(r.\"tat\", nows[i]) + intervals[i] - nows[i] <= windows[i]\n    RETURNING r.\"tat\" INTO moved;\n    IF moved IS NOT NULL THEN\n      allowed_out := true;\n      tat_out := moved;\n    ELSE\n      SELECT r.\"tat\" INTO stored FROM \"rate_limits\" r WHERE r.\"key\" = keys[i];\n      allowed_out := false;\n      tat_out := greatest(coalesce(stored, nows[i]), nows[i]);\n    END IF;\n    RETURN NEXT;\n  END LOOP;\nEND\n$$;"
     ]
+  },
+  {
+    "id": "0004_published_documents",
+    "statements": [
+      "-- Written by hand: the published documents live in the database (docs/several-machines.md,\n-- \"Published documents live in the database\"). The refresh (on the leader) writes each file it\n-- published or removed here; every instance mirrors the table into its own DATA_DIR/publish and\n-- serves from there. A removed file stays as a row without a body (a tombstone) so that a mirror\n-- that was behind removes it too.\nCREATE TABLE \"published_documents\" (\n\t\"path\" text PRIMARY KEY NOT NULL,\n\t\"body\" bytea,\n\t\"sha256\" text,\n\t\"content_type\" text,\n\t\"revision\" bigint NOT NULL,\n\t\"published_at\" text NOT NULL\n);",
+      "CREATE INDEX \"published_documents_revision\" ON \"published_documents\" (\"revision\");",
+      "-- One row: the last publication's revision (each publication adds one) and the refresh run it\n-- carried (its index's generatedAt and publish key), so the next run knows whether the table holds\n-- what its own index says was published.\nCREATE TABLE \"published_state\" (\n\t\"id\" smallint PRIMARY KEY NOT NULL CHECK (\"id\" = 1),\n\t\"revision\" bigint NOT NULL,\n\t\"run_generated_at\" text NOT NULL,\n\t\"publish_key\" text NOT NULL,\n\t\"published_at\" text NOT NULL\n);",
+      "-- Every instance's mirror listens on abeille_published: the notice leaves with the commit of the\n-- publication (none for a rolled-back one), its payload the new revision.\nCREATE FUNCTION \"abeille_notify_published\"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM pg_notify('abeille_published', NEW.\"revision\"::text);\n  RETURN NULL;\nEND\n$$;",
+      "CREATE TRIGGER \"published_state_notify\" AFTER INSERT OR UPDATE ON \"published_state\"\n  FOR EACH ROW EXECUTE FUNCTION \"abeille_notify_published\"();"
+    ]
   }
 ];
