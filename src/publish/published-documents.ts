@@ -9,7 +9,16 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { bodyHash, JSON_TYPE, JSONLD_TYPE, MARKDOWN_TYPE } from "./document.ts";
 import { KEY_SET_PATH, type PublishedKind, publishedPath } from "./documents.ts";
+import type { Publication, PublishedFile } from "./publication.ts";
 import { type IndexEntry, type PublishFolder, SERVE_INDEX_FILENAME, STATE_DIRNAME } from "./publish-folder.ts";
+
+export type {
+  Publication,
+  PublicationState,
+  PublishedChange,
+  PublishedDocuments,
+  PublishedFile,
+} from "./publication.ts";
 
 export const SERVE_INDEX_PATH = `${STATE_DIRNAME}/${SERVE_INDEX_FILENAME}`;
 
@@ -21,59 +30,10 @@ const KIND_TYPES: Record<PublishedKind, string> = {
   snapshot: JSON_TYPE,
 };
 
-export interface PublishedFile {
-  path: string;
-  body: Buffer;
-  contentType: string;
-}
-
-/** One refresh run's files, written in one transaction. */
-export interface Publication {
-  /** The run's index (generatedAt) and publish key: the next run compares them with its own. */
-  runGeneratedAt: string;
-  publishKey: string;
-  at: string;
-  writes: PublishedFile[];
-  removes: string[];
-  /** The writes are every file published: any other row is removed (a run that found the table behind its index). */
-  replaceAll: boolean;
-}
-
-export interface PublicationState {
-  revision: number;
-  runGeneratedAt: string;
-  publishKey: string;
-}
-
-/** A row as the mirror applies it: a body to write, or null for a file removed. */
-export interface PublishedChange {
-  path: string;
-  body: Buffer | null;
-  sha256: string | null;
-  revision: number;
-}
-
-export interface PublishedDocuments {
-  /** The last publication, or null when nothing was ever published here. */
-  state(): Promise<PublicationState | null>;
-  /** Writes a publication in one transaction (its notice leaves with the commit); answers its revision. */
-  publish(publication: Publication): Promise<number>;
-  /**
-   * The rows changed after `revision`, in (revision, path) order from `after` (the last row of the
-   * previous page), at most `limit`; from revision 0 only the files that exist (a new mirror has
-   * nothing to remove).
-   */
-  changesSince(
-    revision: number,
-    after: { revision: number; path: string } | null,
-    limit: number,
-  ): Promise<PublishedChange[]>;
-}
-
 /** What a mirror or a test checks a file against: the same hash the fast path's ETag is made of. */
 export const publishedHash = (body: Uint8Array): string => bodyHash(body);
 
-function contentTypeOf(relative: string): string {
+export function contentTypeOf(relative: string): string {
   if (relative === KEY_SET_PATH) return JSON_TYPE;
   if (relative === SERVE_INDEX_PATH) return "text/tab-separated-values; charset=utf-8";
   return "text/plain; charset=utf-8";
@@ -88,25 +48,27 @@ function readPublished(folder: PublishFolder, relative: string, contentType: str
  * kinds whose hash moved (or appeared), the kinds and merchants gone, the global files written,
  * and the serve index. `replaceAll`: every file the index now holds instead (the table was behind).
  */
-export function publicationOf(input: {
+export async function publicationOf(input: {
   folder: PublishFolder;
   before: Map<string, IndexEntry>;
   written: Map<string, IndexEntry>;
   withdrawn: Iterable<string>;
   /** Every entry of the index after the run (only read when replaceAll). */
-  everyEntry: () => Iterable<[string, IndexEntry]>;
+  everyEntry: () => Promise<Iterable<[string, IndexEntry]>>;
   globalFiles: { written: string[]; present: string[]; removed: string[] };
   replaceAll: boolean;
+  /** Whether the folder's serve index goes too (false: the index's commit makes it, on PostgreSQL). */
+  withServeIndex: boolean;
   runGeneratedAt: string;
   publishKey: string;
   at: string;
-}): Publication {
+}): Promise<Publication> {
   const writes: PublishedFile[] = [];
   const removes: string[] = [];
   const merchantFile = (abId: string, kind: PublishedKind) =>
     readPublished(input.folder, publishedPath(kind, abId), KIND_TYPES[kind]);
   if (input.replaceAll) {
-    for (const [abId, entry] of input.everyEntry()) {
+    for (const [abId, entry] of await input.everyEntry()) {
       for (const kind of Object.keys(entry.hashes) as PublishedKind[]) writes.push(merchantFile(abId, kind));
     }
     for (const relative of input.globalFiles.present)
@@ -131,7 +93,9 @@ export function publicationOf(input: {
     removes.push(...input.globalFiles.removed);
   }
   // The serve index last: a mirror writes it after the files it names.
-  writes.push(readPublished(input.folder, SERVE_INDEX_PATH, contentTypeOf(SERVE_INDEX_PATH)));
+  if (input.withServeIndex) {
+    writes.push(readPublished(input.folder, SERVE_INDEX_PATH, contentTypeOf(SERVE_INDEX_PATH)));
+  }
   return {
     runGeneratedAt: input.runGeneratedAt,
     publishKey: input.publishKey,
