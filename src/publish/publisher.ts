@@ -1,13 +1,20 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { createTask } from "node-cron";
+import type { MerchantProfile } from "../domain/merchant.ts";
 import type { Db } from "../store/db.ts";
-import { openPublishIndex, type PublishIndexStore } from "../store/publish-index.ts";
-import { createProfileLoader, createPublishSource, type MerchantStamp } from "../store/publish-source.ts";
+import { asPublishIndexPort, openPublishIndex, type PublishIndexPort } from "../store/publish-index.ts";
+import {
+  createProfileLoader,
+  createPublishSource,
+  type MerchantStamp,
+  type PublishSource,
+} from "../store/publish-source.ts";
 import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
 import { mixedRunner } from "./mixed-runner.ts";
 import { type IndexEntry, PublishFolder, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
+import { type PublishedDocuments, publicationOf } from "./published-documents.ts";
 import {
   type BatchContext,
   type BatchItem,
@@ -29,8 +36,22 @@ export interface RefreshConfig {
   databaseFile: string;
 }
 
+/**
+ * Where a run reads the registry and keeps its index when the store is not the SQLite file `db`:
+ * on PostgreSQL, createPostgresPublishSource, createPostgresProfileLoader and
+ * createPostgresPublishIndex over the job's pool (the workers open their own: workerRunner's
+ * databaseUrl).
+ */
+export interface RefreshStore {
+  source: PublishSource;
+  loadProfiles: (abIds: readonly string[]) => Promise<Map<string, MerchantProfile>>;
+  index: PublishIndexPort;
+}
+
 export interface RefreshInput {
-  db: Db;
+  /** The SQLite store (one machine); absent when `store` says where the run reads. */
+  db?: Db;
+  store?: RefreshStore;
   config: RefreshConfig;
   settings: PublishSettings;
   /** The run's clock (default: now). */
@@ -58,6 +79,12 @@ export interface RefreshInput {
     options?: { spareOneCore?: boolean },
   ) => BatchRunner;
   onProgress?: (progress: { done: number; total: number }) => void;
+  /**
+   * The shared database's published documents (a deployment on PostgreSQL): each run writes the
+   * files it changed there once its index is committed, and every file when the table is not at
+   * this folder's last run (docs/several-machines.md). Absent: the folder alone, as on one machine.
+   */
+  publishedDocuments?: PublishedDocuments | null;
 }
 
 export interface RefreshSummary {
@@ -127,18 +154,35 @@ async function refreshLocked(
   now: Date,
   started: number,
 ): Promise<RefreshSummary> {
-  const index = openPublishIndex(folder.stateDir);
+  if (input.store) return refreshWithIndex(input, folder, input.store.index, now, started);
+  const index = asPublishIndexPort(openPublishIndex(folder.stateDir));
   try {
     return await refreshWithIndex(input, folder, index, now, started);
   } finally {
-    index.close();
+    await index.close();
   }
+}
+
+/** What a run reads from: the given store, or the SQLite file (synchronous profiles in one read transaction). */
+function readersOf(input: RefreshInput): {
+  source: PublishSource;
+  loadProfiles: BatchContext["loadProfiles"];
+  readTransaction?: BatchContext["readTransaction"];
+} {
+  if (input.store) return { source: input.store.source, loadProfiles: input.store.loadProfiles };
+  if (!input.db) throw new Error("runRefresh: neither a SQLite store (db) nor another store (store) was given");
+  const loader = createProfileLoader(input.db);
+  return {
+    source: createPublishSource(input.db),
+    loadProfiles: (abIds) => loader.load(abIds),
+    readTransaction: readTransactionOf(input.db),
+  };
 }
 
 async function refreshWithIndex(
   input: RefreshInput,
   folder: PublishFolder,
-  index: PublishIndexStore,
+  index: PublishIndexPort,
   now: Date,
   started: number,
 ): Promise<RefreshSummary> {
@@ -146,7 +190,8 @@ async function refreshWithIndex(
   const publishKey = publishKeyOf(config);
   const codeKey = input.codeKey ?? "";
   const snapshots = Boolean(input.snapshotIssuer);
-  const source = createPublishSource(input.db);
+  const readers = readersOf(input);
+  const { source } = readers;
   const seconds = () => Math.round((performance.now() - started) / 10) / 100;
 
   const nextRunAt =
@@ -159,7 +204,7 @@ async function refreshWithIndex(
   // The plan: a full pass (first run, new code or keys, `--full`) reads every merchant's stamp;
   // otherwise only the merchants written since the last run, those falling due and those that
   // failed are looked at, and every other entry stays as it is without being read.
-  const previous = index.meta();
+  const previous = await index.meta();
   const skipAllowed =
     !input.full &&
     previous !== null &&
@@ -167,6 +212,17 @@ async function refreshWithIndex(
     codeKey !== "" &&
     previous.codeKey === codeKey;
   const since = skipAllowed ? (previous?.cursor ?? null) : null;
+  // The table holds what this folder's last run published, or it is behind (another leader ran
+  // since, a publication failed after its index was committed, the first run here): then this run
+  // sends every file.
+  const documents = input.publishedDocuments ?? null;
+  const tableState = documents ? await documents.state() : null;
+  const tableBehind =
+    documents !== null &&
+    (previous === null ||
+      tableState === null ||
+      tableState.runGeneratedAt !== previous.generatedAt ||
+      tableState.publishKey !== previous.publishKey);
 
   const contextBase = {
     baseUrl: config.baseUrl,
@@ -176,14 +232,13 @@ async function refreshWithIndex(
     renewBeforeMs,
     issueSnapshot: input.snapshotIssuer ?? null,
   };
-  const loader = createProfileLoader(input.db);
   let runner: BatchRunner | null = null;
   const inline = () =>
     inlineRunner({
       ...contextBase,
-      loadProfiles: (abIds) => loader.load(abIds),
+      loadProfiles: readers.loadProfiles,
       folder,
-      readTransaction: readTransactionOf(input.db),
+      ...(readers.readTransaction ? { readTransaction: readers.readTransaction } : {}),
     });
   const startRunner = (): BatchRunner => {
     // An incremental run renders on this thread too, beside one worker fewer: this thread would
@@ -203,7 +258,7 @@ async function refreshWithIndex(
   } else {
     const touched = await source.touchedSince(since);
     cursor = touched.revision;
-    const due = index.due(now.toISOString(), new Date(renewBeforeMs).toISOString(), snapshots);
+    const due = await index.due(now.toISOString(), new Date(renewBeforeMs).toISOString(), snapshots);
     candidates = [...new Set([...touched.abIds, ...due, ...(previous?.retry ?? [])])].sort();
     // Workers take about half a second to load: they start now, while this thread reads the stamps.
     if (candidates.length > 0) startRunner();
@@ -213,11 +268,12 @@ async function refreshWithIndex(
   );
   if (
     candidates?.length === 0 &&
+    !tableBehind &&
     globalUnchanged &&
     Object.keys(previous?.files ?? {}).length === Object.keys(globalFiles).length
   ) {
     // Nothing written since the last run and nothing due: nothing to do.
-    const counts = index.counts();
+    const counts = await index.counts();
     return {
       ...emptyCounters(),
       merchants: counts.merchants,
@@ -279,7 +335,7 @@ async function refreshWithIndex(
 
   try {
     for (let stamps = await nextStamps(); stamps !== null; stamps = await nextStamps()) {
-      const old = index.entriesOf(stamps.map((stamp) => stamp.abId));
+      const old = await index.entriesOf(stamps.map((stamp) => stamp.abId));
       const items: BatchItem[] = [];
       let skippedHere = 0;
       for (const stamp of stamps) {
@@ -319,7 +375,7 @@ async function refreshWithIndex(
 
   // Withdrawal: merchants no longer published, merchants gone from the store and, on a full pass,
   // index rows of merchants the store no longer has and folders nobody owns.
-  const indexed = new Set<string>(candidates ? index.entriesOf(withdrawnIds).keys() : index.abIds());
+  const indexed = new Set<string>(candidates ? (await index.entriesOf(withdrawnIds)).keys() : await index.abIds());
   const withdrawn = new Set<string>(withdrawnIds.filter((abId) => indexed.has(abId)));
   if (!candidates) {
     for (const abId of indexed) if (!seen.has(abId)) withdrawn.add(abId);
@@ -334,17 +390,43 @@ async function refreshWithIndex(
 
   // Files that belong to no merchant: the key set and the static server configuration.
   const files: Record<string, string> = {};
+  const globalWritten: string[] = [];
   for (const [relative, file] of Object.entries(globalFiles)) {
     files[relative] = file.hash;
     if (previous?.files[relative] === file.hash && folder.exists(relative)) totals.unchanged += 1;
     else {
       folder.write(relative, file.text);
+      globalWritten.push(relative);
       totals.written += 1;
     }
   }
-  if (!input.keySet && folder.remove(KEY_SET_PATH)) deleted += 1;
+  const keySetRemoved = !input.keySet && folder.remove(KEY_SET_PATH);
+  if (keySetRemoved) deleted += 1;
+  // What the table had of these merchants: read before the index moves.
+  const before =
+    (documents && !tableBehind) || index.publishesDocuments
+      ? await index.entriesOf([...written.keys(), ...withdrawn])
+      : new Map<string, IndexEntry>();
+  const publication = (replaceAll: boolean, withServeIndex: boolean) =>
+    publicationOf({
+      folder,
+      before,
+      written,
+      withdrawn,
+      everyEntry: async () => Object.entries((await index.snapshot())?.merchants ?? {}),
+      globalFiles: {
+        written: globalWritten,
+        present: Object.keys(globalFiles),
+        removed: keySetRemoved ? [KEY_SET_PATH] : [],
+      },
+      replaceAll,
+      withServeIndex,
+      runGeneratedAt: now.toISOString(),
+      publishKey,
+      at: new Date().toISOString(),
+    });
 
-  index.commit({
+  const run = {
     meta: {
       publishKey,
       codeKey,
@@ -355,8 +437,14 @@ async function refreshWithIndex(
     },
     upserts: written,
     deletes: withdrawn,
-  });
-  folder.writeState(SERVE_INDEX_FILENAME, formatServeIndex(publishKey, index.serveRows()));
+  };
+  // On PostgreSQL the index and the published documents are one transaction (the serve index is
+  // made from the index's rows inside it); with the folder's own index they follow it.
+  await index.commit(run, index.publishesDocuments ? await publication(false, false) : null);
+  folder.writeState(SERVE_INDEX_FILENAME, formatServeIndex(publishKey, await index.serveRows()));
+  if (documents && !index.publishesDocuments) {
+    await documents.publish(await publication(tableBehind, true));
+  }
 
   if (previous !== null && changed.length > 0) await input.onMerchantsChanged?.(changed);
   if (failures.length > 0) {
@@ -364,7 +452,7 @@ async function refreshWithIndex(
       `refresh: ${failures.length} merchant(s) failed to render, e.g. ${failures[0]?.abId}: ${failures[0]?.message}`,
     );
   }
-  const counts = index.counts();
+  const counts = await index.counts();
   // Merchants an incremental run left as they were, and their files.
   let writtenFiles = 0;
   for (const entry of written.values()) writtenFiles += Object.keys(entry.hashes).length;

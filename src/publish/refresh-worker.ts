@@ -1,9 +1,13 @@
 /**
  * A refresh worker thread: renders the batches the main thread sends, on its own read-only
  * connection, writing into the same publish folder (atomic renames, distinct merchants per batch).
+ * On PostgreSQL (`databaseUrl` set: DATABASE_URL) the thread opens a pool of its own (a pool
+ * cannot cross threads) and loads profiles through it.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../store/db.ts";
+import { openPostgresPool } from "../store/postgres/pool.ts";
+import { createPostgresProfileLoader } from "../store/postgres/publish-source.ts";
 import { createProfileLoader } from "../store/publish-source.ts";
 import { PublishFolder } from "./publish-folder.ts";
 import { readTransactionOf } from "./publisher.ts";
@@ -12,6 +16,8 @@ import { publishSigning } from "./signing-hooks.ts";
 
 export interface WorkerSetup {
   databaseFile: string;
+  /** DATABASE_URL when the store is on PostgreSQL; absent: the SQLite file. */
+  databaseUrl?: string;
   dataDir: string;
   publishDir: string;
   baseUrl: string;
@@ -23,8 +29,10 @@ export interface WorkerSetup {
 }
 
 const setup = workerData as WorkerSetup;
-const db = openDatabase(setup.databaseFile, { readonly: true });
-const loader = createProfileLoader(db);
+const pool = setup.databaseUrl ? openPostgresPool({ url: setup.databaseUrl, poolMax: 2, poolTimeoutMs: 30_000 }) : null;
+const db = pool ? null : openDatabase(setup.databaseFile, { readonly: true });
+const loader = pool ? createPostgresProfileLoader(pool) : db ? createProfileLoader(db) : null;
+if (!loader) throw new Error("refresh worker: no store to read");
 const context = {
   loadProfiles: (abIds: readonly string[]) => loader.load(abIds),
   folder: new PublishFolder(setup.publishDir),
@@ -34,12 +42,13 @@ const context = {
   skipAllowed: setup.skipAllowed,
   renewBeforeMs: setup.renewBeforeMs,
   issueSnapshot: setup.snapshots ? publishSigning({ dataDir: setup.dataDir }).snapshotIssuer : null,
-  readTransaction: readTransactionOf(db),
+  ...(db ? { readTransaction: readTransactionOf(db) } : {}),
 };
 
 parentPort?.on("message", (message: { id: number; items: BatchItem[] } | { close: true }) => {
   if ("close" in message) {
-    db.$client.close();
+    db?.$client.close();
+    void pool?.end();
     parentPort?.close();
     return;
   }

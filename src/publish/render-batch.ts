@@ -9,8 +9,11 @@ import type { SnapshotIssuer } from "./snapshot.ts";
 import { merchantView } from "./view.ts";
 
 export interface BatchContext {
-  /** The profiles of a batch (store/publish-source.ts createProfileLoader). */
-  loadProfiles: (abIds: readonly string[]) => Map<string, MerchantProfile>;
+  /**
+   * The profiles of a batch (store/publish-source.ts createProfileLoader on SQLite, synchronous in
+   * its read transaction; store/postgres/publish-source.ts createPostgresProfileLoader, a Promise).
+   */
+  loadProfiles: (abIds: readonly string[]) => Map<string, MerchantProfile> | Promise<Map<string, MerchantProfile>>;
   folder: PublishFolder;
   baseUrl: string;
   orderRailEnabled: boolean;
@@ -83,7 +86,7 @@ export function profileFingerprint(profile: unknown): string {
 export async function renderBatch(context: BatchContext, items: readonly BatchItem[]): Promise<BatchResult> {
   const inTransaction = context.readTransaction ?? (<T>(work: () => T) => work());
   // One snapshot of the store for the whole batch; rendering itself reads nothing else.
-  const profiles = inTransaction(() => context.loadProfiles(items.map((item) => item.abId)));
+  const profiles = await inTransaction(() => context.loadProfiles(items.map((item) => item.abId)));
   return renderItems(context, items, profiles);
 }
 

@@ -13,7 +13,14 @@ const BATCHES_PER_WORKER = 2;
  * an atomic rename. Workers run the TypeScript sources as the job does (Node strips the types).
  */
 export function workerRunner(
-  config: { databaseFile: string; dataDir: string; baseUrl: string; publicOrderRailEnabled: boolean },
+  config: {
+    databaseFile: string;
+    /** DATABASE_URL: each worker opens its own pool to it (refresh-worker.ts). */
+    databaseUrl?: string | null;
+    dataDir: string;
+    baseUrl: string;
+    publicOrderRailEnabled: boolean;
+  },
   settings: { publishDir: string },
   count?: number,
 ): NonNullable<RefreshInput["runner"]> {
@@ -21,6 +28,7 @@ export function workerRunner(
     const size = Math.max(1, (count ?? Math.min(4, os.availableParallelism())) - (options.spareOneCore ? 1 : 0));
     const setup: WorkerSetup = {
       databaseFile: config.databaseFile,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       dataDir: config.dataDir,
       publishDir: settings.publishDir,
       baseUrl: context.baseUrl,

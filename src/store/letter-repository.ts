@@ -11,7 +11,7 @@ import { LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
 import type { StoreConnection } from "./connection.ts";
 import { claimWriter } from "./merchant-space-repository.ts";
 
-interface LetterDbRow {
+export interface LetterDbRow {
   letter_id: string;
   ab_id: string;
   batch_id: string;
@@ -124,7 +124,7 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
   };
 }
 
-function letterOf(row: LetterDbRow): LetterRow {
+export function letterOf(row: LetterDbRow): LetterRow {
   return {
     letterId: row.letter_id,
     abId: row.ab_id,

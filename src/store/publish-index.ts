@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { PublishedKind } from "../publish/documents.ts";
+import type { Publication } from "../publish/publication.ts";
 
 export interface IndexEntry {
   status: string;
@@ -68,6 +69,49 @@ export interface PublishIndexStore {
   /** The whole index as one object (tests and tools). */
   snapshot(): PublishIndex | null;
   close(): void;
+}
+
+/**
+ * The refresh's index as a run reads and writes it, on either engine: on one machine the folder's
+ * own SQLite file (openPublishIndex, asPublishIndexPort); on PostgreSQL the shared tables, so that
+ * whichever instance leads carries on from the last run, and the run's published documents are
+ * written in the same transaction as the index (src/store/postgres/publish-index.ts).
+ */
+export interface PublishIndexPort {
+  /** True when commit writes the run's publication itself (in the index's own transaction). */
+  readonly publishesDocuments: boolean;
+  meta(): Promise<PublishIndexMeta | null>;
+  entriesOf(abIds: readonly string[]): Promise<Map<string, IndexEntry>>;
+  due(nowIso: string, renewBeforeIso: string, snapshots: boolean): Promise<string[]>;
+  abIds(): Promise<string[]>;
+  counts(): Promise<{ merchants: number; files: number }>;
+  /**
+   * Writes a run's outcome in one transaction; with `publication` (publishesDocuments), its files
+   * and the serve index too, and the notice leaves with the commit.
+   */
+  commit(
+    run: { meta: PublishIndexMeta; upserts: Iterable<[string, IndexEntry]>; deletes: Iterable<string> },
+    publication?: Publication | null,
+  ): Promise<void>;
+  serveRows(): Promise<[abId: string, stamp: string, until: string | null, snapshotExpiresAt: string | null][]>;
+  snapshot(): Promise<PublishIndex | null>;
+  close(): Promise<void>;
+}
+
+/** The folder's SQLite index as the refresh's port (it writes no documents: the folder is the only copy). */
+export function asPublishIndexPort(index: PublishIndexStore): PublishIndexPort {
+  return {
+    publishesDocuments: false,
+    meta: async () => index.meta(),
+    entriesOf: async (abIds) => index.entriesOf(abIds),
+    due: async (nowIso, renewBeforeIso, snapshots) => index.due(nowIso, renewBeforeIso, snapshots),
+    abIds: async () => index.abIds(),
+    counts: async () => index.counts(),
+    commit: async (run) => index.commit(run),
+    serveRows: async () => index.serveRows(),
+    snapshot: async () => index.snapshot(),
+    close: async () => index.close(),
+  };
 }
 
 export interface PublishIndexMeta {

@@ -119,5 +119,15 @@ export const migrations: Migration[] = [
     "statements": [
       "-- Written by hand: the fingerprints of the files every machine of a deployment must hold alike\n-- (docs/several-machines.md, \"Secrets and signing keys reach every machine by copy\"): the HMAC\n-- secrets under DATA_DIR/secrets and the signing keys' public half. Only SHA-256 fingerprints:\n-- the secrets themselves never go into the database. Not in the SQLite schema (one machine).\nCREATE TABLE \"deployment_files\" (\n  \"name\" text PRIMARY KEY,\n  \"sha256\" text NOT NULL,\n  \"recorded_at\" text NOT NULL,\n  \"recorded_by\" text NOT NULL\n);"
     ]
+  },
+  {
+    "id": "0005_published_documents",
+    "statements": [
+      "-- Written by hand: the published documents live in the database (docs/several-machines.md,\n-- \"Published documents live in the database\"). The refresh (on the leader) writes each file it\n-- published or removed here; every instance mirrors the table into its own DATA_DIR/publish and\n-- serves from there. A removed file stays as a row without a body (a tombstone) so that a mirror\n-- that was behind removes it too.\nCREATE TABLE \"published_documents\" (\n\t\"path\" text PRIMARY KEY NOT NULL,\n\t\"body\" bytea,\n\t\"sha256\" text,\n\t\"content_type\" text,\n\t\"revision\" bigint NOT NULL,\n\t\"published_at\" text NOT NULL\n);",
+      "CREATE INDEX \"published_documents_revision\" ON \"published_documents\" (\"revision\");",
+      "-- One row: the last publication's revision (each publication adds one) and the refresh run it\n-- carried (its index's generatedAt and publish key), so the next run knows whether the table holds\n-- what its own index says was published.\nCREATE TABLE \"published_state\" (\n\t\"id\" smallint PRIMARY KEY NOT NULL CHECK (\"id\" = 1),\n\t\"revision\" bigint NOT NULL,\n\t\"run_generated_at\" text NOT NULL,\n\t\"publish_key\" text NOT NULL,\n\t\"published_at\" text NOT NULL\n);",
+      "-- Every instance's mirror listens on abeille_published: the notice leaves with the commit of the\n-- publication (none for a rolled-back one), its payload the new revision.\nCREATE FUNCTION \"abeille_notify_published\"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM pg_notify('abeille_published', NEW.\"revision\"::text);\n  RETURN NULL;\nEND\n$$;",
+      "CREATE TRIGGER \"published_state_notify\" AFTER INSERT OR UPDATE ON \"published_state\"\n  FOR EACH ROW EXECUTE FUNCTION \"abeille_notify_published\"();"
+    ]
   }
 ];

@@ -1,0 +1,142 @@
+/**
+ * An instance's mirror of the published documents (docs/several-machines.md, "Published documents
+ * live in the database"): it fills DATA_DIR's publish folder from the table at start and again on
+ * each NOTIFY abeille_published, so that serving stays a file read (the fast path and its ETags are
+ * unchanged). A file not mirrored yet is rendered on demand by the routes, as today when a file is
+ * not fresh. The mirror remembers the last revision it applied in the folder's state
+ * (`.abeille/mirror-revision`), so a restart only reads what changed meanwhile; a notice missed
+ * while the listening connection was down is caught up when it listens again.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type pg from "pg";
+import { PublishFolder, STATE_DIRNAME } from "../../publish/publish-folder.ts";
+import {
+  isMirrorablePath,
+  type PublishedChange,
+  type PublishedDocuments,
+  SERVE_INDEX_PATH,
+} from "../../publish/published-documents.ts";
+import { listenForNotices, type NoticeListener } from "./notices.ts";
+import { createPostgresPublishedDocuments, PUBLISHED_CHANNEL } from "./published-documents.ts";
+
+const REVISION_FILE = "mirror-revision";
+/** Rows read at a time: a catch-up of a whole registry streams through in pages. */
+const PAGE_ROWS = 500;
+
+export interface PublishedMirrorOptions {
+  /** The instance's pool (reads the table). */
+  pool: pg.Pool;
+  /** DATABASE_URL: the listening connection is a dedicated one (notices.ts). */
+  url: string;
+  /** DATA_DIR's publish folder (PublishSettings.publishDir). */
+  publishDir: string;
+  /** Between two heartbeats of the listening connection, and two tries to reconnect (default 5 s). */
+  retryMs?: number;
+  /** A catch-up that failed (the database gone): the next notice or reconnection tries again. */
+  onError?: (error: unknown) => void;
+}
+
+export interface PublishedMirror {
+  /** The last revision written into the folder. */
+  revision(): number;
+  /** Reads and applies what changed since the last revision (what a notice does). */
+  catchUp(): Promise<number>;
+  listening(): boolean;
+  stop(): Promise<void>;
+}
+
+/** Starts an instance's mirror: a first catch-up (awaited), then one per notice. */
+export async function startPublishedMirror(options: PublishedMirrorOptions): Promise<PublishedMirror> {
+  const documents = createPostgresPublishedDocuments(options.pool);
+  const folder = new PublishFolder(options.publishDir);
+  const revisionFile = path.join(folder.stateDir, REVISION_FILE);
+  let revision = readRevision(revisionFile);
+  let running: Promise<number> | null = null;
+  let again = false;
+
+  const applyOnce = async (): Promise<number> => {
+    revision = await applyChanges(documents, folder, revision);
+    folder.writeState(REVISION_FILE, String(revision));
+    return revision;
+  };
+  // One catch-up at a time; a notice during one runs another right after (it may have missed the rows).
+  const catchUp = (): Promise<number> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      try {
+        let reached = await applyOnce();
+        while (again) {
+          again = false;
+          reached = await applyOnce();
+        }
+        return reached;
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+  const background = () => {
+    catchUp().catch((error: unknown) => options.onError?.(error));
+  };
+
+  await catchUp();
+  const listener: NoticeListener = listenForNotices({
+    url: options.url,
+    channels: [PUBLISHED_CHANNEL],
+    applicationName: "abeille-published-mirror",
+    ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+    onNotice: background,
+    onListening: (listening) => {
+      if (listening) background();
+    },
+  });
+  return {
+    revision: () => revision,
+    catchUp,
+    listening: () => listener.listening(),
+    async stop() {
+      await listener.stop();
+      await running?.catch(() => undefined);
+    },
+  };
+}
+
+/** Applies every row after `from` to the folder; the serve index last, once the files it names are there. */
+async function applyChanges(documents: PublishedDocuments, folder: PublishFolder, from: number): Promise<number> {
+  let reached = from;
+  let after: { revision: number; path: string } | null = null;
+  let serveIndex: PublishedChange | null = null;
+  for (;;) {
+    const page = await documents.changesSince(from, after, PAGE_ROWS);
+    for (const change of page) {
+      reached = Math.max(reached, change.revision);
+      if (!isMirrorablePath(change.path) || change.path.startsWith(`${STATE_DIRNAME}/mirror`)) continue;
+      if (change.path === SERVE_INDEX_PATH) serveIndex = change;
+      else applyChange(folder, change);
+    }
+    const last = page[page.length - 1];
+    if (!last || page.length < PAGE_ROWS) break;
+    after = { revision: last.revision, path: last.path };
+  }
+  if (serveIndex) applyChange(folder, serveIndex);
+  return reached;
+}
+
+function applyChange(folder: PublishFolder, change: PublishedChange): void {
+  if (change.body === null) folder.remove(change.path);
+  else folder.write(change.path, change.body);
+}
+
+function readRevision(file: string): number {
+  try {
+    const value = Number(readFileSync(file, "utf8").trim());
+    return Number.isSafeInteger(value) && value > 0 ? value : 0;
+  } catch {
+    return 0;
+  }
+}

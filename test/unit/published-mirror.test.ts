@@ -1,0 +1,201 @@
+/**
+ * Published documents in the database (docs/several-machines.md), on a real PostgreSQL: a refresh
+ * on one instance (its DATA_DIR) writes its files to published_documents; another instance's mirror
+ * (another DATA_DIR, another pool) has them after the notice, byte-identical, with the same ETag; a
+ * merchant withdrawn by a refresh disappears from the mirror; a mirror started late catches up at
+ * start; a refresh whose folder is ahead of the table (a new table, another leader since) sends
+ * every file.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
+import { decideInRegistry } from "../../src/domain/merchants/merchant-registry.ts";
+import { bodyHash, etagOf } from "../../src/publish/document.ts";
+import { publishedPath } from "../../src/publish/documents.ts";
+import { runRefresh } from "../../src/publish/publisher.ts";
+import type { PublishSettings } from "../../src/publish/settings.ts";
+import { createCommuneLookup } from "../../src/seed/communes.ts";
+import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
+import { type Db, openDatabase } from "../../src/store/db.ts";
+import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { openPostgresPool } from "../../src/store/postgres/pool.ts";
+import { createPostgresPublishedDocuments } from "../../src/store/postgres/published-documents.ts";
+import { type PublishedMirror, startPublishedMirror } from "../../src/store/postgres/published-mirror.ts";
+import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+
+const NOW = new Date("2026-11-20T09:00:00.000Z");
+const BASE_URL = "https://abeille.example";
+
+let server: TestPostgres;
+let scratch: string;
+let db: Db;
+const closers: (() => Promise<void> | void)[] = [];
+
+beforeAll(async () => {
+  server = await startTestPostgres();
+  scratch = mkdtempSync(path.join(os.tmpdir(), "abeille-mirror-"));
+  // The registry the leader renders from (the refresh's source engine is not what this test is about).
+  db = openDatabase(path.join(scratch, "abeille.db"));
+  await seedDemoRegistry(db, { count: 12, seed: 5, now: NOW, dataDir: scratch, rosterFile: null });
+}, 120_000);
+afterAll(async () => {
+  for (const close of closers.reverse()) await close();
+  db?.$client.close();
+  await server?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function pool(url: string): pg.Pool {
+  const opened = openPostgresPool({ url, poolMax: 4, poolTimeoutMs: 5_000 });
+  closers.push(() => opened.end());
+  return opened;
+}
+
+async function mirror(url: string, name: string): Promise<{ dir: string; mirror: PublishedMirror }> {
+  const dir = path.join(scratch, name, "publish");
+  const started = await startPublishedMirror({ pool: pool(url), url, publishDir: dir, retryMs: 500 });
+  closers.push(() => started.stop());
+  return { dir, mirror: started };
+}
+
+/** Every file under a publish folder outside its state, with its bytes. */
+function filesOf(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (folder: string) => {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== ".abeille") walk(full);
+      } else files.set(path.relative(dir, full), readFileSync(full));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+const serveIndexOf = (dir: string) => readFileSync(path.join(dir, ".abeille", "serve-index.tsv"), "utf8");
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function leader(url: string, name: string) {
+  const dataDir = path.join(scratch, name);
+  const settings: PublishSettings = {
+    publishDir: path.join(dataDir, "publish"),
+    refreshCron: null,
+    refreshTimezone: null,
+    refreshOnStart: false,
+    snapshotRenewMarginSeconds: 3600,
+    fastPath: true,
+    refreshWorkers: null,
+  };
+  const documents = createPostgresPublishedDocuments(pool(url));
+  const refresh = (now: Date) =>
+    runRefresh({
+      db,
+      config: { baseUrl: BASE_URL, publicOrderRailEnabled: false, dataDir, databaseFile: db.$client.name },
+      settings,
+      now,
+      nextRunAt: null,
+      codeKey: "test-code",
+      publishedDocuments: documents,
+    });
+  return { dir: settings.publishDir, refresh, documents };
+}
+
+describe("published documents in the database, mirrored by every instance", () => {
+  it("carries a refresh to another instance's mirror, byte for byte; a withdrawal removes the files; a late mirror catches up", async () => {
+    const url = await server.createDatabase();
+    const one = leader(url, "instance-1");
+    const two = await mirror(url, "instance-2");
+    expect(two.mirror.revision()).toBe(0);
+    await until(() => two.mirror.listening(), "the mirror to listen");
+
+    const first = await one.refresh(NOW);
+    expect(first.merchants).toBeGreaterThan(5);
+    const published = filesOf(one.dir);
+    expect(published.size).toBeGreaterThan(first.merchants * 3);
+    await until(() => two.mirror.revision() === 1, "the notice of the first publication");
+    const mirrored = filesOf(two.dir);
+    expect([...mirrored.keys()].sort()).toEqual([...published.keys()].sort());
+    for (const [relative, body] of published) {
+      expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
+      expect(etagOf(bodyHash(mirrored.get(relative) ?? Buffer.alloc(0)))).toBe(etagOf(bodyHash(body)));
+    }
+    expect(serveIndexOf(two.dir)).toBe(serveIndexOf(one.dir));
+
+    // A merchant suspended: the next refresh withdraws its files, here and in the mirror.
+    const [withdrawnId] = [...published.keys()]
+      .map((relative) => /^api\/merchants\/(ab_[a-z0-9]{8})\/jsonld$/.exec(relative)?.[1])
+      .filter((abId): abId is string => abId !== undefined)
+      .sort();
+    if (!withdrawnId) throw new Error("no merchant published");
+    const lifecycle = {
+      registry: createMerchantRegistryRepository(db),
+      communes: createCommuneLookup(),
+      now: () => NOW,
+    };
+    await decideInRegistry(lifecycle, { abIds: [withdrawnId] }, (decision) =>
+      changeMerchantStatus(decision, withdrawnId, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test"),
+    );
+    const second = await one.refresh(new Date(NOW.getTime() + 60_000));
+    expect(second.withdrawn).toBe(1);
+    await until(() => two.mirror.revision() === 2, "the notice of the withdrawal");
+    const jsonld = publishedPath("jsonld", withdrawnId);
+    expect(filesOf(one.dir).has(jsonld)).toBe(false);
+    const afterWithdrawal = filesOf(two.dir);
+    expect(afterWithdrawal.has(jsonld)).toBe(false);
+    expect([...afterWithdrawal.keys()].sort()).toEqual([...filesOf(one.dir).keys()].sort());
+    expect(serveIndexOf(two.dir)).toBe(serveIndexOf(one.dir));
+    expect(serveIndexOf(two.dir)).not.toContain(withdrawnId);
+
+    // Only what changed was written in the second publication.
+    const rows = await pool(url).query<{ revision: string; files: string; removed: string }>(
+      `SELECT revision, count(*) AS files, count(*) FILTER (WHERE body IS NULL) AS removed
+       FROM published_documents GROUP BY revision ORDER BY revision`,
+    );
+    const second_ = rows.rows.find((row) => Number(row.revision) === 2);
+    expect(Number(second_?.removed)).toBe(published.size - filesOf(one.dir).size);
+
+    // A mirror started now, on a third DATA_DIR: it catches up at start, without a notice.
+    const three = await mirror(url, "instance-3");
+    expect(three.mirror.revision()).toBe(2);
+    const lateFiles = filesOf(three.dir);
+    expect([...lateFiles.keys()].sort()).toEqual([...filesOf(one.dir).keys()].sort());
+    for (const [relative, body] of filesOf(one.dir)) expect(lateFiles.get(relative)?.equals(body), relative).toBe(true);
+  }, 60_000);
+
+  it("sends every file when the table is not at the folder's last run (a new table, another leader since)", async () => {
+    const before = await server.createDatabase();
+    const one = leader(before, "instance-4");
+    await one.refresh(NOW);
+    // The same folder now publishes to an empty table: a run with nothing to render still sends everything.
+    const after = await server.createDatabase();
+    const moved = leader(after, "instance-4");
+    const run = await moved.refresh(new Date(NOW.getTime() + 60_000));
+    expect(run.rendered).toBe(0);
+    const late = await mirror(after, "instance-5");
+    expect(late.mirror.revision()).toBe(1);
+    const local = filesOf(one.dir);
+    const mirrored = filesOf(late.dir);
+    expect([...mirrored.keys()].sort()).toEqual([...local.keys()].sort());
+    expect(serveIndexOf(late.dir)).toBe(serveIndexOf(one.dir));
+    // And the next run, with the table at its index and nothing written, publishes nothing.
+    await moved.refresh(new Date(NOW.getTime() + 120_000));
+    expect((await moved.documents.state())?.revision).toBe(1);
+  }, 60_000);
+});
