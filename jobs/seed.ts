@@ -66,7 +66,7 @@ function progressReporter(): { report: (progress: SeedProgress) => void; end: ()
 }
 
 /** Midnight UTC of the current day: the default `now` of a demo registry. */
-function startOfToday(): Date {
+export function startOfToday(): Date {
   const today = new Date();
   today.setUTCHours(0, 0, 0, 0);
   return today;
