@@ -21,6 +21,12 @@ export function migrationFiles(folder: string): { id: string; statements: string
 /**
  * Tables only the PostgreSQL store has: the limits' (migration 0003_rate_limits; on SQLite a file
  * of its own, DATA_DIR/limits.db, never migrated), and the published documents' (migration
- * 0004_published_documents; on one machine the publish folder is the only copy).
+ * 0004_published_documents; on one machine the publish folder and its own index.db).
  */
-export const POSTGRES_ONLY_TABLES = ["published_documents", "published_state", "rate_limits"];
+export const POSTGRES_ONLY_TABLES = [
+  "publish_index_entries",
+  "publish_index_meta",
+  "published_documents",
+  "published_state",
+  "rate_limits",
+];
