@@ -15,8 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
-import { runRefresh } from "../../src/publish/publisher.ts";
+import { type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
 import type { PublishSettings } from "../../src/publish/settings.ts";
+import { workerRunner } from "../../src/publish/worker-runner.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
@@ -205,7 +206,7 @@ describe("published documents in the database, mirrored by every instance", () =
     const shared = pool(url);
     await copySqliteToPostgres(db.$client, shared, { batchRows: 500 });
     const loader = createPostgresProfileLoader(shared);
-    const onPostgres = (name: string, now: Date) => {
+    const onPostgres = (name: string, now: Date, extra: Partial<RefreshInput> = {}) => {
       const dataDir = path.join(scratch, name);
       const publishDir = path.join(dataDir, "publish");
       return {
@@ -230,6 +231,7 @@ describe("published documents in the database, mirrored by every instance", () =
             now,
             nextRunAt: null,
             codeKey: "test-code",
+            ...extra,
           }),
       };
     };
@@ -274,5 +276,28 @@ describe("published documents in the database, mirrored by every instance", () =
       true,
     );
     expect(carried.rows.map((row) => row.path)).toContain(jsonld);
+
+    // A full pass in worker threads, each with its own pool to DATABASE_URL: the same bytes as the mirror holds.
+    const workers = onPostgres("instance-9", new Date(NOW.getTime() + 60_000), {
+      runner: workerRunner(
+        {
+          databaseFile: "",
+          databaseUrl: url,
+          dataDir: path.join(scratch, "instance-9"),
+          baseUrl: BASE_URL,
+          publicOrderRailEnabled: false,
+        },
+        { publishDir: path.join(scratch, "instance-9", "publish") },
+        2,
+      ),
+      full: true,
+    });
+    const third = await workers.run();
+    expect([third.rendered, third.failed]).toEqual([second.merchants, 0]);
+    await watcher.mirror.catchUp();
+    const fromWorkers = filesOf(workers.dir);
+    const nowMirrored = filesOf(watcher.dir);
+    expect([...fromWorkers.keys()].sort()).toEqual([...nowMirrored.keys()].sort());
+    for (const [relative, body] of fromWorkers) expect(nowMirrored.get(relative)?.equals(body), relative).toBe(true);
   }, 60_000);
 });
