@@ -19,10 +19,8 @@ import { KEY_CACHE_TTL_MS } from "../src/domain/agents/authenticator.ts";
 import type { AgentStatus } from "../src/domain/agents/levels.ts";
 import { type AgentCommand, AgentTransitionError, applyAgentCommand } from "../src/domain/agents/operator.ts";
 import { grantOf } from "../src/domain/agents/register-agent.ts";
-import { createAgentRepository } from "../src/store/agent-repository.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { openDatabase } from "../src/store/db.ts";
 import { CommandError, EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
+import { openJobStore } from "./job-store.ts";
 import { printable } from "./terminal.ts";
 
 const STATUSES: AgentStatus[] = ["active", "pending_verification", "suspended", "revoked"];
@@ -69,7 +67,7 @@ await runCommand(
 
 function openAgents() {
   const config = loadConfig();
-  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  const store = openJobStore(config, "agents");
   const describe = (agent: Agent) => {
     const grant = grantOf(agent, config.rateLimitHourly);
     return {
@@ -87,7 +85,7 @@ function openAgents() {
       updated_at: agent.updatedAt,
     };
   };
-  return { agents: createAgentRepository(db), describe, close: () => db.$client.close() };
+  return { agents: store.agents, describe, close: () => store.close() };
 }
 
 async function list(status: AgentStatus | undefined, json: boolean): Promise<void> {
@@ -107,7 +105,7 @@ async function list(status: AgentStatus | undefined, json: boolean): Promise<voi
       process.stdout.write(`${rows.length} agent(s); level shown as granted/requested\n`);
     }
   } finally {
-    close();
+    await close();
   }
 }
 
@@ -124,6 +122,6 @@ async function change(command: AgentCommand, agentId: string, json: boolean): Pr
     if (error instanceof AgentTransitionError) throw new CommandError(printable(error.message));
     throw error;
   } finally {
-    close();
+    await close();
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Operator command for the store's database (docs/deployment.md, "From one machine to several").
  *
- *   npm run db -- copy --to postgres://user:password@host:5432/abeille [--batch-rows N]
+ *   npm run db -- copy [--to postgres://user:password@host:5432/abeille] [--batch-rows N]
+ *   npm run db -- migrate
  *
  * copy: moves DATA_DIR's SQLite registry (every table of the schema: merchants and their data,
  * audit log, change feed, leads and messages, outbox, agents and their keys' hashes, claims,
- * sessions...) into the PostgreSQL database named by --to. The database is migrated first, then
+ * sessions...) into the PostgreSQL database named by --to (default DATABASE_URL). The database is migrated first, then
  * must hold no registry: a database with rows is refused (drop and create it again to start over,
  * the audit log refuses deletes). The source is read from one SQLite read transaction (a server
  * may serve DATA_DIR meanwhile; what it writes after the copy starts is not copied), the target is
@@ -14,8 +15,11 @@
  * and printed as a table. DATA_DIR's store is opened as every command opens it: a store left by
  * older code gets its pending SQLite migrations first, so the copy reads today's schema.
  *
+ * migrate: applies DATABASE_URL's pending PostgreSQL migrations (one transaction, under the
+ * migrators' advisory lock), as `npm start` does, and says which.
+ *
  * Exit status:
- *   0  copied: the counts of both sides on stdout, equal
+ *   0  copied: the counts of both sides on stdout, equal; migrated: what was applied on stdout
  *   1  refused or failed, the target left as it was: it already holds a registry, the server or database cannot be reached or refuses the store, a row is refused or the counts differ (the table named on stderr)
  *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
@@ -48,15 +52,20 @@ import {
 import { count, progressBar } from "./progress.ts";
 import { printable } from "./terminal.ts";
 
-const COMMANDS = ["copy"] as const;
+const COMMANDS = ["copy", "migrate"] as const;
 /** How long the copy waits for the server to accept a connection. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
 await runCommand(
   {
     name: "db",
-    usage: ["npm run db -- copy --to postgres://user:password@host:5432/database [--batch-rows N]"],
+    usage: [
+      "npm run db -- copy [--to postgres://user:password@host:5432/database] [--batch-rows N]",
+      "npm run db -- migrate",
+    ],
     notes: [
+      "--to defaults to DATABASE_URL. migrate: applies DATABASE_URL's pending migrations (npm start",
+      "does it too) and says which.",
       "copy: moves DATA_DIR's SQLite registry into the PostgreSQL database --to names (migrated",
       "first; it must hold no registry), in one transaction, then compares the counts of both sides.",
       "A server may serve DATA_DIR meanwhile: the copy reads one snapshot. --batch-rows: rows sent in",
@@ -68,7 +77,7 @@ await runCommand(
     },
     allowPositionals: true,
     exitStatuses: [
-      [EXIT_DONE, "copied: the counts of both sides on stdout, equal"],
+      [EXIT_DONE, "copied: the counts of both sides on stdout, equal; migrated: what was applied on stdout"],
       [
         EXIT_FAILED,
         "refused or failed, the target left as it was: it already holds a registry, the server or database cannot be reached or refuses the store, a row is refused or the counts differ (the table named on stderr)",
@@ -81,12 +90,27 @@ await runCommand(
     if (command === undefined) throw new UsageError(`no command: ${COMMANDS.join(", ")}`);
     if (!COMMANDS.includes(command as (typeof COMMANDS)[number]))
       throw new UsageError(`unknown command ${printable(command)}: ${COMMANDS.join(", ")}`);
-    if (extra.length > 0) throw new UsageError(`copy takes no argument, not ${printable(extra.join(" "))}`);
-    const target = values.to;
-    if (target === undefined) throw new UsageError("copy needs --to postgres://user:password@host:port/database");
+    if (extra.length > 0) throw new UsageError(`${command} takes no argument, not ${printable(extra.join(" "))}`);
+    const target = values.to ?? process.env.DATABASE_URL;
+    if (command === "migrate" && values.to !== undefined) throw new UsageError("migrate takes DATABASE_URL, not --to");
+    if (target === undefined || target === "")
+      throw new UsageError(
+        command === "copy"
+          ? "copy needs --to postgres://user:password@host:port/database (or DATABASE_URL)"
+          : "migrate needs DATABASE_URL=postgres://user:password@host:port/database",
+      );
     // Never said back: the URL holds the password.
     const problem = databaseUrlProblem(target);
-    if (problem) throw new UsageError(`--to ${problem}`);
+    if (problem) throw new UsageError(`${values.to === undefined ? "DATABASE_URL" : "--to"} ${problem}`);
+    if (command === "migrate") {
+      setLogLevel("warn");
+      const applied = await migrate(target);
+      process.stdout.write(
+        applied.length === 0 ? "nothing to apply: the database is up to date\n" : `applied ${applied.join(", ")}\n`,
+      );
+      process.exitCode = EXIT_DONE;
+      return;
+    }
     const batchRows = wholeNumberOption("batch-rows", values["batch-rows"], 1, 100_000);
     const config = loadConfig();
     setLogLevel("warn");
@@ -103,6 +127,23 @@ function targetName(url: string): string {
   const parsed = new URL(url);
   const host = parsed.hostname || parsed.searchParams.get("host") || "";
   return `${host}${parsed.port ? `:${parsed.port}` : ""}, database ${decodeURIComponent(parsed.pathname.slice(1))}`;
+}
+
+async function migrate(url: string): Promise<string[]> {
+  const where = targetName(url);
+  const pool = openPostgresPool({
+    url,
+    poolMax: 1,
+    poolTimeoutMs: CONNECT_TIMEOUT_MS,
+    applicationName: "abeille db migrate",
+  });
+  try {
+    return await applyPostgresMigrations(pool).catch((error: unknown) => {
+      throw refusal(error, where);
+    });
+  } finally {
+    await pool.end();
+  }
 }
 
 async function copy(databaseFile: string, url: string, batchRows: number): Promise<CopyReport> {

@@ -188,9 +188,26 @@ function table(keys: KeyInfo[]): string {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // Only DATA_DIR matters here: an unrelated setting must not block an emergency rotation.
-  const code = runKeysCommand(process.argv.slice(2), loadConfig({ DATA_DIR: process.env.DATA_DIR }), {
+  const config = loadConfig({ DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL });
+  const args = process.argv.slice(2);
+  const code = runKeysCommand(args, config, {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
   });
   process.exitCode = code;
+  if (code === EXIT_DONE && config.postgres && (args.includes("rotate") || args.includes("retire"))) {
+    // Every machine must publish this key set: it becomes the deployment's, checked at each start.
+    const { openPostgresPool } = await import("../src/store/postgres/pool.ts");
+    const { replaceDeploymentFiles } = await import("../src/store/postgres/deployment-files.ts");
+    const { recordSigningKeys } = await import("./shared-files.ts");
+    const pool = openPostgresPool({ ...config.postgres, poolMax: 1, applicationName: "abeille keys" });
+    try {
+      await recordSigningKeys(config, (entries, by) => replaceDeploymentFiles(pool, entries, by));
+      process.stdout.write(
+        `recorded as the deployment's signing keys: copy ${path.join(config.dataDir, "keys")} to every other machine (each checks it when it starts)\n`,
+      );
+    } finally {
+      await pool.end();
+    }
+  }
 }

@@ -13,10 +13,8 @@
  */
 import { loadConfig } from "../src/config/config.ts";
 import { KILL_SWITCH_SETTING, parseSwitchValue } from "../src/domain/access/kill-switch.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { openDatabase } from "../src/store/db.ts";
-import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { EXIT_DONE, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
+import { openJobStore } from "./job-store.ts";
 import { printable } from "./terminal.ts";
 
 await runCommand(
@@ -40,8 +38,8 @@ await runCommand(
     }
     if (extra.length > 0) throw new UsageError(`unexpected arguments: ${printable(extra.join(" "))}`);
     const config = loadConfig();
-    const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-    const settings = createSettingsRepository(db);
+    const store = openJobStore(config, "kill-switch");
+    const { settings } = store;
     try {
       if (command !== "status") await settings.set(KILL_SWITCH_SETTING, command, new Date());
       const stored = await settings.find(KILL_SWITCH_SETTING);
@@ -56,7 +54,7 @@ await runCommand(
       }
       if (command !== "status") process.stdout.write("running servers apply it within 1 s\n");
     } finally {
-      db.$client.close();
+      await store.close();
     }
   },
 );

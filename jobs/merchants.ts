@@ -36,11 +36,11 @@ import { claimsOfListing, revokeClaim } from "../src/domain/merchant-space/claim
 import type { LetterRecipientFilter } from "../src/domain/merchant-space/letter-store.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../src/domain/merchants/change-merchant-status.ts";
-import { importDeclarations } from "../src/domain/merchants/import-declarations.ts";
+import { importDeclarations, siretKeysOf } from "../src/domain/merchants/import-declarations.ts";
 import { importObservations } from "../src/domain/merchants/import-observations.ts";
 import { nextStatuses } from "../src/domain/merchants/lifecycle.ts";
-import { loadRegistered } from "../src/domain/merchants/load-registered.ts";
-import type { MerchantLifecycleDeps } from "../src/domain/merchants/merchant-registry.ts";
+import { readRegistered } from "../src/domain/merchants/load-registered.ts";
+import { decideInRegistry, type MerchantLifecycleDeps } from "../src/domain/merchants/merchant-registry.ts";
 import { reviewMerchantDescription } from "../src/domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../src/domain/merchants/update-merchant.ts";
 import { isServiceError, type ServiceError } from "../src/errors/service-error.ts";
@@ -242,12 +242,18 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
     } else if (command === "add") {
       const [file] = args as [string];
-      const added = addMerchant(deps, readDeclaration(file), actor);
+      const declaration = readDeclaration(file);
+      const added = await decideInRegistry(deps, siretKeysOf(declaration), (decision) =>
+        addMerchant(decision, declaration, actor),
+      );
       wrote = true;
       out(added, [`${added.abId} added (${added.status}, revision ${added.revision})`]);
     } else if (command === "update") {
       const [abId, file] = args as [string, string];
-      const updated = updateMerchant(deps, abId, readDeclaration(file), actor);
+      const declaration = readDeclaration(file);
+      const updated = await decideInRegistry(deps, { abIds: [abId] }, (decision) =>
+        updateMerchant(decision, abId, declaration, actor),
+      );
       wrote = updated.changed.length > 0;
       out(updated, [
         updated.changed.length === 0
@@ -256,12 +262,16 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
     } else if (command === "status") {
       const [abId] = args as [string];
-      const changed = changeMerchantStatus(deps, abId, { status: options.status, reason: options.reason }, actor);
+      const changed = await decideInRegistry(deps, { abIds: [abId] }, (decision) =>
+        changeMerchantStatus(decision, abId, { status: options.status, reason: options.reason }, actor),
+      );
       wrote = true;
       out(changed, [`${abId} ${changed.from} -> ${changed.to} (revision ${changed.revision})`]);
     } else if (command === "review") {
       const [abId] = args as [string];
-      const reviewed = reviewMerchantDescription(deps, abId, actor);
+      const reviewed = await decideInRegistry(deps, { abIds: [abId] }, (decision) =>
+        reviewMerchantDescription(decision, abId, actor),
+      );
       wrote = reviewed.changed;
       out(reviewed, [
         reviewed.changed ? `${abId} description reviewed (revision ${reviewed.revision})` : `${abId} already reviewed`,
@@ -285,8 +295,8 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       out(revoked, [`${claimId} on ${revoked.abId} revoked; its person's sessions are ended`]);
     } else if (command === "show") {
       const [abId] = args as [string];
-      const { merchant, revision } = loadRegistered(deps, abId);
-      const events = deps.registry.events(abId);
+      const { merchant, revision } = await readRegistered(deps, abId);
+      const events = await deps.registry.events(abId);
       out({ merchant, revision, events }, [
         `${merchant.abId}  ${merchant.status}  revision ${revision}  next: ${nextStatuses(merchant.status).join(", ") || "none"}`,
         `${printable(merchant.businessName)} (${printable(merchant.legalName)}), SIRET ${merchant.siret}, NAF ${merchant.nafCode} (${merchant.sector})`,
@@ -299,7 +309,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
         ),
       ]);
     } else {
-      const rows = deps.registry.list(options.list);
+      const rows = await deps.registry.list(options.list);
       const { limit } = options.list;
       out(rows, [
         ...rows.map(

@@ -19,7 +19,7 @@ import { loadConfig } from "../src/config/config.ts";
 import { createSearchCardKeeper } from "../src/domain/registry/keep-search-cards.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { processCardCode } from "../src/publish/code-key.ts";
-import { createSearchEngine } from "../src/search/engine.ts";
+import { createSearchEngine, sqliteSearchPorts } from "../src/search/engine.ts";
 import { createSearchFollower } from "../src/search/follower.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
@@ -69,7 +69,8 @@ async function run(command: SearchCommand): Promise<void> {
   const config = loadConfig();
   setLogLevel("warn");
   const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-  const engine = createSearchEngine(db, config, { now: () => new Date() });
+  const now = () => new Date();
+  const engine = createSearchEngine(sqliteSearchPorts(db, { now }), config, { now });
   const name = engine.meilisearch ? `Meilisearch (${config.meilisearch?.url})` : "the embedded index";
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;

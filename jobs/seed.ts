@@ -147,6 +147,11 @@ async function main(values: SeedOptions): Promise<void> {
   if (Number.isNaN(now.getTime())) throw new UsageError("--now must be an ISO-8601 date-time");
   const config = loadConfig();
   if (values["if-empty"]) {
+    if (config.postgres) {
+      const { preparePostgresStore } = await import("./prepare-postgres.ts");
+      await preparePostgresStore({ ...config, postgres: config.postgres });
+      return;
+    }
     await seedIfEmpty(config);
     // The search index in step before any server process serves: an index without a cursor (built
     // by an earlier version) is built here in full, not on a thread that answers requests.

@@ -26,7 +26,7 @@ import { createPublishedFastPath, type PublishedFastPath } from "../src/publish/
 import { pageNotFound } from "../src/publish/http.ts";
 import { publishKeyOf } from "../src/publish/serve-index.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
-import { type Db, openDatabase } from "../src/store/db.ts";
+import { openDatabase } from "../src/store/db.ts";
 import { createPublishSource } from "../src/store/publish-source.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { loadStaticFiles } from "./static-files.ts";
@@ -52,14 +52,17 @@ const KILL_SWITCH_REFRESH_MS = 400;
  * The fast path has its own connection to check each merchant's source stamp and the operators'
  * kill switch (while agent access is suspended, every document route answers the guard's 503).
  */
-function publishedFastPath(): { fastPath: PublishedFastPath; db: Db; stop: () => void } | null {
+function publishedFastPath(): { fastPath: PublishedFastPath; stop: () => void } | null {
   const config = loadConfig();
   const settings = loadPublishSettings(config);
   if (!settings.fastPath) return null;
-  const db = openDatabase(config.databaseFile, { small: true, checkpoints: config.walCheckpoints });
+  // On SQLite a small connection of its own; on PostgreSQL the app's pool and revision watch.
+  const db = config.postgres
+    ? null
+    : openDatabase(config.databaseFile, { small: true, checkpoints: config.walCheckpoints });
   const killSwitch = createKillSwitch({
     environmentSuspended: config.agentAccessSuspended,
-    settings: createSettingsRepository(db),
+    settings: db ? createSettingsRepository(db) : getApp().settings,
   });
   // The fast path cannot wait for the settings' read: one is kept fresh (well within the switch's
   // one-second cache), so it answers from a read as recent as the route's guard would use; when
@@ -75,13 +78,19 @@ function publishedFastPath(): { fastPath: PublishedFastPath; db: Db; stop: () =>
   refresh.unref();
   const fastPath = createPublishedFastPath({
     publishDir: settings.publishDir,
-    store: createPublishSource(db),
+    store: db ? createPublishSource(db) : getApp().publishSource,
     publishKey: publishKeyOf(config),
     // Not known this second (no fresh read): the route's guard, which waits for the read, answers.
     isSuspended: () => killSwitch.knownSuspended() !== false,
     baseUrl: config.baseUrl,
   });
-  return { fastPath, db, stop: () => clearInterval(refresh) };
+  return {
+    fastPath,
+    stop: () => {
+      clearInterval(refresh);
+      db?.$client.close();
+    },
+  };
 }
 
 export async function startServer(options: { port: number; host: string }): Promise<RunningServer> {
@@ -119,18 +128,24 @@ export async function startServer(options: { port: number; host: string }): Prom
   const published = publishedFastPath();
   const handler: NodeHandler = published
     ? (request, response) => {
-        published.fastPath.handle(request, response).then(
-          (handled) => {
-            if (!handled) entry.handler(request, response);
-          },
-          (error: unknown) => {
-            // A fault in the fast path never takes a request down: the route renders the answer instead.
-            logger.warn("published fast path failed", {
-              error: error instanceof Error ? error.message : String(error),
-            });
-            if (!response.headersSent) entry.handler(request, response);
-          },
-        );
+        // A fault in the fast path never takes a request down: the route renders the answer instead.
+        const fallBack = (error: unknown) => {
+          logger.warn("published fast path failed", { error: error instanceof Error ? error.message : String(error) });
+          if (!response.headersSent) entry.handler(request, response);
+        };
+        let handled: boolean | Promise<boolean>;
+        try {
+          handled = published.fastPath.handle(request, response);
+        } catch (error) {
+          fallBack(error);
+          return;
+        }
+        if (handled === false) entry.handler(request, response);
+        else if (handled !== true) {
+          handled.then((done) => {
+            if (!done) entry.handler(request, response);
+          }, fallBack);
+        }
       }
     : entry.handler;
   // The first X-Forwarded-For entry is whatever the caller wrote: read as the client address, it
@@ -162,7 +177,6 @@ export async function startServer(options: { port: number; host: string }): Prom
       new Promise<void>((resolve) => {
         server.close(() => {
           published?.stop();
-          published?.db.$client.close();
           resolve();
         });
         server.closeAllConnections();

@@ -3,14 +3,15 @@
  * with SERVER_PROCESSES processes (one per core by default) on the same port and the same
  * SQLite database, forked and supervised by this one (jobs/cluster.ts), which also checkpoints the
  * database's WAL for them (src/store/wal-checkpoints.ts). One of them also runs the
- * server's background work: the lead outbox worker (in a thread of its own), the retention
- * schedule, the publication schedule and the search follower.
+ * server's background work (jobs/background.ts): the lead outbox worker (in a thread of its own),
+ * and, on the machine that leads (always, on SQLite), the retention schedule, the publication
+ * schedule and the search follower.
  * (package.json builds the bundle first.) Settings come from the environment (README,
  * "Configuration"); the command line takes none but --help.
  *
  * Exit status:
  *   0  stopped by SIGINT or SIGTERM
- *   1  cannot start: a setting is wrong, the port is taken, the demo could not be seeded (one line says which)
+ *   1  cannot start: a setting is wrong, the port is taken, the store could not be prepared (migrations, the machine's secrets on PostgreSQL, the demo seed; one line says which)
  *   2  usage: a wrong option or argument, said in one line (nothing was done)
  */
 import { spawnSync } from "node:child_process";
@@ -41,7 +42,7 @@ await runCommand(
       [EXIT_DONE, "stopped by SIGINT or SIGTERM"],
       [
         EXIT_FAILED,
-        "cannot start: a setting is wrong, the port is taken, the demo could not be seeded (one line says which)",
+        "cannot start: a setting is wrong, the port is taken, the store could not be prepared (migrations, the machine's secrets on PostgreSQL, the demo seed; one line says which)",
       ],
       [EXIT_USAGE, "usage: a wrong option or argument, said in one line (nothing was done)"],
     ],
@@ -66,19 +67,24 @@ await runCommand(
       });
       if (seeding.status !== 0) {
         process.stderr.write(
-          `start: the demo registry could not be seeded (${seeding.signal ?? `exit ${seeding.status}`})\n`,
+          `start: the store could not be prepared (${seeding.signal ?? `exit ${seeding.status}`})\n`,
         );
         process.exit(1);
       }
-      const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
-      startWalCheckpoints(config.databaseFile, (error) =>
-        logger.warn("WAL checkpoint failed", { error: error.message }),
-      );
+      if (!config.postgres) {
+        const { startWalCheckpoints } = await import("../src/store/wal-checkpoints.ts");
+        startWalCheckpoints(config.databaseFile, (error) =>
+          logger.warn("WAL checkpoint failed", { error: error.message }),
+        );
+      }
       // Every server process builds and reads the kept search cards with one code key: the sources'.
       const cardCode = processCardCode();
       superviseServers({
         processes: config.serverProcesses,
-        env: { ABEILLE_WAL_CHECKPOINTS: "primary", ...(cardCode ? { [CARD_CODE_ENV]: cardCode } : {}) },
+        env: {
+          ...(config.postgres ? {} : { ABEILLE_WAL_CHECKPOINTS: "primary" }),
+          ...(cardCode ? { [CARD_CODE_ENV]: cardCode } : {}),
+        },
         onAllListening: (url) => announce(config, url),
       });
     } else {
@@ -143,25 +149,11 @@ async function listenRefusal(port: number, host: string): Promise<string | null>
 async function serve(config: Config, role: { backgroundOwner: boolean }): Promise<void> {
   const { startServer } = await import("./serve.ts");
   const { getApp } = await import("../src/app.ts");
-  const { startOutboxThread } = await import("../src/mail/outbox-thread.ts");
-  const { startRetentionSchedule } = await import("./retention.ts");
-  const { startScheduler } = await import("./scheduler.ts");
+  const { startBackgroundWork } = await import("./background.ts");
   const running = await startServer({ port: config.port, host: config.host });
   // The background work uses the routes' own services (same process, same module graph): no
   // second connection or cache.
-  const app = role.backgroundOwner ? getApp() : null;
-  const worker =
-    app && config.outboxWorker === "inprocess"
-      ? startOutboxThread(config, { nextDueAt: () => app.outbox.nextDueAt(), now: app.now })
-      : null;
-  const retention = app ? startRetentionSchedule(app) : null;
-  const scheduler = app ? startScheduler(config) : null;
-  // Keep the search engine in step with the store (src/search/follower.ts: the embedded index, or
-  // Meilisearch and its embedded fallback); and the search result cards built ahead
-  // (src/domain/registry/keep-search-cards.ts).
-  app?.searchEngine.follower.start();
-  app?.searchEngine.fallbackFollower?.start();
-  app?.cardKeeper.start();
+  const background = role.backgroundOwner ? await startBackgroundWork(getApp(), config) : null;
   await relayOutboxNudges(role.backgroundOwner);
 
   let stopping = false;
@@ -171,15 +163,8 @@ async function serve(config: Config, role: { backgroundOwner: boolean }): Promis
     logger.info("server process shutting down", { signal, pid: process.pid });
     setTimeout(() => process.exit(0), 10_000).unref();
     await running.close();
-    retention?.stop();
-    await Promise.allSettled([
-      worker?.stop(),
-      scheduler?.stop(),
-      app?.searchEngine.follower.stop(),
-      app?.searchEngine.fallbackFollower?.stop(),
-      app?.cardKeeper.stop(),
-    ]);
-    app?.close();
+    await background?.stop();
+    if (background) getApp().close();
     process.exit(0);
   };
   process.once("SIGINT", () => void shutdown("SIGINT"));

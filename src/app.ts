@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import path from "node:path";
-import { type Config, loadConfig } from "./config/config.ts";
+import { type Config, ConfigError, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
 import { createPageFormTokens, type PageFormTokens } from "./domain/leads/page-form-token.ts";
@@ -32,38 +31,27 @@ import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
 import { processCardCode } from "./publish/code-key.ts";
 import type { RenderedDocument } from "./publish/document.ts";
-import { createSearchEngine, type SearchEngine } from "./search/engine.ts";
+import { createSearchEngine, type EmbeddedIndex, type SearchEngine, sqliteSearchPorts } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
 import { createCommuneLookup } from "./seed/communes.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
-import { type AgentRepository, createAgentRepository } from "./store/agent-repository.ts";
-import { type AttributionRepository, createAttributionRepository } from "./store/attribution-repository.ts";
-import { createChangeFeedRepository } from "./store/change-feed-repository.ts";
-import { createDatabaseProbe } from "./store/database-probe.ts";
-import { type Db, openDatabase } from "./store/db.ts";
-import {
-  createLeadEmailConfirmationRepository,
-  leadEmailTokensOf,
-} from "./store/lead-email-confirmation-repository.ts";
-import { createLeadRepository, type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
-import { createLetterRepository, letterCodeKeyFile } from "./store/letter-repository.ts";
-import { createMerchantRegistryRepository } from "./store/merchant-registry-repository.ts";
-import { createMerchantRepository, type MerchantRepository } from "./store/merchant-repository.ts";
-import { createMerchantSpaceRepository } from "./store/merchant-space-repository.ts";
-import { createOrderRepository, type OrderRepository } from "./store/order-repository.ts";
-import { createOutboxRepository } from "./store/outbox-repository.ts";
-import {
-  createPlatformContactRepository,
-  type PlatformContactRepository,
-} from "./store/platform-contact-repository.ts";
-import { createPublishSource, type PublishSource } from "./store/publish-source.ts";
+import type { AgentRepository } from "./store/agent-repository.ts";
+import type { AttributionRepository } from "./store/attribution-repository.ts";
+import type { Db } from "./store/db.ts";
+import { leadEmailTokensOf } from "./store/lead-email-confirmation-repository.ts";
+import { type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
+import { letterCodeKeyFile } from "./store/letter-repository.ts";
+import type { MerchantRepository } from "./store/merchant-repository.ts";
+import { openStore } from "./store/open-store.ts";
+import type { OrderRepository } from "./store/order-repository.ts";
+import type { PlatformContactRepository } from "./store/platform-contact-repository.ts";
+import type { PublishSource } from "./store/publish-source.ts";
 import { createRateLimitStore } from "./store/rate-limit-store.ts";
-import { createRetentionRepository, type RetentionRepository } from "./store/retention-repository.ts";
-import { createSearchCardStore, type SearchCardStore } from "./store/search-card-store.ts";
-import { createSearchFeed } from "./store/search-feed.ts";
-import { createSettingsRepository } from "./store/settings-repository.ts";
-import { createSignInLinkRepository, signInLinkKeyFile } from "./store/sign-in-link-repository.ts";
+import type { RetentionRepository } from "./store/retention-repository.ts";
+import type { SearchCardStore } from "./store/search-card-store.ts";
+import { secretFile } from "./store/secret-files.ts";
+import { signInLinkKeyFile } from "./store/sign-in-link-repository.ts";
 
 export interface PreparedAnswer {
   envelope: PreparedEnvelope;
@@ -81,6 +69,8 @@ export interface KeptDocument {
 
 /** 7-25 KB each: 1,000 documents are 25 MB at most per process. */
 const KEPT_DOCUMENT_ENTRIES = 1_000;
+/** How long after a failure of the limit store the health check reports it failing. */
+const LIMITS_FAILING_MS = 10_000;
 /** A lead target is small (the merchant's assessable columns, signals, trust): a few KB each. */
 const LEAD_TARGET_ENTRIES = 4_000;
 
@@ -91,7 +81,7 @@ export interface App {
   merchants: MerchantRepository;
   search: SearchIndex;
   /** The engine behind `search` (embedded, or Meilisearch) and its followers, for health and jobs. */
-  searchEngine: SearchEngine;
+  searchEngine: SearchEngine<EmbeddedIndex>;
   /** Search result cards kept between searches, checked against the store revision. */
   searchCards: SearchCardCache;
   /** Search result cards built ahead in the store, for queries no process has seen. */
@@ -152,6 +142,10 @@ export interface App {
   notifyOutbox: () => void;
   /** Rejects when the database does not answer (the health check's readiness). */
   probeDatabase: () => Promise<void>;
+  /** The store this instance serves from, for the health check. */
+  storeHealth(): { engine: "sqlite" | "postgres"; revision_notices: "listening" | "not_listening" | null };
+  /** Where limits are counted, and whether that store failed in the last 10 seconds. */
+  limitsHealth(): { store: "redis" | "postgres" | "file"; state: "ok" | "failing" };
   /** The outbox's backlog for the health check, read at most once a second. */
   outboxHealth: () => Promise<OutboxHealth>;
   now: () => Date;
@@ -159,15 +153,29 @@ export interface App {
 }
 
 export function createApp(config: Config, options: { now?: () => Date } = {}): App {
-  const db = openDatabase(config.databaseFile, { checkpoints: config.walCheckpoints });
+  const store = openStore(config);
+  const noticesListening = store.engine === "postgres" ? store.revisionWatch.listening : null;
+  if (store.engine !== "sqlite") {
+    // Issue 26 in progress: the ports below have no PostgreSQL twin wired yet.
+    void store.close();
+    throw new ConfigError(
+      "DATABASE_URL: serving from PostgreSQL is not complete yet (the registry's writes, the merchant space, letters and search are still on SQLite); unset DATABASE_URL",
+    );
+  }
+  const db = store.db;
   const now = options.now ?? (() => new Date());
-  const agents = createAgentRepository(db);
-  const settings = createSettingsRepository(db);
-  const limitStore = createRateLimitStore(config, warnAtMostEveryMinute("rate limit store failed"));
-  const outbox = createOutboxRepository(db);
-  const merchants = createMerchantRepository(db);
-  const keptCards = createSearchCardStore(db);
-  const searchEngine = createSearchEngine(db, config, {
+  const { agents, settings, outbox, merchants, keptCards } = store;
+  let limitsFailedAt = Number.NEGATIVE_INFINITY;
+  const limitsFailed = (warn: (error: unknown) => void) => (error: unknown) => {
+    limitsFailedAt = Date.now();
+    warn(error);
+  };
+  const limitStore = createRateLimitStore(
+    config,
+    limitsFailed(warnAtMostEveryMinute("rate limit store failed")),
+    store.sharedLimits,
+  );
+  const searchEngine = createSearchEngine(sqliteSearchPorts(db, { now }), config, {
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
     onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),
@@ -180,7 +188,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       cardCode,
       now,
     }),
-    feed: createSearchFeed(db),
+    feed: store.searchFeed,
     batchSize: 1_000,
     onError: warnAtMostEveryMinute("search card keeper failed, cards are built when shown"),
   });
@@ -208,8 +216,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     }),
     keys: createKeyStore(config, { now }),
     agents,
-    orders: createOrderRepository(db),
-    attribution: createAttributionRepository(db),
+    orders: store.orders,
+    attribution: store.attribution,
     settings,
     access: createAccessServices({
       environmentSuspended: config.agentAccessSuspended,
@@ -218,28 +226,24 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       agents,
       settings,
       limitStore,
-      onLimitStoreFailure: warnAtMostEveryMinute("rate limit store unavailable, requests let through"),
+      onLimitStoreFailure: limitsFailed(warnAtMostEveryMinute("rate limit store unavailable, requests let through")),
       ...(options.now ? { limiterClock: () => now().getTime() } : {}),
     }),
     payments: paymentProviderFromConfig(config.stripe),
-    leads: createLeadRepository(db),
-    changeFeed: createChangeFeedRepository(db),
-    publishSource: createPublishSource(db),
+    leads: store.leads,
+    changeFeed: store.changeFeed,
+    publishSource: store.publishSource,
     outbox,
-    platformContacts: createPlatformContactRepository(db),
-    retention: createRetentionRepository(db),
-    trackingTokens: createTrackingTokens(() =>
-      loadOrCreateSecret(path.join(config.dataDir, "secrets", "lead-tracking.key")),
-    ),
-    pageFormTokens: createPageFormTokens(() =>
-      loadOrCreateSecret(path.join(config.dataDir, "secrets", "page-form.key")),
-    ),
-    leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
+    platformContacts: store.platformContacts,
+    retention: store.retention,
+    trackingTokens: createTrackingTokens(() => loadOrCreateSecret(secretFile(config.dataDir, "leadTracking"))),
+    pageFormTokens: createPageFormTokens(() => loadOrCreateSecret(secretFile(config.dataDir, "pageForm"))),
+    leadEmailConfirmations: store.leadEmailConfirmations,
     leadEmailTokens: leadEmailTokensOf(config.dataDir),
-    space: createMerchantSpaceRepository(db),
-    merchantRegistry: createMerchantRegistryRepository(db),
+    space: store.space,
+    merchantRegistry: store.merchantRegistry,
     communes: lazyCommuneLookup(),
-    proCsrfSecret: once(() => loadOrCreateSecret(path.join(config.dataDir, "secrets", "pro-csrf.key"))),
+    proCsrfSecret: once(() => loadOrCreateSecret(secretFile(config.dataDir, "proCsrf"))),
     proConnect: config.proConnect
       ? createProConnectProvider({
           ...config.proConnect,
@@ -247,19 +251,27 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
           postLogoutRedirectUri: `${config.baseUrl}/pro`,
         })
       : null,
-    letters: createLetterRepository(db),
+    letters: store.letters,
     letterCodeKeys: createLetterCodeKeys(once(() => loadOrCreateSecret(letterCodeKeyFile(config.dataDir)))),
-    signInLinks: createSignInLinkRepository(db),
+    signInLinks: store.signInLinks,
     signInLinkTokens: createSignInLinkTokens(once(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir)))),
     notifyOutbox,
-    probeDatabase: createDatabaseProbe(db),
+    probeDatabase: store.probeDatabase,
+    storeHealth: () => ({
+      engine: store.engine,
+      revision_notices: noticesListening ? (noticesListening() ? "listening" : "not_listening") : null,
+    }),
+    limitsHealth: () => ({
+      store: config.redisUrl ? "redis" : store.sharedLimits ? "postgres" : "file",
+      state: Date.now() - limitsFailedAt < LIMITS_FAILING_MS ? "failing" : "ok",
+    }),
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
     now,
     close: () => {
       void searchEngine.follower.stop();
       void searchEngine.fallbackFollower?.stop();
       void cardKeeper.stop();
-      db.$client.close();
+      void store.close();
       void limitStore.close?.();
     },
   };

@@ -210,6 +210,9 @@ export const configSchema = z
     LEAD_RETENTION_MONTHS: positiveInt(24),
     OUTBOX_POLL_MS: positiveInt(2000),
     OUTBOX_THREAD_IDLE_MS: positiveInt(60_000),
+    // How long a claimed email is this worker's: past it, another worker (another machine) may send
+    // it. Keep it well above the SMTP send timeout (30 s).
+    OUTBOX_LEASE_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1_000).max(3_600_000).default(300_000)),
     // inprocess: the server process runs the outbox worker (jobs/start.ts); off: run `npm run outbox` apart.
     OUTBOX_WORKER: z.preprocess(emptyToUndefined, z.enum(["inprocess", "off"]).default("inprocess")),
     // Server processes sharing the port and the database (one per core by default); 1: no cluster.
@@ -271,6 +274,9 @@ export const configSchema = z
       emptyToUndefined,
       z.coerce.number().int().min(10).max(60_000).default(2_000),
     ),
+    // On PostgreSQL: how often a machine that does not lead tries to, and how often the leader
+    // checks its connection (the scheduled jobs move to another machine within about this delay).
+    LEADER_RETRY_MS: z.preprocess(emptyToUndefined, z.coerce.number().int().min(100).max(60_000).default(5_000)),
     // Rate-limit state in Redis (redis:// or rediss://) instead of DATA_DIR/limits.db.
     REDIS_URL: z.preprocess(
       emptyToUndefined,
@@ -358,11 +364,17 @@ export const configSchema = z
       leadRetentionMonths: env.LEAD_RETENTION_MONTHS,
       outboxPollMs: env.OUTBOX_POLL_MS,
       outboxThreadIdleMs: env.OUTBOX_THREAD_IDLE_MS,
+      outboxLeaseMs: env.OUTBOX_LEASE_MS,
       outboxWorker: env.OUTBOX_WORKER,
       serverProcesses: env.SERVER_PROCESSES,
       redisUrl: env.REDIS_URL ?? null,
       postgres: env.DATABASE_URL
-        ? { url: env.DATABASE_URL, poolMax: env.DATABASE_POOL_MAX, poolTimeoutMs: env.DATABASE_POOL_TIMEOUT_MS }
+        ? {
+            url: env.DATABASE_URL,
+            poolMax: env.DATABASE_POOL_MAX,
+            poolTimeoutMs: env.DATABASE_POOL_TIMEOUT_MS,
+            leaderRetryMs: env.LEADER_RETRY_MS,
+          }
         : null,
       walCheckpoints: env.ABEILLE_WAL_CHECKPOINTS,
       proConnect:

@@ -240,7 +240,7 @@ export async function compose(
       return { outboxId: message.messageId, fileStem, to: mail.to, ...mail.email };
     }
     case "lead_email_confirmation": {
-      const confirmation = deps.leadEmailConfirmations.findForDelivery(message.subjectId);
+      const confirmation = await deps.leadEmailConfirmations.findForDelivery(message.subjectId);
       if (!confirmation) throw new PermanentFailure("the lead email confirmation no longer exists");
       const token = deps.leadEmailTokens.issue(confirmation.confirmationId);
       const email = renderLeadEmailConfirmation({

@@ -51,6 +51,7 @@ export function dispatchDeps(app: OutboxServices, transport: MailTransport, now:
     leadEmailConfirmations: app.leadEmailConfirmations,
     leadEmailTokens: app.leadEmailTokens,
     baseUrl: app.config.baseUrl,
+    leaseMs: app.config.outboxLeaseMs,
     now,
   };
 }

@@ -71,6 +71,25 @@ export const healthResponseSchema = successEnvelopeSchema({
         fallback: z.enum(["embedded", "none"]).nullable(),
       })
       .describe("The search engine, its state and how far behind the store it is (read at most once a second)"),
+    store: z
+      .object({
+        engine: z.enum(["sqlite", "postgres"]),
+        revision_notices: z
+          .enum(["listening", "not_listening"])
+          .nullable()
+          .describe(
+            "PostgreSQL: whether this instance hears the revision notices (not listening: its caches check the database on each request); null on SQLite",
+          ),
+      })
+      .describe("The store this instance serves from (the answer is 503 STORE_UNAVAILABLE when it does not answer)"),
+    limits: z
+      .object({
+        store: z.enum(["redis", "postgres", "file"]),
+        state: z
+          .enum(["ok", "failing"])
+          .describe("failing: the limit store failed in the last 10 seconds (requests are let through meanwhile)"),
+      })
+      .describe("Where rate limits and quotas are counted (redis and postgres: one budget across every machine)"),
   }),
 });
 

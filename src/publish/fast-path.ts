@@ -44,7 +44,7 @@ const MAX_KEPT_STAMPS = 200_000;
  * merchant's published inputs, from any connection), the merchants written since a revision, and
  * one merchant's status and source stamp.
  */
-export type FastPathStore = Pick<PublishSource, "revision" | "touchedSince" | "stampOf">;
+export type FastPathStore = Pick<PublishSource, "revision" | "touchedSince" | "stampOf" | "knownRevision">;
 
 export interface FastPathOptions {
   publishDir: string;
@@ -70,8 +70,12 @@ export interface FastPathStats {
 }
 
 export interface PublishedFastPath {
-  /** Answers the request from the publish folder when it can; false: let the next handler answer. */
-  handle(request: IncomingMessage, response: ServerResponse): Promise<boolean>;
+  /**
+   * Answers the request from the publish folder when it can; false: let the next handler answer.
+   * Synchronous when the store revision is known without waiting and the merchant's stamp is kept
+   * (the common case: no Promise per request); a Promise when it must read the store.
+   */
+  handle(request: IncomingMessage, response: ServerResponse): boolean | Promise<boolean>;
   stats(): FastPathStats;
 }
 
@@ -143,29 +147,42 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
    * merchants written since they were read; a stamp read after the revision it is kept under can
    * only be newer than that revision, so a later write always drops it. Requests interleave at
    * each read: a stamp is kept only when no other request moved `stampsRevision` during its read.
+   * Answered without a Promise when the revision is known at once and the stamp is kept.
    */
-  const storeStampOf = async (abId: string): Promise<string | null> => {
-    const revision = await options.store.revision();
+  const storeStampOf = (abId: string): string | null | Promise<string | null> => {
+    const known = options.store.knownRevision?.() ?? null;
+    if (known === null) return options.store.revision().then((revision) => stampAtRevision(abId, revision));
+    return stampAtRevision(abId, known);
+  };
+
+  const stampAtRevision = (abId: string, revision: number): string | null | Promise<string | null> => {
     if (revision !== stampsRevision) {
       if (stampsRevision < 0 || revision < stampsRevision || revision - stampsRevision > MAX_TOUCHES_FOLLOWED) {
         storeStamps.clear();
         stampsRevision = revision;
       } else {
-        const touched = await options.store.touchedSince(stampsRevision);
-        for (const touchedId of touched.abIds) storeStamps.delete(touchedId);
-        stampsRevision = touched.revision;
+        return options.store.touchedSince(stampsRevision).then((touched) => {
+          for (const touchedId of touched.abIds) storeStamps.delete(touchedId);
+          stampsRevision = touched.revision;
+          return keptOrReadStamp(abId);
+        });
       }
     }
+    return keptOrReadStamp(abId);
+  };
+
+  const keptOrReadStamp = (abId: string): string | null | Promise<string | null> => {
     const kept = storeStamps.get(abId);
     if (kept !== undefined) return kept;
     const keptUnder = stampsRevision;
-    const current = await options.store.stampOf(abId);
-    const stamp = current && isPublishedStatus(current.status) ? current.stamp : null;
-    if (stampsRevision === keptUnder) {
-      if (storeStamps.size >= MAX_KEPT_STAMPS) storeStamps.clear();
-      storeStamps.set(abId, stamp);
-    }
-    return stamp;
+    return options.store.stampOf(abId).then((current) => {
+      const stamp = current && isPublishedStatus(current.status) ? current.stamp : null;
+      if (stampsRevision === keptUnder) {
+        if (storeStamps.size >= MAX_KEPT_STAMPS) storeStamps.clear();
+        storeStamps.set(abId, stamp);
+      }
+      return stamp;
+    });
   };
 
   /** A published file by the request path that names it (the snapshot's two paths are kept apart). */
@@ -227,7 +244,7 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
 
   return {
     stats: () => ({ ...counters }),
-    async handle(request, response) {
+    handle(request, response) {
       if (request.method !== "GET" && request.method !== "HEAD") return false;
       const url = request.url ?? "/";
       const query = url.indexOf("?");
@@ -257,20 +274,23 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
         if (!(remaining > SNAPSHOT_MIN_REMAINING_MS)) return pass();
         snapshotCacheControl = `public, max-age=${Math.min(MANIFEST_CACHE_MAX_SECONDS, Math.floor(remaining / 1000))}`;
       }
-      if ((await storeStampOf(match.abId)) !== entry.stamp) return pass();
-      const file = readFile(match.kind, match.abId, pathname);
-      if (!file) return pass();
-
-      if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) counters.notModified += 1;
-      else counters.served += 1;
-      // X-Request-Id (fixed on the request by jobs/serve.ts), CORS, 304 on If-None-Match and
-      // compression: the server's conventions, as on the routes.
-      if (file.write) file.write(request, response);
-      else {
-        const headers = answerHeaders(match.kind, match.abId, file.etag, snapshotCacheControl ?? undefined, pathname);
-        writeAnswer(request, response, { status: 200, headers, body: file.body });
-      }
-      return true;
+      const answer = (stamp: string | null): boolean => {
+        if (stamp !== entry.stamp) return pass();
+        const file = readFile(match.kind, match.abId, pathname);
+        if (!file) return pass();
+        if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) counters.notModified += 1;
+        else counters.served += 1;
+        // X-Request-Id (fixed on the request by jobs/serve.ts), CORS, 304 on If-None-Match and
+        // compression: the server's conventions, as on the routes.
+        if (file.write) file.write(request, response);
+        else {
+          const headers = answerHeaders(match.kind, match.abId, file.etag, snapshotCacheControl ?? undefined, pathname);
+          writeAnswer(request, response, { status: 200, headers, body: file.body });
+        }
+        return true;
+      };
+      const stamp = storeStampOf(match.abId);
+      return stamp instanceof Promise ? stamp.then(answer) : answer(stamp);
     },
   };
 }

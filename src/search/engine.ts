@@ -1,14 +1,24 @@
+import path from "node:path";
+import { openConnection } from "../store/connection.ts";
 import type { Db } from "../store/db.ts";
-import { createSearchFeed } from "../store/search-feed.ts";
-import { createEmbeddedSearchFollower } from "./embedded/follow.ts";
-import { createEmbeddedSearchIndex, type EmbeddedSearchIndex } from "./embedded/index.ts";
+import { createPostgresSearchFeed } from "../store/postgres/registry-feeds.ts";
+import { createPostgresSearchSource } from "../store/postgres/search-source.ts";
+import { createSearchFeed, type SearchFeed } from "../store/search-feed.ts";
+import { createEmbeddedSearchFollower, createLocalSearchFollower } from "./embedded/follow.ts";
+import {
+  createEmbeddedSearchIndex,
+  createLocalSearchIndex,
+  type EmbeddedSearchIndex,
+  type LocalSearchIndex,
+} from "./embedded/index.ts";
 import type { Embedder } from "./embedder.ts";
 import { createEmbedder, type EmbedderSetting } from "./embedders/setting.ts";
 import { createSearchFollower, type SearchFollower } from "./follower.ts";
 import { createMeilisearchSearchIndex, type MeilisearchSearchIndex } from "./meilisearch/index.ts";
 import { createResilientSearchIndex, type ResilientSearchIndex } from "./resilient-index.ts";
-import type { SearchIndex } from "./search-index.ts";
+import type { SearchIndex, SearchPage, SearchQuery } from "./search-index.ts";
 import { createSemanticSearchIndex } from "./semantic-index.ts";
+import { createSearchSource, type SearchSource } from "./source.ts";
 
 /*
  * The engine choice: the embedded index by default; Meilisearch when MEILISEARCH_URL is set, fed
@@ -40,10 +50,79 @@ export interface SearchHealth {
   fallback: "embedded" | "none" | null;
 }
 
-export interface SearchEngine {
+/** The embedded index as the engine uses it, wherever it lives (the store's file, or a file of its own). */
+export interface EmbeddedIndex extends SearchIndex {
+  search(query: SearchQuery): SearchPage;
+  readCursor(): number | null;
+}
+
+/**
+ * What the search engine reads the store through, on either engine of the store: the search
+ * reads (Meilisearch's documents), the change feed and the store revision (followers, lag), the
+ * embedded index and the follower that keeps it in step. Built by sqliteSearchPorts (the store's
+ * SQLite file) or ownFileSearchPorts (a store elsewhere, PostgreSQL: an index file per instance).
+ */
+export interface SearchPorts<Embedded extends EmbeddedIndex> {
+  source: SearchSource;
+  feed: SearchFeed;
+  embedded: Embedded;
+  followEmbedded(options: { onError?: (error: unknown) => void }): SearchFollower;
+}
+
+/** The one-machine default: the embedded index in the store's SQLite file, the store read there. */
+export function sqliteSearchPorts(db: Db, options: { now: () => Date }): SearchPorts<EmbeddedSearchIndex> {
+  const embedded = createEmbeddedSearchIndex(db, { now: options.now });
+  return {
+    source: createSearchSource(db),
+    feed: createSearchFeed(db),
+    embedded,
+    followEmbedded: (follow) => createEmbeddedSearchFollower(db, embedded, follow),
+  };
+}
+
+/** The embedded index's file in an instance's DATA_DIR when the store is elsewhere (PostgreSQL). */
+export const OWN_SEARCH_INDEX_FILE = "search-index.db";
+
+/**
+ * A store that is not a SQLite file beside the index (PostgreSQL: createPostgresSearchSource and
+ * createPostgresSearchFeed of src/store/postgres/): the embedded index lives in
+ * DATA_DIR/search-index.db, one per instance, and its follower reads the shared feed.
+ */
+export function ownFileSearchPorts(options: {
+  source: SearchSource;
+  feed: SearchFeed;
+  dataDir: string;
+  now: () => Date;
+}): SearchPorts<LocalSearchIndex> {
+  const file = openConnection(path.join(options.dataDir, OWN_SEARCH_INDEX_FILE), { storeMigrations: false });
+  const embedded = createLocalSearchIndex(file, options.source, { now: options.now });
+  return {
+    source: options.source,
+    feed: options.feed,
+    embedded,
+    followEmbedded: (follow) => createLocalSearchFollower(embedded, options.feed, follow),
+  };
+}
+
+/**
+ * The store on PostgreSQL (its pool, src/store/postgres/pool.ts): ownFileSearchPorts over
+ * PostgreSQL's search reads and feed, the index in DATA_DIR/search-index.db.
+ */
+export function postgresSearchPorts(
+  pool: Parameters<typeof createPostgresSearchSource>[0],
+  options: { dataDir: string; now: () => Date },
+): SearchPorts<LocalSearchIndex> {
+  return ownFileSearchPorts({
+    source: createPostgresSearchSource(pool),
+    feed: createPostgresSearchFeed(pool),
+    ...options,
+  });
+}
+
+export interface SearchEngine<Embedded extends EmbeddedIndex = EmbeddedSearchIndex> {
   /** What searches use. */
   index: SearchIndex;
-  embedded: EmbeddedSearchIndex;
+  embedded: Embedded;
   meilisearch: MeilisearchSearchIndex | null;
   /**
    * Keeps the engine (the embedded index, or Meilisearch) in step with the store's change feed;
@@ -60,8 +139,8 @@ export interface SearchEngine {
 const HEALTH_CACHE_MS = 1_000;
 const LAG_COUNT_BOUND = 10_000;
 
-export function createSearchEngine(
-  db: Db,
+export function createSearchEngine<Embedded extends EmbeddedIndex>(
+  ports: SearchPorts<Embedded>,
   settings: SearchEngineSettings,
   options: {
     now: () => Date;
@@ -69,8 +148,8 @@ export function createSearchEngine(
     /** A follower's step failed (it tries again with its backoff; the lag shows in health); default onFailure. */
     onFollowerFailure?: (error: unknown) => void;
   },
-): SearchEngine {
-  const embedded = createEmbeddedSearchIndex(db, { now: options.now });
+): SearchEngine<Embedded> {
+  const { embedded, feed } = ports;
   const meili = settings.meilisearch;
   // The configuration refuses an embedder without Meilisearch (the embedded index holds no vectors).
   const embedder =
@@ -84,10 +163,8 @@ export function createSearchEngine(
       timeoutMs: settings.searchEmbedder?.timeoutMs ?? 500,
       ...(options.onFailure ? { onFailure: options.onFailure } : {}),
     });
-  const feed = createSearchFeed(db);
   const onFollowerFailure = options.onFollowerFailure ?? options.onFailure;
-  const followEmbedded = () =>
-    createEmbeddedSearchFollower(db, embedded, onFollowerFailure ? { onError: onFollowerFailure } : {});
+  const followEmbedded = () => ports.followEmbedded(onFollowerFailure ? { onError: onFollowerFailure } : {});
   /** What the engine does not reflect yet: the merchants touched after its cursor, and the revisions. */
   const lagAfter = async (cursor: number) => ({
     merchants: await feed.countTouchedAfter(cursor, LAG_COUNT_BOUND),
@@ -111,7 +188,7 @@ export function createSearchEngine(
       },
     };
   }
-  const meilisearch = createMeilisearchSearchIndex(db, {
+  const meilisearch = createMeilisearchSearchIndex(ports.source, {
     url: meili.url,
     apiKey: meili.apiKey,
     indexUid: meili.index,

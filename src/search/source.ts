@@ -12,31 +12,71 @@ import {
 
 /*
  * What every search engine reads from the store (merchants with their place, products, signals)
- * and the documents it makes of them: one reader for the embedded index and Meilisearch.
+ * and the documents it makes of them: one reader for the embedded index and Meilisearch, on
+ * either engine of the store (the PostgreSQL twin: src/store/postgres/search-source.ts, the same
+ * statements, rows and order).
  */
 
-const MERCHANT_SELECT = `
-  SELECT m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.naf_code_2025, m.sector, m.status, m.postal_code, m.city,
+/** The columns a merchant is read with (MerchantRow), from `merchants m` and `territorial_proofs tp`. */
+export const MERCHANT_COLUMNS_SQL = `m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.naf_code_2025, m.sector, m.status, m.postal_code, m.city,
          m.description, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
-         tp.department_code
+         tp.department_code`;
+const MERCHANT_SELECT = `
+  SELECT ${MERCHANT_COLUMNS_SQL}
   FROM merchants m LEFT JOIN territorial_proofs tp ON tp.ab_id = m.ab_id`;
-const PRODUCT_SELECT = "SELECT ab_id, product_id, name, description, tags, position FROM products";
-const SIGNAL_SELECT = "SELECT ab_id, key, status, value, expires_at FROM signals";
-const LISTED_SQL = [...LISTED_STATUSES].map((status) => `'${status.replaceAll("'", "''")}'`).join(", ");
+export const PRODUCT_COLUMNS_SQL = "ab_id, product_id, name, description, tags, position";
+export const SIGNAL_COLUMNS_SQL = "ab_id, key, status, value, expires_at";
+const PRODUCT_SELECT = `SELECT ${PRODUCT_COLUMNS_SQL} FROM products`;
+const SIGNAL_SELECT = `SELECT ${SIGNAL_COLUMNS_SQL} FROM signals`;
+export const LISTED_SQL = [...LISTED_STATUSES].map((status) => `'${status.replaceAll("'", "''")}'`).join(", ");
+
+export type MerchantRows = { merchants: MerchantRow[]; products: Map<string, ProductRow[]> };
+export type ListedDocuments = { documents: MerchantDocument[]; unlisted: string[] };
+/** A merchant in the order of a full build: most trusted first (ties by ab_id). */
+export type TrustEntry = { abId: string; trust: number };
+
+/**
+ * Every listed merchant of the store, read at one store revision: what an index kept apart from
+ * the store (its own file, docs/several-machines.md) builds itself from, in one local transaction.
+ */
+export interface RegistrySnapshot {
+  revision: number;
+  order: TrustEntry[];
+  merchants: Map<string, MerchantRow>;
+  products: Map<string, ProductRow[]>;
+}
 
 export interface SearchSource {
   /** The store revision now (read it before the merchants of a build). */
-  revision(): number;
-  readMerchants(abIds: readonly string[]): { merchants: MerchantRow[]; products: Map<string, ProductRow[]> };
-  readProducts(abIds: readonly string[]): Map<string, ProductRow[]>;
-  readSignals(abIds: readonly string[]): Map<string, SignalRow[]>;
+  revision(): Promise<number>;
+  /** The merchants (by ab_id), with their products (by position). */
+  readMerchants(abIds: readonly string[]): Promise<MerchantRows>;
+  readProducts(abIds: readonly string[]): Promise<Map<string, ProductRow[]>>;
+  readSignals(abIds: readonly string[]): Promise<Map<string, SignalRow[]>>;
   /** Trust totals of every listed merchant, most trusted first (ties by ab_id). */
-  listedByTrust(at: Date): { abId: string; trust: number }[];
+  listedByTrust(at: Date): Promise<TrustEntry[]>;
   /** The documents of these merchants that are listed, and the ids that are not (or no longer exist). */
-  listedDocuments(abIds: readonly string[], at: Date): { documents: MerchantDocument[]; unlisted: string[] };
+  listedDocuments(abIds: readonly string[], at: Date): Promise<ListedDocuments>;
+  /** listedDocuments and the store revision they describe, in one read of the store. */
+  listedDocumentsAt(abIds: readonly string[], at: Date): Promise<ListedDocuments & { revision: number }>;
+  /** Every listed merchant, in one read of the store (RegistrySnapshot). */
+  registrySnapshot(at: Date): Promise<RegistrySnapshot>;
 }
 
-export function createSearchSource(db: Db): SearchSource {
+/**
+ * The same reads, synchronous, over the SQLite file: what the embedded index reads inside its own
+ * transactions when it lives in the store's file (a rebuild reads the store as it writes).
+ */
+export interface SynchronousSearchSource {
+  revision(): number;
+  readMerchants(abIds: readonly string[]): MerchantRows;
+  readProducts(abIds: readonly string[]): Map<string, ProductRow[]>;
+  readSignals(abIds: readonly string[]): Map<string, SignalRow[]>;
+  listedByTrust(at: Date): TrustEntry[];
+  listedDocuments(abIds: readonly string[], at: Date): ListedDocuments;
+}
+
+export function createSynchronousSearchSource(db: Db): SynchronousSearchSource {
   const sqlite = db.$client;
   const statements = new Map<string, ReturnType<typeof sqlite.prepare>>();
   const prepare = (source: string) => {
@@ -55,63 +95,30 @@ export function createSearchSource(db: Db): SearchSource {
     return groupBy(rows);
   }
 
-  function readMerchants(abIds: readonly string[]) {
-    const rows = prepare(`${MERCHANT_SELECT} WHERE m.ab_id IN (SELECT value FROM json_each(?))`).all(
+  function readMerchants(abIds: readonly string[]): MerchantRows {
+    const rows = prepare(`${MERCHANT_SELECT} WHERE m.ab_id IN (SELECT value FROM json_each(?)) ORDER BY m.ab_id`).all(
       JSON.stringify(abIds),
     ) as MerchantRow[];
     return { merchants: rows.map(withValidCoordinates), products: readProducts(abIds) };
   }
 
   function readSignals(abIds: readonly string[]): Map<string, SignalRow[]> {
-    const rows = prepare(`${SIGNAL_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?))`).all(
+    const rows = prepare(`${SIGNAL_SELECT} WHERE ab_id IN (SELECT value FROM json_each(?)) ORDER BY ab_id, key`).all(
       JSON.stringify(abIds),
     ) as SignalRow[];
     return groupBy(rows);
   }
 
-  function listedByTrust(at: Date): { abId: string; trust: number }[] {
-    const listed = new Map<string, { sector: string; trust: number }>();
+  function listedByTrust(at: Date): TrustEntry[] {
     const rows = sqlite.prepare(`SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL})`).all() as {
       ab_id: string;
       sector: string;
     }[];
-    for (const row of rows) listed.set(row.ab_id, { sector: row.sector, trust: 0 });
-    let current: string | undefined;
-    let group: SignalRow[] = [];
-    const flush = (): void => {
-      const entry = current === undefined ? undefined : listed.get(current);
-      if (entry) entry.trust = trustOf(group, entry.sector, at);
-      group = [];
-    };
     // Raw rows (arrays): this walks every signal of the registry.
     const signals = sqlite.prepare(`${SIGNAL_SELECT} ORDER BY ab_id`).raw().iterate() as IterableIterator<
       [string, string, string, string | null, string | null]
     >;
-    for (const [abId, key, status, value, expiresAt] of signals) {
-      if (abId !== current) {
-        flush();
-        current = abId;
-      }
-      group.push({ ab_id: abId, key, status, value, expires_at: expiresAt });
-    }
-    flush();
-    return [...listed.entries()]
-      .map(([abId, entry]) => ({ abId, trust: entry.trust }))
-      .sort((a, b) => b.trust - a.trust || (a.abId < b.abId ? -1 : 1));
-  }
-
-  function listedDocuments(abIds: readonly string[], at: Date) {
-    const { merchants, products } = readMerchants(abIds);
-    const signals = readSignals(abIds);
-    const documents: MerchantDocument[] = [];
-    const listed = new Set<string>();
-    for (const merchant of merchants) {
-      if (!LISTED_STATUSES.has(merchant.status)) continue;
-      listed.add(merchant.ab_id);
-      const trust = trustOf(signals.get(merchant.ab_id) ?? [], merchant.sector, at);
-      documents.push(buildMerchantDocument(merchant, products.get(merchant.ab_id) ?? [], trust));
-    }
-    return { documents, unlisted: abIds.filter((abId) => !listed.has(abId)) };
+    return trustOrder(rows, signals, at);
   }
 
   return {
@@ -120,12 +127,88 @@ export function createSearchSource(db: Db): SearchSource {
     readProducts,
     readSignals,
     listedByTrust,
-    listedDocuments,
+    listedDocuments: (abIds, at) => listedDocumentsOf(abIds, readMerchants(abIds), readSignals(abIds), at),
   };
 }
 
+/** The SQLite store's SearchSource: the synchronous reads, each in an async method (one await for the caller). */
+export function createSearchSource(db: Db): SearchSource {
+  const reads = createSynchronousSearchSource(db);
+  // A deferred transaction: its reads see one snapshot of the file (WAL), whatever other processes commit meanwhile.
+  const inOneRead = <T>(read: () => T): T => db.$client.transaction(read)();
+  return {
+    revision: async () => reads.revision(),
+    readMerchants: async (abIds) => reads.readMerchants(abIds),
+    readProducts: async (abIds) => reads.readProducts(abIds),
+    readSignals: async (abIds) => reads.readSignals(abIds),
+    listedByTrust: async (at) => reads.listedByTrust(at),
+    listedDocuments: async (abIds, at) => reads.listedDocuments(abIds, at),
+    listedDocumentsAt: async (abIds, at) =>
+      inOneRead(() => ({ revision: reads.revision(), ...reads.listedDocuments(abIds, at) })),
+    registrySnapshot: async (at) =>
+      inOneRead(() => {
+        const revision = reads.revision();
+        const order = reads.listedByTrust(at);
+        const { merchants, products } = reads.readMerchants(order.map((entry) => entry.abId));
+        return { revision, order, merchants: new Map(merchants.map((row) => [row.ab_id, row])), products };
+      }),
+  };
+}
+
+/**
+ * Trust totals of the listed merchants (ab_id, sector) from every signal of the registry read in
+ * ab_id order (rows as arrays of SIGNAL_COLUMNS_SQL), most trusted first, ties by ab_id.
+ */
+export function trustOrder(
+  listedRows: readonly { ab_id: string; sector: string }[],
+  signalsByAbId: Iterable<[string, string, string, string | null, string | null]>,
+  at: Date,
+): TrustEntry[] {
+  const listed = new Map<string, { sector: string; trust: number }>();
+  for (const row of listedRows) listed.set(row.ab_id, { sector: row.sector, trust: 0 });
+  let current: string | undefined;
+  let group: SignalRow[] = [];
+  const flush = (): void => {
+    const entry = current === undefined ? undefined : listed.get(current);
+    if (entry) entry.trust = trustOf(group, entry.sector, at);
+    group = [];
+  };
+  for (const [abId, key, status, value, expiresAt] of signalsByAbId) {
+    if (abId !== current) {
+      flush();
+      current = abId;
+    }
+    group.push({ ab_id: abId, key, status, value, expires_at: expiresAt });
+  }
+  flush();
+  return [...listed.entries()].map(([abId, entry]) => ({ abId, trust: entry.trust })).sort(byTrust);
+}
+
+/** The order of a full build: most trusted first, ties by ab_id. */
+export function byTrust(a: TrustEntry, b: TrustEntry): number {
+  return b.trust - a.trust || (a.abId < b.abId ? -1 : 1);
+}
+
+/** The documents of the listed merchants among those read, and the asked ids that are not listed. */
+export function listedDocumentsOf(
+  abIds: readonly string[],
+  { merchants, products }: MerchantRows,
+  signals: Map<string, SignalRow[]>,
+  at: Date,
+): ListedDocuments {
+  const documents: MerchantDocument[] = [];
+  const listed = new Set<string>();
+  for (const merchant of merchants) {
+    if (!LISTED_STATUSES.has(merchant.status)) continue;
+    listed.add(merchant.ab_id);
+    const trust = trustOf(signals.get(merchant.ab_id) ?? [], merchant.sector, at);
+    documents.push(buildMerchantDocument(merchant, products.get(merchant.ab_id) ?? [], trust));
+  }
+  return { documents, unlisted: abIds.filter((abId) => !listed.has(abId)) };
+}
+
 /** Drops coordinates that cannot be placed on a map (missing, not finite, out of range). */
-function withValidCoordinates(row: MerchantRow): MerchantRow {
+export function withValidCoordinates(row: MerchantRow): MerchantRow {
   const { latitude: lat, longitude: lng } = row;
   const valid =
     typeof lat === "number" &&
@@ -137,7 +220,7 @@ function withValidCoordinates(row: MerchantRow): MerchantRow {
   return valid ? row : { ...row, latitude: null, longitude: null };
 }
 
-function groupBy<Row extends { ab_id: string }>(rows: readonly Row[]): Map<string, Row[]> {
+export function groupBy<Row extends { ab_id: string }>(rows: readonly Row[]): Map<string, Row[]> {
   const grouped = new Map<string, Row[]>();
   for (const row of rows) {
     const list = grouped.get(row.ab_id);

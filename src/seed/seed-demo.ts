@@ -12,6 +12,7 @@ import { changeMerchantStatus } from "../domain/merchants/change-merchant-status
 import { importDeclarations } from "../domain/merchants/import-declarations.ts";
 import type { ImportReport } from "../domain/merchants/import-json-lines.ts";
 import { importObservations } from "../domain/merchants/import-observations.ts";
+import { decideInRegistry, type MerchantRegistryStore } from "../domain/merchants/merchant-registry.ts";
 import { reviewMerchantDescription } from "../domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../domain/merchants/update-merchant.ts";
 import { makeSiren } from "../domain/siret.ts";
@@ -24,7 +25,7 @@ import { createEmbeddedSearchIndex } from "../search/embedded/index.ts";
 import type { SearchIndex } from "../search/search-index.ts";
 import type { Db } from "../store/db.ts";
 import { createMerchantRegistryRepository } from "../store/merchant-registry-repository.ts";
-import { countRegistry, isRegistryEmpty } from "../store/registry-maintenance.ts";
+import { createRegistryMaintenance, type RegistryMaintenance } from "../store/registry-maintenance.ts";
 import { createCommuneLookup, loadCommuneReference } from "./communes.ts";
 import { type GeneratedMerchant, MerchantGenerator, type MerchantPlan } from "./generate.ts";
 import {
@@ -303,17 +304,36 @@ const STEPS_PER_TRANSACTION = 250;
  * every other id are drawn from the seed, and `now` is the clock of every step, so the same
  * count, seed and now always give the same rows.
  */
-export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<SeedSummary> {
+export function seedDemoRegistry(db: Db, options: SeedOptions): Promise<SeedSummary> {
+  return seedDemoRegistryInto(
+    { registry: createMerchantRegistryRepository(db), maintenance: createRegistryMaintenance(db), sqlite: db },
+    options,
+  );
+}
+
+/** Where the demo is seeded: the registry of either engine, and the SQLite file when that is the store. */
+export interface DemoTarget {
+  registry: MerchantRegistryStore;
+  maintenance: RegistryMaintenance;
+  /** The embedded store (optimized after the seed; the embedded search index lives in it). */
+  sqlite: Db | null;
+}
+
+/** The same, into the registry of either engine (PostgreSQL: no embedded search index unless one is given). */
+export async function seedDemoRegistryInto(target: DemoTarget, options: SeedOptions): Promise<SeedSummary> {
   const { count, seed } = options;
+  const db = target.sqlite;
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`count must be a non-negative integer: ${count}`);
-  if (!isRegistryEmpty(db)) throw new Error("The registry already holds merchants: clear it before seeding");
+  if (!(await target.maintenance.isEmpty())) {
+    throw new Error("The registry already holds merchants: clear it before seeding");
+  }
   const now = options.now.getTime();
   const reference = loadCommuneReference(options.communesFile);
   const generator = new MerchantGenerator(reference, seed, now);
   const roster = new RosterCollector();
   const { abIds, sirens } = identities(seed, count);
   const stride = Math.max(1, Math.floor(count / PLANS.length));
-  const dataDir = options.dataDir ?? defaultDataDir(db);
+  const dataDir = options.dataDir ?? (db ? defaultDataDir(db) : null);
   const workDir = dataDir ? path.join(dataDir, "demo") : mkdtempSync(path.join(os.tmpdir(), "abeille-demo-"));
   mkdirSync(workDir, { recursive: true });
   const files: DemoFiles = {
@@ -354,7 +374,7 @@ export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<Se
   let nextAbId = 0;
   const ids = Rng.create(seed, -2);
   const deps = {
-    registry: createMerchantRegistryRepository(db),
+    registry: target.registry,
     communes: createCommuneLookup(reference),
     now: () => clock,
     randomId: () => abIds[nextAbId++] as string,
@@ -403,14 +423,15 @@ export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<Se
     }
   }
   for (let start = 0; start < count; start += STEPS_PER_TRANSACTION) {
-    deps.registry.inOneTransaction(() => {
-      for (let index = start; index < Math.min(count, start + STEPS_PER_TRANSACTION); index++) {
+    const end = Math.min(count, start + STEPS_PER_TRANSACTION);
+    await decideInRegistry(deps, { abIds: abIds.slice(start, end) }, (decision) => {
+      for (let index = start; index < end; index++) {
         const abId = abIds[index] as string;
         for (const step of steps[index] ?? []) {
-          if (step.kind === "review") reviewMerchantDescription(deps, abId, OPERATOR_ACTOR);
+          if (step.kind === "review") reviewMerchantDescription(decision, abId, OPERATOR_ACTOR);
           else if (step.kind === "status") {
-            changeMerchantStatus(deps, abId, { status: step.status, reason: step.reason }, OPERATOR_ACTOR);
-          } else updateMerchant(deps, abId, step.update, OPERATOR_ACTOR);
+            changeMerchantStatus(decision, abId, { status: step.status, reason: step.reason }, OPERATOR_ACTOR);
+          } else updateMerchant(decision, abId, step.update, OPERATOR_ACTOR);
         }
       }
     });
@@ -420,13 +441,13 @@ export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<Se
   if (announcements.rejected.length > 0) {
     throw new Error(`The demo's BODACC announcements were refused: ${announcements.rejected[0]?.error}`);
   }
-  db.$client.pragma("optimize");
-  db.$client.pragma("wal_checkpoint(TRUNCATE)");
+  db?.$client.pragma("optimize");
+  db?.$client.pragma("wal_checkpoint(TRUNCATE)");
   if (!options.keepFiles) rmSync(workDir, { recursive: true, force: true });
 
   const searchIndex =
     options.searchIndex === undefined
-      ? createEmbeddedSearchIndex(db, { now: () => new Date(now) })
+      ? db && createEmbeddedSearchIndex(db, { now: () => new Date(now) })
       : options.searchIndex;
   if (searchIndex) {
     await searchIndex.rebuild((done, total) => options.onProgress?.({ phase: "search_index", done, total }));
@@ -446,7 +467,7 @@ export async function seedDemoRegistry(db: Db, options: SeedOptions): Promise<Se
     mkdirSync(path.dirname(rosterFile), { recursive: true });
     writeFileSync(rosterFile, `${JSON.stringify(demoRoster, null, 2)}\n`);
   }
-  const rows = countRegistry(db);
+  const rows = await target.maintenance.count();
   return {
     merchants: rows.merchants,
     products: rows.products,

@@ -28,6 +28,11 @@ export interface OpenOptions {
    * without waiting first (write-lock.ts). Operator commands wait JOB_BUSY_TIMEOUT_MS.
    */
   busyTimeoutMs?: number;
+  /**
+   * false: a file that holds no store (an instance's own search index, DATA_DIR/search-index.db,
+   * src/search/embedded/index.ts createLocalSearchIndex): the store's migrations are not applied.
+   */
+  storeMigrations?: boolean;
 }
 
 /**
@@ -60,7 +65,7 @@ export function openConnection(file: string, options: OpenOptions = {}): Databas
   sqlite.pragma("mmap_size = 0");
   sqlite.pragma("temp_store = MEMORY");
   if (options.checkpoints === "primary") sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-  if (!options.readonly) applyMigrations(sqlite);
+  if (!options.readonly && options.storeMigrations !== false) applyMigrations(sqlite);
   return sqlite;
 }
 

@@ -1,8 +1,13 @@
 import path from "node:path";
 import type { LeadEmailConfirmation, LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import { createLeadEmailTokens, type LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
+import type { MerchantRegistryView } from "../domain/merchants/merchant-registry.ts";
 import type { StoreConnection } from "./connection.ts";
+import type { Db } from "./db.ts";
+import { drizzle } from "./drizzle.ts";
 import { loadOrCreateSecret } from "./lead-repository.ts";
+import { createMerchantRegistryView } from "./merchant-registry-repository.ts";
+import * as schema from "./schema.ts";
 
 /** The lead email links' tokens, keyed by DATA_DIR/secrets/lead-email.key (the server and the outbox thread). */
 export function leadEmailTokensOf(dataDir: string): LeadEmailTokens {
@@ -57,6 +62,15 @@ export function createLeadEmailConfirmationRepository(db: StoreConnection): Lead
     `UPDATE lead_email_confirmations SET confirmed_at = @at
      WHERE confirmation_id = @id AND confirmed_at IS NULL AND withdrawn_at IS NULL`,
   );
+  // The registry over the same connection, made when first needed (the outbox thread never confirms).
+  let registry: ReturnType<typeof createMerchantRegistryView> | null = null;
+  const confirmTx = sqlite.transaction(
+    (confirmationId: string, at: string, decide: (view: ReturnType<typeof createMerchantRegistryView>) => unknown) => {
+      if (confirm.run({ id: confirmationId, at }).changes !== 1) return { confirmed: false as const };
+      registry ??= createMerchantRegistryView(drizzle(sqlite, { schema }) as Db);
+      return { confirmed: true as const, result: decide(registry) };
+    },
+  );
   const requestTx = sqlite.transaction(
     (confirmation: Parameters<LeadEmailConfirmationStore["request"]>[0], outboxMessageId: string) => {
       withdrawWaiting.run({ abId: confirmation.abId, at: confirmation.createdAt });
@@ -66,15 +80,17 @@ export function createLeadEmailConfirmationRepository(db: StoreConnection): Lead
   );
   const found = (row: ConfirmationRow | undefined) => (row ? toConfirmation(row) : null);
   return {
-    request: (confirmation, outboxMessageId) => requestTx.immediate(confirmation, outboxMessageId),
-    find: (confirmationId) => found(byId.get(confirmationId)),
-    findForDelivery(confirmationId) {
+    request: async (confirmation, outboxMessageId) => requestTx.immediate(confirmation, outboxMessageId),
+    find: async (confirmationId) => found(byId.get(confirmationId)),
+    async findForDelivery(confirmationId) {
       const row = forDelivery.get(confirmationId);
       return row ? { ...toConfirmation(row), businessName: row.business_name } : null;
     },
-    findByTokenHash: (tokenHash) => found(byToken.get(tokenHash)),
-    pendingOf: (abId, now) => found(pending.get({ abId, now })),
-    markConfirmed: (confirmationId, at) => confirm.run({ id: confirmationId, at }).changes === 1,
+    findByTokenHash: async (tokenHash) => found(byToken.get(tokenHash)),
+    pendingOf: async (abId, now) => found(pending.get({ abId, now })),
+    async confirm<T>(confirmationId: string, at: string, decide: (view: MerchantRegistryView) => T) {
+      return confirmTx.immediate(confirmationId, at, decide) as { confirmed: true; result: T } | { confirmed: false };
+    },
   };
 }
 

@@ -5,9 +5,11 @@ import type {
   MerchantCreation,
   MerchantEvent,
   MerchantEventInput,
+  MerchantListFilter,
   MerchantListing,
   MerchantModification,
   MerchantRegistryStore,
+  MerchantRegistryView,
 } from "../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
@@ -25,12 +27,54 @@ import {
 } from "./schema.ts";
 
 /**
- * The merchant lifecycle's writes, with statements prepared once from drizzle's schema (the
- * schema maps the domain's fields to columns, JSON and booleans included; imports write millions
- * of rows). Each write is one BEGIN IMMEDIATE transaction, so a command can run beside a serving
- * server: the merchant row moves from its expected revision or nothing is written.
+ * The registry on SQLite (the port: src/domain/merchants/merchant-registry.ts). A batch is one
+ * BEGIN IMMEDIATE transaction whose decisions read and write through the synchronous view below
+ * (each row, and each write, a savepoint of it), so a command can run beside a serving server; a
+ * single write is its own such transaction.
  */
 export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore {
+  const view = createMerchantRegistryView(db);
+  const sqlite = db.$client;
+  const batch = sqlite.transaction((decide: (view: MerchantRegistryView) => unknown) => decide(view));
+  return {
+    async find(abId) {
+      return view.find(abId);
+    },
+    async abIdOfSiret(siret) {
+      return view.abIdOfSiret(siret);
+    },
+    async abIdsOfSiren(siren) {
+      return view.abIdsOfSiren(siren);
+    },
+    async create(write) {
+      batch.immediate(() => view.create(write));
+    },
+    async update(write) {
+      return batch.immediate(() => view.update(write)) as boolean;
+    },
+    async applyBatch<T>(_keys: unknown, decide: (view: MerchantRegistryView) => T): Promise<T> {
+      // SQLite reads as it goes, inside the one writer's transaction: the keys are for engines that read first.
+      return batch.immediate(decide) as T;
+    },
+    async events(abId) {
+      return view.events(abId);
+    },
+    async list(filter) {
+      return view.list(filter);
+    },
+  };
+}
+
+/**
+ * The registry's reads and writes on SQLite, synchronous: what a batch's decisions see. Statements
+ * are prepared once from drizzle's schema (the schema maps the domain's fields to columns, JSON and
+ * booleans included; imports write millions of rows). Each write is a transaction of its own, a
+ * savepoint when inside one: the merchant row moves from its expected revision or nothing is written.
+ */
+export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
+  events(abId: string): MerchantEvent[];
+  list(filter: MerchantListFilter): MerchantListing[];
+} {
   const reads = createMerchantReads(db);
   // Prepared once: an import asks these for every row of a file of millions.
   const revisionQuery = db
@@ -93,6 +137,7 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     for (const signal of write.signals ?? []) upsertSignal(write.merchant.abId, signal);
     record(write.merchant.abId, 1, write.event, write.feed);
   });
+  const rowTransaction = sqlite.transaction((decide: () => unknown) => decide());
   const updateTransaction = sqlite.transaction((write: MerchantModification): boolean => {
     const fields: Partial<typeof merchants.$inferInsert> = columnsOf(write.fields);
     if (write.paymentAccountId !== undefined) fields.paymentAccountId = write.paymentAccountId;
@@ -151,10 +196,10 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     update(write: MerchantModification) {
       return updateTransaction.immediate(write);
     },
-    inOneTransaction(work) {
-      return db.$client.transaction(work).immediate();
+    row(decide) {
+      return rowTransaction(decide) as ReturnType<typeof decide>;
     },
-    events(abId): MerchantEvent[] {
+    events(abId: string): MerchantEvent[] {
       return db
         .select()
         .from(merchantEvents)
@@ -171,7 +216,7 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
           reason: row.reason,
         }));
     },
-    list(filter): MerchantListing[] {
+    list(filter: MerchantListFilter): MerchantListing[] {
       const conditions = [
         filter.status ? eq(merchants.status, filter.status) : undefined,
         filter.sector ? eq(merchants.sector, filter.sector) : undefined,

@@ -85,6 +85,12 @@ export interface PublishSource {
   touchedSince(cursor: number): Promise<{ revision: number; abIds: string[] }>;
   /** The store revision now (a later touchedSince(revision) names whatever is written after). */
   revision(): Promise<number>;
+  /**
+   * The store revision now when this process can tell without waiting (SQLite: one read of the
+   * shared file; PostgreSQL: the last revision notice, while listening), else null: the per-request
+   * fast path then answers without a Promise.
+   */
+  knownRevision?(): number | null;
   /** One merchant's status and stamp, or null when unknown. */
   stampOf(abId: string): Promise<MerchantStamp | null>;
   count(): Promise<number>;
@@ -133,6 +139,7 @@ export function createPublishSource(db: Db): PublishSource {
     // One read transaction: the revision and the merchants touched up to it, from one snapshot.
     touchedSince: async (cursor) => touchedSince.deferred(cursor),
     revision: async () => revision.get() ?? 0,
+    knownRevision: () => revision.get() ?? 0,
     stampOf: async (abId) => {
       const row = one.get(abId);
       return row ? toStamp(row) : null;

@@ -38,14 +38,18 @@ export class RateLimitStoreBusyError extends Error {
   override name = "RateLimitStoreBusyError";
 }
 
-/** Redis when REDIS_URL is set, else the SQLite file every process on DATA_DIR shares. */
+/**
+ * Redis when REDIS_URL is set; else the store's own when it is shared by several machines
+ * (PostgreSQL: a budget is never counted per machine); else the SQLite file every process on
+ * DATA_DIR shares.
+ */
 export function createRateLimitStore(
   config: Pick<Config, "redisUrl" | "limitsDatabaseFile">,
   onError: (error: Error) => void,
+  sharedStore: RateLimitStore | null = null,
 ): RateLimitStore {
-  return config.redisUrl
-    ? createRedisRateLimitStore({ url: config.redisUrl, onError })
-    : createSqliteRateLimitStore(config.limitsDatabaseFile);
+  if (config.redisUrl) return createRedisRateLimitStore({ url: config.redisUrl, onError });
+  return sharedStore ?? createSqliteRateLimitStore(config.limitsDatabaseFile);
 }
 
 export function createSqliteRateLimitStore(file: string): RateLimitStore {

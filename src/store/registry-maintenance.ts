@@ -15,6 +15,34 @@ export interface RegistryCounts {
   nodes: number;
 }
 
+/**
+ * The same, as a port the seed and the operator commands take whichever engine serves the store
+ * (PostgreSQL: src/store/postgres/registry-maintenance.ts).
+ */
+export interface RegistryMaintenance {
+  isEmpty(): Promise<boolean>;
+  clear(): Promise<Record<string, number>>;
+  count(): Promise<RegistryCounts>;
+}
+
+export function createRegistryMaintenance(db: Db): RegistryMaintenance {
+  return {
+    isEmpty: async () => isRegistryEmpty(db),
+    clear: async () => clearRegistry(db),
+    count: async () => countRegistry(db),
+  };
+}
+
+/** The tables `countRegistry` counts, by the name it answers them under. */
+export const COUNTED_TABLES: Record<keyof RegistryCounts, string> = {
+  merchants: "merchants",
+  territorialProofs: "territorial_proofs",
+  products: "products",
+  signals: "signals",
+  clusters: "qa_clusters",
+  nodes: "qa_nodes",
+};
+
 export function isRegistryEmpty(db: Db): boolean {
   return db.$client.prepare("SELECT 1 FROM merchants LIMIT 1").get() === undefined;
 }
@@ -81,12 +109,7 @@ export function clearRegistry(db: Db): Record<string, number> {
 export function countRegistry(db: Db): RegistryCounts {
   const sqlite = db.$client;
   const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-  return {
-    merchants: count("merchants"),
-    territorialProofs: count("territorial_proofs"),
-    products: count("products"),
-    signals: count("signals"),
-    clusters: count("qa_clusters"),
-    nodes: count("qa_nodes"),
-  };
+  return Object.fromEntries(
+    Object.entries(COUNTED_TABLES).map(([name, table]) => [name, count(table)]),
+  ) as unknown as RegistryCounts;
 }

@@ -23,12 +23,14 @@ export function runJob(
     baseUrl: string;
     /** Gets the job's process as it starts (to stop it midway on what it wrote, not what it said). */
     onSpawn?: (child: ChildProcess) => void;
+    /** More of the job's environment (DATABASE_URL...). */
+    env?: Record<string, string>;
   },
 ): Promise<FinishedJob> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
-      env: { ...process.env, DATA_DIR: options.dataDir, BASE_URL: options.baseUrl, LOG_LEVEL: "warn" },
+      env: { ...process.env, DATA_DIR: options.dataDir, BASE_URL: options.baseUrl, LOG_LEVEL: "warn", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     options.onSpawn?.(child);

@@ -21,6 +21,7 @@ import { recordClaim } from "../../src/domain/merchant-space/claims.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { checkMatches, compareWithSource, copyPlan, quoteIdentifier } from "../../src/store/postgres/copy.ts";
+import { migrations } from "../../src/store/postgres/migrations/index.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
 import { registeredKey } from "../helpers/agents.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
@@ -365,11 +366,34 @@ describe("npm run db -- copy", () => {
 });
 
 describe("npm run db, when something is wrong", () => {
+  it("migrate applies DATABASE_URL's pending migrations once, then says there is nothing to apply", async () => {
+    const url = await postgres.createEmptyDatabase();
+    const migrate = () =>
+      runJob(jobArgv("jobs/db.ts", "migrate"), {
+        dataDir: server.dataDir,
+        baseUrl: TEST_BASE_URL,
+        env: { DATABASE_URL: url },
+      });
+    const first = await migrate();
+    expect({ code: first.code, stdout: first.stdout, stderr: first.stderr }).toEqual({
+      code: 0,
+      stdout: `applied ${migrations.map((migration) => migration.id).join(", ")}\n`,
+      stderr: "",
+    });
+    const again = await migrate();
+    expect({ code: again.code, stdout: again.stdout }).toEqual({
+      code: 0,
+      stdout: "nothing to apply: the database is up to date\n",
+    });
+  }, 60_000);
+
   it("usage errors: one line, exit 2, the URL's password never said back", async () => {
     const cases: [string[], string][] = [
-      [[], "no command: copy"],
-      [["move"], "unknown command move: copy"],
-      [["copy"], "copy needs --to postgres://user:password@host:port/database"],
+      [[], "no command: copy, migrate"],
+      [["move"], "unknown command move: copy, migrate"],
+      [["copy"], "copy needs --to postgres://user:password@host:port/database (or DATABASE_URL)"],
+      [["migrate"], "migrate needs DATABASE_URL=postgres://user:password@host:port/database"],
+      [["migrate", "--to", "postgres://h/db"], "migrate takes DATABASE_URL, not --to"],
       [["copy", "extra", "--to", "postgres://h/db"], "copy takes no argument, not extra"],
       [
         ["copy", "--to", "mysql://abeille:s3cret@127.0.0.1/abeille"],

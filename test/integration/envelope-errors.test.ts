@@ -54,6 +54,9 @@ describe("the envelope holds for failures outside any operation", () => {
     const { status, body } = await server.getJson("/api/health");
     expect(status).toBe(200);
     expect(body.data.status).toBe("ok");
+    // Each shared part: the embedded store, limits in DATA_DIR's file (no REDIS_URL, no DATABASE_URL).
+    expect(body.data.store).toEqual({ engine: "sqlite", revision_notices: null });
+    expect(body.data.limits).toEqual({ store: "file", state: "ok" });
   });
 });
 

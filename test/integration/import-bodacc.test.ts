@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { ESTABLISHMENT_COLUMNS } from "../../src/import/sirene/establishments.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { createMerchantRegistryView } from "../../src/store/merchant-registry-repository.ts";
 import { legalUnitsCsv, publicCompany } from "../helpers/sirene-stock.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -241,7 +241,7 @@ describe("npm run import -- bodacc", () => {
       (await job(["jobs/import.ts", "sirene", "--etablissements", sirene, "--unites-legales", units])).report,
     ).toMatchObject({ created: 3 });
     const db = openDatabase(path.join(server.dataDir, "abeille.db"));
-    const registry = createMerchantRegistryRepository(db);
+    const registry = createMerchantRegistryView(db);
     const [cleanId, insolventId, closingId] = [clean, insolvent, closing].map(
       (siren) => registry.abIdOfSiret(makeSiret(siren, "0001")) as string,
     ) as [string, string, string];

@@ -406,7 +406,7 @@ describe("pages for people and crawlers", () => {
       form({ csrf: session.csrfToken, section: "e-mail", email: "conformance@exemple.fr" }),
     );
     const reader = createApp(loadConfig());
-    const waiting = reader.leadEmailConfirmations.pendingOf(abId, new Date().toISOString());
+    const waiting = await reader.leadEmailConfirmations.pendingOf(abId, new Date().toISOString());
     const jeton = waiting ? reader.leadEmailTokens.issue(waiting.confirmationId) : "";
     reader.close();
     await expectAnswer("POST", link, 200, form({ jeton }, {}));

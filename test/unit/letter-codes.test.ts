@@ -24,20 +24,20 @@ import {
 } from "../../src/domain/merchant-space/letters.ts";
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
-import type { MerchantLifecycleDeps } from "../../src/domain/merchants/merchant-registry.ts";
+import type { MerchantDecisionDeps } from "../../src/domain/merchants/merchant-registry.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { renderLettersPdf } from "../../src/publish/pro/letters-pdf.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createLetterRepository } from "../../src/store/letter-repository.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { createMerchantRegistryView } from "../../src/store/merchant-registry-repository.ts";
 import { codesIn, pdfPagesText } from "../helpers/letters-pdf.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-letters-"));
 let db: Db;
 let clock = new Date("2026-11-20T09:00:00.000Z");
-const lifecycle = (): MerchantLifecycleDeps => ({
-  registry: createMerchantRegistryRepository(db),
+const lifecycle = (): MerchantDecisionDeps => ({
+  registry: createMerchantRegistryView(db),
   communes: createCommuneLookup(),
   now: () => clock,
 });

@@ -29,13 +29,13 @@ import {
 } from "../../src/domain/merchant-space/sign-in-links.ts";
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
-import type { MerchantLifecycleDeps } from "../../src/domain/merchants/merchant-registry.ts";
+import type { MerchantDecisionDeps } from "../../src/domain/merchants/merchant-registry.ts";
 import { makeSiret } from "../../src/domain/siret.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createLetterRepository } from "../../src/store/letter-repository.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { createMerchantRegistryView } from "../../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 import { createSignInLinkRepository } from "../../src/store/sign-in-link-repository.ts";
@@ -52,7 +52,7 @@ let abB: string;
 
 const COMPANY = "12345678";
 
-function add(lifecycle: MerchantLifecycleDeps, nic: string, name: string): string {
+function add(lifecycle: MerchantDecisionDeps, nic: string, name: string): string {
   return addMerchant(
     lifecycle,
     {
@@ -72,7 +72,7 @@ beforeEach(() => {
   dataDir = mkdtempSync(path.join(tmpdir(), "abeille-letter-sign-in-"));
   db = openDatabase(path.join(dataDir, "abeille.db"));
   const now = () => new Date(clock);
-  const lifecycle = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now };
+  const lifecycle = { registry: createMerchantRegistryView(db), communes: createCommuneLookup(), now };
   abA = add(lifecycle, "0001", "Boulangerie Martin");
   abB = add(lifecycle, "0002", "Boulangerie Martin Gare");
   space = { store: createMerchantSpaceRepository(db), now, csrfSecret: () => Buffer.alloc(32, 3) };
@@ -147,7 +147,7 @@ describe("a letter's code", () => {
   it("refuses a listing suspended since the letter was sent, and leaves the letter unspent", async () => {
     const code = await codeFor(abA);
     changeMerchantStatus(
-      { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => new Date(clock) },
+      { registry: createMerchantRegistryView(db), communes: createCommuneLookup(), now: () => new Date(clock) },
       abA,
       { status: "SUSPENDED", reason: "fraude signalée" },
       "operator:test",

@@ -32,7 +32,10 @@ import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createLeadEmailConfirmationRepository } from "../../src/store/lead-email-confirmation-repository.ts";
 import { createLeadRepository } from "../../src/store/lead-repository.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import {
+  createMerchantRegistryRepository,
+  createMerchantRegistryView,
+} from "../../src/store/merchant-registry-repository.ts";
 import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
@@ -55,6 +58,9 @@ const ACTOR = "merchant:claim-1";
 let clock: Date;
 let db: Db;
 let deps: LeadEmailDeps;
+/** The registry as decisions see it (each write its own transaction), for the operator's steps and the checks. */
+let view: ReturnType<typeof createMerchantRegistryView>;
+const decision = () => ({ ...deps, registry: view });
 let abId: string;
 let runs = 0;
 
@@ -72,12 +78,13 @@ beforeEach(() => {
     tokens: createLeadEmailTokens(() => secret),
     stillEntitled: async (requestedBy) => !revokedActors.has(requestedBy),
   };
-  abId = addMerchant(deps, declaration, "operator:test").abId;
+  view = createMerchantRegistryView(db);
+  abId = addMerchant(decision(), declaration, "operator:test").abId;
 });
 
 /** The SIRENE check an import records, so the merchant may become ACTIVE (an operator's move). */
 function activate(): void {
-  const current = deps.registry.find(abId);
+  const current = view.find(abId);
   if (!current) throw new Error("no merchant");
   const siretVerified: Signal = {
     key: "siret_verified",
@@ -90,7 +97,7 @@ function activate(): void {
     recordedAt: "2026-11-19T08:00:00.000Z",
     expiresAt: null,
   };
-  deps.registry.update({
+  view.update({
     abId,
     expectedRevision: current.revision,
     fields: {},
@@ -100,12 +107,12 @@ function activate(): void {
     event: { at: clock.toISOString(), actor: "import:test", action: "observed", changes: {}, reason: null },
     feed: "updated",
   });
-  changeMerchantStatus(deps, abId, { status: "ACTIVE", reason: null }, "operator:test");
+  changeMerchantStatus(decision(), abId, { status: "ACTIVE", reason: null }, "operator:test");
 }
 
-function issuesOf(work: () => unknown): [string, string, string][] {
+async function issuesOf(work: () => unknown): Promise<[string, string, string][]> {
   try {
-    work();
+    await work();
   } catch (error) {
     if (!isServiceError(error)) throw error;
     return (error.details.issues ?? [{ path: "", message: error.message }]).map((issue) => [
@@ -117,24 +124,12 @@ function issuesOf(work: () => unknown): [string, string, string][] {
   return [];
 }
 
-/** issuesOf for a function that answers a Promise. */
-async function refusalsOf(work: () => Promise<unknown>): Promise<[string, string, string][]> {
-  try {
-    await work();
-  } catch (error) {
-    return issuesOf(() => {
-      throw error;
-    });
-  }
-  return [];
-}
-
-const lastEvent = () => deps.registry.events(abId).at(-1);
+const lastEvent = () => view.events(abId).at(-1);
 
 describe("the merchant's declared fields", () => {
-  it("are written through the operator's door with the merchant as the actor, and move the change feed", () => {
-    const before = deps.registry.find(abId)?.revision ?? 0;
-    const result = editListing(
+  it("are written through the operator's door with the merchant as the actor, and move the change feed", async () => {
+    const before = view.find(abId)?.revision ?? 0;
+    const result = await editListing(
       deps,
       { abId, actor: ACTOR },
       {
@@ -153,7 +148,7 @@ describe("the merchant's declared fields", () => {
       },
     );
     expect(result).toEqual({ abId, changed: ["phone", "hours", "products"], revision: before + 1 });
-    const stored = deps.registry.find(abId);
+    const stored = view.find(abId);
     expect([stored?.merchant.phone, stored?.merchant.hours]).toEqual([
       "+33 4 78 00 00 00",
       { lundi: "07:00-19:30", dimanche: "fermé" },
@@ -162,20 +157,20 @@ describe("the merchant's declared fields", () => {
     expect([lastEvent()?.actor, lastEvent()?.action]).toEqual([ACTOR, "updated"]);
   });
 
-  it("takes a description the merchant writes as its own words, not a text waiting for review", () => {
-    editListing(deps, { abId, actor: ACTOR }, { description: "Pain au levain cuit au feu de bois depuis 2015." });
-    expect(deps.registry.find(abId)?.merchant.descriptionLlmUnreviewed).toBe(false);
+  it("takes a description the merchant writes as its own words, not a text waiting for review", async () => {
+    await editListing(deps, { abId, actor: ACTOR }, { description: "Pain au levain cuit au feu de bois depuis 2015." });
+    expect(view.find(abId)?.merchant.descriptionLlmUnreviewed).toBe(false);
     // The operator's door keeps its rule: a description it sets waits for a review.
-    updateMerchant(deps, abId, { description: "Pain au levain." }, "operator:test");
-    expect(deps.registry.find(abId)?.merchant.descriptionLlmUnreviewed).toBe(true);
-    editListing(deps, { abId, actor: ACTOR }, { description: "Pain au levain, depuis 2015." });
-    expect(deps.registry.find(abId)?.merchant.descriptionLlmUnreviewed).toBe(false);
+    updateMerchant(decision(), abId, { description: "Pain au levain." }, "operator:test");
+    expect(view.find(abId)?.merchant.descriptionLlmUnreviewed).toBe(true);
+    await editListing(deps, { abId, actor: ACTOR }, { description: "Pain au levain, depuis 2015." });
+    expect(view.find(abId)?.merchant.descriptionLlmUnreviewed).toBe(false);
   });
 
-  it("refuses what only official sources prove, and the lead email, writing nothing", () => {
-    const before = deps.registry.find(abId);
+  it("refuses what only official sources prove, and the lead email, writing nothing", async () => {
+    const before = view.find(abId);
     expect(
-      issuesOf(() =>
+      await issuesOf(() =>
         editListing(
           deps,
           { abId, actor: ACTOR },
@@ -216,7 +211,7 @@ describe("the merchant's declared fields", () => {
         "is not a field the merchant declares (phone, website, hours, description, brand_voice, languages, zones, delivery, products); nothing was changed",
       ],
     ]);
-    const after = deps.registry.find(abId);
+    const after = view.find(abId);
     expect(after?.revision).toBe(before?.revision);
     expect([after?.merchant.phone, after?.merchant.legalName, after?.merchant.email]).toEqual([
       null,
@@ -227,15 +222,15 @@ describe("the merchant's declared fields", () => {
 });
 
 describe("pause and resume", () => {
-  it("lets the merchant pause an active listing and resume it, as itself", () => {
+  it("lets the merchant pause an active listing and resume it, as itself", async () => {
     activate();
-    expect(setListingPaused(deps, { abId, actor: ACTOR }, true)).toMatchObject({ from: "ACTIVE", to: "PAUSED" });
+    expect(await setListingPaused(deps, { abId, actor: ACTOR }, true)).toMatchObject({ from: "ACTIVE", to: "PAUSED" });
     expect([lastEvent()?.actor, lastEvent()?.reason]).toEqual([ACTOR, "paused by the merchant"]);
-    expect(setListingPaused(deps, { abId, actor: ACTOR }, false)).toMatchObject({ from: "PAUSED", to: "ACTIVE" });
+    expect(await setListingPaused(deps, { abId, actor: ACTOR }, false)).toMatchObject({ from: "PAUSED", to: "ACTIVE" });
   });
 
-  it("leaves probation, suspension and archiving to the operator", () => {
-    expect(issuesOf(() => setListingPaused(deps, { abId, actor: ACTOR }, true))).toEqual([
+  it("leaves probation, suspension and archiving to the operator", async () => {
+    expect(await issuesOf(() => setListingPaused(deps, { abId, actor: ACTOR }, true))).toEqual([
       [
         "CONFLICT",
         "",
@@ -286,13 +281,13 @@ describe("the lead email", () => {
   };
 
   it("is used only once the link sent to it is opened, then by the merchant who asked", async () => {
-    expect(requestLeadEmail(deps, { abId, actor: ACTOR }, "demandes@boulangerie-martin.fr")).toEqual({
+    expect(await requestLeadEmail(deps, { abId, actor: ACTOR }, "demandes@boulangerie-martin.fr")).toEqual({
       outcome: "link_sent",
       email: "demandes@boulangerie-martin.fr",
       expiresAt: "2026-11-22T09:00:00.000Z",
     });
     // Until the link is opened, leads keep going where they went.
-    expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
     const { to, token, text } = await linkInEmail();
     expect(to).toBe("demandes@boulangerie-martin.fr");
     expect(text).toContain("Boulangerie Martin");
@@ -306,46 +301,46 @@ describe("the lead email", () => {
       email: "demandes@boulangerie-martin.fr",
       changed: true,
     });
-    expect(deps.registry.find(abId)?.merchant.email).toBe("demandes@boulangerie-martin.fr");
+    expect(view.find(abId)?.merchant.email).toBe("demandes@boulangerie-martin.fr");
     expect([lastEvent()?.actor, lastEvent()?.changes]).toEqual([
       ACTOR,
       { email: { from: "ancien@boulangerie-martin.fr", to: "demandes@boulangerie-martin.fr" } },
     ]);
-    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
+    expect(await issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
       ["CONFLICT", "", "This confirmation link was already used"],
     ]);
   });
 
   it("refuses an expired link, one replaced by a later request, another listing's and a made-up one", async () => {
-    requestLeadEmail(deps, { abId, actor: ACTOR }, "premier@boulangerie-martin.fr");
+    await requestLeadEmail(deps, { abId, actor: ACTOR }, "premier@boulangerie-martin.fr");
     const first = (await linkInEmail()).token;
-    requestLeadEmail(deps, { abId, actor: ACTOR }, "second@boulangerie-martin.fr");
+    await requestLeadEmail(deps, { abId, actor: ACTOR }, "second@boulangerie-martin.fr");
     const second = (await linkInEmail()).token;
-    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, first))).toEqual([
+    expect(await issuesOf(() => confirmLeadEmail(deps, abId, first))).toEqual([
       ["CONFLICT", "", "This confirmation link was replaced by a later request; use the latest email"],
     ]);
     const invalid = "This confirmation link is not valid; ask for a new one from the merchant space";
-    expect(await refusalsOf(() => confirmLeadEmail(deps, "ab_zzzzzzzz", second))).toEqual([["NOT_FOUND", "", invalid]]);
-    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, "A".repeat(43)))).toEqual([["NOT_FOUND", "", invalid]]);
+    expect(await issuesOf(() => confirmLeadEmail(deps, "ab_zzzzzzzz", second))).toEqual([["NOT_FOUND", "", invalid]]);
+    expect(await issuesOf(() => confirmLeadEmail(deps, abId, "A".repeat(43)))).toEqual([["NOT_FOUND", "", invalid]]);
     clock = new Date(clock.getTime() + LEAD_EMAIL_LINK_HOURS * 3_600_000);
-    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, second))).toEqual([
+    expect(await issuesOf(() => confirmLeadEmail(deps, abId, second))).toEqual([
       ["CONFLICT", "", "This confirmation link has expired; ask for a new one from the merchant space"],
     ]);
-    expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
   });
 
   it("changes nothing when the claim that asked was revoked since", async () => {
-    requestLeadEmail(deps, { abId, actor: "merchant:claim-revoked" }, "revoque@exemple.fr");
+    await requestLeadEmail(deps, { abId, actor: "merchant:claim-revoked" }, "revoque@exemple.fr");
     const { token } = await linkInEmail();
     revokedActors.add("merchant:claim-revoked");
-    expect(await refusalsOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
+    expect(await issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
       ["CONFLICT", "", "This confirmation link was asked for through a claim revoked since"],
     ]);
-    expect(deps.registry.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
   });
 
   it("is forgotten 30 days after its link expired (the retention job)", async () => {
-    requestLeadEmail(deps, { abId, actor: ACTOR }, "oubli@boulangerie-martin.fr");
+    await requestLeadEmail(deps, { abId, actor: ACTOR }, "oubli@boulangerie-martin.fr");
     const retention = createRetentionRepository(db);
     const run = async (at: Date) =>
       (await anonymizeExpired({ retention, now: () => at, retentionMonths: 24 })).leadEmailLinks;
@@ -355,8 +350,8 @@ describe("the lead email", () => {
     expect(db.$client.prepare("SELECT count(*) FROM lead_email_confirmations").pluck().get()).toBe(0);
   });
 
-  it("refuses an address that is not one, with the field named", () => {
-    expect(issuesOf(() => requestLeadEmail(deps, { abId, actor: ACTOR }, "pas une adresse"))).toEqual([
+  it("refuses an address that is not one, with the field named", async () => {
+    expect(await issuesOf(() => requestLeadEmail(deps, { abId, actor: ACTOR }, "pas une adresse"))).toEqual([
       ["VALIDATION_ERROR", "email", "must be an email address"],
     ]);
     expect(db.$client.prepare("SELECT count(*) FROM lead_email_confirmations").pluck().get()).toBe(0);
@@ -366,7 +361,7 @@ describe("the lead email", () => {
 describe("Q&A answers", () => {
   function withQa(): string {
     recordPlatformObservation(
-      deps,
+      decision(),
       {
         siret: SIRET,
         observed_at: "2026-11-19T08:00:00Z",
@@ -390,15 +385,15 @@ describe("Q&A answers", () => {
       },
       "import:test",
     );
-    const node = deps.registry.find(abId)?.clusters[0]?.nodes[0];
+    const node = view.find(abId)?.clusters[0]?.nodes[0];
     if (!node) throw new Error("no Q&A");
     return node.nodeId;
   }
 
-  it("are verified as they are: human-verified now, not edited", () => {
+  it("are verified as they are: human-verified now, not edited", async () => {
     const nodeId = withQa();
-    reviewQaAnswer(deps, abId, { nodeId }, ACTOR);
-    const node = deps.registry.find(abId)?.clusters[0]?.nodes[0];
+    reviewQaAnswer(decision(), abId, { nodeId }, ACTOR);
+    const node = view.find(abId)?.clusters[0]?.nodes[0];
     expect([node?.answer, node?.editedByMerchant, node?.humanVerifiedAt, node?.verificationLevel]).toEqual([
       "Oui, le dimanche matin.",
       false,
@@ -408,10 +403,10 @@ describe("Q&A answers", () => {
     expect([lastEvent()?.actor, lastEvent()?.action]).toEqual([ACTOR, "qa_reviewed"]);
   });
 
-  it("are corrected: edited by the merchant, a new answer and its short form, the old claim sentence dropped", () => {
+  it("are corrected: edited by the merchant, a new answer and its short form, the old claim sentence dropped", async () => {
     const nodeId = withQa();
-    reviewQaAnswer(deps, abId, { nodeId, answer: "Non. Nous sommes fermés le dimanche." }, ACTOR);
-    const node = deps.registry.find(abId)?.clusters[0]?.nodes[0];
+    reviewQaAnswer(decision(), abId, { nodeId, answer: "Non. Nous sommes fermés le dimanche." }, ACTOR);
+    const node = view.find(abId)?.clusters[0]?.nodes[0];
     expect(node).toMatchObject({
       nodeId,
       answer: "Non. Nous sommes fermés le dimanche.",
@@ -425,19 +420,19 @@ describe("Q&A answers", () => {
       [`qa.${nodeId}.human_verified_at`]: { from: null, to: "2026-11-20T09:00:00.000Z" },
       [`qa.${nodeId}.answer`]: { from: "Oui, le dimanche matin.", to: "Non. Nous sommes fermés le dimanche." },
     });
-    expect(issuesOf(() => reviewQaAnswer(deps, abId, { nodeId: "other", answer: "x" }, ACTOR))).toEqual([
+    expect(await issuesOf(() => reviewQaAnswer(decision(), abId, { nodeId: "other", answer: "x" }, ACTOR))).toEqual([
       ["NOT_FOUND", "", `Merchant ${abId} has no Q&A answer other`],
     ]);
-    expect(issuesOf(() => reviewQaAnswer(deps, abId, { nodeId, answer: "  " }, ACTOR))).toEqual([
+    expect(await issuesOf(() => reviewQaAnswer(decision(), abId, { nodeId, answer: "  " }, ACTOR))).toEqual([
       ["VALIDATION_ERROR", "", "must not be empty"],
     ]);
   });
 });
 
 describe("what would raise the score", () => {
-  it("lists the signals that do not count yet, who proves each, and the part of the space that feeds it", () => {
+  it("lists the signals that do not count yet, who proves each, and the part of the space that feeds it", async () => {
     activate();
-    const current = deps.registry.find(abId);
+    const current = view.find(abId);
     if (!current) throw new Error("no merchant");
     const advice = scoreAdvice(current.merchant, current.signals, clock);
     expect([advice.total, advice.level]).toEqual([advice.breakdown.trust, "verified"]);

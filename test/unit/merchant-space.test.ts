@@ -30,13 +30,13 @@ import {
 import type { SpacePerson } from "../../src/domain/merchant-space/space-store.ts";
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
-import type { MerchantLifecycleDeps } from "../../src/domain/merchants/merchant-registry.ts";
+import type { MerchantDecisionDeps } from "../../src/domain/merchants/merchant-registry.ts";
 import { anonymizeExpired } from "../../src/domain/privacy/anonymize-expired.ts";
 import { makeSiret } from "../../src/domain/siret.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { createMerchantRegistryView } from "../../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 
@@ -45,7 +45,7 @@ let clock = START;
 let dataDir: string;
 let db: Db;
 let deps: SpaceDeps;
-let lifecycle: MerchantLifecycleDeps;
+let lifecycle: MerchantDecisionDeps;
 
 const COMPANY = "12345678";
 const OTHER_COMPANY = "87654321";
@@ -89,7 +89,7 @@ beforeEach(() => {
   const now = () => new Date(clock);
   const secret = Buffer.alloc(32, 7);
   deps = { store: createMerchantSpaceRepository(db), now, csrfSecret: () => secret };
-  lifecycle = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now };
+  lifecycle = { registry: createMerchantRegistryView(db), communes: createCommuneLookup(), now };
   abA = add(siretA, "Boulangerie Martin");
   abB = add(siretB, "Boulangerie Martin Croix-Rousse");
   abOther = add(siretOther, "Fromagerie Dubois");
@@ -217,7 +217,9 @@ describe("claims", () => {
     const claim = await createClaim(deps, session, abA);
     clock += 60_000;
     await revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "demande du gérant" });
-    const events = lifecycle.registry.events(abA).filter((event) => event.action.startsWith("claim"));
+    const events = createMerchantRegistryView(db)
+      .events(abA)
+      .filter((event) => event.action.startsWith("claim"));
     expect(events.map(({ actor, action, changes, reason }) => ({ actor, action, changes, reason }))).toEqual([
       {
         actor: `merchant:${claim.claimId}`,

@@ -11,12 +11,15 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
 import { importObservations } from "../../src/domain/merchants/import-observations.ts";
-import type { MerchantLifecycleDeps } from "../../src/domain/merchants/merchant-registry.ts";
+import type { MerchantDecisionDeps } from "../../src/domain/merchants/merchant-registry.ts";
 import { recordPlatformObservation } from "../../src/domain/merchants/record-platform-observation.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import {
+  createMerchantRegistryRepository,
+  createMerchantRegistryView,
+} from "../../src/store/merchant-registry-repository.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-observations-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,12 +85,12 @@ const observation = {
 };
 
 let db: Db;
-let deps: MerchantLifecycleDeps;
+let deps: MerchantDecisionDeps & { registry: ReturnType<typeof createMerchantRegistryView> };
 let abId: string;
 let runs = 0;
 beforeEach(() => {
   db = openDatabase(path.join(dir, `abeille-${runs++}.db`));
-  deps = { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => NOW };
+  deps = { registry: createMerchantRegistryView(db), communes: createCommuneLookup(), now: () => NOW };
   abId = addMerchant(deps, declaration, "operator:test").abId;
 });
 
@@ -242,7 +245,7 @@ describe("the observations import", () => {
     const changed: string[] = [];
     const run = () =>
       importObservations(
-        { ...deps, checkpoints },
+        { ...deps, registry: createMerchantRegistryRepository(db), checkpoints },
         (async function* () {
           yield* lines;
         })(),

@@ -157,6 +157,47 @@ describe("the published-file fast path", () => {
     expect(fastPath.stats()).toEqual({ served: 5, notModified: 0, passed: 1 });
   });
 
+  it("answers without a Promise when the store revision is known at once and the stamp is kept", async () => {
+    const bakeryJsonLd = publish("jsonld", bakery, '{"name":"Boulangerie"}');
+    await writeServeIndex([bakery]);
+    const source = createPublishSource(db);
+    let known: number | null = null;
+    const knowing: FastPathStore = { ...store, knownRevision: () => known };
+    const fastPath = createPublishedFastPath({ publishDir, store: knowing, publishKey: PUBLISH_KEY });
+    const request = {
+      method: "GET",
+      url: `/api/merchants/${bakery}/jsonld`,
+      headers: {},
+    } as unknown as IncomingMessage;
+    const bodies: (Buffer | undefined)[] = [];
+    const response = {
+      headersSent: false,
+      writeHead() {},
+      end(body?: Buffer) {
+        bodies.push(body);
+      },
+    } as unknown as ServerResponse;
+    // Not known (a PostgreSQL instance not listening): the revision is read, a Promise answers.
+    const first = fastPath.handle(request, response);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe(true);
+    // Known and the stamp kept: the answer is written before handle returns, with no store read.
+    known = await source.revision();
+    const before = { ...calls };
+    expect(fastPath.handle(request, response)).toBe(true);
+    expect(calls).toEqual(before);
+    expect(bodies.map((body) => body?.equals(bakeryJsonLd))).toEqual([true, true]);
+    // A write moves the known revision: the touches are read (a Promise again) and the file passes.
+    otherConnection(
+      `UPDATE merchants SET phone = '+33 4 00 00 00 03', updated_at = '2026-11-26T12:00:00.000Z' WHERE ab_id = '${bakery}'`,
+    );
+    known = await source.revision();
+    const moved = fastPath.handle(request, response);
+    expect(moved).toBeInstanceOf(Promise);
+    expect(await moved).toBe(false);
+    expect(calls.touchedSince).toBe(before.touchedSince + 1);
+  });
+
   it("does not keep a stamp read while another request followed a write to that merchant", async () => {
     publish("jsonld", plumber, '{"name":"Plombier"}');
     publish("jsonld", bakery, '{"name":"Boulangerie"}');

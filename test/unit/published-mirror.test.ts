@@ -13,6 +13,7 @@ import path from "node:path";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
+import { decideInRegistry } from "../../src/domain/merchants/merchant-registry.ts";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
 import { type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
@@ -153,7 +154,9 @@ describe("published documents in the database, mirrored by every instance", () =
       communes: createCommuneLookup(),
       now: () => NOW,
     };
-    changeMerchantStatus(lifecycle, withdrawnId, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test");
+    await decideInRegistry(lifecycle, { abIds: [withdrawnId] }, (decision) =>
+      changeMerchantStatus(decision, withdrawnId, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test"),
+    );
     const second = await one.refresh(new Date(NOW.getTime() + 60_000));
     expect(second.withdrawn).toBe(1);
     await until(() => two.mirror.revision() === 2, "the notice of the withdrawal");

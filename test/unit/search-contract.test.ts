@@ -1,6 +1,10 @@
+import path from "node:path";
 import { afterAll } from "vitest";
-import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
+import { createEmbeddedSearchIndex, createLocalSearchIndex } from "../../src/search/embedded/index.ts";
+import { OWN_SEARCH_INDEX_FILE } from "../../src/search/engine.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
+import { createSearchSource } from "../../src/search/source.ts";
+import { openConnection } from "../../src/store/connection.ts";
 import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
 import { describeSearchIndexContract } from "../helpers/search-index-contract.ts";
 
@@ -10,6 +14,16 @@ describeSearchIndexContract("embedded (SQLite FTS5 + R*Tree)", (db) =>
   createEmbeddedSearchIndex(db, { now: () => NOW }),
 );
 
+// The layout of an instance's own file (a store elsewhere, PostgreSQL on a deployment): read here
+// from the SQLite store through the same asynchronous SearchSource.
+describeSearchIndexContract("embedded in a file of its own (DATA_DIR/search-index.db)", (db) =>
+  createLocalSearchIndex(
+    openConnection(path.join(path.dirname(db.$client.name), OWN_SEARCH_INDEX_FILE), { storeMigrations: false }),
+    createSearchSource(db),
+    { now: () => NOW },
+  ),
+);
+
 let meilisearch: TestMeilisearch | undefined;
 afterAll(async () => {
   await meilisearch?.close();
@@ -17,5 +31,9 @@ afterAll(async () => {
 
 describeSearchIndexContract("Meilisearch 1.21 (community binary on loopback)", async (db) => {
   meilisearch = await startTestMeilisearch();
-  return createMeilisearchSearchIndex(db, { url: meilisearch.url, indexUid: "contract", now: () => NOW });
+  return createMeilisearchSearchIndex(createSearchSource(db), {
+    url: meilisearch.url,
+    indexUid: "contract",
+    now: () => NOW,
+  });
 });

@@ -16,7 +16,7 @@ import {
   embeddedFollowedEngine,
 } from "../../src/search/embedded/follow.ts";
 import { createEmbeddedSearchIndex, type EmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
-import { createSearchEngine, type SearchEngine } from "../../src/search/engine.ts";
+import { createSearchEngine, type SearchEngine, sqliteSearchPorts } from "../../src/search/engine.ts";
 import { createSearchFollower } from "../../src/search/follower.ts";
 import type { SearchQuery } from "../../src/search/search-index.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
@@ -45,8 +45,13 @@ beforeEach(() => {
   db = openDatabase(file);
   other = openDatabase(file);
   insertFixtureMerchants(db, fixtureMerchants);
-  engine = createSearchEngine(db, { meilisearch: null, searchFallback: "embedded", searchEmbedder: null }, { now });
-  engine.embedded.rebuild();
+  engine = createSearchEngine(
+    sqliteSearchPorts(db, { now }),
+    { meilisearch: null, searchFallback: "embedded", searchEmbedder: null },
+    { now },
+  );
+  const embedded: EmbeddedSearchIndex = engine.embedded;
+  embedded.rebuild();
 });
 
 afterEach(() => {

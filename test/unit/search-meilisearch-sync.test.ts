@@ -9,6 +9,7 @@ import { createSearchFollower } from "../../src/search/follower.ts";
 import { createMeilisearchSearchIndex, type MeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
 import { createResilientSearchIndex } from "../../src/search/resilient-index.ts";
 import type { SearchQuery } from "../../src/search/search-index.ts";
+import { createSearchSource } from "../../src/search/source.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createSearchFeed } from "../../src/store/search-feed.ts";
 import { storeRevisionReader } from "../../src/store/store-revision.ts";
@@ -39,7 +40,7 @@ beforeAll(async () => {
   db = openDatabase(path.join(dataDir, "abeille.db"));
   insertFixtureMerchants(db, fixtureMerchants);
   meili = await startTestMeilisearch();
-  index = createMeilisearchSearchIndex(db, { url: meili.url, indexUid: "sync", now: () => NOW });
+  index = createMeilisearchSearchIndex(createSearchSource(db), { url: meili.url, indexUid: "sync", now: () => NOW });
 });
 
 afterAll(async () => {
@@ -100,7 +101,11 @@ describe("the Meilisearch follower", () => {
   it("builds again in full when Meilisearch lost its data", async () => {
     const fresh = await startTestMeilisearch();
     try {
-      const other = createMeilisearchSearchIndex(db, { url: fresh.url, indexUid: "sync", now: () => NOW });
+      const other = createMeilisearchSearchIndex(createSearchSource(db), {
+        url: fresh.url,
+        indexUid: "sync",
+        now: () => NOW,
+      });
       expect(await other.readCursor()).toBeNull();
       const status = await createSearchFollower({ engine: counted(other), feed: createSearchFeed(db) }).syncOnce();
       expect(status.state).toBe("ready");
@@ -181,7 +186,7 @@ describe("search when Meilisearch fails", () => {
 
   it("refuses with SEARCH_UNAVAILABLE and a Retry-After when there is no fallback", async () => {
     const resilient = createResilientSearchIndex({
-      primary: createMeilisearchSearchIndex(db, { url: "http://127.0.0.1:9", indexUid: "sync" }),
+      primary: createMeilisearchSearchIndex(createSearchSource(db), { url: "http://127.0.0.1:9", indexUid: "sync" }),
       fallback: null,
       timeoutMs: 2_000,
       retryAfterMs: 3_000,
@@ -206,7 +211,11 @@ describe("search when Meilisearch fails", () => {
 
     it("is given up after the timeout, and the fallback answers", async () => {
       const resilient = createResilientSearchIndex({
-        primary: createMeilisearchSearchIndex(db, { url, indexUid: "sync", searchTimeoutMs: 10_000 }),
+        primary: createMeilisearchSearchIndex(createSearchSource(db), {
+          url,
+          indexUid: "sync",
+          searchTimeoutMs: 10_000,
+        }),
         fallback: embedded(),
         timeoutMs: 150,
       });

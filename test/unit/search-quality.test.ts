@@ -13,6 +13,7 @@ import { tradeForNaf, trades } from "../../src/domain/sectors.ts";
 import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
 import type { SearchIndex, SearchQuery } from "../../src/search/search-index.ts";
+import { createSearchSource } from "../../src/search/source.ts";
 import { type DemoRoster, seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
@@ -65,7 +66,11 @@ beforeAll(async () => {
   const embedded = createEmbeddedSearchIndex(db, { now: () => NOW });
   embedded.rebuild();
   meili = await startTestMeilisearch();
-  const meilisearch = createMeilisearchSearchIndex(db, { url: meili.url, indexUid: "quality", now: () => NOW });
+  const meilisearch = createMeilisearchSearchIndex(createSearchSource(db), {
+    url: meili.url,
+    indexUid: "quality",
+    now: () => NOW,
+  });
   await meilisearch.rebuild();
   engines.push(["embedded", embedded], ["meilisearch", meilisearch]);
 }, 180_000);

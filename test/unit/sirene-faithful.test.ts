@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assessMerchant } from "../../src/domain/assess-merchant.ts";
 import { formatAddress } from "../../src/domain/format.ts";
 import { applyOfficialEstablishment } from "../../src/domain/merchants/apply-official-establishment.ts";
-import type { MerchantModification, MerchantRegistryStore } from "../../src/domain/merchants/merchant-registry.ts";
+import type { MerchantModification, MerchantRegistryView } from "../../src/domain/merchants/merchant-registry.ts";
 import type { OfficialEstablishment, OfficialLegalUnit } from "../../src/domain/merchants/official-establishment.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { csvRows } from "../../src/import/csv.ts";
@@ -27,7 +27,7 @@ import {
 import { ESTABLISHMENT_HEADER } from "../../src/import/sirene/layout.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { createMerchantRegistryView } from "../../src/store/merchant-registry-repository.ts";
 import { legalUnitsCsv } from "../helpers/sirene-stock.ts";
 
 /** StockEtablissement's 2019 layout (48 columns): today's without the address id, Lambert coordinates, last number and NAF 2025 columns. */
@@ -158,7 +158,7 @@ describe("an establishment row, read as INSEE writes it", () => {
 const NOW = new Date("2026-11-26T10:00:00.000Z");
 let dir: string;
 let db: Db;
-let registry: MerchantRegistryStore;
+let registry: MerchantRegistryView;
 const communes = createCommuneLookup();
 const apply = (establishment: OfficialEstablishment, at: Date = NOW) =>
   applyOfficialEstablishment({ registry, communes, now: () => at }, establishment, "import:sirene");
@@ -185,7 +185,7 @@ function rewrite(
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "abeille-faithful-"));
   db = openDatabase(path.join(dir, "abeille.db"));
-  registry = createMerchantRegistryRepository(db);
+  registry = createMerchantRegistryView(db);
 });
 afterEach(() => {
   db.$client.close();

@@ -5,6 +5,7 @@
  * written with its outbox row.
  */
 import { describe, expect, it } from "vitest";
+import type { MerchantRegistryView } from "../../src/domain/merchants/merchant-registry.ts";
 import { createLeadEmailConfirmationRepository } from "../../src/store/lead-email-confirmation-repository.ts";
 import {
   createPostgresLeadEmailConfirmationRepository,
@@ -21,7 +22,7 @@ function portsOf(store: OpenedStore) {
   if (store.sqlite) {
     return {
       links: asynchronous(createSignInLinkRepository(store.sqlite)),
-      confirmations: asynchronous(createLeadEmailConfirmationRepository(store.sqlite)),
+      confirmations: createLeadEmailConfirmationRepository(store.sqlite),
     };
   }
   if (!store.postgres) throw new Error("no store");
@@ -95,13 +96,39 @@ for (const engine of storeEngines()) {
       expect((await confirmations.pendingOf(AB_ID, at(6)))?.confirmationId).toBe("r-2");
       expect((await confirmations.findByTokenHash("hash-r-2"))?.email).toBe("r-2@exemple.fr");
       expect((await confirmations.findForDelivery("r-2"))?.businessName).toBe("Boulangerie Test");
-      expect(await confirmations.markConfirmed("r-1", at(7))).toBe(false);
+      // Confirming writes the merchant's email through the registry in the same transaction.
+      const setEmail = (email: string) => (registry: MerchantRegistryView) => {
+        const current = registry.find(AB_ID);
+        if (!current) throw new Error("no merchant");
+        return registry.update({
+          abId: AB_ID,
+          expectedRevision: current.revision,
+          fields: { email },
+          products: null,
+          territorialProof: undefined,
+          event: { at: at(7), actor: "merchant:c-1", action: "updated", changes: {}, reason: null },
+          feed: "updated",
+        });
+      };
+      expect(await confirmations.confirm("r-1", at(7), setEmail("r-1@exemple.fr"))).toEqual({ confirmed: false });
+      // A decision that throws spends nothing: the link still waits.
+      await expect(
+        confirmations.confirm("r-2", at(7), () => {
+          throw new Error("refused");
+        }),
+      ).rejects.toThrow("refused");
+      expect((await confirmations.pendingOf(AB_ID, at(7)))?.confirmationId).toBe("r-2");
       const twice = await Promise.all([
-        confirmations.markConfirmed("r-2", at(7)),
-        confirmations.markConfirmed("r-2", at(7)),
+        confirmations.confirm("r-2", at(7), setEmail("r-2@exemple.fr")),
+        confirmations.confirm("r-2", at(7), setEmail("r-2@exemple.fr")),
       ]);
-      expect(twice.sort()).toEqual([false, true]);
+      expect(twice.map((outcome) => outcome.confirmed).sort()).toEqual([false, true]);
+      expect(twice.find((outcome) => outcome.confirmed)).toEqual({ confirmed: true, result: true });
       expect(await confirmations.pendingOf(AB_ID, at(8))).toBeNull();
+      expect(await store.rows("SELECT email, revision FROM merchants")).toEqual([
+        { email: "r-2@exemple.fr", revision: 2 },
+      ]);
+      expect(await store.rows("SELECT actor FROM merchant_events")).toEqual([{ actor: "merchant:c-1" }]);
       expect(
         await store.rows("SELECT message_id FROM outbox WHERE kind = 'lead_email_confirmation' ORDER BY message_id"),
       ).toEqual([{ message_id: "o-1" }, { message_id: "o-2" }]);

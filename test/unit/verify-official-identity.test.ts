@@ -22,7 +22,10 @@ import { isServiceError } from "../../src/errors/service-error.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { merchantsDueForIdentityCheck } from "../../src/store/identity-check-queue.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import {
+  createMerchantRegistryRepository,
+  createMerchantRegistryView,
+} from "../../src/store/merchant-registry-repository.ts";
 
 const NOW = new Date("2026-11-24T10:00:00.000Z");
 const NOW_ISO = NOW.toISOString();
@@ -32,13 +35,15 @@ const API = "https://recherche-entreprises.api.gouv.fr";
 
 let dir: string;
 let db: Db;
-let registry: MerchantRegistryStore;
+let registry: ReturnType<typeof createMerchantRegistryView>;
+let store: MerchantRegistryStore;
 const communes = createCommuneLookup();
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "abeille-verify-"));
   db = openDatabase(path.join(dir, "abeille.db"));
-  registry = createMerchantRegistryRepository(db);
+  registry = createMerchantRegistryView(db);
+  store = createMerchantRegistryRepository(db);
 });
 afterEach(() => {
   db.$client.close();
@@ -110,7 +115,7 @@ describe("verifyOfficialIdentity", () => {
   it("renews siret_verified from the API when the establishment is found and active", async () => {
     const { abId, siret } = importedMerchant();
     const { lookup } = answering((asked) => establishment(asked));
-    const outcome = await verifyOfficialIdentity({ registry, now: () => NOW, lookup }, abId, ACTOR);
+    const outcome = await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup }, abId, ACTOR);
     expect(outcome).toEqual({ kind: "verified", abId, url: `${API}/search?q=${siret}` });
     expect(identityOf(abId)).toEqual({
       key: "siret_verified",
@@ -142,7 +147,7 @@ describe("verifyOfficialIdentity", () => {
   it("archives the merchant of a closed establishment, with the reason, and records the failed check", async () => {
     const { abId, siret } = importedMerchant();
     const { lookup } = answering((asked) => establishment(asked, { active: false, closedOn: "2026-09-30" }));
-    const outcome = await verifyOfficialIdentity({ registry, now: () => NOW, lookup }, abId, ACTOR);
+    const outcome = await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup }, abId, ACTOR);
     expect(outcome).toEqual({ kind: "closed", abId, url: `${API}/search?q=${siret}`, archived: true });
     expect(registry.find(abId)?.merchant.status).toBe("ARCHIVED");
     expect(identityOf(abId)).toMatchObject({
@@ -166,7 +171,7 @@ describe("verifyOfficialIdentity", () => {
   it("marks the check failed when the register does not know the SIRET, and leaves the status to the operator", async () => {
     const { abId, siret } = importedMerchant();
     const { lookup } = answering(() => null);
-    const outcome = await verifyOfficialIdentity({ registry, now: () => NOW, lookup }, abId, ACTOR);
+    const outcome = await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup }, abId, ACTOR);
     expect(outcome).toEqual({ kind: "not_found", abId, url: `${API}/search?q=${siret}` });
     expect(registry.find(abId)?.merchant.status).toBe("PROBATION");
     expect(identityOf(abId)).toMatchObject({ status: "failed", value: false, sourceUrl: `${API}/search?q=${siret}` });
@@ -180,7 +185,7 @@ describe("verifyOfficialIdentity", () => {
   it("archives a merchant whose establishment is no longer public, as the SIRENE import does, signal untouched", async () => {
     const { abId } = importedMerchant();
     const { lookup } = answering((asked) => establishment(asked, { public: false, address: null }));
-    const outcome = await verifyOfficialIdentity({ registry, now: () => NOW, lookup }, abId, ACTOR);
+    const outcome = await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup }, abId, ACTOR);
     expect(outcome).toMatchObject({ kind: "not_public", archived: true });
     expect(registry.find(abId)?.merchant.status).toBe("ARCHIVED");
     expect(identityOf(abId)).toMatchObject({ status: "verified", source: "official_file" });
@@ -192,12 +197,12 @@ describe("verifyOfficialIdentity", () => {
   it("does not ask about an archived merchant (CONFLICT), nor about an unknown one (MERCHANT_NOT_FOUND)", async () => {
     const { abId } = importedMerchant();
     const closing = answering((asked) => establishment(asked, { active: false, closedOn: null }));
-    await verifyOfficialIdentity({ registry, now: () => NOW, lookup: closing.lookup }, abId, ACTOR);
+    await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup: closing.lookup }, abId, ACTOR);
     const again = answering((asked) => establishment(asked));
     const codes: string[] = [];
     for (const id of [abId, "ab_unknown0"]) {
       try {
-        await verifyOfficialIdentity({ registry, now: () => NOW, lookup: again.lookup }, id, ACTOR);
+        await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup: again.lookup }, id, ACTOR);
       } catch (error) {
         if (isServiceError(error)) codes.push(error.code);
       }
@@ -213,7 +218,7 @@ describe("verifyOfficialIdentity", () => {
         throw new OfficialRegistryError("timeout", `${API}/search?q=${siret}`, "no answer");
       },
     };
-    await expect(verifyOfficialIdentity({ registry, now: () => NOW, lookup }, abId, ACTOR)).rejects.toThrow(
+    await expect(verifyOfficialIdentity({ registry: store, now: () => NOW, lookup }, abId, ACTOR)).rejects.toThrow(
       OfficialRegistryError,
     );
     expect(registry.find(abId)?.revision).toBe(1);
@@ -237,7 +242,9 @@ describe("verifyOfficialIdentity", () => {
         return { url: `${API}/search?q=${siret}`, establishment: establishment(siret) };
       },
     };
-    expect((await verifyOfficialIdentity({ registry, now: () => NOW, lookup }, abId, ACTOR)).kind).toBe("verified");
+    expect((await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup }, abId, ACTOR)).kind).toBe(
+      "verified",
+    );
     const found = registry.find(abId);
     expect([found?.merchant.status, found?.revision]).toEqual(["SUSPENDED", 3]);
     // A suspended merchant is not listed: the check is no news to the feed.
@@ -251,14 +258,14 @@ describe("merchants due for the check (npm run verify -- --due)", () => {
     const fresh = importedMerchant(); // ends in 2028
     const failed = importedMerchant();
     await verifyOfficialIdentity(
-      { registry, now: () => NOW, lookup: answering(() => null).lookup },
+      { registry: store, now: () => NOW, lookup: answering(() => null).lookup },
       failed.abId,
       ACTOR,
     );
     const archived = importedMerchant(new Date(NOW.getTime() - 700 * DAY).toISOString());
     await verifyOfficialIdentity(
       {
-        registry,
+        registry: store,
         now: () => NOW,
         lookup: answering((asked) => establishment(asked, { active: false })).lookup,
       },

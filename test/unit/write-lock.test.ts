@@ -192,6 +192,7 @@ describe("writeLock", () => {
 const NOT_WRITE_TRANSACTIONS: Record<string, string> = {
   "src/publish/publisher.ts:readTransactionOf": "reads one snapshot of the store for a batch of profiles",
   "src/store/publish-source.ts:touchedSince": "reads the touched merchants and the revision in one snapshot",
+  "src/search/source.ts:inOneRead": "reads documents, or the whole registry, and the revision in one snapshot",
   "src/store/group-commit.ts:inSavepoint": "each piece of work: a savepoint inside the group's IMMEDIATE transaction",
 };
 

@@ -1,6 +1,9 @@
+import type { MerchantRegistryView } from "../merchants/merchant-registry.ts";
+
 /**
  * What the lead email's confirmation needs from storage (implemented by
- * src/store/lead-email-confirmation-repository.ts).
+ * src/store/lead-email-confirmation-repository.ts, and on PostgreSQL by
+ * src/store/postgres/space-link-repositories.ts).
  */
 export interface LeadEmailConfirmation {
   confirmationId: string;
@@ -23,13 +26,21 @@ export interface LeadEmailConfirmationStore {
   request(
     confirmation: Omit<LeadEmailConfirmation, "sentAt" | "confirmedAt" | "withdrawnAt">,
     outboxMessageId: string,
-  ): void;
-  find(confirmationId: string): LeadEmailConfirmation | null;
+  ): Promise<void>;
+  find(confirmationId: string): Promise<LeadEmailConfirmation | null>;
   /** A request with its listing's trade name, for its email. */
-  findForDelivery(confirmationId: string): (LeadEmailConfirmation & { businessName: string }) | null;
-  findByTokenHash(tokenHash: string): LeadEmailConfirmation | null;
+  findForDelivery(confirmationId: string): Promise<(LeadEmailConfirmation & { businessName: string }) | null>;
+  findByTokenHash(tokenHash: string): Promise<LeadEmailConfirmation | null>;
   /** The listing's latest request still waiting for its link, if any. */
-  pendingOf(abId: string, now: string): LeadEmailConfirmation | null;
-  /** Marks a waiting request confirmed; false when it was no longer waiting (used, withdrawn). */
-  markConfirmed(confirmationId: string, at: string): boolean;
+  pendingOf(abId: string, now: string): Promise<LeadEmailConfirmation | null>;
+  /**
+   * Marks a waiting request confirmed and applies what `decide` writes to the registry (over the
+   * request's merchant, as a registry batch sees it), in one transaction. Nothing is written when
+   * the request was no longer waiting (used, withdrawn: `confirmed` false) or when `decide` throws.
+   */
+  confirm<T>(
+    confirmationId: string,
+    at: string,
+    decide: (registry: MerchantRegistryView) => T,
+  ): Promise<{ confirmed: true; result: T } | { confirmed: false }>;
 }

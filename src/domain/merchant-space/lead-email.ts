@@ -4,7 +4,7 @@ import { merchantUpdateSchema } from "../../schemas/merchant-declaration.ts";
 import { parseInput } from "../../schemas/parse.ts";
 import { frenchDateTime, type RenderedEmail, renderLayout } from "../leads/email-format.ts";
 import { PLATFORM_SIGNATURE } from "../leads/render-lead-notification.ts";
-import { loadRegistered } from "../merchants/load-registered.ts";
+import { readRegistered } from "../merchants/load-registered.ts";
 import type { MerchantLifecycleDeps } from "../merchants/merchant-registry.ts";
 import { updateMerchant } from "../merchants/update-merchant.ts";
 import type { LeadEmailConfirmation, LeadEmailConfirmationStore } from "./lead-email-store.ts";
@@ -60,17 +60,21 @@ export type LeadEmailRequest =
   | { outcome: "link_sent"; email: string; expiresAt: string };
 
 /** Records the merchant's new lead email as waiting and queues the email with its link. */
-export function requestLeadEmail(deps: LeadEmailDeps, access: ListingAccess, input: unknown): LeadEmailRequest {
+export async function requestLeadEmail(
+  deps: LeadEmailDeps,
+  access: ListingAccess,
+  input: unknown,
+): Promise<LeadEmailRequest> {
   const { email } = parseInput(merchantUpdateSchema, { email: input });
   if (email === null || email === undefined) throw validationError([{ path: "email", message: "is required" }]);
-  const { merchant } = loadRegistered(deps, access.abId);
+  const { merchant } = await readRegistered(deps, access.abId);
   if (merchant.email !== null && merchant.email.toLowerCase() === email.toLowerCase()) {
     return { outcome: "already_current", email: merchant.email };
   }
   const now = deps.now();
   const confirmationId = randomUUID();
   const expiresAt = new Date(now.getTime() + LEAD_EMAIL_LINK_HOURS * 3_600_000).toISOString();
-  deps.confirmations.request(
+  await deps.confirmations.request(
     {
       confirmationId,
       abId: access.abId,
@@ -99,19 +103,24 @@ export async function confirmLeadEmail(
   const invalid = () =>
     new ServiceError("NOT_FOUND", "This confirmation link is not valid; ask for a new one from the merchant space");
   if (!LEAD_EMAIL_TOKEN.test(token)) throw invalid();
-  const confirmation = deps.confirmations.findByTokenHash(deps.tokens.hash(token));
+  const confirmation = await deps.confirmations.findByTokenHash(deps.tokens.hash(token));
   if (!confirmation || confirmation.abId !== abId) throw invalid();
   const refusal = whyNotUsable(confirmation, deps.now().toISOString());
   if (refusal) throw new LinkRefusedError(refusal);
   if (!(await deps.stillEntitled(confirmation.requestedBy))) throw new LinkRefusedError("revoked");
   const nowIso = deps.now().toISOString();
-  return deps.registry.inOneTransaction(() => {
-    if (!deps.confirmations.markConfirmed(confirmation.confirmationId, nowIso)) {
-      throw new LinkRefusedError("used");
-    }
-    const updated = updateMerchant(deps, abId, { email: confirmation.email }, confirmation.requestedBy);
+  // The link is spent and the email written together, or neither (docs/decisions.md).
+  const confirmed = await deps.confirmations.confirm(confirmation.confirmationId, nowIso, (registry) => {
+    const updated = updateMerchant(
+      { ...deps, registry },
+      abId,
+      { email: confirmation.email },
+      confirmation.requestedBy,
+    );
     return { abId, email: confirmation.email, changed: updated.changed.length > 0 };
   });
+  if (!confirmed.confirmed) throw new LinkRefusedError("used");
+  return confirmed.result;
 }
 
 function whyNotUsable(confirmation: LeadEmailConfirmation, nowIso: string): LinkRefusal | null {

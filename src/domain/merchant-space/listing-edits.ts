@@ -1,7 +1,7 @@
 import { validationError } from "../../errors/service-error.ts";
 import type { MerchantStatus } from "../../schemas/envelope.ts";
 import { changeMerchantStatus, type StatusChange } from "../merchants/change-merchant-status.ts";
-import type { MerchantLifecycleDeps } from "../merchants/merchant-registry.ts";
+import { decideInRegistry, type MerchantLifecycleDeps } from "../merchants/merchant-registry.ts";
 import { type UpdatedMerchant, updateMerchant } from "../merchants/update-merchant.ts";
 
 /**
@@ -68,7 +68,11 @@ function refusalOf(field: string): string | null {
  * Applies the merchant's own declaration of some fields. A field it may not set refuses the whole
  * edit (nothing half-written), each such field named.
  */
-export function editListing(deps: MerchantLifecycleDeps, access: ListingAccess, input: unknown): UpdatedMerchant {
+export async function editListing(
+  deps: MerchantLifecycleDeps,
+  access: ListingAccess,
+  input: unknown,
+): Promise<UpdatedMerchant> {
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
     const issues = Object.keys(input).flatMap((field) => {
       const message = refusalOf(field);
@@ -76,20 +80,28 @@ export function editListing(deps: MerchantLifecycleDeps, access: ListingAccess, 
     });
     if (issues.length > 0) throw validationError(issues);
   }
-  return updateMerchant(deps, access.abId, input, access.actor, { byTheMerchant: true });
+  return decideInRegistry(deps, { abIds: [access.abId] }, (decision) =>
+    updateMerchant(decision, access.abId, input, access.actor, { byTheMerchant: true }),
+  );
 }
 
 /**
  * Pauses or resumes the listing (ACTIVE <-> PAUSED only: lifecycle.ts, `merchantNextStatuses`);
  * the reason is the merchant's, kept in the audit log.
  */
-export function setListingPaused(deps: MerchantLifecycleDeps, access: ListingAccess, paused: boolean): StatusChange {
+export function setListingPaused(
+  deps: MerchantLifecycleDeps,
+  access: ListingAccess,
+  paused: boolean,
+): Promise<StatusChange> {
   const to: MerchantStatus = paused ? "PAUSED" : "ACTIVE";
-  return changeMerchantStatus(
-    deps,
-    access.abId,
-    { status: to, reason: paused ? "paused by the merchant" : "resumed by the merchant" },
-    access.actor,
-    "merchant",
+  return decideInRegistry(deps, { abIds: [access.abId] }, (decision) =>
+    changeMerchantStatus(
+      decision,
+      access.abId,
+      { status: to, reason: paused ? "paused by the merchant" : "resumed by the merchant" },
+      access.actor,
+      "merchant",
+    ),
   );
 }

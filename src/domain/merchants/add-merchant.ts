@@ -3,7 +3,7 @@ import { merchantDeclarationSchema } from "../../schemas/merchant-declaration.ts
 import { parseInput } from "../../schemas/parse.ts";
 import { merchantOf, newAbId, productsOf, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
 
 export interface AddedMerchant {
   abId: string;
@@ -16,7 +16,7 @@ export interface AddedMerchant {
  * description reviewed. A declaration that does not validate is refused with every faulty field
  * named, and nothing is written; a SIRET already registered is refused (update that merchant).
  */
-export function addMerchant(deps: MerchantLifecycleDeps, input: unknown, actor: Actor): AddedMerchant {
+export function addMerchant(deps: MerchantDecisionDeps, input: unknown, actor: Actor): AddedMerchant {
   const declaration = parseInput(merchantDeclarationSchema, input);
   const existing = deps.registry.abIdOfSiret(declaration.siret);
   if (existing) {

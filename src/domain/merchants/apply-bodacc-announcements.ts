@@ -4,7 +4,7 @@ import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import { identityVerifiedAt } from "../trust/signal-expiry.ts";
 import { checkTransition, feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps, RegisteredMerchant } from "./merchant-registry.ts";
 import type { OfficialAnnouncement } from "./official-announcement.ts";
 
 export const BODACC_DATASET_URL = "https://bodacc-datadila.opendatasoft.com/explore/dataset/annonces-commerciales/";
@@ -133,7 +133,7 @@ const sameSignal = (a: Signal | undefined, b: Signal) =>
  * The same announcements twice change nothing the second time.
  */
 export function applyBodaccAnnouncements(
-  deps: Pick<MerchantLifecycleDeps, "registry" | "now">,
+  deps: Pick<MerchantDecisionDeps, "registry" | "now">,
   siren: string,
   announcements: readonly OfficialAnnouncement[],
   period: BodaccPeriod,
@@ -211,7 +211,7 @@ export function applyBodaccAnnouncements(
 }
 
 function archive(
-  deps: Pick<MerchantLifecycleDeps, "registry" | "now">,
+  deps: Pick<MerchantDecisionDeps, "registry" | "now">,
   existing: RegisteredMerchant,
   deregistration: OfficialAnnouncement,
   recorded: Signal | null,

@@ -12,7 +12,7 @@ import {
 } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
 import type { OfficialEstablishment, OfficialPosition } from "./official-establishment.ts";
 
 export type OfficialOutcome =
@@ -88,7 +88,7 @@ export function officialDisplayName(establishment: OfficialEstablishment): strin
  * changes nothing the second time.
  */
 export function applyOfficialEstablishment(
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   establishment: OfficialEstablishment,
   actor: Actor,
 ): OfficialOutcome {

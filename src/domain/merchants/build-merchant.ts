@@ -5,7 +5,7 @@ import { slugify } from "../format.ts";
 import type { Merchant, Product, TerritorialProof } from "../merchant.ts";
 import { nomenclatureOf } from "../naf.ts";
 import { tradeOf } from "../sectors.ts";
-import type { CommuneLookup, MerchantRegistryStore } from "./merchant-registry.ts";
+import type { CommuneLookup, MerchantRegistryView } from "./merchant-registry.ts";
 
 /**
  * Turning a validated declaration into the stored shapes: one place for the defaults a
@@ -31,7 +31,7 @@ function declaredCodes(nafCode: string): { nafCode: string; nafCode2025: string 
   return { nafCode, nafCode2025: nomenclatureOf(nafCode) === "2025" ? nafCode : null };
 }
 
-export function newAbId(registry: MerchantRegistryStore, randomId?: () => string): string {
+export function newAbId(registry: MerchantRegistryView, randomId?: () => string): string {
   for (let attempt = 0; attempt < 20; attempt++) {
     const candidate =
       randomId?.() ??

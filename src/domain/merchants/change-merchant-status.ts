@@ -5,7 +5,7 @@ import { assessMerchant } from "../assess-merchant.ts";
 import { identityVerifiedAt } from "../trust/signal-expiry.ts";
 import { checkTransition, feedChange, type TransitionRequester } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
 
 export interface StatusChange {
   abId: string;
@@ -20,7 +20,7 @@ export interface StatusChange {
  * merchant, from its space, asks as `requester: "merchant"` and may only pause and resume.
  */
 export function changeMerchantStatus(
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   abId: string,
   input: { status: unknown; reason: string | null },
   actor: Actor,

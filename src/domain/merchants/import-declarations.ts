@@ -5,7 +5,7 @@ import {
   importJsonLines,
   type JsonLinesOptions,
 } from "./import-json-lines.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantLifecycleDeps, RegistryBatchKeys } from "./merchant-registry.ts";
 import { updateMerchant } from "./update-merchant.ts";
 
 export type { ImportCheckpoints, ImportLine, ImportReport } from "./import-json-lines.ts";
@@ -22,12 +22,22 @@ export function importDeclarations(
   lines: AsyncIterable<ImportLine>,
   options: JsonLinesOptions & { actor: Actor },
 ) {
-  return importJsonLines(deps, lines, options, (declaration) => {
-    const siret = (declaration as { siret?: unknown } | null)?.siret;
-    const existing = typeof siret === "string" ? deps.registry.abIdOfSiret(siret) : null;
-    if (!existing) return { outcome: "created", abId: addMerchant(deps, declaration, options.actor).abId };
-    const { siret: _siret, ...update } = declaration as Record<string, unknown>;
-    const updated = updateMerchant(deps, existing, update, options.actor);
-    return { outcome: updated.changed.length === 0 ? "unchanged" : "updated", abId: existing };
+  return importJsonLines(deps, lines, options, {
+    keysOf: siretKeysOf,
+    apply: (registry, declaration) => {
+      const decision = { ...deps, registry };
+      const siret = (declaration as { siret?: unknown } | null)?.siret;
+      const existing = typeof siret === "string" ? registry.abIdOfSiret(siret) : null;
+      if (!existing) return { outcome: "created", abId: addMerchant(decision, declaration, options.actor).abId };
+      const { siret: _siret, ...update } = declaration as Record<string, unknown>;
+      const updated = updateMerchant(decision, existing, update, options.actor);
+      return { outcome: updated.changed.length === 0 ? "unchanged" : "updated", abId: existing };
+    },
   });
+}
+
+/** The merchant a line names by its `siret` (a line without one reads none). */
+export function siretKeysOf(value: unknown): RegistryBatchKeys {
+  const siret = (value as { siret?: unknown } | null)?.siret;
+  return typeof siret === "string" ? { sirets: [siret] } : {};
 }

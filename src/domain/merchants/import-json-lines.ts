@@ -1,5 +1,5 @@
 import { isServiceError, type ValidationIssue, validationError } from "../../errors/service-error.ts";
-import type { MerchantRegistryStore } from "./merchant-registry.ts";
+import type { MerchantRegistryStore, MerchantRegistryView, RegistryBatchKeys } from "./merchant-registry.ts";
 
 /** Where a bulk import stopped: the last line whose outcome is written (resuming skips up to it). */
 export interface ImportCheckpoints {
@@ -36,6 +36,15 @@ export interface JsonLinesOptions {
   onChanged?: (abId: string) => void;
 }
 
+/**
+ * How an import applies a line: the merchants it reads (`keysOf`, told the line's JSON value), and
+ * its decision over the registry as the batch sees it.
+ */
+export interface LineApplier {
+  keysOf: (value: unknown) => RegistryBatchKeys;
+  apply: (registry: MerchantRegistryView, value: unknown) => LineOutcome;
+}
+
 /** Lines applied per transaction (each line a savepoint inside it), and between two checkpoints. */
 const LINES_PER_TRANSACTION = 200;
 
@@ -43,14 +52,14 @@ const LINES_PER_TRANSACTION = 200;
  * A bulk import of one JSON object a line (NDJSON), each applied by `apply`: a line that is not
  * JSON or does not validate is reported with its number and errors while the import goes on, and
  * a run killed midway resumes after the last line it recorded. Blank lines are skipped. Lines are
- * applied a batch at a time inside the registry's `inOneTransaction` (each line's write a savepoint of it, so a
- * refused line leaves nothing), the checkpoint written after each batch.
+ * applied a batch at a time in one `applyBatch` of the registry (each line a row of it, so a refused
+ * line leaves nothing), the checkpoint written after each batch.
  */
 export async function importJsonLines(
-  deps: { registry: Pick<MerchantRegistryStore, "inOneTransaction">; checkpoints: ImportCheckpoints },
+  deps: { registry: Pick<MerchantRegistryStore, "applyBatch">; checkpoints: ImportCheckpoints },
   lines: AsyncIterable<ImportLine>,
   options: JsonLinesOptions,
-  apply: (value: unknown) => LineOutcome,
+  applier: LineApplier,
 ): Promise<ImportReport> {
   const { checkpoints } = deps;
   const report: ImportReport = { read: 0, created: 0, updated: 0, unchanged: 0, resumed: 0, rejected: [] };
@@ -58,13 +67,16 @@ export async function importJsonLines(
   let batch: ImportLine[] = [];
   const applyBatch = async () => {
     if (batch.length === 0) return;
-    const applying = batch;
+    const applying = batch.map((line) => ({ line, value: jsonOf(line.text) }));
     batch = [];
-    deps.registry.inOneTransaction(() => {
-      for (const line of applying) applyLine(line, apply, report, options);
+    const keys = mergedKeys(
+      applying.flatMap(({ value }) => (value instanceof NotJson ? [] : [applier.keysOf(value.json)])),
+    );
+    await deps.registry.applyBatch(keys, (registry) => {
+      for (const { line, value } of applying) applyLine(line.number, value, registry, applier, report, options);
     });
     // After the batch's transaction has committed: a transaction never spans an await.
-    await checkpoints.write(options.importKey, (applying[applying.length - 1] as ImportLine).number);
+    await checkpoints.write(options.importKey, (applying[applying.length - 1] as { line: ImportLine }).line.number);
   };
   for await (const line of lines) {
     if (line.text.trim() === "") continue;
@@ -80,20 +92,44 @@ export async function importJsonLines(
   return report;
 }
 
+/** A line that is not JSON, and why. */
+class NotJson {
+  readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
+}
+
+function jsonOf(text: string): { json: unknown } | NotJson {
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch (error) {
+    return new NotJson((error as Error).message);
+  }
+}
+
+/** The keys of several lines as one batch's. */
+export function mergedKeys(all: RegistryBatchKeys[]): RegistryBatchKeys {
+  return {
+    abIds: [...new Set(all.flatMap((keys) => keys.abIds ?? []))],
+    sirets: [...new Set(all.flatMap((keys) => keys.sirets ?? []))],
+    sirens: [...new Set(all.flatMap((keys) => keys.sirens ?? []))],
+  };
+}
+
 function applyLine(
-  { number, text }: ImportLine,
-  apply: (value: unknown) => LineOutcome,
+  number: number,
+  value: { json: unknown } | NotJson,
+  registry: MerchantRegistryView,
+  applier: LineApplier,
   report: ImportReport,
   options: JsonLinesOptions,
 ): void {
   try {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw validationError([{ path: "", message: `the line is not JSON (${(error as Error).message})` }]);
+    if (value instanceof NotJson) {
+      throw validationError([{ path: "", message: `the line is not JSON (${value.reason})` }]);
     }
-    const { outcome, abId } = apply(value);
+    const { outcome, abId } = registry.row(() => applier.apply(registry, value.json));
     report[outcome] += 1;
     if (outcome !== "unchanged") options.onChanged?.(abId);
   } catch (failure) {

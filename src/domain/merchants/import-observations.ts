@@ -1,3 +1,4 @@
+import { siretKeysOf } from "./import-declarations.ts";
 import {
   type ImportCheckpoints,
   type ImportLine,
@@ -18,8 +19,11 @@ export function importObservations(
   lines: AsyncIterable<ImportLine>,
   options: JsonLinesOptions & { actor: Actor },
 ) {
-  return importJsonLines(deps, lines, options, (observation) => {
-    const recorded = recordPlatformObservation(deps, observation, options.actor);
-    return { outcome: recorded.changed.length === 0 ? "unchanged" : "updated", abId: recorded.abId };
+  return importJsonLines(deps, lines, options, {
+    keysOf: siretKeysOf,
+    apply: (registry, observation) => {
+      const recorded = recordPlatformObservation({ ...deps, registry }, observation, options.actor);
+      return { outcome: recorded.changed.length === 0 ? "unchanged" : "updated", abId: recorded.abId };
+    },
   });
 }

@@ -1,9 +1,20 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import type { MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
+import type { MerchantDecisionDeps, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
 
 /** The merchant a lifecycle command works on; unknown ids are MERCHANT_NOT_FOUND (archived ones are found). */
-export function loadRegistered(deps: Pick<MerchantLifecycleDeps, "registry">, abId: string): RegisteredMerchant {
-  const found = deps.registry.find(abId);
+export function loadRegistered(deps: Pick<MerchantDecisionDeps, "registry">, abId: string): RegisteredMerchant {
+  return foundOrNot(deps.registry.find(abId), abId);
+}
+
+/** The same, read outside a batch (what a page shows, what a command checks before it asks elsewhere). */
+export async function readRegistered(
+  deps: Pick<MerchantLifecycleDeps, "registry">,
+  abId: string,
+): Promise<RegisteredMerchant> {
+  return foundOrNot(await deps.registry.find(abId), abId);
+}
+
+function foundOrNot(found: RegisteredMerchant | null, abId: string): RegisteredMerchant {
   if (!found) throw new ServiceError("MERCHANT_NOT_FOUND", `No merchant has ab_id ${abId}`, { abId });
   return found;
 }

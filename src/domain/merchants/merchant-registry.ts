@@ -2,12 +2,13 @@ import type { MerchantStatus } from "../../schemas/envelope.ts";
 import type { Merchant, Product, QaCluster, Signal, TerritorialProof } from "../merchant.ts";
 
 /**
- * What the merchant lifecycle needs from storage (implemented by src/store/
- * merchant-registry-repository.ts). Every write is one transaction: the merchant's rows, its
- * audit event and, when a reader of the listed registry would see it, its change-feed row; the
- * merchant's revision moves by one.
+ * The registry as a batch's decisions read and write it (implemented by src/store/
+ * merchant-registry-repository.ts on SQLite, src/store/postgres/merchant-registry-repository.ts on
+ * PostgreSQL): synchronous, inside the store's one transaction (`applyBatch`). Every write is the
+ * merchant's rows, its audit event and, when a reader of the listed registry would see it, its
+ * change-feed row; the merchant's revision moves by one. Later writes of a batch see earlier ones.
  */
-export interface MerchantRegistryStore {
+export interface MerchantRegistryView {
   find(abId: string): RegisteredMerchant | null;
   abIdOfSiret(siret: string): string | null;
   /** The merchants of one company: those whose SIRET starts with this SIREN, archived ones included. */
@@ -17,13 +18,46 @@ export interface MerchantRegistryStore {
   create(write: MerchantCreation): void;
   /** Applies a change made on top of `expectedRevision`; false when the merchant moved meanwhile. */
   update(write: MerchantModification): boolean;
-  events(abId: string): MerchantEvent[];
   /**
-   * Runs several writes as one transaction (each write inside becomes a savepoint): an import
-   * applies a few hundred rows per commit instead of one. Nothing of `work` stays if it throws.
+   * One row of a batch (a savepoint): its writes stay when `decide` returns, none of them when it
+   * throws, and the batch goes on with the others.
    */
-  inOneTransaction<T>(work: () => T): T;
-  list(filter: MerchantListFilter): MerchantListing[];
+  row<T>(decide: () => T): T;
+}
+
+/**
+ * What a batch reads: the merchants of these ab_ids, SIRETs and SIRENs (a PostgreSQL store reads
+ * them, locked, before the decisions run; a decision asking for another is a mistake of the
+ * caller, said by name). New ab_ids need no key: `isFree` answers for them.
+ */
+export interface RegistryBatchKeys {
+  abIds?: readonly string[];
+  sirets?: readonly string[];
+  sirens?: readonly string[];
+}
+
+/**
+ * What the merchant lifecycle needs from storage. Reads and single writes answer Promises; work
+ * that must see what it writes on (a lifecycle command's read-decide-write, an import's few hundred
+ * rows per commit) is one `applyBatch`: the store opens one transaction, reads the batch's
+ * merchants, runs the domain's synchronous decisions over them (`MerchantRegistryView`) and
+ * commits their writes together. A transaction never spans an await of the domain.
+ */
+export interface MerchantRegistryStore {
+  find(abId: string): Promise<RegisteredMerchant | null>;
+  abIdOfSiret(siret: string): Promise<string | null>;
+  /** The merchants of one company: those whose SIRET starts with this SIREN, archived ones included. */
+  abIdsOfSiren(siren: string): Promise<string[]>;
+  create(write: MerchantCreation): Promise<void>;
+  /** Applies a change made on top of `expectedRevision`; false when the merchant moved meanwhile. */
+  update(write: MerchantModification): Promise<boolean>;
+  events(abId: string): Promise<MerchantEvent[]>;
+  list(filter: MerchantListFilter): Promise<MerchantListing[]>;
+  /**
+   * Runs `decide` over the registry in one transaction and answers what it returned: nothing stays
+   * when `decide` throws; a `row` of it that throws leaves only its own writes out.
+   */
+  applyBatch<T>(keys: RegistryBatchKeys, decide: (view: MerchantRegistryView) => T): Promise<T>;
 }
 
 export interface RegisteredMerchant {
@@ -135,4 +169,27 @@ export interface MerchantLifecycleDeps {
   randomId?: () => string;
   /** Source of new product, brick and Q&A ids (default random UUIDs; the demo's are drawn from its seed). */
   newId?: () => string;
+}
+
+/** What a lifecycle decision runs with: the same, the registry seen from inside one batch. */
+export interface MerchantDecisionDeps {
+  registry: MerchantRegistryView;
+  communes: CommuneLookup;
+  now: () => Date;
+  /** Random source for new ab_ids (injectable for tests). */
+  randomId?: () => string;
+  /** Source of new product, brick and Q&A ids (default random UUIDs; the demo's are drawn from its seed). */
+  newId?: () => string;
+}
+
+/**
+ * Runs lifecycle decisions (synchronous, over the registry as one batch reads it) as one store
+ * transaction: a command's read-decide-write, a batch of one, or an import's rows.
+ */
+export function decideInRegistry<Deps extends { registry: MerchantRegistryStore }, T>(
+  deps: Deps,
+  keys: RegistryBatchKeys,
+  decide: (decisionDeps: Omit<Deps, "registry"> & { registry: MerchantRegistryView }) => T,
+): Promise<T> {
+  return deps.registry.applyBatch(keys, (view) => decide({ ...deps, registry: view }));
 }

@@ -7,7 +7,7 @@ import { proofStatusFor, signalApplies, signalCatalog } from "../trust/signal-ca
 import { differingFields, diffOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps, RegisteredMerchant } from "./merchant-registry.ts";
 
 export interface RecordedObservation {
   abId: string;
@@ -29,7 +29,7 @@ const isoOrNull = (instant: string | null | undefined) => (instant ? iso(instant
  * nothing the second time. An archived merchant is not observed.
  */
 export function recordPlatformObservation(
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   input: unknown,
   actor: Actor,
 ): RecordedObservation {
@@ -134,7 +134,7 @@ function signalOf(signal: ObservedSignal, merchant: Merchant, index: number, iss
 function clustersOf(
   declared: NonNullable<ReturnType<typeof platformObservationSchema.parse>["qa_clusters"]>,
   current: RegisteredMerchant,
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   issues: ValidationIssue[],
 ): QaCluster[] {
   const newId = deps.newId ?? randomUUID;

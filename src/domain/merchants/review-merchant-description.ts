@@ -1,7 +1,7 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
 
 /**
  * Records that a person read the merchant's description and vouches for it: the
@@ -9,7 +9,7 @@ import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
  * description already reviewed changes nothing.
  */
 export function reviewMerchantDescription(
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   abId: string,
   actor: Actor,
 ): { abId: string; changed: boolean; revision: number } {

@@ -4,7 +4,7 @@ import { parseInput } from "../../schemas/parse.ts";
 import type { QaCluster, QaNode } from "../merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
 
 /** How long a corrected answer may be (the observations' answers are of this order). */
 export const QA_ANSWER_MAX = 4_000;
@@ -19,7 +19,7 @@ const BLUF_MAX = 200;
  * event and change-feed row, as every change of the lifecycle.
  */
 export function reviewQaAnswer(
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   abId: string,
   input: { nodeId: string; answer?: unknown },
   actor: Actor,

@@ -6,7 +6,7 @@ import type { Merchant, TerritorialProof } from "../merchant.ts";
 import { changedFields, diffOf, productsOf, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps, RegisteredMerchant } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps, RegisteredMerchant } from "./merchant-registry.ts";
 
 export interface UpdatedMerchant {
   abId: string;
@@ -25,7 +25,7 @@ export interface UpdatedMerchant {
  * so a description it gives is its own words, not a generated text waiting for a person's review.
  */
 export function updateMerchant(
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   abId: string,
   input: unknown,
   actor: Actor,
@@ -95,7 +95,7 @@ function withoutIdentity(input: unknown, siret: string): unknown {
  * the merchant's accents), so a geocoded position is not lost to a change of spelling.
  */
 function movedProof(
-  deps: MerchantLifecycleDeps,
+  deps: MerchantDecisionDeps,
   current: RegisteredMerchant,
   address: { street: string; postal_code: string; city: string } | undefined,
   fields: Partial<Merchant>,

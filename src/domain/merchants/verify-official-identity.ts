@@ -2,9 +2,14 @@ import { ServiceError } from "../../errors/service-error.ts";
 import type { Merchant, Signal } from "../merchant.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import { checkTransition, feedChange } from "./lifecycle.ts";
-import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
-import type { Actor, MerchantLifecycleDeps } from "./merchant-registry.ts";
-import type { OfficialRegistryLookup } from "./official-registry-lookup.ts";
+import { changedMeanwhile, loadRegistered, readRegistered } from "./load-registered.ts";
+import {
+  type Actor,
+  decideInRegistry,
+  type MerchantLifecycleDeps,
+  type MerchantRegistryView,
+} from "./merchant-registry.ts";
+import type { OfficialLookup, OfficialRegistryLookup } from "./official-registry-lookup.ts";
 
 export interface IdentityCheckDeps extends Pick<MerchantLifecycleDeps, "registry" | "now"> {
   lookup: OfficialRegistryLookup;
@@ -39,14 +44,25 @@ export async function verifyOfficialIdentity(
   abId: string,
   actor: Actor,
 ): Promise<IdentityCheckOutcome> {
-  const before = loadRegistered(deps, abId);
+  const before = await readRegistered(deps, abId);
   if (before.merchant.status === "ARCHIVED") {
     throw new ServiceError("CONFLICT", `Merchant ${abId} is ARCHIVED, which is final: its identity is not checked`);
   }
   const { siret } = before.merchant;
   const { url, establishment } = await deps.lookup.findEstablishment(siret);
-
   // The answer is applied to the merchant as it is now: it may have moved while the register answered.
+  return decideInRegistry(deps, { abIds: [abId] }, (decision) =>
+    applyOfficialAnswer(decision, abId, siret, { url, establishment }, actor),
+  );
+}
+
+function applyOfficialAnswer(
+  deps: Omit<IdentityCheckDeps, "registry"> & { registry: MerchantRegistryView },
+  abId: string,
+  siret: string,
+  { url, establishment }: OfficialLookup,
+  actor: Actor,
+): IdentityCheckOutcome {
   const current = loadRegistered(deps, abId);
   if (current.merchant.siret !== siret) throw changedMeanwhile(abId);
   const { merchant } = current;

@@ -4,7 +4,7 @@ import {
   type BodaccPeriod,
   withdrawnBy,
 } from "../../domain/merchants/apply-bodacc-announcements.ts";
-import type { MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
+import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
 import type { OfficialAnnouncement } from "../../domain/merchants/official-announcement.ts";
 import { openText, type ReadMeter } from "../open-text.ts";
 import { addRejection, type RejectionList } from "../rejections.ts";
@@ -105,7 +105,10 @@ export async function importBodaccFile(
       skip("no_siren");
       continue;
     }
-    const registered = sirens.filter((siren) => bySiren.has(siren) || deps.registry.abIdsOfSiren(siren).length > 0);
+    const registered: string[] = [];
+    for (const siren of sirens) {
+      if (bySiren.has(siren) || (await deps.registry.abIdsOfSiren(siren)).length > 0) registered.push(siren);
+    }
     if (registered.length === 0) {
       skip("not_in_registry");
       continue;
@@ -123,14 +126,15 @@ export async function importBodaccFile(
     // Companies a few hundred per transaction (each merchant's write a savepoint of it).
     const companies = [...bySiren];
     for (let start = 0; start < companies.length; start += COMPANIES_PER_TRANSACTION) {
-      deps.registry.inOneTransaction(() => {
-        for (const [siren, announcements] of companies.slice(start, start + COMPANIES_PER_TRANSACTION)) {
+      const slice = companies.slice(start, start + COMPANIES_PER_TRANSACTION);
+      await decideInRegistry(deps, { sirens: slice.map(([siren]) => siren) }, (decision) => {
+        for (const [siren, announcements] of slice) {
           const standing = announcements.filter((announcement) => {
             if (!withdrawn.has(announcement.id)) return true;
             cancelled.add(announcement.id);
             return false;
           });
-          for (const outcome of applyBodaccAnnouncements(deps, siren, standing, period, actor)) {
+          for (const outcome of applyBodaccAnnouncements(decision, siren, standing, period, actor)) {
             report.matched += 1;
             report[outcome.kind] += 1;
             if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);

@@ -1,5 +1,5 @@
 import { applyOfficialEstablishment } from "../../domain/merchants/apply-official-establishment.ts";
-import type { MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
+import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
 import type {
   OfficialEstablishment,
   OfficialLegalUnit,
@@ -229,11 +229,14 @@ export async function importSireneStock(
   const every = hooks.progressEvery ?? 10_000;
   // Rows are applied a few hundred per transaction: one commit each was most of an import's time.
   let batch: OfficialEstablishment[] = [];
-  const apply = () => {
+  const apply = async () => {
     const rows = batch;
     batch = [];
-    const outcomes = deps.registry.inOneTransaction(() =>
-      rows.map((establishment) => applyOfficialEstablishment(deps, establishment, actor)),
+    if (rows.length === 0) return;
+    const outcomes = await decideInRegistry(deps, { sirets: rows.map((row) => row.siret) }, (decision) =>
+      rows.map((establishment) =>
+        decision.registry.row(() => applyOfficialEstablishment(decision, establishment, actor)),
+      ),
     );
     for (const outcome of outcomes) {
       if (outcome.kind === "skipped") report.skipped[outcome.reason] = (report.skipped[outcome.reason] ?? 0) + 1;
@@ -271,13 +274,13 @@ export async function importSireneStock(
         continue;
       }
       batch.push(establishment);
-      if (batch.length >= BATCH_ROWS) apply();
+      if (batch.length >= BATCH_ROWS) await apply();
     }
   } catch (error) {
     // A file cut short: what was read before the cut is applied, then the import stops.
-    apply();
+    await apply();
     throw error;
   }
-  apply();
+  await apply();
   return report;
 }

@@ -5,13 +5,22 @@ import { operation } from "../../openapi/operations.ts";
 /**
  * Liveness and readiness for operators and load balancers: answers even while agent access is
  * suspended, with the outbox's backlog and the search engine's state and lag (each read at most
- * once a second) for monitoring.
+ * once a second), and each shared part: the store (and whether this instance hears its revision
+ * notices) and where limits are counted, for monitoring.
  */
 export const GET = route(operation("getHealth"), async ({ app, context }) => {
   await app.probeDatabase();
   return ok(
     context,
-    { data: { status: "ok", outbox: await app.outboxHealth(), search: await app.searchEngine.health() } },
+    {
+      data: {
+        status: "ok",
+        outbox: await app.outboxHealth(),
+        search: await app.searchEngine.health(),
+        store: app.storeHealth(),
+        limits: app.limitsHealth(),
+      },
+    },
     { headers: { "cache-control": "no-store" } },
   );
 });

@@ -26,16 +26,16 @@ function listingId(abId: string): string {
   return abId;
 }
 
-function listingPage(
+async function listingPage(
   app: App,
   abId: string,
   session: Parameters<typeof renderProPage>[0]["session"],
   state: ListingFormState,
   status: number,
-): Reply {
+): Promise<Reply> {
   if (!session) throw new ServiceError("FORBIDDEN", "No live session");
   const deps = listingSpaceDeps(app);
-  const model = loadListingModel(deps, abId);
+  const model = await loadListingModel(deps, abId);
   const body = renderListingBody(model, state, {
     csrfField: CSRF_FIELD,
     csrfToken: session.csrfToken,

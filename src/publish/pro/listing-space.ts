@@ -9,7 +9,8 @@ import {
 } from "../../domain/merchant-space/listing-edits.ts";
 import { scoreAdvice } from "../../domain/merchant-space/score-advice.ts";
 import { merchantNextStatuses } from "../../domain/merchants/lifecycle.ts";
-import { loadRegistered } from "../../domain/merchants/load-registered.ts";
+import { readRegistered } from "../../domain/merchants/load-registered.ts";
+import { decideInRegistry } from "../../domain/merchants/merchant-registry.ts";
 import { reviewQaAnswer } from "../../domain/merchants/review-qa-answer.ts";
 import { errorCatalog } from "../../errors/catalog.ts";
 import { isServiceError, type ValidationIssue } from "../../errors/service-error.ts";
@@ -39,10 +40,10 @@ export interface ListingSpaceDeps extends LeadEmailDeps {
   baseUrl: string;
 }
 
-export function loadListingModel(deps: ListingSpaceDeps, abId: string): ListingSpaceModel {
-  const current = loadRegistered(deps, abId);
+export async function loadListingModel(deps: ListingSpaceDeps, abId: string): Promise<ListingSpaceModel> {
+  const current = await readRegistered(deps, abId);
   const now = deps.now();
-  const pending = deps.confirmations.pendingOf(abId, now.toISOString());
+  const pending = await deps.confirmations.pendingOf(abId, now.toISOString());
   return {
     merchant: current.merchant,
     products: current.products,
@@ -104,22 +105,22 @@ export async function answerListingForm(
   try {
     const saved = (changed: boolean) =>
       savedAs(section, changed ? SAVED_FR[section] + PUBLISHED_LATER_FR : UNCHANGED_FR);
-    const edit = (reading: FormReading) => {
+    const edit = async (reading: FormReading) => {
       if (!reading.ok) return fieldsRefused(section, fields, reading.issues, []);
       rows = reading.rows ?? [];
-      return saved(editListing(deps, access, reading.input).changed.length > 0);
+      return saved((await editListing(deps, access, reading.input)).changed.length > 0);
     };
     switch (section) {
       case "coordonnees":
-        return edit(contactFromForm(fields));
+        return await edit(contactFromForm(fields));
       case "horaires":
-        return edit(hoursFromForm(fields));
+        return await edit(hoursFromForm(fields));
       case "produits":
-        return edit(productsFromForm(fields, loadRegistered(deps, access.abId).products));
+        return await edit(productsFromForm(fields, (await readRegistered(deps, access.abId)).products));
       case "voix":
-        return edit(brandVoiceFromForm(fields, loadRegistered(deps, access.abId).merchant.brandVoice));
+        return await edit(brandVoiceFromForm(fields, (await readRegistered(deps, access.abId)).merchant.brandVoice));
       case "e-mail": {
-        const request = requestLeadEmail(deps, access, (fields.email ?? "").trim());
+        const request = await requestLeadEmail(deps, access, (fields.email ?? "").trim());
         return savedAs(
           section,
           request.outcome === "already_current"
@@ -129,11 +130,13 @@ export async function answerListingForm(
       }
       case "question": {
         const correcting = fields.action === "correct";
-        reviewQaAnswer(
-          deps,
-          access.abId,
-          { nodeId: fields.node_id ?? "", ...(correcting ? { answer: fields.answer ?? "" } : {}) },
-          access.actor,
+        await decideInRegistry(deps, { abIds: [access.abId] }, (decision) =>
+          reviewQaAnswer(
+            decision,
+            access.abId,
+            { nodeId: fields.node_id ?? "", ...(correcting ? { answer: fields.answer ?? "" } : {}) },
+            access.actor,
+          ),
         );
         return savedAs(
           section,
@@ -142,7 +145,7 @@ export async function answerListingForm(
         );
       }
       case "statut": {
-        const change = setListingPaused(deps, access, fields.to === "pause");
+        const change = await setListingPaused(deps, access, fields.to === "pause");
         return savedAs(
           section,
           change.to === "PAUSED"

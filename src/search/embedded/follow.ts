@@ -1,8 +1,9 @@
 import type { Db } from "../../store/db.ts";
+import type { SearchFeed } from "../../store/search-feed.ts";
 import { createSearchFeed } from "../../store/search-feed.ts";
 import { writeLock } from "../../store/write-lock.ts";
 import { createSearchFollower, type FollowedEngine, type SearchFollower } from "../follower.ts";
-import type { EmbeddedSearchIndex } from "./index.ts";
+import type { EmbeddedSearchIndex, LocalSearchIndex } from "./index.ts";
 
 /*
  * The embedded index follows the store's change feed like Meilisearch does (follower.ts): the
@@ -64,6 +65,35 @@ export function createEmbeddedSearchFollower(
   return createSearchFollower({
     engine: embeddedFollowedEngine(db, index, lockPatienceMs === undefined ? {} : { lockPatienceMs }),
     feed: createSearchFeed(db),
+    batchSize: EMBEDDED_FOLLOW_BATCH,
+    ...options,
+  });
+}
+
+/**
+ * The embedded index in a file of its own (createLocalSearchIndex), following a store elsewhere
+ * (PostgreSQL's feed): each step reads the merchants from the store, then writes them and moves
+ * the cursor in one transaction of the local file (the index takes that file's write lock itself).
+ */
+export function createLocalSearchFollower(
+  index: LocalSearchIndex,
+  feed: SearchFeed,
+  options: Omit<EmbeddedFollowOptions, "lockPatienceMs"> = {},
+): SearchFollower {
+  return createSearchFollower({
+    engine: {
+      refresh: (abIds) => index.refresh(abIds),
+      async refreshThrough(abIds, from, through) {
+        const applied = await index.refreshThrough(abIds, from, through);
+        // The server's process answers requests between two steps.
+        await new Promise((resolve) => setImmediate(resolve));
+        return applied;
+      },
+      rebuild: (onProgress) => index.rebuild(onProgress),
+      readCursor: async () => index.readCursor(),
+      writeCursor: async (revision) => index.writeCursor(revision),
+    },
+    feed,
     batchSize: EMBEDDED_FOLLOW_BATCH,
     ...options,
   });

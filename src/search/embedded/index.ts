@@ -1,6 +1,7 @@
 import { createRevisionCache } from "../../domain/revision-cache.ts";
 import type { Db } from "../../store/db.ts";
 import { storeRevisionReader } from "../../store/store-revision.ts";
+import { writeLock } from "../../store/write-lock.ts";
 import type { QueryTerm } from "../normalize.ts";
 import { type Identifier, type NormalizedQuery, normalizeSearchQuery } from "../query.ts";
 import {
@@ -12,7 +13,14 @@ import {
   type SearchPage,
   type SearchQuery,
 } from "../search-index.ts";
-import { createSearchSource } from "../source.ts";
+import {
+  createSynchronousSearchSource,
+  type ListedDocuments,
+  type RegistrySnapshot,
+  type SearchSource,
+  type SynchronousSearchSource,
+  type TrustEntry,
+} from "../source.ts";
 import { MIN_TYPO_WORD_LENGTH, typoProbes, withinOneEdit } from "../typos.ts";
 import {
   buildMerchantDocument,
@@ -36,11 +44,25 @@ import {
   type Weights,
   weightsFor,
 } from "./ranking.ts";
-import { CREATE_STATEMENTS, DROP_STATEMENTS, INDEX_FORMAT, LONGEST_PREFIX_INDEX } from "./tables.ts";
+import {
+  CREATE_OWN_FILE_SIRETS,
+  CREATE_STATEMENTS,
+  DROP_STATEMENTS,
+  INDEX_FORMAT,
+  LONGEST_PREFIX_INDEX,
+} from "./tables.ts";
 
 /*
  * The default SearchIndex: SQLite FTS5 (text), R*Tree (geo) and a few plain tables, all derived
- * from the store in the same database file (see tables.ts). Synchronous, like better-sqlite3.
+ * from the store (see tables.ts). Synchronous, like better-sqlite3. Two places for it:
+ * - in the store's own SQLite file (createEmbeddedSearchIndex, the one-machine default): it reads
+ *   the store inside its own transactions, and a returned merchant touched since the index
+ *   followed is described from the store;
+ * - in a file of its own (createLocalSearchIndex: an instance's DATA_DIR/search-index.db on a
+ *   PostgreSQL deployment, docs/several-machines.md): it reads the store first (SearchSource,
+ *   asynchronous: the rows and the revision they were read at, in one read), then writes them in
+ *   one local transaction with no await inside. Its searches read the local file alone, so a
+ *   result describes the merchant as the index last applied it.
  */
 
 type Sqlite = Db["$client"];
@@ -130,22 +152,99 @@ const DETAIL_CACHE_ENTRIES = 2_000;
 const PAGE_CACHE_ENTRIES = 2_000;
 const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
 
+/** What the index reads synchronously from the store when both live in one SQLite file. */
+interface SameFileStore {
+  source: SynchronousSearchSource;
+  revision: () => number;
+}
+
 export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOptions = {}): EmbeddedSearchIndex {
-  const sqlite: Sqlite = db.$client;
+  const source = createSynchronousSearchSource(db);
+  const { index } = createIndex(db.$client, { source, revision: storeRevisionReader(db) }, options);
+  return index;
+}
+
+/**
+ * The embedded index in a file of its own (DATA_DIR/search-index.db, src/store/search-index-file.ts
+ * opens it), built and kept in step from a store it does not share a file with: the follower
+ * (embedded/follow.ts createLocalSearchFollower) reads `source` and writes here.
+ */
+export interface LocalSearchIndex extends SearchIndex {
+  search(query: SearchQuery): SearchPage;
+  /** True until a first full build in this format (a search answers nothing meanwhile). */
+  needsRebuild(): boolean;
+  readCursor(): number | null;
+  writeCursor(revision: number): void;
+  /** Reads every listed merchant from the store, then replaces the whole index in one local transaction. */
+  rebuild(onProgress?: (done: number, total: number) => void): Promise<void>;
+  /** Reads these merchants from the store, then applies them in one local transaction (the cursor stays). */
+  refresh(abIds: string[]): Promise<void>;
+  /** Reads these merchants, then applies them and moves the cursor from `from` to `through` (false: moved meanwhile). */
+  refreshThrough(abIds: string[], from: number, through: number): Promise<boolean>;
+}
+
+export function createLocalSearchIndex(
+  sqlite: Sqlite,
+  source: SearchSource,
+  options: EmbeddedSearchIndexOptions & {
+    /** How long a write waits for the file's write lock another process holds (write-lock.ts whenFree). */
+    lockPatienceMs?: number;
+  } = {},
+): LocalSearchIndex {
+  const { index, writeListed, replaceAll, readCursor } = createIndex(sqlite, null, options);
+  const now = options.now ?? (() => new Date());
+  const lock = writeLock(sqlite);
+  // Each write: one IMMEDIATE transaction of the local file, taken without sleeping on the thread.
+  const write = <T>(work: () => T): Promise<T> => lock.whenFree(work, options.lockPatienceMs);
+  return {
+    name: "embedded",
+    search: index.search,
+    needsRebuild: index.needsRebuild,
+    readCursor,
+    writeCursor: index.writeCursor,
+    async rebuild(onProgress) {
+      const snapshot = await source.registrySnapshot(now());
+      await write(() => replaceAll(snapshot, onProgress));
+    },
+    async refresh(abIds) {
+      if (index.needsRebuild()) throw new Error("the search index is not built yet: rebuild it first");
+      const unique = uniqueIds(abIds);
+      for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
+        const listed = await source.listedDocumentsAt(unique.slice(start, start + REFRESH_CHUNK), now());
+        await write(() => writeListed(listed));
+      }
+    },
+    async refreshThrough(abIds, from, through) {
+      const listed = await source.listedDocumentsAt(uniqueIds(abIds), now());
+      return write(() => {
+        // Under the write lock: another process following the same feed may have applied them.
+        if (readCursor() !== from) return false;
+        writeListed(listed);
+        index.writeCursorInTransaction(through);
+        return true;
+      });
+    },
+  };
+}
+
+type ListedAt = ListedDocuments & { revision: number };
+
+function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: EmbeddedSearchIndexOptions) {
   const now = options.now ?? (() => new Date());
   const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
   const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
   const statements = new Map<string, Statement>();
   const probeCache = createRevisionCache<[string, number][]>({ maxEntries: PROBE_CACHE_ENTRIES });
   const longerWords = createRevisionCache<string[]>({ maxEntries: LONGER_WORDS_ENTRIES });
-  const storeRevision = storeRevisionReader(db);
+  // Without the store beside it, what a page describes moves with the index alone (indexRevision).
+  const storeRevision = store ? store.revision : () => indexRevision();
+  /** The layout in a file of its own adds search_sirets (no merchants table to find a SIRET in). */
+  const format = store ? INDEX_FORMAT : `${INDEX_FORMAT}/own-file`;
   const detailCache = createRevisionCache<HitDetail>({ maxEntries: DETAIL_CACHE_ENTRIES });
   const pageCache = createRevisionCache<SearchPage>({ maxEntries: PAGE_CACHE_ENTRIES });
   /** The index and store revisions the search under way read at its start (what it keeps is kept for them). */
   let searchedRevision = 0;
   let searchedStoreRevision = 0;
-  const source = createSearchSource(db);
-  const { readMerchants } = source;
   const documentOf = (merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument =>
     buildMerchantDocument(merchant, products, trust);
   let stale = true;
@@ -161,6 +260,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
 
   function createTables(): void {
     for (const statement of CREATE_STATEMENTS) sqlite.exec(statement);
+    if (!store) for (const statement of CREATE_OWN_FILE_SIRETS) sqlite.exec(statement);
   }
 
   function dropTables(): void {
@@ -176,23 +276,17 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       | undefined;
     return row?.value;
   }
-
-  // Set up: a current index is used as it is; a missing or outdated one is (re)created empty and
-  // marked stale, to be rebuilt from the store before it is first used.
-  {
-    const format = storedFormat();
-    stale = format !== INDEX_FORMAT;
-    if (stale && !sqlite.readonly) {
-      const setUp = sqlite.transaction(() => {
-        // Read again under the write lock: another process may have set the index up since.
-        const current = storedFormat();
-        if (current === INDEX_FORMAT) return;
-        if (current !== undefined) dropTables();
-        createTables();
-      });
-      setUp.immediate();
-      stale = storedFormat() !== INDEX_FORMAT;
-    }
+  stale = storedFormat() !== format;
+  if (stale && !sqlite.readonly) {
+    const setUp = sqlite.transaction(() => {
+      // Read again under the write lock: another process may have set the index up since.
+      const current = storedFormat();
+      if (current === format) return;
+      if (current !== undefined) dropTables();
+      createTables();
+    });
+    setUp.immediate();
+    stale = storedFormat() !== format;
   }
 
   // --- writing documents ---------------------------------------------------------------------
@@ -213,6 +307,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       `INSERT INTO search_merchant_fts (rowid, name, trade, products, tags, place, about, filters)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(id, doc.name, doc.trade, doc.products, doc.tagsText, doc.place, doc.about, doc.filters);
+    if (!store) prepare("INSERT INTO search_sirets (siret, id) VALUES (?, ?)").run(doc.siret, id);
     if (doc.lat !== null && doc.lng !== null) {
       prepare("INSERT INTO search_geo (id, min_lat, max_lat, min_lng, max_lng, trust) VALUES (?, ?, ?, ?, ?, ?)").run(
         id,
@@ -229,6 +324,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     prepare("DELETE FROM search_merchant_fts WHERE rowid = ?").run(id);
     prepare("DELETE FROM search_geo WHERE id = ?").run(id);
     prepare("DELETE FROM search_details WHERE id = ?").run(id);
+    if (!store) prepare("DELETE FROM search_sirets WHERE id = ?").run(id);
   }
 
   function idOf(abId: string): number | undefined {
@@ -257,7 +353,50 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     insertDocuments(id, doc, builtAt);
   }
 
+  /**
+   * Replaces the whole index with these merchants (most trusted first: ids in that order), built
+   * at store revision `builtAt`, and sets the cursor there; inside a write transaction.
+   */
+  function writeAll(
+    order: readonly TrustEntry[],
+    builtAt: number,
+    readMerchants: SynchronousSearchSource["readMerchants"],
+    onProgress?: (done: number, total: number) => void,
+  ): void {
+    const revision = indexRevision();
+    dropTables();
+    createTables();
+    const insertMerchant = prepare(`INSERT INTO search_merchants (id, ${ROW_COLUMNS}) VALUES (?, ${ROW_PARAMS})`);
+    onProgress?.(0, order.length);
+    for (let start = 0; start < order.length; start += BATCH_SIZE) {
+      const batch = order.slice(start, start + BATCH_SIZE);
+      const { merchants, products } = readMerchants(batch.map((entry) => entry.abId));
+      const rows = new Map(merchants.map((merchant) => [merchant.ab_id, merchant]));
+      batch.forEach((entry, offset) => {
+        const merchant = rows.get(entry.abId);
+        if (!merchant) return;
+        const id = start + offset + 1;
+        const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
+        insertMerchant.run(id, rowOf(doc));
+        insertDocuments(id, doc, builtAt);
+      });
+      onProgress?.(Math.min(order.length, start + batch.length), order.length);
+    }
+    // Merge each FTS index into a single b-tree: the fastest layout to query.
+    sqlite.exec("INSERT INTO search_merchant_fts (search_merchant_fts) VALUES ('optimize')");
+    sqlite.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('format', ?)").run(format);
+    moveRevision(revision);
+    setCursor(builtAt);
+  }
+
+  /** The store beside the index (createEmbeddedSearchIndex); refresh and rebuild read it. */
+  function storeBeside(): SameFileStore {
+    if (!store) throw new Error("this search index reads no store itself (createLocalSearchIndex)");
+    return store;
+  }
+
   function rebuild(onProgress?: (done: number, total: number) => void): void {
+    const { source } = storeBeside();
     const at = now();
     // One transaction: readers keep the previous index until the new one is complete, and a
     // failure leaves the previous index in place. IMMEDIATE (src/store/write-lock.ts): it reads
@@ -265,33 +404,19 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const build = sqlite.transaction(() => {
       const order = source.listedByTrust(at);
       // The store revision these documents are built at (same transaction, same snapshot).
-      const builtAt = storeRevision();
-      const revision = indexRevision();
-      dropTables();
-      createTables();
-      const insertMerchant = prepare(`INSERT INTO search_merchants (id, ${ROW_COLUMNS}) VALUES (?, ${ROW_PARAMS})`);
-      onProgress?.(0, order.length);
-      for (let start = 0; start < order.length; start += BATCH_SIZE) {
-        const batch = order.slice(start, start + BATCH_SIZE);
-        const { merchants, products } = readMerchants(batch.map((entry) => entry.abId));
-        const rows = new Map(merchants.map((merchant) => [merchant.ab_id, merchant]));
-        batch.forEach((entry, offset) => {
-          const merchant = rows.get(entry.abId);
-          if (!merchant) return;
-          const id = start + offset + 1;
-          const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
-          insertMerchant.run(id, rowOf(doc));
-          insertDocuments(id, doc, builtAt);
-        });
-        onProgress?.(Math.min(order.length, start + batch.length), order.length);
-      }
-      // Merge each FTS index into a single b-tree: the fastest layout to query.
-      sqlite.exec("INSERT INTO search_merchant_fts (search_merchant_fts) VALUES ('optimize')");
-      sqlite.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('format', ?)").run(INDEX_FORMAT);
-      moveRevision(revision);
-      setCursor(builtAt);
+      writeAll(order, storeRevision(), source.readMerchants, onProgress);
     });
     build.immediate();
+    stale = false;
+  }
+
+  /** rebuild() from a snapshot of the store read before (an index in a file of its own); inside a write transaction. */
+  function replaceAll(snapshot: RegistrySnapshot, onProgress?: (done: number, total: number) => void): void {
+    const readMerchants = (abIds: readonly string[]) => ({
+      merchants: abIds.flatMap((abId) => snapshot.merchants.get(abId) ?? []),
+      products: snapshot.products,
+    });
+    writeAll(snapshot.order, snapshot.revision, readMerchants, onProgress);
     stale = false;
   }
 
@@ -310,10 +435,15 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
 
   /** Writes these merchants' documents as they are in the store now; inside a write transaction. */
   function applyMerchants(abIds: readonly string[]): void {
-    const builtAt = storeRevision(); // before the rows, in the same transaction
-    const { documents, unlisted } = source.listedDocuments(abIds, now());
+    const { source } = storeBeside();
+    const revision = storeRevision(); // before the rows, in the same transaction
+    writeListed({ revision, ...source.listedDocuments(abIds, now()) });
+  }
+
+  /** Writes documents read from the store at `revision` (and removes the unlisted); inside a write transaction. */
+  function writeListed({ revision, documents, unlisted }: ListedAt): void {
     for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
-    for (const doc of documents) replaceMerchant(doc, builtAt);
+    for (const doc of documents) replaceMerchant(doc, revision);
     moveRevision(indexRevision());
   }
 
@@ -363,7 +493,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
 
   /** Another connection (a job) may have rebuilt the index since this one found it stale. */
   function stillStale(): boolean {
-    if (stale && storedFormat() === INDEX_FORMAT) stale = false;
+    if (stale && storedFormat() === format) stale = false;
     return stale;
   }
 
@@ -375,7 +505,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
    */
   function search(query: SearchQuery): SearchPage {
     if (stillStale()) {
-      if (sqlite.readonly) return EMPTY_PAGE;
+      // An index in a file of its own is built by its follower, never by a search.
+      if (sqlite.readonly || !store) return EMPTY_PAGE;
       rebuild();
     }
     searchedRevision = indexRevision();
@@ -449,10 +580,15 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     const idOf = new Map(hits.map((hit) => [hit.abId, hit.id]));
     return detailCache.readThrough([...idOf.keys()], searchedStoreRevision, undefined, (missing) => {
       const rows = prepare(
-        `SELECT s.ab_id AS abId, s.naf_code AS naf, s.naf_code_2025 AS naf2025, s.name, s.place, s.tags, d.about, d.products,
+        store
+          ? `SELECT s.ab_id AS abId, s.naf_code AS naf, s.naf_code_2025 AS naf2025, s.name, s.place, s.tags, d.about, d.products,
                 coalesce(t.touch, 0) > d.revision AS touched
          FROM search_merchants s JOIN search_details d ON d.id = s.id
               LEFT JOIN merchant_touches t ON t.ab_id = s.ab_id
+         WHERE s.id IN (SELECT value FROM json_each(?))`
+          : `SELECT s.ab_id AS abId, s.naf_code AS naf, s.naf_code_2025 AS naf2025, s.name, s.place, s.tags, d.about, d.products,
+                0 AS touched
+         FROM search_merchants s JOIN search_details d ON d.id = s.id
          WHERE s.id IN (SELECT value FROM json_each(?))`,
       ).all(JSON.stringify(missing.map((abId) => idOf.get(abId)))) as (DetailRow & {
         abId: string;
@@ -461,8 +597,8 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
       const details = new Map<string, HitDetail>();
       for (const row of rows) if (!row.touched) details.set(row.abId, detailOf(row));
       const fromStore = missing.filter((abId) => !details.has(abId));
-      if (fromStore.length > 0) {
-        const { merchants, products } = readMerchants(fromStore);
+      if (fromStore.length > 0 && store) {
+        const { merchants, products } = store.source.readMerchants(fromStore);
         for (const merchant of merchants) {
           const doc = buildMerchantDocument(merchant, products.get(merchant.ab_id) ?? [], 0);
           details.set(
@@ -493,7 +629,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
           ? [identifier.value, identifier.value]
           : [`${identifier.value}00000`, `${identifier.value}99999`];
       rows = prepare(
-        `${select} FROM merchants m JOIN search_merchants s ON s.ab_id = m.ab_id
+        store
+          ? `${select} FROM merchants m JOIN search_merchants s ON s.ab_id = m.ab_id
+         WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`
+          : `${select} FROM search_sirets m JOIN search_merchants s ON s.id = m.id
          WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`,
       ).all(low, high, MAX_SEARCH_DEPTH) as CandidateRow[];
     }
@@ -783,7 +922,7 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     );
   }
 
-  return {
+  const index: EmbeddedSearchIndex & { writeCursorInTransaction(revision: number): void } = {
     name: "embedded",
     search,
     refresh,
@@ -791,8 +930,10 @@ export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOp
     needsRebuild: stillStale,
     readCursor,
     writeCursor: (revision) => sqlite.transaction(setCursor).immediate(revision),
+    writeCursorInTransaction: setCursor,
     refreshThrough,
   };
+  return { index, writeListed, replaceAll, readCursor };
 }
 
 function uniqueIds(abIds: readonly string[]): string[] {

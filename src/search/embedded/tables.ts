@@ -90,6 +90,20 @@ export const CREATE_STATEMENTS: readonly string[] = [
   "CREATE VIRTUAL TABLE IF NOT EXISTS search_geo USING rtree(id, min_lat, max_lat, min_lng, max_lng, +trust)",
 ];
 
+/**
+ * The index in a file of its own (index.ts createLocalSearchIndex) finds a SIRET or a SIREN here,
+ * with no store tables beside it: each listed merchant's SIRET and its search_merchants id.
+ */
+export const CREATE_OWN_FILE_SIRETS: readonly string[] = [
+  // Not unique: two listed merchants may share a SIRET (a listing registered again beside the old).
+  `CREATE TABLE IF NOT EXISTS search_sirets (
+    siret TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    PRIMARY KEY (siret, id)
+  ) WITHOUT ROWID`,
+  "CREATE INDEX IF NOT EXISTS search_sirets_id ON search_sirets (id)",
+];
+
 export const DROP_STATEMENTS: readonly string[] = [
   "DROP TABLE IF EXISTS search_terms",
   "DROP TABLE IF EXISTS search_merchant_fts",
@@ -97,5 +111,6 @@ export const DROP_STATEMENTS: readonly string[] = [
   "DROP TABLE IF EXISTS search_tags", // earlier formats
   "DROP TABLE IF EXISTS search_merchants",
   "DROP TABLE IF EXISTS search_details",
+  "DROP TABLE IF EXISTS search_sirets",
   "DROP TABLE IF EXISTS search_meta",
 ];

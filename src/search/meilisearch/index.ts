@@ -7,8 +7,7 @@ import {
   type SearchParams,
   type Settings,
 } from "meilisearch";
-import type { Db } from "../../store/db.ts";
-import type { MerchantDocument } from "../embedded/documents.ts";
+import type { MerchantDocument, ProductRow } from "../embedded/documents.ts";
 import { matchProducts, prepareProduct } from "../embedded/product-match.ts";
 import { blendedScore, haversineKm, roundKm, weightsFor } from "../embedded/ranking.ts";
 import { INDEX_FORMAT } from "../embedded/tables.ts";
@@ -24,7 +23,7 @@ import {
   type SearchPage,
   type SearchQuery,
 } from "../search-index.ts";
-import { createSearchSource } from "../source.ts";
+import type { SearchSource } from "../source.ts";
 import { MIN_TYPO_WORD_LENGTH } from "../typos.ts";
 import { TRADE_WORDS } from "../vocabulary.ts";
 import { MeilisearchHttpError, nodeHttpClient } from "./http-client.ts";
@@ -164,7 +163,14 @@ const DEFAULT_POOL = 80;
 /** The radius Meilisearch filters with, a little wider than asked: the exact cut is made here. */
 const RADIUS_SLACK = 1.005;
 
-export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOptions): MeilisearchSearchIndex {
+/**
+ * `source`: the store's search reads, on either engine (src/search/source.ts createSearchSource,
+ * src/store/postgres/search-source.ts createPostgresSearchSource).
+ */
+export function createMeilisearchSearchIndex(
+  source: SearchSource,
+  options: MeilisearchIndexOptions,
+): MeilisearchSearchIndex {
   const uid = options.indexUid ?? "abeille_merchants";
   const embedder = options.embedder ?? null;
   const semanticRatio = options.semanticRatio ?? 0.5;
@@ -189,7 +195,6 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     timeout: options.writeTimeoutMs ?? 30_000,
     defaultWaitOptions: { timeout: options.writeTimeoutMs ?? 120_000, interval: 20 },
   });
-  const source = createSearchSource(db);
 
   async function ensureIndex(indexUid: string): Promise<Index<MeiliDocument>> {
     const exists = await writer
@@ -230,7 +235,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
     if (unique.length === 0) return;
     const index = writer.index<MeiliDocument>(uid);
     for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
-      const { documents, unlisted } = source.listedDocuments(unique.slice(start, start + REFRESH_CHUNK), now());
+      const { documents, unlisted } = await source.listedDocuments(unique.slice(start, start + REFRESH_CHUNK), now());
       await push(index, documents, unlisted);
     }
   }
@@ -241,7 +246,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
    * the first merchant was: changes made during the build are caught up by the follower.
    */
   async function rebuild(onProgress?: (done: number, total: number) => void): Promise<void> {
-    const revision = source.revision();
+    const revision = await source.revision();
     const buildUid = `${uid}_build`;
     await writer.deleteIndexIfExists(buildUid);
     const build = await ensureIndex(buildUid);
@@ -251,12 +256,12 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       .then(() => true)
       .catch(() => false);
     if (!live) await ensureIndex(uid);
-    const order = source.listedByTrust(now());
+    const order = await source.listedByTrust(now());
     onProgress?.(0, order.length);
     let pending: Promise<unknown>[] = [];
     for (let start = 0; start < order.length; start += BATCH_SIZE) {
       const ids = order.slice(start, start + BATCH_SIZE).map((entry) => entry.abId);
-      const { documents } = source.listedDocuments(ids, now());
+      const { documents } = await source.listedDocuments(ids, now());
       // Enqueue while the previous batches index; wait before the queue grows past two.
       const batch = await toMeili(documents);
       pending.push(
@@ -421,7 +426,7 @@ export function createMeilisearchSearchIndex(db: Db, options: MeilisearchIndexOp
       );
     const pageOf = ranked.slice(offset, offset + limit);
     const pageIds = pageOf.map((entry) => entry.doc.ab_id);
-    const products = pageOf.length > 0 ? source.readProducts(pageIds) : new Map();
+    const products = pageOf.length > 0 ? await source.readProducts(pageIds) : new Map<string, ProductRow[]>();
     // What matched, asked for the page's merchants alone: match positions over the whole pool
     // cost Meilisearch ten times the search itself (long descriptions and catalogues).
     const positions = new Map<string, Record<string, unknown>>();

@@ -7,7 +7,9 @@ import { createRequire } from "node:module";
 
 const load = createRequire(import.meta.url);
 
-export const { and, asc, eq, gt, is, isNull, sql } = load("drizzle-orm") as typeof import("drizzle-orm");
+export const { and, asc, eq, getTableColumns, gt, is, isNull, sql } = load(
+  "drizzle-orm",
+) as typeof import("drizzle-orm");
 
 export const {
   bigint,

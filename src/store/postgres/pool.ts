@@ -81,14 +81,19 @@ function unavailableAsServiceError(error: unknown): never {
  * STORE_UNAVAILABLE with a Retry-After (docs/several-machines.md): requests are refused clearly
  * while PostgreSQL is gone, and served again, without a restart, once it is back.
  */
-function refusingOutages(pool: pg.Pool): pg.Pool {
+function refusingOutages(pool: pg.Pool, afterWrite: (() => void) | undefined): pg.Pool {
   const refusing = new WeakSet<pg.PoolClient>();
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown> | undefined;
+  /** Tells `afterWrite` once a statement that may have written has finished (COMMIT included). */
+  const watched = (args: unknown[], running: Promise<unknown>): Promise<unknown> => {
+    if (!afterWrite || !mayWrite(args[0])) return running;
+    return running.finally(afterWrite);
+  };
   // The callback form answers through its callback: left as it is.
   (pool as { query: unknown }).query = (...args: unknown[]) =>
     typeof args.at(-1) === "function"
       ? query(...args)
-      : (query(...args) as Promise<unknown>).catch(unavailableAsServiceError);
+      : watched(args, (query(...args) as Promise<unknown>).catch(unavailableAsServiceError));
   const connect = pool.connect.bind(pool) as (...args: unknown[]) => Promise<pg.PoolClient> | undefined;
   // pg's own pool.query lends itself a connection through the callback form: left as it is.
   (pool as { connect: unknown }).connect = (...args: unknown[]) => {
@@ -105,7 +110,7 @@ function refusingOutages(pool: pg.Pool): pg.Pool {
         (client as { query: unknown }).query = (...queryArgs: unknown[]) =>
           typeof queryArgs.at(-1) === "function"
             ? clientQuery(...queryArgs)
-            : (clientQuery(...queryArgs) as Promise<unknown>).catch(unavailableAsServiceError);
+            : watched(queryArgs, (clientQuery(...queryArgs) as Promise<unknown>).catch(unavailableAsServiceError));
       }
       return client;
     })();
@@ -113,7 +118,17 @@ function refusingOutages(pool: pg.Pool): pg.Pool {
   return pool;
 }
 
-export function openPostgresPool(settings: PostgresSettings): pg.Pool {
+/** Whether a statement may write: anything but a plain SELECT (BEGIN and COMMIT included). */
+function mayWrite(statement: unknown): boolean {
+  const text = typeof statement === "string" ? statement : (statement as { text?: unknown } | null)?.text;
+  return typeof text !== "string" || !/^\s*select\b/i.test(text);
+}
+
+/**
+ * The pool of this process. `afterWrite` is told when a statement that may have written finished
+ * (the revision watch then stops trusting what it kept: revision-watch.ts).
+ */
+export function openPostgresPool(settings: PostgresSettings, hooks: { afterWrite?: () => void } = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: settings.url,
     max: settings.poolMax,
@@ -127,7 +142,7 @@ export function openPostgresPool(settings: PostgresSettings): pg.Pool {
   // An idle connection the server closed (a restart, a failover) is dropped from the pool and the
   // next query opens a new one; without a listener the error would end the process.
   pool.on("error", (error) => logger.warn("an idle PostgreSQL connection was lost", { error: error.message }));
-  return refusingOutages(pool);
+  return refusingOutages(pool, hooks.afterWrite);
 }
 
 /** The error a pool gives when no connection came within poolTimeoutMs. */

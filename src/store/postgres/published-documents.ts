@@ -1,6 +1,6 @@
 /**
  * The published documents on PostgreSQL (the port: src/publish/published-documents.ts; the table:
- * migration 0004). A publication is one transaction: its files upserted (a file whose bytes did not
+ * migration 0005). A publication is one transaction: its files upserted (a file whose bytes did not
  * change keeps its row and revision), its removed files turned into tombstones, and the one
  * published_state row moved to the new revision, whose trigger sends NOTIFY abeille_published when
  * the transaction commits.

@@ -11,6 +11,7 @@ import type { LetterClaimForLink, SignInLinkStore } from "../../domain/merchant-
 import { type ConfirmationRow, toConfirmation } from "../lead-email-confirmation-repository.ts";
 import { type LinkRow, linkOf } from "../sign-in-link-repository.ts";
 import type { Asynchronous } from "./asynchronous.ts";
+import { registryBatchOn } from "./merchant-registry-repository.ts";
 import { firstRow, inTransaction } from "./transaction.ts";
 
 const INSERT_OUTBOX = `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
@@ -63,7 +64,7 @@ export function createPostgresSignInLinkRepository(pool: pg.Pool): Asynchronous<
   };
 }
 
-export function createPostgresLeadEmailConfirmationRepository(pool: pg.Pool): Asynchronous<LeadEmailConfirmationStore> {
+export function createPostgresLeadEmailConfirmationRepository(pool: pg.Pool): LeadEmailConfirmationStore {
   const found = async (text: string, values: unknown[]) => {
     const row = await firstRow<ConfirmationRow>(pool, text, values);
     return row ? toConfirmation(row) : null;
@@ -117,13 +118,19 @@ export function createPostgresLeadEmailConfirmationRepository(pool: pg.Pool): As
          ORDER BY created_at DESC LIMIT 1`,
         [abId, now],
       ),
-    async markConfirmed(confirmationId, at) {
-      const confirmed = await pool.query(
-        `UPDATE lead_email_confirmations SET confirmed_at = $2
-         WHERE confirmation_id = $1 AND confirmed_at IS NULL AND withdrawn_at IS NULL`,
-        [confirmationId, at],
-      );
-      return confirmed.rowCount === 1;
-    },
+    confirm: (confirmationId, at, decide) =>
+      inTransaction(pool, async (client) => {
+        const confirmed = await firstRow<{ ab_id: string }>(
+          client,
+          `UPDATE lead_email_confirmations SET confirmed_at = $2
+           WHERE confirmation_id = $1 AND confirmed_at IS NULL AND withdrawn_at IS NULL RETURNING ab_id`,
+          [confirmationId, at],
+        );
+        if (!confirmed) return { confirmed: false as const };
+        return {
+          confirmed: true as const,
+          result: await registryBatchOn(client, { abIds: [confirmed.ab_id] }, decide),
+        };
+      }),
   };
 }

@@ -115,7 +115,13 @@ export const migrations: Migration[] = [
     ]
   },
   {
-    "id": "0004_published_documents",
+    "id": "0004_deployment_files",
+    "statements": [
+      "-- Written by hand: the fingerprints of the files every machine of a deployment must hold alike\n-- (docs/several-machines.md, \"Secrets and signing keys reach every machine by copy\"): the HMAC\n-- secrets under DATA_DIR/secrets and the signing keys' public half. Only SHA-256 fingerprints:\n-- the secrets themselves never go into the database. Not in the SQLite schema (one machine).\nCREATE TABLE \"deployment_files\" (\n  \"name\" text PRIMARY KEY,\n  \"sha256\" text NOT NULL,\n  \"recorded_at\" text NOT NULL,\n  \"recorded_by\" text NOT NULL\n);"
+    ]
+  },
+  {
+    "id": "0005_published_documents",
     "statements": [
       "-- Written by hand: the published documents live in the database (docs/several-machines.md,\n-- \"Published documents live in the database\"). The refresh (on the leader) writes each file it\n-- published or removed here; every instance mirrors the table into its own DATA_DIR/publish and\n-- serves from there. A removed file stays as a row without a body (a tombstone) so that a mirror\n-- that was behind removes it too.\nCREATE TABLE \"published_documents\" (\n\t\"path\" text PRIMARY KEY NOT NULL,\n\t\"body\" bytea,\n\t\"sha256\" text,\n\t\"content_type\" text,\n\t\"revision\" bigint NOT NULL,\n\t\"published_at\" text NOT NULL\n);",
       "CREATE INDEX \"published_documents_revision\" ON \"published_documents\" (\"revision\");",

@@ -1,0 +1,126 @@
+/**
+ * The search engines' reads of the registry on PostgreSQL (SearchSource, src/search/source.ts):
+ * the same columns, rows and order as the SQLite store's, ids as one array parameter. ab_ids are
+ * ordered byte-wise (COLLATE "C"), as SQLite orders text, whatever the database's collation.
+ * A read that must see one revision of the store (a batch the embedded index applies, a full
+ * build) runs in one REPEATABLE READ transaction: every statement of it reads the same snapshot.
+ */
+import type pg from "pg";
+import type { MerchantRow, ProductRow, SignalRow } from "../../search/embedded/documents.ts";
+import {
+  byTrust,
+  groupBy,
+  LISTED_SQL,
+  listedDocumentsOf,
+  MERCHANT_COLUMNS_SQL,
+  type MerchantRows,
+  PRODUCT_COLUMNS_SQL,
+  type SearchSource,
+  SIGNAL_COLUMNS_SQL,
+  type TrustEntry,
+  trustOrder,
+  withValidCoordinates,
+} from "../../search/source.ts";
+import { inTransaction, type Queryable } from "./transaction.ts";
+
+/** Merchants whose signals a full build reads per statement (keyset pages by ab_id). */
+const SIGNAL_PAGE_MERCHANTS = 5_000;
+
+export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
+  async function revision(db: Queryable): Promise<number> {
+    const row = (await db.query<{ revision: number }>("SELECT revision FROM store_revision WHERE id = 1")).rows[0];
+    return row?.revision ?? 0;
+  }
+
+  async function readProducts(db: Queryable, abIds: readonly string[]): Promise<Map<string, ProductRow[]>> {
+    const rows = await db.query<ProductRow>(
+      `SELECT ${PRODUCT_COLUMNS_SQL} FROM products WHERE ab_id = ANY($1::text[])
+       ORDER BY ab_id COLLATE "C", position, product_id COLLATE "C"`,
+      [abIds],
+    );
+    return groupBy(rows.rows);
+  }
+
+  async function readMerchants(db: Queryable, abIds: readonly string[]): Promise<MerchantRows> {
+    const rows = await db.query<MerchantRow>(
+      `SELECT ${MERCHANT_COLUMNS_SQL}
+       FROM merchants m LEFT JOIN territorial_proofs tp ON tp.ab_id = m.ab_id
+       WHERE m.ab_id = ANY($1::text[]) ORDER BY m.ab_id COLLATE "C"`,
+      [abIds],
+    );
+    return { merchants: rows.rows.map(withValidCoordinates), products: await readProducts(db, abIds) };
+  }
+
+  async function readSignals(db: Queryable, abIds: readonly string[]): Promise<Map<string, SignalRow[]>> {
+    const rows = await db.query<SignalRow>(
+      `SELECT ${SIGNAL_COLUMNS_SQL} FROM signals WHERE ab_id = ANY($1::text[]) ORDER BY ab_id COLLATE "C", key COLLATE "C"`,
+      [abIds],
+    );
+    return groupBy(rows.rows);
+  }
+
+  async function listedByTrust(db: Queryable, at: Date): Promise<TrustEntry[]> {
+    const listed = await db.query<{ ab_id: string; sector: string }>(
+      `SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL}) ORDER BY ab_id COLLATE "C"`,
+    );
+    // Trust a page of merchants at a time, from their signals (every signal at once would hold
+    // millions of rows in memory at 100,000 merchants), then one order over the pages.
+    const order: TrustEntry[] = [];
+    for (let start = 0; start < listed.rows.length; start += SIGNAL_PAGE_MERCHANTS) {
+      const page = listed.rows.slice(start, start + SIGNAL_PAGE_MERCHANTS);
+      const signals = await db.query<SignalRow>(
+        `SELECT ${SIGNAL_COLUMNS_SQL} FROM signals WHERE ab_id = ANY($1::text[]) ORDER BY ab_id COLLATE "C"`,
+        [page.map((row) => row.ab_id)],
+      );
+      const arrays = signals.rows.map(
+        (row) =>
+          [row.ab_id, row.key, row.status, row.value, row.expires_at] as [
+            string,
+            string,
+            string,
+            string | null,
+            string | null,
+          ],
+      );
+      order.push(...trustOrder(page, arrays, at));
+    }
+    return order.sort(byTrust);
+  }
+
+  /** Reads in one snapshot of the store (REPEATABLE READ, read only). */
+  const inOneRead = <T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    inTransaction(pool, async (client) => {
+      await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+      return read(client);
+    });
+
+  return {
+    revision: () => revision(pool),
+    readMerchants: (abIds) => readMerchants(pool, abIds),
+    readProducts: (abIds) => readProducts(pool, abIds),
+    readSignals: (abIds) => readSignals(pool, abIds),
+    listedByTrust: (at) => listedByTrust(pool, at),
+    listedDocuments: async (abIds, at) =>
+      listedDocumentsOf(abIds, await readMerchants(pool, abIds), await readSignals(pool, abIds), at),
+    listedDocumentsAt: (abIds, at) =>
+      inOneRead(async (client) => ({
+        revision: await revision(client),
+        ...listedDocumentsOf(abIds, await readMerchants(client, abIds), await readSignals(client, abIds), at),
+      })),
+    registrySnapshot: (at) =>
+      inOneRead(async (client) => {
+        const storeRevision = await revision(client);
+        const order = await listedByTrust(client, at);
+        const { merchants, products } = await readMerchants(
+          client,
+          order.map((entry) => entry.abId),
+        );
+        return {
+          revision: storeRevision,
+          order,
+          merchants: new Map(merchants.map((row) => [row.ab_id, row])),
+          products,
+        };
+      }),
+  };
+}

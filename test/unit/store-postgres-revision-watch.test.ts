@@ -1,0 +1,91 @@
+/**
+ * The store revision an instance keeps in memory on PostgreSQL (src/store/postgres/revision-watch.ts),
+ * on a real PostgreSQL: moved by the notices of writes made elsewhere; never trusted after a write
+ * of this process until read again (a request that writes then reads sees its write before the
+ * notice arrives); forgotten while the notice connection is down.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgresPool } from "../../src/store/postgres/pool.ts";
+import { type RevisionWatch, watchStoreRevision } from "../../src/store/postgres/revision-watch.ts";
+import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+
+const RETRY_MS = 100;
+let server: TestPostgres;
+let url: string;
+let elsewhere: pg.Client;
+let pool: pg.Pool;
+let watch: RevisionWatch;
+
+beforeAll(async () => {
+  server = await startTestPostgres();
+  url = await server.createDatabase();
+  elsewhere = new pg.Client({ connectionString: url });
+  await elsewhere.connect();
+  pool = openPostgresPool({ url, poolMax: 2, poolTimeoutMs: 2_000 }, { afterWrite: () => watch.afterWrite() });
+  watch = watchStoreRevision({ url, pool, retryMs: RETRY_MS, applicationName: "revision-watch-test" });
+}, 60_000);
+afterAll(async () => {
+  await watch?.stop();
+  await pool?.end();
+  await elsewhere?.end().catch(() => undefined);
+  await server?.stop();
+});
+
+async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("the condition never held");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const revisionIn = async (client: pg.Client | pg.Pool) =>
+  Number(
+    (await client.query<{ revision: number }>("SELECT revision FROM store_revision WHERE id = 1")).rows[0]?.revision,
+  );
+
+describe("the store revision an instance keeps", () => {
+  it("is known once listening, and follows writes made elsewhere through their notices", async () => {
+    await until(() => watch.known() !== null);
+    const start = await revisionIn(elsewhere);
+    expect(watch.known()).toBe(start);
+
+    await elsewhere.query("UPDATE store_revision SET revision = revision + 5 WHERE id = 1");
+    await until(() => watch.known() === start + 5);
+    expect(await watch.read()).toBe(start + 5);
+  });
+
+  it("is not trusted after a write of this process until read again", async () => {
+    await until(() => watch.known() !== null);
+    const before = watch.known() ?? 0;
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("UPDATE store_revision SET revision = revision + 1 WHERE id = 1");
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    // Right after the commit, before any notice could be handled: nothing kept, a read sees the write.
+    expect(watch.known()).toBeNull();
+    expect(await watch.read()).toBe(before + 1);
+    await until(() => watch.known() === before + 1);
+    // A read does not make it forget.
+    await pool.query("SELECT 1");
+    expect(watch.known()).toBe(before + 1);
+  });
+
+  it("forgets while its notice connection is down, and knows again once listening", async () => {
+    await until(() => watch.known() !== null);
+    await elsewhere.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'revision-watch-test'",
+    );
+    await until(() => watch.known() === null);
+    // A write made while it does not listen: its notice is lost, yet the revision known afterwards is the new one.
+    await elsewhere.query("UPDATE store_revision SET revision = revision + 2 WHERE id = 1");
+    const now = await revisionIn(elsewhere);
+    await until(() => watch.listening() && watch.known() !== null);
+    expect(watch.known()).toBe(now);
+  });
+});
