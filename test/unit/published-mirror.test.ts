@@ -4,7 +4,8 @@
  * (another DATA_DIR, another pool) has them after the notice, byte-identical, with the same ETag; a
  * merchant withdrawn by a refresh disappears from the mirror; a mirror started late catches up at
  * start; a refresh whose folder is ahead of the table (a new table, another leader since) sends
- * every file.
+ * every file. And the refresh run on PostgreSQL itself (its source, its index in the shared tables):
+ * the index and the files commit together, and another instance leading next carries on from it.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -15,13 +16,17 @@ import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant
 import { decideInRegistry } from "../../src/domain/merchants/merchant-registry.ts";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
-import { runRefresh } from "../../src/publish/publisher.ts";
+import { type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
 import type { PublishSettings } from "../../src/publish/settings.ts";
+import { workerRunner } from "../../src/publish/worker-runner.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { copySqliteToPostgres } from "../../src/store/postgres/copy.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
+import { createPostgresPublishIndex } from "../../src/store/postgres/publish-index.ts";
+import { createPostgresProfileLoader, createPostgresPublishSource } from "../../src/store/postgres/publish-source.ts";
 import { createPostgresPublishedDocuments } from "../../src/store/postgres/published-documents.ts";
 import { type PublishedMirror, startPublishedMirror } from "../../src/store/postgres/published-mirror.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
@@ -197,5 +202,105 @@ describe("published documents in the database, mirrored by every instance", () =
     // And the next run, with the table at its index and nothing written, publishes nothing.
     await moved.refresh(new Date(NOW.getTime() + 120_000));
     expect((await moved.documents.state())?.revision).toBe(1);
+  }, 60_000);
+
+  it("runs the refresh on PostgreSQL: index and files in one commit; the next leader carries on from the shared index", async () => {
+    const url = await server.createDatabase();
+    const shared = pool(url);
+    await copySqliteToPostgres(db.$client, shared, { batchRows: 500 });
+    const loader = createPostgresProfileLoader(shared);
+    const onPostgres = (name: string, now: Date, extra: Partial<RefreshInput> = {}) => {
+      const dataDir = path.join(scratch, name);
+      const publishDir = path.join(dataDir, "publish");
+      return {
+        dir: publishDir,
+        run: () =>
+          runRefresh({
+            store: {
+              source: createPostgresPublishSource(shared),
+              loadProfiles: (abIds) => loader.load(abIds),
+              index: createPostgresPublishIndex(shared),
+            },
+            config: { baseUrl: BASE_URL, publicOrderRailEnabled: false, dataDir, databaseFile: "" },
+            settings: {
+              publishDir,
+              refreshCron: null,
+              refreshTimezone: null,
+              refreshOnStart: false,
+              snapshotRenewMarginSeconds: 3600,
+              fastPath: true,
+              refreshWorkers: null,
+            },
+            now,
+            nextRunAt: null,
+            codeKey: "test-code",
+            ...extra,
+          }),
+      };
+    };
+    const watcher = await mirror(url, "instance-7");
+    await until(() => watcher.mirror.listening(), "the mirror to listen");
+
+    const first = onPostgres("instance-6", NOW);
+    const summary = await first.run();
+    expect(summary.rendered).toBe(summary.merchants);
+    await until(() => watcher.mirror.revision() === 1, "the first publication");
+    const published = filesOf(first.dir);
+    const mirrored = filesOf(watcher.dir);
+    expect([...mirrored.keys()].sort()).toEqual([...published.keys()].sort());
+    for (const [relative, body] of published) expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
+    expect(serveIndexOf(watcher.dir)).toBe(serveIndexOf(first.dir));
+
+    // One merchant renamed; the next run, on another instance (another DATA_DIR, nothing rendered
+    // there before), renders it alone: the index it reads is the shared one.
+    const [renamed] = [...published.keys()]
+      .map((relative) => /^api\/merchants\/(ab_[a-z0-9]{8})\/jsonld$/.exec(relative)?.[1])
+      .filter((abId): abId is string => abId !== undefined)
+      .sort();
+    if (!renamed) throw new Error("no merchant published");
+    await shared.query("UPDATE merchants SET business_name = 'Maison Renommée', updated_at = $2 WHERE ab_id = $1", [
+      renamed,
+      new Date(NOW.getTime() + 30_000).toISOString(),
+    ]);
+    const next = onPostgres("instance-8", new Date(NOW.getTime() + 60_000));
+    const second = await next.run();
+    expect(second.rendered).toBe(1);
+    await until(() => watcher.mirror.revision() === 2, "the second publication");
+    const jsonld = publishedPath("jsonld", renamed);
+    const renderedHere = readFileSync(path.join(next.dir, jsonld));
+    expect(renderedHere.toString("utf8")).toContain("Maison Renommée");
+    expect(readFileSync(path.join(watcher.dir, jsonld)).equals(renderedHere)).toBe(true);
+    expect(serveIndexOf(watcher.dir)).toBe(serveIndexOf(next.dir));
+    // The second publication carried the renamed merchant's files and the serve index, nothing else.
+    const carried = await shared.query<{ path: string }>(
+      "SELECT path FROM published_documents WHERE revision = 2 ORDER BY path",
+    );
+    expect(carried.rows.every((row) => row.path.includes(renamed) || row.path === ".abeille/serve-index.tsv")).toBe(
+      true,
+    );
+    expect(carried.rows.map((row) => row.path)).toContain(jsonld);
+
+    // A full pass in worker threads, each with its own pool to DATABASE_URL: the same bytes as the mirror holds.
+    const workers = onPostgres("instance-9", new Date(NOW.getTime() + 60_000), {
+      runner: workerRunner(
+        {
+          databaseFile: "",
+          databaseUrl: url,
+          dataDir: path.join(scratch, "instance-9"),
+          baseUrl: BASE_URL,
+          publicOrderRailEnabled: false,
+        },
+        { publishDir: path.join(scratch, "instance-9", "publish") },
+        2,
+      ),
+      full: true,
+    });
+    const third = await workers.run();
+    expect([third.rendered, third.failed]).toEqual([second.merchants, 0]);
+    await watcher.mirror.catchUp();
+    const fromWorkers = filesOf(workers.dir);
+    const nowMirrored = filesOf(watcher.dir);
+    expect([...fromWorkers.keys()].sort()).toEqual([...nowMirrored.keys()].sort());
+    for (const [relative, body] of fromWorkers) expect(nowMirrored.get(relative)?.equals(body), relative).toBe(true);
   }, 60_000);
 });

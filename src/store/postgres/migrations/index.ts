@@ -127,7 +127,12 @@ export const migrations: Migration[] = [
       "CREATE INDEX \"published_documents_revision\" ON \"published_documents\" (\"revision\");",
       "-- One row: the last publication's revision (each publication adds one) and the refresh run it\n-- carried (its index's generatedAt and publish key), so the next run knows whether the table holds\n-- what its own index says was published.\nCREATE TABLE \"published_state\" (\n\t\"id\" smallint PRIMARY KEY NOT NULL CHECK (\"id\" = 1),\n\t\"revision\" bigint NOT NULL,\n\t\"run_generated_at\" text NOT NULL,\n\t\"publish_key\" text NOT NULL,\n\t\"published_at\" text NOT NULL\n);",
       "-- Every instance's mirror listens on abeille_published: the notice leaves with the commit of the\n-- publication (none for a rolled-back one), its payload the new revision.\nCREATE FUNCTION \"abeille_notify_published\"() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  PERFORM pg_notify('abeille_published', NEW.\"revision\"::text);\n  RETURN NULL;\nEND\n$$;",
-      "CREATE TRIGGER \"published_state_notify\" AFTER INSERT OR UPDATE ON \"published_state\"\n  FOR EACH ROW EXECUTE FUNCTION \"abeille_notify_published\"();"
+      "CREATE TRIGGER \"published_state_notify\" AFTER INSERT OR UPDATE ON \"published_state\"\n  FOR EACH ROW EXECUTE FUNCTION \"abeille_notify_published\"();",
+      "-- The refresh's own index (on one machine DATA_DIR/publish/.abeille/index.db, src/store/publish-index.ts):\n-- shared, so that whichever instance leads carries on from the last run, and written in the same\n-- transaction as the published documents.\nCREATE TABLE \"publish_index_meta\" (\n\t\"key\" text PRIMARY KEY NOT NULL,\n\t\"value\" text NOT NULL\n);",
+      "CREATE TABLE \"publish_index_entries\" (\n\t\"ab_id\" text PRIMARY KEY NOT NULL,\n\t\"status\" text NOT NULL,\n\t\"stamp\" text NOT NULL,\n\t\"fingerprint\" text NOT NULL,\n\t\"since\" text NOT NULL,\n\t\"until\" text,\n\t\"hashes\" text NOT NULL,\n\t\"file_count\" integer NOT NULL,\n\t\"card_hash\" text,\n\t\"snapshot_expires_at\" text,\n\t\"has_snapshot\" boolean NOT NULL,\n\t\"snapshot_due\" text NOT NULL\n);",
+      "CREATE INDEX \"publish_index_entries_until\" ON \"publish_index_entries\" (\"until\") WHERE \"until\" IS NOT NULL;",
+      "CREATE INDEX \"publish_index_entries_snapshot_due\" ON \"publish_index_entries\" (\"snapshot_due\");",
+      "CREATE INDEX \"publish_index_entries_with_snapshot\" ON \"publish_index_entries\" (\"has_snapshot\") WHERE \"has_snapshot\";"
     ]
   }
 ];

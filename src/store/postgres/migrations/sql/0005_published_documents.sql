@@ -36,3 +36,32 @@ $$;
 --> statement-breakpoint
 CREATE TRIGGER "published_state_notify" AFTER INSERT OR UPDATE ON "published_state"
   FOR EACH ROW EXECUTE FUNCTION "abeille_notify_published"();
+--> statement-breakpoint
+-- The refresh's own index (on one machine DATA_DIR/publish/.abeille/index.db, src/store/publish-index.ts):
+-- shared, so that whichever instance leads carries on from the last run, and written in the same
+-- transaction as the published documents.
+CREATE TABLE "publish_index_meta" (
+	"key" text PRIMARY KEY NOT NULL,
+	"value" text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "publish_index_entries" (
+	"ab_id" text PRIMARY KEY NOT NULL,
+	"status" text NOT NULL,
+	"stamp" text NOT NULL,
+	"fingerprint" text NOT NULL,
+	"since" text NOT NULL,
+	"until" text,
+	"hashes" text NOT NULL,
+	"file_count" integer NOT NULL,
+	"card_hash" text,
+	"snapshot_expires_at" text,
+	"has_snapshot" boolean NOT NULL,
+	"snapshot_due" text NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX "publish_index_entries_until" ON "publish_index_entries" ("until") WHERE "until" IS NOT NULL;
+--> statement-breakpoint
+CREATE INDEX "publish_index_entries_snapshot_due" ON "publish_index_entries" ("snapshot_due");
+--> statement-breakpoint
+CREATE INDEX "publish_index_entries_with_snapshot" ON "publish_index_entries" ("has_snapshot") WHERE "has_snapshot";
