@@ -9,6 +9,7 @@
 import type { Config } from "../src/config/config.ts";
 import { isServiceError } from "../src/errors/service-error.ts";
 import { logger } from "../src/logging.ts";
+import { startOfToday } from "../src/seed/demo-day.ts";
 import { recordDeploymentFiles } from "../src/store/postgres/deployment-files.ts";
 import { createPostgresMerchantRegistryRepository } from "../src/store/postgres/merchant-registry-repository.ts";
 import { applyPostgresMigrations, DatabaseSetupError } from "../src/store/postgres/migrate.ts";
@@ -16,7 +17,6 @@ import { isPoolTimeout, openPostgresPool } from "../src/store/postgres/pool.ts";
 import { createPostgresRegistryMaintenance } from "../src/store/postgres/registry-maintenance.ts";
 import { postgresStore } from "../src/store/postgres/store.ts";
 import { CommandError } from "./cli.ts";
-import { startOfToday } from "./seed.ts";
 import { checkSharedFiles, SharedFilesError } from "./shared-files.ts";
 
 /** How long the preparation waits for PostgreSQL to accept a connection. */
