@@ -197,7 +197,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       return updateTransaction.immediate(write);
     },
     row(decide) {
-      return rowTransaction(decide) as ReturnType<typeof decide>;
+      return rowTransaction.immediate(decide) as ReturnType<typeof decide>;
     },
     events(abId: string): MerchantEvent[] {
       return db
