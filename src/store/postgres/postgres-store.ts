@@ -8,7 +8,9 @@ import type { StorePorts } from "../store-ports.ts";
 import { createPostgresAgentRepository } from "./agent-repository.ts";
 import { createPostgresAttributionRepository } from "./attribution-repository.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
+import { createPostgresLetterRepository } from "./letter-repository.ts";
 import { createPostgresMerchantRepository } from "./merchant-repository.ts";
+import { createPostgresMerchantSpaceRepository } from "./merchant-space-repository.ts";
 import { createPostgresOrderRepository } from "./order-repository.ts";
 import { createPostgresOutboxRepository } from "./outbox-repository.ts";
 import { createPostgresPlatformContactRepository } from "./platform-contact-repository.ts";
@@ -31,7 +33,7 @@ import { postgresStore } from "./store.ts";
  * Ports whose PostgreSQL twin is still being written (issue 26): a server on DATABASE_URL refuses
  * to start until they are (src/app.ts says which).
  */
-export type PendingOnPostgres = "leadEmailConfirmations" | "space" | "merchantRegistry" | "letters";
+export type PendingOnPostgres = "leadEmailConfirmations" | "merchantRegistry";
 
 export interface PostgresPorts extends Omit<StorePorts, PendingOnPostgres> {
   engine: "postgres";
@@ -77,6 +79,8 @@ export function openPostgresStore(
     platformContacts: createPostgresPlatformContactRepository(store),
     retention: createPostgresRetentionRepository(pool),
     signInLinks: createPostgresSignInLinkRepository(pool),
+    space: createPostgresMerchantSpaceRepository(pool),
+    letters: createPostgresLetterRepository(pool),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {
       await pool.query("SELECT 1");
