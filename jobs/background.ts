@@ -3,7 +3,8 @@
  *
  * - Every machine: the lead outbox worker (in a thread of its own). On SQLite there is one machine;
  *   on PostgreSQL each machine's worker claims rows no other takes (FOR UPDATE SKIP LOCKED and
- *   leases: docs/several-machines.md).
+ *   leases: docs/several-machines.md); and, on PostgreSQL, the follower of the machine's own
+ *   embedded search index.
  * - Once across the deployment: the retention schedule, the publication schedule, the search
  *   follower and the search card keeper. On SQLite the owner runs them; on PostgreSQL the leader
  *   does (an advisory lock on a connection of its own, src/store/postgres/leader.ts), and another
@@ -11,7 +12,10 @@
  */
 import type { App } from "../src/app.ts";
 import type { Config } from "../src/config/config.ts";
+import { logger } from "../src/logging.ts";
 import { startOutboxThread } from "../src/mail/outbox-thread.ts";
+import { loadPublishSettings } from "../src/publish/settings.ts";
+import type { SearchFollower } from "../src/search/follower.ts";
 import { startRetentionSchedule } from "./retention.ts";
 import { startScheduler } from "./scheduler.ts";
 
@@ -29,6 +33,13 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
     config.outboxWorker === "inprocess"
       ? startOutboxThread(config, { nextDueAt: () => app.outbox.nextDueAt(), now: app.now })
       : null;
+  // On PostgreSQL the embedded index is this machine's own file (DATA_DIR/search-index.db): its
+  // follower runs on every machine; on SQLite it lives in the shared store and runs once.
+  const ownIndex = config.postgres ? embeddedFollower(app) : null;
+  ownIndex?.start();
+  // On PostgreSQL the published documents live in the database: this machine's publish folder is
+  // a mirror of them, filled now and on each publication's notice (serving stays a file read).
+  const mirror = startMirror(app, config);
   let once: { stop(): Promise<void> } | null = null;
   const startOnce = () => {
     once ??= startWorkDoneOnce(app, config);
@@ -53,7 +64,12 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
     leads: () => once !== null,
     stop: async () => {
       // The jobs end before the lock is given up: another machine never runs them while these finish.
-      await Promise.allSettled([worker?.stop(), stopOnce()]);
+      await Promise.allSettled([
+        worker?.stop(),
+        stopOnce(),
+        ownIndex?.stop(),
+        mirror.then((started) => started?.stop()),
+      ]);
       await election?.stop();
     },
   };
@@ -65,18 +81,54 @@ function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } 
   // Keep the search engine in step with the store (src/search/follower.ts: the embedded index, or
   // Meilisearch and its embedded fallback); and the search result cards built ahead
   // (src/domain/registry/keep-search-cards.ts).
-  app.searchEngine.follower.start();
-  app.searchEngine.fallbackFollower?.start();
+  const shared = sharedSearchFollowers(app, config);
+  for (const follower of shared) follower.start();
   app.cardKeeper.start();
   return {
     stop: async () => {
       await Promise.allSettled([
         retention.stop(),
         scheduler.stop(),
-        app.searchEngine.follower.stop(),
-        app.searchEngine.fallbackFollower?.stop(),
+        ...shared.map((follower) => follower.stop()),
         app.cardKeeper.stop(),
       ]);
     },
   };
+}
+
+/** The follower of the embedded index (the engine's own, or Meilisearch's fallback), if any. */
+function embeddedFollower(app: App): SearchFollower | null {
+  return app.searchEngine.meilisearch ? app.searchEngine.fallbackFollower : app.searchEngine.follower;
+}
+
+/** The search followers that run once across the deployment: all of them on SQLite; Meilisearch's on PostgreSQL. */
+function sharedSearchFollowers(app: App, config: Config): SearchFollower[] {
+  const all = [app.searchEngine.follower, app.searchEngine.fallbackFollower].filter(
+    (follower): follower is SearchFollower => follower !== null,
+  );
+  if (!config.postgres) return all;
+  const own = embeddedFollower(app);
+  return all.filter((follower) => follower !== own);
+}
+
+/** The machine's mirror of the published documents (PostgreSQL only); its first catch-up does not hold the start. */
+async function startMirror(app: App, config: Config): Promise<{ stop(): Promise<void> } | null> {
+  if (!config.postgres || app.store.engine !== "postgres") return null;
+  const { startPublishedMirror } = await import("../src/store/postgres/published-mirror.ts");
+  const onError = (error: unknown) =>
+    logger.warn("published mirror: a catch-up failed; the next notice tries again", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  try {
+    return await startPublishedMirror({
+      pool: app.store.pool,
+      url: config.postgres.url,
+      publishDir: loadPublishSettings(config).publishDir,
+      retryMs: config.postgres.leaderRetryMs,
+      onError,
+    });
+  } catch (error) {
+    onError(error);
+    return null;
+  }
 }

@@ -59,7 +59,7 @@ import { setLogLevel } from "../src/logging.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { sqliteRegistryPorts } from "../src/store/registry-ports.ts";
 import { isBusy } from "../src/store/write-lock.ts";
 import { CommandError, EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
 import { count, progressBar } from "./progress.ts";
@@ -177,7 +177,8 @@ async function run(job: SireneArguments | { source: "bodacc"; file: string }, js
   const config = loadConfig();
   const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
   const deps = {
-    registry: createMerchantRegistryRepository(db),
+    // The registry over this store (the PostgreSQL one: postgresRegistryPorts).
+    registry: sqliteRegistryPorts(db).registry,
     communes: createCommuneLookup(),
     now: () => new Date(),
   };

@@ -51,8 +51,8 @@ import { type MerchantStatus, merchantStatusSchema } from "../src/schemas/envelo
 import { createCommuneLookup } from "../src/seed/communes.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { type Db, openDatabase } from "../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../src/store/merchant-space-repository.ts";
+import { sqliteRegistryPorts } from "../src/store/registry-ports.ts";
 import { createSettingsRepository } from "../src/store/settings-repository.ts";
 import { isBusy } from "../src/store/write-lock.ts";
 import {
@@ -200,7 +200,8 @@ async function run(command: string, args: string[], options: RunOptions): Promis
   const config = loadConfig();
   const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
   const deps: MerchantLifecycleDeps = {
-    registry: createMerchantRegistryRepository(db),
+    // The registry over this store (the PostgreSQL one: postgresRegistryPorts).
+    registry: sqliteRegistryPorts(db).registry,
     communes: createCommuneLookup(),
     now: () => new Date(),
   };

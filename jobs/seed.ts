@@ -26,6 +26,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
+import { startOfToday } from "../src/seed/demo-day.ts";
 import type { SeedProgress, SeedSummary } from "../src/seed/seed-demo.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
@@ -63,13 +64,6 @@ function progressReporter(): { report: (progress: SeedProgress) => void; end: ()
     },
     end: () => current?.bar.end(),
   };
-}
-
-/** Midnight UTC of the current day: the default `now` of a demo registry. */
-function startOfToday(): Date {
-  const today = new Date();
-  today.setUTCHours(0, 0, 0, 0);
-  return today;
 }
 
 /** Seeds DEMO_SEED_COUNT merchants when the registry is empty; returns null when nothing was done. */

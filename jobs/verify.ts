@@ -26,8 +26,7 @@ import { setLogLevel } from "../src/logging.ts";
 import { createRechercheEntreprisesClient } from "../src/official/recherche-entreprises.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { merchantsDueForIdentityCheck } from "../src/store/identity-check-queue.ts";
-import { createMerchantRegistryRepository } from "../src/store/merchant-registry-repository.ts";
+import { sqliteRegistryPorts } from "../src/store/registry-ports.ts";
 import { EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError, wholeNumberOption } from "./cli.ts";
 import { catchUpSearchIndex } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
@@ -84,8 +83,10 @@ async function verify(options: {
   setLogLevel("warn");
   const config = loadConfig();
   const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  // The registry over this store (the PostgreSQL one: postgresRegistryPorts).
+  const ports = sqliteRegistryPorts(db);
   const deps = {
-    registry: createMerchantRegistryRepository(db),
+    registry: ports.registry,
     now: () => new Date(),
     lookup: createRechercheEntreprisesClient({
       baseUrl: config.rechercheEntreprises.url,
@@ -122,7 +123,7 @@ async function verify(options: {
 
   try {
     const abIds = options.due
-      ? merchantsDueForIdentityCheck(db, {
+      ? await ports.dueForIdentityCheck({
           horizon: new Date(Date.now() + options.withinDays * DAY_MS).toISOString(),
           ...(options.limit === undefined ? {} : { limit: options.limit }),
         })

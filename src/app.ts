@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Config, ConfigError, loadConfig } from "./config/config.ts";
+import { type Config, loadConfig } from "./config/config.ts";
 import { type AccessServices, createAccessServices } from "./domain/access/access-services.ts";
 import type { AssessedLeadTarget } from "./domain/leads/lead-deps.ts";
 import { createPageFormTokens, type PageFormTokens } from "./domain/leads/page-form-token.ts";
@@ -31,7 +31,13 @@ import type { PaymentProvider } from "./payments/payment-provider.ts";
 import { paymentProviderFromConfig } from "./payments/stripe-checkout.ts";
 import { processCardCode } from "./publish/code-key.ts";
 import type { RenderedDocument } from "./publish/document.ts";
-import { createSearchEngine, type EmbeddedIndex, type SearchEngine, sqliteSearchPorts } from "./search/engine.ts";
+import {
+  createSearchEngine,
+  type EmbeddedIndex,
+  postgresSearchPorts,
+  type SearchEngine,
+  sqliteSearchPorts,
+} from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
 import { createCommuneLookup } from "./seed/communes.ts";
@@ -43,7 +49,7 @@ import { leadEmailTokensOf } from "./store/lead-email-confirmation-repository.ts
 import { type LeadRepository, loadOrCreateSecret } from "./store/lead-repository.ts";
 import { letterCodeKeyFile } from "./store/letter-repository.ts";
 import type { MerchantRepository } from "./store/merchant-repository.ts";
-import { openStore } from "./store/open-store.ts";
+import { type OpenedStore, openStore } from "./store/open-store.ts";
 import type { OrderRepository } from "./store/order-repository.ts";
 import type { PlatformContactRepository } from "./store/platform-contact-repository.ts";
 import type { PublishSource } from "./store/publish-source.ts";
@@ -77,7 +83,10 @@ const LEAD_TARGET_ENTRIES = 4_000;
 /** The composition root: every service the routes and jobs use, built once from one config. */
 export interface App {
   config: Config;
-  db: Db;
+  /** The SQLite store's connection (tests, SQLite-only jobs); throws on PostgreSQL. */
+  readonly db: Db;
+  /** The store's ports on their engine. */
+  store: OpenedStore;
   merchants: MerchantRepository;
   search: SearchIndex;
   /** The engine behind `search` (embedded, or Meilisearch) and its followers, for health and jobs. */
@@ -155,14 +164,6 @@ export interface App {
 export function createApp(config: Config, options: { now?: () => Date } = {}): App {
   const store = openStore(config);
   const noticesListening = store.engine === "postgres" ? store.revisionWatch.listening : null;
-  if (store.engine !== "sqlite") {
-    // Issue 26 in progress: the ports below have no PostgreSQL twin wired yet.
-    void store.close();
-    throw new ConfigError(
-      "DATABASE_URL: serving from PostgreSQL is not complete yet (the registry's writes, the merchant space, letters and search are still on SQLite); unset DATABASE_URL",
-    );
-  }
-  const db = store.db;
   const now = options.now ?? (() => new Date());
   const { agents, settings, outbox, merchants, keptCards } = store;
   let limitsFailedAt = Number.NEGATIVE_INFINITY;
@@ -175,7 +176,11 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     limitsFailed(warnAtMostEveryMinute("rate limit store failed")),
     store.sharedLimits,
   );
-  const searchEngine = createSearchEngine(sqliteSearchPorts(db, { now }), config, {
+  const searchPorts =
+    store.engine === "sqlite"
+      ? sqliteSearchPorts(store.db, { now })
+      : postgresSearchPorts(store.pool, { dataDir: config.dataDir, now });
+  const searchEngine = createSearchEngine<EmbeddedIndex>(searchPorts, config, {
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
     onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),
@@ -194,7 +199,11 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
   });
   return {
     config,
-    db,
+    get db(): Db {
+      if (store.engine !== "sqlite") throw new Error("app.db is the SQLite store's; this app serves from PostgreSQL");
+      return store.db;
+    },
+    store,
     merchants,
     search: searchEngine.index,
     searchEngine,

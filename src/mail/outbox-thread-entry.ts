@@ -18,7 +18,7 @@ import { createOutboxRepository } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
 import { createSignInLinkRepository, signInLinkKeyFile } from "../store/sign-in-link-repository.ts";
 import { notifyOutbox } from "./outbox-signal.ts";
-import { startOutboxWorker } from "./outbox-worker.ts";
+import { type OutboxServices, startOutboxWorker } from "./outbox-worker.ts";
 import { createMailTransport } from "./transport.ts";
 
 export type OutboxThreadMessage = "nudge" | "stop";
@@ -27,20 +27,14 @@ export type OutboxThreadReport = "idle";
 
 const config = (workerData as { config: Config }).config;
 lowerThisThreadsPriority();
-// Only what delivery needs (no search, signing or payments loaded in this thread), on a connection
-// with a small page cache: the thread touches the outbox, its leads and their merchants' emails.
-// The raw connection: the repositories below write with SQL of their own, and drizzle with the
-// schema would cost this thread 8 MB of heap (the owner process's RSS, docs/performance.md).
-const db = { $client: openConnection(config.databaseFile, { small: true, checkpoints: config.walCheckpoints }) };
+// Only what delivery needs (no search, signing or payments loaded in this thread): the thread
+// touches the outbox, its leads and their merchants' emails.
+const store = await openDeliveryStore(config);
 const services = {
   config,
   now: () => new Date(),
-  outbox: createOutboxRepository(db),
-  leads: createLeadRepository(db),
-  platformContacts: createPlatformContactRepository(db),
-  signInLinks: createSignInLinkRepository(db),
+  ...store.ports,
   signInLinkTokens: createSignInLinkTokens(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir))),
-  leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
   leadEmailTokens: leadEmailTokensOf(config.dataDir),
 };
 const worker = startOutboxWorker(services, {
@@ -59,8 +53,7 @@ function end(): void {
     .stop()
     .catch(() => undefined)
     .then(() => {
-      db.$client.close();
-      parentPort?.close();
+      void store.close().finally(() => parentPort?.close());
     });
 }
 
@@ -110,4 +103,46 @@ function lowerThisThreadsPriority(): void {
   } catch {
     // Not allowed here: delivery keeps the process's priority.
   }
+}
+
+/**
+ * The thread's own connection to the store: on SQLite a raw connection with a small page cache
+ * (the repositories below write with SQL of their own; drizzle with the schema would cost this
+ * thread 8 MB of heap, the owner process's RSS: docs/performance.md); on PostgreSQL a pool of two.
+ */
+async function openDeliveryStore(setup: Config): Promise<{
+  ports: Pick<OutboxServices, "outbox" | "leads" | "platformContacts" | "signInLinks" | "leadEmailConfirmations">;
+  close(): Promise<void>;
+}> {
+  if (setup.postgres) {
+    // Loaded only here: a thread on SQLite carries no PostgreSQL driver.
+    const { openPostgresStore } = await import("../store/postgres/postgres-store.ts");
+    const postgres = openPostgresStore(
+      { ...setup.postgres, poolMax: 2 },
+      { applicationName: "abeille outbox", watchRevision: false },
+    );
+    return {
+      ports: {
+        outbox: postgres.outbox,
+        leads: postgres.leads,
+        platformContacts: postgres.platformContacts,
+        signInLinks: postgres.signInLinks,
+        leadEmailConfirmations: postgres.leadEmailConfirmations,
+      },
+      close: postgres.close,
+    };
+  }
+  const db = { $client: openConnection(setup.databaseFile, { small: true, checkpoints: setup.walCheckpoints }) };
+  return {
+    ports: {
+      outbox: createOutboxRepository(db),
+      leads: createLeadRepository(db),
+      platformContacts: createPlatformContactRepository(db),
+      signInLinks: createSignInLinkRepository(db),
+      leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
+    },
+    close: async () => {
+      db.$client.close();
+    },
+  };
 }

@@ -129,7 +129,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   const updateMerchantRow = preparedUpdate(db);
 
   // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
-  // statements with them); inside `inOneTransaction` each becomes a savepoint.
+  // statements with them); inside a batch each becomes a savepoint.
   const createTransaction = sqlite.transaction((write: MerchantCreation) => {
     insertMerchant({ ...write.merchant, paymentAccountId: null, revision: 1 });
     if (write.territorialProof) insertProof({ abId: write.merchant.abId, ...write.territorialProof });
@@ -197,7 +197,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       return updateTransaction.immediate(write);
     },
     row(decide) {
-      return rowTransaction(decide) as ReturnType<typeof decide>;
+      return rowTransaction.immediate(decide) as ReturnType<typeof decide>;
     },
     events(abId: string): MerchantEvent[] {
       return db

@@ -7,7 +7,8 @@
  * it commits), reads the batch's merchants, runs the domain's synchronous decisions over an
  * in-memory view of them (`BatchView`: each write applied to the view at once, so later rows see
  * earlier ones; a row that throws leaves the view as it found it), then writes what they decided,
- * in their order, in the same transaction.
+ * in their order, in the same transaction. Text is ordered byte-wise (COLLATE "C"), as SQLite
+ * orders it, whatever the database's collation.
  */
 import type pg from "pg";
 import type { Merchant, Signal } from "../../domain/merchant.ts";
@@ -85,7 +86,7 @@ export function createPostgresMerchantRegistryRepository({ pool }: PostgresStore
       const found = await pool.query<Row>(
         `SELECT "ab_id", "business_name", "status", "sector", "postal_code", "city", "revision", "updated_at"
          FROM "merchants" ${conditions.length > 0 ? `WHERE ${conditions.join(" AND ")}` : ""}
-         ORDER BY "ab_id" LIMIT $${values.length}`,
+         ORDER BY "ab_id" COLLATE "C" LIMIT $${values.length}`,
         values,
       );
       return found.rows.map(
@@ -122,9 +123,10 @@ export async function registryBatchOn<T>(
 }
 
 // The first merchant of a SIRET, as SQLite's index answers it (there is normally one).
-const SIRET_QUERY = 'SELECT "ab_id" FROM "merchants" WHERE "siret" = $1 ORDER BY "created_at", "ab_id" LIMIT 1';
+const SIRET_QUERY =
+  'SELECT "ab_id" FROM "merchants" WHERE "siret" = $1 ORDER BY "created_at" COLLATE "C", "ab_id" COLLATE "C" LIMIT 1';
 // A range on the SIRET index: every 14-digit SIRET of the company sorts between these two.
-const SIREN_QUERY = `SELECT "ab_id" FROM "merchants" WHERE "siret" BETWEEN $1 || '00000' AND $1 || '99999' ORDER BY "ab_id"`;
+const SIREN_QUERY = `SELECT "ab_id" FROM "merchants" WHERE "siret" BETWEEN $1 || '00000' AND $1 || '99999' ORDER BY "ab_id" COLLATE "C"`;
 
 /** The merchants a batch names (by ab_id, SIRET or SIREN), whole, in ab_id order. */
 async function readRegistered(db: Queryable, keys: RegistryBatchKeys): Promise<RegisteredMerchant[]> {
@@ -139,26 +141,31 @@ async function readRegistered(db: Queryable, keys: RegistryBatchKeys): Promise<R
        UNION SELECT "ab_id" FROM "merchants" WHERE "siret" = ANY($2::text[])
        UNION SELECT m."ab_id" FROM unnest($3::text[]) AS s("siren")
          JOIN "merchants" m ON m."siret" BETWEEN s."siren" || '00000' AND s."siren" || '99999'
-     ) ORDER BY "ab_id"`,
+     ) ORDER BY "ab_id" COLLATE "C"`,
     [abIds, sirets, sirens],
   );
   if (merchantRows.length === 0) return [];
   const ids = merchantRows.map((row) => text(row.ab_id));
   const proofs = await rows('SELECT * FROM "territorial_proofs" WHERE "ab_id" = ANY($1::text[])', [ids]);
-  const products = await rows('SELECT * FROM "products" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id", "position"', [
-    ids,
-  ]);
-  const signals = await rows('SELECT * FROM "signals" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id", "key"', [ids]);
+  const products = await rows(
+    'SELECT * FROM "products" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id" COLLATE "C", "position"',
+    [ids],
+  );
+  const signals = await rows(
+    'SELECT * FROM "signals" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id" COLLATE "C", "key" COLLATE "C"',
+    [ids],
+  );
   const clusters = await rows(
-    'SELECT * FROM "qa_clusters" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id", "position"',
+    'SELECT * FROM "qa_clusters" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id" COLLATE "C", "position"',
     [ids],
   );
   const nodes =
     clusters.length === 0
       ? []
-      : await rows('SELECT * FROM "qa_nodes" WHERE "cluster_id" = ANY($1::text[]) ORDER BY "cluster_id", "position"', [
-          clusters.map((row) => text(row.cluster_id)),
-        ]);
+      : await rows(
+          'SELECT * FROM "qa_nodes" WHERE "cluster_id" = ANY($1::text[]) ORDER BY "cluster_id" COLLATE "C", "position"',
+          [clusters.map((row) => text(row.cluster_id))],
+        );
   const byId = new Map<string, RegisteredMerchant>(
     merchantRows.map((row) => [
       text(row.ab_id),
@@ -221,7 +228,7 @@ class BatchView implements MerchantRegistryView {
     const found = [...this.merchants.values()].filter((registered) => registered.merchant.siret === siret);
     found.sort(
       (a, b) =>
-        a.merchant.createdAt.localeCompare(b.merchant.createdAt) || a.merchant.abId.localeCompare(b.merchant.abId),
+        byCodeUnits(a.merchant.createdAt, b.merchant.createdAt) || byCodeUnits(a.merchant.abId, b.merchant.abId),
     );
     return found[0]?.merchant.abId ?? null;
   }
@@ -309,7 +316,12 @@ function notRead(what: string): Error {
 function withSignals(current: Signal[], written: Signal[]): Signal[] {
   const byKey = new Map(current.map((signal) => [signal.key, signal]));
   for (const signal of written) byKey.set(signal.key, signal);
-  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [...byKey.values()].sort((a, b) => byCodeUnits(a.key, b.key));
+}
+
+/** Text compared as SQLite compares it (and PostgreSQL under COLLATE "C"), whatever the locale. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** The batch's writes, in the order decided, as the SQLite store makes them (src/store/merchant-registry-repository.ts). */

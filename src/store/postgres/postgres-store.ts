@@ -9,6 +9,7 @@ import { createPostgresAgentRepository } from "./agent-repository.ts";
 import { createPostgresAttributionRepository } from "./attribution-repository.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
 import { createPostgresLetterRepository } from "./letter-repository.ts";
+import { createPostgresMerchantRegistryRepository } from "./merchant-registry-repository.ts";
 import { createPostgresMerchantRepository } from "./merchant-repository.ts";
 import { createPostgresMerchantSpaceRepository } from "./merchant-space-repository.ts";
 import { createPostgresOrderRepository } from "./order-repository.ts";
@@ -26,16 +27,13 @@ import {
 import { createPostgresRetentionRepository } from "./retention-repository.ts";
 import { type RevisionWatch, watchStoreRevision } from "./revision-watch.ts";
 import { createPostgresSettingsRepository } from "./settings-repository.ts";
-import { createPostgresSignInLinkRepository } from "./space-link-repositories.ts";
+import {
+  createPostgresLeadEmailConfirmationRepository,
+  createPostgresSignInLinkRepository,
+} from "./space-link-repositories.ts";
 import { postgresStore } from "./store.ts";
 
-/**
- * Ports whose PostgreSQL twin is still being written (issue 26): a server on DATABASE_URL refuses
- * to start until they are (src/app.ts says which).
- */
-export type PendingOnPostgres = "leadEmailConfirmations" | "merchantRegistry";
-
-export interface PostgresPorts extends Omit<StorePorts, PendingOnPostgres> {
+export interface PostgresPorts extends StorePorts {
   engine: "postgres";
   pool: pg.Pool;
   revisionWatch: RevisionWatch;
@@ -79,7 +77,9 @@ export function openPostgresStore(
     platformContacts: createPostgresPlatformContactRepository(store),
     retention: createPostgresRetentionRepository(pool),
     signInLinks: createPostgresSignInLinkRepository(pool),
+    leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),
     space: createPostgresMerchantSpaceRepository(pool),
+    merchantRegistry: createPostgresMerchantRegistryRepository(store),
     letters: createPostgresLetterRepository(pool),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {

@@ -88,7 +88,7 @@ export async function postgresMerchantsDueForIdentityCheck(
      LEFT JOIN signals s ON s.ab_id = m.ab_id AND s.key = 'siret_verified'
      WHERE m.status = ANY($1::text[])
        AND (s.key IS NULL OR s.status <> 'verified' OR s.expires_at IS NULL OR s.expires_at <= $2)
-     ORDER BY s.expires_at ASC NULLS FIRST, m.ab_id ASC
+     ORDER BY s.expires_at COLLATE "C" ASC NULLS FIRST, m.ab_id COLLATE "C" ASC
      ${options.limit === undefined ? "" : "LIMIT $3"}`,
     options.limit === undefined ? [LISTED, options.horizon] : [LISTED, options.horizon, options.limit],
   );
