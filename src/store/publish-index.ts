@@ -130,7 +130,8 @@ export const INDEX_DATABASE = "index.db";
 /** The JSON index of earlier versions, taken over once. */
 const LEGACY_INDEX = "index.json";
 
-interface EntryRow {
+/** An index row as both engines store it (the PostgreSQL twin: src/store/postgres/publish-index.ts). */
+export interface EntryRow {
   ab_id: string;
   status: string;
   stamp: string;
@@ -142,7 +143,7 @@ interface EntryRow {
   snapshot_expires_at: string | null;
 }
 
-const toEntry = (row: EntryRow): IndexEntry => ({
+export const toEntry = (row: EntryRow): IndexEntry => ({
   status: row.status,
   stamp: row.stamp,
   fingerprint: row.fingerprint,

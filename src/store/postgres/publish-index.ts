@@ -9,32 +9,15 @@
 import type pg from "pg";
 import { contentTypeOf, SERVE_INDEX_PATH } from "../../publish/published-documents.ts";
 import { formatServeIndex } from "../../publish/serve-index.ts";
-import type { IndexEntry, PublishIndexMeta, PublishIndexPort } from "../publish-index.ts";
+import {
+  type EntryRow,
+  type IndexEntry,
+  type PublishIndexMeta,
+  type PublishIndexPort,
+  toEntry,
+} from "../publish-index.ts";
 import { publishOn } from "./published-documents.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
-
-interface EntryRow {
-  ab_id: string;
-  status: string;
-  stamp: string;
-  fingerprint: string;
-  since: string;
-  until: string | null;
-  hashes: string;
-  card_hash: string | null;
-  snapshot_expires_at: string | null;
-}
-
-const toEntry = (row: EntryRow): IndexEntry => ({
-  status: row.status,
-  stamp: row.stamp,
-  fingerprint: row.fingerprint,
-  since: row.since,
-  until: row.until,
-  hashes: JSON.parse(row.hashes) as IndexEntry["hashes"],
-  cardHash: row.card_hash,
-  snapshotExpiresAt: row.snapshot_expires_at,
-});
 
 type ServeRow = [abId: string, stamp: string, until: string | null, snapshotExpiresAt: string | null];
 
