@@ -1,0 +1,62 @@
+/**
+ * What an operator command says when PostgreSQL (DATABASE_URL) does not answer or refuses the
+ * connection: one line naming what the driver said, never a stack trace and never the URL (it
+ * holds the password). The one home of that wording for `npm start`'s preparation
+ * (jobs/prepare-postgres.ts), `npm run db` (jobs/db.ts) and every command opening its store
+ * through jobs/job-store.ts.
+ */
+import { isServiceError } from "../src/errors/service-error.ts";
+import { isPoolTimeout, isStoreUnavailable } from "../src/store/postgres/pool.ts";
+import { CommandError } from "./cli.ts";
+
+/** The driver's own error behind the pool's 503 STORE_UNAVAILABLE, or the error as it is. */
+export function driverError(failure: unknown): unknown {
+  return isServiceError(failure) && failure.code === "STORE_UNAVAILABLE" ? failure.cause : failure;
+}
+
+/**
+ * Whether a command's failure is PostgreSQL not answering, refusing the connection or lacking the
+ * schema (a database never migrated), which `postgresRefusal` says in one line.
+ */
+export function isPostgresRefusal(failure: unknown): boolean {
+  if (isServiceError(failure)) return failure.code === "STORE_UNAVAILABLE";
+  return isStoreUnavailable(failure) || isConnectionRefusal(failure);
+}
+
+/**
+ * The one line for PostgreSQL not answering or refusing (`where`: how the server is named, e.g.
+ * "PostgreSQL (DATABASE_URL)"), or null when the failure is something else.
+ */
+export function postgresRefusal(
+  failure: unknown,
+  where: string,
+  connectTimeoutMs: number,
+  suffix = "",
+): CommandError | null {
+  const error = driverError(failure);
+  if (isPoolTimeout(error))
+    return new CommandError(`cannot reach ${where}: no connection within ${connectTimeoutMs / 1000} s${suffix}`);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && code === UNDEFINED_TABLE)
+    return new CommandError(
+      `${where}: ${error.message} (${code}): apply the migrations first, npm run db -- migrate${suffix}`,
+    );
+  if (error instanceof Error && typeof code === "string")
+    // A system error (ECONNREFUSED, ENOTFOUND) or PostgreSQL's own (28P01 a wrong password, 3D000 no such database).
+    return new CommandError(`${where}: ${error.message} (${code})${suffix}`);
+  if (error instanceof Error && isStoreUnavailable(error))
+    return new CommandError(`${where}: ${error.message}${suffix}`);
+  return null;
+}
+
+/** PostgreSQL's "relation does not exist": a database the migrations were never applied to. */
+const UNDEFINED_TABLE = "42P01";
+
+/**
+ * PostgreSQL's refusals of a connection (a wrong password 28P01, no such role 28000, no such
+ * database 3D000) and a schema missing (42P01).
+ */
+function isConnectionRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^(28...|3D000|42P01)$/.test(code);
+}
