@@ -213,7 +213,9 @@ describe("operator commands with DATABASE_URL", () => {
       "",
     ]);
     expect(
-      await rows("SELECT status, proof_status, source FROM signals WHERE ab_id = $1 AND key = 'siret_verified'", [abId]),
+      await rows("SELECT status, proof_status, source FROM signals WHERE ab_id = $1 AND key = 'siret_verified'", [
+        abId,
+      ]),
     ).toEqual([{ status: "verified", proof_status: "official_source_verified", source: "official_api" }]);
   }, 60_000);
 
