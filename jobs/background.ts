@@ -12,7 +12,9 @@
  */
 import type { App } from "../src/app.ts";
 import type { Config } from "../src/config/config.ts";
+import { logger } from "../src/logging.ts";
 import { startOutboxThread } from "../src/mail/outbox-thread.ts";
+import { loadPublishSettings } from "../src/publish/settings.ts";
 import type { SearchFollower } from "../src/search/follower.ts";
 import { startRetentionSchedule } from "./retention.ts";
 import { startScheduler } from "./scheduler.ts";
@@ -35,6 +37,9 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   // follower runs on every machine; on SQLite it lives in the shared store and runs once.
   const ownIndex = config.postgres ? embeddedFollower(app) : null;
   ownIndex?.start();
+  // On PostgreSQL the published documents live in the database: this machine's publish folder is
+  // a mirror of them, filled now and on each publication's notice (serving stays a file read).
+  const mirror = startMirror(app, config);
   let once: { stop(): Promise<void> } | null = null;
   const startOnce = () => {
     once ??= startWorkDoneOnce(app, config);
@@ -59,7 +64,12 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
     leads: () => once !== null,
     stop: async () => {
       // The jobs end before the lock is given up: another machine never runs them while these finish.
-      await Promise.allSettled([worker?.stop(), stopOnce(), ownIndex?.stop()]);
+      await Promise.allSettled([
+        worker?.stop(),
+        stopOnce(),
+        ownIndex?.stop(),
+        mirror.then((started) => started?.stop()),
+      ]);
       await election?.stop();
     },
   };
@@ -99,4 +109,26 @@ function sharedSearchFollowers(app: App, config: Config): SearchFollower[] {
   if (!config.postgres) return all;
   const own = embeddedFollower(app);
   return all.filter((follower) => follower !== own);
+}
+
+/** The machine's mirror of the published documents (PostgreSQL only); its first catch-up does not hold the start. */
+async function startMirror(app: App, config: Config): Promise<{ stop(): Promise<void> } | null> {
+  if (!config.postgres || app.store.engine !== "postgres") return null;
+  const { startPublishedMirror } = await import("../src/store/postgres/published-mirror.ts");
+  const onError = (error: unknown) =>
+    logger.warn("published mirror: a catch-up failed; the next notice tries again", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  try {
+    return await startPublishedMirror({
+      pool: app.store.pool,
+      url: config.postgres.url,
+      publishDir: loadPublishSettings(config).publishDir,
+      retryMs: config.postgres.leaderRetryMs,
+      onError,
+    });
+  } catch (error) {
+    onError(error);
+    return null;
+  }
 }

@@ -34,6 +34,19 @@ export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof ServiceError;
 }
 
+/**
+ * The ServiceError a failure is, or carries as its cause (a library may wrap what the store raised:
+ * drizzle's query errors carry the pool's STORE_UNAVAILABLE as their cause); null when none.
+ */
+export function serviceErrorOf(failure: unknown): ServiceError | null {
+  let current = failure;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof ServiceError) return current;
+    current = current.cause;
+  }
+  return null;
+}
+
 export const validationError = (issues: ValidationIssue[], message?: string) =>
   new ServiceError("VALIDATION_ERROR", message ?? describeIssues(issues), { issues });
 

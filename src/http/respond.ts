@@ -1,5 +1,5 @@
 import { errorCatalog } from "../errors/catalog.ts";
-import { isServiceError, ServiceError } from "../errors/service-error.ts";
+import { ServiceError, serviceErrorOf } from "../errors/service-error.ts";
 import { logger } from "../logging.ts";
 import { errorEnvelope, type RequestContext, type SuccessParts, successEnvelope } from "./envelope.ts";
 import type { Reply } from "./reply.ts";
@@ -32,7 +32,7 @@ export function errorAnswer(
   context: RequestContext,
   failure: unknown,
 ): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
-  const error = isServiceError(failure) ? failure : internalError(context, failure);
+  const error = serviceErrorOf(failure) ?? internalError(context, failure);
   const definition = errorCatalog[error.code];
   const headers: Record<string, string> = { "x-request-id": context.requestId, ...(error.details.headers ?? {}) };
   if (error.details.allow) headers.allow = error.details.allow.join(", ");

@@ -30,6 +30,12 @@ export interface DispatchDeps {
   batchSize?: number;
   /** How long a claim holds before another worker may take the row again (default 5 min). */
   leaseMs?: number;
+  /**
+   * Records each result as soon as its send returns, instead of the batch's in one transaction
+   * (PostgreSQL, several machines): a machine that dies mid-batch leaves only the sends in flight
+   * at that instant to be sent again by another, each with the same Message-ID.
+   */
+  settleEach?: boolean;
 }
 
 export interface DispatchReport {
@@ -47,7 +53,8 @@ class PermanentFailure extends Error {}
 
 /**
  * Claims one batch of due rows, delivers them concurrently, then records every result in one
- * transaction (one write lock per batch, so a busy worker barely delays lead creation).
+ * transaction (one write lock per batch, so a busy worker barely delays lead creation; on
+ * PostgreSQL each result as its send returns: `settleEach`).
  */
 export async function dispatchDueMessages(deps: DispatchDeps): Promise<DispatchReport> {
   const now = deps.now();
@@ -56,8 +63,16 @@ export async function dispatchDueMessages(deps: DispatchDeps): Promise<DispatchR
     leaseUntil: new Date(now.getTime() + (deps.leaseMs ?? DEFAULT_LEASE_MS)).toISOString(),
     limit: deps.batchSize ?? DEFAULT_BATCH,
   });
-  const results = await Promise.all(claimed.map((message) => deliver(deps, message)));
-  await deps.outbox.settle(results);
+  const results = deps.settleEach
+    ? await Promise.all(
+        claimed.map(async (message) => {
+          const result = await deliver(deps, message);
+          await deps.outbox.settle([result]);
+          return result;
+        }),
+      )
+    : await Promise.all(claimed.map((message) => deliver(deps, message)));
+  if (!deps.settleEach) await deps.outbox.settle(results);
   const report: DispatchReport = { claimed: claimed.length, sent: 0, retried: 0, failed: 0 };
   for (const result of results) {
     if (result.outcome === "sent") {

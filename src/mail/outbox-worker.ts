@@ -52,6 +52,8 @@ export function dispatchDeps(app: OutboxServices, transport: MailTransport, now:
     leadEmailTokens: app.leadEmailTokens,
     baseUrl: app.config.baseUrl,
     leaseMs: app.config.outboxLeaseMs,
+    // Several machines: a machine that dies leaves as few sent-but-unrecorded emails as it can.
+    settleEach: app.config.postgres !== null,
     now,
   };
 }

@@ -1,6 +1,6 @@
 import type { App } from "../app.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
-import { isServiceError } from "../errors/service-error.ts";
+import { serviceErrorOf } from "../errors/service-error.ts";
 import type { RequestContext } from "../http/envelope.ts";
 import type { Reply } from "../http/reply.ts";
 import { reply } from "../http/reply.ts";
@@ -79,6 +79,10 @@ const PAGE_FAILURES: PageFailures = {
     title: "Service momentanément suspendu",
     message: "Le registre est suspendu par ses opérateurs pour un moment. Réessayez plus tard.",
   }),
+  STORE_UNAVAILABLE: (retryAfter) => ({
+    title: "Registre momentanément indisponible",
+    message: `La base du registre ne répond pas pour l'instant. Réessayez dans ${retryAfter ?? 2} secondes.`,
+  }),
 };
 
 /**
@@ -87,8 +91,9 @@ const PAGE_FAILURES: PageFailures = {
  */
 export function renderPageFailure(context: RequestContext, failure: unknown, failures: PageFailures = {}): Reply {
   const { status, headers } = errorAnswer(context, failure);
-  const code = isServiceError(failure) ? failure.code : "INTERNAL_ERROR";
-  const retryAfter = isServiceError(failure) ? failure.details.retryAfterSeconds : undefined;
+  const known = serviceErrorOf(failure);
+  const code = known ? known.code : "INTERNAL_ERROR";
+  const retryAfter = known?.details.retryAfterSeconds;
   const text = (failures[code] ?? PAGE_FAILURES[code])?.(retryAfter) ?? {
     title: "Une erreur est survenue",
     message: "La page n'a pas pu être affichée. Réessayez dans un instant.",

@@ -16,14 +16,21 @@ describe("DATABASE_URL", () => {
       url: "postgres://abeille:s%40cret@db.internal:5433/abeille",
       poolMax: 10,
       poolTimeoutMs: 2_000,
+      leaderRetryMs: 5_000,
     });
     expect(
       loadConfig({
         DATABASE_URL: "postgresql:///abeille?host=/var/run/postgresql",
         DATABASE_POOL_MAX: "40",
         DATABASE_POOL_TIMEOUT_MS: "500",
+        LEADER_RETRY_MS: "250",
       }).postgres,
-    ).toEqual({ url: "postgresql:///abeille?host=/var/run/postgresql", poolMax: 40, poolTimeoutMs: 500 });
+    ).toEqual({
+      url: "postgresql:///abeille?host=/var/run/postgresql",
+      poolMax: 40,
+      poolTimeoutMs: 500,
+      leaderRetryMs: 250,
+    });
     expect(loadConfig({ DATABASE_URL: "postgres://db.internal/abeille?sslmode=verify-full" }).postgres?.url).toBe(
       "postgres://db.internal/abeille?sslmode=verify-full",
     );

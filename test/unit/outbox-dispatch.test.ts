@@ -96,6 +96,66 @@ const smtpError = (responseCode: number) =>
     command: "RCPT TO",
   });
 
+describe("recording results", () => {
+  it("with settleEach, records a sent email while the rest of its batch is still being sent (a machine that dies mid-batch leaves only the sends in flight)", async () => {
+    await settleAll();
+    const quick = await newLead();
+    await newLead(abIds[1]);
+    const statusOf = (leadId: string) =>
+      app.db.$client
+        .prepare("SELECT status FROM outbox WHERE subject_id = ? AND kind = 'lead_notification'")
+        .pluck()
+        .get(leadId);
+    const run = async (settleEach: boolean) => {
+      let quickId: string | null = null;
+      let seenBySlow: unknown = null;
+      const transport: MailTransport = {
+        ...recordingTransport(),
+        async send(mail) {
+          if (quickId === null) {
+            quickId = mail.outboxId;
+            return {};
+          }
+          // The other email of the batch is still being sent: what does the outbox say of the first?
+          const deadline = Date.now() + 500;
+          while (Date.now() < deadline && statusOf(quick.leadId) !== "sent") {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+          seenBySlow = statusOf(quick.leadId);
+          return {};
+        },
+      };
+      await dispatchDueMessages({ ...deps(transport), settleEach });
+      return seenBySlow;
+    };
+    expect(await run(true)).toBe("sent");
+  });
+
+  it("without settleEach, records the batch's results together once every send returned", async () => {
+    await settleAll();
+    const first = await newLead();
+    await newLead(abIds[1]);
+    let sends = 0;
+    let seenBySecond: unknown = null;
+    const transport: MailTransport = {
+      ...recordingTransport(),
+      async send() {
+        sends += 1;
+        if (sends === 2) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          seenBySecond = app.db.$client
+            .prepare("SELECT status FROM outbox WHERE subject_id = ? AND kind = 'lead_notification'")
+            .pluck()
+            .get(first.leadId);
+        }
+        return {};
+      },
+    };
+    await dispatchDueMessages(deps(transport));
+    expect(seenBySecond).toBe("sending");
+  });
+});
+
 describe("the retry schedule", () => {
   it("waits 1 min, 5 min, 30 min, 2 h, 12 h and gives up after the sixth attempt", async () => {
     expect(MAX_ATTEMPTS).toBe(6);
