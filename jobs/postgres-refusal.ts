@@ -5,13 +5,24 @@
  * (jobs/prepare-postgres.ts), `npm run db` (jobs/db.ts) and every command opening its store
  * through jobs/job-store.ts.
  */
-import { isServiceError } from "../src/errors/service-error.ts";
+import { serviceErrorOf } from "../src/errors/service-error.ts";
 import { isPoolTimeout, isStoreUnavailable } from "../src/store/postgres/pool.ts";
 import { CommandError } from "./cli.ts";
 
-/** The driver's own error behind the pool's 503 STORE_UNAVAILABLE, or the error as it is. */
+/**
+ * The driver's own error behind a failure: behind the pool's 503 STORE_UNAVAILABLE, and behind the
+ * query builder's wrapper (drizzle's "Failed query" carries it as its cause); the failure itself
+ * when it carries none.
+ */
 export function driverError(failure: unknown): unknown {
-  return isServiceError(failure) && failure.code === "STORE_UNAVAILABLE" ? failure.cause : failure;
+  const service = serviceErrorOf(failure);
+  if (service?.code === "STORE_UNAVAILABLE") return service.cause;
+  let current = failure;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (typeof (current as { code?: unknown }).code === "string") return current;
+    current = current.cause;
+  }
+  return failure;
 }
 
 /**
@@ -19,8 +30,9 @@ export function driverError(failure: unknown): unknown {
  * schema (a database never migrated), which `postgresRefusal` says in one line.
  */
 export function isPostgresRefusal(failure: unknown): boolean {
-  if (isServiceError(failure)) return failure.code === "STORE_UNAVAILABLE";
-  return isStoreUnavailable(failure) || isConnectionRefusal(failure);
+  if (serviceErrorOf(failure)?.code === "STORE_UNAVAILABLE") return true;
+  const error = driverError(failure);
+  return isStoreUnavailable(error) || isConnectionRefusal(error);
 }
 
 /**

@@ -348,6 +348,12 @@ describe("operator commands with DATABASE_URL", () => {
     expect(unmigrated.stderr).toMatch(
       /^merchants: PostgreSQL \(DATABASE_URL\): relation "[a-z_]+" does not exist \(42P01\): apply the migrations first, npm run db -- migrate\n$/,
     );
+    // Through the query builder too, which wraps the driver's error.
+    const shown = await command("merchants", ["status", "ab_00000000", "PAUSED"], { DATABASE_URL: empty });
+    expect(shown.code).toBe(1);
+    expect(shown.stderr).toMatch(
+      /^merchants: PostgreSQL \(DATABASE_URL\): relation "[a-z_]+" does not exist \(42P01\): apply the migrations first, npm run db -- migrate\n$/,
+    );
     expect(existsSync(path.join(dataDir, "abeille.db"))).toBe(false);
   }, 60_000);
 });
