@@ -48,7 +48,7 @@ import {
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
-import { driverError, postgresRefusal } from "./postgres-refusal.ts";
+import { outageCause, postgresRefusal } from "./postgres-refusal.ts";
 import { count, progressBar } from "./progress.ts";
 import { printable } from "./terminal.ts";
 
@@ -184,7 +184,7 @@ async function copy(databaseFile: string, url: string, batchRows: number): Promi
 /** An error the operator can act on, said in words; anything else is a bug and keeps its stack. */
 function refusal(failure: unknown, where: string): unknown {
   // The pool answers an outage as the API's 503; the operator reads what the driver said.
-  const error = driverError(failure);
+  const error = outageCause(failure);
   if (error instanceof TargetNotEmpty)
     return new CommandError(
       `refused, nothing written: ${where} already holds a registry (rows in ${error.tables.join(", ")}). ` +

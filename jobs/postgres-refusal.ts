@@ -9,20 +9,24 @@ import { serviceErrorOf } from "../src/errors/service-error.ts";
 import { isPoolTimeout, isStoreUnavailable } from "../src/store/postgres/pool.ts";
 import { CommandError } from "./cli.ts";
 
+/** The driver's error behind the pool's 503 STORE_UNAVAILABLE, else the failure as it is (a command's own errors). */
+export function outageCause(failure: unknown): unknown {
+  const service = serviceErrorOf(failure);
+  return service?.code === "STORE_UNAVAILABLE" ? service.cause : failure;
+}
+
 /**
  * The driver's own error behind a failure: behind the pool's 503 STORE_UNAVAILABLE, and behind the
  * query builder's wrapper (drizzle's "Failed query" carries it as its cause); the failure itself
  * when it carries none.
  */
 export function driverError(failure: unknown): unknown {
-  const service = serviceErrorOf(failure);
-  if (service?.code === "STORE_UNAVAILABLE") return service.cause;
-  let current = failure;
+  let current = outageCause(failure);
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
     if (typeof (current as { code?: unknown }).code === "string") return current;
     current = current.cause;
   }
-  return failure;
+  return outageCause(failure);
 }
 
 /**

@@ -16,7 +16,7 @@ import { openPostgresPool } from "../src/store/postgres/pool.ts";
 import { createPostgresRegistryMaintenance } from "../src/store/postgres/registry-maintenance.ts";
 import { postgresStore } from "../src/store/postgres/store.ts";
 import { CommandError } from "./cli.ts";
-import { driverError, postgresRefusal } from "./postgres-refusal.ts";
+import { outageCause, postgresRefusal } from "./postgres-refusal.ts";
 import { checkSharedFiles, SharedFilesError } from "./shared-files.ts";
 
 /** How long the preparation waits for PostgreSQL to accept a connection. */
@@ -47,7 +47,7 @@ export async function preparePostgresStore(config: Config & { postgres: NonNulla
 
 /** What the operator reads (one line, never the URL: it holds the password). */
 function startRefusal(failure: unknown): unknown {
-  const error = driverError(failure);
+  const error = outageCause(failure);
   if (error instanceof SharedFilesError || error instanceof DatabaseSetupError) return new CommandError(error.message);
   return postgresRefusal(failure, "PostgreSQL (DATABASE_URL)", CONNECT_TIMEOUT_MS) ?? error;
 }
