@@ -327,6 +327,28 @@ describe("operator commands with DATABASE_URL", () => {
     expect(revision?.revision).toBeGreaterThan(0);
   }, 60_000);
 
+  it("kill-switch, agents, retention and outbox work on PostgreSQL", async () => {
+    const on = await command("kill-switch", ["on"]);
+    expect([on.code, on.stderr]).toEqual([0, ""]);
+    expect(on.stdout).toMatch(/^operator kill switch: ON \(agent access suspended\) since \d{4}-\d\d-\d\dT/);
+    expect(await rows("SELECT key, value FROM settings WHERE key = 'agent_access_suspended'")).toEqual([
+      { key: "agent_access_suspended", value: "on" },
+    ]);
+    expect((await command("kill-switch", ["off"])).code).toBe(0);
+    expect(await rows("SELECT value FROM settings WHERE key = 'agent_access_suspended'")).toEqual([{ value: "off" }]);
+
+    const agents = await command("agents", ["list"]);
+    expect([agents.code, agents.stdout, agents.stderr]).toEqual([0, "no agents\n", ""]);
+
+    const retention = await command("retention", []);
+    expect([retention.code, retention.stderr]).toEqual([0, ""]);
+    expect(retention.stdout).toMatch(/^retention \(before [^)]+\): 0 leads, 0 messages, /);
+
+    const outbox = await command("outbox-worker", ["--once"]);
+    expect([outbox.code, outbox.stderr]).toEqual([0, ""]);
+    expect(outbox.stdout).toMatch(/^outbox: 0 sent, 0 to retry, 0 failed; /);
+  }, 60_000);
+
   it("never created DATA_DIR's SQLite file", () => {
     expect(existsSync(path.join(dataDir, "abeille.db"))).toBe(false);
   });
