@@ -311,6 +311,17 @@ describe("operator commands with DATABASE_URL", () => {
     }
   }, 120_000);
 
+  it("npm run refresh --workers 2 renders in threads that each open their own pool to DATABASE_URL", async () => {
+    const refreshed = await command("refresh", ["--json", "--workers", "2", "--full"]);
+    expect([refreshed.code, refreshed.stderr]).toEqual([0, ""]);
+    const summary = JSON.parse(refreshed.stdout) as { merchants: number; rendered: number; failed: number };
+    expect([summary.rendered, summary.failed]).toEqual([summary.merchants, 0]);
+    const [{ n } = { n: -1 }] = await rows<{ n: number }>(
+      "SELECT count(*)::int AS n FROM published_documents WHERE path LIKE 'api/merchants/%/jsonld' AND body IS NOT NULL",
+    );
+    expect(n).toBe(summary.merchants);
+  }, 120_000);
+
   it("npm run search rebuilds and reports this machine's own index over PostgreSQL", async () => {
     const rebuilt = await command("search", ["rebuild"]);
     expect([rebuilt.code, rebuilt.stderr]).toEqual([0, ""]);
