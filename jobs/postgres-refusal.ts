@@ -62,6 +62,9 @@ export function postgresRefusal(
     return new CommandError(`${where}: ${error.message} (${code})${suffix}`);
   if (error instanceof Error && isStoreUnavailable(error))
     return new CommandError(`${where}: ${error.message}${suffix}`);
+  // The pool's 503 without the driver's error behind it.
+  if (serviceErrorOf(failure)?.code === "STORE_UNAVAILABLE")
+    return new CommandError(`${where} does not answer${suffix}`);
   return null;
 }
 
