@@ -13,14 +13,14 @@
  *   1  refused: no such agent, or a change its status does not allow (the reason on stderr)
  *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
-import { loadConfig } from "../src/config/config.ts";
-import type { Agent } from "../src/domain/agents/agent.ts";
+import { type Config, loadConfig } from "../src/config/config.ts";
+import type { Agent, AgentStore } from "../src/domain/agents/agent.ts";
 import { KEY_CACHE_TTL_MS } from "../src/domain/agents/authenticator.ts";
 import type { AgentStatus } from "../src/domain/agents/levels.ts";
 import { type AgentCommand, AgentTransitionError, applyAgentCommand } from "../src/domain/agents/operator.ts";
 import { grantOf } from "../src/domain/agents/register-agent.ts";
 import { CommandError, EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
-import { openJobStore } from "./job-store.ts";
+import { withJobStore } from "./job-store.ts";
 import { printable } from "./terminal.ts";
 
 const STATUSES: AgentStatus[] = ["active", "pending_verification", "suspended", "revoked"];
@@ -65,32 +65,36 @@ await runCommand(
   },
 );
 
-function openAgents() {
+/** Runs `work` over the store's agents (either engine, jobs/job-store.ts), closed after it. */
+function withAgents<T>(work: (agents: AgentStore, describe: (agent: Agent) => AgentRow) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openJobStore(config, "agents");
-  const describe = (agent: Agent) => {
-    const grant = grantOf(agent, config.rateLimitHourly);
-    return {
-      agent_id: agent.agentId,
-      agent_name: agent.agentName,
-      contact_email: agent.contactEmail,
-      agent_url: agent.agentUrl,
-      status: agent.status,
-      requested_level: agent.requestedLevel,
-      certification_level: agent.certificationLevel,
-      permissions: agent.status === "active" || agent.status === "pending_verification" ? grant.permissions : [],
-      rate_limit_hourly: grant.rate_limit_hourly,
-      key_prefix: `${agent.keyPrefix}…`,
-      created_at: agent.createdAt,
-      updated_at: agent.updatedAt,
-    };
-  };
-  return { agents: store.agents, describe, close: () => store.close() };
+  return withJobStore(config, "agents", (store) =>
+    work(store.agents, (agent) => describeAgent(agent, config.rateLimitHourly)),
+  );
 }
 
-async function list(status: AgentStatus | undefined, json: boolean): Promise<void> {
-  const { agents, describe, close } = openAgents();
-  try {
+type AgentRow = ReturnType<typeof describeAgent>;
+
+function describeAgent(agent: Agent, rateLimitHourly: Config["rateLimitHourly"]) {
+  const grant = grantOf(agent, rateLimitHourly);
+  return {
+    agent_id: agent.agentId,
+    agent_name: agent.agentName,
+    contact_email: agent.contactEmail,
+    agent_url: agent.agentUrl,
+    status: agent.status,
+    requested_level: agent.requestedLevel,
+    certification_level: agent.certificationLevel,
+    permissions: agent.status === "active" || agent.status === "pending_verification" ? grant.permissions : [],
+    rate_limit_hourly: grant.rate_limit_hourly,
+    key_prefix: `${agent.keyPrefix}…`,
+    created_at: agent.createdAt,
+    updated_at: agent.updatedAt,
+  };
+}
+
+function list(status: AgentStatus | undefined, json: boolean): Promise<void> {
+  return withAgents(async (agents, describe) => {
     const rows = (await agents.list(status ? { status } : {})).map(describe);
     if (json) {
       process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
@@ -104,24 +108,23 @@ async function list(status: AgentStatus | undefined, json: boolean): Promise<voi
       }
       process.stdout.write(`${rows.length} agent(s); level shown as granted/requested\n`);
     }
-  } finally {
-    await close();
-  }
+  });
 }
 
-async function change(command: AgentCommand, agentId: string, json: boolean): Promise<void> {
-  const { agents, describe, close } = openAgents();
-  try {
-    const row = describe(await applyAgentCommand({ agents, now: () => new Date() }, agentId, command));
+function change(command: AgentCommand, agentId: string, json: boolean): Promise<void> {
+  return withAgents(async (agents, describe) => {
+    let agent: Agent;
+    try {
+      agent = await applyAgentCommand({ agents, now: () => new Date() }, agentId, command);
+    } catch (error) {
+      if (error instanceof AgentTransitionError) throw new CommandError(printable(error.message));
+      throw error;
+    }
+    const row = describe(agent);
     process.stdout.write(
       json
         ? `${JSON.stringify(row, null, 2)}\n`
         : `${row.agent_id} is now ${row.status} (level ${row.certification_level}); running servers apply it within ${KEY_CACHE_TTL_MS / 1000} s\n`,
     );
-  } catch (error) {
-    if (error instanceof AgentTransitionError) throw new CommandError(printable(error.message));
-    throw error;
-  } finally {
-    await close();
-  }
+  });
 }

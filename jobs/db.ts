@@ -25,7 +25,6 @@
  */
 import { existsSync } from "node:fs";
 import { databaseUrlProblem, loadConfig } from "../src/config/config.ts";
-import { isServiceError } from "../src/errors/service-error.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
@@ -39,7 +38,7 @@ import {
   TargetNotEmpty,
 } from "../src/store/postgres/copy.ts";
 import { applyPostgresMigrations, DatabaseSetupError } from "../src/store/postgres/migrate.ts";
-import { isPoolTimeout, openPostgresPool } from "../src/store/postgres/pool.ts";
+import { openPostgresPool } from "../src/store/postgres/pool.ts";
 import {
   CommandError,
   EXIT_DONE,
@@ -49,6 +48,7 @@ import {
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
+import { outageCause, postgresRefusal } from "./postgres-refusal.ts";
 import { count, progressBar } from "./progress.ts";
 import { printable } from "./terminal.ts";
 
@@ -184,7 +184,7 @@ async function copy(databaseFile: string, url: string, batchRows: number): Promi
 /** An error the operator can act on, said in words; anything else is a bug and keeps its stack. */
 function refusal(failure: unknown, where: string): unknown {
   // The pool answers an outage as the API's 503; the operator reads what the driver said.
-  const error = isServiceError(failure) && failure.code === "STORE_UNAVAILABLE" ? failure.cause : failure;
+  const error = outageCause(failure);
   if (error instanceof TargetNotEmpty)
     return new CommandError(
       `refused, nothing written: ${where} already holds a registry (rows in ${error.tables.join(", ")}). ` +
@@ -197,13 +197,7 @@ function refusal(failure: unknown, where: string): unknown {
     );
   if (error instanceof CopyTableError) return new CommandError(`${error.message}; rolled back, nothing written`);
   if (error instanceof DatabaseSetupError) return new CommandError(`${where}: ${error.message}`);
-  if (isPoolTimeout(error))
-    return new CommandError(`cannot reach PostgreSQL at ${where}: no connection within ${CONNECT_TIMEOUT_MS / 1000} s`);
-  const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof Error && typeof code === "string")
-    // A system error (ECONNREFUSED, ENOTFOUND) or PostgreSQL's own (28P01 a wrong password, 3D000 no such database).
-    return new CommandError(`PostgreSQL at ${where}: ${error.message} (${code}); nothing written`);
-  return error;
+  return postgresRefusal(error, `PostgreSQL at ${where}`, CONNECT_TIMEOUT_MS, "; nothing written") ?? error;
 }
 
 function checkTable(checks: TableCheck[]): string {

@@ -57,11 +57,11 @@ import { importSireneStock, SireneFileError } from "../src/import/sirene/import-
 import type { SireneFileKind } from "../src/import/sirene/layout.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { openDatabase } from "../src/store/db.ts";
-import { sqliteRegistryPorts } from "../src/store/registry-ports.ts";
+import type { OpenedStore } from "../src/store/open-store.ts";
 import { isBusy } from "../src/store/write-lock.ts";
 import { CommandError, EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
+import { registryPortsOf, withJobStore } from "./job-store.ts";
+import { isPostgresRefusal } from "./postgres-refusal.ts";
 import { count, progressBar } from "./progress.ts";
 import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
@@ -175,10 +175,17 @@ await runCommand(
 async function run(job: SireneArguments | { source: "bodacc"; file: string }, json: boolean): Promise<void> {
   setLogLevel("warn");
   const config = loadConfig();
-  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  await withJobStore(config, "import", (store) => importInto(store, job, json));
+}
+
+/** The import into the store it opened (SQLite's file, or PostgreSQL with DATABASE_URL). */
+async function importInto(
+  store: OpenedStore,
+  job: SireneArguments | { source: "bodacc"; file: string },
+  json: boolean,
+): Promise<void> {
   const deps = {
-    // The registry over this store (the PostgreSQL one: postgresRegistryPorts).
-    registry: sqliteRegistryPorts(db).registry,
+    registry: registryPortsOf(store).registry,
     communes: createCommuneLookup(),
     now: () => new Date(),
   };
@@ -225,6 +232,8 @@ async function run(job: SireneArguments | { source: "bodacc"; file: string }, js
   } catch (error) {
     clearInterval(ticking);
     bar.end();
+    // PostgreSQL not answering: said in one line by withJobStore.
+    if (isPostgresRefusal(error)) throw error;
     if (isBusy(error)) {
       lockHeldElsewhere = true;
       throw new CommandError(lockHeldTooLong());
@@ -236,8 +245,7 @@ async function run(job: SireneArguments | { source: "bodacc"; file: string }, js
     // The search index follows the store's change feed (src/search/embedded/follow.ts): what this
     // run wrote, and what an earlier run left unapplied, becomes searchable now (a serving server
     // follows the feed meanwhile). A failure here loses nothing: the feed keeps it for the next one.
-    if (!lockHeldElsewhere) await catchUpSearchIndex(db, "import");
-    db.$client.close();
+    if (!lockHeldElsewhere) await catchUpSearchIndex(store, "import");
   }
 }
 

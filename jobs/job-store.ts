@@ -1,13 +1,20 @@
 /**
  * The store of a one-shot operator command: PostgreSQL with DATABASE_URL (a small pool of its own,
  * no cache), else the SQLite file with the jobs' busy timeout (a server may hold the write lock).
+ * Every command opens it here (`withJobStore`), and builds what else it needs over the one store
+ * it opened (`registryPortsOf`): no command opens DATA_DIR's file by itself, so each one honours
+ * DATABASE_URL.
  */
 import type { Config } from "../src/config/config.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import type { OpenedStore } from "../src/store/open-store.ts";
 import { openPostgresStore } from "../src/store/postgres/postgres-store.ts";
+import { postgresRegistryPorts } from "../src/store/postgres/registry-ports.ts";
+import { postgresStore } from "../src/store/postgres/store.ts";
+import { type RegistryPorts, sqliteRegistryPorts } from "../src/store/registry-ports.ts";
 import { sqliteStoreOf } from "../src/store/sqlite-store.ts";
+import { isPostgresRefusal, postgresRefusal } from "./postgres-refusal.ts";
 
 /** Connections a command opens at most. */
 const JOB_POOL_MAX = 4;
@@ -20,4 +27,32 @@ export function openJobStore(config: Config, command: string): OpenedStore {
     );
   }
   return sqliteStoreOf(openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS }));
+}
+
+/**
+ * Runs a command's work over its store and closes the store after it, whatever happens. A
+ * PostgreSQL that does not answer (or refuses the connection, or was never migrated) ends the
+ * command with one line on stderr (jobs/postgres-refusal.ts), not a stack trace.
+ */
+export async function withJobStore<T>(
+  config: Config,
+  command: string,
+  work: (store: OpenedStore) => Promise<T>,
+): Promise<T> {
+  const store = openJobStore(config, command);
+  try {
+    return await work(store);
+  } catch (error) {
+    if (config.postgres && isPostgresRefusal(error)) {
+      throw postgresRefusal(error, "PostgreSQL (DATABASE_URL)", config.postgres.poolTimeoutMs) ?? error;
+    }
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The registry's ports (writes, maintenance, the identity check's queue) over the store a command opened. */
+export function registryPortsOf(store: OpenedStore): RegistryPorts {
+  return store.engine === "sqlite" ? sqliteRegistryPorts(store.db) : postgresRegistryPorts(postgresStore(store.pool));
 }

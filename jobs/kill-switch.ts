@@ -14,7 +14,7 @@
 import { loadConfig } from "../src/config/config.ts";
 import { KILL_SWITCH_SETTING, parseSwitchValue } from "../src/domain/access/kill-switch.ts";
 import { EXIT_DONE, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
-import { openJobStore } from "./job-store.ts";
+import { withJobStore } from "./job-store.ts";
 import { printable } from "./terminal.ts";
 
 await runCommand(
@@ -38,9 +38,7 @@ await runCommand(
     }
     if (extra.length > 0) throw new UsageError(`unexpected arguments: ${printable(extra.join(" "))}`);
     const config = loadConfig();
-    const store = openJobStore(config, "kill-switch");
-    const { settings } = store;
-    try {
+    await withJobStore(config, "kill-switch", async ({ settings }) => {
       if (command !== "status") await settings.set(KILL_SWITCH_SETTING, command, new Date());
       const stored = await settings.find(KILL_SWITCH_SETTING);
       const operator = parseSwitchValue(stored?.value ?? null);
@@ -53,8 +51,6 @@ await runCommand(
         );
       }
       if (command !== "status") process.stdout.write("running servers apply it within 1 s\n");
-    } finally {
-      await store.close();
-    }
+    });
   },
 );

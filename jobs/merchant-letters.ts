@@ -7,12 +7,11 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Config } from "../src/config/config.ts";
 import { createLetterCodeKeys } from "../src/domain/merchant-space/letter-code.ts";
-import type { LetterRecipientFilter } from "../src/domain/merchant-space/letter-store.ts";
+import type { LetterRecipientFilter, LetterStore } from "../src/domain/merchant-space/letter-store.ts";
 import { issueLetterBatch } from "../src/domain/merchant-space/letters.ts";
 import { renderLettersPdf } from "../src/publish/pro/letters-pdf.ts";
-import type { Db } from "../src/store/db.ts";
 import { loadOrCreateSecret } from "../src/store/lead-repository.ts";
-import { createLetterRepository, letterCodeKeyFile } from "../src/store/letter-repository.ts";
+import { letterCodeKeyFile } from "../src/store/letter-repository.ts";
 import { CommandError, UsageError } from "./cli.ts";
 import { printable } from "./terminal.ts";
 
@@ -63,7 +62,8 @@ export interface LettersReport {
  * recording fails leaves no PDF behind, since its codes would not work.
  */
 export async function runLetters(
-  db: Db,
+  /** The store's letters, on either engine (jobs/job-store.ts). */
+  letters: LetterStore,
   config: Config,
   request: { filter: LetterRecipientFilter; out: string },
 ): Promise<LettersReport> {
@@ -73,7 +73,7 @@ export async function runLetters(
   try {
     const batch = await issueLetterBatch(
       {
-        letters: createLetterRepository(db),
+        letters,
         codeKeys: createLetterCodeKeys(() => loadOrCreateSecret(letterCodeKeyFile(config.dataDir))),
         now: () => new Date(),
       },

@@ -31,7 +31,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
 import os from "node:os";
-import { loadConfig } from "../src/config/config.ts";
+import { type Config, loadConfig } from "../src/config/config.ts";
 import { claimsOfListing, revokeClaim } from "../src/domain/merchant-space/claims.ts";
 import type { LetterRecipientFilter } from "../src/domain/merchant-space/letter-store.ts";
 import { addMerchant } from "../src/domain/merchants/add-merchant.ts";
@@ -43,17 +43,14 @@ import { readRegistered } from "../src/domain/merchants/load-registered.ts";
 import { decideInRegistry, type MerchantLifecycleDeps } from "../src/domain/merchants/merchant-registry.ts";
 import { reviewMerchantDescription } from "../src/domain/merchants/review-merchant-description.ts";
 import { updateMerchant } from "../src/domain/merchants/update-merchant.ts";
+import type { SettingsRepository } from "../src/domain/settings-store.ts";
 import { isServiceError, type ServiceError } from "../src/errors/service-error.ts";
 import { numberedLines } from "../src/import/numbered-lines.ts";
 import { unreadableFile } from "../src/import/open-text.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { type MerchantStatus, merchantStatusSchema } from "../src/schemas/envelope.ts";
 import { createCommuneLookup } from "../src/seed/communes.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { type Db, openDatabase } from "../src/store/db.ts";
-import { createMerchantSpaceRepository } from "../src/store/merchant-space-repository.ts";
-import { sqliteRegistryPorts } from "../src/store/registry-ports.ts";
-import { createSettingsRepository } from "../src/store/settings-repository.ts";
+import type { OpenedStore } from "../src/store/open-store.ts";
 import { isBusy } from "../src/store/write-lock.ts";
 import {
   CommandError,
@@ -64,7 +61,9 @@ import {
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
+import { registryPortsOf, withJobStore } from "./job-store.ts";
 import { letterFilter, runLetters } from "./merchant-letters.ts";
+import { isPostgresRefusal } from "./postgres-refusal.ts";
 import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
@@ -198,10 +197,19 @@ interface RunOptions {
 async function run(command: string, args: string[], options: RunOptions): Promise<void> {
   setLogLevel("warn");
   const config = loadConfig();
-  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  await withJobStore(config, "merchants", (store) => runOn(store, config, command, args, options));
+}
+
+/** The command over the store it opened (SQLite's file, or PostgreSQL with DATABASE_URL). */
+async function runOn(
+  store: OpenedStore,
+  config: Config,
+  command: string,
+  args: string[],
+  options: RunOptions,
+): Promise<void> {
   const deps: MerchantLifecycleDeps = {
-    // The registry over this store (the PostgreSQL one: postgresRegistryPorts).
-    registry: sqliteRegistryPorts(db).registry,
+    registry: registryPortsOf(store).registry,
     communes: createCommuneLookup(),
     now: () => new Date(),
   };
@@ -219,7 +227,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
     if (command === "import" || command === "observe") {
       wrote = true;
       const report = await runImport(
-        db,
+        store.settings,
         deps,
         args[0] as string,
         command === "import" ? "declarations" : "observations",
@@ -235,7 +243,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
       if (report.rejected.length > 0) process.exitCode = EXIT_FAILED;
     } else if (command === "letters" && options.letters) {
-      const report = await runLetters(db, config, options.letters);
+      const report = await runLetters(store.letters, config, options.letters);
       out(report, [
         report.letters === 0
           ? "0 letters: no listed establishment matches (nothing written)"
@@ -279,7 +287,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
     } else if (command === "claims") {
       const [abId] = args as [string];
-      const claims = await claimsOfListing({ store: createMerchantSpaceRepository(db) }, abId);
+      const claims = await claimsOfListing({ store: store.space }, abId);
       out(claims, [
         ...claims.map(
           (claim) =>
@@ -289,7 +297,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
     } else if (command === "revoke-claim") {
       const [claimId] = args as [string];
-      const revoked = await revokeClaim({ store: createMerchantSpaceRepository(db), now: deps.now }, claimId, {
+      const revoked = await revokeClaim({ store: store.space, now: deps.now }, claimId, {
         by: actor,
         reason: options.reason ?? "",
       });
@@ -321,6 +329,8 @@ async function run(command: string, args: string[], options: RunOptions): Promis
       ]);
     }
   } catch (error) {
+    // PostgreSQL not answering: said in one line by withJobStore.
+    if (isPostgresRefusal(error)) throw error;
     if (isServiceError(error)) throw new CommandError(refusal(error));
     if (isBusy(error)) {
       lockHeldElsewhere = true;
@@ -328,8 +338,7 @@ async function run(command: string, args: string[], options: RunOptions): Promis
     }
     throw error;
   } finally {
-    if (wrote && !lockHeldElsewhere) await catchUpSearchIndex(db, "merchants");
-    db.$client.close();
+    if (wrote && !lockHeldElsewhere) await catchUpSearchIndex(store, "merchants");
   }
 }
 
@@ -370,7 +379,7 @@ async function contentKey(file: string): Promise<string> {
 
 /** A bulk file: declarations (`import`, adds or updates by SIRET) or platform observations (`observe`). */
 async function runImport(
-  db: Db,
+  settings: SettingsRepository,
   deps: MerchantLifecycleDeps,
   file: string,
   kind: "declarations" | "observations",
@@ -384,7 +393,6 @@ async function runImport(
     if (reason === null) throw error;
     throw new CommandError(`${printable(file)}: ${reason}`);
   }
-  const settings = createSettingsRepository(db);
   const checkpointKey = (key: string) => `${kind === "declarations" ? "merchant-import" : "observation-import"}:${key}`;
   const tty = process.stderr.isTTY === true;
   let lastDraw = 0;

@@ -7,16 +7,16 @@
  * and seeds nothing. Runs in the child process jobs/seed.ts --if-empty, as on SQLite.
  */
 import type { Config } from "../src/config/config.ts";
-import { isServiceError } from "../src/errors/service-error.ts";
 import { logger } from "../src/logging.ts";
 import { startOfToday } from "../src/seed/demo-day.ts";
 import { recordDeploymentFiles } from "../src/store/postgres/deployment-files.ts";
 import { createPostgresMerchantRegistryRepository } from "../src/store/postgres/merchant-registry-repository.ts";
 import { applyPostgresMigrations, DatabaseSetupError } from "../src/store/postgres/migrate.ts";
-import { isPoolTimeout, openPostgresPool } from "../src/store/postgres/pool.ts";
+import { openPostgresPool } from "../src/store/postgres/pool.ts";
 import { createPostgresRegistryMaintenance } from "../src/store/postgres/registry-maintenance.ts";
 import { postgresStore } from "../src/store/postgres/store.ts";
 import { CommandError } from "./cli.ts";
+import { outageCause, postgresRefusal } from "./postgres-refusal.ts";
 import { checkSharedFiles, SharedFilesError } from "./shared-files.ts";
 
 /** How long the preparation waits for PostgreSQL to accept a connection. */
@@ -47,16 +47,9 @@ export async function preparePostgresStore(config: Config & { postgres: NonNulla
 
 /** What the operator reads (one line, never the URL: it holds the password). */
 function startRefusal(failure: unknown): unknown {
-  const error = isServiceError(failure) && failure.code === "STORE_UNAVAILABLE" ? failure.cause : failure;
+  const error = outageCause(failure);
   if (error instanceof SharedFilesError || error instanceof DatabaseSetupError) return new CommandError(error.message);
-  if (isPoolTimeout(error))
-    return new CommandError(
-      `cannot reach PostgreSQL (DATABASE_URL): no connection within ${CONNECT_TIMEOUT_MS / 1000} s`,
-    );
-  const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof Error && typeof code === "string")
-    return new CommandError(`PostgreSQL (DATABASE_URL): ${error.message} (${code})`);
-  return error;
+  return postgresRefusal(failure, "PostgreSQL (DATABASE_URL)", CONNECT_TIMEOUT_MS) ?? error;
 }
 
 /** The lock of the start's demo seed ("ABSEED" in ASCII). */

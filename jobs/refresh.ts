@@ -18,9 +18,10 @@ import { loadPublishSettings } from "../src/publish/settings.ts";
 import { publishSigning } from "../src/publish/signing-hooks.ts";
 import { workerRunner } from "../src/publish/worker-runner.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { openDatabase } from "../src/store/db.ts";
+import { postgresRefreshStore } from "../src/store/postgres/publish-index.ts";
+import { createPostgresPublishedDocuments } from "../src/store/postgres/published-documents.ts";
 import { EXIT_DONE, runCommand, USAGE_STATUS, wholeNumberOption } from "./cli.ts";
+import { withJobStore } from "./job-store.ts";
 import { progressBar } from "./progress.ts";
 
 await runCommand(
@@ -48,30 +49,38 @@ await runCommand(
       values.workers === undefined ? undefined : wholeNumberOption("workers", values.workers, 1, 32);
     const config = loadConfig();
     const settings = loadPublishSettings(config);
-    const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
     const signing = publishSigning(config);
     const workers = workersOption ?? settings.refreshWorkers ?? undefined;
     const showProgress = !values.quiet && !values.json && process.stderr.isTTY === true;
     const bar = progressBar({ label: "refresh", unit: "merchants" });
 
-    let summary: RefreshSummary;
-    try {
-      summary = await runRefresh({
-        db,
+    const summary: RefreshSummary = await withJobStore(config, "refresh", (store) =>
+      runRefresh({
+        ...(store.engine === "sqlite"
+          ? {
+              db: store.db,
+              // The search index keeps a copy of each merchant's trust and status: bring the changed ones up to date.
+              onMerchantsChanged: (abIds: string[]) => createEmbeddedSearchIndex(store.db).refresh(abIds),
+            }
+          : // PostgreSQL: the registry's reads and the serve index in the shared database, each file
+            // published there for every instance's mirror (docs/several-machines.md). Each server's
+            // own search index follows the feed by itself.
+            {
+              store: postgresRefreshStore(store.pool),
+              publishedDocuments: createPostgresPublishedDocuments(store.pool),
+            }),
         config,
         settings,
         codeKey: refreshCodeKey(),
         full: values.full,
         snapshotIssuer: signing.snapshotIssuer,
         keySet: signing.keySet,
-        // The search index keeps a copy of each merchant's trust and status: bring the changed ones up to date.
-        onMerchantsChanged: (abIds) => createEmbeddedSearchIndex(db).refresh(abIds),
-        ...(workers === 1 ? {} : { runner: workerRunner(config, settings, workers) }),
+        ...(workers === 1
+          ? {}
+          : { runner: workerRunner({ ...config, databaseUrl: config.postgres?.url ?? null }, settings, workers) }),
         ...(showProgress ? { onProgress: ({ done, total }) => bar.update(done, total) } : {}),
-      });
-    } finally {
-      db.$client.close();
-    }
+      }),
+    );
     if (showProgress) bar.end();
 
     if (values.json) {

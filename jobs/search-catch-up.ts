@@ -1,7 +1,7 @@
 import { createEmbeddedSearchFollower } from "../src/search/embedded/follow.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import type { Db } from "../src/store/db.ts";
+import type { OpenedStore } from "../src/store/open-store.ts";
 import { printable } from "./terminal.ts";
 
 /**
@@ -10,8 +10,15 @@ import { printable } from "./terminal.ts";
  * command or an interrupted run left unapplied. A failure is said on stderr and never fails the
  * command: the store is written, the feed keeps every merchant for the server's follower or the
  * next command.
+ *
+ * On PostgreSQL there is nothing to catch up here: the embedded index is each server machine's own
+ * file, which its server's follower keeps in step with the shared change feed, and Meilisearch is
+ * fed by the leader's follower (docs/several-machines.md); a command may run on a machine that
+ * serves nothing.
  */
-export async function catchUpSearchIndex(db: Db, command: string): Promise<void> {
+export async function catchUpSearchIndex(store: OpenedStore, command: string): Promise<void> {
+  if (store.engine !== "sqlite") return;
+  const { db } = store;
   // A command started with --expose-gc (the import: jobs/compile-cache.ts) collects what it read
   // before, and every few thousand merchants of a full build: V8 would otherwise let the garbage of
   // a build pile up on top of the import's (peak RSS 350 MB instead of under 300 at 1,000,000 rows).

@@ -15,18 +15,21 @@
  *   1  the engine failed: it did not answer, or refused the work (the reason on stderr)
  *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
-import { loadConfig } from "../src/config/config.ts";
+import { type Config, loadConfig } from "../src/config/config.ts";
 import { createSearchCardKeeper } from "../src/domain/registry/keep-search-cards.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { processCardCode } from "../src/publish/code-key.ts";
-import { createSearchEngine, sqliteSearchPorts } from "../src/search/engine.ts";
+import {
+  createSearchEngine,
+  type EmbeddedIndex,
+  postgresSearchPorts,
+  sqliteSearchPorts,
+} from "../src/search/engine.ts";
 import { createSearchFollower } from "../src/search/follower.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { openDatabase } from "../src/store/db.ts";
-import { createMerchantRepository } from "../src/store/merchant-repository.ts";
-import { createSearchCardStore } from "../src/store/search-card-store.ts";
-import { createSearchFeed } from "../src/store/search-feed.ts";
+import type { OpenedStore } from "../src/store/open-store.ts";
 import { CommandError, EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
+import { withJobStore } from "./job-store.ts";
+import { isPostgresRefusal } from "./postgres-refusal.ts";
 import { progressBar } from "./progress.ts";
 import { printable } from "./terminal.ts";
 
@@ -68,9 +71,19 @@ await runCommand(
 async function run(command: SearchCommand): Promise<void> {
   const config = loadConfig();
   setLogLevel("warn");
-  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
+  await withJobStore(config, "search", (store) => runOn(store, config, command));
+}
+
+/** The command over the store it opened (SQLite's file, or PostgreSQL with DATABASE_URL). */
+async function runOn(store: OpenedStore, config: Config, command: SearchCommand): Promise<void> {
   const now = () => new Date();
-  const engine = createSearchEngine(sqliteSearchPorts(db, { now }), config, { now });
+  // On PostgreSQL the embedded index is this machine's own file, DATA_DIR/search-index.db,
+  // following the shared feed; Meilisearch is fed from PostgreSQL's reads (docs/search.md).
+  const ports =
+    store.engine === "sqlite"
+      ? sqliteSearchPorts(store.db, { now })
+      : postgresSearchPorts(store.pool, { dataDir: config.dataDir, now });
+  const engine = createSearchEngine<EmbeddedIndex>(ports, config, { now });
   const name = engine.meilisearch ? `Meilisearch (${config.meilisearch?.url})` : "the embedded index";
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
@@ -88,13 +101,13 @@ async function run(command: SearchCommand): Promise<void> {
       const bar = progressBar({ label: "search cards", unit: "merchants" });
       const keeper = createSearchFollower({
         engine: createSearchCardKeeper({
-          merchants: createMerchantRepository(db),
-          keptCards: createSearchCardStore(db),
+          merchants: store.merchants,
+          keptCards: store.keptCards,
           orderRailEnabled: config.publicOrderRailEnabled,
           cardCode: () => code,
           now: () => new Date(),
         }),
-        feed: createSearchFeed(db),
+        feed: store.searchFeed,
         onProgress: (done, total) => bar.update(done, total),
       });
       const status = await keeper.syncOnce();
@@ -110,10 +123,9 @@ async function run(command: SearchCommand): Promise<void> {
       process.stdout.write(`Rebuilt ${name} in ${elapsed()}.\n`);
     }
   } catch (error) {
-    if (error instanceof CommandError) throw error;
+    // PostgreSQL not answering: said in one line by withJobStore.
+    if (error instanceof CommandError || isPostgresRefusal(error)) throw error;
     // The engine's own failure (Meilisearch down, a refused task): said, not a stack trace.
     throw new CommandError(`${command} failed: ${printable(error instanceof Error ? error.message : String(error))}`);
-  } finally {
-    db.$client.close();
   }
 }

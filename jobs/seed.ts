@@ -28,9 +28,8 @@ import { type Config, loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { startOfToday } from "../src/seed/demo-day.ts";
 import type { SeedProgress, SeedSummary } from "../src/seed/seed-demo.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
-import { clearRegistry, isRegistryEmpty } from "../src/store/registry-maintenance.ts";
+import { isRegistryEmpty } from "../src/store/registry-maintenance.ts";
 import {
   CommandError,
   EXIT_DONE,
@@ -40,6 +39,7 @@ import {
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
+import { registryPortsOf, withJobStore } from "./job-store.ts";
 import { type ProgressBar, progressBar } from "./progress.ts";
 import { catchUpSearchIndex } from "./search-catch-up.ts";
 
@@ -149,39 +149,41 @@ async function main(values: SeedOptions): Promise<void> {
     await seedIfEmpty(config);
     // The search index in step before any server process serves: an index without a cursor (built
     // by an earlier version) is built here in full, not on a thread that answers requests.
-    const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-    try {
-      await catchUpSearchIndex(db, "start");
-    } finally {
-      db.$client.close();
-    }
+    await withJobStore(config, "start", (store) => catchUpSearchIndex(store, "start"));
     return;
   }
   const seedCount = count ?? config.demoSeedCount;
   const seedValue = seed ?? config.demoSeed;
 
-  const db = openDatabase(config.databaseFile);
-  try {
-    if (!isRegistryEmpty(db)) {
+  await withJobStore(config, "seed", async (store) => {
+    const { registry, maintenance } = registryPortsOf(store);
+    if (!(await maintenance.isEmpty())) {
       if (!values.force) {
-        throw new CommandError(`${config.databaseFile} already holds merchants; pass --force to clear and reseed`);
+        const where = store.engine === "sqlite" ? config.databaseFile : "the PostgreSQL database (DATABASE_URL)";
+        throw new CommandError(`${where} already holds merchants; pass --force to clear and reseed`);
       }
-      const deleted = Object.entries(clearRegistry(db))
+      const deleted = Object.entries(await maintenance.clear())
         .filter(([, rows]) => rows > 0)
         .map(([table, rows]) => `${table} ${rows}`);
       process.stderr.write(`Cleared the existing registry (${deleted.join(", ") || "nothing"})\n`);
     }
     const started = performance.now();
-    const { seedDemoRegistry } = await import("../src/seed/seed-demo.ts");
+    const { seedDemoRegistryInto } = await import("../src/seed/seed-demo.ts");
     const progress = progressReporter();
-    const summary = await seedDemoRegistry(db, {
-      count: seedCount,
-      seed: seedValue,
-      now,
-      dataDir: config.dataDir,
-      keepFiles: values["keep-files"],
-      onProgress: progress.report,
-    });
+    // On SQLite the embedded search index lives in the store's file and is built with the seed; on
+    // PostgreSQL each server's own index follows the shared feed (docs/several-machines.md).
+    const sqlite = store.engine === "sqlite" ? store.db : null;
+    const summary = await seedDemoRegistryInto(
+      { registry, maintenance, sqlite },
+      {
+        count: seedCount,
+        seed: seedValue,
+        now,
+        dataDir: config.dataDir,
+        keepFiles: values["keep-files"],
+        onProgress: progress.report,
+      },
+    );
     progress.end();
     const seconds = (performance.now() - started) / 1000;
     const lines = [
@@ -193,9 +195,7 @@ async function main(values: SeedOptions): Promise<void> {
       `  roster: ${summary.rosterFile ?? "not written"}`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
-  } finally {
-    db.$client.close();
-  }
+  });
 }
 
 // Run as a command (`node jobs/seed.ts`), not when imported by jobs/start.ts.

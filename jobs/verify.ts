@@ -18,16 +18,16 @@
  *   1  some checks could not be made (the register did not answer, an unknown or archived merchant: listed on stderr)
  *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
-import { loadConfig } from "../src/config/config.ts";
+import { type Config, loadConfig } from "../src/config/config.ts";
 import { OfficialRegistryError } from "../src/domain/merchants/official-registry-lookup.ts";
 import { type IdentityCheckOutcome, verifyOfficialIdentity } from "../src/domain/merchants/verify-official-identity.ts";
 import { isServiceError } from "../src/errors/service-error.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { createRechercheEntreprisesClient } from "../src/official/recherche-entreprises.ts";
-import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
-import { openDatabase } from "../src/store/db.ts";
-import { sqliteRegistryPorts } from "../src/store/registry-ports.ts";
+import type { OpenedStore } from "../src/store/open-store.ts";
 import { EXIT_DONE, EXIT_FAILED, runCommand, USAGE_STATUS, UsageError, wholeNumberOption } from "./cli.ts";
+import { registryPortsOf, withJobStore } from "./job-store.ts";
+import { isPostgresRefusal } from "./postgres-refusal.ts";
 import { catchUpSearchIndex } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
@@ -73,18 +73,23 @@ await runCommand(
   },
 );
 
-async function verify(options: {
+interface VerifyOptions {
   abId: string | undefined;
   due: boolean;
   withinDays: number;
   limit: number | undefined;
   json: boolean;
-}): Promise<void> {
+}
+
+async function verify(options: VerifyOptions): Promise<void> {
   setLogLevel("warn");
   const config = loadConfig();
-  const db = openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS });
-  // The registry over this store (the PostgreSQL one: postgresRegistryPorts).
-  const ports = sqliteRegistryPorts(db);
+  await withJobStore(config, "verify", (store) => verifyIn(store, config, options));
+}
+
+/** The checks over the store it opened (SQLite's file, or PostgreSQL with DATABASE_URL). */
+async function verifyIn(store: OpenedStore, config: Config, options: VerifyOptions): Promise<void> {
+  const ports = registryPortsOf(store);
   const deps = {
     registry: ports.registry,
     now: () => new Date(),
@@ -111,6 +116,8 @@ async function verify(options: {
     } catch (error) {
       if (error instanceof OfficialRegistryError)
         errors.push({ ab_id: abId, error: `${error.failure}: ${error.message}` });
+      // PostgreSQL not answering: the run stops, said in one line by withJobStore.
+      else if (isPostgresRefusal(error)) throw error;
       else if (isServiceError(error)) errors.push({ ab_id: abId, error: `${error.code}: ${error.message}` });
       else throw error;
     }
@@ -155,7 +162,6 @@ async function verify(options: {
     if (errors.length > 0) process.exitCode = EXIT_FAILED;
   } finally {
     // The merchants checked (a new date, a failure, an archive) are searched as they are now.
-    if (counts.checked > 0) await catchUpSearchIndex(db, "verify");
-    db.$client.close();
+    if (counts.checked > 0) await catchUpSearchIndex(store, "verify");
   }
 }

@@ -8,6 +8,7 @@
  */
 import type pg from "pg";
 import { contentTypeOf, SERVE_INDEX_PATH } from "../../publish/published-documents.ts";
+import type { RefreshStore } from "../../publish/publisher.ts";
 import { formatServeIndex } from "../../publish/serve-index.ts";
 import {
   type EntryRow,
@@ -16,6 +17,7 @@ import {
   type PublishIndexPort,
   toEntry,
 } from "../publish-index.ts";
+import { createPostgresProfileLoader, createPostgresPublishSource } from "./publish-source.ts";
 import { publishOn } from "./published-documents.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
 
@@ -178,5 +180,18 @@ export function createPostgresPublishIndex(pool: pg.Pool): PublishIndexPort {
       };
     },
     close: async () => undefined,
+  };
+}
+
+/**
+ * What a refresh reads and where it keeps its index on PostgreSQL, over one pool (a command's, the
+ * leader's): the publication's reads, the profiles and the shared index (publisher.ts RefreshStore).
+ */
+export function postgresRefreshStore(pool: pg.Pool): RefreshStore {
+  const profiles = createPostgresProfileLoader(pool);
+  return {
+    source: createPostgresPublishSource(pool),
+    loadProfiles: (abIds) => profiles.load(abIds),
+    index: createPostgresPublishIndex(pool),
   };
 }
