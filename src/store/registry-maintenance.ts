@@ -56,17 +56,26 @@ function merchantDependents(sqlite: Db["$client"]): string[] {
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .pluck()
     .all() as string[];
+  const keys = tables.flatMap((table) =>
+    (sqlite.prepare(`SELECT "table" AS parent FROM pragma_foreign_key_list(?)`).all(table) as { parent: string }[]).map(
+      ({ parent }) => ({ child: table, parent }),
+    ),
+  );
+  return dependentsOfMerchants(keys);
+}
+
+/**
+ * From a schema's foreign keys (child table -> parent table), the tables depending on merchants,
+ * children before parents, merchants last: the order that deletes them without breaking a key.
+ * One walk for both engines (each reads its own catalog).
+ */
+export function dependentsOfMerchants(keys: readonly { child: string; parent: string }[]): string[] {
   const children = new Map<string, string[]>();
-  for (const table of tables) {
-    const keys = sqlite.prepare(`SELECT "table" AS parent FROM pragma_foreign_key_list(?)`).all(table) as {
-      parent: string;
-    }[];
-    for (const { parent } of keys) {
-      if (parent === table) continue;
-      const list = children.get(parent) ?? [];
-      if (!list.includes(table)) list.push(table);
-      children.set(parent, list);
-    }
+  for (const { child, parent } of keys) {
+    if (child === parent) continue;
+    const list = children.get(parent) ?? [];
+    if (!list.includes(child)) list.push(child);
+    children.set(parent, list);
   }
   const ordered: string[] = [];
   const visit = (table: string, path: Set<string>) => {

@@ -5,7 +5,12 @@
  */
 import type pg from "pg";
 import { LISTED_STATUSES } from "../../domain/merchants/lifecycle.ts";
-import { COUNTED_TABLES, type RegistryCounts, type RegistryMaintenance } from "../registry-maintenance.ts";
+import {
+  COUNTED_TABLES,
+  dependentsOfMerchants,
+  type RegistryCounts,
+  type RegistryMaintenance,
+} from "../registry-maintenance.ts";
 import { inTransaction } from "./transaction.ts";
 
 const LISTED = [...LISTED_STATUSES];
@@ -54,24 +59,9 @@ async function merchantDependents(client: pg.PoolClient): Promise<string[]> {
      FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace
      WHERE c.contype = 'f' AND n.nspname = current_schema() ORDER BY child`,
   );
-  const children = new Map<string, string[]>();
-  for (const { child, parent } of keys.rows) {
-    const [childName, parentName] = [child.replaceAll('"', ""), parent.replaceAll('"', "")];
-    if (childName === parentName) continue;
-    const list = children.get(parentName) ?? [];
-    if (!list.includes(childName)) list.push(childName);
-    children.set(parentName, list);
-  }
-  const ordered: string[] = [];
-  const visit = (table: string, path: Set<string>) => {
-    if (ordered.includes(table) || path.has(table)) return;
-    path.add(table);
-    for (const child of children.get(table) ?? []) visit(child, path);
-    path.delete(table);
-    ordered.push(table);
-  };
-  visit("merchants", new Set());
-  return ordered;
+  return dependentsOfMerchants(
+    keys.rows.map(({ child, parent }) => ({ child: child.replaceAll('"', ""), parent: parent.replaceAll('"', "") })),
+  );
 }
 
 /**
