@@ -15,6 +15,7 @@ import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
 import { and, asc, eq, getTableColumns, getTableConfig, gte, lte, sql } from "./drizzle.ts";
 import { createMerchantReads } from "./merchant-repository.ts";
+import { merchantEventRow } from "./merchant-rows.ts";
 import {
   merchantChanges,
   merchantEvents,
@@ -110,15 +111,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   const upsertSignal = (abId: string, signal: Signal) => upsertSignalRow({ ...signal, abId });
 
   const record = (abId: string, revision: number, event: MerchantEventInput, feed: string | null) => {
-    insertEvent({
-      abId,
-      at: event.at,
-      actor: event.actor,
-      action: event.action,
-      changes: JSON.stringify(event.changes),
-      reason: event.reason,
-      revision,
-    });
+    insertEvent(merchantEventRow(abId, revision, event));
     if (feed) insertChange({ abId, revision, change: feed, changedAt: event.at });
   };
 

@@ -1,5 +1,6 @@
 import type { AssessableMerchant } from "../domain/assess-merchant.ts";
 import type { Merchant, Product, QaCluster, QaNode, Signal, TerritorialProof } from "../domain/merchant.ts";
+import type { MerchantEventInput } from "../domain/merchants/merchant-registry.ts";
 
 /*
  * Store rows (as better-sqlite3 returns them: snake_case columns, JSON as text, booleans as 0/1)
@@ -158,5 +159,18 @@ export function toNode(row: Row): QaNode {
     driftSeverity: textOrNull(row.drift_severity),
     humanVerifiedAt: textOrNull(row.human_verified_at),
     position: row.position as number,
+  };
+}
+
+/** An audit event as both engines write it (merchant_events; the changes as JSON text). */
+export function merchantEventRow(abId: string, revision: number, event: MerchantEventInput) {
+  return {
+    abId,
+    at: event.at,
+    actor: event.actor,
+    action: event.action,
+    changes: JSON.stringify(event.changes),
+    reason: event.reason,
+    revision,
   };
 }

@@ -23,7 +23,17 @@ import type {
   RegistryBatchKeys,
 } from "../../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../../schemas/envelope.ts";
-import { type Row, text, toCluster, toMerchant, toNode, toProduct, toProof, toSignal } from "../merchant-rows.ts";
+import {
+  merchantEventRow,
+  type Row,
+  text,
+  toCluster,
+  toMerchant,
+  toNode,
+  toProduct,
+  toProof,
+  toSignal,
+} from "../merchant-rows.ts";
 import { and, drizzlePostgres, eq, getTableColumns, sql } from "./drizzle.ts";
 import * as schema from "./schema.ts";
 import type { PostgresStore } from "./store.ts";
@@ -329,15 +339,7 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
   if (writes.length === 0) return;
   const db = drizzlePostgres({ client, schema });
   const record = async (abId: string, revision: number, event: MerchantCreation["event"], feed: string | null) => {
-    await db.insert(schema.merchantEvents).values({
-      abId,
-      at: event.at,
-      actor: event.actor,
-      action: event.action,
-      changes: JSON.stringify(event.changes),
-      reason: event.reason,
-      revision,
-    });
+    await db.insert(schema.merchantEvents).values(merchantEventRow(abId, revision, event));
     if (feed) await db.insert(schema.merchantChanges).values({ abId, revision, change: feed, changedAt: event.at });
   };
   const upsertSignals = async (abId: string, signals: Signal[]) => {
