@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { LeadEmailConfirmation, LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import { createLeadEmailTokens, type LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
 import type { MerchantRegistryView } from "../domain/merchants/merchant-registry.ts";
@@ -8,10 +7,11 @@ import { drizzle } from "./drizzle.ts";
 import { loadOrCreateSecret } from "./lead-repository.ts";
 import { createMerchantRegistryView } from "./merchant-registry-repository.ts";
 import * as schema from "./schema.ts";
+import { secretFile } from "./secret-files.ts";
 
 /** The lead email links' tokens, keyed by DATA_DIR/secrets/lead-email.key (the server and the outbox thread). */
 export function leadEmailTokensOf(dataDir: string): LeadEmailTokens {
-  return createLeadEmailTokens(() => loadOrCreateSecret(path.join(dataDir, "secrets", "lead-email.key")));
+  return createLeadEmailTokens(() => loadOrCreateSecret(secretFile(dataDir, "leadEmail")));
 }
 
 export interface ConfirmationRow {

@@ -1,4 +1,3 @@
-import path from "node:path";
 import type {
   LetterRecipient,
   LetterRecipientFilter,
@@ -10,6 +9,7 @@ import type { ClaimEvent, ClaimRecord } from "../domain/merchant-space/space-sto
 import { LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
 import type { StoreConnection } from "./connection.ts";
 import { claimWriter } from "./merchant-space-repository.ts";
+import { secretFile } from "./secret-files.ts";
 
 export interface LetterDbRow {
   letter_id: string;
@@ -142,5 +142,5 @@ export function letterOf(row: LetterDbRow): LetterRow {
 
 /** The key of the letter codes' hashes (created on first use, like the other secrets). */
 export function letterCodeKeyFile(dataDir: string): string {
-  return path.join(dataDir, "secrets", "letter-code.key");
+  return secretFile(dataDir, "letterCode");
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import type { LetterClaimForLink, SignInLinkRecord, SignInLinkStore } from "../domain/merchant-space/sign-in-links.ts";
 import type { StoreConnection } from "./connection.ts";
+import { secretFile } from "./secret-files.ts";
 
 export interface LinkRow {
   link_id: string;
@@ -75,5 +75,5 @@ export function linkOf(row: LinkRow): SignInLinkRecord {
 
 /** The key of the sign-in links' tokens (created on first use, like the other secrets). */
 export function signInLinkKeyFile(dataDir: string): string {
-  return path.join(dataDir, "secrets", "pro-sign-in-link.key");
+  return secretFile(dataDir, "signInLink");
 }
