@@ -45,13 +45,24 @@ const context = {
   ...(db ? { readTransaction: readTransactionOf(db) } : {}),
 };
 
+/** The batches being rendered: closing waits for them, so no render loses its store midway. */
+const inFlight = new Set<Promise<unknown>>();
+
 parentPort?.on("message", (message: { id: number; items: BatchItem[] } | { close: true }) => {
   if ("close" in message) {
-    db?.$client.close();
-    void pool?.end();
-    parentPort?.close();
+    // Closing the store and the port lets the thread exit on its own (worker-runner.ts says why
+    // it is not terminated).
+    void Promise.allSettled(inFlight).then(async () => {
+      db?.$client.close();
+      await pool?.end();
+      parentPort?.close();
+    });
     return;
   }
   // A failure rejects unhandled, which ends the worker with an error the runner reports.
-  void renderBatch(context, message.items).then((result) => parentPort?.postMessage({ id: message.id, result }));
+  const rendering = renderBatch(context, message.items).then((result) =>
+    parentPort?.postMessage({ id: message.id, result }),
+  );
+  inFlight.add(rendering);
+  void rendering.finally(() => inFlight.delete(rendering));
 });

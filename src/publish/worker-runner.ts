@@ -7,6 +7,26 @@ import type { BatchItem, BatchResult, BatchRunner } from "./render-batch.ts";
 /** Batches a worker holds at once: the one it renders and the next. */
 const BATCHES_PER_WORKER = 2;
 
+/** How long a worker asked to close may take before it is terminated. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Ends a worker by asking it to close its store and its port, so it exits on its own once idle.
+ * `worker.terminate()` on a thread holding a better-sqlite3 database can abort the whole process
+ * on Node 24 (better-sqlite3 issue #1507, FATAL ERROR napi_throw): it is only the fallback for a
+ * worker that does not exit in time.
+ */
+async function endWorker(worker: Worker, exited: Promise<unknown>): Promise<void> {
+  worker.postMessage({ close: true });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), CLOSE_TIMEOUT_MS);
+  });
+  const outcome = await Promise.race([exited, late]);
+  clearTimeout(timer);
+  if (outcome === "late") await worker.terminate();
+}
+
 /**
  * Renders batches in worker threads (one per core by default, at most 4), so a full refresh uses
  * every core: rendering is CPU-bound, the store is read concurrently (WAL) and each file write is
@@ -61,8 +81,11 @@ export function workerRunner(
         worker.postMessage(job);
       }
     };
+    const exits = new Map<Worker, Promise<unknown>>();
     const workers = Array.from({ length: size }, () => {
       const worker = new Worker(entry, { workerData: setup });
+      // Not events.once: it would reject on the worker's "error", which the handler below reports.
+      exits.set(worker, new Promise((resolve) => worker.once("exit", resolve)));
       posted.set(worker, new Set());
       worker.on("message", (message: { id: number; result: BatchResult }) => {
         posted.get(worker)?.delete(message.id);
@@ -96,7 +119,7 @@ export function workerRunner(
         return promise;
       },
       async close() {
-        await Promise.all(workers.map((worker) => worker.terminate()));
+        await Promise.all(workers.map((worker) => endWorker(worker, exits.get(worker) ?? Promise.resolve())));
       },
     };
     return runner;

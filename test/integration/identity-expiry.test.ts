@@ -109,8 +109,14 @@ describe("an identity check that expires", () => {
       businessName: string;
     }[];
     const abId = listed.find((item) => item.businessName === "PLOMBERIE DU PORT")?.abId as string;
-    expect((await job("jobs/merchants.ts", "status", abId, "ACTIVE", "--actor", "operator:lea")).code).toBe(0);
-    expect((await job("jobs/merchants.ts", "status", abId, "PAUSED", "--actor", "operator:lea")).code).toBe(0);
+    expect(await job("jobs/merchants.ts", "status", abId, "ACTIVE", "--actor", "operator:lea")).toMatchObject({
+      code: 0,
+      signal: null,
+    });
+    expect(await job("jobs/merchants.ts", "status", abId, "PAUSED", "--actor", "operator:lea")).toMatchObject({
+      code: 0,
+      signal: null,
+    });
 
     // The check ends in 20 seconds (as if INSEE had processed the row two years ago), then the
     // refresh publishes the merchant's files, valid until that instant.
@@ -120,7 +126,7 @@ describe("an identity check that expires", () => {
       .prepare("UPDATE signals SET expires_at = ? WHERE ab_id = ? AND key IN ('siret_verified', 'company_age_years')")
       .run(expiry, abId);
     db.$client.close();
-    expect((await job("jobs/refresh.ts", "--quiet")).code).toBe(0);
+    expect(await job("jobs/refresh.ts", "--quiet")).toMatchObject({ code: 0, signal: null });
 
     const before = await surfaces(abId);
     expect(Date.now()).toBeLessThan(Date.parse(expiry));

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import type { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
 import { matchesIfNoneMatch } from "../../src/publish/document.ts";
@@ -307,12 +308,19 @@ describe("the refresh job and the published files", () => {
     const touchedIds = (server.roster.cases.active_contactable ?? []).slice(0, 4);
     expect(touchedIds).toHaveLength(4);
     for (const abId of touchedIds) touch(abId, { updated_at: new Date().toISOString() });
+    // Each worker's exit code: 0 when it closed its store and exited on its own, 1 when terminated
+    // (which can abort the process while better-sqlite3 is loaded in the thread: worker-runner.ts).
+    const exitCodes: Promise<number>[] = [];
+    const onWorker = (worker: Worker) => exitCodes.push(new Promise((resolve) => worker.once("exit", resolve)));
+    process.on("worker", onWorker);
     const run = await runRefresh({
       ...refreshInput(),
       batchSize: 1,
       runner: workerRunner(config, loadPublishSettings(config), 2),
-    });
+    }).finally(() => process.off("worker", onWorker));
     expect(run).toMatchObject({ rendered: 4, failed: 0, merchants: firstRun.merchants });
+    // One worker: this thread renders too (the runner spares it a core).
+    expect(await Promise.all(exitCodes)).toEqual([0]);
     // Rendered again here (another code key renders everyone): not one byte differs.
     const again = await runRefresh({ ...refreshInput(), codeKey: "test-code-inline" });
     expect(again).toMatchObject({ rendered: firstRun.merchants, written: 0, failed: 0 });
