@@ -7,6 +7,7 @@
  * connections give one lead.
  */
 import { randomUUID } from "node:crypto";
+import type pg from "pg";
 import { describe, expect, it } from "vitest";
 import type { InsertLeadInput, LeadRepository } from "../../src/domain/leads/lead-store.ts";
 import { createLeadRepository } from "../../src/store/lead-repository.ts";
@@ -146,6 +147,65 @@ for (const engine of storeEngines()) {
       expect((await leads.findForMerchant(AB_ID, first.lead.leadId))?.lead.answersCount).toBe(2);
       expect(await leads.findForMerchant("ab_other001", first.lead.leadId)).toBeNull();
     });
+
+    it("writes nothing for a lead whose merchant is not in the registry", async () => {
+      const store = await engine.open();
+      const leads = leadsOf(store);
+      await expect(
+        leads.insertLead({ ...submission(), lead: { ...submission().lead, abId: "ab_absent01" } }),
+      ).rejects.toThrow();
+      for (const table of ["leads", "lead_dedup_windows", "outbox"]) {
+        expect(await store.rows(`SELECT count(*) AS n FROM ${table}`)).toEqual([{ n: 0 }]);
+      }
+    });
+
+    if (engine.name === "PostgreSQL") {
+      it("records a new lead without an Idempotency-Key in one statement, outside a transaction", async () => {
+        const store = await engine.open();
+        await insertMerchantRow(store, AB_ID);
+        const pool = store.postgres?.pool as pg.Pool;
+        const statements: string[] = [];
+        let connections = 0;
+        const counted = new Proxy(pool, {
+          get(target, property, receiver) {
+            if (property === "query")
+              return (text: string, values: unknown[]) => {
+                statements.push(text);
+                return target.query(text, values);
+              };
+            if (property === "connect")
+              return () => {
+                connections += 1;
+                return target.connect();
+              };
+            return Reflect.get(target, property, receiver);
+          },
+        });
+        const leads = createPostgresLeadRepository(counted);
+        const first = submission();
+        expect(await leads.insertLead(first)).toEqual({ kind: "created", leadId: first.lead.leadId });
+        expect([statements.length, connections]).toEqual([1, 0]);
+        expect(
+          await store.rows("SELECT kind, subject_id, status, attempts, next_attempt_at, created_at FROM outbox"),
+        ).toEqual([
+          {
+            kind: "lead_notification",
+            subject_id: first.lead.leadId,
+            status: "pending",
+            attempts: 0,
+            next_attempt_at: T0,
+            created_at: T0,
+          },
+        ]);
+        expect(await store.rows("SELECT lead_id, window_ends_at FROM lead_dedup_windows")).toEqual([
+          { lead_id: first.lead.leadId, window_ends_at: first.windowEndsAt },
+        ]);
+        // A duplicate: the one statement writes nothing, then the rule runs in a transaction.
+        expect(await leads.insertLead(submission({ minutes: 1 }))).toMatchObject({ kind: "duplicate" });
+        expect(connections).toBe(1);
+        expect(await store.rows("SELECT count(*) AS n FROM leads")).toEqual([{ n: 1 }]);
+      });
+    }
 
     it("gives one lead for identical submissions sent at once through two connections", async () => {
       const store = await engine.open();

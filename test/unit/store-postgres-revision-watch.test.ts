@@ -1,12 +1,13 @@
 /**
  * The store revision an instance keeps in memory on PostgreSQL (src/store/postgres/revision-watch.ts),
  * on a real PostgreSQL: moved by the notices of writes made elsewhere; never trusted after a write
- * of this process until read again (a request that writes then reads sees its write before the
- * notice arrives); forgotten while the notice connection is down.
+ * of this process that may move it until read again (a request that writes then reads sees its
+ * write before the notice arrives), still trusted after writes that cannot (leads, the outbox);
+ * forgotten while the notice connection is down.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresPool } from "../../src/store/postgres/pool.ts";
+import { openPostgresPool, REVISIONED_TABLES } from "../../src/store/postgres/pool.ts";
 import { type RevisionWatch, watchStoreRevision } from "../../src/store/postgres/revision-watch.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 
@@ -74,6 +75,53 @@ describe("the store revision an instance keeps", () => {
     // A read does not make it forget.
     await pool.query("SELECT 1");
     expect(watch.known()).toBe(before + 1);
+  });
+
+  it("stays trusted across writes that cannot move the revision, alone or in a transaction", async () => {
+    await until(() => watch.known() !== null);
+    const before = watch.known();
+    await pool.query(
+      `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
+       VALUES ('watch-outbox-1', 'lead_notification', 'lead-x', 'pending', 0, '2026-11-27', '2026-11-27')`,
+    );
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("UPDATE outbox SET attempts = attempts + 1 WHERE message_id = 'watch-outbox-1'");
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    expect(watch.known()).toBe(before);
+  });
+
+  it("is not trusted after the commit of a transaction that moved it, though it was read between", async () => {
+    await until(() => watch.known() !== null);
+    const before = watch.known() ?? 0;
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("UPDATE store_revision SET revision = revision + 1 WHERE id = 1");
+      expect(watch.known()).toBeNull();
+      // Another request reads before the commit: it sees the old revision and keeps it...
+      expect(await watch.read()).toBe(before);
+      expect(watch.known()).toBe(before);
+      await client.query("COMMIT");
+    } finally {
+      client.release();
+    }
+    // ...which the commit makes untrusted: a read now sees the write.
+    expect(watch.known()).toBeNull();
+    expect(await watch.read()).toBe(before + 1);
+  });
+
+  it("names every table whose triggers move the revision (migration 0001), and the revision's row", async () => {
+    const triggered = await pool.query<{ table: string }>(
+      `SELECT DISTINCT c.relname AS table FROM pg_trigger t
+       JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid
+       WHERE NOT t.tgisinternal AND p.prosrc LIKE '%store_revision%' ORDER BY 1`,
+    );
+    expect([...triggered.rows.map((row) => row.table), "store_revision"].sort()).toEqual([...REVISIONED_TABLES].sort());
   });
 
   it("forgets while its notice connection is down, and knows again once listening", async () => {

@@ -11,7 +11,8 @@
  * machine that vanished within about `KEEPALIVE_IDLE_S + KEEPALIVE_INTERVAL_S * KEEPALIVE_COUNT`
  * seconds and frees what the session held.
  */
-import pg from "pg";
+import type pg from "pg";
+import { postgresDriver } from "./driver.ts";
 
 const KEEPALIVE_IDLE_S = 10;
 const KEEPALIVE_INTERVAL_S = 5;
@@ -52,7 +53,7 @@ export function startDedicatedSession(options: DedicatedSessionOptions): Dedicat
   };
 
   const connect = async (): Promise<pg.Client> => {
-    const next = new pg.Client({
+    const next = new (postgresDriver().Client)({
       connectionString: options.url,
       connectionTimeoutMillis: options.retryMs,
       query_timeout: options.retryMs,

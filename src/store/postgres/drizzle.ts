@@ -24,7 +24,12 @@ export const {
   text,
   uniqueIndex,
 } = load("drizzle-orm/pg-core") as typeof import("drizzle-orm/pg-core");
-export const { drizzle: drizzlePostgres } = load(
-  "drizzle-orm/node-postgres",
-) as typeof import("drizzle-orm/node-postgres");
+/**
+ * drizzle over a node-postgres pool, its module loaded on first use: it loads the `pg` driver,
+ * which a process on the embedded store never needs (driver.ts).
+ */
+export const drizzlePostgres = ((...args: Parameters<typeof import("drizzle-orm/node-postgres").drizzle>) =>
+  (load("drizzle-orm/node-postgres") as typeof import("drizzle-orm/node-postgres")).drizzle(
+    ...args,
+  )) as unknown as typeof import("drizzle-orm/node-postgres").drizzle;
 export type { NodePgDatabase } from "drizzle-orm/node-postgres";

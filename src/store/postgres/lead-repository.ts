@@ -1,7 +1,8 @@
 /**
  * Leads on PostgreSQL, for several machines (docs/several-machines.md): the same rows and rules as
  * the SQLite lead store (src/store/lead-repository.ts, whose comment gives the duplicate window and
- * idempotency rules), each write one transaction on one pooled connection.
+ * idempotency rules), each write one transaction on one pooled connection, but for the common case
+ * of a new lead without an Idempotency-Key: one statement (openNewLead).
  *
  * SQLite serialises every write (BEGIN IMMEDIATE); here machines write at once, so each rule that
  * reads before it writes takes a lock first, always in the same order (Idempotency-Key, then the
@@ -53,6 +54,102 @@ const INSERT_OUTBOX = `INSERT INTO outbox (message_id, kind, subject_id, status,
   VALUES ($1, $2, $3, 'pending', 0, $4, $4)`;
 const MESSAGE_COLUMNS = "message_id, lead_id, direction, body, status, created_at, anonymized_at, author";
 
+/**
+ * Opens the lead's 24-hour window ($1-$7, windowValues), or takes over one that has ended. The
+ * upsert takes the window's row lock even when it does not take the window over, so identical
+ * submissions on two machines wait for each other.
+ */
+const OPEN_WINDOW = `INSERT INTO lead_dedup_windows (ab_id, email_normalized, lead_type, caller_scope, lead_id, window_ends_at)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (ab_id, email_normalized, lead_type, caller_scope) DO UPDATE
+    SET lead_id = excluded.lead_id, window_ends_at = excluded.window_ends_at
+    WHERE lead_dedup_windows.window_ends_at <= $7`;
+const LEAD_COLUMNS = `lead_id, ab_id, brick_id, intent, lead_type, contact_name, contact_email, contact_phone,
+  message, ai_context, intent_data, metadata, agent_id, channel, tracking_status, created_at`;
+const INSERT_LEAD = `INSERT INTO leads (${LEAD_COLUMNS})
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'received', $15)`;
+
+/**
+ * A new lead in one statement, outside any transaction (one round trip instead of five): the
+ * window opened, then the lead and its outbox row written only if this lead opened it. A
+ * statement is atomic, so the three rows land together or none does. Parameters: the window's
+ * ($1-$7, windowValues: $1 the merchant, $3 the lead type, $5 the lead, $7 its creation time),
+ * then the lead's other columns ($8-$18) and the outbox message ($19). Answers the new lead's id
+ * when it was written.
+ */
+const OPEN_LEAD = `WITH opened AS (${OPEN_WINDOW} RETURNING lead_id),
+  lead AS (
+    INSERT INTO leads (${LEAD_COLUMNS})
+    SELECT $5, $1, $8::text, $9::text, $3, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text,
+      $16::text, $17::text, $18::text, 'received', $7
+    FROM opened WHERE opened.lead_id = $5
+    RETURNING lead_id
+  ),
+  queued AS (
+    INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
+    SELECT $19::text, 'lead_notification', lead_id, 'pending', 0, $7, $7 FROM lead
+    RETURNING subject_id
+  )
+  SELECT (SELECT subject_id FROM queued) AS created`;
+
+function windowValues(input: InsertLeadInput): unknown[] {
+  const { lead } = input;
+  return [
+    lead.abId,
+    input.emailNormalized,
+    lead.leadType,
+    input.callerScope,
+    lead.leadId,
+    input.windowEndsAt,
+    lead.createdAt,
+  ];
+}
+
+function leadValues(lead: InsertLeadInput["lead"]): unknown[] {
+  return [
+    lead.leadId,
+    lead.abId,
+    lead.brickId,
+    lead.intent,
+    lead.leadType,
+    lead.contactName,
+    lead.contactEmail,
+    lead.contactPhone,
+    lead.message,
+    lead.aiContext,
+    lead.intentData ? JSON.stringify(lead.intentData) : null,
+    lead.metadata ? JSON.stringify(lead.metadata) : null,
+    lead.agentId,
+    lead.channel,
+    lead.createdAt,
+  ];
+}
+
+/**
+ * The common case in one round trip: a lead without an Idempotency-Key that opens its window.
+ * Null when it did not (a duplicate within 24 hours): nothing was written, and the caller runs
+ * the whole rule in a transaction (insertLead).
+ */
+async function openNewLead(pool: pg.Pool, input: InsertLeadInput): Promise<InsertLeadOutcome | null> {
+  const { lead } = input;
+  const row = await one<{ created: string | null }>(pool, OPEN_LEAD, [
+    ...windowValues(input),
+    lead.brickId,
+    lead.intent,
+    lead.contactName,
+    lead.contactEmail,
+    lead.contactPhone,
+    lead.message,
+    lead.aiContext,
+    lead.intentData ? JSON.stringify(lead.intentData) : null,
+    lead.metadata ? JSON.stringify(lead.metadata) : null,
+    lead.agentId,
+    lead.channel,
+    input.outboxMessageId,
+  ]);
+  return row?.created === lead.leadId ? { kind: "created", leadId: lead.leadId } : null;
+}
+
 /** The lead's row locked, then how many follow-ups it has (agent_to_merchant messages). */
 async function lockedFollowUpCount(client: Client, leadId: string): Promise<number> {
   await client.query("SELECT 1 FROM leads WHERE lead_id = $1 FOR UPDATE", [leadId]);
@@ -93,48 +190,10 @@ async function insertLead(client: Client, input: InsertLeadInput): Promise<Inser
       return { kind: "replayed", leadId, originalKind };
     }
   }
-  const opened = await one<{ lead_id: string }>(
-    client,
-    `INSERT INTO lead_dedup_windows (ab_id, email_normalized, lead_type, caller_scope, lead_id, window_ends_at)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (ab_id, email_normalized, lead_type, caller_scope) DO UPDATE
-       SET lead_id = excluded.lead_id, window_ends_at = excluded.window_ends_at
-       WHERE lead_dedup_windows.window_ends_at <= $7
-     RETURNING lead_id`,
-    [
-      lead.abId,
-      input.emailNormalized,
-      lead.leadType,
-      input.callerScope,
-      lead.leadId,
-      input.windowEndsAt,
-      lead.createdAt,
-    ],
-  );
+  const opened = await one<{ lead_id: string }>(client, `${OPEN_WINDOW} RETURNING lead_id`, windowValues(input));
   let outcome: Extract<InsertLeadOutcome, { kind: "created" | "duplicate" }>;
   if (opened?.lead_id === lead.leadId) {
-    await client.query(
-      `INSERT INTO leads (lead_id, ab_id, brick_id, intent, lead_type, contact_name, contact_email, contact_phone,
-         message, ai_context, intent_data, metadata, agent_id, channel, tracking_status, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'received', $15)`,
-      [
-        lead.leadId,
-        lead.abId,
-        lead.brickId,
-        lead.intent,
-        lead.leadType,
-        lead.contactName,
-        lead.contactEmail,
-        lead.contactPhone,
-        lead.message,
-        lead.aiContext,
-        lead.intentData ? JSON.stringify(lead.intentData) : null,
-        lead.metadata ? JSON.stringify(lead.metadata) : null,
-        lead.agentId,
-        lead.channel,
-        lead.createdAt,
-      ],
-    );
+    await client.query(INSERT_LEAD, leadValues(lead));
     await client.query(INSERT_OUTBOX, [input.outboxMessageId, "lead_notification", lead.leadId, lead.createdAt]);
     outcome = { kind: "created", leadId: lead.leadId };
   } else {
@@ -206,7 +265,9 @@ export function createPostgresLeadRepository(pool: pg.Pool): LeadRepository {
   };
 
   return {
-    insertLead: (input) => inTransaction(pool, (client) => insertLead(client, input)),
+    insertLead: async (input) =>
+      (input.idempotency === null ? await openNewLead(pool, input) : null) ??
+      inTransaction(pool, (client) => insertLead(client, input)),
     async findSummary(leadId) {
       const row = await one<LeadSummaryRow>(pool, SUMMARY, [leadId]);
       return row ? toLeadSummary(row) : null;

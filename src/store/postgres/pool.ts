@@ -4,9 +4,10 @@
  * unreachable server rejects (isPoolTimeout), which a request turns into a 503 with Retry-After
  * instead of hanging.
  */
-import pg from "pg";
+import type pg from "pg";
 import { ServiceError } from "../../errors/service-error.ts";
 import { logger } from "../../logging.ts";
+import { postgresDriver } from "./driver.ts";
 
 export interface PostgresSettings {
   url: string;
@@ -31,12 +32,14 @@ function parseInt8(text: string): number {
   return value;
 }
 
-const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === pg.types.builtins.INT8 && format !== "binary"
-      ? parseInt8
-      : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
-};
+function int8AsNumber(driver: typeof pg) {
+  return {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === driver.types.builtins.INT8 && format !== "binary"
+        ? parseInt8
+        : driver.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+  };
+}
 
 /** How long a caller is told to wait when the database does not answer (Retry-After). */
 export const STORE_RETRY_AFTER_SECONDS = 2;
@@ -83,11 +86,22 @@ function unavailableAsServiceError(error: unknown): never {
  */
 function refusingOutages(pool: pg.Pool, afterWrite: (() => void) | undefined): pg.Pool {
   const refusing = new WeakSet<pg.PoolClient>();
+  /** Lent connections whose open transaction ran a statement that may move the revision. */
+  const moving = new WeakSet<pg.PoolClient>();
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown> | undefined;
-  /** Tells `afterWrite` once a statement that may have written has finished (COMMIT included). */
-  const watched = (args: unknown[], running: Promise<unknown>): Promise<unknown> => {
-    if (!afterWrite || !mayWrite(args[0])) return running;
-    return running.finally(afterWrite);
+  /**
+   * Tells `afterWrite` once a statement that may have moved the store revision has finished, and
+   * once the transaction it ran in (on `client`) commits: another request of this process may read
+   * between the two.
+   */
+  const watched = (args: unknown[], running: Promise<unknown>, client?: pg.PoolClient): Promise<unknown> => {
+    if (!afterWrite) return running;
+    const text = statementText(args[0]);
+    const moves = mayMoveRevision(text);
+    const ends = client !== undefined && moving.has(client) && text !== undefined && ENDS_TRANSACTION.test(text);
+    if (moves && client) moving.add(client);
+    if (ends && client) moving.delete(client);
+    return moves || ends ? running.finally(afterWrite) : running;
   };
   // The callback form answers through its callback: left as it is.
   (pool as { query: unknown }).query = (...args: unknown[]) =>
@@ -110,26 +124,63 @@ function refusingOutages(pool: pg.Pool, afterWrite: (() => void) | undefined): p
         (client as { query: unknown }).query = (...queryArgs: unknown[]) =>
           typeof queryArgs.at(-1) === "function"
             ? clientQuery(...queryArgs)
-            : watched(queryArgs, (clientQuery(...queryArgs) as Promise<unknown>).catch(unavailableAsServiceError));
+            : watched(
+                queryArgs,
+                (clientQuery(...queryArgs) as Promise<unknown>).catch(unavailableAsServiceError),
+                client,
+              );
       }
+      // A connection given back inside a transaction that moved the revision (an error) is rolled
+      // back by the pool: nothing to tell; what is marked goes with the loan.
+      moving.delete(client);
       return client;
     })();
   };
   return pool;
 }
 
-/** Whether a statement may write: anything but a plain SELECT (BEGIN and COMMIT included). */
-function mayWrite(statement: unknown): boolean {
+/**
+ * The tables whose writes move the store revision: those migration 0001's triggers touch the
+ * merchant for, and the revision's own row. A contract test compares it with the catalog's
+ * triggers (revision-watch tests), so a new trigger cannot be missed here.
+ */
+export const REVISIONED_TABLES = [
+  "merchants",
+  "signals",
+  "products",
+  "territorial_proofs",
+  "qa_clusters",
+  "qa_nodes",
+  "store_revision",
+] as const;
+const NAMES_A_REVISIONED_TABLE = new RegExp(`\\b(${REVISIONED_TABLES.join("|")})\\b`, "i");
+/** COMMIT and its synonyms (ROLLBACK TO a savepoint does not end the transaction). */
+const ENDS_TRANSACTION = /^\s*(commit|end)\b/i;
+
+function statementText(statement: unknown): string | undefined {
   const text = typeof statement === "string" ? statement : (statement as { text?: unknown } | null)?.text;
-  return typeof text !== "string" || !/^\s*select\b/i.test(text);
+  return typeof text === "string" ? text : undefined;
 }
 
 /**
- * The pool of this process. `afterWrite` is told when a statement that may have written finished
- * (the revision watch then stops trusting what it kept: revision-watch.ts).
+ * Whether a statement may move the store revision, erring towards yes: one that names a
+ * revisioned table and is not a plain SELECT, or one that may do anything (CALL, DO, a statement
+ * whose text is not known). A lead, an outbox row or a rate limit names none, so writing them
+ * leaves the kept revision trusted (revision-watch.ts).
+ */
+function mayMoveRevision(text: string | undefined): boolean {
+  if (text === undefined || /^\s*(call|do)\b/i.test(text)) return true;
+  return !/^\s*select\b/i.test(text) && NAMES_A_REVISIONED_TABLE.test(text);
+}
+
+/**
+ * The pool of this process. `afterWrite` is told when a statement that may have moved the store
+ * revision finished, and when its transaction committed (the revision watch then stops trusting
+ * what it kept: revision-watch.ts).
  */
 export function openPostgresPool(settings: PostgresSettings, hooks: { afterWrite?: () => void } = {}): pg.Pool {
-  const pool = new pg.Pool({
+  const driver = postgresDriver();
+  const pool = new driver.Pool({
     connectionString: settings.url,
     max: settings.poolMax,
     // Covers both the wait for a free connection when all are busy and the opening of a new one.
@@ -137,7 +188,7 @@ export function openPostgresPool(settings: PostgresSettings, hooks: { afterWrite
     idleTimeoutMillis: 30_000,
     application_name: settings.applicationName ?? "abeille",
     ...(settings.statementTimeoutMs === undefined ? {} : { statement_timeout: settings.statementTimeoutMs }),
-    types,
+    types: int8AsNumber(driver),
   });
   // An idle connection the server closed (a restart, a failover) is dropped from the pool and the
   // next query opens a new one; without a listener the error would end the process.

@@ -5,8 +5,10 @@
  *
  * What is kept is trusted only while it cannot be older than the database:
  * - while the notice connection listens (a notice sent while it was down is lost);
- * - and no write of this process finished since the read it came from began: a request that
- *   writes then reads on this instance sees its write even before the write's notice arrives.
+ * - and no write of this process that may move the revision (a statement naming a revisioned
+ *   table, then its transaction's commit: pool.ts) finished since the read it came from began: a
+ *   request that writes then reads on this instance sees its write even before the write's notice
+ *   arrives. Leads, the outbox or rate limits never move it, so they leave it trusted.
  * Otherwise `known()` is null and `read()` asks the database (the answer is kept again when
  * nothing moved meanwhile). Revisions only grow, so of two reads the larger is kept.
  */
@@ -21,7 +23,7 @@ export interface RevisionWatch {
   known(): number | null;
   /** The revision now: the known one, else read from the database. */
   read(): Promise<number>;
-  /** A write of this process finished: what is kept may be older than it. */
+  /** A write of this process that may have moved the revision finished: what is kept may be older than it. */
   afterWrite(): void;
   listening(): boolean;
   stop(): Promise<void>;
