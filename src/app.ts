@@ -18,6 +18,7 @@ import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
 import type { CommuneLookup, MerchantRegistryStore } from "./domain/merchants/merchant-registry.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
 import type { OutboxRepository } from "./domain/outbox-store.ts";
+import { readAtMostEvery } from "./domain/read-at-most.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
@@ -77,6 +78,8 @@ export interface KeptDocument {
 const KEPT_DOCUMENT_ENTRIES = 1_000;
 /** How long after a failure of the limit store the health check reports it failing. */
 const LIMITS_FAILING_MS = 10_000;
+/** The health check's database probe and outbox backlog are read at most this often (search's too). */
+const HEALTH_READ_INTERVAL_MS = 1_000;
 /** A lead target is small (the merchant's assessable columns, signals, trust): a few KB each. */
 const LEAD_TARGET_ENTRIES = 4_000;
 
@@ -149,7 +152,7 @@ export interface App {
   signInLinkTokens: SignInLinkTokens;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
-  /** Rejects when the database does not answer (the health check's readiness). */
+  /** Rejects when the database does not answer (the health check's readiness; a success is kept a second). */
   probeDatabase: () => Promise<void>;
   /** The store this instance serves from, for the health check. */
   storeHealth(): { engine: "sqlite" | "postgres"; revision_notices: "listening" | "not_listening" | null };
@@ -265,7 +268,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     signInLinks: store.signInLinks,
     signInLinkTokens: createSignInLinkTokens(once(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir)))),
     notifyOutbox,
-    probeDatabase: store.probeDatabase,
+    // Load-balancer traffic: on PostgreSQL each probe is a round trip (read-at-most.ts).
+    probeDatabase: readAtMostEvery(HEALTH_READ_INTERVAL_MS, store.probeDatabase),
     storeHealth: () => ({
       engine: store.engine,
       revision_notices: noticesListening ? (noticesListening() ? "listening" : "not_listening") : null,
@@ -274,7 +278,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       store: config.redisUrl ? "redis" : store.sharedLimits ? "postgres" : "file",
       state: Date.now() - limitsFailedAt < LIMITS_FAILING_MS ? "failing" : "ok",
     }),
-    outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now }),
+    outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now, cacheMs: HEALTH_READ_INTERVAL_MS }),
     now,
     close: () => {
       void searchEngine.follower.stop();

@@ -1,3 +1,5 @@
+import { readAtMostEvery } from "./read-at-most.ts";
+
 /**
  * The outbox's figures in the health check: how many emails wait to be delivered and for how long
  * the oldest has waited. A monitor sees a stuck or slow delivery (an SMTP server gone, a worker
@@ -19,20 +21,17 @@ export interface OutboxHealthOptions {
 }
 
 export function createOutboxHealth(options: OutboxHealthOptions): () => Promise<OutboxHealth> {
-  const cacheMs = options.cacheMs ?? 1000;
-  let figures: OutboxHealth = { pending: 0, oldest_pending_age_seconds: null };
-  let readAt = Number.NEGATIVE_INFINITY;
-  return async () => {
-    const now = options.now().getTime();
-    if (now - readAt >= cacheMs || now < readAt) {
+  const now = () => options.now().getTime();
+  return readAtMostEvery(
+    options.cacheMs ?? 1000,
+    async () => {
       const { pending, oldestCreatedAt } = await options.backlog();
-      figures = {
+      return {
         pending,
         oldest_pending_age_seconds:
-          oldestCreatedAt === null ? null : Math.max(0, Math.floor((now - Date.parse(oldestCreatedAt)) / 1000)),
+          oldestCreatedAt === null ? null : Math.max(0, Math.floor((now() - Date.parse(oldestCreatedAt)) / 1000)),
       };
-      readAt = now;
-    }
-    return figures;
-  };
+    },
+    now,
+  );
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { readAtMostEvery } from "../domain/read-at-most.ts";
 import { openConnection } from "../store/connection.ts";
 import type { Db } from "../store/db.ts";
 import { createPostgresSearchFeed } from "../store/postgres/registry-feeds.ts";
@@ -207,7 +208,6 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
     feed,
     ...(onFollowerFailure ? { onError: onFollowerFailure } : {}),
   });
-  let cached: { at: number; health: SearchHealth } | null = null;
 
   async function readHealth(): Promise<SearchHealth> {
     const base = { engine: "meilisearch", fallback: settings.searchFallback } as const;
@@ -233,12 +233,6 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
     follower,
     fallbackFollower: settings.searchFallback === "embedded" ? followEmbedded() : null,
     embedder,
-    async health() {
-      const at = Date.now();
-      if (cached && at - cached.at < HEALTH_CACHE_MS) return cached.health;
-      const health = await readHealth();
-      cached = { at, health };
-      return health;
-    },
+    health: readAtMostEvery(HEALTH_CACHE_MS, readHealth),
   };
 }

@@ -405,7 +405,11 @@ describe("two machines behind one address", () => {
   it("answers 503 STORE_UNAVAILABLE while PostgreSQL restarts, then serves again without a restart", async () => {
     await postgres.pause();
     try {
-      const health = await call("b", "/api/health");
+      // The health check's probe answer is kept a second (load-balancer traffic): 503 within it.
+      const health = await waitFor(async () => {
+        const answer = await call("b", "/api/health");
+        return answer.status === 503 ? answer : undefined;
+      }, 3_000);
       expect(health.status).toBe(503);
       expect(health.json.error.code).toBe("STORE_UNAVAILABLE");
       expect(health.headers["retry-after"]).toBe("2");
