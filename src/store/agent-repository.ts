@@ -1,7 +1,7 @@
 import type { Agent, AgentStore, NewAgent } from "../domain/agents/agent.ts";
 import { type AgentStatus, type CertificationLevel, isCertificationLevel } from "../domain/agents/levels.ts";
 import type { Db } from "./db.ts";
-import { asc, eq, sql } from "./drizzle.ts";
+import { and, asc, eq, sql } from "./drizzle.ts";
 import { agents } from "./schema.ts";
 
 export type AgentRepository = AgentStore;
@@ -46,7 +46,7 @@ export function createAgentRepository(db: Db): AgentRepository {
           certificationLevel: change.certificationLevel,
           updatedAt: change.now.toISOString(),
         })
-        .where(eq(agents.agentId, agentId))
+        .where(and(eq(agents.agentId, agentId), eq(agents.status, change.from)))
         .run();
       if (result.changes === 0) return null;
       const row = byId.get({ agentId });

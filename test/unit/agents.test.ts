@@ -259,4 +259,24 @@ describe("verification and operator commands", () => {
     });
     await expect(applyAgentCommand({ agents, now }, "agt_missing", "revoke")).rejects.toThrow(/no agent/);
   });
+
+  it("decides a command again when another operator moved the agent between its read and its write", async () => {
+    const registered = await register(1);
+    expect(registered.status).toBe("active");
+    // A second operator revokes the agent right after this one read it as active.
+    const racing = {
+      ...agents,
+      findById: async (agentId: string) => {
+        const read = await agents.findById(agentId);
+        if (read?.status === "active") {
+          await agents.update(agentId, { from: "active", status: "revoked", certificationLevel: 2, now: now() });
+        }
+        return read;
+      },
+    };
+    await expect(applyAgentCommand({ agents: racing, now }, registered.agent_id, "suspend")).rejects.toThrow(
+      `cannot suspend agent ${registered.agent_id}: it is revoked`,
+    );
+    expect(await agents.findById(registered.agent_id)).toMatchObject({ status: "revoked" });
+  });
 });

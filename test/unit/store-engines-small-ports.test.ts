@@ -107,6 +107,7 @@ for (const engine of storeEngines()) {
       expect((await agents.list()).map((one) => one.agentId)).toEqual(["a1", "a2", "a3"]);
       expect(
         await agents.update("a2", {
+          from: "active",
           status: "suspended",
           certificationLevel: 2,
           now: new Date("2026-11-26T12:00:00.000Z"),
@@ -117,7 +118,14 @@ for (const engine of storeEngines()) {
         certificationLevel: 2,
         updatedAt: "2026-11-26T12:00:00.000Z",
       });
-      expect(await agents.update("nobody", { status: "active", certificationLevel: 1, now: new Date(T0) })).toBeNull();
+      expect(
+        await agents.update("nobody", { from: "active", status: "active", certificationLevel: 1, now: new Date(T0) }),
+      ).toBeNull();
+      // Decided from a status that no longer holds: nothing written.
+      expect(
+        await agents.update("a2", { from: "active", status: "revoked", certificationLevel: 2, now: new Date(T0) }),
+      ).toBeNull();
+      expect(await agents.findById("a2")).toMatchObject({ status: "suspended" });
       await expect(agents.insert({ ...agent("a4", T0), keyHash: "hash-a1" })).rejects.toThrow();
     });
 

@@ -28,9 +28,12 @@ export interface AgentStore {
   findByKeyHash(keyHash: string): Promise<Agent | null>;
   findById(agentId: string): Promise<Agent | null>;
   list(filter?: { status?: AgentStatus }): Promise<Agent[]>;
-  /** Sets the status and level; the agent as it now is, or null when there is no such agent. */
+  /**
+   * Sets the status and level if the agent's status is still `from` (what the decision read); the
+   * agent as it now is, or null when there is no such agent or its status moved meanwhile.
+   */
   update(
     agentId: string,
-    change: { status: AgentStatus; certificationLevel: CertificationLevel; now: Date },
+    change: { from: AgentStatus; status: AgentStatus; certificationLevel: CertificationLevel; now: Date },
   ): Promise<Agent | null>;
 }

@@ -36,15 +36,32 @@ export function nextState(
   }
 }
 
+/**
+ * Applies an operator's command to the agent as stored now. The write only lands if the status it
+ * was decided from still holds (two operators, or two machines, at once): otherwise the command is
+ * decided again on the agent as the other left it, so a revoked agent is never suspended back.
+ */
 export async function applyAgentCommand(
   deps: { agents: Pick<AgentStore, "findById" | "update">; now: () => Date; onChange?: (agentId: string) => void },
   agentId: string,
   command: AgentCommand,
 ): Promise<Agent> {
-  const agent = await deps.agents.findById(agentId);
-  if (!agent) throw new AgentTransitionError(`no agent ${agentId}`);
-  const updated = await deps.agents.update(agentId, { ...nextState(agent, command), now: deps.now() });
-  if (!updated) throw new AgentTransitionError(`no agent ${agentId}`);
-  deps.onChange?.(agentId);
-  return updated;
+  for (let attempt = 0; ; attempt++) {
+    const agent = await deps.agents.findById(agentId);
+    if (!agent) throw new AgentTransitionError(`no agent ${agentId}`);
+    const updated = await deps.agents.update(agentId, {
+      from: agent.status,
+      ...nextState(agent, command),
+      now: deps.now(),
+    });
+    if (updated) {
+      deps.onChange?.(agentId);
+      return updated;
+    }
+    // Its status moved between the read and the write: decide again (a status only moves a few
+    // times in an agent's life, so this ends; the bound is for a store that misbehaves).
+    if (attempt >= MAX_DECISIONS) throw new Error(`agent ${agentId} kept changing while ${command} was applied`);
+  }
 }
+
+const MAX_DECISIONS = 5;

@@ -1,7 +1,7 @@
 /** Agents on PostgreSQL: keys looked up by their SHA-256 through the unique index agents_key_hash. */
 import type { AgentStore } from "../../domain/agents/agent.ts";
 import { toAgent } from "../agent-repository.ts";
-import { asc, eq } from "./drizzle.ts";
+import { and, asc, eq } from "./drizzle.ts";
 import { agents } from "./schema.ts";
 import type { PostgresStore } from "./store.ts";
 
@@ -34,7 +34,7 @@ export function createPostgresAgentRepository({ db }: PostgresStore): AgentStore
           certificationLevel: change.certificationLevel,
           updatedAt: change.now.toISOString(),
         })
-        .where(eq(agents.agentId, agentId))
+        .where(and(eq(agents.agentId, agentId), eq(agents.status, change.from)))
         .returning();
       return row ? toAgent(row) : null;
     },
