@@ -46,6 +46,13 @@ export interface RefreshStore {
   source: PublishSource;
   loadProfiles: (abIds: readonly string[]) => Promise<Map<string, MerchantProfile>>;
   index: PublishIndexPort;
+  /**
+   * One run at a time across every machine of the store (on PostgreSQL a session-level advisory
+   * lock, src/store/postgres/refresh-lock.ts), held for the run beside the folder's lock file:
+   * the lock, released when the run ends; or who holds it (the run is refused, RefreshBusyError).
+   * Absent: the folder's lock alone (one machine).
+   */
+  lockRun?: () => Promise<{ release(): Promise<void> } | { heldBy: string }>;
 }
 
 export interface RefreshInput {
@@ -137,13 +144,22 @@ export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
   mkdirSync(folder.stateDir, { recursive: true });
   const releaseLock = acquireLock(path.join(folder.stateDir, LOCK_FILENAME));
   let success = false;
+  let shared: { release(): Promise<void> } | null = null;
   try {
+    // The folder's lock first (this machine), then the store's (every machine): a run refused by
+    // either leaves the folder untouched.
+    const taken = (await input.store?.lockRun?.()) ?? null;
+    if (taken && "heldBy" in taken) {
+      throw new RefreshBusyError(`another refresh is running on this deployment (${taken.heldBy})`);
+    }
+    shared = taken;
     folder.open();
     const summary = await refreshLocked(input, folder, now, started);
     success = true;
     return summary;
   } finally {
     folder.close(success);
+    await shared?.release();
     releaseLock();
   }
 }

@@ -7,7 +7,7 @@
  * every file. And the refresh run on PostgreSQL itself (its source, its index in the shared tables):
  * the index and the files commit together, and another instance leading next carries on from it.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
@@ -16,7 +16,7 @@ import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant
 import { decideInRegistry } from "../../src/domain/merchants/merchant-registry.ts";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
-import { type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
+import { RefreshBusyError, type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
 import type { PublishSettings } from "../../src/publish/settings.ts";
 import { workerRunner } from "../../src/publish/worker-runner.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
@@ -24,11 +24,13 @@ import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { copySqliteToPostgres } from "../../src/store/postgres/copy.ts";
+import { leaderLockKey } from "../../src/store/postgres/leader.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
-import { createPostgresPublishIndex } from "../../src/store/postgres/publish-index.ts";
+import { createPostgresPublishIndex, postgresRefreshStore } from "../../src/store/postgres/publish-index.ts";
 import { createPostgresProfileLoader, createPostgresPublishSource } from "../../src/store/postgres/publish-source.ts";
 import { createPostgresPublishedDocuments } from "../../src/store/postgres/published-documents.ts";
 import { type PublishedMirror, startPublishedMirror } from "../../src/store/postgres/published-mirror.ts";
+import { REFRESH_LOCK } from "../../src/store/postgres/refresh-lock.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 
 const NOW = new Date("2026-11-20T09:00:00.000Z");
@@ -303,4 +305,124 @@ describe("published documents in the database, mirrored by every instance", () =
     expect([...fromWorkers.keys()].sort()).toEqual([...nowMirrored.keys()].sort());
     for (const [relative, body] of fromWorkers) expect(nowMirrored.get(relative)?.equals(body), relative).toBe(true);
   }, 60_000);
+});
+
+describe("one refresh at a time across machines (the store's advisory lock)", () => {
+  /** A refresh on PostgreSQL from its own DATA_DIR; `gate` holds it inside its run (lock taken) until opened. */
+  const machine = (url: string, shared: pg.Pool, name: string, gate: Promise<void> | null = null) => {
+    const dataDir = path.join(scratch, name);
+    const publishDir = path.join(dataDir, "publish");
+    const store = postgresRefreshStore(shared);
+    const source = store.source;
+    return runRefresh({
+      store: {
+        ...store,
+        source: {
+          ...source,
+          revision: async () => {
+            await gate;
+            return source.revision();
+          },
+        },
+      },
+      config: { baseUrl: BASE_URL, publicOrderRailEnabled: false, dataDir, databaseFile: "" },
+      settings: {
+        publishDir,
+        refreshCron: null,
+        refreshTimezone: null,
+        refreshOnStart: false,
+        snapshotRenewMarginSeconds: 3600,
+        fastPath: true,
+        refreshWorkers: null,
+      },
+      now: NOW,
+      nextRunAt: null,
+      codeKey: "test-code",
+      full: true,
+      publishedDocuments: createPostgresPublishedDocuments(pool(url)),
+    });
+  };
+  const opened = () => {
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { gate, open };
+  };
+
+  /** The sessions holding the refresh lock, as pg_locks shows them. */
+  const holders = async (admin: pg.Pool) =>
+    (
+      await admin.query<{ pid: number; application_name: string }>(
+        `SELECT l.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+         WHERE l.locktype = 'advisory' AND l.granted AND l.objid = $1::oid AND l.objsubid = 2`,
+        [String(leaderLockKey(REFRESH_LOCK) >>> 0)],
+      )
+    ).rows;
+  /** The one session holding it, once a run has taken it. */
+  const holderOnceTaken = async (admin: pg.Pool) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const [holder] = await holders(admin);
+      if (holder) return holder;
+      if (Date.now() > deadline) throw new Error("no run took the refresh lock within 10 s");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+
+  it("refuses a second refresh from another DATA_DIR while the first runs, allows it after; a dead holder frees the lock", async () => {
+    const url = await server.createDatabase();
+    const shared = pool(url);
+    await copySqliteToPostgres(db.$client, shared, { batchRows: 500 });
+    const admin = pool(url);
+
+    // Machine A's run holds the lock (stopped inside its run); machine B's is refused, as a second run on one machine is.
+    const first = opened();
+    const runA = machine(url, pool(url), "lock-a", first.gate);
+    const holderA = await holderOnceTaken(admin);
+    expect(holderA.application_name).toBe(`abeille refresh ${os.hostname()} pid ${process.pid}`.slice(0, 63));
+    const refused = await machine(url, pool(url), "lock-b").then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(RefreshBusyError);
+    expect((refused as Error).message).toMatch(
+      new RegExp(
+        `^another refresh is running on this deployment \\(abeille refresh ${os.hostname()} pid ${process.pid}, since \\d{4}-`,
+      ),
+    );
+    // Refused before touching its folder.
+    expect(existsSync(path.join(scratch, "lock-b", "publish", ".abeille", "serve-index.tsv"))).toBe(false);
+
+    first.open();
+    const summaryA = await runA;
+    expect(summaryA.failed).toBe(0);
+    expect(await holders(admin)).toEqual([]);
+    const summaryB = await machine(url, pool(url), "lock-b");
+    expect([summaryB.rendered, summaryB.failed]).toEqual([summaryA.merchants, 0]);
+    expect(await holders(admin)).toEqual([]);
+
+    // Machine C's run holds the lock and its connection dies (its machine vanished): the server
+    // frees the lock, machine D runs, and C's commit refuses to publish over D's.
+    const third = opened();
+    const runC = machine(url, pool(url), "lock-c", third.gate);
+    const caught = runC.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const holderC = await holderOnceTaken(admin);
+    await admin.query("SELECT pg_terminate_backend($1)", [holderC.pid]);
+    const revisionBefore = (await createPostgresPublishedDocuments(admin).state())?.revision;
+    const summaryD = await machine(url, pool(url), "lock-d");
+    expect(summaryD.failed).toBe(0);
+    const revisionAfterD = (await createPostgresPublishedDocuments(admin).state())?.revision;
+    expect(revisionAfterD).toBe((revisionBefore ?? 0) + 1);
+    third.open();
+    const failure = await caught;
+    expect((failure as Error).message).toBe(
+      "refresh: the deployment's refresh lock was lost during the run (its connection to PostgreSQL ended); nothing was committed, run it again",
+    );
+    expect((await createPostgresPublishedDocuments(admin).state())?.revision).toBe(revisionAfterD);
+    expect(await holders(admin)).toEqual([]);
+  }, 120_000);
 });
