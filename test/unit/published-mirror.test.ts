@@ -14,6 +14,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
 import { decideInRegistry } from "../../src/domain/merchants/merchant-registry.ts";
+import type { ServiceError } from "../../src/errors/service-error.ts";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
 import { RefreshBusyError, type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
@@ -185,6 +186,46 @@ describe("published documents in the database, mirrored by every instance", () =
     expect([...lateFiles.keys()].sort()).toEqual([...filesOf(one.dir).keys()].sort());
     for (const [relative, body] of filesOf(one.dir)) expect(lateFiles.get(relative)?.equals(body), relative).toBe(true);
   }, 60_000);
+
+  it("starts a mirror while the database is down and keeps trying: it mirrors once the database is back, without a restart", async () => {
+    const url = await server.createDatabase();
+    const one = leader(url, "instance-10");
+    await one.refresh(NOW);
+    const published = filesOf(one.dir);
+
+    await server.pause();
+    const errors: unknown[] = [];
+    const recovered: number[] = [];
+    const dir = path.join(scratch, "instance-11", "publish");
+    let started: PublishedMirror | null = null;
+    try {
+      started = await startPublishedMirror({
+        pool: pool(url),
+        url,
+        publishDir: dir,
+        retryMs: 200,
+        onError: (error) => errors.push(error),
+        onRecovered: (revision) => recovered.push(revision),
+      });
+      closers.push(() => started?.stop());
+      expect(started.revision()).toBe(0);
+      expect(errors.length).toBe(1);
+      expect((errors[0] as ServiceError).code).toBe("STORE_UNAVAILABLE");
+      // Tried again every retryMs while the database is gone, nothing mirrored.
+      await until(() => errors.length >= 3, "two more tries");
+      expect(filesOf(dir).size).toBe(0);
+    } finally {
+      await server.resume();
+    }
+    const mirror = started;
+    await until(() => mirror.revision() === 1, "the catch-up once the database is back");
+    expect(recovered).toEqual([1]);
+    const mirrored = filesOf(dir);
+    expect([...mirrored.keys()].sort()).toEqual([...published.keys()].sort());
+    for (const [relative, body] of published) expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
+    expect(serveIndexOf(dir)).toBe(serveIndexOf(one.dir));
+    await until(() => mirror.listening(), "the mirror to listen again");
+  }, 90_000);
 
   it("sends every file when the table is not at the folder's last run (a new table, another leader since)", async () => {
     const before = await server.createDatabase();

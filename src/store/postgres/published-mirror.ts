@@ -23,6 +23,8 @@ import { createPostgresPublishedDocuments, PUBLISHED_CHANNEL } from "./published
 const REVISION_FILE = "mirror-revision";
 /** Rows read at a time: a catch-up of a whole registry streams through in pages. */
 const PAGE_ROWS = 500;
+/** As the listening connection's (notices.ts). */
+const DEFAULT_RETRY_MS = 5_000;
 
 export interface PublishedMirrorOptions {
   /** The instance's pool (reads the table). */
@@ -33,8 +35,13 @@ export interface PublishedMirrorOptions {
   publishDir: string;
   /** Between two heartbeats of the listening connection, and two tries to reconnect (default 5 s). */
   retryMs?: number;
-  /** A catch-up that failed (the database gone): the next notice or reconnection tries again. */
+  /**
+   * A catch-up that failed (the database gone): the mirror tries again every `retryMs`, and on the
+   * next notice or reconnection, until one succeeds.
+   */
   onError?: (error: unknown) => void;
+  /** A catch-up succeeded after one or more failed (the mirror follows the table again). */
+  onRecovered?: (revision: number) => void;
 }
 
 export interface PublishedMirror {
@@ -46,14 +53,23 @@ export interface PublishedMirror {
   stop(): Promise<void>;
 }
 
-/** Starts an instance's mirror: a first catch-up (awaited), then one per notice. */
+/**
+ * Starts an instance's mirror: a first catch-up (awaited), then one per notice. A first catch-up
+ * that fails (the database down while the machine starts) does not stop the mirror: it is said
+ * (`onError`) and tried again every `retryMs`, so the machine mirrors again once the database is
+ * back, without a restart (until then the routes render on demand).
+ */
 export async function startPublishedMirror(options: PublishedMirrorOptions): Promise<PublishedMirror> {
   const documents = createPostgresPublishedDocuments(options.pool);
   const folder = new PublishFolder(options.publishDir);
   const revisionFile = path.join(folder.stateDir, REVISION_FILE);
+  const retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
   let revision = readRevision(revisionFile);
   let running: Promise<number> | null = null;
   let again = false;
+  let failing = false;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
 
   const applyOnce = async (): Promise<number> => {
     revision = await applyChanges(documents, folder, revision);
@@ -80,16 +96,37 @@ export async function startPublishedMirror(options: PublishedMirrorOptions): Pro
     })();
     return running;
   };
+  // A failed catch-up is tried again after retryMs: a notice may never come (nothing published
+  // meanwhile), and the listening connection may have stayed up while the reads failed.
+  const attempt = async (): Promise<void> => {
+    try {
+      const reached = await catchUp();
+      if (failing) {
+        failing = false;
+        options.onRecovered?.(reached);
+      }
+    } catch (error) {
+      failing = true;
+      options.onError?.(error);
+      if (!stopped && retry === null) {
+        retry = setTimeout(() => {
+          retry = null;
+          if (!stopped) void attempt();
+        }, retryMs);
+        retry.unref();
+      }
+    }
+  };
   const background = () => {
-    catchUp().catch((error: unknown) => options.onError?.(error));
+    void attempt();
   };
 
-  await catchUp();
+  await attempt();
   const listener: NoticeListener = listenForNotices({
     url: options.url,
     channels: [PUBLISHED_CHANNEL],
     applicationName: "abeille-published-mirror",
-    ...(options.retryMs !== undefined ? { retryMs: options.retryMs } : {}),
+    retryMs,
     onNotice: background,
     onListening: (listening) => {
       if (listening) background();
@@ -100,6 +137,8 @@ export async function startPublishedMirror(options: PublishedMirrorOptions): Pro
     catchUp,
     listening: () => listener.listening(),
     async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
       await listener.stop();
       await running?.catch(() => undefined);
     },
