@@ -1,5 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 import { INDEX_DATABASE, openPublishIndex, type PublishIndex } from "../store/publish-index.ts";
@@ -14,6 +27,12 @@ export type { IndexEntry, PublishIndex } from "../store/publish-index.ts";
 /** Temporary files are hidden siblings of their target: `.<name>.tmp-<writer>-<n>`. */
 const TEMP_MARK = ".tmp-";
 const RUN_MARKER = "run-in-progress";
+const LOCK_FILENAME = "refresh.lock";
+
+/** Another run holds the publish folder (or, on PostgreSQL, the deployment's refresh lock). */
+export class RefreshBusyError extends Error {
+  override name = "RefreshBusyError";
+}
 
 /**
  * The publish folder: files at their public URL paths, written atomically (a hidden temporary
@@ -101,6 +120,25 @@ export class PublishFolder {
 
   private tempPathOf(target: string): string {
     return path.join(path.dirname(target), `.${path.basename(target)}${this.tempTag}${this.sequence++}`);
+  }
+
+  /**
+   * One run at a time per publish folder (a refresh, or a mirror's full catch-up): a lock file
+   * holding the owner's pid, taken over when that process is gone. Answers its release.
+   */
+  lockForRun(): () => void {
+    mkdirSync(this.stateDir, { recursive: true });
+    return acquireLock(path.join(this.stateDir, LOCK_FILENAME));
+  }
+
+  /** Every published file on disk, as relative paths (the state folder and temporary files left out). */
+  publishedFiles(): string[] {
+    const found: string[] = [];
+    walk(this.root, (file) => {
+      const relative = path.relative(this.root, file).split(path.sep).join("/");
+      if (!relative.startsWith(`${STATE_DIRNAME}/`) && !path.basename(file).includes(TEMP_MARK)) found.push(relative);
+    });
+    return found;
   }
 
   /** Every temporary file under the folder (none once a run is over). */
@@ -206,5 +244,51 @@ function walk(directory: string, visit: (file: string) => void): void {
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) walk(full, visit);
     else visit(full);
+  }
+}
+
+function acquireLock(file: string): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(file);
+        } catch {
+          // already removed
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const owner = Number(readFileSafe(file));
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new RefreshBusyError(`another refresh (pid ${owner}) is running on this publish folder`);
+      }
+      try {
+        unlinkSync(file);
+      } catch {
+        // someone else took it over first; retry once
+      }
+    }
+  }
+  throw new RefreshBusyError("could not take the refresh lock");
+}
+
+function readFileSafe(file: string): string {
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -7,7 +7,7 @@
  * every file. And the refresh run on PostgreSQL itself (its source, its index in the shared tables):
  * the index and the files commit together, and another instance leading next carries on from it.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
@@ -226,6 +226,82 @@ describe("published documents in the database, mirrored by every instance", () =
     expect(serveIndexOf(dir)).toBe(serveIndexOf(one.dir));
     await until(() => mirror.listening(), "the mirror to listen again");
   }, 90_000);
+
+  it("prunes tombstones past a week; a mirror behind the pruned ones catches up in full and removes what it missed", async () => {
+    const url = await server.createDatabase();
+    const admin = pool(url);
+    const one = leader(url, "instance-12");
+    await one.refresh(NOW);
+    // A machine that mirrored the first publication, then was off for more than a week.
+    const away = await mirror(url, "instance-13");
+    expect(away.mirror.revision()).toBe(1);
+    await away.mirror.stop();
+    // And one that stays up (caught up at each notice): never behind what is pruned.
+    const present = await mirror(url, "instance-14");
+    await until(() => present.mirror.listening(), "the mirror to listen");
+
+    const suspend = async (abId: string, at: Date) => {
+      await decideInRegistry(
+        { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => at },
+        { abIds: [abId] },
+        (decision) =>
+          changeMerchantStatus(decision, abId, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test"),
+      );
+    };
+    const [first, second] = [...filesOf(one.dir).keys()]
+      .map((relative) => /^api\/merchants\/(ab_[a-z0-9]{8})\/jsonld$/.exec(relative)?.[1])
+      .filter((abId): abId is string => abId !== undefined)
+      .sort();
+    if (!first || !second) throw new Error("two merchants must be published");
+    const firstFiles = [...filesOf(one.dir).keys()].filter((relative) => relative.includes(first));
+    expect(firstFiles.length).toBeGreaterThan(3);
+
+    await suspend(first, new Date(NOW.getTime() + 60_000));
+    await one.refresh(new Date(NOW.getTime() + 120_000));
+    const tombstones = async () =>
+      (
+        await admin.query<{ path: string; revision: number }>(
+          "SELECT path, revision FROM published_documents WHERE body IS NULL ORDER BY path",
+        )
+      ).rows;
+    const atTwo = await tombstones();
+    expect(atTwo.map((row) => row.path)).toEqual([...firstFiles].sort());
+    expect(atTwo.every((row) => Number(row.revision) === 2)).toBe(true);
+    // Every tombstone but one eight days old (past the week), that one six days old (kept).
+    const day = 24 * 3600 * 1000;
+    const [kept, ...aged] = atTwo.map((row) => row.path);
+    await admin.query("UPDATE published_documents SET published_at = $1 WHERE path = ANY($2)", [
+      new Date(Date.now() - 8 * day).toISOString(),
+      aged,
+    ]);
+    await admin.query("UPDATE published_documents SET published_at = $1 WHERE path = $2", [
+      new Date(Date.now() - 6 * day).toISOString(),
+      kept,
+    ]);
+    expect((await one.documents.state())?.prunedRevision).toBe(0);
+
+    // The next publication prunes the aged ones and records the revision they had.
+    await suspend(second, new Date(NOW.getTime() + 180_000));
+    await one.refresh(new Date(NOW.getTime() + 240_000));
+    const secondFiles = [...filesOf(away.dir).keys()].filter((relative) => relative.includes(second));
+    expect((await tombstones()).map((row) => row.path)).toEqual([kept, ...secondFiles].sort());
+    expect(await one.documents.state()).toMatchObject({ revision: 3, prunedRevision: 2 });
+    await until(() => present.mirror.revision() === 3, "the third publication");
+    expect([...filesOf(present.dir).keys()].sort()).toEqual([...filesOf(one.dir).keys()].sort());
+
+    // The machine comes back at revision 1, below the pruned 2: a full catch-up, which removes
+    // the first merchant's files although their tombstones are gone, and a stray file too.
+    writeFileSync(path.join(away.dir, "api", "merchants", "stray.json"), "{}");
+    const back = await mirror(url, "instance-13");
+    expect(back.mirror.revision()).toBe(3);
+    const local = filesOf(one.dir);
+    const mirrored = filesOf(back.dir);
+    expect([...mirrored.keys()].sort()).toEqual([...local.keys()].sort());
+    for (const [relative, body] of local) expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
+    expect(serveIndexOf(back.dir)).toBe(serveIndexOf(one.dir));
+    expect(existsSync(path.join(back.dir, "refresh.lock"))).toBe(false);
+    expect(existsSync(path.join(back.dir, ".abeille", "refresh.lock"))).toBe(false);
+  }, 60_000);
 
   it("sends every file when the table is not at the folder's last run (a new table, another leader since)", async () => {
     const before = await server.createDatabase();
