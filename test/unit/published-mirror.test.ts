@@ -100,10 +100,10 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-function leader(url: string, name: string) {
-  const dataDir = path.join(scratch, name);
-  const settings: PublishSettings = {
-    publishDir: path.join(dataDir, "publish"),
+/** A publish folder's settings with no schedule. */
+function publishSettings(publishDir: string): PublishSettings {
+  return {
+    publishDir,
     refreshCron: null,
     refreshTimezone: null,
     refreshOnStart: false,
@@ -111,6 +111,11 @@ function leader(url: string, name: string) {
     fastPath: true,
     refreshWorkers: null,
   };
+}
+
+function leader(url: string, name: string) {
+  const dataDir = path.join(scratch, name);
+  const settings = publishSettings(path.join(dataDir, "publish"));
   const documents = createPostgresPublishedDocuments(pool(url));
   const refresh = (now: Date) =>
     runRefresh({
@@ -341,15 +346,7 @@ describe("published documents in the database, mirrored by every instance", () =
               index: createPostgresPublishIndex(shared),
             },
             config: { baseUrl: BASE_URL, publicOrderRailEnabled: false, dataDir, databaseFile: "" },
-            settings: {
-              publishDir,
-              refreshCron: null,
-              refreshTimezone: null,
-              refreshOnStart: false,
-              snapshotRenewMarginSeconds: 3600,
-              fastPath: true,
-              refreshWorkers: null,
-            },
+            settings: publishSettings(publishDir),
             now,
             nextRunAt: null,
             codeKey: "test-code",
@@ -443,15 +440,7 @@ describe("one refresh at a time across machines (the store's advisory lock)", ()
         },
       },
       config: { baseUrl: BASE_URL, publicOrderRailEnabled: false, dataDir, databaseFile: "" },
-      settings: {
-        publishDir,
-        refreshCron: null,
-        refreshTimezone: null,
-        refreshOnStart: false,
-        snapshotRenewMarginSeconds: 3600,
-        fastPath: true,
-        refreshWorkers: null,
-      },
+      settings: publishSettings(publishDir),
       now: NOW,
       nextRunAt: null,
       codeKey: "test-code",
