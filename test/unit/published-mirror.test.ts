@@ -484,6 +484,7 @@ describe("one refresh at a time across machines (the store's advisory lock)", ()
 
     // Machine A's run holds the lock (stopped inside its run); machine B's is refused, as a second run on one machine is.
     const first = opened();
+    const startedA = Date.now();
     const runA = machine(url, pool(url), "lock-a", first.gate);
     const holderA = await holderOnceTaken(admin);
     expect(holderA.application_name).toBe(`abeille refresh ${os.hostname()} pid ${process.pid}`.slice(0, 63));
@@ -492,11 +493,14 @@ describe("one refresh at a time across machines (the store's advisory lock)", ()
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(RefreshBusyError);
-    expect((refused as Error).message).toMatch(
-      new RegExp(
-        `^another refresh is running on this deployment \\(abeille refresh ${os.hostname()} pid ${process.pid}, since \\d{4}-`,
-      ),
+    const said = /^another refresh is running on this deployment \((.+), since (\S+)\)$/.exec(
+      (refused as Error).message,
     );
+    expect(said?.[1]).toBe(holderA.application_name);
+    // Since the lock was taken (not since its pooled connection was opened).
+    const since = Date.parse(said?.[2] ?? "");
+    expect(since).toBeGreaterThanOrEqual(startedA - 50);
+    expect(since).toBeLessThanOrEqual(Date.now());
     // Refused before touching its folder.
     expect(existsSync(path.join(scratch, "lock-b", "publish", ".abeille", "serve-index.tsv"))).toBe(false);
 

@@ -81,15 +81,19 @@ export async function refreshLockHeldBy(db: Queryable, pid: number): Promise<boo
   return row?.held === true;
 }
 
-/** The holder as an operator can find it: its application_name (host and pid) and since when. */
+/**
+ * The holder as an operator can find it: its application_name (host and pid) and since when (the
+ * lock connection's last state change: the end of the statement that took the lock, the
+ * connection being idle since; not backend_start, as the pool may have opened it earlier).
+ */
 async function holderOf(db: Queryable): Promise<string> {
-  const row = await firstRow<{ application_name: string | null; backend_start: Date | null }>(
+  const row = await firstRow<{ application_name: string | null; state_change: Date | null }>(
     db,
-    `SELECT a.application_name, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+    `SELECT a.application_name, a.state_change FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
      WHERE ${LOCK_ROW} LIMIT 1`,
     lockKeys(),
   );
   if (!row) return "a run that just ended";
-  const since = row.backend_start ? `, since ${row.backend_start.toISOString()}` : "";
+  const since = row.state_change ? `, since ${row.state_change.toISOString()}` : "";
   return `${row.application_name || "another session"}${since}`;
 }
