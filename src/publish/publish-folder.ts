@@ -16,7 +16,8 @@ import {
 import path from "node:path";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 import { INDEX_DATABASE, openPublishIndex, type PublishIndex } from "../store/publish-index.ts";
-import { merchantFolders } from "./documents.ts";
+import { KEY_SET_PATH, merchantFolders } from "./documents.ts";
+import { STATIC_CONFIG_FILES } from "./static-config.ts";
 
 /** Bookkeeping lives in a dot-folder the fast path never serves (and the static config denies). */
 export const STATE_DIRNAME = ".abeille";
@@ -131,13 +132,23 @@ export class PublishFolder {
     return acquireLock(path.join(this.stateDir, LOCK_FILENAME));
   }
 
-  /** Every published file on disk, as relative paths (the state folder and temporary files left out). */
+  /**
+   * The files on disk a refresh publishes, as relative paths: every file under a merchant's folders
+   * and the global files (the key set, the static server configuration). Nothing else: the folder
+   * (PUBLISH_DIR) may be shared with files Abeille did not write, which a mirror must never delete.
+   */
   publishedFiles(): string[] {
     const found: string[] = [];
-    walk(this.root, (file) => {
-      const relative = path.relative(this.root, file).split(path.sep).join("/");
-      if (!relative.startsWith(`${STATE_DIRNAME}/`) && !path.basename(file).includes(TEMP_MARK)) found.push(relative);
-    });
+    const add = (file: string) => {
+      if (!path.basename(file).includes(TEMP_MARK))
+        found.push(path.relative(this.root, file).split(path.sep).join("/"));
+    };
+    for (const abId of this.merchantsOnDisk()) {
+      for (const folder of merchantFolders(abId)) walk(this.full(folder), add);
+    }
+    for (const relative of [KEY_SET_PATH, ...Object.keys(STATIC_CONFIG_FILES)]) {
+      if (this.exists(relative)) found.push(relative);
+    }
     return found;
   }
 

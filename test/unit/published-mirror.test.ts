@@ -295,12 +295,20 @@ describe("published documents in the database, mirrored by every instance", () =
     expect([...filesOf(present.dir).keys()].sort()).toEqual([...filesOf(one.dir).keys()].sort());
 
     // The machine comes back at revision 1, below the pruned 2: a full catch-up, which removes
-    // the first merchant's files although their tombstones are gone, and a stray file too.
-    writeFileSync(path.join(away.dir, "api", "merchants", "stray.json"), "{}");
+    // the first merchant's files although their tombstones are gone, and a file of a merchant's
+    // folder the table does not have; a file Abeille does not publish stays.
+    const live = /^api\/merchants\/(ab_[a-z0-9]{8})\//.exec(
+      [...filesOf(one.dir).keys()].find((relative) => relative.startsWith("api/merchants/")) ?? "",
+    )?.[1];
+    if (!live) throw new Error("a merchant must remain published");
+    writeFileSync(path.join(away.dir, "api", "merchants", live, "retired-kind"), "{}");
+    writeFileSync(path.join(away.dir, "operator-notes.txt"), "not Abeille's");
     const back = await mirror(url, "instance-13");
     expect(back.mirror.revision()).toBe(3);
     const local = filesOf(one.dir);
     const mirrored = filesOf(back.dir);
+    expect(mirrored.get("operator-notes.txt")?.toString("utf8")).toBe("not Abeille's");
+    mirrored.delete("operator-notes.txt");
     expect([...mirrored.keys()].sort()).toEqual([...local.keys()].sort());
     for (const [relative, body] of local) expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
     expect(serveIndexOf(back.dir)).toBe(serveIndexOf(one.dir));
