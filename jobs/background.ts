@@ -123,7 +123,7 @@ async function startMirror(app: App, config: Config): Promise<{ stop(): Promise<
   const onError = (error: unknown) => {
     if (said) return;
     said = true;
-    logger.warn("published mirror: a catch-up failed; it is tried again until the database answers", {
+    logger.warn("published mirror: a catch-up failed; it is tried again until one succeeds", {
       error: error instanceof Error ? error.message : String(error),
     });
   };
