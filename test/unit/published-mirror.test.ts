@@ -17,6 +17,7 @@ import { decideInRegistry } from "../../src/domain/merchants/merchant-registry.t
 import type { ServiceError } from "../../src/errors/service-error.ts";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
+import { PublishFolder } from "../../src/publish/publish-folder.ts";
 import { RefreshBusyError, type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
 import type { PublishSettings } from "../../src/publish/settings.ts";
 import { workerRunner } from "../../src/publish/worker-runner.ts";
@@ -303,8 +304,28 @@ describe("published documents in the database, mirrored by every instance", () =
     if (!live) throw new Error("a merchant must remain published");
     writeFileSync(path.join(away.dir, "api", "merchants", live, "retired-kind"), "{}");
     writeFileSync(path.join(away.dir, "operator-notes.txt"), "not Abeille's");
-    const back = await mirror(url, "instance-13");
-    expect(back.mirror.revision()).toBe(3);
+    // A refresh of that machine's own folder is running: the full catch-up waits for it (it would
+    // delete or overwrite files the refresh has not published yet), trying again every retryMs.
+    const refreshing = new PublishFolder(away.dir).lockForRun();
+    const waited: unknown[] = [];
+    const back = {
+      dir: away.dir,
+      mirror: await startPublishedMirror({
+        pool: pool(url),
+        url,
+        publishDir: away.dir,
+        retryMs: 200,
+        onError: (error) => waited.push(error),
+      }),
+    };
+    closers.push(() => back.mirror.stop());
+    expect(back.mirror.revision()).toBe(1);
+    expect(waited).toHaveLength(1);
+    expect(waited[0]).toBeInstanceOf(RefreshBusyError);
+    expect((waited[0] as Error).message).toBe(`another refresh (pid ${process.pid}) is running on this publish folder`);
+    expect(filesOf(back.dir).has(`api/merchants/${live}/retired-kind`)).toBe(true);
+    refreshing();
+    await until(() => back.mirror.revision() === 3, "the full catch-up once the refresh is over");
     const local = filesOf(one.dir);
     const mirrored = filesOf(back.dir);
     expect(mirrored.get("operator-notes.txt")?.toString("utf8")).toBe("not Abeille's");
