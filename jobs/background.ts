@@ -111,14 +111,22 @@ function sharedSearchFollowers(app: App, config: Config): SearchFollower[] {
   return all.filter((follower) => follower !== own);
 }
 
-/** The machine's mirror of the published documents (PostgreSQL only); its first catch-up does not hold the start. */
+/**
+ * The machine's mirror of the published documents (PostgreSQL only); its first catch-up does not
+ * hold the start, and one that fails (the database down) is retried until it succeeds: the first
+ * failure of a run of them is logged, then the recovery.
+ */
 async function startMirror(app: App, config: Config): Promise<{ stop(): Promise<void> } | null> {
   if (!config.postgres || app.store.engine !== "postgres") return null;
   const { startPublishedMirror } = await import("../src/store/postgres/published-mirror.ts");
-  const onError = (error: unknown) =>
-    logger.warn("published mirror: a catch-up failed; the next notice tries again", {
+  let said = false;
+  const onError = (error: unknown) => {
+    if (said) return;
+    said = true;
+    logger.warn("published mirror: a catch-up failed; it is tried again until one succeeds", {
       error: error instanceof Error ? error.message : String(error),
     });
+  };
   try {
     return await startPublishedMirror({
       pool: app.store.pool,
@@ -126,9 +134,16 @@ async function startMirror(app: App, config: Config): Promise<{ stop(): Promise<
       publishDir: loadPublishSettings(config).publishDir,
       retryMs: config.postgres.leaderRetryMs,
       onError,
+      onRecovered: (revision) => {
+        said = false;
+        logger.info("published mirror: caught up again", { revision });
+      },
     });
   } catch (error) {
-    onError(error);
+    // Not a catch-up (those are retried): the mirror could not be set up at all (its folder).
+    logger.error("published mirror: not started; this machine renders published documents on demand", {
+      error: error instanceof Error ? error.message : String(error),
+    });
     return null;
   }
 }

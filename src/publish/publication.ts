@@ -27,6 +27,11 @@ export interface PublicationState {
   revision: number;
   runGeneratedAt: string;
   publishKey: string;
+  /**
+   * The highest revision whose tombstones (rows of removed files) were pruned, 0 when none was: a
+   * mirror whose last revision is below it may have missed a removal and catches up in full.
+   */
+  prunedRevision: number;
 }
 
 /** A row as the mirror applies it: a body to write, or null for a file removed. */

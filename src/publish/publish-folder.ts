@@ -1,9 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 import { INDEX_DATABASE, openPublishIndex, type PublishIndex } from "../store/publish-index.ts";
-import { merchantFolders } from "./documents.ts";
+import { KEY_SET_PATH, merchantFolders } from "./documents.ts";
+import { STATIC_CONFIG_FILES } from "./static-config.ts";
 
 /** Bookkeeping lives in a dot-folder the fast path never serves (and the static config denies). */
 export const STATE_DIRNAME = ".abeille";
@@ -14,6 +28,12 @@ export type { IndexEntry, PublishIndex } from "../store/publish-index.ts";
 /** Temporary files are hidden siblings of their target: `.<name>.tmp-<writer>-<n>`. */
 const TEMP_MARK = ".tmp-";
 const RUN_MARKER = "run-in-progress";
+const LOCK_FILENAME = "refresh.lock";
+
+/** Another run holds the publish folder (or, on PostgreSQL, the deployment's refresh lock). */
+export class RefreshBusyError extends Error {
+  override name = "RefreshBusyError";
+}
 
 /**
  * The publish folder: files at their public URL paths, written atomically (a hidden temporary
@@ -101,6 +121,35 @@ export class PublishFolder {
 
   private tempPathOf(target: string): string {
     return path.join(path.dirname(target), `.${path.basename(target)}${this.tempTag}${this.sequence++}`);
+  }
+
+  /**
+   * One run at a time per publish folder (a refresh, or a mirror's full catch-up): a lock file
+   * holding the owner's pid, taken over when that process is gone. Answers its release.
+   */
+  lockForRun(): () => void {
+    mkdirSync(this.stateDir, { recursive: true });
+    return acquireLock(path.join(this.stateDir, LOCK_FILENAME));
+  }
+
+  /**
+   * The files on disk a refresh publishes, as relative paths: every file under a merchant's folders
+   * and the global files (the key set, the static server configuration). Nothing else: the folder
+   * (PUBLISH_DIR) may be shared with files Abeille did not write, which a mirror must never delete.
+   */
+  publishedFiles(): string[] {
+    const found: string[] = [];
+    const add = (file: string) => {
+      if (!path.basename(file).includes(TEMP_MARK))
+        found.push(path.relative(this.root, file).split(path.sep).join("/"));
+    };
+    for (const abId of this.merchantsOnDisk()) {
+      for (const folder of merchantFolders(abId)) walk(this.full(folder), add);
+    }
+    for (const relative of [KEY_SET_PATH, ...Object.keys(STATIC_CONFIG_FILES)]) {
+      if (this.exists(relative)) found.push(relative);
+    }
+    return found;
   }
 
   /** Every temporary file under the folder (none once a run is over). */
@@ -206,5 +255,51 @@ function walk(directory: string, visit: (file: string) => void): void {
     const full = path.join(directory, entry.name);
     if (entry.isDirectory()) walk(full, visit);
     else visit(full);
+  }
+}
+
+function acquireLock(file: string): () => void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => {
+        try {
+          unlinkSync(file);
+        } catch {
+          // already removed
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const owner = Number(readFileSafe(file));
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new RefreshBusyError(`another refresh (pid ${owner}) is running on this publish folder`);
+      }
+      try {
+        unlinkSync(file);
+      } catch {
+        // someone else took it over first; retry once
+      }
+    }
+  }
+  throw new RefreshBusyError("could not take the refresh lock");
+}
+
+function readFileSafe(file: string): string {
+  try {
+    return readFileSync(file, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -1,5 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
-import path from "node:path";
+import { mkdirSync } from "node:fs";
 import { createTask } from "node-cron";
 import type { MerchantProfile } from "../domain/merchant.ts";
 import type { Db } from "../store/db.ts";
@@ -13,7 +12,7 @@ import {
 import { bodyHash } from "./document.ts";
 import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
 import { mixedRunner } from "./mixed-runner.ts";
-import { type IndexEntry, PublishFolder, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
+import { type IndexEntry, PublishFolder, RefreshBusyError, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
 import { type PublishedDocuments, publicationOf } from "./published-documents.ts";
 import {
   type BatchContext,
@@ -46,6 +45,13 @@ export interface RefreshStore {
   source: PublishSource;
   loadProfiles: (abIds: readonly string[]) => Promise<Map<string, MerchantProfile>>;
   index: PublishIndexPort;
+  /**
+   * One run at a time across every machine of the store (on PostgreSQL a session-level advisory
+   * lock, src/store/postgres/refresh-lock.ts), held for the run beside the folder's lock file:
+   * the lock, released when the run ends; or who holds it (the run is refused, RefreshBusyError).
+   * Absent: the folder's lock alone (one machine).
+   */
+  lockRun?: () => Promise<{ release(): Promise<void> } | { heldBy: string }>;
 }
 
 export interface RefreshInput {
@@ -106,11 +112,8 @@ export interface RefreshSummary {
   seconds: number;
 }
 
-export class RefreshBusyError extends Error {
-  override name = "RefreshBusyError";
-}
+export { RefreshBusyError } from "./publish-folder.ts";
 
-const LOCK_FILENAME = "refresh.lock";
 /** A snapshot is renewed when it would expire within this long, when no schedule says when the next run is. */
 const UNSCHEDULED_RENEW_SECONDS = 12 * 3600;
 
@@ -135,15 +138,24 @@ export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
   const now = input.now ?? new Date();
   const folder = new PublishFolder(input.settings.publishDir);
   mkdirSync(folder.stateDir, { recursive: true });
-  const releaseLock = acquireLock(path.join(folder.stateDir, LOCK_FILENAME));
+  const releaseLock = folder.lockForRun();
   let success = false;
+  let shared: { release(): Promise<void> } | null = null;
   try {
+    // The folder's lock first (this machine), then the store's (every machine): a run refused by
+    // either leaves the folder untouched.
+    const taken = (await input.store?.lockRun?.()) ?? null;
+    if (taken && "heldBy" in taken) {
+      throw new RefreshBusyError(`another refresh is running on this deployment (${taken.heldBy})`);
+    }
+    shared = taken;
     folder.open();
     const summary = await refreshLocked(input, folder, now, started);
     success = true;
     return summary;
   } finally {
     folder.close(success);
+    await shared?.release();
     releaseLock();
   }
 }
@@ -504,50 +516,3 @@ export function readTransactionOf(db: Db): <T>(work: () => T) => T {
 
 /** Every kind a merchant may have on disk (for tests and tools). */
 export const MERCHANT_FILE_KINDS = PUBLISHED_KINDS;
-
-/** One refresh at a time per publish folder: a lock file holding the owner's pid (stale locks are taken over). */
-function acquireLock(file: string): () => void {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(file, "wx");
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => {
-        try {
-          unlinkSync(file);
-        } catch {
-          // already removed
-        }
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const owner = Number(readFileSafe(file));
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new RefreshBusyError(`another refresh (pid ${owner}) is running on this publish folder`);
-      }
-      try {
-        unlinkSync(file);
-      } catch {
-        // someone else took it over first; retry once
-      }
-    }
-  }
-  throw new RefreshBusyError("could not take the refresh lock");
-}
-
-function readFileSafe(file: string): string {
-  try {
-    return readFileSync(file, "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

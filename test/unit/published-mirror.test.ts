@@ -7,16 +7,18 @@
  * every file. And the refresh run on PostgreSQL itself (its source, its index in the shared tables):
  * the index and the files commit together, and another instance leading next carries on from it.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changeMerchantStatus } from "../../src/domain/merchants/change-merchant-status.ts";
 import { decideInRegistry } from "../../src/domain/merchants/merchant-registry.ts";
+import type { ServiceError } from "../../src/errors/service-error.ts";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
-import { type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
+import { PublishFolder } from "../../src/publish/publish-folder.ts";
+import { RefreshBusyError, type RefreshInput, runRefresh } from "../../src/publish/publisher.ts";
 import type { PublishSettings } from "../../src/publish/settings.ts";
 import { workerRunner } from "../../src/publish/worker-runner.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
@@ -24,11 +26,13 @@ import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { copySqliteToPostgres } from "../../src/store/postgres/copy.ts";
+import { leaderLockKey } from "../../src/store/postgres/leader.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
-import { createPostgresPublishIndex } from "../../src/store/postgres/publish-index.ts";
+import { createPostgresPublishIndex, postgresRefreshStore } from "../../src/store/postgres/publish-index.ts";
 import { createPostgresProfileLoader, createPostgresPublishSource } from "../../src/store/postgres/publish-source.ts";
 import { createPostgresPublishedDocuments } from "../../src/store/postgres/published-documents.ts";
 import { type PublishedMirror, startPublishedMirror } from "../../src/store/postgres/published-mirror.ts";
+import { REFRESH_LOCK } from "../../src/store/postgres/refresh-lock.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 
 const NOW = new Date("2026-11-20T09:00:00.000Z");
@@ -97,10 +101,10 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
 }
 
-function leader(url: string, name: string) {
-  const dataDir = path.join(scratch, name);
-  const settings: PublishSettings = {
-    publishDir: path.join(dataDir, "publish"),
+/** A publish folder's settings with no schedule. */
+function publishSettings(publishDir: string): PublishSettings {
+  return {
+    publishDir,
     refreshCron: null,
     refreshTimezone: null,
     refreshOnStart: false,
@@ -108,6 +112,11 @@ function leader(url: string, name: string) {
     fastPath: true,
     refreshWorkers: null,
   };
+}
+
+function leader(url: string, name: string) {
+  const dataDir = path.join(scratch, name);
+  const settings = publishSettings(path.join(dataDir, "publish"));
   const documents = createPostgresPublishedDocuments(pool(url));
   const refresh = (now: Date) =>
     runRefresh({
@@ -184,6 +193,150 @@ describe("published documents in the database, mirrored by every instance", () =
     for (const [relative, body] of filesOf(one.dir)) expect(lateFiles.get(relative)?.equals(body), relative).toBe(true);
   }, 60_000);
 
+  it("starts a mirror while the database is down and keeps trying: it mirrors once the database is back, without a restart", async () => {
+    const url = await server.createDatabase();
+    const one = leader(url, "instance-10");
+    await one.refresh(NOW);
+    const published = filesOf(one.dir);
+
+    await server.pause();
+    const errors: unknown[] = [];
+    const recovered: number[] = [];
+    const dir = path.join(scratch, "instance-11", "publish");
+    let started: PublishedMirror | null = null;
+    try {
+      started = await startPublishedMirror({
+        pool: pool(url),
+        url,
+        publishDir: dir,
+        retryMs: 200,
+        onError: (error) => errors.push(error),
+        onRecovered: (revision) => recovered.push(revision),
+      });
+      closers.push(() => started?.stop());
+      expect(started.revision()).toBe(0);
+      expect(errors.length).toBe(1);
+      expect((errors[0] as ServiceError).code).toBe("STORE_UNAVAILABLE");
+      // Tried again every retryMs while the database is gone, nothing mirrored.
+      await until(() => errors.length >= 3, "two more tries");
+      expect(filesOf(dir).size).toBe(0);
+    } finally {
+      await server.resume();
+    }
+    const mirror = started;
+    await until(() => mirror.revision() === 1, "the catch-up once the database is back");
+    expect(recovered).toEqual([1]);
+    const mirrored = filesOf(dir);
+    expect([...mirrored.keys()].sort()).toEqual([...published.keys()].sort());
+    for (const [relative, body] of published) expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
+    expect(serveIndexOf(dir)).toBe(serveIndexOf(one.dir));
+    await until(() => mirror.listening(), "the mirror to listen again");
+  }, 90_000);
+
+  it("prunes tombstones past a week; a mirror behind the pruned ones catches up in full and removes what it missed", async () => {
+    const url = await server.createDatabase();
+    const admin = pool(url);
+    const one = leader(url, "instance-12");
+    await one.refresh(NOW);
+    // A machine that mirrored the first publication, then was off for more than a week.
+    const away = await mirror(url, "instance-13");
+    expect(away.mirror.revision()).toBe(1);
+    await away.mirror.stop();
+    // And one that stays up (caught up at each notice): never behind what is pruned.
+    const present = await mirror(url, "instance-14");
+    await until(() => present.mirror.listening(), "the mirror to listen");
+
+    const suspend = async (abId: string, at: Date) => {
+      await decideInRegistry(
+        { registry: createMerchantRegistryRepository(db), communes: createCommuneLookup(), now: () => at },
+        { abIds: [abId] },
+        (decision) =>
+          changeMerchantStatus(decision, abId, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test"),
+      );
+    };
+    const [first, second] = [...filesOf(one.dir).keys()]
+      .map((relative) => /^api\/merchants\/(ab_[a-z0-9]{8})\/jsonld$/.exec(relative)?.[1])
+      .filter((abId): abId is string => abId !== undefined)
+      .sort();
+    if (!first || !second) throw new Error("two merchants must be published");
+    const firstFiles = [...filesOf(one.dir).keys()].filter((relative) => relative.includes(first));
+    expect(firstFiles.length).toBeGreaterThan(3);
+
+    await suspend(first, new Date(NOW.getTime() + 60_000));
+    await one.refresh(new Date(NOW.getTime() + 120_000));
+    const tombstones = async () =>
+      (
+        await admin.query<{ path: string; revision: number }>(
+          "SELECT path, revision FROM published_documents WHERE body IS NULL ORDER BY path",
+        )
+      ).rows;
+    const atTwo = await tombstones();
+    expect(atTwo.map((row) => row.path)).toEqual([...firstFiles].sort());
+    expect(atTwo.every((row) => Number(row.revision) === 2)).toBe(true);
+    // Every tombstone but one eight days old (past the week), that one six days old (kept).
+    const day = 24 * 3600 * 1000;
+    const [kept, ...aged] = atTwo.map((row) => row.path);
+    await admin.query("UPDATE published_documents SET published_at = $1 WHERE path = ANY($2)", [
+      new Date(Date.now() - 8 * day).toISOString(),
+      aged,
+    ]);
+    await admin.query("UPDATE published_documents SET published_at = $1 WHERE path = $2", [
+      new Date(Date.now() - 6 * day).toISOString(),
+      kept,
+    ]);
+    expect((await one.documents.state())?.prunedRevision).toBe(0);
+
+    // The next publication prunes the aged ones and records the revision they had.
+    await suspend(second, new Date(NOW.getTime() + 180_000));
+    await one.refresh(new Date(NOW.getTime() + 240_000));
+    const secondFiles = [...filesOf(away.dir).keys()].filter((relative) => relative.includes(second));
+    expect((await tombstones()).map((row) => row.path)).toEqual([kept, ...secondFiles].sort());
+    expect(await one.documents.state()).toMatchObject({ revision: 3, prunedRevision: 2 });
+    await until(() => present.mirror.revision() === 3, "the third publication");
+    expect([...filesOf(present.dir).keys()].sort()).toEqual([...filesOf(one.dir).keys()].sort());
+
+    // The machine comes back at revision 1, below the pruned 2: a full catch-up, which removes
+    // the first merchant's files although their tombstones are gone, and a file of a merchant's
+    // folder the table does not have; a file Abeille does not publish stays.
+    const live = /^api\/merchants\/(ab_[a-z0-9]{8})\//.exec(
+      [...filesOf(one.dir).keys()].find((relative) => relative.startsWith("api/merchants/")) ?? "",
+    )?.[1];
+    if (!live) throw new Error("a merchant must remain published");
+    writeFileSync(path.join(away.dir, "api", "merchants", live, "retired-kind"), "{}");
+    writeFileSync(path.join(away.dir, "operator-notes.txt"), "not Abeille's");
+    // A refresh of that machine's own folder is running: the full catch-up waits for it (it would
+    // delete or overwrite files the refresh has not published yet), trying again every retryMs.
+    const refreshing = new PublishFolder(away.dir).lockForRun();
+    const waited: unknown[] = [];
+    const back = {
+      dir: away.dir,
+      mirror: await startPublishedMirror({
+        pool: pool(url),
+        url,
+        publishDir: away.dir,
+        retryMs: 200,
+        onError: (error) => waited.push(error),
+      }),
+    };
+    closers.push(() => back.mirror.stop());
+    expect(back.mirror.revision()).toBe(1);
+    expect(waited).toHaveLength(1);
+    expect(waited[0]).toBeInstanceOf(RefreshBusyError);
+    expect((waited[0] as Error).message).toBe(`another refresh (pid ${process.pid}) is running on this publish folder`);
+    expect(filesOf(back.dir).has(`api/merchants/${live}/retired-kind`)).toBe(true);
+    refreshing();
+    await until(() => back.mirror.revision() === 3, "the full catch-up once the refresh is over");
+    const local = filesOf(one.dir);
+    const mirrored = filesOf(back.dir);
+    expect(mirrored.get("operator-notes.txt")?.toString("utf8")).toBe("not Abeille's");
+    mirrored.delete("operator-notes.txt");
+    expect([...mirrored.keys()].sort()).toEqual([...local.keys()].sort());
+    for (const [relative, body] of local) expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
+    expect(serveIndexOf(back.dir)).toBe(serveIndexOf(one.dir));
+    expect(existsSync(path.join(back.dir, "refresh.lock"))).toBe(false);
+    expect(existsSync(path.join(back.dir, ".abeille", "refresh.lock"))).toBe(false);
+  }, 60_000);
+
   it("sends every file when the table is not at the folder's last run (a new table, another leader since)", async () => {
     const before = await server.createDatabase();
     const one = leader(before, "instance-4");
@@ -222,15 +375,7 @@ describe("published documents in the database, mirrored by every instance", () =
               index: createPostgresPublishIndex(shared),
             },
             config: { baseUrl: BASE_URL, publicOrderRailEnabled: false, dataDir, databaseFile: "" },
-            settings: {
-              publishDir,
-              refreshCron: null,
-              refreshTimezone: null,
-              refreshOnStart: false,
-              snapshotRenewMarginSeconds: 3600,
-              fastPath: true,
-              refreshWorkers: null,
-            },
+            settings: publishSettings(publishDir),
             now,
             nextRunAt: null,
             codeKey: "test-code",
@@ -303,4 +448,120 @@ describe("published documents in the database, mirrored by every instance", () =
     expect([...fromWorkers.keys()].sort()).toEqual([...nowMirrored.keys()].sort());
     for (const [relative, body] of fromWorkers) expect(nowMirrored.get(relative)?.equals(body), relative).toBe(true);
   }, 60_000);
+});
+
+describe("one refresh at a time across machines (the store's advisory lock)", () => {
+  /** A refresh on PostgreSQL from its own DATA_DIR; `gate` holds it inside its run (lock taken) until opened. */
+  const machine = (url: string, shared: pg.Pool, name: string, gate: Promise<void> | null = null) => {
+    const dataDir = path.join(scratch, name);
+    const publishDir = path.join(dataDir, "publish");
+    const store = postgresRefreshStore(shared);
+    const source = store.source;
+    return runRefresh({
+      store: {
+        ...store,
+        source: {
+          ...source,
+          revision: async () => {
+            await gate;
+            return source.revision();
+          },
+        },
+      },
+      config: { baseUrl: BASE_URL, publicOrderRailEnabled: false, dataDir, databaseFile: "" },
+      settings: publishSettings(publishDir),
+      now: NOW,
+      nextRunAt: null,
+      codeKey: "test-code",
+      full: true,
+      publishedDocuments: createPostgresPublishedDocuments(pool(url)),
+    });
+  };
+  const opened = () => {
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { gate, open };
+  };
+
+  /** The sessions holding the refresh lock, as pg_locks shows them. */
+  const holders = async (admin: pg.Pool) =>
+    (
+      await admin.query<{ pid: number; application_name: string }>(
+        `SELECT l.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+         WHERE l.locktype = 'advisory' AND l.granted AND l.objid = $1::oid AND l.objsubid = 2`,
+        [String(leaderLockKey(REFRESH_LOCK) >>> 0)],
+      )
+    ).rows;
+  /** The one session holding it, once a run has taken it. */
+  const holderOnceTaken = async (admin: pg.Pool) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const [holder] = await holders(admin);
+      if (holder) return holder;
+      if (Date.now() > deadline) throw new Error("no run took the refresh lock within 10 s");
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+
+  it("refuses a second refresh from another DATA_DIR while the first runs, allows it after; a dead holder frees the lock", async () => {
+    const url = await server.createDatabase();
+    const shared = pool(url);
+    await copySqliteToPostgres(db.$client, shared, { batchRows: 500 });
+    const admin = pool(url);
+
+    // Machine A's run holds the lock (stopped inside its run); machine B's is refused, as a second run on one machine is.
+    const first = opened();
+    const startedA = Date.now();
+    const runA = machine(url, pool(url), "lock-a", first.gate);
+    const holderA = await holderOnceTaken(admin);
+    expect(holderA.application_name).toBe(`abeille refresh ${os.hostname()} pid ${process.pid}`.slice(0, 63));
+    const refused = await machine(url, pool(url), "lock-b").then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(RefreshBusyError);
+    const said = /^another refresh is running on this deployment \((.+), since (\S+)\)$/.exec(
+      (refused as Error).message,
+    );
+    expect(said?.[1]).toBe(holderA.application_name);
+    // Since the lock was taken (not since its pooled connection was opened).
+    const since = Date.parse(said?.[2] ?? "");
+    expect(since).toBeGreaterThanOrEqual(startedA - 50);
+    expect(since).toBeLessThanOrEqual(Date.now());
+    // Refused before touching its folder.
+    expect(existsSync(path.join(scratch, "lock-b", "publish", ".abeille", "serve-index.tsv"))).toBe(false);
+
+    first.open();
+    const summaryA = await runA;
+    expect(summaryA.failed).toBe(0);
+    expect(await holders(admin)).toEqual([]);
+    const summaryB = await machine(url, pool(url), "lock-b");
+    expect([summaryB.rendered, summaryB.failed]).toEqual([summaryA.merchants, 0]);
+    expect(await holders(admin)).toEqual([]);
+
+    // Machine C's run holds the lock and its connection dies (its machine vanished): the server
+    // frees the lock, machine D runs, and C's commit refuses to publish over D's.
+    const third = opened();
+    const runC = machine(url, pool(url), "lock-c", third.gate);
+    const caught = runC.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    const holderC = await holderOnceTaken(admin);
+    await admin.query("SELECT pg_terminate_backend($1)", [holderC.pid]);
+    const revisionBefore = (await createPostgresPublishedDocuments(admin).state())?.revision;
+    const summaryD = await machine(url, pool(url), "lock-d");
+    expect(summaryD.failed).toBe(0);
+    const revisionAfterD = (await createPostgresPublishedDocuments(admin).state())?.revision;
+    expect(revisionAfterD).toBe((revisionBefore ?? 0) + 1);
+    third.open();
+    const failure = await caught;
+    expect((failure as Error).message).toBe(
+      "refresh: the deployment's refresh lock was lost during the run (its connection to PostgreSQL ended); nothing was committed, run it again",
+    );
+    expect((await createPostgresPublishedDocuments(admin).state())?.revision).toBe(revisionAfterD);
+    expect(await holders(admin)).toEqual([]);
+  }, 120_000);
 });

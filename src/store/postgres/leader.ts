@@ -10,7 +10,7 @@ import { logger } from "../../logging.ts";
 import { startDedicatedSession } from "./dedicated-session.ts";
 
 /** The first key of every Abeille advisory lock ('abei'), the second names what is locked. */
-const LOCK_CLASS = 0x61626569;
+export const LOCK_CLASS = 0x61626569;
 
 export interface LeaderElectionOptions {
   /** DATABASE_URL. */

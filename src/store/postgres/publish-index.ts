@@ -19,6 +19,7 @@ import {
 } from "../publish-index.ts";
 import { createPostgresProfileLoader, createPostgresPublishSource } from "./publish-source.ts";
 import { publishOn } from "./published-documents.ts";
+import { refreshLockHeldBy, tryRefreshLock } from "./refresh-lock.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
 
 type ServeRow = [abId: string, stamp: string, until: string | null, snapshotExpiresAt: string | null];
@@ -50,7 +51,15 @@ async function serveRowsOf(db: Queryable): Promise<ServeRow[]> {
   return rows.rows.map((row) => [row.ab_id, row.stamp, row.until, row.snapshot]);
 }
 
-export function createPostgresPublishIndex(pool: pg.Pool): PublishIndexPort {
+export interface PostgresPublishIndexOptions {
+  /**
+   * The backend holding the deployment's refresh lock for this run (refresh-lock.ts), or null: a
+   * commit first checks, in its transaction, that the lock is still that backend's.
+   */
+  lockHolder?: () => number | null;
+}
+
+export function createPostgresPublishIndex(pool: pg.Pool, options: PostgresPublishIndexOptions = {}): PublishIndexPort {
   return {
     publishesDocuments: true,
     meta: () => readMeta(pool),
@@ -97,6 +106,13 @@ export function createPostgresPublishIndex(pool: pg.Pool): PublishIndexPort {
     },
     commit: (run, publication) =>
       inTransaction(pool, async (client) => {
+        const holder = options.lockHolder?.() ?? null;
+        if (holder !== null && !(await refreshLockHeldBy(client, holder))) {
+          // Its connection ended mid-run: another run may hold the lock now, and only one publishes.
+          throw new Error(
+            "refresh: the deployment's refresh lock was lost during the run (its connection to PostgreSQL ended); nothing was committed, run it again",
+          );
+        }
         const deletes = [...run.deletes];
         if (deletes.length > 0) {
           await client.query("DELETE FROM publish_index_entries WHERE ab_id = ANY($1)", [deletes]);
@@ -189,9 +205,21 @@ export function createPostgresPublishIndex(pool: pg.Pool): PublishIndexPort {
  */
 export function postgresRefreshStore(pool: pg.Pool): RefreshStore {
   const profiles = createPostgresProfileLoader(pool);
+  let holder: number | null = null;
   return {
     source: createPostgresPublishSource(pool),
     loadProfiles: (abIds) => profiles.load(abIds),
-    index: createPostgresPublishIndex(pool),
+    index: createPostgresPublishIndex(pool, { lockHolder: () => holder }),
+    async lockRun() {
+      const attempt = await tryRefreshLock(pool);
+      if ("heldBy" in attempt) return attempt;
+      holder = attempt.pid;
+      return {
+        release: async () => {
+          holder = null;
+          await attempt.release();
+        },
+      };
+    },
   };
 }

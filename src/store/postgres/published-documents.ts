@@ -1,9 +1,10 @@
 /**
  * The published documents on PostgreSQL (the port: src/publish/published-documents.ts; the table:
  * migration 0005). A publication is one transaction: its files upserted (a file whose bytes did not
- * change keeps its row and revision), its removed files turned into tombstones, and the one
- * published_state row moved to the new revision, whose trigger sends NOTIFY abeille_published when
- * the transaction commits.
+ * change keeps its row and revision), its removed files turned into tombstones, tombstones older
+ * than TOMBSTONE_RETENTION_MS pruned, and the one published_state row moved to the new revision
+ * (and the highest revision pruned), whose trigger sends NOTIFY abeille_published when the
+ * transaction commits.
  */
 import type pg from "pg";
 import type {
@@ -19,6 +20,14 @@ export const PUBLISHED_CHANNEL = "abeille_published";
 
 /** Rows per INSERT: a full publication of 100,000 merchants is half a million files. */
 const ROWS_PER_STATEMENT = 500;
+
+/**
+ * How long a removed file's row (a tombstone) stays: long enough for every mirror that is merely
+ * restarting, or cut off for a few days, to remove the file by reading what changed. A mirror
+ * behind a pruned tombstone catches up in full instead (published-mirror.ts), so this bounds the
+ * table's growth, not correctness; a week is not worth a setting.
+ */
+export const TOMBSTONE_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * Writes a publication on a client inside a transaction (the documents' own publish, and the
@@ -59,12 +68,22 @@ export async function publishOn(client: pg.PoolClient, publication: Publication)
   } else if (publication.removes.length > 0) {
     await client.query(`${tombstone} path = ANY($3)`, [revision, publication.at, publication.removes]);
   }
+  // Pruned by the publication (the leader's refresh): it already holds the state row's lock, and the
+  // highest revision pruned is recorded in the same transaction as the rows' deletion.
+  const cutoff = new Date(Date.parse(publication.at) - TOMBSTONE_RETENTION_MS).toISOString();
+  const pruned = await firstRow<{ revision: number | null }>(
+    client,
+    `WITH pruned AS (DELETE FROM published_documents WHERE body IS NULL AND published_at < $1 RETURNING revision)
+     SELECT max(revision) AS revision FROM pruned`,
+    [cutoff],
+  );
   await client.query(
-    `INSERT INTO published_state (id, revision, run_generated_at, publish_key, published_at)
-       VALUES (1, $1, $2, $3, $4)
+    `INSERT INTO published_state (id, revision, run_generated_at, publish_key, published_at, pruned_revision)
+       VALUES (1, $1, $2, $3, $4, $5)
        ON CONFLICT (id) DO UPDATE SET revision = excluded.revision, run_generated_at = excluded.run_generated_at,
-         publish_key = excluded.publish_key, published_at = excluded.published_at`,
-    [revision, publication.runGeneratedAt, publication.publishKey, publication.at],
+         publish_key = excluded.publish_key, published_at = excluded.published_at,
+         pruned_revision = greatest(published_state.pruned_revision, excluded.pruned_revision)`,
+    [revision, publication.runGeneratedAt, publication.publishKey, publication.at, Number(pruned?.revision ?? 0)],
   );
   return revision;
 }
@@ -72,16 +91,18 @@ export async function publishOn(client: pg.PoolClient, publication: Publication)
 export function createPostgresPublishedDocuments(pool: pg.Pool): PublishedDocuments {
   return {
     async state() {
-      const row = await firstRow<{ revision: number; run_generated_at: string; publish_key: string }>(
-        pool,
-        "SELECT revision, run_generated_at, publish_key FROM published_state WHERE id = 1",
-        [],
-      );
+      const row = await firstRow<{
+        revision: number;
+        run_generated_at: string;
+        publish_key: string;
+        pruned_revision: number;
+      }>(pool, "SELECT revision, run_generated_at, publish_key, pruned_revision FROM published_state WHERE id = 1", []);
       return row
         ? ({
             revision: Number(row.revision),
             runGeneratedAt: row.run_generated_at,
             publishKey: row.publish_key,
+            prunedRevision: Number(row.pruned_revision),
           } satisfies PublicationState)
         : null;
     },

@@ -134,5 +134,12 @@ export const migrations: Migration[] = [
       "CREATE INDEX \"publish_index_entries_snapshot_due\" ON \"publish_index_entries\" (\"snapshot_due\");",
       "CREATE INDEX \"publish_index_entries_with_snapshot\" ON \"publish_index_entries\" (\"has_snapshot\") WHERE \"has_snapshot\";"
     ]
+  },
+  {
+    "id": "0006_published_tombstones",
+    "statements": [
+      "-- Written by hand: a removed file's row (a tombstone) is pruned by the publication once it is older\n-- than the retention (src/store/postgres/published-documents.ts, TOMBSTONE_RETENTION_MS). The\n-- highest revision pruned is kept, so that a mirror whose last revision is older, and which may\n-- therefore have missed a removal, catches up in full and deletes what the table no longer has.\nALTER TABLE \"published_state\" ADD COLUMN \"pruned_revision\" bigint DEFAULT 0 NOT NULL;",
+      "-- The publication's prune reads only tombstones, by age: not the half a million live files.\nCREATE INDEX \"published_documents_tombstones\" ON \"published_documents\" (\"published_at\") WHERE \"body\" IS NULL;"
+    ]
   }
 ];
