@@ -24,6 +24,8 @@ export type ExitStatus = readonly [status: number, meaning: string];
 export const EXIT_DONE = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
+/** Another run holds the lock the command needs (`npm run refresh`): nothing to fix, run it again later. */
+export const EXIT_BUSY = 3;
 export const USAGE_STATUS: ExitStatus = [
   EXIT_USAGE,
   "usage: a wrong option, argument or setting, said in one line (nothing was done)",

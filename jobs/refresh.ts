@@ -9,18 +9,20 @@
  * Exit status:
  *   0  done: the counts on stdout (merchants that failed to render are counted there, and warned)
  *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   3  busy: another refresh is running (on this publish folder, or anywhere on the deployment
+ *      with DATABASE_URL), said in one line with who holds it (nothing was done)
  */
 import { loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { refreshCodeKey } from "../src/publish/code-key.ts";
-import { type RefreshSummary, runRefresh } from "../src/publish/publisher.ts";
+import { RefreshBusyError, type RefreshSummary, runRefresh } from "../src/publish/publisher.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import { publishSigning } from "../src/publish/signing-hooks.ts";
 import { workerRunner } from "../src/publish/worker-runner.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { postgresRefreshStore } from "../src/store/postgres/publish-index.ts";
 import { createPostgresPublishedDocuments } from "../src/store/postgres/published-documents.ts";
-import { EXIT_DONE, runCommand, USAGE_STATUS, wholeNumberOption } from "./cli.ts";
+import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_STATUS, wholeNumberOption } from "./cli.ts";
 import { withJobStore } from "./job-store.ts";
 import { progressBar } from "./progress.ts";
 
@@ -42,6 +44,10 @@ await runCommand(
     exitStatuses: [
       [EXIT_DONE, "done: the counts on stdout (merchants that failed to render are counted there, and warned)"],
       USAGE_STATUS,
+      [
+        EXIT_BUSY,
+        "busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)",
+      ],
     ],
   },
   async ({ values }) => {
@@ -80,7 +86,11 @@ await runCommand(
           : { runner: workerRunner({ ...config, databaseUrl: config.postgres?.url ?? null }, settings, workers) }),
         ...(showProgress ? { onProgress: ({ done, total }) => bar.update(done, total) } : {}),
       }),
-    );
+    ).catch((error: unknown) => {
+      if (error instanceof RefreshBusyError)
+        throw new CommandError(`${error.message}; run it again once it ends`, EXIT_BUSY);
+      throw error;
+    });
     if (showProgress) bar.end();
 
     if (values.json) {

@@ -19,6 +19,7 @@ import { STATE_DIRNAME } from "../src/publish/publish-folder.ts";
 import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { loadPublishSettings, type PublishSettings } from "../src/publish/settings.ts";
 import { INDEX_DATABASE } from "../src/store/publish-index.ts";
+import { EXIT_BUSY } from "./cli.ts";
 import { jobArgv } from "./compile-cache.ts";
 
 const refreshScript = fileURLToPath(new URL("./refresh.ts", import.meta.url));
@@ -32,6 +33,11 @@ export interface Scheduler {
   /** The next scheduled run, or null when the schedule is off. */
   nextRun(): Date | null;
   stop(): Promise<void>;
+}
+
+/** The scheduled run found another refresh publishing (`npm run refresh` exit status 3): skipped, not failed. */
+export class RefreshSkipped extends Error {
+  override name = "RefreshSkipped";
 }
 
 export function startScheduler(config: Pick<Config, "dataDir">, options: { env?: NodeJS.ProcessEnv } = {}): Scheduler {
@@ -60,6 +66,9 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
         const line = output.trim().split("\n").pop() ?? "";
         if (code === 0 && line.startsWith("{")) {
           resolve(JSON.parse(line) as RefreshSummary);
+        } else if (code === EXIT_BUSY) {
+          // Another refresh (a manual one, or another machine's) is publishing: this one is skipped.
+          reject(new RefreshSkipped("refresh skipped: another refresh is running (its line above says which)"));
         } else {
           reject(new Error(`refresh exited with ${signal ?? `code ${code}`} after ${Date.now() - started} ms`));
         }
@@ -70,7 +79,9 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
         return summary;
       })
       .catch((error: unknown) => {
-        logger.error("scheduled refresh failed", { error: error instanceof Error ? error.message : String(error) });
+        if (error instanceof RefreshSkipped) logger.warn("scheduled refresh skipped", { error: error.message });
+        else
+          logger.error("scheduled refresh failed", { error: error instanceof Error ? error.message : String(error) });
         throw error;
       })
       .finally(() => {
