@@ -9,8 +9,7 @@
  * Exit status:
  *   0  done: the counts on stdout (merchants that failed to render are counted there, and warned)
  *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
- *   3  busy: another refresh is running (on this publish folder, or anywhere on the deployment
- *      with DATABASE_URL), said in one line with who holds it (nothing was done)
+ *   3  busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)
  */
 import { loadConfig } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
