@@ -37,6 +37,7 @@ import {
   type EmbeddedIndex,
   postgresSearchPorts,
   type SearchEngine,
+  type SearchHealth,
   sqliteSearchPorts,
 } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
@@ -78,7 +79,7 @@ export interface KeptDocument {
 const KEPT_DOCUMENT_ENTRIES = 1_000;
 /** How long after a failure of the limit store the health check reports it failing. */
 const LIMITS_FAILING_MS = 10_000;
-/** The health check's database probe and outbox backlog are read at most this often (search's too). */
+/** The health check's database probe, outbox backlog and search state are read at most this often. */
 const HEALTH_READ_INTERVAL_MS = 1_000;
 /** A lead target is small (the merchant's assessable columns, signals, trust): a few KB each. */
 const LEAD_TARGET_ENTRIES = 4_000;
@@ -160,6 +161,8 @@ export interface App {
   limitsHealth(): { store: "redis" | "postgres" | "file"; state: "ok" | "failing" };
   /** The outbox's backlog for the health check, read at most once a second. */
   outboxHealth: () => Promise<OutboxHealth>;
+  /** The search engine's state and lag for the health check, read at most once a second. */
+  searchHealth: () => Promise<SearchHealth>;
   now: () => Date;
   close(): void;
 }
@@ -279,6 +282,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       state: Date.now() - limitsFailedAt < LIMITS_FAILING_MS ? "failing" : "ok",
     }),
     outboxHealth: createOutboxHealth({ backlog: outbox.backlog, now, cacheMs: HEALTH_READ_INTERVAL_MS }),
+    // On PostgreSQL the lag is a count in the shared database: a round trip each time.
+    searchHealth: readAtMostEvery(HEALTH_READ_INTERVAL_MS, () => searchEngine.health()),
     now,
     close: () => {
       void searchEngine.follower.stop();

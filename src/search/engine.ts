@@ -1,5 +1,4 @@
 import path from "node:path";
-import { readAtMostEvery } from "../domain/read-at-most.ts";
 import { openConnection } from "../store/connection.ts";
 import type { Db } from "../store/db.ts";
 import { createPostgresSearchFeed } from "../store/postgres/registry-feeds.ts";
@@ -134,10 +133,10 @@ export interface SearchEngine<Embedded extends EmbeddedIndex = EmbeddedSearchInd
   fallbackFollower: SearchFollower | null;
   /** Computes the vectors of semantic search (null: none configured). */
   embedder: Embedder | null;
+  /** The engine's state and lag, read now (the health check keeps it a second: app.ts). */
   health(): Promise<SearchHealth>;
 }
 
-const HEALTH_CACHE_MS = 1_000;
 const LAG_COUNT_BOUND = 10_000;
 
 export function createSearchEngine<Embedded extends EmbeddedIndex>(
@@ -233,6 +232,6 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
     follower,
     fallbackFollower: settings.searchFallback === "embedded" ? followEmbedded() : null,
     embedder,
-    health: readAtMostEvery(HEALTH_CACHE_MS, readHealth),
+    health: readHealth,
   };
 }

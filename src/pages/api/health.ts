@@ -16,7 +16,7 @@ export const GET = route(operation("getHealth"), async ({ app, context }) => {
       data: {
         status: "ok",
         outbox: await app.outboxHealth(),
-        search: await app.searchEngine.health(),
+        search: await app.searchHealth(),
         store: app.storeHealth(),
         limits: app.limitsHealth(),
       },
