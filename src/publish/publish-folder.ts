@@ -31,8 +31,17 @@ const RUN_MARKER = "run-in-progress";
 const LOCK_FILENAME = "refresh.lock";
 
 /** Another run holds the publish folder (or, on PostgreSQL, the deployment's refresh lock). */
+/** Who holds a publish folder's run lock: a refresh writing it, or the machine's mirror applying the shared table to it. */
+export type FolderLockHolder = "refresh" | "mirror";
+
 export class RefreshBusyError extends Error {
   override name = "RefreshBusyError";
+  /** Who holds the lock (a mirror's apply is short: a refresh waits for it, publisher.ts). */
+  readonly heldBy: FolderLockHolder;
+  constructor(message: string, heldBy: FolderLockHolder = "refresh") {
+    super(message);
+    this.heldBy = heldBy;
+  }
 }
 
 /**
@@ -124,12 +133,13 @@ export class PublishFolder {
   }
 
   /**
-   * One run at a time per publish folder (a refresh, or a mirror's full catch-up): a lock file
-   * holding the owner's pid, taken over when that process is gone. Answers its release.
+   * One writer at a time per publish folder (a refresh, or the mirror applying the shared table):
+   * a lock file holding the owner's pid and kind, taken over when that process is gone. Answers
+   * its release; a RefreshBusyError saying who holds it otherwise.
    */
-  lockForRun(): () => void {
+  lockForRun(holder: FolderLockHolder = "refresh"): () => void {
     mkdirSync(this.stateDir, { recursive: true });
-    return acquireLock(path.join(this.stateDir, LOCK_FILENAME));
+    return acquireLock(path.join(this.stateDir, LOCK_FILENAME), holder);
   }
 
   /**
@@ -258,11 +268,11 @@ function walk(directory: string, visit: (file: string) => void): void {
   }
 }
 
-function acquireLock(file: string): () => void {
+function acquireLock(file: string, holder: FolderLockHolder): () => void {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, "wx");
-      writeSync(fd, String(process.pid));
+      writeSync(fd, `${process.pid} ${holder}`);
       closeSync(fd);
       return () => {
         try {
@@ -273,9 +283,13 @@ function acquireLock(file: string): () => void {
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const owner = Number(readFileSafe(file));
+      // "<pid> <holder>"; a bare pid is a refresh's (the format before mirrors took the lock).
+      const [pidText = "", heldBy = "refresh"] = readFileSafe(file).split(" ");
+      const owner = Number(pidText);
       if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new RefreshBusyError(`another refresh (pid ${owner}) is running on this publish folder`);
+        throw heldBy === "mirror"
+          ? new RefreshBusyError(`this machine's mirror (pid ${owner}) is writing this publish folder`, "mirror")
+          : new RefreshBusyError(`another refresh (pid ${owner}) is running on this publish folder`);
       }
       try {
         unlinkSync(file);

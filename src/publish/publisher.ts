@@ -114,6 +114,27 @@ export interface RefreshSummary {
 
 export { RefreshBusyError } from "./publish-folder.ts";
 
+/** How long a refresh waits for the machine's mirror to finish applying the shared table. */
+const MIRROR_WAIT_MS = 60_000;
+
+/**
+ * The folder's lock for a run. Held by another refresh: refused at once. Held by this machine's
+ * mirror (on PostgreSQL, applying another machine's publication: seconds at most): waited for, so
+ * neither writes a file the other is writing (the mirror would put a file's older bytes over the
+ * ones this run just rendered, which the run would then publish).
+ */
+async function lockFolderWaitingForMirror(folder: PublishFolder): Promise<() => void> {
+  const deadline = Date.now() + MIRROR_WAIT_MS;
+  for (;;) {
+    try {
+      return folder.lockForRun("refresh");
+    } catch (error) {
+      if (!(error instanceof RefreshBusyError) || error.heldBy !== "mirror" || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** A snapshot is renewed when it would expire within this long, when no schedule says when the next run is. */
 const UNSCHEDULED_RENEW_SECONDS = 12 * 3600;
 
@@ -138,7 +159,7 @@ export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
   const now = input.now ?? new Date();
   const folder = new PublishFolder(input.settings.publishDir);
   mkdirSync(folder.stateDir, { recursive: true });
-  const releaseLock = folder.lockForRun();
+  const releaseLock = await lockFolderWaitingForMirror(folder);
   let success = false;
   let shared: { release(): Promise<void> } | null = null;
   try {

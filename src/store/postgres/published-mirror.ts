@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type pg from "pg";
-import { PublishFolder, STATE_DIRNAME } from "../../publish/publish-folder.ts";
+import { PublishFolder, RefreshBusyError, STATE_DIRNAME } from "../../publish/publish-folder.ts";
 import {
   isMirrorablePath,
   type PublishedChange,
@@ -81,16 +81,25 @@ export async function startPublishedMirror(options: PublishedMirrorOptions): Pro
     const state = await documents.state();
     return revision > 0 && state !== null && revision < state.prunedRevision ? state : null;
   };
+  // Every apply holds the folder's run lock: a refresh of this machine's own folder (the leader's)
+  // writes files the table does not have yet, which an apply must neither overwrite with older
+  // bytes (the refresh would publish them) nor delete. While a refresh holds it, the apply waits
+  // for its turn (retryMs); a refresh that finds the mirror applying waits for it (publisher.ts).
   const applyOnce = async (): Promise<number> => {
-    let state = await behindPruned();
-    if (state === null) {
-      const reached = await applyChanges(documents, folder, revision);
-      state = await behindPruned();
-      if (state === null) revision = reached;
+    const release = folder.lockForRun("mirror");
+    try {
+      let state = await behindPruned();
+      if (state === null) {
+        const reached = await applyChanges(documents, folder, revision);
+        state = await behindPruned();
+        if (state === null) revision = reached;
+      }
+      if (state !== null) revision = await applyEverything(documents, folder, state.revision);
+      folder.writeState(REVISION_FILE, String(revision));
+      return revision;
+    } finally {
+      release();
     }
-    if (state !== null) revision = await applyEverything(documents, folder, state.revision);
-    folder.writeState(REVISION_FILE, String(revision));
-    return revision;
   };
   // One catch-up at a time; a notice during one runs another right after (it may have missed the rows).
   const catchUp = (): Promise<number> => {
@@ -122,8 +131,12 @@ export async function startPublishedMirror(options: PublishedMirrorOptions): Pro
         options.onRecovered?.(reached);
       }
     } catch (error) {
-      failing = true;
-      options.onError?.(error);
+      // A refresh of this folder under way is not a failure: its publication's notice, or the
+      // retry below, brings the mirror in step once it ends.
+      if (!(error instanceof RefreshBusyError)) {
+        failing = true;
+        options.onError?.(error);
+      }
       if (!stopped && retry === null) {
         retry = setTimeout(() => {
           retry = null;
@@ -185,40 +198,33 @@ async function applyChanges(documents: PublishedDocuments, folder: PublishFolder
 /**
  * A full catch-up: every file the table has (written when its bytes differ), every other file of
  * the folder deleted, then what changed after `stateRevision` (the state when it began: a
- * publication during the read may have removed a file already written). The folder's run lock is
- * held meanwhile: a refresh of this machine's own folder (the leader's) writes files the table
- * does not have yet, which this must neither delete nor overwrite; while one runs, the catch-up
- * fails and is tried again, and a refresh started meanwhile is refused as a second run would be.
+ * publication during the read may have removed a file already written). Run under the folder's
+ * run lock, as every apply (applyOnce).
  */
 async function applyEverything(
   documents: PublishedDocuments,
   folder: PublishFolder,
   stateRevision: number,
 ): Promise<number> {
-  const release = folder.lockForRun();
-  try {
-    const live = new Set<string>();
-    let after: { revision: number; path: string } | null = null;
-    let serveIndex: PublishedChange | null = null;
-    for (;;) {
-      // From revision 0: the files that exist, without tombstones.
-      const page = await documents.changesSince(0, after, PAGE_ROWS);
-      for (const change of page) {
-        if (!isMirrorablePath(change.path) || change.path.startsWith(`${STATE_DIRNAME}/mirror`)) continue;
-        live.add(change.path);
-        if (change.path === SERVE_INDEX_PATH) serveIndex = change;
-        else if (change.body !== null && !sameBytes(folder, change)) folder.write(change.path, change.body);
-      }
-      const last = page[page.length - 1];
-      if (!last || page.length < PAGE_ROWS) break;
-      after = { revision: last.revision, path: last.path };
+  const live = new Set<string>();
+  let after: { revision: number; path: string } | null = null;
+  let serveIndex: PublishedChange | null = null;
+  for (;;) {
+    // From revision 0: the files that exist, without tombstones.
+    const page = await documents.changesSince(0, after, PAGE_ROWS);
+    for (const change of page) {
+      if (!isMirrorablePath(change.path) || change.path.startsWith(`${STATE_DIRNAME}/mirror`)) continue;
+      live.add(change.path);
+      if (change.path === SERVE_INDEX_PATH) serveIndex = change;
+      else if (change.body !== null && !sameBytes(folder, change)) folder.write(change.path, change.body);
     }
-    for (const relative of folder.publishedFiles()) if (!live.has(relative)) folder.remove(relative);
-    if (serveIndex) applyChange(folder, serveIndex);
-    return await applyChanges(documents, folder, stateRevision);
-  } finally {
-    release();
+    const last = page[page.length - 1];
+    if (!last || page.length < PAGE_ROWS) break;
+    after = { revision: last.revision, path: last.path };
   }
+  for (const relative of folder.publishedFiles()) if (!live.has(relative)) folder.remove(relative);
+  if (serveIndex) applyChange(folder, serveIndex);
+  return await applyChanges(documents, folder, stateRevision);
 }
 
 /** Whether the folder already holds these bytes (a full catch-up rewrites only what differs). */
