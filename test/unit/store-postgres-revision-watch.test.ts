@@ -41,6 +41,18 @@ async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void
   }
 }
 
+/** One statement between BEGIN and COMMIT on a connection of the watched pool. */
+async function inOneTransaction(statement: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query(statement);
+    await client.query("COMMIT");
+  } finally {
+    client.release();
+  }
+}
+
 const revisionIn = async (client: pg.Client | pg.Pool) =>
   Number(
     (await client.query<{ revision: number }>("SELECT revision FROM store_revision WHERE id = 1")).rows[0]?.revision,
@@ -60,14 +72,7 @@ describe("the store revision an instance keeps", () => {
   it("is not trusted after a write of this process until read again", async () => {
     await until(() => watch.known() !== null);
     const before = watch.known() ?? 0;
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("UPDATE store_revision SET revision = revision + 1 WHERE id = 1");
-      await client.query("COMMIT");
-    } finally {
-      client.release();
-    }
+    await inOneTransaction("UPDATE store_revision SET revision = revision + 1 WHERE id = 1");
     // Right after the commit, before any notice could be handled: nothing kept, a read sees the write.
     expect(watch.known()).toBeNull();
     expect(await watch.read()).toBe(before + 1);
@@ -84,14 +89,7 @@ describe("the store revision an instance keeps", () => {
       `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
        VALUES ('watch-outbox-1', 'lead_notification', 'lead-x', 'pending', 0, '2026-11-27', '2026-11-27')`,
     );
-    const client = await pool.connect();
-    try {
-      await client.query("BEGIN");
-      await client.query("UPDATE outbox SET attempts = attempts + 1 WHERE message_id = 'watch-outbox-1'");
-      await client.query("COMMIT");
-    } finally {
-      client.release();
-    }
+    await inOneTransaction("UPDATE outbox SET attempts = attempts + 1 WHERE message_id = 'watch-outbox-1'");
     expect(watch.known()).toBe(before);
   });
 

@@ -73,21 +73,20 @@ const INSERT_LEAD = `INSERT INTO leads (${LEAD_COLUMNS})
  * A new lead in one statement, outside any transaction (one round trip instead of five): the
  * window opened, then the lead and its outbox row written only if this lead opened it. A
  * statement is atomic, so the three rows land together or none does. Parameters: the window's
- * ($1-$7, windowValues: $1 the merchant, $3 the lead type, $5 the lead, $7 its creation time),
- * then the lead's other columns ($8-$18) and the outbox message ($19). Answers the new lead's id
- * when it was written.
+ * ($1-$7, windowValues; $5 the lead), the lead's ($8-$22, leadValues) and the outbox message
+ * ($23). Answers the new lead's id when it was written.
  */
 const OPEN_LEAD = `WITH opened AS (${OPEN_WINDOW} RETURNING lead_id),
   lead AS (
     INSERT INTO leads (${LEAD_COLUMNS})
-    SELECT $5, $1, $8::text, $9::text, $3, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text,
-      $16::text, $17::text, $18::text, 'received', $7
+    SELECT $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::text,
+      $17::text, $18::text, $19::text, $20::text, $21::text, 'received', $22::text
     FROM opened WHERE opened.lead_id = $5
-    RETURNING lead_id
+    RETURNING lead_id, created_at
   ),
   queued AS (
     INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
-    SELECT $19::text, 'lead_notification', lead_id, 'pending', 0, $7, $7 FROM lead
+    SELECT $23::text, 'lead_notification', lead_id, 'pending', 0, created_at, created_at FROM lead
     RETURNING subject_id
   )
   SELECT (SELECT subject_id FROM queued) AS created`;
@@ -131,23 +130,12 @@ function leadValues(lead: InsertLeadInput["lead"]): unknown[] {
  * the whole rule in a transaction (insertLead).
  */
 async function openNewLead(pool: pg.Pool, input: InsertLeadInput): Promise<InsertLeadOutcome | null> {
-  const { lead } = input;
   const row = await one<{ created: string | null }>(pool, OPEN_LEAD, [
     ...windowValues(input),
-    lead.brickId,
-    lead.intent,
-    lead.contactName,
-    lead.contactEmail,
-    lead.contactPhone,
-    lead.message,
-    lead.aiContext,
-    lead.intentData ? JSON.stringify(lead.intentData) : null,
-    lead.metadata ? JSON.stringify(lead.metadata) : null,
-    lead.agentId,
-    lead.channel,
+    ...leadValues(input.lead),
     input.outboxMessageId,
   ]);
-  return row?.created === lead.leadId ? { kind: "created", leadId: lead.leadId } : null;
+  return row?.created === input.lead.leadId ? { kind: "created", leadId: input.lead.leadId } : null;
 }
 
 /** The lead's row locked, then how many follow-ups it has (agent_to_merchant messages). */
