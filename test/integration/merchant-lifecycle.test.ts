@@ -227,22 +227,27 @@ describe("a merchant's lifecycle through the operator command", () => {
       JSON.stringify({ siret: "12345678900000", legal_name: "X" }),
       "",
       "{ pas du JSON",
+      // Past the reader's limit (1 MiB): rejected by its number, never held whole.
+      `{"description":"${"x".repeat(1024 * 1024)}"}`,
     ];
     const file = path.join(server.dataDir, "bulk.ndjson");
     writeFileSync(file, `${lines.join("\n")}\n`);
     const first = await merchants("import", file);
     expect(first.code).toBe(1);
     expect(first.stdout.split("\n").slice(0, 2)).toEqual([
-      "4 read: 2 added, 0 updated, 0 unchanged, 0 done by an earlier run, 2 rejected",
+      "5 read: 2 added, 0 updated, 0 unchanged, 0 done by an earlier run, 3 rejected",
       "line 3: siret: is not a valid SIRET (its check digit is wrong)",
     ]);
     expect(first.stdout).toContain("line 5: (line): the line is not JSON (");
+    expect(first.stdout).toContain(
+      "line 6: (line): the line is longer than 1 MiB; a line holds one declaration of a few kilobytes",
+    );
     expect(first.stdout).toContain("line 3: business_name: is required");
     expect(await searchIds("Fleuriste Importé 2")).toHaveLength(1);
 
     // The same file again: every line was recorded as done.
     const again = await merchants("import", file, "--json");
-    expect(JSON.parse(again.stdout)).toMatchObject({ read: 4, created: 0, updated: 0, unchanged: 0, resumed: 4 });
+    expect(JSON.parse(again.stdout)).toMatchObject({ read: 5, created: 0, updated: 0, unchanged: 0, resumed: 5 });
 
     // A new file that changes one merchant and repeats the other: one update, one unchanged.
     const edited = path.join(server.dataDir, "bulk-2.ndjson");

@@ -20,6 +20,8 @@ export interface ImportReport {
 export interface ImportLine {
   number: number;
   text: string;
+  /** The line was longer than the reader keeps (its text is not given): rejected with its number. */
+  overLimit?: true;
 }
 
 /** What one line did, and to which merchant. */
@@ -67,10 +69,13 @@ export async function importJsonLines(
   let batch: ImportLine[] = [];
   const applyBatch = async () => {
     if (batch.length === 0) return;
-    const applying = batch.map((line) => ({ line, value: jsonOf(line.text) }));
+    const applying = batch.map((line) => ({
+      line,
+      value: line.overLimit ? new UnreadableLine(TOO_LONG) : jsonOf(line.text),
+    }));
     batch = [];
     const keys = mergedKeys(
-      applying.flatMap(({ value }) => (value instanceof NotJson ? [] : [applier.keysOf(value.json)])),
+      applying.flatMap(({ value }) => (value instanceof UnreadableLine ? [] : [applier.keysOf(value.json)])),
     );
     await deps.registry.applyBatch(keys, (registry) => {
       for (const { line, value } of applying) applyLine(line.number, value, registry, applier, report, options);
@@ -79,7 +84,7 @@ export async function importJsonLines(
     await checkpoints.write(options.importKey, (applying[applying.length - 1] as { line: ImportLine }).line.number);
   };
   for await (const line of lines) {
-    if (line.text.trim() === "") continue;
+    if (!line.overLimit && line.text.trim() === "") continue;
     report.read += 1;
     if (line.number <= doneUpTo) {
       report.resumed += 1;
@@ -92,19 +97,21 @@ export async function importJsonLines(
   return report;
 }
 
-/** A line that is not JSON, and why. */
-class NotJson {
-  readonly reason: string;
-  constructor(reason: string) {
-    this.reason = reason;
+const TOO_LONG = "the line is longer than 1 MiB; a line holds one declaration of a few kilobytes";
+
+/** A line that cannot be read as a JSON value, and why (said to the operator with its number). */
+class UnreadableLine {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
   }
 }
 
-function jsonOf(text: string): { json: unknown } | NotJson {
+function jsonOf(text: string): { json: unknown } | UnreadableLine {
   try {
     return { json: JSON.parse(text) as unknown };
   } catch (error) {
-    return new NotJson((error as Error).message);
+    return new UnreadableLine(`the line is not JSON (${(error as Error).message})`);
   }
 }
 
@@ -119,15 +126,15 @@ export function mergedKeys(all: RegistryBatchKeys[]): RegistryBatchKeys {
 
 function applyLine(
   number: number,
-  value: { json: unknown } | NotJson,
+  value: { json: unknown } | UnreadableLine,
   registry: MerchantRegistryView,
   applier: LineApplier,
   report: ImportReport,
   options: JsonLinesOptions,
 ): void {
   try {
-    if (value instanceof NotJson) {
-      throw validationError([{ path: "", message: `the line is not JSON (${value.reason})` }]);
+    if (value instanceof UnreadableLine) {
+      throw validationError([{ path: "", message: value.message }]);
     }
     const { outcome, abId } = registry.row(() => applier.apply(registry, value.json));
     report[outcome] += 1;
