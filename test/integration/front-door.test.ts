@@ -174,12 +174,15 @@ describe("the notices", () => {
       "effacés 24 mois après le dernier échange",
       "les réponses écrites par le commerçant dans son espace Abeille et les messages à l'équipe sont effacés",
       "l'assistant IA qui a envoyé la demande peut la lire avec ce même code",
+      // What the service does, no more: no email copy of a request is sent to the person.
+      "Abeille ne vous envoie pas de copie de votre demande",
       "<h2>Vos droits</h2>",
       'href="mailto:equipe@abeille.local"',
       "CNIL",
     ]) {
       expect(page).toContain(part);
     }
+    expect(page).not.toContain("copie et à suivre");
   });
 
   it("gives the legal notice, naming what the operator has not configured", async () => {
