@@ -6,8 +6,9 @@
  * server's background work (jobs/background.ts): the lead outbox worker (in a thread of its own),
  * and, on the machine that leads (always, on SQLite), the retention schedule, the publication
  * schedule and the search follower.
- * (package.json builds the bundle first.) Settings come from the environment (README,
- * "Configuration"); the command line takes none but --help.
+ * `--build` (which `npm start` passes) builds the bundle first, after `--help` is answered, so
+ * `npm start -- --help` prints at once. Settings come from the environment (README,
+ * "Configuration"); the command line takes no other option.
  *
  * Exit status:
  *   0  stopped by SIGINT or SIGTERM
@@ -25,6 +26,24 @@ import { EXIT_DONE, EXIT_FAILED, EXIT_USAGE, runCommand } from "./cli.ts";
 import { BACKGROUND_OWNER_ENV, type ClusterMessage, superviseServers } from "./cluster.ts";
 import { jobArgv } from "./compile-cache.ts";
 
+/**
+ * Builds the server bundle (astro build, its output on this terminal) before anything else
+ * starts; a failed build ends `npm start` with one line (the build's own messages above it).
+ */
+function buildOrExit(): void {
+  const astro = path.join(import.meta.dirname, "..", "node_modules", "astro", "bin", "astro.mjs");
+  const build = spawnSync(process.execPath, [astro, "build"], {
+    cwd: path.join(import.meta.dirname, ".."),
+    stdio: "inherit",
+  });
+  if (build.status !== 0) {
+    process.stderr.write(
+      `start: the build failed (${build.signal ?? `exit ${build.status}`}); its messages are above\n`,
+    );
+    process.exit(1);
+  }
+}
+
 /** How often, at most, a process tells the owner of the outbox that it wrote rows. */
 const OUTBOX_NUDGE_INTERVAL_MS = 20;
 
@@ -35,9 +54,10 @@ await runCommand(
     notes: [
       "Builds, migrates, seeds the demo registry when the database is empty, then serves on PORT",
       "(default 4321) with SERVER_PROCESSES processes. Every setting is an environment variable",
-      "(README, Configuration); `node jobs/start.ts` serves without building.",
+      "(README, Configuration). --build (which npm start passes) builds the bundle first;",
+      "`node jobs/start.ts` serves the bundle already built.",
     ],
-    options: {},
+    options: { build: { type: "boolean", default: false } },
     exitStatuses: [
       [EXIT_DONE, "stopped by SIGINT or SIGTERM"],
       [
@@ -47,9 +67,10 @@ await runCommand(
       [EXIT_USAGE, "usage: a wrong option or argument, said in one line (nothing was done)"],
     ],
   },
-  async () => {
+  async ({ values }) => {
     const config = configOrExit();
 
+    if (cluster.isPrimary && values.build) buildOrExit();
     if (cluster.isPrimary) {
       // A port another program holds would make every server process fail and be replaced forever:
       // one clear line instead, before anything else runs.

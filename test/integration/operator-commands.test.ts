@@ -30,7 +30,7 @@ const scripts = (
   JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
 ).scripts;
 const COMMANDS = Object.entries(scripts)
-  .map(([name, command]) => ({ name, job: /node [^&]* (jobs\/[a-z-]+\.ts)$/.exec(command)?.[1] }))
+  .map(([name, command]) => ({ name, job: /node [^&]* (jobs\/[a-z-]+\.ts)( --[a-z-]+)*$/.exec(command)?.[1] }))
   .filter((entry): entry is { name: string; job: string } => entry.job !== undefined);
 
 /** How the README and --help name a command: `npm start`, `npm run <name>`. */
@@ -114,6 +114,18 @@ describe("every operator command", () => {
     expect([code, stderr]).toEqual([0, ""]);
     expect(stdout).toMatch(/^usage: npm run retention\n/);
     expect(existsSync(dataDir)).toBe(false);
+  });
+
+  it("npm start -- --help, through npm, prints the usage without building or serving", async () => {
+    const dataDir = path.join(work, "never-start-npm");
+    const entry = path.join(root, "dist", "server", "entry.mjs");
+    const builtAt = existsSync(entry) ? statSync(entry).mtimeMs : null;
+    const { code, stdout, stderr } = await run("npm", ["start", "-s", "--", "--help"], { DATA_DIR: dataDir });
+    expect([code, stderr]).toEqual([0, ""]);
+    expect(stdout).toMatch(/^usage: npm start\n/);
+    expect(existsSync(dataDir)).toBe(false);
+    // The bundle was not built again (astro build rewrites its entry).
+    expect(existsSync(entry) ? statSync(entry).mtimeMs : null).toBe(builtAt);
   });
 });
 
