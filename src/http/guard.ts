@@ -52,6 +52,18 @@ export type Operation =
   | "tool"
   | "open";
 
+/**
+ * The operations of people's pages (the microsite, the tracking page, the notices, the merchant
+ * space): their failures are French HTML pages, not the JSON envelope (pageRoute, and the
+ * OpenAPI document says so).
+ */
+export const PAGE_OPERATIONS: ReadonlySet<Operation> = new Set<Operation>([
+  "page",
+  "space",
+  "space_sign_in",
+  "space_claim",
+]);
+
 export interface Caller {
   /** null for anonymous callers. */
   agentId: string | null;

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { type ErrorCode, errorCatalog } from "../errors/catalog.ts";
+import { PAGE_OPERATIONS } from "../http/guard.ts";
 import { API_VERSION, SERVICE_DESCRIPTION, SERVICE_NAME } from "../mcp/discovery.ts";
 import { errorEnvelopeSchema } from "./envelopes.ts";
 import { ComponentRegistry, type JsonSchema } from "./json-schema.ts";
@@ -154,10 +155,24 @@ function buildDocument(baseUrl: string): OpenApiDocument {
       );
     }
     for (const [status, codes] of errorCodesByStatus(operation)) {
-      // A JSON-RPC endpoint answers its refusals as JSON-RPC errors (src/http/json-rpc-endpoint.ts).
-      const errorBody = operation.jsonRpc ? jsonRpcRefusal : errorSchemaFor(codes);
       const headers = errorHeaders(codes, operation);
       const existing = responses[status];
+      // People's pages answer their failures as French HTML pages (pageRoute), not the envelope.
+      if (PAGE_OPERATIONS.has(operation.access)) {
+        const said = codes.map((code) => `${code}: ${errorCatalog[code].message}`).join("; ");
+        if (existing && typeof existing === "object" && !Array.isArray(existing)) {
+          existing.description = `${String(existing.description)}; or an HTML page saying the failure in French (${codes.join(", ")})`;
+          continue;
+        }
+        responses[status] = {
+          description: `An HTML page saying the failure in French. ${said}`,
+          ...(headers ? { headers } : {}),
+          content: { "text/html": { schema: { type: "string" } } },
+        };
+        continue;
+      }
+      // A JSON-RPC endpoint answers its refusals as JSON-RPC errors (src/http/json-rpc-endpoint.ts).
+      const errorBody = operation.jsonRpc ? jsonRpcRefusal : errorSchemaFor(codes);
       if (existing && typeof existing === "object" && !Array.isArray(existing)) {
         // A status the operation answers in its own format too (JSON-RPC): either body.
         const content = existing.content as Record<string, { schema: JsonSchema }> | undefined;

@@ -2,6 +2,7 @@ import type { App } from "../app.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import { serviceErrorOf } from "../errors/service-error.ts";
 import type { RequestContext } from "../http/envelope.ts";
+import { PAGE_OPERATIONS } from "../http/guard.ts";
 import type { Reply } from "../http/reply.ts";
 import { reply } from "../http/reply.ts";
 import { errorAnswer } from "../http/respond.ts";
@@ -111,6 +112,10 @@ export function pageRoute<Spec extends OperationSpec>(
   handler: (route: OperationContext<Spec>) => Reply | Promise<Reply>,
   failures: PageFailures = {},
 ): OperationEndpoint<Spec> {
+  // The OpenAPI document describes these failures as HTML from the operation's access: the two agree.
+  if (!PAGE_OPERATIONS.has(operation.access)) {
+    throw new Error(`${operation.operationId}: a page route needs a page operation, not ${operation.access}`);
+  }
   return route(operation, handler, {
     renderFailure: (context, failure) => renderPageFailure(context, failure, failures),
   });

@@ -140,6 +140,29 @@ describe("the OpenAPI document", () => {
     expect(validator.check("GET", url, 200, "application/json", { success: true }).errors.length).toBeGreaterThan(0);
   });
 
+  it("describes the failures of people's pages as the French HTML pages they are, the API's as the envelope", () => {
+    const contentOf = (pathKey: string, method: string, status: string) =>
+      Object.keys(
+        ((document.paths[pathKey]?.[method]?.responses as Record<string, { content?: Record<string, unknown> }>)[status]
+          ?.content ?? {}) as Record<string, unknown>,
+      );
+    for (const [pathKey, method] of [
+      ["/m/{ab_id}", "get"],
+      ["/m/{ab_id}", "post"],
+      ["/suivi", "post"],
+      ["/pro/{ab_id}", "post"],
+      ["/pro/revendiquer", "post"],
+    ] as const) {
+      for (const status of ["429", "500", "503"])
+        expect(contentOf(pathKey, method, status), `${method} ${pathKey} ${status}`).toEqual(["text/html"]);
+    }
+    expect(contentOf("/m/{ab_id}", "post", "400")).toEqual(["text/html"]);
+    for (const status of ["400", "429", "503"])
+      expect(contentOf("/api/contact/brick", "post", status)).toEqual(["application/json"]);
+    const validator = new OpenApiValidator(document as unknown as Record<string, never>);
+    expect(validator.check("POST", "/m/ab_zzzzzzzz", 429, "text/html", "<!doctype html>").errors).toEqual([]);
+  });
+
   it("generates parameters from the zod schemas, with their bounds", () => {
     const parameters = document.paths["/api/registry/search"]?.get?.parameters as Record<string, unknown>[];
     const byName = new Map(parameters.map((parameter) => [parameter.name, parameter]));
