@@ -141,11 +141,13 @@ describe("the OpenAPI document", () => {
   });
 
   it("describes the failures of people's pages as the French HTML pages they are, the API's as the envelope", () => {
-    const contentOf = (pathKey: string, method: string, status: string) =>
-      Object.keys(
-        ((document.paths[pathKey]?.[method]?.responses as Record<string, { content?: Record<string, unknown> }>)[status]
-          ?.content ?? {}) as Record<string, unknown>,
-      );
+    const contentOf = (pathKey: string, method: string, status: string) => {
+      const responses = (document.paths[pathKey]?.[method]?.responses ?? {}) as Record<
+        string,
+        { content?: Record<string, unknown> }
+      >;
+      return Object.keys(responses[status]?.content ?? {});
+    };
     for (const [pathKey, method] of [
       ["/m/{ab_id}", "get"],
       ["/m/{ab_id}", "post"],
