@@ -5,6 +5,7 @@ import { renderLeadNotification } from "../domain/leads/render-lead-notification
 import { leadEmailConfirmationPath, renderLeadEmailConfirmation } from "../domain/merchant-space/lead-email.ts";
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import type { LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
+import { leadPath } from "../domain/merchant-space/lead-paths.ts";
 import type { OutboxMessage, OutboxRepository, OutboxResult } from "../domain/outbox-store.ts";
 import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
 import { logger } from "../logging.ts";
@@ -189,7 +190,7 @@ export async function compose(
       if (!lead) throw new PermanentFailure("the lead no longer exists");
       if (lead.anonymizedAt) throw new PermanentFailure("the lead was anonymised before delivery");
       if (!lead.merchantEmail) throw new PermanentFailure("the merchant has no email address");
-      const email = renderLeadNotification(lead);
+      const email = renderLeadNotification(lead, { spaceUrl: `${deps.baseUrl}${leadPath(lead.abId, lead.leadId)}` });
       return {
         outboxId: message.messageId,
         fileStem,

@@ -11,7 +11,7 @@ import { loadConfig } from "../../src/config/config.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { decodeQuotedPrintable } from "../helpers/eml.ts";
-import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
+import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
 let app: App;
@@ -91,6 +91,10 @@ describe("the demo outbox (no SMTP configured)", () => {
     const text = decodeQuotedPrintable(raw);
     expect(text).toContain("Bonjour,");
     expect(text).toContain("Comment répondre");
+    // Where the merchant can answer through Abeille: the lead's page in its space, on BASE_URL.
+    expect(text.replace(/\s+/g, " ")).toContain(
+      `Vous pouvez aussi répondre depuis votre espace Abeille, où la demande vous attend : ${TEST_BASE_URL}/pro/${abId}/demandes/${leadId}`,
+    );
     expect(text).toContain(PERSONAL.message);
     // Sector fields carry their French labels from the lead contract.
     for (const field of card.lead_contract.sector_fields as JsonObject[]) {

@@ -3,6 +3,9 @@ import { renderFollowUp } from "../../src/domain/leads/render-follow-up.ts";
 import { type LeadEmailInput, renderLeadNotification } from "../../src/domain/leads/render-lead-notification.ts";
 import { renderPlatformNotification } from "../../src/domain/platform-contact/render-platform-notification.ts";
 
+/** The lead's page in the merchant space, as the outbox gives it. */
+const SPACE = { spaceUrl: "https://abeille.example/pro/ab_12345678/demandes/lead-1" };
+
 const lead: LeadEmailInput = {
   leadId: "5b7f0d1e-6f3a-4c1b-9d2e-7a8b9c0d1e2f",
   abId: "ab_12345678",
@@ -25,20 +28,20 @@ const lead: LeadEmailInput = {
 
 describe("the merchant's lead notification", () => {
   it("is in French, with a subject by lead type", () => {
-    expect(renderLeadNotification(lead).subject).toBe("Nouvelle demande de devis via Abeille");
-    expect(renderLeadNotification({ ...lead, leadType: "rdv" }).subject).toBe(
+    expect(renderLeadNotification(lead, SPACE).subject).toBe("Nouvelle demande de devis via Abeille");
+    expect(renderLeadNotification({ ...lead, leadType: "rdv" }, SPACE).subject).toBe(
       "Nouvelle demande de rendez-vous via Abeille",
     );
-    expect(renderLeadNotification({ ...lead, leadType: "estimation" }).subject).toBe(
+    expect(renderLeadNotification({ ...lead, leadType: "estimation" }, SPACE).subject).toBe(
       "Nouvelle demande d'estimation via Abeille",
     );
-    expect(renderLeadNotification({ ...lead, leadType: "contact" }).subject).toBe(
+    expect(renderLeadNotification({ ...lead, leadType: "contact" }, SPACE).subject).toBe(
       "Nouvelle demande de contact via Abeille",
     );
   });
 
   it("lists the contact, the message, sector fields with their French labels, the project and how to answer", () => {
-    const { text } = renderLeadNotification(lead);
+    const { text } = renderLeadNotification(lead, SPACE);
     expect(text).toContain("Nom : Camille <Martin>");
     expect(text).toContain("E-mail : camille.martin@example.fr");
     expect(text).toContain("Moyen de contact préféré : E-mail ou téléphone");
@@ -54,6 +57,10 @@ describe("the merchant's lead notification", () => {
     expect(text).toContain("Contexte transmis par le logiciel qui a envoyé la demande");
     expect(text).toContain("Comment répondre");
     expect(text).toContain("Vous pouvez aussi appeler le +33 6 12 34 56 78.");
+    expect(text).toContain("Cette réponse part de votre messagerie : Abeille ne la lit pas et ne la relaie pas.");
+    expect(text).toContain(
+      `Vous pouvez aussi répondre depuis votre espace Abeille, où la demande vous attend : ${SPACE.spaceUrl} (il faut avoir revendiqué votre fiche).`,
+    );
     expect(text).toContain("Reçue le : 22 novembre 2026 à 08:20");
     expect(text).toContain("Transmise par : un logiciel sans clé d'API, par l'API d'Abeille");
     expect(text).toContain(
@@ -62,7 +69,7 @@ describe("the merchant's lead notification", () => {
   });
 
   it("says a person wrote a lead in the form of the merchant's page, never that an AI assistant sent it", () => {
-    const { text, html } = renderLeadNotification({ ...lead, channel: "page", aiContext: null, agentId: null });
+    const { text, html } = renderLeadNotification({ ...lead, channel: "page", aiContext: null, agentId: null }, SPACE);
     expect(text).toContain(
       "La personne ci-dessous l'a écrite elle-même dans le formulaire de contact de votre fiche sur Abeille.",
     );
@@ -72,13 +79,13 @@ describe("the merchant's lead notification", () => {
   });
 
   it("names the registered agent that sent a lead through the API", () => {
-    const { text } = renderLeadNotification({ ...lead, agentId: "agt_123" });
+    const { text } = renderLeadNotification({ ...lead, agentId: "agt_123" }, SPACE);
     expect(text).toContain("Un assistant IA enregistré auprès d'Abeille (agt_123) l'a transmise par l'API d'Abeille");
     expect(text).toContain("Transmise par : l'assistant IA enregistré agt_123, par l'API d'Abeille");
   });
 
   it("escapes the HTML part and loads nothing remote (no images, no links, no tracking)", () => {
-    const { html } = renderLeadNotification(lead);
+    const { html } = renderLeadNotification(lead, SPACE);
     expect(html).toContain("Camille &lt;Martin&gt;");
     expect(html).toContain("séminaire &amp; voulons");
     expect(html).not.toMatch(/<img|<link|<script|src=|href=|url\(/i);
@@ -86,17 +93,20 @@ describe("the merchant's lead notification", () => {
   });
 
   it("leaves out what was not given", () => {
-    const { text } = renderLeadNotification({
-      ...lead,
-      contactPhone: null,
-      message: null,
-      aiContext: null,
-      intentData: null,
-      metadata: null,
-      intent: null,
-      brickName: null,
-      agentId: "agt_123",
-    });
+    const { text } = renderLeadNotification(
+      {
+        ...lead,
+        contactPhone: null,
+        message: null,
+        aiContext: null,
+        intentData: null,
+        metadata: null,
+        intent: null,
+        brickName: null,
+        agentId: "agt_123",
+      },
+      SPACE,
+    );
     expect(text).not.toContain("Téléphone");
     expect(text).not.toContain("— Message —");
     expect(text).not.toContain("Détails de la demande");

@@ -34,7 +34,11 @@ function senderOf(lead: Pick<LeadEmailInput, "channel" | "agentId">): string {
 }
 
 /** The French email that carries a new lead to the merchant (« Nouvelle demande de devis via Abeille »). */
-export function renderLeadNotification(lead: LeadEmailInput): RenderedEmail {
+export function renderLeadNotification(
+  lead: LeadEmailInput,
+  /** The lead's page in the merchant's space, where it can answer through Abeille too. */
+  options: { spaceUrl: string },
+): RenderedEmail {
   const noun = leadTypeNoun(lead.leadType);
   const subject = `Nouvelle ${noun} via Abeille`;
   const contactRows: EmailRow[] = [
@@ -63,7 +67,8 @@ export function renderLeadNotification(lead: LeadEmailInput): RenderedEmail {
     paragraphs: [
       `Répondez simplement à cet e-mail : votre réponse partira directement à ${lead.contactName} (${lead.contactEmail}).`,
       ...(lead.contactPhone ? [`Vous pouvez aussi appeler le ${lead.contactPhone}.`] : []),
-      "Abeille ne lit pas et ne relaie pas votre réponse.",
+      "Cette réponse part de votre messagerie : Abeille ne la lit pas et ne la relaie pas.",
+      `Vous pouvez aussi répondre depuis votre espace Abeille, où la demande vous attend : ${options.spaceUrl} (il faut avoir revendiqué votre fiche). Abeille envoie alors votre réponse par e-mail à la personne${lead.channel === "page" ? ", qui la retrouve aussi sur sa page de suivi." : ", et le logiciel qui a transmis la demande peut la lire."}`,
     ],
   });
   sections.push({

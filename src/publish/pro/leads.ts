@@ -2,6 +2,7 @@ import { frenchDateTime } from "../../domain/leads/email-format.ts";
 import { intentRows, sectorLabel, sectorRows } from "../../domain/leads/lead-labels.ts";
 import type { LeadMessageRecord, MerchantLead, MerchantLeadStatus } from "../../domain/leads/lead-store.ts";
 import type { MerchantLeadPage } from "../../domain/leads/merchant-leads.ts";
+import { leadPath, leadsPath } from "../../domain/merchant-space/lead-paths.ts";
 import { LEAD_ANSWER_MAX, LEAD_RESPONSE_OUTCOMES, type LeadResponse } from "../../schemas/leads.ts";
 import { CSRF_FIELD } from "../../schemas/merchant-space.ts";
 import { LEAD_TYPE_LABELS_FR } from "../format-fr.ts";
@@ -14,8 +15,7 @@ import { listingSpacePath } from "./layout.ts";
  * Bodies only: the space's layout (renderProPage) wraps them.
  */
 
-export const leadsPath = (abId: string) => `/pro/${abId}/demandes`;
-export const leadPath = (abId: string, leadId: string) => `${leadsPath(abId)}/${leadId}`;
+export { leadPath, leadsPath } from "../../domain/merchant-space/lead-paths.ts";
 
 const MERCHANT_STATUS_FR: Record<MerchantLeadStatus | "open", string> = {
   open: "À traiter",
