@@ -64,15 +64,16 @@ export async function dispatchDueMessages(deps: DispatchDeps): Promise<DispatchR
     leaseUntil: new Date(now.getTime() + (deps.leaseMs ?? DEFAULT_LEASE_MS)).toISOString(),
     limit: deps.batchSize ?? DEFAULT_BATCH,
   });
+  const delivering = await withBatchLeads(deps, claimed);
   const results = deps.settleEach
     ? await Promise.all(
         claimed.map(async (message) => {
-          const result = await deliver(deps, message);
+          const result = await deliver(delivering, message);
           await deps.outbox.settle([result]);
           return result;
         }),
       )
-    : await Promise.all(claimed.map((message) => deliver(deps, message)));
+    : await Promise.all(claimed.map((message) => deliver(delivering, message)));
   if (!deps.settleEach) await deps.outbox.settle(results);
   const report: DispatchReport = { claimed: claimed.length, sent: 0, retried: 0, failed: 0 };
   for (const result of results) {
@@ -167,6 +168,22 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
     logger.warn("outbox message refused; will retry", { ...fields, next_attempt_at: nextAttemptAt });
     return { ...base, outcome: "retry", nextAttemptAt, error };
   }
+}
+
+/**
+ * The batch's new-lead notifications read their leads in one read (findManyForDelivery) rather
+ * than one each: a round trip per email on PostgreSQL. A lead the read did not find (gone since
+ * the claim) is read again by compose, which says why it cannot be sent.
+ */
+async function withBatchLeads(deps: DispatchDeps, claimed: readonly OutboxMessage[]): Promise<DispatchDeps> {
+  const leadIds = claimed.filter((message) => message.kind === "lead_notification").map((message) => message.subjectId);
+  if (leadIds.length < 2) return deps;
+  const found = await deps.leads.findManyForDelivery(leadIds);
+  const { leads } = deps;
+  return {
+    ...deps,
+    leads: { ...leads, findForDelivery: async (leadId) => found.get(leadId) ?? (await leads.findForDelivery(leadId)) },
+  };
 }
 
 /** Renders the email an outbox row announces, from the current state of its subject. */

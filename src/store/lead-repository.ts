@@ -298,6 +298,15 @@ export function createLeadRepository(db: StoreConnection): LeadRepository {
       const row = forDelivery.get(leadId);
       return row ? toLeadForDelivery(row) : null;
     },
+    async findManyForDelivery(leadIds) {
+      // Local reads: one prepared statement per lead costs microseconds.
+      const found = new Map<string, LeadForDelivery>();
+      for (const leadId of new Set(leadIds)) {
+        const row = forDelivery.get(leadId);
+        if (row) found.set(leadId, toLeadForDelivery(row));
+      }
+      return found;
+    },
     insertFollowUp: async (input) => insertFollowUpTx.immediate(input),
     async findFollowUpForDelivery(messageId) {
       const row = followUp.get(messageId);

@@ -98,6 +98,12 @@ for (const engine of storeEngines()) {
         channel: "api",
         merchantSector: "bakery",
       });
+      // A batch's leads in one read: the same leads as one read each, an absent id left out.
+      const many = await leads.findManyForDelivery([first.lead.leadId, "absent", later.lead.leadId, first.lead.leadId]);
+      expect([...many.keys()].sort()).toEqual([first.lead.leadId, later.lead.leadId].sort());
+      expect(many.get(first.lead.leadId)).toEqual(await leads.findForDelivery(first.lead.leadId));
+      expect(many.get(later.lead.leadId)).toEqual(await leads.findForDelivery(later.lead.leadId));
+      expect((await leads.findManyForDelivery([])).size).toBe(0);
       const followUp = await leads.findFollowUpForDelivery(withNews.followUp.messageId);
       expect([followUp?.body, followUp?.position]).toEqual(["Et le robinet fuit aussi.", 1]);
       expect(

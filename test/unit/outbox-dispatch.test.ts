@@ -14,7 +14,7 @@ import { loadConfig } from "../../src/config/config.ts";
 import { createLead } from "../../src/domain/leads/create-lead.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from "../../src/mail/backoff.ts";
-import { type DispatchDeps, describeFailure, dispatchDueMessages } from "../../src/mail/dispatch-outbox.ts";
+import { compose, type DispatchDeps, describeFailure, dispatchDueMessages } from "../../src/mail/dispatch-outbox.ts";
 import { notifyOutbox } from "../../src/mail/outbox-signal.ts";
 import { startOutboxWorker } from "../../src/mail/outbox-worker.ts";
 import { createMailTransport, type MailTransport, type OutgoingMail } from "../../src/mail/transport.ts";
@@ -257,6 +257,43 @@ describe("dispatch", () => {
     const summary = await app.leads.findSummary(lead.leadId);
     expect(summary?.trackingStatus).toBe("delivered");
     expect(summary?.deliveredAt).toBe(clock.toISOString());
+  });
+
+  it("reads the leads of a batch's notifications in one read, each email as from one read of its own", async () => {
+    await settleAll();
+    const leads = [await newLead(abIds[0]), await newLead(abIds[1]), await newLead(abIds[2])];
+    const reads = { one: 0, many: 0 };
+    const counted = {
+      ...app.leads,
+      findForDelivery: (leadId: string) => {
+        reads.one += 1;
+        return app.leads.findForDelivery(leadId);
+      },
+      findManyForDelivery: (leadIds: readonly string[]) => {
+        reads.many += 1;
+        return app.leads.findManyForDelivery(leadIds);
+      },
+    };
+    const batched = recordingTransport();
+    const report = await dispatchDueMessages({ ...deps(batched), leads: counted });
+    expect(report).toEqual({ claimed: 3, sent: 3, retried: 0, failed: 0 });
+    expect(reads).toEqual({ one: 0, many: 1 });
+    const byLead = new Map(batched.sent.map((mail) => [mail.headers?.["X-Abeille-Lead-Id"], mail]));
+    for (const lead of leads) {
+      const mail = byLead.get(lead.leadId);
+      const alone = await compose(deps(recordingTransport()), {
+        messageId: mail?.outboxId as string,
+        kind: "lead_notification",
+        subjectId: lead.leadId,
+        status: "sent",
+        attempts: 0,
+        nextAttemptAt: clock.toISOString(),
+        lastError: null,
+        createdAt: clock.toISOString(),
+        sentAt: null,
+      });
+      expect([mail?.to, mail?.subject, mail?.text]).toEqual([alone.to, alone.subject, alone.text]);
+    }
   });
 
   it("retries with backoff and fails the lead after the last attempt", async () => {

@@ -26,6 +26,7 @@ import type {
   InsertFollowUpOutcome,
   InsertLeadInput,
   InsertLeadOutcome,
+  LeadForDelivery,
   LeadRepository,
   RecordResponseOutcome,
 } from "../../domain/leads/lead-store.ts";
@@ -49,6 +50,7 @@ import { inTransaction, firstRow as one } from "./transaction.ts";
 type Client = pg.PoolClient;
 
 const FOR_DELIVERY = LEAD_FOR_DELIVERY.replace("WHERE l.lead_id = ?", "WHERE l.lead_id = $1");
+const MANY_FOR_DELIVERY = LEAD_FOR_DELIVERY.replace("WHERE l.lead_id = ?", "WHERE l.lead_id = ANY($1::text[])");
 const SUMMARY = LEAD_SUMMARY.replace("WHERE l.lead_id = ?", "WHERE l.lead_id = $1");
 const INSERT_OUTBOX = `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
   VALUES ($1, $2, $3, 'pending', 0, $4, $4)`;
@@ -261,6 +263,13 @@ export function createPostgresLeadRepository(pool: pg.Pool): LeadRepository {
       return row ? toLeadSummary(row) : null;
     },
     findForDelivery: forDelivery,
+    async findManyForDelivery(leadIds) {
+      const found = new Map<string, LeadForDelivery>();
+      if (leadIds.length === 0) return found;
+      const rows = await pool.query<LeadRow>(MANY_FOR_DELIVERY, [[...new Set(leadIds)]]);
+      for (const row of rows.rows) found.set(row.lead_id, toLeadForDelivery(row));
+      return found;
+    },
     insertFollowUp: (input) => inTransaction(pool, (client) => appendFollowUp(client, input)),
     async findFollowUpForDelivery(messageId) {
       const row = await one<MessageRow & { position: number }>(
