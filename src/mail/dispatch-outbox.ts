@@ -1,4 +1,5 @@
 import type { RenderedEmail } from "../domain/leads/email-format.ts";
+import type { LeadForDelivery } from "../domain/leads/lead-store.ts";
 import { renderFollowUp } from "../domain/leads/render-follow-up.ts";
 import { renderLeadAnswer } from "../domain/leads/render-lead-answer.ts";
 import { renderLeadNotification } from "../domain/leads/render-lead-notification.ts";
@@ -173,12 +174,13 @@ async function deliver(deps: DispatchDeps, message: OutboxMessage): Promise<Outb
 /**
  * The batch's new-lead notifications read their leads in one read (findManyForDelivery) rather
  * than one each: a round trip per email on PostgreSQL. A lead the read did not find (gone since
- * the claim) is read again by compose, which says why it cannot be sent.
+ * the claim) is read again by compose, which says why it cannot be sent; a read that fails leaves
+ * each email to its own read, whose failure is that email's retry.
  */
 async function withBatchLeads(deps: DispatchDeps, claimed: readonly OutboxMessage[]): Promise<DispatchDeps> {
   const leadIds = claimed.filter((message) => message.kind === "lead_notification").map((message) => message.subjectId);
   if (leadIds.length < 2) return deps;
-  const found = await deps.leads.findManyForDelivery(leadIds);
+  const found = await deps.leads.findManyForDelivery(leadIds).catch(() => new Map<string, LeadForDelivery>());
   const { leads } = deps;
   return {
     ...deps,

@@ -296,6 +296,25 @@ describe("dispatch", () => {
     }
   });
 
+  it("falls back to one read per email when the batch's read fails", async () => {
+    await settleAll();
+    await newLead(abIds[0]);
+    await newLead(abIds[1]);
+    const failing = {
+      ...app.leads,
+      findManyForDelivery: async () => {
+        throw new Error("database gone for a moment");
+      },
+    };
+    const transport = recordingTransport();
+    expect(await dispatchDueMessages({ ...deps(transport), leads: failing })).toEqual({
+      claimed: 2,
+      sent: 2,
+      retried: 0,
+      failed: 0,
+    });
+  });
+
   it("retries with backoff and fails the lead after the last attempt", async () => {
     await settleAll();
     const lead = await newLead();
