@@ -38,6 +38,11 @@ export async function load(
       },
     ],
   });
+  return loadFigureOf(result);
+}
+
+/** What a bench reports of an autocannon run: throughput, latency and what failed. */
+export function loadFigureOf(result: autocannon.Result): LoadFigure {
   return {
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,

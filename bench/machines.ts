@@ -24,6 +24,7 @@ import { freePort } from "../test/helpers/spawn-start.ts";
 import {
   type LoadFigure,
   load,
+  loadFigureOf,
   machineLine,
   round,
   serverMemory,
@@ -172,14 +173,7 @@ async function leads(url: string, seconds: number, share: number): Promise<LoadF
     ],
   });
   const created = result.statusCodeStats?.["201"]?.count ?? 0;
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    accepted: Math.round(created / seconds),
-  };
+  return { ...loadFigureOf(result), accepted: Math.round(created / seconds) };
 }
 
 interface Row {
