@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { legalUnitsFileOf, writeStockFile } from "../helpers/generated-stock.ts";
 import { type FinishedJob, runJob } from "../helpers/run-job.ts";
 import { type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const ROWS = 20_000;
 const LISTED = new Set(["ACTIVE", "PROBATION", "PAUSED"]);
@@ -66,16 +67,6 @@ async function searchHealth(): Promise<SearchHealth> {
 
 const inStep = (health: SearchHealth) =>
   health.state === "ready" && health.lag?.merchants === 0 && health.lag.revisions === 0;
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** Runs `work` on every item, `width` at a time. */
 async function eachConcurrently<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>) {

@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardCodeKey } from "../../src/publish/code-key.ts";
 import { childPids, type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 /**
  * `npm start` with two server processes on one port and one DATA_DIR: limits, delivery and
@@ -56,16 +57,6 @@ function request(
     outgoing.on("error", reject);
     outgoing.end(init.body);
   });
-}
-
-async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe("the server with two processes", () => {

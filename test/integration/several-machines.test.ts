@@ -17,6 +17,7 @@ import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { type RunningRedis, startRedis } from "../helpers/redis-server.ts";
 import { runJob } from "../helpers/run-job.ts";
 import { type StartedProcess, spawnStart } from "../helpers/spawn-start.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "abeille-machines-"));
 const dataDirOf = (name: string) => path.join(scratch, name);
@@ -126,16 +127,6 @@ function call(
     request.on("error", reject);
     request.end(payload);
   });
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const roster = () =>

@@ -34,6 +34,7 @@ import { createPostgresPublishedDocuments } from "../../src/store/postgres/publi
 import { type PublishedMirror, startPublishedMirror } from "../../src/store/postgres/published-mirror.ts";
 import { REFRESH_LOCK } from "../../src/store/postgres/refresh-lock.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { until } from "../helpers/wait-for.ts";
 
 const NOW = new Date("2026-11-20T09:00:00.000Z");
 const BASE_URL = "https://abeille.example";
@@ -93,14 +94,6 @@ function filesOf(dir: string): Map<string, Buffer> {
 
 const serveIndexOf = (dir: string) => readFileSync(path.join(dir, ".abeille", "serve-index.tsv"), "utf8");
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** A publish folder's settings with no schedule. */
 function publishSettings(publishDir: string): PublishSettings {
   return {
@@ -137,13 +130,13 @@ describe("published documents in the database, mirrored by every instance", () =
     const one = leader(url, "instance-1");
     const two = await mirror(url, "instance-2");
     expect(two.mirror.revision()).toBe(0);
-    await until(() => two.mirror.listening(), "the mirror to listen");
+    await until(() => two.mirror.listening(), 10_000, "the mirror to listen");
 
     const first = await one.refresh(NOW);
     expect(first.merchants).toBeGreaterThan(5);
     const published = filesOf(one.dir);
     expect(published.size).toBeGreaterThan(first.merchants * 3);
-    await until(() => two.mirror.revision() === 1, "the notice of the first publication");
+    await until(() => two.mirror.revision() === 1, 10_000, "the notice of the first publication");
     const mirrored = filesOf(two.dir);
     expect([...mirrored.keys()].sort()).toEqual([...published.keys()].sort());
     for (const [relative, body] of published) {
@@ -168,7 +161,7 @@ describe("published documents in the database, mirrored by every instance", () =
     );
     const second = await one.refresh(new Date(NOW.getTime() + 60_000));
     expect(second.withdrawn).toBe(1);
-    await until(() => two.mirror.revision() === 2, "the notice of the withdrawal");
+    await until(() => two.mirror.revision() === 2, 10_000, "the notice of the withdrawal");
     const jsonld = publishedPath("jsonld", withdrawnId);
     expect(filesOf(one.dir).has(jsonld)).toBe(false);
     const afterWithdrawal = filesOf(two.dir);
@@ -198,7 +191,7 @@ describe("published documents in the database, mirrored by every instance", () =
     const own = leader(url, "shared-own");
     const ownMirror = await startPublishedMirror({ pool: pool(url), url, publishDir: own.dir, retryMs: 100 });
     closers.push(() => ownMirror.stop());
-    await until(() => ownMirror.listening(), "the mirror to listen");
+    await until(() => ownMirror.listening(), 10_000, "the mirror to listen");
 
     // This machine's refresh is writing its folder when another machine publishes: the mirror
     // leaves the folder alone until the refresh is over, then applies the publication.
@@ -208,7 +201,7 @@ describe("published documents in the database, mirrored by every instance", () =
     expect(ownMirror.revision()).toBe(0);
     expect(filesOf(own.dir).size).toBe(0);
     refreshing();
-    await until(() => ownMirror.revision() === 1, "the publication applied once the refresh is over");
+    await until(() => ownMirror.revision() === 1, 10_000, "the publication applied once the refresh is over");
     expect(filesOf(own.dir).size).toBeGreaterThan(0);
 
     // The mirror is applying when this machine's refresh starts: the refresh waits for it.
@@ -248,19 +241,19 @@ describe("published documents in the database, mirrored by every instance", () =
       expect(errors.length).toBe(1);
       expect((errors[0] as ServiceError).code).toBe("STORE_UNAVAILABLE");
       // Tried again every retryMs while the database is gone, nothing mirrored.
-      await until(() => errors.length >= 3, "two more tries");
+      await until(() => errors.length >= 3, 10_000, "two more tries");
       expect(filesOf(dir).size).toBe(0);
     } finally {
       await server.resume();
     }
     const mirror = started;
-    await until(() => mirror.revision() === 1, "the catch-up once the database is back");
+    await until(() => mirror.revision() === 1, 10_000, "the catch-up once the database is back");
     expect(recovered).toEqual([1]);
     const mirrored = filesOf(dir);
     expect([...mirrored.keys()].sort()).toEqual([...published.keys()].sort());
     for (const [relative, body] of published) expect(mirrored.get(relative)?.equals(body), relative).toBe(true);
     expect(serveIndexOf(dir)).toBe(serveIndexOf(one.dir));
-    await until(() => mirror.listening(), "the mirror to listen again");
+    await until(() => mirror.listening(), 10_000, "the mirror to listen again");
   }, 90_000);
 
   it("prunes tombstones past a week; a mirror behind the pruned ones catches up in full and removes what it missed", async () => {
@@ -274,7 +267,7 @@ describe("published documents in the database, mirrored by every instance", () =
     await away.mirror.stop();
     // And one that stays up (caught up at each notice): never behind what is pruned.
     const present = await mirror(url, "instance-14");
-    await until(() => present.mirror.listening(), "the mirror to listen");
+    await until(() => present.mirror.listening(), 10_000, "the mirror to listen");
 
     const suspend = async (abId: string, at: Date) => {
       await decideInRegistry(
@@ -322,7 +315,7 @@ describe("published documents in the database, mirrored by every instance", () =
     const secondFiles = [...filesOf(away.dir).keys()].filter((relative) => relative.includes(second));
     expect((await tombstones()).map((row) => row.path)).toEqual([kept, ...secondFiles].sort());
     expect(await one.documents.state()).toMatchObject({ revision: 3, prunedRevision: 2 });
-    await until(() => present.mirror.revision() === 3, "the third publication");
+    await until(() => present.mirror.revision() === 3, 10_000, "the third publication");
     expect([...filesOf(present.dir).keys()].sort()).toEqual([...filesOf(one.dir).keys()].sort());
 
     // The machine comes back at revision 1, below the pruned 2: a full catch-up, which removes
@@ -354,7 +347,7 @@ describe("published documents in the database, mirrored by every instance", () =
     expect(waited).toEqual([]);
     expect(filesOf(back.dir).has(`api/merchants/${live}/retired-kind`)).toBe(true);
     refreshing();
-    await until(() => back.mirror.revision() === 3, "the full catch-up once the refresh is over");
+    await until(() => back.mirror.revision() === 3, 10_000, "the full catch-up once the refresh is over");
     const local = filesOf(one.dir);
     const mirrored = filesOf(back.dir);
     expect(mirrored.get("operator-notes.txt")?.toString("utf8")).toBe("not Abeille's");
@@ -413,12 +406,12 @@ describe("published documents in the database, mirrored by every instance", () =
       };
     };
     const watcher = await mirror(url, "instance-7");
-    await until(() => watcher.mirror.listening(), "the mirror to listen");
+    await until(() => watcher.mirror.listening(), 10_000, "the mirror to listen");
 
     const first = onPostgres("instance-6", NOW);
     const summary = await first.run();
     expect(summary.rendered).toBe(summary.merchants);
-    await until(() => watcher.mirror.revision() === 1, "the first publication");
+    await until(() => watcher.mirror.revision() === 1, 10_000, "the first publication");
     const published = filesOf(first.dir);
     const mirrored = filesOf(watcher.dir);
     expect([...mirrored.keys()].sort()).toEqual([...published.keys()].sort());
@@ -439,7 +432,7 @@ describe("published documents in the database, mirrored by every instance", () =
     const next = onPostgres("instance-8", new Date(NOW.getTime() + 60_000));
     const second = await next.run();
     expect(second.rendered).toBe(1);
-    await until(() => watcher.mirror.revision() === 2, "the second publication");
+    await until(() => watcher.mirror.revision() === 2, 10_000, "the second publication");
     const jsonld = publishedPath("jsonld", renamed);
     const renderedHere = readFileSync(path.join(next.dir, jsonld));
     expect(renderedHere.toString("utf8")).toContain("Maison Renommée");

@@ -9,6 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listenForNotices, type NoticeListener } from "../../src/store/postgres/notices.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { until } from "../helpers/wait-for.ts";
 
 const RETRY_MS = 100;
 let server: TestPostgres;
@@ -41,14 +42,6 @@ function listen(name: string) {
   });
   listeners.push(listener);
   return { listener, notices, states };
-}
-
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("the condition never held");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Waits long enough for a notice that would come (several heartbeats). */
