@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresPool, REVISIONED_TABLES } from "../../src/store/postgres/pool.ts";
 import { type RevisionWatch, watchStoreRevision } from "../../src/store/postgres/revision-watch.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { until } from "../helpers/wait-for.ts";
 
 const RETRY_MS = 100;
 let server: TestPostgres;
@@ -32,14 +33,6 @@ afterAll(async () => {
   await elsewhere?.end().catch(() => undefined);
   await server?.stop();
 });
-
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("the condition never held");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** One statement between BEGIN and COMMIT on a connection of the watched pool. */
 async function inOneTransaction(statement: string): Promise<void> {
@@ -77,9 +70,20 @@ describe("the store revision an instance keeps", () => {
     expect(watch.known()).toBeNull();
     expect(await watch.read()).toBe(before + 1);
     await until(() => watch.known() === before + 1);
-    // A read does not make it forget.
-    await pool.query("SELECT 1");
-    expect(watch.known()).toBe(before + 1);
+    // A read does not make it forget: the pool tells the watch of no SELECT (counted on a pool of
+    // its own, as the watch's notice of the commit above may still come and make it read again).
+    let told = 0;
+    const counting = openPostgresPool({ url, poolMax: 1, poolTimeoutMs: 2_000 }, { afterWrite: () => (told += 1) });
+    try {
+      await counting.query("SELECT 1");
+      await counting.query("SELECT revision FROM store_revision WHERE id = 1");
+      expect(told).toBe(0);
+      // A write naming a registry table is told (this one changes no row: no notice follows).
+      await counting.query("UPDATE merchants SET ab_id = ab_id WHERE false");
+      expect(told).toBe(1);
+    } finally {
+      await counting.end();
+    }
   });
 
   it("stays trusted across writes that cannot move the revision, alone or in a transaction", async () => {
@@ -124,12 +128,28 @@ describe("the store revision an instance keeps", () => {
 
   it("forgets while its notice connection is down, and knows again once listening", async () => {
     await until(() => watch.known() !== null);
-    await elsewhere.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'revision-watch-test'",
-    );
-    await until(() => watch.known() === null);
-    // A write made while it does not listen: its notice is lost, yet the revision known afterwards is the new one.
-    await elsewhere.query("UPDATE store_revision SET revision = revision + 2 WHERE id = 1");
+    // The notice connection stays down until the database takes connections again (it would
+    // otherwise come back within one retry, too soon to be seen down on a busy machine).
+    const database = (await elsewhere.query<{ name: string }>("SELECT current_database() AS name")).rows[0]?.name;
+    // From the server's maintenance database: a database cannot refuse connections from itself.
+    const maintenanceUrl = new URL(url);
+    maintenanceUrl.pathname = "/postgres";
+    const maintenance = new pg.Client({ connectionString: maintenanceUrl.toString() });
+    await maintenance.connect();
+    const allowConnections = (allowed: boolean) =>
+      maintenance.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS ${allowed}`);
+    await allowConnections(false);
+    try {
+      await elsewhere.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'revision-watch-test'",
+      );
+      await until(() => watch.known() === null);
+      // A write made while it does not listen: its notice is lost, yet the revision known afterwards is the new one.
+      await elsewhere.query("UPDATE store_revision SET revision = revision + 2 WHERE id = 1");
+    } finally {
+      await allowConnections(true);
+      await maintenance.end();
+    }
     const now = await revisionIn(elsewhere);
     await until(() => watch.listening() && watch.known() !== null);
     expect(watch.known()).toBe(now);
