@@ -128,9 +128,14 @@ export interface QaNode {
   answer: string;
   answerBluf: string;
   claimSentence: string;
+  /** Who read the answer last: `human_verified` (the platform's reviewer), `merchant_reviewed`, ... */
   verificationLevel: string;
+  /** The level the answer's facts were recorded at; read it through answerFactAt (trust/answer-fact.ts). */
   factLevel: string;
+  /** The signal a verified level rests on (`siret_verified` for "is it registered?"); null: none. */
+  factSignal: string | null;
   factSourceUrl: string | null;
+  /** The answer's text is the merchant's own: declared, whatever the level said before. */
   editedByMerchant: boolean;
   driftSeverity: string | null;
   humanVerifiedAt: string | null;

@@ -2,12 +2,20 @@ import { yearsBetween } from "../domain/calendar.ts";
 import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_REQUIRED_FIELDS, type LeadType } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
-import { factConfidence, shortDescription, wordCount } from "../domain/registry/decision-card.ts";
+import { shortDescription, wordCount } from "../domain/registry/decision-card.ts";
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
 import { sectorOf } from "../domain/sectors.ts";
+import { answerFactAt, confidenceRank } from "../domain/trust/answer-fact.ts";
 import { AI_DIGEST_VERSION, type AiDigest } from "../schemas/documents.ts";
 import { JSON_TYPE, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
-import { contactBlockedBecause, evidenceFacts, identityFact, identityWordingFr, isBusinessEmail } from "./facts.ts";
+import {
+  ANSWER_CONFIDENCE_FR,
+  contactBlockedBecause,
+  evidenceFacts,
+  identityFact,
+  identityWordingFr,
+  isBusinessEmail,
+} from "./facts.ts";
 import { COMPONENT_LABELS_FR, formatDateFr, formatPriceFr, PROOF_LABELS_FR } from "./format-fr.ts";
 import { weekHours } from "./hours.ts";
 import { leadTypesFor } from "./lead-types.ts";
@@ -200,22 +208,26 @@ function citableSnippets(view: MerchantView): AiDigest["citable_snippets"] {
       url: `${links.microsite}#horaires`,
     });
   }
+  const nowIso = options.now.toISOString();
   const questions = profile.clusters
-    .flatMap((cluster) => cluster.nodes.map((node) => ({ cluster, node, confidence: factConfidence(node.factLevel) })))
+    .flatMap((cluster) =>
+      cluster.nodes.map((node) => ({
+        cluster,
+        node,
+        confidence: answerFactAt(node, profile.signals, nowIso).confidence,
+      })),
+    )
     .filter((item) => wordCount(item.node.answerBluf) > 0)
-    .sort((a, b) => rank(a.confidence) - rank(b.confidence))
+    .sort((a, b) => confidenceRank(a.confidence) - confidenceRank(b.confidence))
     .slice(0, SNIPPET_QUESTIONS_MAX);
-  for (const { cluster, node } of questions) {
+  for (const { cluster, node, confidence } of questions) {
     snippets.push({
-      text: `${node.question} ${node.answerBluf}`,
+      // Quoted as it stands, so it says how far it is backed (a declaration is not a fact).
+      text: `${node.question} ${node.answerBluf} (${ANSWER_CONFIDENCE_FR[confidence]})`,
       url: `${clusterUrl(options.baseUrl, cluster.clusterId)}#${node.nodeId}`,
     });
   }
   return snippets;
-}
-
-function rank(confidence: "declared" | "observed" | "verified"): number {
-  return confidence === "verified" ? 0 : confidence === "observed" ? 1 : 2;
 }
 
 /** The digest in its published envelope: the bytes of GET /api/merchants/{ab_id}/ai-digest. */

@@ -2,11 +2,18 @@ import { yearsBetween } from "../domain/calendar.ts";
 import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_REQUIRED_FIELDS } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
-import { factConfidence } from "../domain/registry/decision-card.ts";
 import { sectorOf } from "../domain/sectors.ts";
+import { answerFactAt } from "../domain/trust/answer-fact.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
 import { MARKDOWN_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
-import { contactBlockedBecause, evidenceFacts, identityFact, identityWordingFr, isBusinessEmail } from "./facts.ts";
+import {
+  answerProofFr,
+  contactBlockedBecause,
+  evidenceFacts,
+  identityFact,
+  identityWordingFr,
+  isBusinessEmail,
+} from "./facts.ts";
 import {
   BLOCKED_REASON_FR,
   COMPONENT_LABELS_FR,
@@ -140,13 +147,13 @@ export function buildAiMd(view: MerchantView): string {
     if (cluster.nodes.length === 0) continue;
     out.push(`### ${escapeMarkdown(cluster.label)}`, "");
     for (const node of cluster.nodes) {
-      const confidence = factConfidence(node.factLevel);
+      const fact = answerFactAt(node, profile.signals, options.now.toISOString());
       out.push(
         `**${escapeMarkdown(node.question)}**`,
         "",
         escapeMarkdown(node.answerBluf || node.answer),
         "",
-        `_Niveau de preuve : ${confidence} (${node.verificationLevel}${node.humanVerifiedAt ? `, relu le ${formatDateFr(node.humanVerifiedAt)}` : ""}). Source : ${clusterUrl(options.baseUrl, cluster.clusterId)}#${node.nodeId}_`,
+        `_Niveau de preuve : ${fact.confidence}, ${answerProofFr(fact, node)} (${node.verificationLevel}). Source : ${clusterUrl(options.baseUrl, cluster.clusterId)}#${node.nodeId}_`,
         "",
       );
     }

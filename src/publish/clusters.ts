@@ -1,9 +1,9 @@
 import { action } from "../domain/actions.ts";
-import { sha256Hex } from "../domain/canonical-json.ts";
 import { clusterUrl } from "../domain/links.ts";
-import type { QaCluster, QaNode } from "../domain/merchant.ts";
-import { factConfidence, wordCount } from "../domain/registry/decision-card.ts";
+import type { QaCluster, QaNode, Signal } from "../domain/merchant.ts";
+import { clusterNode } from "../domain/registry/decision-card.ts";
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
+import { type AnswerFact, answerFactAt, MERCHANT_REVIEWED } from "../domain/trust/answer-fact.ts";
 import type { ClusterDocument, ClusterList } from "../schemas/documents.ts";
 import { JSON_TYPE, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
 import type { MerchantView } from "./view.ts";
@@ -43,10 +43,17 @@ export function renderClusterList(view: MerchantView): RenderedDocument {
   return renderedDocument(text, JSON_TYPE);
 }
 
-/** `data` of GET /api/clusters/{cluster_id}: the nodes and how far their answers are verified. */
+/**
+ * `data` of GET /api/clusters/{cluster_id}: the nodes and how far their answers are verified, read
+ * at the view's instant (answerFactAt: a verified answer expires with the signal it rests on).
+ */
 export function buildClusterDocument(view: MerchantView, cluster: QaCluster): ClusterDocument {
   const { baseUrl } = view.options;
-  const nodes = cluster.nodes.map((node) => clusterNode(baseUrl, cluster.clusterId, node));
+  const facts = answerFacts(cluster, view.profile.signals, view.options.now.toISOString());
+  const nodes = cluster.nodes.map((node, index) => {
+    const fact = facts[index] as AnswerFact;
+    return { ...clusterNode(baseUrl, cluster.clusterId, node, fact), confidence: fact.confidence };
+  });
   return {
     cluster_id: cluster.clusterId,
     ab_id: cluster.abId,
@@ -57,8 +64,12 @@ export function buildClusterDocument(view: MerchantView, cluster: QaCluster): Cl
     updated_at: cluster.updatedAt,
     node_count: nodes.length,
     nodes,
-    verification: verificationSummary(cluster.nodes),
+    verification: verificationSummary(cluster.nodes, facts),
   };
+}
+
+function answerFacts(cluster: QaCluster, signals: readonly Signal[], nowIso: string): AnswerFact[] {
+  return cluster.nodes.map((node) => answerFactAt(node, signals, nowIso));
 }
 
 export function renderClusterDocument(view: MerchantView, cluster: QaCluster): RenderedDocument {
@@ -78,53 +89,36 @@ export function renderClusterDocument(view: MerchantView, cluster: QaCluster): R
   return renderedDocument(text, JSON_TYPE);
 }
 
-function clusterNode(baseUrl: string, clusterId: string, node: QaNode): ClusterDocument["nodes"][number] {
-  const confidence = factConfidence(node.factLevel);
-  return {
-    id: node.nodeId,
-    intent: node.intent,
-    question: node.question,
-    answer: node.answer,
-    answer_hash: sha256Hex(node.answer),
-    answer_bluf: node.answerBluf,
-    claim_sentence: node.claimSentence,
-    word_count: wordCount(node.answer),
-    verification_level: node.verificationLevel,
-    edited_by_merchant: node.editedByMerchant,
-    drift_severity: node.driftSeverity,
-    human_verified_at: node.humanVerifiedAt,
-    confidence,
-    cite_url: `${clusterUrl(baseUrl, clusterId)}#${node.nodeId}`,
-    grounding: { grounded: confidence !== "declared", evidence: node.factSourceUrl, grounding_stats: null },
-    verification: {
-      fact_level: node.factLevel,
-      fact_source_url: node.factSourceUrl,
-      human_reviewed_at: node.humanVerifiedAt,
-      edited_by_merchant: node.editedByMerchant,
-    },
-  };
-}
-
 function increment(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
 }
 
-export function verificationSummary(nodes: readonly QaNode[]): ClusterDocument["verification"] {
+/**
+ * How far a cluster's answers are verified. `facts`: each node's answerFactAt, in node order. A
+ * review counts as the platform's (`human_verified_*`, the cluster's status) unless the merchant
+ * made it (`merchant_reviewed`): a merchant reading its own answers verifies nothing.
+ */
+export function verificationSummary(
+  nodes: readonly QaNode[],
+  facts: readonly AnswerFact[],
+): ClusterDocument["verification"] {
   const byLevel: Record<string, number> = {};
   const byFact: Record<string, number> = {};
   const byConfidence = { verified: 0, observed: 0, declared: 0 };
   let human = 0;
+  let merchantReviewed = 0;
   let edited = 0;
   let grounded = 0;
   let drift = 0;
   let lastHuman: string | null = null;
-  for (const node of nodes) {
+  for (const [index, node] of nodes.entries()) {
     increment(byLevel, node.verificationLevel);
-    increment(byFact, node.factLevel);
-    const confidence = factConfidence(node.factLevel);
+    const { confidence } = facts[index] as AnswerFact;
+    increment(byFact, confidence);
     byConfidence[confidence] += 1;
     if (confidence !== "declared") grounded += 1;
-    if (node.humanVerifiedAt) {
+    if (node.humanVerifiedAt && node.verificationLevel === MERCHANT_REVIEWED) merchantReviewed += 1;
+    else if (node.humanVerifiedAt) {
       human += 1;
       if (lastHuman === null || node.humanVerifiedAt > lastHuman) lastHuman = node.humanVerifiedAt;
     }
@@ -146,6 +140,7 @@ export function verificationSummary(nodes: readonly QaNode[]): ClusterDocument["
     by_fact_level: sortKeys(byFact),
     by_confidence: byConfidence,
     human_verified_count: human,
+    merchant_reviewed_count: merchantReviewed,
     edited_by_merchant_count: edited,
     grounded_count: grounded,
     drift_count: drift,

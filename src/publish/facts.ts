@@ -1,5 +1,6 @@
 import { evidenceUrl } from "../domain/links.ts";
-import type { Signal } from "../domain/merchant.ts";
+import type { QaNode, Signal } from "../domain/merchant.ts";
+import { type AnswerFact, type FactConfidence, MERCHANT_REVIEWED } from "../domain/trust/answer-fact.ts";
 import {
   isEvidenceSignal,
   type ProofStatus,
@@ -196,4 +197,40 @@ export function identityStatementFr(fact: IdentityCheck | undefined): string {
     return `Identité vérifiée ${source} le ${formatDateFr(checked)}, mais cette vérification a expiré le ${formatDateFr(fact.signal.expiresAt)} : elle est à renouveler.`;
   }
   return "Identité non vérifiée : aucun registre officiel ne l'a confirmée à ce jour.";
+}
+
+/** A Q&A answer's proof in a few words (a quoted snippet's tag), from answerFactAt. */
+export const ANSWER_CONFIDENCE_FR: Record<FactConfidence, string> = {
+  verified: "réponse vérifiée",
+  observed: "réponse contrôlée automatiquement",
+  declared: "réponse déclarative, non vérifiée",
+};
+
+/**
+ * How a page words a Q&A answer's proof, in French (the merchant's page, ai.md, the merchant
+ * space), from answerFactAt at the page's instant: verified only while the official signal it rests
+ * on counts, the merchant's own words as its declaration, and who read it last: a reading by the
+ * merchant is said to be the merchant's, never a verification.
+ */
+export function answerProofFr(
+  fact: AnswerFact,
+  node: Pick<QaNode, "editedByMerchant" | "verificationLevel" | "humanVerifiedAt">,
+): string {
+  const proof = answerBackingFr(fact, node.editedByMerchant);
+  if (!node.humanVerifiedAt) return proof;
+  const reader = node.verificationLevel === MERCHANT_REVIEWED ? " par le commerçant" : "";
+  return `${proof}, relue${reader} le ${formatDateFr(node.humanVerifiedAt)}`;
+}
+
+function answerBackingFr(fact: AnswerFact, editedByMerchant: boolean): string {
+  if (editedByMerchant) return "réponse rédigée par le commerçant, non vérifiée";
+  if (fact.confidence === "observed") return ANSWER_CONFIDENCE_FR.observed;
+  if (!fact.restsOn) return ANSWER_CONFIDENCE_FR.declared;
+  const signal = `« ${signalDefinition(fact.restsOn.signal)?.labelFr ?? fact.restsOn.signal} »`;
+  if (fact.confidence === "verified") return `réponse vérifiée : elle repose sur ${signal}, en cours de validité`;
+  const why =
+    fact.restsOn.status === "expired"
+      ? `a expiré le ${formatDateFr(fact.restsOn.expiresAt)}`
+      : "ne compte pas à ce jour";
+  return `réponse non vérifiée : la preuve sur laquelle elle repose, ${signal}, ${why}`;
 }

@@ -2,11 +2,12 @@ import { yearsBetween } from "../domain/calendar.ts";
 import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_TYPES, type LeadContractField, sectorLeadFields } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
-import { factConfidence } from "../domain/registry/decision-card.ts";
 import { sectorOf } from "../domain/sectors.ts";
+import { answerFactAt } from "../domain/trust/answer-fact.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
 import { HTML_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
 import {
+  answerProofFr,
   contactBlockedBecause,
   type EvidenceFact,
   evidenceFacts,
@@ -70,12 +71,6 @@ const TRUST_LEVEL_FR: Record<string, string> = {
   certified: "certifié : identité vérifiée et preuves suffisantes",
   verified: "vérifié : identité vérifiée",
   declared: "déclaratif : identité pas encore vérifiée",
-};
-
-const CONFIDENCE_FR: Record<string, string> = {
-  verified: "réponse vérifiée",
-  observed: "réponse contrôlée automatiquement",
-  declared: "réponse déclarée par le commerçant, non vérifiée",
 };
 
 /**
@@ -261,6 +256,7 @@ ${
 
 function questionsSection(view: MerchantView): SafeHtml {
   const { clusters } = view.profile;
+  const nowIso = view.options.now.toISOString();
   const filled = clusters.filter((cluster) => cluster.nodes.length > 0);
   return html`<section aria-labelledby="questions">
 <h2 id="questions">Questions fréquentes</h2>
@@ -269,11 +265,11 @@ ${filled.map(
   (cluster) => html`<div class="cluster">
 <h3>${cluster.label}</h3>
 ${cluster.nodes.map((node) => {
-  const confidence = factConfidence(node.factLevel);
+  const proof = answerProofFr(answerFactAt(node, view.profile.signals, nowIso), node);
   return html`<details id="q-${node.nodeId}">
 <summary>${node.question}</summary>
 <div class="answer">${node.answer.split(/\n+/).map((paragraph) => html`<p>${paragraph}</p>`)}</div>
-<p class="note">${CONFIDENCE_FR[confidence] ?? confidence}${node.humanVerifiedAt ? `, relue le ${formatDateFr(node.humanVerifiedAt)}` : ""}. <a href="${clusterUrl(view.options.baseUrl, cluster.clusterId)}#${node.nodeId}">Source</a></p>
+<p class="note">${proof.charAt(0).toUpperCase()}${proof.slice(1)}. <a href="${clusterUrl(view.options.baseUrl, cluster.clusterId)}#${node.nodeId}">Source</a></p>
 </details>`;
 })}
 </div>`,

@@ -352,10 +352,24 @@ export const clusterNodeSchema = z
       grounding_stats: z.null(),
     }),
     verification: z.object({
-      fact_level: z.string(),
+      fact_level: z.string().meta({
+        description:
+          "How far the answer's facts are backed now: verified (while the official signal it rests on counts), observed, or declared (the merchant's word, and every answer the merchant edited)",
+      }),
       fact_source_url: z.string().nullable(),
       human_reviewed_at: z.string().nullable(),
       edited_by_merchant: z.boolean(),
+      rests_on: z
+        .object({
+          signal: z.string(),
+          status: z.enum(["verified", "unverified", "failed", "expired", "absent"]),
+          expires_at: timestamp.nullable(),
+        })
+        .nullable()
+        .meta({
+          description:
+            "The signal a verified answer rests on and what it says now; the answer reads declared once it no longer counts (absent: the merchant has no such signal). Null: the answer rests on no signal",
+        }),
     }),
   })
   .meta({ id: "DecisionCardClusterNode" });

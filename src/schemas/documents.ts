@@ -169,7 +169,12 @@ export const clusterVerificationSchema = z
       observed: z.number().int().min(0),
       declared: z.number().int().min(0),
     }),
-    human_verified_count: z.number().int().min(0),
+    human_verified_count: z.number().int().min(0).meta({
+      description: "Answers a reviewer verified (human_verified); the merchant's own readings are not counted here",
+    }),
+    merchant_reviewed_count: z.number().int().min(0).meta({
+      description: "Answers the merchant read and vouched for or corrected (merchant_reviewed): the merchant's word",
+    }),
     edited_by_merchant_count: z.number().int().min(0),
     grounded_count: z.number().int().min(0),
     drift_count: z.number().int().min(0),

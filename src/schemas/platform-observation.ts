@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { canGroundVerifiedAnswer } from "../domain/trust/answer-fact.ts";
 import { signalCatalog } from "../domain/trust/signal-catalog.ts";
 import { isOneLine, ONE_LINE_MESSAGE } from "./common.ts";
 import { httpUrl, oneLine, oneOf, siretSchema, slug, text } from "./merchant-declaration.ts";
@@ -47,20 +48,52 @@ export const observedSignalSchema = z.strictObject({
   expires_at: instant.nullable().optional(),
 });
 
-const qaNodeSchema = z.strictObject({
-  intent: oneOf(observationVocabulary.qa_intents),
-  question: oneLine(300),
-  answer: text(2_000),
-  answer_bluf: oneLine(300),
-  /** The one sentence an agent may quote; empty when the answer makes no checkable claim. */
-  claim_sentence: z.string().max(300).refine(isOneLine, ONE_LINE_MESSAGE).default(""),
-  verification_level: oneOf(observationVocabulary.qa_verification_levels),
-  fact_level: oneOf(observationVocabulary.qa_fact_levels),
-  fact_source_url: httpUrl.nullable().optional(),
-  edited_by_merchant: z.boolean().default(false),
-  drift_severity: oneOf(observationVocabulary.drift_severities).nullable().optional(),
-  human_verified_at: instant.nullable().optional(),
-});
+const qaNodeSchema = z
+  .strictObject({
+    intent: oneOf(observationVocabulary.qa_intents),
+    question: oneLine(300),
+    answer: text(2_000),
+    answer_bluf: oneLine(300),
+    /** The one sentence an agent may quote; empty when the answer makes no checkable claim. */
+    claim_sentence: z.string().max(300).refine(isOneLine, ONE_LINE_MESSAGE).default(""),
+    verification_level: oneOf(observationVocabulary.qa_verification_levels),
+    fact_level: oneOf(observationVocabulary.qa_fact_levels),
+    /**
+     * The signal a `verified` answer rests on (`siret_verified` for "is it registered?"): one an
+     * official source proves, and one the merchant has. The answer reads verified only while that
+     * signal counts (src/domain/trust/answer-fact.ts).
+     */
+    fact_signal: z
+      .string()
+      .refine(canGroundVerifiedAnswer, "is not a signal an official source proves (src/domain/trust/signal-catalog.ts)")
+      .nullable()
+      .optional(),
+    fact_source_url: httpUrl.nullable().optional(),
+    edited_by_merchant: z.boolean().default(false),
+    drift_severity: oneOf(observationVocabulary.drift_severities).nullable().optional(),
+    human_verified_at: instant.nullable().optional(),
+  })
+  .superRefine((node, context) => {
+    // What the merchant wrote is its declaration (src/domain/trust/answer-fact.ts), and a verified
+    // answer says which signal proves it: the level alone would never expire.
+    if (node.edited_by_merchant && node.fact_level !== "declared") {
+      context.addIssue({
+        code: "custom",
+        path: ["fact_level"],
+        message: "must be declared for an answer the merchant edited",
+      });
+    }
+    if (node.fact_level === "verified" && !node.fact_signal) {
+      context.addIssue({
+        code: "custom",
+        path: ["fact_signal"],
+        message: "is required for a verified answer: the signal it rests on",
+      });
+    }
+    if (node.fact_level !== "verified" && node.fact_signal) {
+      context.addIssue({ code: "custom", path: ["fact_signal"], message: "is given for a verified answer only" });
+    }
+  });
 
 const qaClusterSchema = z.strictObject({
   label: oneLine(200),

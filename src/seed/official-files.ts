@@ -281,6 +281,7 @@ export function observationOf(record: SeedRecord, observedAt: Date): Record<stri
         claim_sentence: node.claimSentence,
         verification_level: node.verificationLevel,
         fact_level: node.factLevel,
+        fact_signal: node.factSignal,
         fact_source_url: node.factSourceUrl,
         edited_by_merchant: node.editedByMerchant,
         drift_severity: node.driftSeverity,

@@ -3,6 +3,7 @@
  * own facts, each ending with the list of sources it rests on.
  */
 import type { Merchant, Product, QaCluster, QaNode, Signal } from "../domain/merchant.ts";
+import { MERCHANT_REVIEWED } from "../domain/trust/answer-fact.ts";
 import { isoString, type Rng } from "./prng.ts";
 import { aName, deName } from "./words.ts";
 
@@ -66,7 +67,14 @@ interface NodeContent {
   bluf: string;
   claim: string;
   fact: "declared" | "observed" | "verified";
+  /** The signal a verified fact rests on: it reads verified only while that signal counts. */
+  factSignal: string | null;
   source: string;
+}
+
+/** A fact verified while `signal` is, declared when the merchant has no such verified signal. */
+function restingOn(facts: QaFacts, signal: string): Pick<NodeContent, "fact" | "factSignal"> {
+  return facts.verified.has(signal) ? { fact: "verified", factSignal: signal } : { fact: "declared", factSignal: null };
 }
 
 function nodeContent(intent: Intent, facts: QaFacts, product: Product, rng: Rng): NodeContent {
@@ -90,6 +98,7 @@ function nodeContent(intent: Intent, facts: QaFacts, product: Product, rng: Rng)
         bluf: `${channels.charAt(0).toUpperCase()}${channels.slice(1)}.`,
         claim: phone ? `${m.businessName} est joignable au ${phone}.` : "",
         fact: verified ? "observed" : "declared",
+        factSignal: null,
         source: home,
       };
     }
@@ -103,7 +112,7 @@ function nodeContent(intent: Intent, facts: QaFacts, product: Product, rng: Rng)
           sources([registry, `https://data.inpi.fr/entreprises/${facts.siren}`]),
         bluf: `Oui, SIRET ${m.siret}.`,
         claim: `${m.legalName} est immatriculée sous le SIRET ${m.siret}.`,
-        fact: facts.verified.has("siret_verified") ? "verified" : "declared",
+        ...restingOn(facts, "siret_verified"),
         source: registry,
       };
     }
@@ -120,6 +129,7 @@ function nodeContent(intent: Intent, facts: QaFacts, product: Product, rng: Rng)
           bluf: `Oui, au départ ${deName(m.city)}.`,
           claim: `${m.businessName} intervient ${aName(target)}.`,
           fact: m.areasDeclaredAt ? "declared" : "observed",
+          factSignal: null,
           source: home,
         };
       }
@@ -133,7 +143,7 @@ function nodeContent(intent: Intent, facts: QaFacts, product: Product, rng: Rng)
           sources([home, registry]),
         bluf: `${m.street}, ${m.postalCode} ${m.city}.`,
         claim: `${m.businessName} est situé au ${m.street}, ${m.postalCode} ${m.city}.`,
-        fact: facts.verified.has("territorial_address_verified") ? "verified" : "declared",
+        ...restingOn(facts, "territorial_address_verified"),
         source: home,
       };
     }
@@ -149,6 +159,7 @@ function nodeContent(intent: Intent, facts: QaFacts, product: Product, rng: Rng)
         bluf: `${price}.`,
         claim: product.priceCents === null ? "" : `${product.name} : ${price.toLowerCase()}.`,
         fact: "declared",
+        factSignal: null,
         source: product.externalUrl ?? home,
       };
     }
@@ -162,6 +173,7 @@ function nodeContent(intent: Intent, facts: QaFacts, product: Product, rng: Rng)
         bluf: `En général ${delay}.`,
         claim: "",
         fact: "declared",
+        factSignal: null,
         source: home,
       };
   }
@@ -175,21 +187,33 @@ function buildNodes(intents: Intent[], facts: QaFacts, product: Product, rng: Rn
   return intents.map((intent, position) => {
     const content = nodeContent(intent, facts, product, rng);
     const roll = rng.next();
-    const verificationLevel = roll < 0.55 ? "unverified" : roll < 0.9 ? "machine_checked" : "human_verified";
     const drift = rng.next();
+    const nodeId = facts.nextId();
+    // An answer the merchant corrected is its own words: declared, resting on no signal, and
+    // reviewed by the merchant (not by the platform's reviewer).
+    const edited = rng.chance(0.15);
+    const verificationLevel = edited
+      ? MERCHANT_REVIEWED
+      : roll < 0.55
+        ? "unverified"
+        : roll < 0.9
+          ? "machine_checked"
+          : "human_verified";
+    const reviewed = verificationLevel === "human_verified" || verificationLevel === MERCHANT_REVIEWED;
     return {
-      nodeId: facts.nextId(),
+      nodeId,
       intent,
       question: content.question,
       answer: content.answer,
       answerBluf: content.bluf,
       claimSentence: content.claim,
       verificationLevel,
-      factLevel: content.fact,
+      factLevel: edited ? "declared" : content.fact,
+      factSignal: edited ? null : content.factSignal,
       factSourceUrl: content.source,
-      editedByMerchant: rng.chance(0.15),
+      editedByMerchant: edited,
       driftSeverity: drift < 0.92 ? null : drift < 0.98 ? "low" : "medium",
-      humanVerifiedAt: verificationLevel === "human_verified" ? isoBefore(facts.now, rng, 120) : null,
+      humanVerifiedAt: reviewed ? isoBefore(facts.now, rng, 120) : null,
       position,
     };
   });

@@ -154,6 +154,7 @@ export function toNode(row: Row): QaNode {
     claimSentence: text(row.claim_sentence),
     verificationLevel: text(row.verification_level),
     factLevel: text(row.fact_level),
+    factSignal: textOrNull(row.fact_signal),
     factSourceUrl: textOrNull(row.fact_source_url),
     editedByMerchant: bool(row.edited_by_merchant),
     driftSeverity: textOrNull(row.drift_severity),

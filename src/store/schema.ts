@@ -173,6 +173,8 @@ export const qaNodes = sqliteTable(
     claimSentence: text("claim_sentence").notNull().default(""),
     verificationLevel: text("verification_level").notNull(),
     factLevel: text("fact_level").notNull(),
+    /** The signal a verified fact level rests on (src/domain/trust/answer-fact.ts); null: none. */
+    factSignal: text("fact_signal"),
     factSourceUrl: text("fact_source_url"),
     editedByMerchant: integer("edited_by_merchant", { mode: "boolean" }).notNull().default(false),
     driftSeverity: text("drift_severity"),

@@ -6,7 +6,6 @@ import {
   cardTexts,
   type DecisionCardDeps,
   decisionCardHash,
-  factConfidence,
   frenchHours,
   shortDescription,
   wordCount,
@@ -50,6 +49,7 @@ function node(id: string, overrides: Partial<QaNode> = {}): QaNode {
     claimSentence: "",
     verificationLevel: "unverified",
     factLevel: "declared",
+    factSignal: null,
     factSourceUrl: null,
     editedByMerchant: false,
     driftSeverity: null,
@@ -169,6 +169,7 @@ function tourismProfile(): MerchantProfile {
             question: "L'agence est-elle immatriculée ?",
             answerBluf: "Oui, SIRET actif au répertoire SIRENE.",
             factLevel: "official_source_verified",
+            factSignal: "siret_verified",
             factSourceUrl: "https://annuaire-entreprises.data.gouv.fr/etablissement/73282932000074",
             humanVerifiedAt: "2026-03-02T08:00:00.000Z",
             position: 1,
@@ -603,10 +604,11 @@ describe("buildDecisionCard: verification, knowledge and inventory", () => {
     expect(declared?.grounding).toEqual({ grounded: false, evidence: null, grounding_stats: null });
     expect(official?.grounding.grounded).toBe(true);
     expect(official?.verification).toEqual({
-      fact_level: "official_source_verified",
+      fact_level: "verified",
       fact_source_url: "https://annuaire-entreprises.data.gouv.fr/etablissement/73282932000074",
       human_reviewed_at: "2026-03-02T08:00:00.000Z",
       edited_by_merchant: false,
+      rests_on: { signal: "siret_verified", status: "verified", expires_at: null },
     });
     expect(document.reviewers).toEqual([]);
   });
@@ -676,12 +678,5 @@ describe("decision card helpers", () => {
   it("frenchHours maps English and French day names to lowercase French weekdays", () => {
     expect(frenchHours({ Sunday: "fermé", MONDAY: "8h-12h" })).toEqual({ lundi: "8h-12h", dimanche: "fermé" });
     expect(frenchHours(null)).toBeNull();
-  });
-
-  it("factConfidence never claims more than the fact level says", () => {
-    expect(factConfidence("declared")).toBe("declared");
-    expect(factConfidence("something_new")).toBe("declared");
-    expect(factConfidence("machine_consistent")).toBe("observed");
-    expect(factConfidence("official_source_verified")).toBe("verified");
   });
 });

@@ -365,6 +365,16 @@ describe("Q&A answers", () => {
       {
         siret: SIRET,
         observed_at: "2026-11-19T08:00:00Z",
+        signals: [
+          {
+            key: "territorial_address_verified",
+            status: "verified",
+            value: true,
+            recorded_at: "2026-11-19T08:00:00Z",
+            verified_at: "2026-11-19T08:00:00Z",
+            expires_at: "2028-11-18T08:00:00Z",
+          },
+        ],
         qa_clusters: [
           {
             label: "Horaires",
@@ -372,12 +382,14 @@ describe("Q&A answers", () => {
             updated_at: "2026-11-19T08:00:00Z",
             nodes: [
               {
-                intent: "contact",
-                question: "Êtes-vous ouverts le dimanche ?",
-                answer: "Oui, le dimanche matin.",
-                answer_bluf: "Oui, le matin.",
-                verification_level: "machine_checked",
-                fact_level: "declared",
+                intent: "zone",
+                question: "Où se trouve la boulangerie ?",
+                answer: "Au 12 rue de la République, à Lyon.",
+                answer_bluf: "Au 12 rue de la République.",
+                verification_level: "human_verified",
+                fact_level: "verified",
+                fact_signal: "territorial_address_verified",
+                human_verified_at: "2026-11-19T08:00:00Z",
               },
             ],
           },
@@ -390,35 +402,50 @@ describe("Q&A answers", () => {
     return node.nodeId;
   }
 
-  it("are verified as they are: human-verified now, not edited", async () => {
+  it("are vouched for as they are: reviewed by the merchant now (not a verification), facts untouched", async () => {
     const nodeId = withQa();
     reviewQaAnswer(decision(), abId, { nodeId }, ACTOR);
     const node = view.find(abId)?.clusters[0]?.nodes[0];
-    expect([node?.answer, node?.editedByMerchant, node?.humanVerifiedAt, node?.verificationLevel]).toEqual([
-      "Oui, le dimanche matin.",
+    expect([
+      node?.answer,
+      node?.editedByMerchant,
+      node?.humanVerifiedAt,
+      node?.verificationLevel,
+      node?.factLevel,
+      node?.factSignal,
+    ]).toEqual([
+      "Au 12 rue de la République, à Lyon.",
       false,
       "2026-11-20T09:00:00.000Z",
-      "human_verified",
+      "merchant_reviewed",
+      "verified",
+      "territorial_address_verified",
     ]);
     expect([lastEvent()?.actor, lastEvent()?.action]).toEqual([ACTOR, "qa_reviewed"]);
   });
 
-  it("are corrected: edited by the merchant, a new answer and its short form, the old claim sentence dropped", async () => {
+  it("are corrected: the merchant's declaration, a new answer and its short form, the old claim sentence dropped", async () => {
     const nodeId = withQa();
-    reviewQaAnswer(decision(), abId, { nodeId, answer: "Non. Nous sommes fermés le dimanche." }, ACTOR);
+    reviewQaAnswer(decision(), abId, { nodeId, answer: "Au 14 rue de la République. Entrée par la cour." }, ACTOR);
     const node = view.find(abId)?.clusters[0]?.nodes[0];
     expect(node).toMatchObject({
       nodeId,
-      answer: "Non. Nous sommes fermés le dimanche.",
-      answerBluf: "Non.",
+      answer: "Au 14 rue de la République. Entrée par la cour.",
+      answerBluf: "Au 14 rue de la République.",
       claimSentence: "",
       editedByMerchant: true,
-      verificationLevel: "human_verified",
+      factLevel: "declared",
+      factSignal: null,
+      verificationLevel: "merchant_reviewed",
       humanVerifiedAt: "2026-11-20T09:00:00.000Z",
     });
     expect(lastEvent()?.changes).toEqual({
-      [`qa.${nodeId}.human_verified_at`]: { from: null, to: "2026-11-20T09:00:00.000Z" },
-      [`qa.${nodeId}.answer`]: { from: "Oui, le dimanche matin.", to: "Non. Nous sommes fermés le dimanche." },
+      [`qa.${nodeId}.human_verified_at`]: { from: "2026-11-19T08:00:00.000Z", to: "2026-11-20T09:00:00.000Z" },
+      [`qa.${nodeId}.answer`]: {
+        from: "Au 12 rue de la République, à Lyon.",
+        to: "Au 14 rue de la République. Entrée par la cour.",
+      },
+      [`qa.${nodeId}.fact_level`]: { from: "verified", to: "declared" },
     });
     expect(await issuesOf(() => reviewQaAnswer(decision(), abId, { nodeId: "other", answer: "x" }, ACTOR))).toEqual([
       ["NOT_FOUND", "", `Merchant ${abId} has no Q&A answer other`],

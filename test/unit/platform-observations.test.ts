@@ -217,6 +217,48 @@ describe("a platform observation", () => {
     expect(deps.registry.find(abId)?.revision).toBe(1);
   });
 
+  it("takes a verified answer only with the official signal it rests on, one the merchant has; an edited one is declared", () => {
+    const [cluster] = observation.qa_clusters;
+    const answer = { ...cluster?.nodes[0], intent: "preuve", question: "Êtes-vous inscrits au RNE ?", answer: "Oui." };
+    const withNodes = (...nodes: Record<string, unknown>[]) => ({
+      ...observation,
+      qa_clusters: [{ ...cluster, nodes }],
+    });
+    expect(
+      issuesOf(
+        withNodes(
+          { ...answer, fact_level: "verified" },
+          { ...answer, fact_level: "verified", fact_signal: "listing_rating" },
+          { ...answer, fact_level: "observed", fact_signal: "rne_verified" },
+          { ...answer, fact_level: "verified", fact_signal: "rne_verified", edited_by_merchant: true },
+        ),
+      ),
+    ).toEqual([
+      ["qa_clusters.0.nodes.0.fact_signal", "is required for a verified answer: the signal it rests on"],
+      [
+        "qa_clusters.0.nodes.1.fact_signal",
+        "is not a signal an official source proves (src/domain/trust/signal-catalog.ts)",
+      ],
+      ["qa_clusters.0.nodes.2.fact_signal", "is given for a verified answer only"],
+      ["qa_clusters.0.nodes.3.fact_level", "must be declared for an answer the merchant edited"],
+    ]);
+    // territorial_address_verified is an official check, but this merchant has none recorded.
+    expect(
+      issuesOf(withNodes({ ...answer, fact_level: "verified", fact_signal: "territorial_address_verified" })),
+    ).toEqual([
+      ["qa_clusters.0.nodes.0.fact_signal", "is not a verified signal of this merchant (territorial_address_verified)"],
+    ]);
+    expect(deps.registry.find(abId)?.revision).toBe(1);
+    // rne_verified comes in with the same observation: the answer rests on it.
+    recordPlatformObservation(
+      deps,
+      withNodes({ ...answer, fact_level: "verified", fact_signal: "rne_verified" }),
+      "import:test",
+    );
+    const stored = deps.registry.find(abId)?.clusters[0]?.nodes[0];
+    expect([stored?.factLevel, stored?.factSignal]).toEqual(["verified", "rne_verified"]);
+  });
+
   it("names no merchant it does not know, and leaves an archived one alone", () => {
     expect(() => recordPlatformObservation(deps, { ...observation, siret: "73282932000074" }, "import:test")).toThrow(
       "No merchant has SIRET 73282932000074; import or add it first",

@@ -205,15 +205,16 @@ describe("Q&A clusters", () => {
       status: "partially_human_verified",
       node_count: 2,
       by_verification_level: { human_verified: 1, unverified: 1 },
-      by_fact_level: { declared: 1, official_source: 1 },
+      by_fact_level: { declared: 1, verified: 1 },
       by_confidence: { verified: 1, observed: 0, declared: 1 },
       human_verified_count: 1,
+      merchant_reviewed_count: 0,
       edited_by_merchant_count: 1,
       grounded_count: 1,
       drift_count: 1,
       last_human_verified_at: "2026-04-26T10:00:00.000Z",
     });
-    expect(verificationSummary([]).status).toBe("empty");
+    expect(verificationSummary([], []).status).toBe("empty");
   });
 });
 

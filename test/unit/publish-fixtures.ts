@@ -37,6 +37,7 @@ export function node(id: string, overrides: Partial<QaNode> = {}): QaNode {
     claimSentence: "",
     verificationLevel: "unverified",
     factLevel: "declared",
+    factSignal: null,
     factSourceUrl: null,
     editedByMerchant: false,
     driftSeverity: null,
@@ -197,6 +198,7 @@ export function tourismProfile(): MerchantProfile {
             humanVerifiedAt: "2026-04-26T10:00:00.000Z",
             verificationLevel: "human_verified",
             factLevel: "official_source",
+            factSignal: "siret_verified",
           }),
           node("2e7a4b9c-3d4e-4f6a-8b1c-7d8e9f0a1b23", {
             intent: "prix",

@@ -274,7 +274,9 @@ describe("seeded Q&A clusters", () => {
       expect(nodes.length).toBeLessThanOrEqual(5);
       for (const node of nodes) {
         expect(["contact", "preuve", "prix", "delai", "zone"]).toContain(node.intent);
-        expect(["unverified", "machine_checked", "human_verified"]).toContain(node.verification_level);
+        expect(["unverified", "machine_checked", "human_verified", "merchant_reviewed"]).toContain(
+          node.verification_level,
+        );
         expect(["declared", "observed", "verified"]).toContain(node.fact_level);
         expect(text(node, "question")).toMatch(/\?$/);
         expect(text(node, "answer")).toMatch(/\n\nSources :\n(- https:\/\/\S+\n?)+$/);
@@ -282,6 +284,25 @@ describe("seeded Q&A clusters", () => {
         if (node.verification_level === "human_verified") expect(node.human_verified_at).not.toBeNull();
       }
     }
+  });
+
+  it("declare what the merchant edited, and name the official signal each verified answer rests on", () => {
+    const levels = (where: string) =>
+      all(`SELECT fact_level, fact_signal, verification_level, count(*) AS n FROM qa_nodes WHERE ${where}
+           GROUP BY fact_level, fact_signal, verification_level ORDER BY fact_level, fact_signal, verification_level`).map(
+        (row) => [row.fact_level, row.fact_signal, row.verification_level],
+      );
+    expect(levels("edited_by_merchant = 1")).toEqual([["declared", null, "merchant_reviewed"]]);
+    expect(levels("edited_by_merchant = 0 AND fact_level = 'verified'").map(([, signal]) => signal)).toEqual(
+      expect.arrayContaining(["siret_verified", "territorial_address_verified"]),
+    );
+    // Every verified answer rests on a verified signal of its merchant (SIRENE's, the address check).
+    expect(
+      all(`SELECT n.node_id FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id
+           WHERE n.fact_level = 'verified' AND NOT EXISTS (SELECT 1 FROM signals s
+             WHERE s.ab_id = c.ab_id AND s.key = n.fact_signal AND s.status = 'verified')`),
+    ).toEqual([]);
+    expect(all("SELECT node_id FROM qa_nodes WHERE fact_level <> 'verified' AND fact_signal IS NOT NULL")).toEqual([]);
   });
 
   it("point brick clusters at a product of the same merchant", () => {

@@ -45,7 +45,9 @@ export function recordPlatformObservation(
   }
   const issues: ValidationIssue[] = [];
   const signals = (observation.signals ?? []).map((signal, index) => signalOf(signal, merchant, index, issues));
-  const clusters = observation.qa_clusters ? clustersOf(observation.qa_clusters, current, deps, issues) : undefined;
+  const clusters = observation.qa_clusters
+    ? clustersOf(observation.qa_clusters, current, signalsAfter(current.signals, signals), deps, issues)
+    : undefined;
   if (issues.length > 0) throw validationError(issues);
 
   const fields = observedFields(merchant, observation);
@@ -131,12 +133,24 @@ function signalOf(signal: ObservedSignal, merchant: Merchant, index: number, iss
   };
 }
 
+/** The merchant's signals once the observation's are recorded (an observed signal replaces its key's). */
+function signalsAfter(stored: readonly Signal[], observed: readonly Signal[]): Signal[] {
+  const observedKeys = new Set(observed.map((signal) => signal.key));
+  return [...stored.filter((signal) => !observedKeys.has(signal.key)), ...observed];
+}
+
+/**
+ * The observed clusters as nodes to store. A verified answer's signal must be one the merchant has,
+ * recorded as verified (its expiry is read at each instant, src/domain/trust/answer-fact.ts).
+ */
 function clustersOf(
   declared: NonNullable<ReturnType<typeof platformObservationSchema.parse>["qa_clusters"]>,
   current: RegisteredMerchant,
+  signals: readonly Signal[],
   deps: MerchantDecisionDeps,
   issues: ValidationIssue[],
 ): QaCluster[] {
+  const verifiedKeys = new Set(signals.filter((signal) => signal.status === "verified").map((signal) => signal.key));
   const newId = deps.newId ?? randomUUID;
   const bySlug = new Map(current.products.map((product) => [product.slug, product]));
   return declared.map((cluster, position) => {
@@ -154,21 +168,31 @@ function clustersOf(
       brickId: product?.brickId ?? null,
       position,
       updatedAt: iso(cluster.updated_at),
-      nodes: cluster.nodes.map((node, nodePosition) => ({
-        nodeId: newId(),
-        intent: node.intent,
-        question: node.question,
-        answer: node.answer,
-        answerBluf: node.answer_bluf,
-        claimSentence: node.claim_sentence,
-        verificationLevel: node.verification_level,
-        factLevel: node.fact_level,
-        factSourceUrl: node.fact_source_url ?? null,
-        editedByMerchant: node.edited_by_merchant,
-        driftSeverity: node.drift_severity ?? null,
-        humanVerifiedAt: isoOrNull(node.human_verified_at),
-        position: nodePosition,
-      })),
+      nodes: cluster.nodes.map((node, nodePosition) => {
+        const factSignal = node.fact_signal ?? null;
+        if (factSignal !== null && !verifiedKeys.has(factSignal)) {
+          issues.push({
+            path: `qa_clusters.${position}.nodes.${nodePosition}.fact_signal`,
+            message: `is not a verified signal of this merchant (${factSignal})`,
+          });
+        }
+        return {
+          nodeId: newId(),
+          intent: node.intent,
+          question: node.question,
+          answer: node.answer,
+          answerBluf: node.answer_bluf,
+          claimSentence: node.claim_sentence,
+          verificationLevel: node.verification_level,
+          factLevel: node.fact_level,
+          factSignal,
+          factSourceUrl: node.fact_source_url ?? null,
+          editedByMerchant: node.edited_by_merchant,
+          driftSeverity: node.drift_severity ?? null,
+          humanVerifiedAt: isoOrNull(node.human_verified_at),
+          position: nodePosition,
+        };
+      }),
     };
   });
 }

@@ -2,6 +2,7 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { text } from "../../schemas/merchant-declaration.ts";
 import { parseInput } from "../../schemas/parse.ts";
 import type { QaCluster, QaNode } from "../merchant.ts";
+import { MERCHANT_REVIEWED } from "../trust/answer-fact.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
 import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
@@ -13,10 +14,13 @@ const BLUF_MAX = 200;
 
 /**
  * A person of the merchant reads one of its Q&A answers and either vouches for it as it is
- * (`answer` absent) or corrects it. Either way the node is human-verified now; a correction also
- * marks it `edited_by_merchant`, replaces the answer (so the published answer_hash changes) and its
- * short form, and empties the claim sentence, which spoke of the old text. One write with its audit
- * event and change-feed row, as every change of the lifecycle.
+ * (`answer` absent) or corrects it. Either way the node is reviewed by the merchant now
+ * (`merchant_reviewed`: the merchant's reading, never a verification by the registry); a vouch
+ * leaves the answer's facts as they were. A correction makes the answer the merchant's own words:
+ * `edited_by_merchant`, fact level `declared` resting on no signal (whatever it rested on spoke of
+ * the old text), the answer replaced (so the published answer_hash changes) with its short form,
+ * and the claim sentence emptied. One write with its audit event and change-feed row, as every
+ * change of the lifecycle.
  */
 export function reviewQaAnswer(
   deps: MerchantDecisionDeps,
@@ -35,14 +39,16 @@ export function reviewQaAnswer(
   const before = located.node;
   const after: QaNode =
     corrected === null || corrected === before.answer
-      ? { ...before, verificationLevel: "human_verified", humanVerifiedAt: nowIso }
+      ? { ...before, verificationLevel: MERCHANT_REVIEWED, humanVerifiedAt: nowIso }
       : {
           ...before,
           answer: corrected,
           answerBluf: firstSentence(corrected),
           claimSentence: "",
           editedByMerchant: true,
-          verificationLevel: "human_verified",
+          factLevel: "declared",
+          factSignal: null,
+          verificationLevel: MERCHANT_REVIEWED,
           humanVerifiedAt: nowIso,
         };
   const clusters = current.clusters.map((cluster) =>
@@ -58,6 +64,9 @@ export function reviewQaAnswer(
     [`qa.${before.nodeId}.human_verified_at`]: { from: before.humanVerifiedAt, to: nowIso },
   };
   if (after.answer !== before.answer) changes[`qa.${before.nodeId}.answer`] = { from: before.answer, to: after.answer };
+  if (after.factLevel !== before.factLevel) {
+    changes[`qa.${before.nodeId}.fact_level`] = { from: before.factLevel, to: after.factLevel };
+  }
   const written = deps.registry.update({
     abId,
     expectedRevision: current.revision,

@@ -23,6 +23,7 @@ import { formatAddress } from "../format.ts";
 import { buildLeadContract } from "../lead-contract.ts";
 import { evidenceUrl, merchantLinks } from "../links.ts";
 import type { Merchant, MerchantProfile, Product, QaCluster, QaNode, Signal, TerritorialProof } from "../merchant.ts";
+import { type AnswerFact, answerFactAt, confidenceRank } from "../trust/answer-fact.ts";
 import {
   EVIDENCE_SIGNALS,
   isEvidenceSignal,
@@ -145,7 +146,7 @@ export function assembleDecisionCard(
       next_refresh_at: nextRefreshAt(profile.signals, now),
     },
     knowledge_capsule: {
-      top_questions: topQuestions(baseUrl, profile.clusters),
+      top_questions: topQuestions(baseUrl, profile.clusters, profile.signals, now.toISOString()),
       cluster_summary: profile.clusters.map((cluster) => ({
         cluster_id: cluster.clusterId,
         label: cluster.label,
@@ -192,7 +193,9 @@ export function assembleDecisionCard(
     // No store column names who reviewed a node (human_verified_at says when, not who), so no
     // reviewer is named rather than one invented; the review dates are on each node.
     reviewers: [],
-    merchant_clusters: profile.clusters.map((cluster) => merchantCluster(baseUrl, cluster)),
+    merchant_clusters: profile.clusters.map((cluster) =>
+      merchantCluster(baseUrl, cluster, profile.signals, now.toISOString()),
+    ),
   };
 }
 
@@ -453,42 +456,25 @@ function credentials(baseUrl: string, abId: string, signals: readonly Signal[], 
     });
 }
 
-/** How far a Q&A answer's facts are backed, from the node's fact level. Unknown levels claim least. */
-export function factConfidence(factLevel: string): "declared" | "observed" | "verified" {
-  switch (factLevel) {
-    case "verified":
-    case "official_source":
-    case "official_source_verified":
-    case "human_verified":
-      return "verified";
-    case "observed":
-    case "machine_consistent":
-    case "platform_observed":
-      return "observed";
-    default:
-      return "declared";
-  }
-}
-
-const CONFIDENCE_RANK = { verified: 0, observed: 1, declared: 2 } as const;
-
 function citeUrl(baseUrl: string, clusterId: string, nodeId: string): string {
   return `${baseUrl}/api/clusters/${clusterId}#${nodeId}`;
 }
 
-/** Up to five questions across clusters: best-backed first, then in cluster and node order. */
+/** Up to five questions across clusters: best-backed at `nowIso` first, then in cluster and node order. */
 function topQuestions(
   baseUrl: string,
   clusters: readonly QaCluster[],
+  signals: readonly Signal[],
+  nowIso: string,
 ): DecisionCard["knowledge_capsule"]["top_questions"] {
   const candidates = clusters.flatMap((cluster, clusterIndex) =>
     cluster.nodes.map((node, nodeIndex) => ({ cluster, node, clusterIndex, nodeIndex })),
   );
   return candidates
-    .map((item) => ({ ...item, confidence: factConfidence(item.node.factLevel) }))
+    .map((item) => ({ ...item, confidence: answerFactAt(item.node, signals, nowIso).confidence }))
     .sort(
       (a, b) =>
-        CONFIDENCE_RANK[a.confidence] - CONFIDENCE_RANK[b.confidence] ||
+        confidenceRank(a.confidence) - confidenceRank(b.confidence) ||
         a.clusterIndex - b.clusterIndex ||
         a.nodeIndex - b.nodeIndex,
     )
@@ -501,7 +487,12 @@ function topQuestions(
     }));
 }
 
-function merchantCluster(baseUrl: string, cluster: QaCluster): MerchantCluster {
+function merchantCluster(
+  baseUrl: string,
+  cluster: QaCluster,
+  signals: readonly Signal[],
+  nowIso: string,
+): MerchantCluster {
   return {
     id: cluster.clusterId,
     label: cluster.label,
@@ -509,11 +500,23 @@ function merchantCluster(baseUrl: string, cluster: QaCluster): MerchantCluster {
     scope: cluster.scope,
     brick_id: cluster.brickId,
     node_count: cluster.nodes.length,
-    nodes: cluster.nodes.map((node) => clusterNode(baseUrl, cluster.clusterId, node)),
+    nodes: cluster.nodes.map((node) =>
+      clusterNode(baseUrl, cluster.clusterId, node, answerFactAt(node, signals, nowIso)),
+    ),
   };
 }
 
-function clusterNode(baseUrl: string, clusterId: string, node: QaNode): MerchantCluster["nodes"][number] {
+/**
+ * A Q&A node as published (the decision card's clusters, and the cluster documents with their
+ * `confidence`): its fact level, grounding and what the level rests on are `fact`, the node read
+ * at the answer's instant (answerFactAt), never the level as stored.
+ */
+export function clusterNode(
+  baseUrl: string,
+  clusterId: string,
+  node: QaNode,
+  fact: AnswerFact,
+): MerchantCluster["nodes"][number] {
   return {
     id: node.nodeId,
     intent: node.intent,
@@ -530,15 +533,18 @@ function clusterNode(baseUrl: string, clusterId: string, node: QaNode): Merchant
     cite_url: citeUrl(baseUrl, clusterId, node.nodeId),
     grounding: {
       // Grounded means backed by more than the merchant's word (the fact level is not "declared").
-      grounded: factConfidence(node.factLevel) !== "declared",
+      grounded: fact.confidence !== "declared",
       evidence: node.factSourceUrl,
       grounding_stats: null,
     },
     verification: {
-      fact_level: node.factLevel,
+      fact_level: fact.confidence,
       fact_source_url: node.factSourceUrl,
       human_reviewed_at: node.humanVerifiedAt,
       edited_by_merchant: node.editedByMerchant,
+      rests_on: fact.restsOn
+        ? { signal: fact.restsOn.signal, status: fact.restsOn.status, expires_at: fact.restsOn.expiresAt }
+        : null,
     },
   };
 }

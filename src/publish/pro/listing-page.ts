@@ -1,8 +1,9 @@
 import type { Merchant, Product, QaCluster, Signal } from "../../domain/merchant.ts";
 import type { ScoreAdvice, ScoreStep } from "../../domain/merchant-space/score-advice.ts";
+import { answerFactAt } from "../../domain/trust/answer-fact.ts";
 import type { MerchantStatus } from "../../schemas/envelope.ts";
 import { merchantVocabulary } from "../../schemas/merchant-declaration.ts";
-import { identityCheckAt, identityStatementFr } from "../facts.ts";
+import { answerProofFr, identityCheckAt, identityStatementFr } from "../facts.ts";
 import { COMPONENT_LABELS_FR, formatDateFr, STATUS_LABELS_FR } from "../format-fr.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { leadsPath } from "./leads.ts";
@@ -295,16 +296,17 @@ function questionsSection(model: ListingSpaceModel, state: ListingFormState, for
   if (nodes.length === 0) {
     return html`<section aria-labelledby="questions"><h2 id="questions">Questions et réponses</h2><p>Aucune question n'est encore publiée pour votre fiche.</p></section>`;
   }
+  const nowIso = model.now.toISOString();
   const typedFor = (nodeId: string) =>
     state.section === "question" && state.values?.node_id === nodeId ? state.values : null;
   return html`<section aria-labelledby="questions"><h2 id="questions">Questions et réponses</h2>
-<p>Ce que les agents répondent en votre nom. Validez une réponse exacte, ou corrigez-la : elle sera marquée comme relue ou corrigée par vous.</p>
+<p>Ce que les agents répondent en votre nom. Validez une réponse exacte, ou corrigez-la : elle sera marquée comme relue ou corrigée par vous. Une réponse que vous corrigez devient votre déclaration : les agents la lisent comme déclarée par vous, jamais comme vérifiée.</p>
 ${nodes.map((node) => {
   const typed = typedFor(node.nodeId);
   const id = `q-${node.nodeId}`;
   const error = typed ? state.errors.answer : undefined;
   return html`<article aria-labelledby="${id}-titre"><h3 id="${id}-titre">${node.question}</h3>
-<p class="note">${node.humanVerifiedAt ? `Relue le ${formatDateFr(node.humanVerifiedAt)}` : "Pas encore relue"}${node.editedByMerchant ? ", corrigée par vous" : ""}.</p>
+<p class="note">Les agents lisent : ${answerProofFr(answerFactAt(node, model.signals, nowIso), node)}.</p>
 ${formStart(form, "question")}
 <input type="hidden" name="node_id" value="${node.nodeId}">
 <p><label for="${id}">Réponse</label>

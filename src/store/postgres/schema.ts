@@ -460,6 +460,7 @@ export const qaNodes = pgTable(
     claimSentence: text("claim_sentence").notNull().default(""),
     verificationLevel: text("verification_level").notNull(),
     factLevel: text("fact_level").notNull(),
+    factSignal: text("fact_signal"),
     factSourceUrl: text("fact_source_url"),
     editedByMerchant: boolean("edited_by_merchant").notNull().default(false),
     driftSeverity: text("drift_severity"),

@@ -141,5 +141,12 @@ export const migrations: Migration[] = [
       "-- Written by hand: a removed file's row (a tombstone) is pruned by the publication once it is older\n-- than the retention (src/store/postgres/published-documents.ts, TOMBSTONE_RETENTION_MS). The\n-- highest revision pruned is kept, so that a mirror whose last revision is older, and which may\n-- therefore have missed a removal, catches up in full and deletes what the table no longer has.\nALTER TABLE \"published_state\" ADD COLUMN \"pruned_revision\" bigint DEFAULT 0 NOT NULL;",
       "-- The publication's prune reads only tombstones, by age: not the half a million live files.\nCREATE INDEX \"published_documents_tombstones\" ON \"published_documents\" (\"published_at\") WHERE \"body\" IS NULL;"
     ]
+  },
+  {
+    "id": "0007_naive_frog_thor",
+    "statements": [
+      "ALTER TABLE \"qa_nodes\" ADD COLUMN \"fact_signal\" text;",
+      "-- Written by hand: answers a merchant vouched for from its space before verification_level\n-- 'merchant_reviewed' existed were recorded 'human_verified'; the audit log's qa_reviewed events (the\n-- merchant space is their only writer) name them, so a merchant's review no longer reads as a\n-- reviewer's (src/domain/merchants/review-qa-answer.ts).\nUPDATE \"qa_nodes\" SET \"verification_level\" = 'merchant_reviewed' WHERE \"verification_level\" = 'human_verified' AND EXISTS (SELECT 1 FROM \"merchant_events\" e JOIN \"qa_clusters\" c ON c.\"ab_id\" = e.\"ab_id\" WHERE c.\"cluster_id\" = \"qa_nodes\".\"cluster_id\" AND e.\"action\" = 'qa_reviewed' AND e.\"changes\" LIKE '%\"qa.' || \"qa_nodes\".\"node_id\" || '.human_verified_at\"%');"
+    ]
   }
 ];
