@@ -5,13 +5,14 @@ import { signalDefinition } from "../domain/trust/signal-catalog.ts";
  * The stretch of time over which a merchant's documents stay the same.
  *
  * Documents depend on the clock in a few known places only: a signal counts until its
- * `expires_at` (trust score, credentials, next refresh), `years_in_business` moves on the founding
- * anniversary (UTC), and the lead contract's example date moves on 1 January (UTC). Between two of
- * those instants, and while the store content does not change, every document renders to the same
- * bytes. `since` is the start of the current stretch (the latest source change or calendar instant
- * already passed): the documents carry it as their time (`generated_at`, `_meta.timestamp`), so an
- * unchanged merchant gives identical bytes on every run. `until` is the next calendar instant:
- * past it, a published file is stale even if the store did not change.
+ * `expires_at` (trust score, credentials, the Q&A answers resting on it, next refresh),
+ * `years_in_business` moves on the founding anniversary (UTC), and the lead contract's example
+ * date moves on 1 January (UTC). Between two of those instants, and while the store content does
+ * not change, every document renders to the same bytes. `since` is the start of the current
+ * stretch (the latest source change or calendar instant already passed): the documents carry it as
+ * their time (`generated_at`, `_meta.timestamp`), so an unchanged merchant gives identical bytes on
+ * every run. `until` is the next calendar instant: past it, a published file is stale even if the
+ * store did not change.
  */
 export interface ContentPeriod {
   since: string;

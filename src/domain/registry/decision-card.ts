@@ -78,7 +78,8 @@ const TOP_QUESTIONS_MAX = 5;
  * `generated_at`, `content_hash` and `provenance.manifest_generated_at`, so two calls over the same
  * store content give the same hash whatever the clock says. Parts that follow the calendar are
  * content too and move the hash when they change: `years_in_business` (on the founding
- * anniversary), the trust score and `next_refresh_at` (when a signal expires) and the example date
+ * anniversary), the trust score, `next_refresh_at` and the Q&A answers' fact levels (when a signal
+ * expires: answer-fact.ts) and the example date
  * of the lead contract (on 1 January).
  */
 export async function buildDecisionCard(deps: DecisionCardDeps, abId: string): Promise<DecisionCardDocument> {
