@@ -12,8 +12,8 @@ import { reviewQaAnswer } from "../../src/domain/merchants/review-qa-answer.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { migrations as sqliteMigrations } from "../../src/store/migrations/index.ts";
-import { migrations as postgresMigrations } from "../../src/store/postgres/migrations/index.ts";
 import { createPostgresMerchantRegistryRepository } from "../../src/store/postgres/merchant-registry-repository.ts";
+import { migrations as postgresMigrations } from "../../src/store/postgres/migrations/index.ts";
 import { type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const NOW = new Date("2026-11-26T10:00:00.000Z");
@@ -27,7 +27,9 @@ function registryOf(store: OpenedStore): MerchantRegistryStore {
 
 /** The migration statement that rewords the merchant's earlier vouches, as each engine embeds it. */
 function vouchBackfill(store: OpenedStore): string {
-  const statements = (store.sqlite ? sqliteMigrations : postgresMigrations).flatMap((migration) => migration.statements);
+  const statements = (store.sqlite ? sqliteMigrations : postgresMigrations).flatMap(
+    (migration) => migration.statements,
+  );
   const statement = statements.find((text) => text.includes("'merchant_reviewed'"));
   if (!statement) throw new Error("no migration words the merchant's vouches");
   return statement;
