@@ -210,5 +210,13 @@ export const migrations: Migration[] = [
       "ALTER TABLE `leads` ADD `merchant_status_at` text;",
       "ALTER TABLE `leads` ADD `merchant_status_by` text;"
     ]
+  },
+  {
+    "id": "0017_pretty_wallflower",
+    "statements": [
+      "CREATE TABLE `trust_sweeps` (\n\t`id` integer PRIMARY KEY NOT NULL,\n\t`position` text NOT NULL\n);",
+      "CREATE INDEX `signals_expiring` ON `signals` (`expires_at`,`ab_id`) WHERE \"signals\".\"status\" = 'verified' AND \"signals\".\"expires_at\" IS NOT NULL;",
+      "CREATE INDEX `signals_recorded` ON `signals` (`key`,`value`,`ab_id`) WHERE \"signals\".\"status\" = 'verified';"
+    ]
   }
 ];
