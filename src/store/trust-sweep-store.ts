@@ -1,11 +1,12 @@
 import type { SweptChange, TrustSweepPosition, TrustSweepStore } from "../domain/trust/trust-sweep.ts";
 import type { Db } from "./db.ts";
+import { writeLock } from "./write-lock.ts";
 
 /*
  * The sweep of trust changes' reads and write (src/domain/trust/trust-sweep.ts), over the SQLite
  * file. The statements are written once with named parameters, for both engines (the PostgreSQL
- * twin, postgres/trust-sweep-store.ts, numbers them); a list of values is the one part each engine
- * writes its own way (`list`).
+ * twin, postgres/trust-sweep-store.ts, numbers them); a list parameter is the one part each engine
+ * writes its own way (ListParameters).
  */
 
 /** How an engine reads a list parameter: as the rows of one column, `item`, and as a set a column is in. */
@@ -15,9 +16,9 @@ export interface ListParameters {
 }
 
 /**
- * The sweep's statements, a list parameter read as `list` says. Each
- * read is a range of one index (schema.ts signals_expiring, signals_recorded): the partial index's
- * condition `status = 'verified'` is written out, so that both engines' planners take it.
+ * The sweep's statements, a list parameter read as `list` says. Each read is a range of one index
+ * (schema.ts signals_expiring, signals_recorded): the partial index's condition
+ * `status = 'verified'` is written out, so that both engines' planners take it.
  */
 export function trustSweepStatements(list: ListParameters) {
   return {
@@ -65,17 +66,18 @@ export function createTrustSweepStore(db: Db): TrustSweepStore {
   const move = sqlite.prepare<[{ to: string; from: string }]>(sql.move);
   const revision = sqlite.prepare<[], number>(sql.revision).pluck();
   const touch = sqlite.prepare<[{ abIds: string; revision: number }]>(sql.touch);
-  const advance = sqlite.transaction(
-    (touched: readonly string[], from: TrustSweepPosition | null, to: TrustSweepPosition): boolean => {
-      const moved =
-        from === null
-          ? start.run({ to: JSON.stringify(to) })
-          : move.run({ to: JSON.stringify(to), from: JSON.stringify(from) });
-      if (moved.changes !== 1) return false;
-      if (touched.length > 0) touch.run({ abIds: JSON.stringify(touched), revision: revision.get() ?? 0 });
-      return true;
-    },
-  );
+  /** Moves the position and records the touches; inside the write transaction whenFree begins. */
+  const advance = (touched: readonly string[], from: TrustSweepPosition | null, to: TrustSweepPosition): boolean => {
+    const moved =
+      from === null
+        ? start.run({ to: JSON.stringify(to) })
+        : move.run({ to: JSON.stringify(to), from: JSON.stringify(from) });
+    if (moved.changes !== 1) return false;
+    if (touched.length > 0) touch.run({ abIds: JSON.stringify(touched), revision: revision.get() ?? 0 });
+    return true;
+  };
+  // The server's owner process sweeps: it waits for the write lock without sleeping on its thread.
+  const lock = writeLock(sqlite);
   return {
     readPosition: async () => {
       const text = position.get();
@@ -84,6 +86,6 @@ export function createTrustSweepStore(db: Db): TrustSweepStore {
     expiring: async (after, until, limit) => expiring.all({ afterAt: after.at, afterAbId: after.abId, until, limit }),
     recordedAs: async (key, values, afterAbId, limit) =>
       recordedAs.all({ key, values: JSON.stringify(values.map(recordedValue)), afterAbId: afterAbId ?? "", limit }),
-    advance: async (touched, from, to) => advance.immediate(touched, from, to),
+    advance: (touched, from, to) => lock.whenFree(() => advance(touched, from, to)),
   };
 }
