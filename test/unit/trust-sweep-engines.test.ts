@@ -157,6 +157,37 @@ for (const engine of storeEngines()) {
       expect(await revision(store)).toBe(start + 4);
     });
 
+    it("stopped between two pages, goes on from there at its next sweep", async () => {
+      const store = await engine.open();
+      const ids = Array.from({ length: 10 }, (_, index) => `ab_stp${String(index + 1).padStart(4, "0")}`);
+      for (const abId of ids) {
+        await insertMerchantRow(store, abId);
+        await signal(store, abId, "siret_verified", true, { expiresAt: "2026-06-01T10:00:00.000Z" });
+      }
+      let clock = new Date("2026-06-01T09:00:00.000Z");
+      await sweepTrustChanges(sweepOf(store, () => clock, 4));
+      const start = await revision(store);
+
+      clock = new Date("2026-06-01T11:00:00.000Z");
+      const stopped = new AbortController();
+      stopped.abort();
+      expect(
+        await sweepTrustChanges(
+          sweepOf(store, () => clock, 4),
+          { signal: stopped.signal },
+        ),
+      ).toEqual({
+        touched: 4,
+        through: lessMargin("2026-06-01T09:00:00.000Z"),
+      });
+      expect(await touchedAfter(store, start)).toEqual(ids.slice(0, 4));
+      expect(await sweepTrustChanges(sweepOf(store, () => clock, 4))).toEqual({
+        touched: 6,
+        through: lessMargin("2026-06-01T11:00:00.000Z"),
+      });
+      expect(await touchedAfter(store, start)).toEqual(ids);
+    });
+
     it("reads the signals through its two indexes (ranges, not a scan of every merchant)", async () => {
       const store = await engine.open();
       // A registry of 20,000 SIRENE merchants, each with its identity check (ending on one of 700

@@ -84,12 +84,17 @@ export interface TrustSweepReport {
  * sweep of a store starts now (what an index built before holds was built with the trust of then:
  * `npm run search -- rebuild` brings it up to date).
  */
-export async function sweepTrustChanges(deps: TrustSweepDeps): Promise<TrustSweepReport> {
+export async function sweepTrustChanges(
+  deps: TrustSweepDeps,
+  options: { signal?: AbortSignal } = {},
+): Promise<TrustSweepReport> {
   let touched = 0;
   for (;;) {
     const step = await sweepStep(deps);
     touched += step.touched;
     if (step.through !== null) return { touched, through: step.through };
+    // Stopped (the process shuts down, or no longer leads): the next sweep goes on from here.
+    if (options.signal?.aborted) return { touched, through: (await deps.store.readPosition())?.through ?? "" };
     // The server's process answers requests between two steps.
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -216,9 +221,9 @@ export function trustReadsOtherwise(
 }
 
 export interface TrustSweeper {
-  /** Sweeps until in step with the clock (one sweep at a time in this process). */
+  /** Sweeps until in step with the clock (one at a time in this process: during the schedule's, its report). */
   sweepOnce(): Promise<TrustSweepReport>;
-  /** Sweeps now, then every `intervalMs`. */
+  /** Sweeps now, then every `intervalMs`; stop() ends a sweep under way after its page. */
   start(): void;
   stop(): Promise<void>;
 }
@@ -232,38 +237,42 @@ export function createTrustSweeper(
   let running: Promise<TrustSweepReport> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
+  let stopping = new AbortController();
 
-  function sweepOnce(): Promise<TrustSweepReport> {
-    running ??= sweepTrustChanges(deps).finally(() => {
+  /** One sweep at a time: a caller arriving during one gets its report. */
+  function sweep(control: { signal?: AbortSignal }): Promise<TrustSweepReport> {
+    running ??= sweepTrustChanges(deps, control).finally(() => {
       running = null;
     });
     return running;
   }
 
+  /** The schedule's sweep, which stop() ends after its page. */
+  const scheduled = () => sweep({ signal: stopping.signal }).catch((error: unknown) => options.onError?.(error));
+
   function schedule(): void {
     if (stopped) return;
     timer = setTimeout(() => {
       timer = null;
-      void sweepOnce()
-        .catch((error: unknown) => options.onError?.(error))
-        .then(schedule);
+      void scheduled().then(schedule);
     }, intervalMs);
     timer.unref();
   }
 
   return {
-    sweepOnce,
+    sweepOnce: () => sweep({}),
     start() {
       if (!stopped) return;
       stopped = false;
-      void sweepOnce()
-        .catch((error: unknown) => options.onError?.(error))
-        .then(schedule);
+      stopping = new AbortController();
+      void scheduled().then(schedule);
     },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       timer = null;
+      // A sweep under way ends after its page (a mass expiry takes many).
+      stopping.abort();
       await running?.catch(() => undefined);
     },
   };
