@@ -6,9 +6,10 @@
  *   leases: docs/several-machines.md); and, on PostgreSQL, the follower of the machine's own
  *   embedded search index.
  * - Once across the deployment: the retention schedule, the publication schedule, the search
- *   follower and the search card keeper. On SQLite the owner runs them; on PostgreSQL the leader
- *   does (an advisory lock on a connection of its own, src/store/postgres/leader.ts), and another
- *   machine takes them over within a few seconds when the leader dies or loses its connection.
+ *   follower, the search card keeper and the sweep of trust changes. On SQLite the owner runs
+ *   them; on PostgreSQL the leader does (an advisory lock on a connection of its own,
+ *   src/store/postgres/leader.ts), and another machine takes them over within a few seconds when
+ *   the leader dies or loses its connection.
  */
 import type { App } from "../src/app.ts";
 import type { Config } from "../src/config/config.ts";
@@ -84,6 +85,9 @@ function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } 
   const shared = sharedSearchFollowers(app, config);
   for (const follower of shared) follower.start();
   app.cardKeeper.start();
+  // Trust that moves by itself (a signal's expiry, a company's anniversary) becomes a change of
+  // the feed all of them follow (src/domain/trust/trust-sweep.ts).
+  app.trustSweeper.start();
   return {
     stop: async () => {
       await Promise.allSettled([
@@ -91,6 +95,7 @@ function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } 
         scheduler.stop(),
         ...shared.map((follower) => follower.stop()),
         app.cardKeeper.stop(),
+        app.trustSweeper.stop(),
       ]);
     },
   };

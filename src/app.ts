@@ -24,6 +24,7 @@ import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
 import type { SettingsRepository } from "./domain/settings-store.ts";
+import { createTrustSweeper, type TrustSweeper } from "./domain/trust/trust-sweep.ts";
 import type { PreparedEnvelope } from "./http/envelope.ts";
 import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
@@ -101,6 +102,12 @@ export interface App {
   keptCards: SearchCardStore;
   /** Builds and renews the kept cards; started by the process that runs the background work. */
   cardKeeper: SearchFollower;
+  /**
+   * Records a touch of the merchants whose trust moved by itself (a signal expired, a company's
+   * age stepped), so that every follower of the feed applies them; started by the process that
+   * runs the background work.
+   */
+  trustSweeper: TrustSweeper;
   /** The code key kept cards are built with (src/publish/code-key.ts cardCodeKey), computed once. */
   cardCode: () => string;
   /** Serialized answers that change only with the store (resolve), checked against the store revision. */
@@ -203,6 +210,10 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     batchSize: 1_000,
     onError: warnAtMostEveryMinute("search card keeper failed, cards are built when shown"),
   });
+  const trustSweeper = createTrustSweeper(
+    { store: store.trustSweep, merchants, now },
+    { onError: warnAtMostEveryMinute("trust sweep failed; it tries again (search ranks by the trust of before)") },
+  );
   return {
     config,
     get db(): Db {
@@ -216,6 +227,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     searchCards: createSearchCardCache(),
     keptCards,
     cardKeeper,
+    trustSweeper,
     cardCode,
     preparedAnswers: createRevisionCache<PreparedAnswer>({
       maxEntries: PREPARED_ANSWER_ENTRIES,
@@ -289,6 +301,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       void searchEngine.follower.stop();
       void searchEngine.fallbackFollower?.stop();
       void cardKeeper.stop();
+      void trustSweeper.stop();
       void store.close();
       void limitStore.close?.();
     },

@@ -1,7 +1,7 @@
 import { type Capabilities, evaluateCapabilities, TRUST_THRESHOLDS } from "./capabilities.ts";
 import type { Merchant } from "./merchant.ts";
 import { computeTrust, type ScorableSignal, type TrustResult } from "./trust/compute-trust.ts";
-import { identityVerifiedAt, signalChangesAt } from "./trust/signal-expiry.ts";
+import { identityVerifiedAt, nextSignalChange } from "./trust/signal-expiry.ts";
 
 export interface Assessment {
   trust: TrustResult;
@@ -52,10 +52,6 @@ export function assessMerchant(
     brandVoicePublished: merchant.brandVoice?.is_published === true,
     orderRailEnabled: options.orderRailEnabled,
   });
-  let validUntil: string | null = null;
-  for (const signal of signals) {
-    const change = signalChangesAt(signal, options.now);
-    if (change !== null && (validUntil === null || change < validUntil)) validUntil = change;
-  }
+  const validUntil = nextSignalChange(signals, options.now);
   return { trust, trustLevel, capabilities, validUntil, assessedAt: nowIso };
 }

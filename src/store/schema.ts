@@ -139,6 +139,13 @@ export const signals = sqliteTable(
     index("signals_verified")
       .on(table.abId, table.key, table.value, table.expiresAt)
       .where(sql`${table.status} = 'verified'`),
+    // The sweep of trust changes (src/domain/trust/trust-sweep.ts) reads the verified signals
+    // expiring in a stretch of time, and those recorded as given dates (a company's creation date
+    // whose anniversary is a step), as ranges of these.
+    index("signals_expiring")
+      .on(table.expiresAt, table.abId)
+      .where(sql`${table.status} = 'verified' AND ${table.expiresAt} IS NOT NULL`),
+    index("signals_recorded").on(table.key, table.value, table.abId).where(sql`${table.status} = 'verified'`),
   ],
 );
 
@@ -235,6 +242,15 @@ export const keptCards = sqliteTable(
   },
   (table) => [index("kept_cards_valid_until").on(table.format, table.validUntil)],
 );
+
+/**
+ * Where the sweep of trust changes got to (src/domain/trust/trust-sweep.ts): one row, its position
+ * as JSON (TrustSweepPosition), moved with the touches it records, in one transaction.
+ */
+export const trustSweeps = sqliteTable("trust_sweeps", {
+  id: integer("id").primaryKey(),
+  position: text("position").notNull(),
+});
 
 /** The store revision the kept cards of a format reflect (the card keeper's cursor). */
 export const keptCardCursors = sqliteTable("kept_card_cursors", {

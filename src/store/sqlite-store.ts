@@ -23,6 +23,7 @@ import { createSearchFeed } from "./search-feed.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInLinkRepository } from "./sign-in-link-repository.ts";
 import type { StorePorts } from "./store-ports.ts";
+import { createTrustSweepStore } from "./trust-sweep-store.ts";
 
 export interface SqliteStore extends StorePorts {
   engine: "sqlite";
@@ -45,6 +46,7 @@ export function sqliteStoreOf(db: Db): SqliteStore {
     merchants: createMerchantRepository(db),
     keptCards: createSearchCardStore(db),
     searchFeed: createSearchFeed(db),
+    trustSweep: createTrustSweepStore(db),
     leads: createLeadRepository(db),
     changeFeed: createChangeFeedRepository(db),
     publishSource: createPublishSource(db),

@@ -18,6 +18,7 @@ import type { RetentionRepository } from "../domain/privacy/retention-store.ts";
 import type { ChangeFeedStore } from "../domain/registry/read-changes.ts";
 import type { SearchCardStore } from "../domain/registry/search-cards.ts";
 import type { SettingsRepository } from "../domain/settings-store.ts";
+import type { TrustSweepStore } from "../domain/trust/trust-sweep.ts";
 import type { LeadRepository } from "./lead-repository.ts";
 import type { MerchantRepository } from "./merchant-repository.ts";
 import type { PublishSource } from "./publish-source.ts";
@@ -31,6 +32,8 @@ export interface StorePorts {
   merchants: MerchantRepository;
   keptCards: SearchCardStore;
   searchFeed: SearchFeed;
+  /** Where the sweep of trust changes got to, what it reads, and the touches it records. */
+  trustSweep: TrustSweepStore;
   leads: LeadRepository;
   changeFeed: ChangeFeedStore;
   publishSource: PublishSource;

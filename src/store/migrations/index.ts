@@ -217,5 +217,13 @@ export const migrations: Migration[] = [
       "ALTER TABLE `qa_nodes` ADD `fact_signal` text;",
       "-- Written by hand: answers a merchant vouched for from its space before verification_level\n-- 'merchant_reviewed' existed were recorded 'human_verified'; the audit log's qa_reviewed events (the\n-- merchant space is their only writer) name them, so a merchant's review no longer reads as a\n-- reviewer's (src/domain/merchants/review-qa-answer.ts).\nUPDATE `qa_nodes` SET `verification_level` = 'merchant_reviewed' WHERE `verification_level` = 'human_verified' AND EXISTS (SELECT 1 FROM `merchant_events` e JOIN `qa_clusters` c ON c.`ab_id` = e.`ab_id` WHERE c.`cluster_id` = `qa_nodes`.`cluster_id` AND e.`action` = 'qa_reviewed' AND e.`changes` LIKE '%\"qa.' || `qa_nodes`.`node_id` || '.human_verified_at\"%');"
     ]
+  },
+  {
+    "id": "0018_brave_marvel_zombies",
+    "statements": [
+      "CREATE TABLE `trust_sweeps` (\n\t`id` integer PRIMARY KEY NOT NULL,\n\t`position` text NOT NULL\n);",
+      "CREATE INDEX `signals_expiring` ON `signals` (`expires_at`,`ab_id`) WHERE \"signals\".\"status\" = 'verified' AND \"signals\".\"expires_at\" IS NOT NULL;",
+      "CREATE INDEX `signals_recorded` ON `signals` (`key`,`value`,`ab_id`) WHERE \"signals\".\"status\" = 'verified';"
+    ]
   }
 ];

@@ -32,6 +32,7 @@ import {
   createPostgresSignInLinkRepository,
 } from "./space-link-repositories.ts";
 import { postgresStore } from "./store.ts";
+import { createPostgresTrustSweepStore } from "./trust-sweep-store.ts";
 
 export interface PostgresPorts extends StorePorts {
   engine: "postgres";
@@ -69,6 +70,7 @@ export function openPostgresStore(
     merchants: { ...merchants, revision: revisionWatch.read },
     keptCards: createPostgresSearchCardStore(pool),
     searchFeed: createPostgresSearchFeed(pool),
+    trustSweep: createPostgresTrustSweepStore(pool),
     leads: createPostgresLeadRepository(pool),
     changeFeed: createPostgresChangeFeed(pool),
     publishSource: { ...publishSource, revision: revisionWatch.read, knownRevision: revisionWatch.known },

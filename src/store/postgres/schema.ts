@@ -499,6 +499,8 @@ export const signals = pgTable(
   (table) => [
     primaryKey({ columns: [table.abId, table.key] }),
     index("signals_verified").on(table.abId, table.key, table.value, table.expiresAt).where(sql`${table.status} = 'verified'`),
+    index("signals_expiring").on(table.expiresAt, table.abId).where(sql`${table.status} = 'verified' AND ${table.expiresAt} IS NOT NULL`),
+    index("signals_recorded").on(table.key, table.value, table.abId).where(sql`${table.status} = 'verified'`),
   ],
 );
 
@@ -542,5 +544,13 @@ export const territorialProofs = pgTable(
     departmentCode: text("department_code"),
     regionCode: text("region_code"),
     epciCode: text("epci_code"),
+  },
+);
+
+export const trustSweeps = pgTable(
+  "trust_sweeps",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    position: text("position").notNull(),
   },
 );
