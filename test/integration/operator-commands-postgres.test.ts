@@ -230,6 +230,10 @@ describe("operator commands with DATABASE_URL", () => {
         subject: "letter:pg-test",
         email: "gerante@exemple.fr",
         via: "letter",
+        basis: "letter",
+        acr: null,
+        amr: null,
+        idpId: null,
       },
     );
     const listed = await command("merchants", ["claims", abId, "--json"]);

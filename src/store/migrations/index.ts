@@ -210,5 +210,20 @@ export const migrations: Migration[] = [
       "ALTER TABLE `leads` ADD `merchant_status_at` text;",
       "ALTER TABLE `leads` ADD `merchant_status_by` text;"
     ]
+  },
+  {
+    "id": "0017_superb_peter_quill",
+    "statements": [
+      "ALTER TABLE `merchant_claims` ADD `email_key` text;",
+      "ALTER TABLE `merchant_claims` ADD `basis` text;",
+      "ALTER TABLE `merchant_claims` ADD `acr` text;",
+      "ALTER TABLE `merchant_claims` ADD `amr` text;",
+      "ALTER TABLE `merchant_claims` ADD `idp_id` text;",
+      "ALTER TABLE `merchant_claims` ADD `lapsed_at` text;",
+      "CREATE INDEX `merchant_claims_email_key` ON `merchant_claims` (`email_key`);",
+      "ALTER TABLE `pro_sessions` ADD `acr` text;",
+      "ALTER TABLE `pro_sessions` ADD `amr` text;",
+      "ALTER TABLE `pro_sessions` ADD `idp_id` text;"
+    ]
   }
 ];

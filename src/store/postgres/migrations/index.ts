@@ -141,5 +141,20 @@ export const migrations: Migration[] = [
       "-- Written by hand: a removed file's row (a tombstone) is pruned by the publication once it is older\n-- than the retention (src/store/postgres/published-documents.ts, TOMBSTONE_RETENTION_MS). The\n-- highest revision pruned is kept, so that a mirror whose last revision is older, and which may\n-- therefore have missed a removal, catches up in full and deletes what the table no longer has.\nALTER TABLE \"published_state\" ADD COLUMN \"pruned_revision\" bigint DEFAULT 0 NOT NULL;",
       "-- The publication's prune reads only tombstones, by age: not the half a million live files.\nCREATE INDEX \"published_documents_tombstones\" ON \"published_documents\" (\"published_at\") WHERE \"body\" IS NULL;"
     ]
+  },
+  {
+    "id": "0007_faulty_celestials",
+    "statements": [
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"email_key\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"basis\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"acr\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"amr\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"idp_id\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"lapsed_at\" text;",
+      "ALTER TABLE \"pro_sessions\" ADD COLUMN \"acr\" text;",
+      "ALTER TABLE \"pro_sessions\" ADD COLUMN \"amr\" text;",
+      "ALTER TABLE \"pro_sessions\" ADD COLUMN \"idp_id\" text;",
+      "CREATE INDEX \"merchant_claims_email_key\" ON \"merchant_claims\" USING btree (\"email_key\");"
+    ]
   }
 ];

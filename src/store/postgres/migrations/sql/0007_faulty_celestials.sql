@@ -1,0 +1,10 @@
+ALTER TABLE "merchant_claims" ADD COLUMN "email_key" text;--> statement-breakpoint
+ALTER TABLE "merchant_claims" ADD COLUMN "basis" text;--> statement-breakpoint
+ALTER TABLE "merchant_claims" ADD COLUMN "acr" text;--> statement-breakpoint
+ALTER TABLE "merchant_claims" ADD COLUMN "amr" text;--> statement-breakpoint
+ALTER TABLE "merchant_claims" ADD COLUMN "idp_id" text;--> statement-breakpoint
+ALTER TABLE "merchant_claims" ADD COLUMN "lapsed_at" text;--> statement-breakpoint
+ALTER TABLE "pro_sessions" ADD COLUMN "acr" text;--> statement-breakpoint
+ALTER TABLE "pro_sessions" ADD COLUMN "amr" text;--> statement-breakpoint
+ALTER TABLE "pro_sessions" ADD COLUMN "idp_id" text;--> statement-breakpoint
+CREATE INDEX "merchant_claims_email_key" ON "merchant_claims" USING btree ("email_key");
