@@ -45,8 +45,8 @@ import {
 import {
   claimFormBodySchema,
   signInCallbackQuerySchema,
-  spaceFormBodySchema,
   signInStartQuerySchema,
+  spaceFormBodySchema,
   spaceHomeQuerySchema,
 } from "../schemas/merchant-space.ts";
 import {
@@ -629,7 +629,8 @@ const OPERATION_TABLE = [
       "303": { description: "Signed in: to /pro, with the session cookie", headers: ["Location"] },
       "400": { description: "The sign-in did not succeed (HTML page)", contentType: "text/html", schema: z.string() },
       "403": {
-        description: "ProConnect's level of assurance (acr) is missing, unknown or below PROCONNECT_MIN_ACR (HTML page)",
+        description:
+          "ProConnect's level of assurance (acr) is missing, unknown or below PROCONNECT_MIN_ACR (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },

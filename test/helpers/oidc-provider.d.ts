@@ -56,6 +56,9 @@ declare module "oidc-provider" {
       result: Record<string, unknown>,
       options?: { mergeWithLastSubmission?: boolean },
     ): Promise<void>;
-    Grant: new (properties: { accountId?: string; clientId?: unknown }) => Grant;
+    Grant: new (properties: {
+      accountId?: string;
+      clientId?: unknown;
+    }) => Grant;
   }
 }

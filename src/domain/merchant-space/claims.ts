@@ -179,7 +179,10 @@ export function recordClaim(deps: Pick<SpaceDeps, "store" | "now">, claim: NewCl
  * A new claim and its `claimed` audit event (actor: the claim's merchant actor), not written yet:
  * recordClaim writes it through the space's store, the letter path with the letter it spends.
  */
-export function newClaim(deps: Pick<SpaceDeps, "now">, claim: NewClaimInput): { record: ClaimRecord; event: ClaimEvent } {
+export function newClaim(
+  deps: Pick<SpaceDeps, "now">,
+  claim: NewClaimInput,
+): { record: ClaimRecord; event: ClaimEvent } {
   const at = deps.now().toISOString();
   const claimId = randomUUID();
   return {
@@ -244,7 +247,9 @@ export async function revokeClaim(
         actor: revocation.by,
         action: "claim_revoked" as const,
         reason:
-          held.claimId === claimId ? `claim ${claimId}: ${reason}` : `claim ${held.claimId}, with ${claimId}: ${reason}`,
+          held.claimId === claimId
+            ? `claim ${claimId}: ${reason}`
+            : `claim ${held.claimId}, with ${claimId}: ${reason}`,
       },
     })),
     { at, by: revocation.by, reason },

@@ -16,10 +16,10 @@ import {
   readCookie,
   requireCsrf,
   sessionCookie,
+  sessionCookieName,
   signInCookie,
   signInCookieName,
   spaceDocument,
-  sessionCookieName,
   spacePage,
   spaceRedirect,
 } from "./space-http.ts";

@@ -16,8 +16,8 @@ import {
   LISTING_COLUMNS,
   type ListingRow,
   listingOf,
-  type SessionRow,
   personRowsWhere,
+  type SessionRow,
   type SignInRow,
   sessionOf,
 } from "../merchant-space-repository.ts";
@@ -206,11 +206,9 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore
       inTransaction(pool, async (client) => {
         const revoked: string[] = [];
         for (const { claimId, event } of claims) {
-          const claim = await first<ClaimRow>(
-            client,
-            "SELECT * FROM merchant_claims WHERE claim_id = $1 FOR UPDATE",
-            [claimId],
-          );
+          const claim = await first<ClaimRow>(client, "SELECT * FROM merchant_claims WHERE claim_id = $1 FOR UPDATE", [
+            claimId,
+          ]);
           if (!claim || claim.revoked_at !== null) continue;
           await client.query(
             "UPDATE merchant_claims SET revoked_at = $1, revoked_by = $2, revoked_reason = $3 WHERE claim_id = $4",
