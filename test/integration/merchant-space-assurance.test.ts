@@ -252,6 +252,13 @@ describe("the re-check at each sign-in", () => {
         abId,
       ).map((row) => row.action),
     ).toEqual(["claimed", "claim_lapsed"]);
+    const [held] = query<{ claim_id: string }>("SELECT claim_id FROM merchant_claims WHERE ab_id = ?", abId);
+    const listed = await runJob(["jobs/merchants.ts", "claims", abId], {
+      dataDir: server.dataDir,
+      baseUrl: TEST_BASE_URL,
+    });
+    expect(listed.stdout).toContain(`${held?.claim_id}  lapsed   proconnect  siret `);
+    expect(listed.stdout).toContain(`1 claim(s) on ${abId}, 0 live, 1 lapsed`);
 
     provider.updateAccount(first.sub, { siret });
     const back = await signInThroughProConnect(server.url, provider, { sub: first.sub });
