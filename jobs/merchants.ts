@@ -291,9 +291,13 @@ async function runOn(
       out(claims, [
         ...claims.map(
           (claim) =>
-            `${claim.claimId}  ${claim.revokedAt ? "revoked" : "live   "}  ${claim.via.padEnd(10)}  ${claim.createdAt}  ${printable(claim.email ?? "(no email)")}${claim.revokedAt ? `  revoked ${claim.revokedAt} by ${printable(claim.revokedBy ?? "")}: ${printable(claim.revokedReason ?? "")}` : ""}`,
+            `${claim.claimId}  ${claim.revokedAt ? "revoked" : claim.lapsedAt ? "lapsed " : "live   "}  ${claim.via.padEnd(10)}  ${(claim.basis ?? "-").padEnd(6)}  ${claim.createdAt}  ${printable(claim.email ?? "(no email)")}${claim.revokedAt ? `  revoked ${claim.revokedAt} by ${printable(claim.revokedBy ?? "")}: ${printable(claim.revokedReason ?? "")}` : claim.lapsedAt ? `  lapsed ${claim.lapsedAt} (a later sign-in no longer carried its ${claim.basis ?? "basis"})` : ""}`,
         ),
-        `${claims.length} claim(s) on ${abId}, ${claims.filter((claim) => !claim.revokedAt).length} live`,
+        `${claims.length} claim(s) on ${abId}, ${claims.filter((claim) => !claim.revokedAt && !claim.lapsedAt).length} live${
+          claims.some((claim) => !claim.revokedAt && claim.lapsedAt)
+            ? `, ${claims.filter((claim) => !claim.revokedAt && claim.lapsedAt).length} lapsed`
+            : ""
+        }`,
       ]);
     } else if (command === "revoke-claim") {
       const [claimId] = args as [string];
@@ -301,7 +305,9 @@ async function runOn(
         by: actor,
         reason: options.reason ?? "",
       });
-      out(revoked, [`${claimId} on ${revoked.abId} revoked; its person's sessions are ended`]);
+      out(revoked, [
+        `${claimId} on ${revoked.abId} revoked, with the person's other claims on it; its person's sessions are ended`,
+      ]);
     } else if (command === "show") {
       const [abId] = args as [string];
       const { merchant, revision } = await readRegistered(deps, abId);

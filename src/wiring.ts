@@ -57,7 +57,9 @@ export function spaceDeps(app: App): SpaceDeps {
 
 /** The same, with ProConnect; null when the service has no ProConnect client configured. */
 export function signInDeps(app: App): SignInDeps | null {
-  return app.proConnect ? { ...spaceDeps(app), provider: app.proConnect } : null;
+  return app.proConnect && app.config.proConnect
+    ? { ...spaceDeps(app), provider: app.proConnect, minimumAcr: app.config.proConnect.minimumAcr }
+    : null;
 }
 
 /** What the letter path's codes need (pro-letters). */

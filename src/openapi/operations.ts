@@ -45,6 +45,7 @@ import {
 import {
   claimFormBodySchema,
   signInCallbackQuerySchema,
+  signInStartQuerySchema,
   spaceFormBodySchema,
   spaceHomeQuerySchema,
 } from "../schemas/merchant-space.ts";
@@ -596,9 +597,10 @@ const OPERATION_TABLE = [
     operationId: "startProConnectSignIn",
     summary: "Start signing in with ProConnect (a redirect to the provider)",
     description:
-      "Keeps state, nonce and PKCE verifier server-side under a short-lived cookie and sends the browser to ProConnect's authorization endpoint. Without PROCONNECT_* configured: a French 404 page saying so.",
+      "Keeps state, nonce and PKCE verifier server-side under a short-lived cookie and sends the browser to ProConnect's authorization endpoint, with the `claims` parameter asking `acr` as essential (PROCONNECT_MIN_ACR and above, or certification-dirigeant with niveau=dirigeant) and `amr`. Without PROCONNECT_* configured: a French 404 page saying so.",
     tags: ["Merchant space"],
     access: "space_sign_in",
+    query: signInStartQuerySchema,
     responses: {
       "303": { description: "To ProConnect's authorization endpoint", headers: ["Location"] },
       "404": {
@@ -619,13 +621,19 @@ const OPERATION_TABLE = [
     operationId: "finishProConnectSignIn",
     summary: "ProConnect's redirect URI: ends the sign-in and opens a session",
     description:
-      "Checks the answer against the sign-in under way (state, PKCE, the signed ID token and its nonce, the signed userinfo), opens a new session (the browser's previous one ends) and redirects to /pro. A provider's error, a replayed or forged callback: a French page.",
+      "Checks the answer against the sign-in under way (state, PKCE, the signed ID token and its nonce, the signed userinfo), checks the ID token's acr (at least PROCONNECT_MIN_ACR) and that the userinfo's siren is its siret's, re-checks the person's claims (a claim this sign-in no longer reaches lapses), opens a new session (the browser's previous one ends) and redirects to /pro. A provider's error, a replayed or forged callback, a missing or too low acr, a contradictory siren: a French page.",
     tags: ["Merchant space"],
     access: "space_sign_in",
     query: signInCallbackQuerySchema,
     responses: {
       "303": { description: "Signed in: to /pro, with the session cookie", headers: ["Location"] },
       "400": { description: "The sign-in did not succeed (HTML page)", contentType: "text/html", schema: z.string() },
+      "403": {
+        description:
+          "ProConnect's level of assurance (acr) is missing, unknown or below PROCONNECT_MIN_ACR (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
       "404": {
         description: "ProConnect is not configured here (HTML page)",
         contentType: "text/html",
@@ -644,7 +652,7 @@ const OPERATION_TABLE = [
     operationId: "signOutOfMerchantSpace",
     summary: "Sign out of the merchant space (and of ProConnect)",
     description:
-      "Needs the session's CSRF token. Ends the session and sends the browser to ProConnect's end_session_endpoint (id_token_hint, post_logout_redirect_uri {BASE_URL}/pro), or to /pro for the letter path.",
+      "Needs the CSRF token of the session the cookie names, live or expired. Ends the session, clears the cookie and sends the browser to ProConnect's end_session_endpoint (id_token_hint, post_logout_redirect_uri {BASE_URL}/pro), or to /pro for the letter path or when the cookie names no session.",
     tags: ["Merchant space"],
     access: "space",
     bodyType: "form",
@@ -652,7 +660,7 @@ const OPERATION_TABLE = [
     responses: {
       "303": { description: "Signed out: to ProConnect's end_session_endpoint or to /pro", headers: ["Location"] },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },
@@ -702,7 +710,7 @@ const OPERATION_TABLE = [
         schema: z.string(),
       },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },
@@ -775,7 +783,7 @@ const OPERATION_TABLE = [
     responses: {
       "303": { description: "Claimed: to /pro", headers: ["Location"] },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },
@@ -1233,7 +1241,7 @@ const OPERATION_TABLE = [
         schema: z.string(),
       },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },

@@ -519,13 +519,17 @@ export const proSessions = sqliteTable(
     siren: text("siren"),
     /** proconnect or letter: how the person got in. */
     via: text("via").notNull(),
+    /** ProConnect's acr (how well it knows the person), amr (JSON array of methods) and idp_id; null for a letter. */
+    acr: text("acr"),
+    amr: text("amr"),
+    idpId: text("idp_id"),
     idToken: text("id_token"),
     createdAt: text("created_at").notNull(),
     lastSeenAt: text("last_seen_at").notNull(),
     idleExpiresAt: text("idle_expires_at").notNull(),
     absoluteExpiresAt: text("absolute_expires_at").notNull(),
     endedAt: text("ended_at"),
-    /** sign_out, replaced, claim_revoked, expired. */
+    /** sign_out, replaced, claim_revoked, expired, identity_changed. */
     endedReason: text("ended_reason"),
   },
   (table) => [uniqueIndex("pro_sessions_token").on(table.tokenHash), index("pro_sessions_subject").on(table.subject)],
@@ -565,9 +569,19 @@ export const merchantClaims = sqliteTable(
     siren: text("siren").notNull(),
     subject: text("subject").notNull(),
     email: text("email"),
+    /** The email address in lower case: who the person is across doors (revocation); null before issue 36. */
+    emailKey: text("email_key"),
     /** proconnect or letter: how the person proved it may manage the listing. */
     via: text("via").notNull(),
+    /** What the claim rests on: siret, siren (certification-dirigeant) or letter; null before issue 36. */
+    basis: text("basis"),
+    /** The proof's ProConnect acr, amr (JSON array) and idp_id; null for a letter. */
+    acr: text("acr"),
+    amr: text("amr"),
+    idpId: text("idp_id"),
     createdAt: text("created_at").notNull(),
+    /** Set when a later sign-in no longer carried the basis (the claim opens nothing); cleared when one does again. */
+    lapsedAt: text("lapsed_at"),
     revokedAt: text("revoked_at"),
     revokedBy: text("revoked_by"),
     revokedReason: text("revoked_reason"),
@@ -575,6 +589,8 @@ export const merchantClaims = sqliteTable(
   (table) => [
     index("merchant_claims_merchant").on(table.abId, table.createdAt),
     index("merchant_claims_subject").on(table.subject),
+    // A revocation holds against the person's email address too, compared without case (issue 36).
+    index("merchant_claims_email_key").on(table.emailKey),
     // One live claim per person and listing: claiming twice is answered with the claim already held.
     uniqueIndex("merchant_claims_live").on(table.abId, table.subject).where(sql`${table.revokedAt} IS NULL`),
   ],

@@ -115,7 +115,7 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page; refused
 /** Signs in with ProConnect as the account `sub`, through the provider's own login and consent pages. */
 async function signIn(page: Page, sub: string, name: string): Promise<void> {
   await page.goto(`${base}/pro`);
-  await page.getByRole("link", { name: "S'identifier avec ProConnect" }).click();
+  await page.getByRole("link", { name: "S'identifier avec ProConnect", exact: true }).click();
   await page.locator('input[name="login"]').fill(sub);
   await page.locator('input[name="password"]').fill("test");
   await page.locator('button[type="submit"]').click();
@@ -312,7 +312,7 @@ describe("a merchant's day in the space, in Chromium", () => {
     const answer = await page.goto(`${base}/pro/${abId}/`);
     expect(page.url()).toBe(`${base}/pro`);
     expect(answer?.status()).toBe(200);
-    expect(await page.getByRole("link", { name: "S'identifier avec ProConnect" }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "S'identifier avec ProConnect", exact: true }).count()).toBe(1);
     expect(await page.getByRole("button", { name: "Se déconnecter" }).count()).toBe(0);
   });
 });

@@ -130,7 +130,17 @@ beforeAll(async () => {
     const siret = db.$client.prepare("SELECT siret FROM merchants WHERE ab_id = ?").pluck().get(abId) as string;
     await recordClaim(
       { store: createMerchantSpaceRepository(db), now: () => new Date() },
-      { abId, siren: siret.slice(0, 9), subject: "letter:copy-test", email: "Gerante@Exemple.fr", via: "letter" },
+      {
+        abId,
+        siren: siret.slice(0, 9),
+        subject: "letter:copy-test",
+        email: "Gerante@Exemple.fr",
+        via: "letter",
+        basis: "letter",
+        acr: null,
+        amr: null,
+        idpId: null,
+      },
     );
   } finally {
     db.$client.close();

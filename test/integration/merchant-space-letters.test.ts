@@ -208,7 +208,9 @@ describe("a letter's code over HTTP", () => {
       "SELECT actor, action, reason FROM merchant_events WHERE ab_id = ? AND action = 'claimed'",
       abId,
     );
-    expect(events).toEqual([{ actor: `merchant:${claim?.claim_id}`, action: "claimed", reason: "via letter" }]);
+    expect(events).toEqual([
+      { actor: `merchant:${claim?.claim_id}`, action: "claimed", reason: "via letter; basis letter" },
+    ]);
     expect(JSON.stringify(query("SELECT * FROM merchant_events WHERE ab_id = ?", abId))).not.toContain(
       (codes.get(abId) as string).slice(0, 9),
     );

@@ -368,6 +368,9 @@ describe("pages for people and crawlers", () => {
       siret,
       siren: siret.slice(0, 9),
       via: "proconnect" as const,
+      acr: "eidas1",
+      amr: ["pwd"],
+      idpId: "idp-conformance",
     };
     const { token, session } = await openSession(spaceDeps(app), person);
     await recordClaim(spaceDeps(app), {
@@ -376,6 +379,10 @@ describe("pages for people and crawlers", () => {
       subject: person.subject,
       email: person.email,
       via: "proconnect",
+      basis: "siret",
+      acr: person.acr,
+      amr: person.amr,
+      idpId: person.idpId,
     });
     app.close();
     const cookie = { cookie: `abeille_pro=${token}` };

@@ -230,6 +230,10 @@ describe("operator commands with DATABASE_URL", () => {
         subject: "letter:pg-test",
         email: "gerante@exemple.fr",
         via: "letter",
+        basis: "letter",
+        acr: null,
+        amr: null,
+        idpId: null,
       },
     );
     const listed = await command("merchants", ["claims", abId, "--json"]);
@@ -250,7 +254,7 @@ describe("operator commands with DATABASE_URL", () => {
     ]);
     expect([revoked.code, revoked.stdout, revoked.stderr]).toEqual([
       0,
-      `${claim.claimId} on ${abId} revoked; its person's sessions are ended\n`,
+      `${claim.claimId} on ${abId} revoked, with the person's other claims on it; its person's sessions are ended\n`,
       "",
     ]);
     const [row] = await rows<{ revoked_at: string | null; revoked_by: string; revoked_reason: string }>(

@@ -19,7 +19,7 @@ import {
   signInWithLink,
 } from "../../src/domain/merchant-space/letter-sign-in.ts";
 import { issueLetterBatch, type LetterDeps } from "../../src/domain/merchant-space/letters.ts";
-import { newToken, readSession, type SpaceDeps } from "../../src/domain/merchant-space/sessions.ts";
+import { newToken, openSession, readSession, type SpaceDeps } from "../../src/domain/merchant-space/sessions.ts";
 import {
   createSignInLinkTokens,
   requestSignInLinks,
@@ -126,7 +126,11 @@ describe("a letter's code", () => {
       siret: null,
       siren: null,
       via: "letter",
+      acr: null,
+      amr: null,
+      idpId: null,
     });
+    expect(signedIn.claim).toMatchObject({ basis: "letter", acr: null, amr: null, idpId: null });
     expect((await readSession(space, signedIn.token))?.person.subject).toBe(signedIn.claim.subject);
     expect((await listClaimsOf(space, signedIn.session)).map((held) => held.claim.abId)).toEqual([abA]);
     // Another establishment of the same company stays out of reach.
@@ -155,6 +159,57 @@ describe("a letter's code", () => {
     expect(await enter(code)).toEqual({ ok: false, refusal: "unavailable" });
     expect(db.$client.prepare("SELECT used_at FROM letter_codes WHERE ab_id = ?").pluck().get(abA)).toBeNull();
     expect(db.$client.prepare("SELECT count(*) FROM merchant_claims").pluck().get()).toBe(0);
+  });
+});
+
+describe("a revoked person", () => {
+  it("does not get the listing back through a letter typed with the same address; the letter stays unspent", async () => {
+    // Signed in through ProConnect, claimed, revoked by the operators.
+    const proconnect = await openSession(space, {
+      subject: "sub-gerante",
+      email: "Gerante@Exemple.fr",
+      givenName: "Paule",
+      usualName: "Martin",
+      siret: makeSiret(COMPANY, "0001"),
+      siren: makeSiret(COMPANY, "0001").slice(0, 9),
+      via: "proconnect",
+      acr: "eidas1",
+      amr: ["pwd"],
+      idpId: "idp-test",
+    });
+    const claim = await createClaim(space, proconnect.session, abA);
+    await revokeClaim(space, claim.claimId, { by: "operator:test", reason: "usurpation" });
+    const code = await codeFor(abA);
+    expect(await enter(code, "gerante@exemple.fr")).toEqual({ ok: false, refusal: "revoked" });
+    expect(db.$client.prepare("SELECT used_at FROM letter_codes WHERE ab_id = ?").pluck().get(abA)).toBeNull();
+    // The letter proves the establishment to whoever else holds it.
+    expect((await enter(code, "associe@exemple.fr")).ok).toBe(true);
+  });
+
+  it("loses the listing, and every session, whichever door the revoked claim came by: a letter claim revoked ends a ProConnect session of the same address", async () => {
+    const signedIn = await enter(await codeFor(abA));
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    const proconnect = await openSession(space, {
+      subject: "sub-gerante",
+      email: "GERANTE@exemple.fr",
+      givenName: null,
+      usualName: null,
+      siret: makeSiret(COMPANY, "0001"),
+      siren: null,
+      via: "proconnect",
+      acr: "eidas1",
+      amr: null,
+      idpId: null,
+    });
+    await revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
+    expect(await readSession(space, signedIn.token)).toBeNull();
+    expect(await readSession(space, proconnect.token)).toBeNull();
+    const again = await openSession(space, { ...proconnect.session.person });
+    const refused = await createClaim(space, again.session, abA).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ refusal: "revoked" });
   });
 });
 

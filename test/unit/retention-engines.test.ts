@@ -112,6 +112,9 @@ for (const engine of storeEngines()) {
         siret: null,
         siren: null,
         via: "proconnect" as const,
+        acr: "eidas1",
+        amr: null,
+        idpId: null,
       };
       await space.insertSession(
         {

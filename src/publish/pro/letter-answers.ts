@@ -80,6 +80,7 @@ const REFUSAL_STATUS: Record<LetterSignInRefusal, number> = {
   locked: 403,
   used: 409,
   unavailable: 409,
+  revoked: 409,
   expired: 410,
   superseded: 410,
 };

@@ -156,5 +156,22 @@ export const migrations: Migration[] = [
       "CREATE INDEX \"signals_expiring\" ON \"signals\" USING btree (\"expires_at\",\"ab_id\") WHERE \"signals\".\"status\" = 'verified' AND \"signals\".\"expires_at\" IS NOT NULL;",
       "CREATE INDEX \"signals_recorded\" ON \"signals\" USING btree (\"key\",\"value\",\"ab_id\") WHERE \"signals\".\"status\" = 'verified';"
     ]
+  },
+  {
+    "id": "0009_exotic_spacker_dave",
+    "statements": [
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"email_key\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"basis\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"acr\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"amr\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"idp_id\" text;",
+      "ALTER TABLE \"merchant_claims\" ADD COLUMN \"lapsed_at\" text;",
+      "ALTER TABLE \"pro_sessions\" ADD COLUMN \"acr\" text;",
+      "ALTER TABLE \"pro_sessions\" ADD COLUMN \"amr\" text;",
+      "ALTER TABLE \"pro_sessions\" ADD COLUMN \"idp_id\" text;",
+      "CREATE INDEX \"merchant_claims_email_key\" ON \"merchant_claims\" USING btree (\"email_key\");",
+      "-- Written by hand: claims made before email_key existed are matched by their address too (a revocation\n-- holds against the person, not one sub: src/domain/merchant-space/claims.ts), and a letter claim rests on its letter.\nUPDATE \"merchant_claims\" SET \"email_key\" = lower(\"email\") WHERE \"email\" IS NOT NULL AND \"email_key\" IS NULL;",
+      "UPDATE \"merchant_claims\" SET \"basis\" = 'letter' WHERE \"via\" = 'letter' AND \"basis\" IS NULL;"
+    ]
   }
 ];
