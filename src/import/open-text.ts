@@ -1,18 +1,24 @@
 import { closeSync, createReadStream, openSync, type ReadStream, readSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
-import { createGunzip, createInflateRaw } from "node:zlib";
+import { createGunzip } from "node:zlib";
+import { isZipSignature, ZipArchiveError, zipEntryBytes, zipEntryOf } from "./zip.ts";
 
 /**
  * Opens an official file as a stream of UTF-8 text, whichever way it was published: plain CSV,
  * gzipped (the geocoded SIRENE files, `.csv.gz`) or zipped (INSEE's `StockEtablissement_utf8.zip`,
- * one CSV inside). The kind is read from the first bytes, not the name. A zip is read from its
- * first entry's local header on, streamed through inflate: nothing is unpacked on disk, and memory
- * stays bounded whatever the size (the sizes in the header are not needed, so ZIP64 archives and
- * archives written with a data descriptor read the same way).
+ * one CSV inside: src/import/zip.ts, read from its directory, checked against its CRC-32). The kind
+ * is read from the first bytes, not the name; a kind of file the imports do not read (Parquet, a
+ * spreadsheet, a PDF, an HTML page where a download failed, another archive) is refused with what
+ * it is. Nothing is unpacked on disk, and memory stays bounded whatever the size.
  */
 export function openText(file: string, meter?: ReadMeter): AsyncIterable<string> {
+  return decode(openBytes(file, meter));
+}
+
+/** The same file as a stream of bytes (Buffers): what a reader that parses bytes reads. */
+export function openBytes(file: string, meter?: ReadMeter): Readable {
   const read = (options?: { start: number; end?: number }) => {
-    const stream = createReadStream(file, options);
+    const stream = createReadStream(file, { ...options, highWaterMark: 1 << 20 });
     meter?.track(file, stream);
     return stream;
   };
@@ -20,35 +26,53 @@ export function openText(file: string, meter?: ReadMeter): AsyncIterable<string>
   const fd = openSync(file, "r");
   let headLength: number;
   try {
-    headLength = readSync(fd, head, 0, 30, 0);
+    headLength = readSync(fd, head, 0, head.length, 0);
   } finally {
     closeSync(fd);
   }
-  if (headLength >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
-    return decode(read().pipe(createGunzip()));
+  const first = head.subarray(0, headLength);
+  if (headLength >= 2 && first[0] === 0x1f && first[1] === 0x8b) {
+    const source = read();
+    const gunzip = createGunzip();
+    source.on("error", (error) => gunzip.destroy(error));
+    return source.pipe(gunzip);
   }
-  if (headLength >= 4 && head.readUInt32LE(0) === ZIP_LOCAL_HEADER) {
-    if (headLength < 30) throw new OfficialFileError("a zip archive cut short");
-    const method = head.readUInt16LE(8);
-    const flags = head.readUInt16LE(6);
-    const nameLength = head.readUInt16LE(26);
-    const extraLength = head.readUInt16LE(28);
-    if (flags & 0x1) throw new OfficialFileError("an encrypted zip archive: not read");
-    const start = 30 + nameLength + extraLength;
-    if (method === 8) return decode(read({ start }).pipe(createInflateRaw()));
-    if (method === 0) {
-      const size = head.readUInt32LE(18);
-      if (flags & 0x8 || size === 0xffffffff) {
-        throw new OfficialFileError("a zip archive whose stored (uncompressed) entry does not give its size: not read");
-      }
-      return decode(read({ start, end: start + size - 1 }));
+  if (isZipSignature(first)) {
+    // An encrypted archive says so in its first header, whatever else is wrong with it.
+    if (headLength >= 8 && first.readUInt32LE(0) === 0x04034b50 && first.readUInt16LE(6) & 0x1) {
+      throw new OfficialFileError("an encrypted zip archive: not read");
     }
-    throw new OfficialFileError(`a zip archive compressed by method ${method}: not read (deflate or stored)`);
+    const entry = zipEntryOf(file);
+    return zipEntryBytes(file, entry, (stream) => meter?.track(file, stream));
   }
-  return decode(read());
+  const other = otherKind(first);
+  if (other) throw new OfficialFileError(other);
+  return read();
 }
 
-const ZIP_LOCAL_HEADER = 0x04034b50;
+/** Kinds of file that are not text the imports read, told by their first bytes. */
+function otherKind(head: Buffer): string | null {
+  const starts = (text: string) => head.subarray(0, text.length).toString("latin1") === text;
+  if (starts("PAR1")) {
+    return "a Parquet file: the import reads INSEE's CSV files (StockEtablissement_utf8.zip, StockUniteLegale_utf8.zip)";
+  }
+  if (starts("%PDF")) return "a PDF document, not a CSV file";
+  if (head.subarray(0, 8).equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))) {
+    return "an Office document (an old Excel workbook?), not a CSV file: give the file as published";
+  }
+  if (starts("7z\xbc\xaf\x27\x1c") || starts("Rar!") || starts("BZh") || starts("\xfd7zXZ\x00")) {
+    return "an archive of a kind the import does not read (7-Zip, RAR, bzip2 or xz): INSEE publishes zip files";
+  }
+  const text = head
+    .toString("latin1")
+    .replace(/^\xef\xbb\xbf/, "")
+    .trimStart()
+    .toLowerCase();
+  if (text.startsWith("<!doctype") || text.startsWith("<html") || text.startsWith("<?xml")) {
+    return "an HTML or XML page, not a CSV file (a download that failed? download the file again)";
+  }
+  return null;
+}
 
 /**
  * How far a run has read through its files, in bytes of the files as they are on disk (compressed
@@ -108,7 +132,7 @@ export class OfficialFileError extends Error {
  * short (gzip, zip), an archive not read here. Null for any other failure (not the file's: a bug).
  */
 export function fileFault(error: unknown): string | null {
-  if (error instanceof OfficialFileError) return error.message;
+  if (error instanceof OfficialFileError || error instanceof ZipArchiveError) return error.message;
   const unreadable = unreadableFile(error);
   if (unreadable !== null) return unreadable;
   const code = String((error as NodeJS.ErrnoException | null)?.code);

@@ -311,7 +311,7 @@ describe("npm run import -- sirene", () => {
     }).catch((error: { code: number; stderr: string }) => error);
     expect("code" in failure ? failure.code : 0).toBe(3);
     expect("stderr" in failure ? failure.stderr : "").toBe(
-      `import: --etablissements ${cut}: damaged or cut short (unexpected end of file)\n`,
+      `import: --etablissements ${cut}: a zip archive cut short: the directory that ends a zip archive is missing (a download interrupted? download the file again)\n`,
     );
   }, 60_000);
   it("takes in all of local commerce by either NAF code, NAF 2025 first, on real establishments in INSEE's layout", async () => {
