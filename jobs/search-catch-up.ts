@@ -2,6 +2,7 @@ import { createEmbeddedSearchFollower } from "../src/search/embedded/follow.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import type { OpenedStore } from "../src/store/open-store.ts";
+import { progressBar } from "./progress.ts";
 import { printable } from "./terminal.ts";
 
 /**
@@ -25,14 +26,21 @@ export async function catchUpSearchIndex(store: OpenedStore, command: string): P
   const collect = (globalThis as { gc?: () => void }).gc;
   collect?.();
   let collectedAt = 0;
+  // A full build (an index never built: after a first import, a national one's millions of
+  // merchants) shows its progress as the import does.
+  const bar = progressBar({ label: "search index", unit: "merchants" });
+  let built = { done: 0, total: 0 };
   const status = await createEmbeddedSearchFollower(db, createEmbeddedSearchIndex(db), {
-    onProgress: (done) => {
+    onProgress: (done, total) => {
+      built = { done, total };
+      bar.update(done, total);
       if (collect && done - collectedAt >= 10_000) {
         collectedAt = done;
         collect();
       }
     },
   }).syncOnce();
+  bar.end(built.done, built.total);
   if (status.state === "unavailable") {
     process.stderr.write(
       `${command}: the search index is not in step with the store yet (${printable(status.lastError ?? "unknown error")}); a serving server catches up by itself, or run npm run search -- sync\n`,

@@ -50,6 +50,18 @@ export function openBytes(file: string, meter?: ReadMeter): Readable {
   return read();
 }
 
+/** Whether the file is compressed with a checksum of its content (zip, gzip): damage in it shows by the end of its reading. */
+export function carriesChecksum(file: string): boolean {
+  const head = Buffer.alloc(4);
+  const fd = openSync(file, "r");
+  try {
+    const length = readSync(fd, head, 0, 4, 0);
+    return (length >= 2 && head[0] === 0x1f && head[1] === 0x8b) || (length === 4 && isZipSignature(head));
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Kinds of file that are not text the imports read, told by their first bytes. */
 function otherKind(head: Buffer): string | null {
   const starts = (text: string) => head.subarray(0, text.length).toString("latin1") === text;
@@ -105,14 +117,27 @@ export class ReadMeter {
     });
   }
 
+  /**
+   * What a reading elsewhere (another thread's meter) says it has read: the file it reads, its
+   * bytes read and total. From then on this meter answers with those.
+   */
+  tell(current: string | null, bytesRead: number, totalBytes: number): void {
+    this.#told = { bytesRead, totalBytes };
+    this.#current = current;
+  }
+
+  #told: { bytesRead: number; totalBytes: number } | null = null;
+
   /** Bytes read so far, of every file the run opened. */
   get bytesRead(): number {
+    if (this.#told) return this.#told.bytesRead;
     let open = 0;
     for (const stream of this.#open) open += stream.bytesRead;
     return Math.min(this.#total, this.#done + open);
   }
 
   get totalBytes(): number {
+    if (this.#told) return this.#told.totalBytes;
     return this.#total;
   }
 
@@ -159,40 +184,4 @@ export function unreadableFile(error: unknown): string | null {
 function decode(stream: Readable): AsyncIterable<string> {
   stream.setEncoding("utf8");
   return stream as AsyncIterable<string>;
-}
-
-/**
- * The same text, after `check` has seen its first line (up to `limit` characters, without its line
- * end): a file's layout is told by its header before a reader tries to parse it. When `check`
- * throws, the file is closed and the error is the reading's.
- */
-export async function* afterFirstLineCheck(
-  chunks: AsyncIterable<string>,
-  check: (firstLine: string) => void,
-  limit: number,
-): AsyncGenerator<string> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  let head = "";
-  let done = false;
-  try {
-    while (!done && !head.includes("\n") && head.length < limit) {
-      const next = await iterator.next();
-      if (next.done) done = true;
-      else head += next.value;
-    }
-    check(
-      (head.split("\n", 1)[0] ?? "")
-        .slice(0, limit)
-        .replace(/^\uFEFF/, "")
-        .replace(/\r$/, ""),
-    );
-    if (head !== "") yield head;
-    while (!done) {
-      const next = await iterator.next();
-      if (next.done) done = true;
-      else yield next.value;
-    }
-  } finally {
-    if (!done) await iterator.return?.();
-  }
 }

@@ -37,6 +37,16 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
   const view = createMerchantRegistryView(db);
   const sqlite = db.$client;
   const batch = sqlite.transaction((decide: (view: MerchantRegistryView) => unknown) => decide(view));
+  const siretsQuery = sqlite
+    .prepare("SELECT siret FROM merchants WHERE siret > ? AND status <> 'ARCHIVED' ORDER BY siret LIMIT ?")
+    .pluck();
+  // A digest counts while its merchant is at the revision recorded with it, and is the only one of its SIRET.
+  const digestsQuery = sqlite.prepare(
+    `SELECT m.siret AS siret, d.digest AS digest
+     FROM merchants m JOIN official_row_digests d ON d.ab_id = m.ab_id AND d.revision = m.revision
+     WHERE m.siret IN (SELECT value FROM json_each(?))
+       AND (SELECT count(*) FROM merchants other WHERE other.siret = m.siret) = 1`,
+  );
   return {
     async find(abId) {
       return view.find(abId);
@@ -56,6 +66,13 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
     async applyBatch<T>(_keys: unknown, decide: (view: MerchantRegistryView) => T): Promise<T> {
       // SQLite reads as it goes, inside the one writer's transaction: the keys are for engines that read first.
       return batch.immediate(decide) as T;
+    },
+    async sirets(after, limit) {
+      return siretsQuery.all(after ?? "", limit) as string[];
+    },
+    async officialRowDigests(sirets) {
+      const rows = digestsQuery.all(JSON.stringify(sirets)) as { siret: string; digest: string }[];
+      return new Map(rows.map((row) => [row.siret, row.digest]));
     },
     async events(abId) {
       return view.events(abId);
@@ -120,6 +137,11 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   const deleteProducts = sqlite.prepare("DELETE FROM products WHERE ab_id = ?");
   const deleteClusters = sqlite.prepare("DELETE FROM qa_clusters WHERE ab_id = ?");
   const updateMerchantRow = preparedUpdate(db);
+  const recordDigest = sqlite.prepare(
+    `INSERT INTO official_row_digests (ab_id, digest, revision)
+     SELECT ab_id, ?, revision FROM merchants WHERE ab_id = ?
+     ON CONFLICT (ab_id) DO UPDATE SET digest = excluded.digest, revision = excluded.revision`,
+  );
 
   // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
   // statements with them); inside a batch each becomes a savepoint.
@@ -191,6 +213,9 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
     },
     row(decide) {
       return rowTransaction.immediate(decide) as ReturnType<typeof decide>;
+    },
+    recordOfficialRowDigest(abId, digest) {
+      recordDigest.run(digest, abId);
     },
     events(abId: string): MerchantEvent[] {
       return db

@@ -258,6 +258,19 @@ export const keptCardCursors = sqliteTable("kept_card_cursors", {
   revision: integer("revision").notNull(),
 });
 
+/**
+ * The digest of the official row (a SIRENE stock's) last applied to each merchant, and the
+ * merchant's revision right after: a row read again with that digest, its merchant still at that
+ * revision, is known unchanged without a decision (src/import/sirene/import-sirene.ts).
+ */
+export const officialRowDigests = sqliteTable("official_row_digests", {
+  abId: text("ab_id")
+    .primaryKey()
+    .references(() => merchants.abId, { onDelete: "cascade" }),
+  digest: text("digest").notNull(),
+  revision: integer("revision").notNull(),
+});
+
 /* ---- The merchants' lifecycle: who changed what, and the feed of changes ---- */
 
 /**

@@ -12,7 +12,7 @@
  * (`legalUnitsFileOf`), so the import takes it in. The real rows' companies are not in it: a real
  * row of a covered trade waits for its company (name_unknown), as it would without the file.
  */
-import { createWriteStream, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { nafSubclasses } from "../../src/domain/naf.ts";
 import { tradeOf } from "../../src/domain/sectors.ts";
@@ -129,6 +129,15 @@ export interface NationalStockOptions {
   badSiretAt?: readonly number[];
   /** Called every 1,000,000 rows written (a long bench's progress). */
   onProgress?: (written: number) => void;
+  /**
+   * A later stock of the same country: with a variant other than 0, about 3 % of the
+   * establishments have opened or closed since, 3 % have a new sign and 1 % a new street number
+   * (the same ones for the same variant).
+   */
+  variant?: number;
+  /** Rows written first, as given (the tests' odd rows), and companies added to the companies' file. */
+  extraRows?: Record<string, string>[];
+  extraUnits?: Record<string, string>[];
 }
 
 export interface NationalStock {
@@ -162,6 +171,7 @@ export interface NationalStock {
  */
 export async function writeNationalStock(options: NationalStockOptions): Promise<NationalStock> {
   const { rows, dir } = options;
+  mkdirSync(dir, { recursive: true });
   const seed = options.seed ?? 34;
   const random = (entity: number, draw: number) => hash32(seed, entity, draw) / 4294967296;
   const communes = loadCommuneReference();
@@ -201,6 +211,10 @@ export async function writeNationalStock(options: NationalStockOptions): Promise
 
   const establishments = await textSink(establishmentsFile, options.plain ?? false);
   await establishments.write(`${ESTABLISHMENT_HEADER.join(",")}\r\n`);
+  for (const extra of options.extraRows ?? []) await establishments.write(`${stockRow(extra)}\r\n`);
+  const variant = options.variant ?? 0;
+  const changed = (site: number, draw: number, share: number) =>
+    variant !== 0 && hash32(seed + variant, site, 500 + draw) / 4294967296 < share;
   const order = scattered(rows, seed);
   let chunk = "";
   for (let position = 0; position < rows; position++) {
@@ -210,7 +224,7 @@ export async function writeNationalStock(options: NationalStockOptions): Promise
     const draw = (index: number) => random(site, 100 + index);
     const siren = sirenOf(company);
     const siret = makeSiret(siren, String(nic + 1).padStart(4, "0"));
-    const active = draw(0) < NATIONAL_SHAPE.active;
+    const active = draw(0) < NATIONAL_SHAPE.active !== changed(site, 0, 0.03);
     const hidden = nonPublic(company);
     const nafRev2 = draw(1) < 0.8 ? companyActivity(company) : pickActivity(draw(2));
     const next = successors.get(nafRev2) ?? [];
@@ -236,7 +250,8 @@ export async function writeNationalStock(options: NationalStockOptions): Promise
       etablissementSiege: nic === 0 ? "true" : "false",
       nombrePeriodesEtablissement: String(1 + Math.floor(draw(16) * 4)),
       complementAdresseEtablissement: draw(17) < 0.1 ? `BAT ${pickFrom(["A", "B", "C"], draw(18))}` : "",
-      numeroVoieEtablissement: draw(19) < 0.85 ? String(1 + Math.floor(draw(20) * 180)) : "",
+      numeroVoieEtablissement:
+        draw(19) < 0.85 ? String(1 + Math.floor(draw(20) * 180) + (changed(site, 2, 0.01) ? 200 : 0)) : "",
       indiceRepetitionEtablissement: draw(21) < 0.03 ? "B" : "",
       typeVoieEtablissement: pickFrom(["RUE", "AV", "BD", "PL", "CHE", "RTE", "IMP", "ALL", "QUA"], draw(22)),
       libelleVoieEtablissement:
@@ -251,9 +266,10 @@ export async function writeNationalStock(options: NationalStockOptions): Promise
       coordonneeLambertOrdonneeEtablissement: (6_000_000 + draw(29) * 1_200_000).toFixed(1),
       dateDebut: processed.slice(0, 10),
       etatAdministratifEtablissement: active ? "A" : "F",
-      enseigne1Etablissement: withSign
-        ? `${pickFrom(["AU", "CHEZ", "ATELIER", "MAISON", "LE"], draw(30))} ${pickFrom(SURNAMES, draw(31))}`
-        : "",
+      enseigne1Etablissement:
+        withSign || changed(site, 1, 0.03)
+          ? `${pickFrom(["AU", "CHEZ", "ATELIER", "MAISON", "LE"], draw(30))} ${pickFrom(SURNAMES, draw(31))}${changed(site, 1, 0.03) ? " NOUVEAU" : ""}`
+          : "",
       denominationUsuelleEtablissement: draw(32) < 0.05 ? `${pickFrom(SURNAMES, draw(33))} ET FILS` : "",
       activitePrincipaleEtablissement: only2025 ? "" : nafRev2,
       nomenclatureActivitePrincipaleEtablissement: only2025 ? "" : "NAFRev2",
@@ -282,6 +298,7 @@ export async function writeNationalStock(options: NationalStockOptions): Promise
 
   const legalUnits = await textSink(legalUnitsFile, options.plain ?? false);
   await legalUnits.write(`${LEGAL_UNIT_HEADER.join(",")}\r\n`);
+  for (const extra of options.extraUnits ?? []) await legalUnits.write(`${csvLine(LEGAL_UNIT_HEADER, extra)}\r\n`);
   const companyOrder = scattered(companies, seed + 1);
   chunk = "";
   for (let position = 0; position < companies; position++) {
@@ -329,7 +346,7 @@ export async function writeNationalStock(options: NationalStockOptions): Promise
   return {
     establishments: establishmentsFile,
     legalUnits: legalUnitsFile,
-    rows,
+    rows: rows + (options.extraRows?.length ?? 0),
     companies,
     expected,
     expectedSirets,

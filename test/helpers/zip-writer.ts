@@ -8,6 +8,7 @@
  * directory record. test/unit/zip.test.ts checks with Python's zipfile and Info-ZIP's unzip that
  * what it writes is a zip they read.
  */
+import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { crc32, createDeflateRaw } from "node:zlib";
 
@@ -44,6 +45,7 @@ export function zipWriter(file: string, entryName: string, level = 6): ZipWriter
   let failure: Error | null = null;
   out.on("error", (error) => {
     failure = error;
+    deflate.destroy(error);
   });
   deflate.on("data", (chunk: Buffer) => {
     compressed += chunk.length;
@@ -82,7 +84,7 @@ export function zipWriter(file: string, entryName: string, level = 6): ZipWriter
       const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
       crc = crc32(bytes, crc);
       uncompressed += bytes.length;
-      if (!deflate.write(bytes)) await new Promise((resolve) => deflate.once("drain", resolve));
+      if (!deflate.write(bytes)) await once(deflate, "drain");
     },
     async end() {
       deflate.end();

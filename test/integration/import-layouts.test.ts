@@ -300,7 +300,7 @@ describe("bounds on the SIRENE rows", () => {
       {
         file: "establishments",
         line: 7,
-        error: "a record of more than 65536 characters (a damaged file, or not this file's layout): skipped",
+        error: "a record of more than 65536 bytes (a damaged file, or not this file's layout): skipped",
       },
     ]);
     const cleaned = merchantOf(makeSiret(siren, "0001")).business_name;

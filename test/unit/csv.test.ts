@@ -9,7 +9,7 @@ import {
   type CsvRejected,
   csvRecords,
   csvRows,
-  MAX_RECORD_CHARS,
+  MAX_RECORD_BYTES,
 } from "../../src/import/csv.ts";
 
 async function* chunked(text: string, size: number): AsyncGenerator<string> {
@@ -89,7 +89,7 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 describe("the record size limit", () => {
   const HEADER = "siren,nic,enseigne1Etablissement\n";
-  const SKIPPED = `a record of more than ${MAX_RECORD_CHARS} characters (a damaged file, or not this file's layout): skipped`;
+  const SKIPPED = `a record of more than ${MAX_RECORD_BYTES} bytes (a damaged file, or not this file's layout): skipped`;
 
   it("sets aside a line of hundreds of megabytes with its number and reads the rows after it", async () => {
     // 64 MB of one line without a line break, never held (a 2 GiB line ended the reader with a
@@ -110,7 +110,7 @@ describe("the record size limit", () => {
   });
 
   it("sets aside a record whose quoted field runs over the limit across lines, and counts its lines", async () => {
-    const lines = Math.ceil(MAX_RECORD_CHARS / 6) + 10;
+    const lines = Math.ceil(MAX_RECORD_BYTES / 6) + 10;
     const long = `"${"ligne\n".repeat(lines)}"`;
     const text = `${HEADER}1,2,${long}\n3,4,apres\n`;
     for (const size of [7, 1000, text.length]) {
@@ -123,7 +123,7 @@ describe("the record size limit", () => {
   });
 
   it("keeps a record of exactly the limit, whatever the chunks", async () => {
-    const name = "B".repeat(MAX_RECORD_CHARS - "1,2,".length);
+    const name = "B".repeat(MAX_RECORD_BYTES - "1,2,".length);
     for (const size of [1024, 65_536, 100_000]) {
       const rows = await all(
         csvRows(chunked(`${HEADER}1,2,${name}\r\n`, size), ["siren", "nic"], ["enseigne1Etablissement"]),

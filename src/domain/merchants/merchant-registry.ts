@@ -23,6 +23,12 @@ export interface MerchantRegistryView {
    * throws, and the batch goes on with the others.
    */
   row<T>(decide: () => T): T;
+  /**
+   * Records the digest of the official row a decision has just applied to this merchant (created,
+   * updated or found unchanged), with the merchant's revision now: the same row read again, the
+   * merchant untouched since, is known unchanged without a decision (officialRowDigests).
+   */
+  recordOfficialRowDigest(abId: string, digest: string): void;
 }
 
 /**
@@ -58,6 +64,17 @@ export interface MerchantRegistryStore {
    * when `decide` throws; a `row` of it that throws leaves only its own writes out.
    */
   applyBatch<T>(keys: RegistryBatchKeys, decide: (view: MerchantRegistryView) => T): Promise<T>;
+  /**
+   * The SIRETs of the merchants not archived, in code-unit order, after `after` (null: from the
+   * first), `limit` at most: what an import of a national file asks to know which closing rows
+   * concern the registry.
+   */
+  sirets(after: string | null, limit: number): Promise<string[]>;
+  /**
+   * For those of these SIRETs held by one merchant only, still at the revision recorded with its
+   * official row's digest (recordOfficialRowDigest), that digest; the others are left out.
+   */
+  officialRowDigests(sirets: readonly string[]): Promise<Map<string, string>>;
 }
 
 export interface RegisteredMerchant {

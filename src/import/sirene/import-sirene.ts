@@ -1,27 +1,15 @@
-import { applyOfficialEstablishment } from "../../domain/merchants/apply-official-establishment.ts";
-import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
-import type {
-  OfficialEstablishment,
-  OfficialLegalUnit,
-  OfficialPosition,
-} from "../../domain/merchants/official-establishment.ts";
-import { tradeOf } from "../../domain/sectors.ts";
-import { isValidSiret } from "../../domain/siret.ts";
-import { CsvFormatError, csvRows, detached, MAX_RECORD_CHARS } from "../csv.ts";
-import { afterFirstLineCheck, fileFault, openText, type ReadMeter } from "../open-text.ts";
-import { addRejection, quoted, type RejectionList } from "../rejections.ts";
+import { Worker } from "node:worker_threads";
 import {
-  ESTABLISHMENT_COLUMNS,
-  establishmentOf,
-  GEO_COLUMNS,
-  LEGAL_UNIT_COLUMNS,
-  legalUnitOf,
-  NAF_2025_COLUMN,
-  placedAt,
-  positionOf,
-} from "./establishments.ts";
-import { layoutRefusal, type SireneFileKind } from "./layout.ts";
-import { refusedRow } from "./row-check.ts";
+  applyOfficialEstablishment,
+  type OfficialOutcome,
+} from "../../domain/merchants/apply-official-establishment.ts";
+import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
+import type { ReadMeter } from "../open-text.ts";
+import { quoted, type RejectionList } from "../rejections.ts";
+import type { SireneFileKind } from "./layout.ts";
+import { SiretFilter } from "./raw-fields.ts";
+import type { ReadingProgress, RowRejection, RowToApply, StockReadingOptions } from "./stock-reader.ts";
+import { type ReadingMessage, type StockWorkerData, TAKEN } from "./stock-worker.ts";
 
 export interface SireneImportFiles {
   /** StockEtablissement (CSV, gzipped or zipped), or a geocoded establishments file (its columns plus longitude, latitude, geo_score, geo_type). */
@@ -57,8 +45,8 @@ export interface SireneImportReport extends RejectionList<SireneRejection> {
 
 /**
  * A file the import cannot read on (not a layout it reads, damaged, cut short, missing): which of
- * the three files, its path, and the line at fault when there is one. What was read before the
- * fault has been applied.
+ * the three files, its path, and the line at fault when there is one. The establishments are read
+ * through once before anything is applied, so a fault of any file leaves the registry as it was.
  */
 export class SireneFileError extends Error {
   override name = "SireneFileError";
@@ -73,38 +61,9 @@ export class SireneFileError extends Error {
   }
 }
 
-/** Why reading a file failed, said of that file; null for a failure that is not the file's (a bug). */
-function fileError(file: SireneFileKind, path: string, error: unknown): SireneFileError | null {
-  if (error instanceof SireneFileError) return error;
-  if (error instanceof CsvFormatError) return new SireneFileError(file, path, error.line, error.message);
-  const fault = fileFault(error);
-  return fault === null ? null : new SireneFileError(file, path, null, fault);
-}
-
-/**
- * The rows of one of the files, its header checked first for a layout the import does not read
- * (src/import/sirene/layout.ts); any failure to read it on is a SireneFileError naming the file.
- */
-async function* rowsOf(
-  file: SireneFileKind,
-  path: string,
-  required: readonly string[],
-  optional: readonly string[],
-  meter: ReadMeter | undefined,
-): AsyncGenerator<{ line: number; row: Record<string, string> } | { line: number; error: string }> {
-  try {
-    const checked = afterFirstLineCheck(
-      openText(path, meter),
-      (header) => {
-        const refusal = layoutRefusal(header, file);
-        if (refusal) throw new SireneFileError(file, path, 1, refusal);
-      },
-      MAX_RECORD_CHARS,
-    );
-    yield* csvRows(checked, required, optional);
-  } catch (error) {
-    throw fileError(file, path, error) ?? error;
-  }
+/** How far an import is, as a long run's progress line shows it. */
+export interface SireneImportProgress extends ReadingProgress {
+  report: SireneImportReport;
 }
 
 export interface SireneImportHooks {
@@ -113,24 +72,40 @@ export interface SireneImportHooks {
   /** Called every `every` rows read. */
   onProgress?: (report: SireneImportReport) => void;
   progressEvery?: number;
-  /** Told the files the import reads, in order, and the bytes read of them (a long import's progress). */
+  /** Told what the reading has read of the files (bytes, every pass counted): a long import's progress. */
   meter?: ReadMeter;
+  /** Called as the reading goes (a few times a second at most): its phase, the bytes and rows read, the report so far. */
+  onReading?: (progress: SireneImportProgress) => void;
   /** Shows unreadable text of a file in a report (a terminal-safe rendering). */
   printable?: (text: string) => string;
+  /**
+   * Every row read whole and decided by the domain: none set aside from its bytes, no digest
+   * compared. The reference the fast path is held to (test/unit/sirene-fast-path.test.ts).
+   */
+  everyRowToTheDomain?: boolean;
 }
 
-/** Rows per transaction: a serving server waits at most a few tens of milliseconds for the write lock. */
-const BATCH_ROWS = 250;
+/**
+ * Rows a batch holds (one transaction of the registry): a few hundred new merchants take tens of
+ * milliseconds of the write lock, so a serving server's writes wait that long at most.
+ */
+const BATCH_ROWS = 400;
+/** SIRETs read of the registry per query, for the filter of SIRETs the registry may hold. */
+const SIRET_PAGE = 20_000;
 
 /**
- * Brings the registry in line with a SIRENE stock file, one establishment (one transaction) at a
- * time: the same file twice changes nothing the second time, so an import killed half-way is
- * resumed by running it again. Memory holds the companies and positions of the kept
- * establishments only (a first pass over the establishments names them). Each file's header is
- * checked for a layout the import reads before it is parsed, and each row is cleaned and held to
- * the declarations' limits before anything reads it (row-check.ts); a row that cannot be taken is
- * counted and, among the first REJECTIONS_KEPT, listed with its file and line. A file that cannot
- * be read on throws a SireneFileError naming it.
+ * Brings the registry in line with a SIRENE stock (docs/merchant-lifecycle.md), the whole country
+ * included (43.9 million establishment rows, 29.9 million companies): a worker thread reads the
+ * files (stock-reader.ts: the establishments read through and checked before anything is applied,
+ * their companies kept packed, most rows set aside from a few columns' bytes with the domain's
+ * own reason), and this thread applies the rest, a batch per transaction, through the domain
+ * (applyOfficialEstablishment, the one rule of what a row means). A row whose digest is the one
+ * recorded when it was last applied, its merchant untouched since, is known unchanged without a
+ * decision: the same stock again costs little more than reading it. The same files twice change
+ * nothing the second time, so an import killed half-way is resumed by running it again. A row
+ * that cannot be taken is counted and, among the first REJECTIONS_KEPT, listed with its file and
+ * line. A file that cannot be read on throws a SireneFileError naming it, the registry untouched
+ * when it is the establishments' or the companies' file.
  */
 export async function importSireneStock(
   deps: MerchantLifecycleDeps,
@@ -138,26 +113,8 @@ export async function importSireneStock(
   actor: string,
   hooks: SireneImportHooks = {},
 ): Promise<SireneImportReport> {
-  const establishments = () =>
-    rowsOf(
-      "establishments",
-      files.establishments,
-      ESTABLISHMENT_COLUMNS,
-      [...GEO_COLUMNS, NAF_2025_COLUMN],
-      hooks.meter,
-    );
-  // What is read, in order: a first pass over the establishments names the companies and places
-  // to keep when there are other files to read them from; then those files; then the establishments.
-  const namesFirst = Boolean(files.legalUnits || files.geo);
-  hooks.meter?.plan([
-    ...(namesFirst ? [files.establishments] : []),
-    ...(files.legalUnits ? [files.legalUnits] : []),
-    ...(files.geo ? [files.geo] : []),
-    files.establishments,
-  ]);
-  const inDepartments = (inseeCode: string) =>
-    !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
-
+  const fast = hooks.everyRowToTheDomain !== true;
+  const printable = hooks.printable ?? ((text: string) => JSON.stringify(text));
   const report: SireneImportReport = {
     read: 0,
     created: 0,
@@ -168,119 +125,152 @@ export async function importSireneStock(
     rejected: [],
     rejected_count: 0,
   };
-  const reject = (file: SireneFileKind, line: number, error: string) => addRejection(report, { file, line, error });
-
-  let legalUnits: Map<string, OfficialLegalUnit> | null = null;
-  let positions: Map<string, OfficialPosition> | null = null;
-  if (namesFirst) {
-    const wantedSirens = new Set<string>();
-    const wantedSirets = new Set<string>();
-    for await (const item of establishments()) {
-      if ("error" in item || refusedRow(item.row)) continue;
-      const establishment = establishmentOf(item.row);
-      if (establishment.active && establishment.public && tradeOf(establishment) !== undefined) {
-        wantedSirens.add(establishment.siren);
-        wantedSirets.add(detached(establishment.siret));
-      }
-    }
-    if (files.legalUnits) {
-      legalUnits = new Map();
-      for await (const item of rowsOf("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [], hooks.meter)) {
-        if ("error" in item) {
-          reject("legalUnits", item.line, item.error);
-          continue;
-        }
-        if (!wantedSirens.has(item.row.siren ?? "")) continue;
-        const refusal = refusedRow(item.row);
-        if (refusal) {
-          reject("legalUnits", item.line, refusal);
-          continue;
-        }
-        const unit = legalUnitOf(item.row);
-        // Kept for the whole run: its text copied out of the file's chunk (detached).
-        if (unit) legalUnits.set(unit.siren, { ...unit, legalName: detached(unit.legalName) });
-      }
-    }
-    if (files.geo) {
-      positions = new Map();
-      for await (const item of rowsOf("geo", files.geo, ["siret", "longitude", "latitude"], GEO_COLUMNS, hooks.meter)) {
-        if ("error" in item) {
-          reject("geo", item.line, item.error);
-          continue;
-        }
-        if (!wantedSirets.has(item.row.siret ?? "")) continue;
-        const refusal = refusedRow(item.row);
-        if (refusal) {
-          reject("geo", item.line, refusal);
-          continue;
-        }
-        const position = positionOf(item.row);
-        if (position) {
-          positions.set(detached(item.row.siret ?? ""), {
-            ...position,
-            label: position.label ? detached(position.label) : null,
-          });
-        }
-      }
-    }
-  }
-
-  const printable = hooks.printable ?? ((text: string) => JSON.stringify(text));
+  const decided = { created: 0, updated: 0, archived: 0, unchanged: 0, skipped: {} as Record<string, number> };
+  let readSkipped: Record<string, number> = {};
   const every = hooks.progressEvery ?? 10_000;
-  // Rows are applied a few hundred per transaction: one commit each was most of an import's time.
-  let batch: OfficialEstablishment[] = [];
-  const apply = async () => {
-    const rows = batch;
-    batch = [];
-    if (rows.length === 0) return;
-    const outcomes = await decideInRegistry(deps, { sirets: rows.map((row) => row.siret) }, (decision) =>
-      rows.map((establishment) =>
-        decision.registry.row(() => applyOfficialEstablishment(decision, establishment, actor)),
-      ),
+  let progressed = 0;
+  const current = () => {
+    report.created = decided.created;
+    report.updated = decided.updated;
+    report.archived = decided.archived;
+    report.unchanged = decided.unchanged;
+    report.skipped = sumOf(readSkipped, decided.skipped);
+    return report;
+  };
+  const told = (progress: ReadingProgress) => {
+    hooks.meter?.tell(progress.file, progress.bytesRead, progress.totalBytes);
+    hooks.onReading?.({ ...progress, report: current() });
+  };
+
+  const options: StockReadingOptions = {
+    establishments: files.establishments,
+    legalUnits: files.legalUnits ?? null,
+    geo: files.geo ?? null,
+    departments: files.departments ?? null,
+    fileDate: files.fileDate ?? null,
+    fast,
+    registrySirets: fast ? await registrySirets(deps) : null,
+    batchRows: BATCH_ROWS,
+  };
+
+  const apply = async (rows: RowToApply[]) => {
+    let toDecide = rows;
+    if (fast) {
+      const known = rows.filter((row) => row.known && row.digest).map((row) => row.establishment.siret);
+      const recorded = known.length > 0 ? await deps.registry.officialRowDigests(known) : null;
+      if (recorded && recorded.size > 0) {
+        toDecide = rows.filter((row) => {
+          if (row.digest === null || recorded.get(row.establishment.siret) !== row.digest) return true;
+          decided.unchanged += 1;
+          return false;
+        });
+      }
+    }
+    if (toDecide.length === 0) return;
+    const outcomes = await decideInRegistry(
+      deps,
+      { sirets: toDecide.map((row) => row.establishment.siret) },
+      (decision) =>
+        toDecide.map(({ establishment, digest }) =>
+          decision.registry.row((): OfficialOutcome => {
+            const outcome = applyOfficialEstablishment(decision, establishment, actor);
+            if (digest !== null && outcome.kind !== "skipped" && outcome.kind !== "archived") {
+              decision.registry.recordOfficialRowDigest(outcome.abId, digest);
+            }
+            return outcome;
+          }),
+        ),
     );
     for (const outcome of outcomes) {
-      if (outcome.kind === "skipped") report.skipped[outcome.reason] = (report.skipped[outcome.reason] ?? 0) + 1;
+      if (outcome.kind === "skipped") decided.skipped[outcome.reason] = (decided.skipped[outcome.reason] ?? 0) + 1;
       else {
-        report[outcome.kind] += 1;
+        decided[outcome.kind] += 1;
         if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
       }
     }
   };
-  try {
-    for await (const item of establishments()) {
-      report.read += 1;
-      if (report.read % every === 0) hooks.onProgress?.(report);
-      if ("error" in item) {
-        reject("establishments", item.line, item.error);
-        continue;
+
+  const worker = new Worker(new URL("./stock-worker.ts", import.meta.url), {
+    workerData: { stockReading: options } satisfies StockWorkerData,
+  });
+  const rejections = await new Promise<RejectionList<RowRejection>>((resolve, reject) => {
+    // Batches are applied one after the other, in the order read.
+    let applying: Promise<void> = Promise.resolve();
+    let failed = false;
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (failed || settled) return;
+      failed = true;
+      void worker.terminate();
+      reject(error);
+    };
+    worker.on("error", fail);
+    worker.on("exit", (code) => {
+      if (code !== 0) fail(new Error(`the SIRENE reading thread stopped (exit code ${code})`));
+    });
+    worker.on("message", (message: ReadingMessage) => {
+      if (failed) return;
+      if (message.type === "progress") told(message.progress);
+      else if (message.type === "rows") {
+        applying = applying.then(async () => {
+          if (failed) return;
+          await apply(message.batch);
+          report.read = message.counts.read;
+          readSkipped = message.counts.skipped;
+          told(message.progress);
+          while (report.read >= progressed + every) {
+            progressed += every;
+            hooks.onProgress?.(current());
+          }
+          worker.postMessage(TAKEN);
+        });
+        applying.catch(fail);
+      } else if (message.type === "done") {
+        applying.then(() => {
+          report.read = message.result.counts.read;
+          readSkipped = message.result.counts.skipped;
+          told(message.result.progress);
+          settled = true;
+          resolve(message.result.rejections);
+        }, fail);
+      } else {
+        const { fileError } = message;
+        fail(
+          fileError
+            ? new SireneFileError(fileError.file, fileError.path, fileError.line, fileError.message)
+            : Object.assign(new Error(message.message), { stack: message.stack ?? undefined }),
+        );
       }
-      const refusal = refusedRow(item.row);
-      if (refusal) {
-        reject("establishments", item.line, refusal);
-        continue;
-      }
-      const read = establishmentOf(item.row);
-      const establishment = {
-        ...placedAt(read, positionOf(item.row) ?? positions?.get(read.siret) ?? null),
-        legalUnit: legalUnits?.get(read.siren) ?? null,
-        fileDate: files.fileDate ?? null,
-      };
-      if (!isValidSiret(establishment.siret)) {
-        reject("establishments", item.line, `siret: ${printable(quoted(establishment.siret))} is not a valid SIRET`);
-        continue;
-      }
-      if (!inDepartments(establishment.inseeCode)) {
-        report.skipped.department = (report.skipped.department ?? 0) + 1;
-        continue;
-      }
-      batch.push(establishment);
-      if (batch.length >= BATCH_ROWS) await apply();
-    }
-  } catch (error) {
-    // A file cut short: what was read before the cut is applied, then the import stops.
-    await apply();
-    throw error;
+    });
+  }).finally(() => worker.terminate());
+
+  report.rejected = rejections.rejected.map((rejection) => ({
+    file: rejection.file,
+    line: rejection.line,
+    error:
+      rejection.kind === "text" ? rejection.text : `siret: ${printable(quoted(rejection.siret))} is not a valid SIRET`,
+  }));
+  report.rejected_count = rejections.rejected_count;
+  return current();
+}
+
+/** The registry's SIRETs (merchants not archived), as a filter the reading thread asks (raw-fields.ts). */
+async function registrySirets(deps: MerchantLifecycleDeps): Promise<Uint32Array> {
+  const sirets: number[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await deps.registry.sirets(after, SIRET_PAGE);
+    for (const siret of page) if (/^\d{14}$/.test(siret)) sirets.push(Number(siret));
+    if (page.length < SIRET_PAGE) break;
+    after = page[page.length - 1] as string;
   }
-  await apply();
-  return report;
+  const filter = SiretFilter.forCount(sirets.length);
+  for (const siret of sirets) filter.add(siret);
+  return filter.bits;
+}
+
+function sumOf(first: Record<string, number>, second: Record<string, number>): Record<string, number> {
+  const sum: Record<string, number> = { ...first };
+  for (const [reason, count] of Object.entries(second)) sum[reason] = (sum[reason] ?? 0) + count;
+  return sum;
 }

@@ -61,6 +61,25 @@ export function createPostgresMerchantRegistryRepository({ pool }: PostgresStore
       return batch({ abIds: [write.abId] }, (view) => view.update(write));
     },
     applyBatch: batch,
+    async sirets(after, limit) {
+      const found = await pool.query<{ siret: string }>(
+        `SELECT "siret" FROM "merchants" WHERE "siret" COLLATE "C" > $1 AND "status" <> 'ARCHIVED'
+         ORDER BY "siret" COLLATE "C" LIMIT $2`,
+        [after ?? "", limit],
+      );
+      return found.rows.map((row) => row.siret);
+    },
+    async officialRowDigests(sirets) {
+      // A digest counts while its merchant is at the revision recorded with it, and is the only one of its SIRET.
+      const found = await pool.query<{ siret: string; digest: string }>(
+        `SELECT m."siret", d."digest"
+         FROM "merchants" m JOIN "official_row_digests" d ON d."ab_id" = m."ab_id" AND d."revision" = m."revision"
+         WHERE m."siret" = ANY($1::text[])
+           AND (SELECT count(*) FROM "merchants" other WHERE other."siret" = m."siret") = 1`,
+        [sirets],
+      );
+      return new Map(found.rows.map((row) => [row.siret, row.digest]));
+    },
     async events(abId) {
       const found = await pool.query<Row>('SELECT * FROM "merchant_events" WHERE "ab_id" = $1 ORDER BY "event_id"', [
         abId,
@@ -205,7 +224,10 @@ async function readRegistered(db: Queryable, keys: RegistryBatchKeys): Promise<R
   return [...byId.values()];
 }
 
-type Write = { kind: "create"; write: MerchantCreation } | { kind: "update"; write: MerchantModification };
+type Write =
+  | { kind: "create"; write: MerchantCreation }
+  | { kind: "update"; write: MerchantModification }
+  | { kind: "digest"; abId: string; digest: string; revision: number };
 
 /**
  * The registry as a batch's decisions see it on PostgreSQL: the merchants read for its keys, with
@@ -297,6 +319,12 @@ class BatchView implements MerchantRegistryView {
     return true;
   }
 
+  recordOfficialRowDigest(abId: string, digest: string): void {
+    const current = this.find(abId);
+    if (!current) throw new Error(`merchant ${abId} is not in the batch: no digest is recorded for it`);
+    this.writes.push({ kind: "digest", abId, digest, revision: current.revision });
+  }
+
   row<T>(decide: () => T): T {
     const writes = this.writes.length;
     const undo = this.undo.length;
@@ -353,7 +381,16 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
         set: SIGNAL_REPLACED,
       });
   };
-  for (const { kind, write } of writes) {
+  for (const each of writes) {
+    if (each.kind === "digest") {
+      await client.query(
+        `INSERT INTO "official_row_digests" ("ab_id", "digest", "revision") VALUES ($1, $2, $3)
+         ON CONFLICT ("ab_id") DO UPDATE SET "digest" = excluded."digest", "revision" = excluded."revision"`,
+        [each.abId, each.digest, each.revision],
+      );
+      continue;
+    }
+    const { kind, write } = each;
     if (kind === "create") {
       const { abId } = write.merchant;
       await db.insert(schema.merchants).values({ ...write.merchant, paymentAccountId: null, revision: 1 });

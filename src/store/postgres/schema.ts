@@ -308,6 +308,15 @@ export const merchants = pgTable(
   ],
 );
 
+export const officialRowDigests = pgTable(
+  "official_row_digests",
+  {
+    abId: text("ab_id").primaryKey().references(() => merchants.abId, { onDelete: "cascade" }),
+    digest: text("digest").notNull(),
+    revision: bigint("revision", { mode: "number" }).notNull(),
+  },
+);
+
 export const orders = pgTable(
   "orders",
   {

@@ -173,5 +173,12 @@ export const migrations: Migration[] = [
       "-- Written by hand: claims made before email_key existed are matched by their address too (a revocation\n-- holds against the person, not one sub: src/domain/merchant-space/claims.ts), and a letter claim rests on its letter.\nUPDATE \"merchant_claims\" SET \"email_key\" = lower(\"email\") WHERE \"email\" IS NOT NULL AND \"email_key\" IS NULL;",
       "UPDATE \"merchant_claims\" SET \"basis\" = 'letter' WHERE \"via\" = 'letter' AND \"basis\" IS NULL;"
     ]
+  },
+  {
+    "id": "0010_chunky_madrox",
+    "statements": [
+      "CREATE TABLE \"official_row_digests\" (\n\t\"ab_id\" text PRIMARY KEY NOT NULL,\n\t\"digest\" text NOT NULL,\n\t\"revision\" bigint NOT NULL\n);",
+      "ALTER TABLE \"official_row_digests\" ADD CONSTRAINT \"official_row_digests_ab_id_merchants_ab_id_fk\" FOREIGN KEY (\"ab_id\") REFERENCES \"public\".\"merchants\"(\"ab_id\") ON DELETE cascade ON UPDATE no action;"
+    ]
   }
 ];

@@ -1,0 +1,666 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { Readable } from "node:stream";
+import type {
+  OfficialEstablishment,
+  OfficialLegalUnit,
+  OfficialPosition,
+} from "../../domain/merchants/official-establishment.ts";
+import { isValidSiret } from "../../domain/siret.ts";
+import { MERCHANT_TEXT_LIMITS } from "../../schemas/merchant-declaration.ts";
+import { CsvFormatError, CsvScanner, fieldText, headerColumns, MAX_RECORD_BYTES, type ScannedRecord } from "../csv.ts";
+import { carriesChecksum, fileFault, openBytes, ReadMeter } from "../open-text.ts";
+import { addRejection, type RejectionList } from "../rejections.ts";
+import {
+  ESTABLISHMENT_COLUMNS,
+  establishmentOf,
+  GEO_COLUMNS,
+  LEGAL_UNIT_COLUMNS,
+  legalUnitOf,
+  NAF_2025_COLUMN,
+  placedAt,
+  positionOf,
+} from "./establishments.ts";
+import { layoutRefusal, type SireneFileKind } from "./layout.ts";
+import { allWithin, coveredActivity, fieldIs, nineDigits, SiretFilter, siretNumber } from "./raw-fields.ts";
+import { refusedRow } from "./row-check.ts";
+
+/*
+ * The reading side of the SIRENE stock import (import-sirene.ts applies what it sends, on the main
+ * thread; this runs in a worker thread beside it, stock-worker.ts). The stock is read through twice
+ * and its companies once, each file streamed and never held:
+ *
+ *   1. the establishments, checked whole (a zip's CRC-32, a CSV cut inside a field) before anything
+ *      is applied, naming the companies (and, with --geo, the establishments) to read;
+ *   2. the legal units (StockUniteLegale) of those companies only, kept packed: numbers in typed
+ *      arrays and their names' bytes, a few dozen bytes a company;
+ *   3. with --geo, the positions of those establishments;
+ *   4. the establishments again: each row is read from a few columns' bytes first (raw-fields.ts),
+ *      and one the domain would set aside for sure (closed and unknown to the registry, of a trade
+ *      the registry does not cover) is counted with the domain's reason and goes no further; the
+ *      others are read whole, checked (row-check.ts) and sent in batches, with their company and
+ *      place, to be applied in file order.
+ */
+
+/** What the import asks of the reading (structured-cloned to the worker). */
+export interface StockReadingOptions {
+  establishments: string;
+  legalUnits: string | null;
+  geo: string | null;
+  departments: string[] | null;
+  fileDate: string | null;
+  /**
+   * Set aside from its bytes a row the domain would set aside for sure, and give each row sent a
+   * digest (the second run's fast path). False: every row is read whole and sent to the domain
+   * (the reference the fast path is tested against).
+   */
+  fast: boolean;
+  /** The registry's SIRETs (not archived), as SiretFilter bits: a closing row they may hold goes to the domain. */
+  registrySirets: Uint32Array | null;
+  /** Rows a batch holds at most. */
+  batchRows: number;
+}
+
+/** A row for the domain, with its digest (the rules' fingerprint and the row as read) when the reading is fast. */
+export interface RowToApply {
+  establishment: OfficialEstablishment;
+  digest: string | null;
+  /** The registry may hold its SIRET (false: it does not, no digest can be recorded for it). */
+  known: boolean;
+}
+
+/** Why a row was set aside before the domain: said on the main thread (its texts are rendered there). */
+export type RowRejection =
+  | { file: SireneFileKind; line: number; kind: "text"; text: string }
+  | { file: SireneFileKind; line: number; kind: "invalid_siret"; siret: string };
+
+/** What was read so far, as a report counts it. */
+export interface ReadCounts {
+  read: number;
+  skipped: Record<string, number>;
+}
+
+export type ReadingPhase = "checking" | "companies" | "places" | "applying";
+
+export interface ReadingProgress {
+  phase: ReadingPhase;
+  /** Bytes read of the files, as they are on disk, against the sum of their sizes (every pass counted). */
+  bytesRead: number;
+  totalBytes: number;
+  /** The file being read. */
+  file: string | null;
+  /** Establishment rows read in the applying pass. */
+  rows: number;
+}
+
+/** Where the reading sends what it read; `rows` resolves when the reading may go on. */
+export interface ReadingSink {
+  rows(batch: RowToApply[], counts: ReadCounts, progress: ReadingProgress): Promise<void>;
+  progress(progress: ReadingProgress): void;
+}
+
+export interface ReadingResult {
+  counts: ReadCounts;
+  rejections: RejectionList<RowRejection>;
+  progress: ReadingProgress;
+}
+
+/** A file the import cannot read on: which, its path, the line at fault when there is one. */
+export class StockFileError extends Error {
+  override name = "StockFileError";
+  readonly file: SireneFileKind;
+  readonly path: string;
+  readonly line: number | null;
+  constructor(file: SireneFileKind, path: string, line: number | null, message: string) {
+    super(message);
+    this.file = file;
+    this.path = path;
+    this.line = line;
+  }
+}
+
+/**
+ * The digest's fingerprint of the rules a row's meaning depends on beside the row itself: the
+ * trades table and the commune reference (a new version of either can change what a row brings),
+ * and this number, moved when the domain's reading of a row changes (apply-official-establishment.ts).
+ */
+export const ROW_RULES_VERSION = 1;
+
+const SHORTEST_LIMIT = Math.min(...Object.values(MERCHANT_TEXT_LIMITS));
+const PROGRESS_EVERY_MS = 200;
+
+export async function readStock(options: StockReadingOptions, sink: ReadingSink): Promise<ReadingResult> {
+  const meter = new ReadMeter();
+  const files = options;
+  meter.plan([
+    files.establishments,
+    ...(files.legalUnits ? [files.legalUnits] : []),
+    ...(files.geo ? [files.geo] : []),
+    files.establishments,
+  ]);
+  const counts: ReadCounts = { read: 0, skipped: {} };
+  const rejections: RejectionList<RowRejection> = { rejected: [], rejected_count: 0 };
+  let phase: ReadingPhase = "checking";
+  let rows = 0;
+  const progress = (): ReadingProgress => ({
+    phase,
+    bytesRead: meter.bytesRead,
+    totalBytes: meter.totalBytes,
+    file: meter.current,
+    rows,
+  });
+  let lastProgress = 0;
+  const tick = () => {
+    const now = performance.now();
+    if (now - lastProgress < PROGRESS_EVERY_MS) return;
+    lastProgress = now;
+    sink.progress(progress());
+  };
+  const reject = (rejection: RowRejection) => addRejection(rejections, rejection);
+  const skip = (reason: string) => {
+    counts.skipped[reason] = (counts.skipped[reason] ?? 0) + 1;
+  };
+  const inDepartments = (inseeCode: string) =>
+    !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
+
+  // 1. The establishments, checked whole; the companies (and places) to read.
+  const wanted = new SirenSet();
+  const wantedSirets = files.geo ? new Set<string>() : null;
+  await readFile("establishments", files.establishments, ESTABLISHMENT_COLUMNS, ESTABLISHMENT_OPTIONAL, meter, {
+    header: () => undefined,
+    record: (record, columns) => {
+      tick();
+      if (record.oversized || record.count !== columns.width || emptyLine(record)) return;
+      const decided = options.fast ? quickly(record, columns, null) : null;
+      if (decided !== null && decided !== WANTED) return;
+      // Kept (or not sure): its company is read. A superset of the companies the domain asks for.
+      const siren = nineDigits(record, columns.siren);
+      if (siren >= 0) wanted.add(siren);
+      else wanted.addOdd(spaced(fieldText(record, columns.siren)));
+      if (wantedSirets) wantedSirets.add(spaced(fieldText(record, columns.siret)));
+    },
+  });
+  wanted.seal();
+
+  // 2. Their companies.
+  let units: LegalUnits | null = null;
+  if (files.legalUnits) {
+    phase = "companies";
+    const kept = new LegalUnits(wanted);
+    units = kept;
+    await readFile("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [], meter, {
+      header: () => undefined,
+      record: (record, columns) => {
+        tick();
+        if (record.oversized) {
+          reject({ file: "legalUnits", line: record.line, kind: "text", text: oversized() });
+          return;
+        }
+        if (emptyLine(record)) return;
+        if (record.count !== columns.width) {
+          reject({ file: "legalUnits", line: record.line, kind: "text", text: widthError(record, columns) });
+          return;
+        }
+        const siren = nineDigits(record, columns.siren);
+        const index = siren >= 0 ? wanted.indexOf(siren) : -1;
+        if (index < 0 && !(siren < 0 && wanted.hasOdd(fieldText(record, columns.siren)))) return;
+        const row = rowOf(record, columns.kept);
+        const refusal = refusedRow(row);
+        if (refusal) {
+          reject({ file: "legalUnits", line: record.line, kind: "text", text: refusal });
+          return;
+        }
+        const unit = legalUnitOf(row);
+        if (unit) kept.set(index, unit);
+      },
+    });
+  }
+
+  // 3. Their places.
+  let positions: Map<string, OfficialPosition> | null = null;
+  if (files.geo && wantedSirets) {
+    phase = "places";
+    const found = new Map<string, OfficialPosition>();
+    positions = found;
+    await readFile("geo", files.geo, ["siret", "longitude", "latitude"], GEO_COLUMNS, meter, {
+      header: () => undefined,
+      record: (record, columns) => {
+        tick();
+        if (record.oversized) {
+          reject({ file: "geo", line: record.line, kind: "text", text: oversized() });
+          return;
+        }
+        if (emptyLine(record)) return;
+        if (record.count !== columns.width) {
+          reject({ file: "geo", line: record.line, kind: "text", text: widthError(record, columns) });
+          return;
+        }
+        if (!wantedSirets.has(fieldText(record, columns.siret))) return;
+        const row = rowOf(record, columns.kept);
+        const refusal = refusedRow(row);
+        if (refusal) {
+          reject({ file: "geo", line: record.line, kind: "text", text: refusal });
+          return;
+        }
+        const position = positionOf(row);
+        // Copied out of the chunk (a kept string must not hold the file's chunk: see csv.ts detached).
+        if (position)
+          found.set(detach(row.siret ?? ""), { ...position, label: position.label ? detach(position.label) : null });
+      },
+    });
+  }
+
+  // 4. The establishments, applied.
+  phase = "applying";
+  const fingerprint = options.fast ? rulesFingerprint() : "";
+  const registry = options.registrySirets ? new SiretFilter(options.registrySirets) : null;
+  const sentSirets = options.fast ? SiretFilter.forCount(wanted.size * 2) : null;
+  let batch: RowToApply[] = [];
+  // Batches go out one after the other; after each chunk of the file the reading waits for the
+  // main thread to have taken them (the sink's back-pressure).
+  let sent: Promise<void> = Promise.resolve();
+  const send = () => {
+    if (batch.length === 0) return;
+    const rowsNow = batch;
+    batch = [];
+    const countsNow: ReadCounts = { read: counts.read, skipped: { ...counts.skipped } };
+    const progressNow = progress();
+    sent = sent.then(() => sink.rows(rowsNow, countsNow, progressNow));
+  };
+  const applying = { registry, sent: sentSirets, inDepartments: files.departments ? inDepartments : null };
+  await readFile("establishments", files.establishments, ESTABLISHMENT_COLUMNS, ESTABLISHMENT_OPTIONAL, meter, {
+    header: () => undefined,
+    record: (record, columns) => {
+      if (record.oversized) {
+        counts.read += 1;
+        rows += 1;
+        reject({ file: "establishments", line: record.line, kind: "text", text: oversized() });
+        return;
+      }
+      if (emptyLine(record)) return;
+      counts.read += 1;
+      rows += 1;
+      tick();
+      if (record.count !== columns.width) {
+        reject({ file: "establishments", line: record.line, kind: "text", text: widthError(record, columns) });
+        return;
+      }
+      if (options.fast) {
+        const decided = quickly(record, columns, applying);
+        if (decided !== null && decided !== WANTED) {
+          skip(decided);
+          return;
+        }
+      }
+      const row = rowOf(record, columns.kept);
+      const refusal = refusedRow(row);
+      if (refusal) {
+        reject({ file: "establishments", line: record.line, kind: "text", text: refusal });
+        return;
+      }
+      const read = establishmentOf(row);
+      const establishment: OfficialEstablishment = {
+        ...placedAt(read, positionOf(row) ?? positions?.get(read.siret) ?? null),
+        legalUnit: units?.get(read.siren) ?? null,
+        fileDate: files.fileDate ?? null,
+      };
+      if (!isValidSiret(establishment.siret)) {
+        reject({ file: "establishments", line: record.line, kind: "invalid_siret", siret: establishment.siret });
+        return;
+      }
+      if (!inDepartments(establishment.inseeCode)) {
+        skip("department");
+        return;
+      }
+      const siret = Number(establishment.siret);
+      const known = !registry || registry.mayHold(siret) || (sentSirets?.mayHold(siret) ?? true);
+      sentSirets?.add(siret);
+      batch.push({
+        establishment,
+        digest: options.fast ? digestOf(fingerprint, establishment) : null,
+        known,
+      });
+      if (batch.length >= options.batchRows) send();
+    },
+    drain: () => sent,
+  });
+  send();
+  await sent;
+  return { counts, rejections, progress: progress() };
+}
+
+/** The optional columns of the establishments' file the import reads (a geocoded file's, NAF 2025). */
+const ESTABLISHMENT_OPTIONAL = [...GEO_COLUMNS, NAF_2025_COLUMN];
+
+const WANTED = "wanted";
+
+/** The header's columns the reading looks at, by index. */
+interface Columns {
+  width: number;
+  kept: [name: string, index: number][];
+  siren: number;
+  siret: number;
+  status: number;
+  state: number;
+  naf: number;
+  naf2025: number;
+  commune: number;
+  /** The columns a row keeps, for the length check (row-check.ts). */
+  keptIndexes: Int32Array;
+}
+
+/**
+ * What the domain would do with the row, when its bytes say it for sure: WANTED (it goes to the
+ * domain), or the reason the domain would skip it; null when the bytes do not say (the row is read
+ * whole). With `applying` null (the first pass), only whether it may be wanted matters.
+ */
+function quickly(
+  record: ScannedRecord,
+  columns: Columns,
+  applying: {
+    registry: SiretFilter | null;
+    sent: SiretFilter | null;
+    /** Null: every department. */
+    inDepartments: ((inseeCode: string) => boolean) | null;
+  } | null,
+): string | null {
+  // A value longer than the shortest limit may be refused (row-check.ts): read whole.
+  if (!allWithin(record, columns.keptIndexes, SHORTEST_LIMIT)) return null;
+  const siret = siretNumber(record, columns.siret);
+  if (siret === null || siret < 0) return null;
+  const active = fieldIs(record, columns.state, "A");
+  const isPublic = fieldIs(record, columns.status, "O");
+  if (active === null || isPublic === null) return null;
+  if (applying?.inDepartments) {
+    const commune = fieldText(record, columns.commune);
+    // A commune code with anything but printable ASCII: read whole (it is cleaned first there).
+    if (!/^[\x20-\x7e]*$/.test(commune)) return null;
+    if (!applying.inDepartments(spaced(commune))) return "department";
+  }
+  if (active && isPublic) {
+    const covered = coveredActivity(record, columns.naf, columns.naf2025);
+    if (covered === null) return null;
+    return covered ? WANTED : "naf_not_covered";
+  }
+  // Closing: the domain archives its merchant, if the registry holds one (or this run sent it).
+  if (!applying) return "closing";
+  if (applying.registry === null || applying.registry.mayHold(siret) || applying.sent?.mayHold(siret)) return WANTED;
+  return isPublic ? "closed" : "not_public";
+}
+
+interface FileReading {
+  header: (fields: string[]) => void;
+  record: (record: ScannedRecord, columns: Columns) => void;
+  /** Awaited after each chunk of the file is read. */
+  drain?: () => Promise<void>;
+}
+
+/**
+ * Streams one of the files: its header checked for a layout the import reads (layout.ts) and for
+ * the columns it needs, then each record to `reading.record`. Any failure to read the file on is a
+ * StockFileError naming it.
+ */
+async function readFile(
+  file: SireneFileKind,
+  path: string,
+  required: readonly string[],
+  optional: readonly string[],
+  meter: ReadMeter,
+  reading: FileReading,
+): Promise<void> {
+  let source: Readable | null = null;
+  try {
+    source = openBytes(path, meter);
+    const scanner = new CsvScanner();
+    let columns: Columns | null = null;
+    let head: Buffer | null = Buffer.alloc(0);
+    const each = (record: ScannedRecord) => {
+      if (columns) {
+        reading.record(record, columns);
+        return;
+      }
+      if (record.oversized) throw new CsvFormatError(`the header: ${oversized()}`, record.line);
+      const fields = Array.from({ length: record.count }, (_, index) => fieldText(record, index));
+      columns = columnsOf(headerColumns(fields, required, optional, record.line), fields.length);
+      reading.header(fields);
+    };
+    // A compressed file carries its checksum: what looks malformed in it may be damage, which the
+    // rest of the file tells (read to its end, not parsed) before the malformed line is blamed.
+    const checked = carriesChecksum(path);
+    let malformed: CsvFormatError | null = null;
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      if (malformed) continue;
+      try {
+        await parse(chunk);
+      } catch (error) {
+        // The header's faults are said at once (a file of another layout is not read through).
+        if (!(error instanceof CsvFormatError) || !checked || error.line <= 1) throw error;
+        malformed = error;
+      }
+    }
+    if (malformed) throw malformed;
+    async function parse(chunk: Buffer): Promise<void> {
+      if (head !== null) {
+        // The header's line, checked for a layout the import reads before anything parses it.
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf(10);
+        if (end < 0 && head.length < MAX_RECORD_BYTES) return;
+        const firstLine = head
+          .toString("utf8", 0, end < 0 ? MAX_RECORD_BYTES : end)
+          .replace(/^\uFEFF/, "")
+          .replace(/\r$/, "");
+        const refusal = layoutRefusal(firstLine, file);
+        if (refusal) throw new StockFileError(file, path, 1, refusal);
+        scanner.feed(head, each);
+        head = null;
+      } else scanner.feed(chunk, each);
+      await reading.drain?.();
+    }
+    if (head !== null && head.length > 0) {
+      const refusal = layoutRefusal(
+        head
+          .toString("utf8")
+          .replace(/^\uFEFF/, "")
+          .replace(/\r?\n?$/, ""),
+        file,
+      );
+      if (refusal) throw new StockFileError(file, path, 1, refusal);
+      scanner.feed(head, each);
+    }
+    scanner.end(each);
+    if (!columns) throw new StockFileError(file, path, 1, "an empty file: it has no header");
+    await reading.drain?.();
+  } catch (error) {
+    source?.destroy();
+    if (error instanceof StockFileError) throw error;
+    if (error instanceof CsvFormatError) throw new StockFileError(file, path, error.line, error.message);
+    const fault = fileFault(error);
+    throw fault === null ? error : new StockFileError(file, path, null, fault);
+  }
+}
+
+function columnsOf(kept: [string, number][], width: number): Columns {
+  const index = (name: string) => kept.find(([column]) => column === name)?.[1] ?? -1;
+  return {
+    width,
+    kept,
+    siren: index("siren"),
+    siret: index("siret"),
+    status: index("statutDiffusionEtablissement"),
+    state: index("etatAdministratifEtablissement"),
+    naf: index("activitePrincipaleEtablissement"),
+    naf2025: index(NAF_2025_COLUMN),
+    commune: index("codeCommuneEtablissement"),
+    keptIndexes: Int32Array.from(kept.map(([, column]) => column)),
+  };
+}
+
+/** A row as the string reading keyed it: the kept columns' texts. */
+function rowOf(record: ScannedRecord, kept: [name: string, index: number][]): Record<string, string> {
+  const row: Record<string, string> = {};
+  for (const [name, index] of kept) row[name] = fieldText(record, index);
+  return row;
+}
+
+/** An empty line: one empty field (the readers skip it, uncounted). */
+function emptyLine(record: ScannedRecord): boolean {
+  return record.count === 1 && record.starts[0] === record.ends[0];
+}
+
+function oversized(): string {
+  return `a record of more than ${MAX_RECORD_BYTES} bytes (a damaged file, or not this file's layout): skipped`;
+}
+
+function widthError(record: ScannedRecord, columns: Columns): string {
+  return `${record.count} fields where the header has ${columns.width}`;
+}
+
+function spaced(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** A string of its own (not a view of the file's chunk, which it would keep alive). */
+function detach(text: string): string {
+  return text.length < 13 ? text : Buffer.from(text, "utf8").toString("utf8");
+}
+
+/** A row's digest: the rules' fingerprint and the establishment as read (its company and place included). */
+function digestOf(fingerprint: string, establishment: OfficialEstablishment): string {
+  return createHash("sha256")
+    .update(fingerprint)
+    .update(JSON.stringify(establishment))
+    .digest("base64url")
+    .slice(0, 22);
+}
+
+function rulesFingerprint(): string {
+  const hash = createHash("sha256").update(String(ROW_RULES_VERSION));
+  for (const file of ["../../../data/naf-trades.json", "../../../data/communes.json"]) {
+    hash.update(readFileSync(new URL(file, import.meta.url)));
+  }
+  return hash.digest("base64url");
+}
+
+/**
+ * The companies to read, by SIREN: nine-digit ones as numbers (sorted, then found by binary
+ * search), any other (a damaged column) as strings.
+ */
+class SirenSet {
+  #numbers = new Uint32Array(1 << 16);
+  #count = 0;
+  readonly #odd = new Set<string>();
+  #sealed: Uint32Array | null = null;
+
+  add(siren: number): void {
+    if (this.#count === this.#numbers.length) {
+      const grown = new Uint32Array(this.#numbers.length * 2);
+      grown.set(this.#numbers);
+      this.#numbers = grown;
+    }
+    this.#numbers[this.#count++] = siren;
+  }
+
+  addOdd(siren: string): void {
+    this.#odd.add(siren);
+  }
+
+  hasOdd(siren: string): boolean {
+    return this.#odd.has(siren);
+  }
+
+  /** Sorted, each once; no more added. */
+  seal(): void {
+    const sorted = this.#numbers.subarray(0, this.#count).sort();
+    let unique = 0;
+    for (let index = 0; index < sorted.length; index++) {
+      if (index === 0 || sorted[index] !== sorted[index - 1]) sorted[unique++] = sorted[index] as number;
+    }
+    this.#sealed = sorted.slice(0, unique);
+    this.#numbers = new Uint32Array(0);
+  }
+
+  get size(): number {
+    return (this.#sealed?.length ?? 0) + this.#odd.size;
+  }
+
+  /** Its place among the sorted SIRENs, or -1. */
+  indexOf(siren: number): number {
+    const sorted = this.#sealed as Uint32Array;
+    let low = 0;
+    let high = sorted.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const value = sorted[middle] as number;
+      if (value === siren) return middle;
+      if (value < siren) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+}
+
+/**
+ * The legal units read, packed: for each SIREN of the set, its name's bytes in one buffer, its
+ * legal form and creation date as numbers (a few dozen bytes a company, where objects took a few
+ * hundred). A unit of an odd SIREN is kept as it is.
+ */
+class LegalUnits {
+  readonly #sirens: SirenSet;
+  readonly #nameStart: Uint32Array;
+  readonly #nameLength: Uint16Array;
+  /** Legal form + 1 (0: none). */
+  readonly #form: Uint16Array;
+  /** YYYYMMDD (0: none). */
+  readonly #created: Uint32Array;
+  readonly #has: Uint8Array;
+  #names = Buffer.alloc(1 << 20);
+  #used = 0;
+  readonly #odd = new Map<string, OfficialLegalUnit>();
+
+  constructor(sirens: SirenSet) {
+    this.#sirens = sirens;
+    const size = sirens.size;
+    this.#nameStart = new Uint32Array(size);
+    this.#nameLength = new Uint16Array(size);
+    this.#form = new Uint16Array(size);
+    this.#created = new Uint32Array(size);
+    this.#has = new Uint8Array(size);
+  }
+
+  /** A unit read: at its SIREN's index, or by its SIREN when that is not nine digits (index -1). */
+  set(index: number, unit: OfficialLegalUnit): void {
+    if (index < 0) {
+      this.#odd.set(unit.siren, { ...unit, legalName: detach(unit.legalName) });
+      return;
+    }
+    const bytes = Buffer.byteLength(unit.legalName, "utf8");
+    if (this.#used + bytes > this.#names.length) {
+      const grown = Buffer.alloc(Math.max(this.#names.length * 2, this.#used + bytes));
+      this.#names.copy(grown, 0, 0, this.#used);
+      this.#names = grown;
+    }
+    this.#names.write(unit.legalName, this.#used, "utf8");
+    this.#nameStart[index] = this.#used;
+    this.#nameLength[index] = bytes;
+    this.#used += bytes;
+    this.#form[index] = unit.legalForm ? Number(unit.legalForm) + 1 : 0;
+    this.#created[index] = unit.createdOn ? Number(unit.createdOn.replaceAll("-", "")) : 0;
+    this.#has[index] = 1;
+  }
+
+  get(siren: string): OfficialLegalUnit | null {
+    if (!/^\d{9}$/.test(siren)) return this.#odd.get(siren) ?? null;
+    const index = this.#sirens.indexOf(Number(siren));
+    if (index < 0 || !this.#has[index]) return this.#odd.get(siren) ?? null;
+    const start = this.#nameStart[index] as number;
+    const form = this.#form[index] as number;
+    const created = this.#created[index] as number;
+    const date = String(created).padStart(8, "0");
+    return {
+      siren,
+      legalName: this.#names.toString("utf8", start, start + (this.#nameLength[index] as number)),
+      legalForm: form === 0 ? null : String(form - 1).padStart(4, "0"),
+      createdOn: created === 0 ? null : `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`,
+    };
+  }
+}
