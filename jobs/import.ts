@@ -8,7 +8,9 @@
  *                            [--geo geo_siret_69.csv.gz] [--departments 69,75] [--file-date 2026-11-01] [--json]
  *
  * SIRENE stock (INSEE, UTF-8 CSV with its header, as published: plain, zipped or gzipped; the
- * layouts since 2019, columns found by name whatever their case and order): active (A) and public
+ * layouts since 2019, columns found by name whatever their case and order; the whole country's,
+ * 43.9 million rows, read by a thread of its own and read through, checked, before anything is
+ * applied: src/import/sirene/import-sirene.ts): active (A) and public
  * (O) establishments of the trades the registry covers become PROBATION merchants with their
  * identity verified; known ones take the file's address and activity; closed ones (F) archive
  * their merchant. The legal units file gives each merchant its company's name, legal form and
@@ -35,19 +37,21 @@
  * updated, archived, unchanged; records skipped by reason; records rejected, counted and the first
  * 100 listed with their number and line. The same file twice changes nothing the second time.
  *
- * On a terminal, a bar shows the bytes read of the files' total size and the percentage; in a log
- * (stderr not a terminal), a line each tenth of the way.
+ * On a terminal, a bar shows the bytes read of the files' total size and the percentage (for
+ * SIRENE, the rows read, their rate, the time left and the merchants added); in a log (stderr not
+ * a terminal), a line every 10 seconds. The search index's catch-up after the import shows its own.
  *
  * Exit status:
  *   0  done
  *   1  done, but some rows (records) were rejected: they are counted and listed (the others are in)
  *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
- *   3  a file refused or unreadable, one line naming it and the line at fault (what was read before is applied)
+ *   3  a file refused or unreadable, one line naming it and the line at fault (SIRENE: nothing applied; BODACC: what was read before is)
  *
  * A refused file is one the import does not read (the pre-2019 SIRENE layout, a legal units file
  * given as establishments, ...), a header without the columns needed, a file missing, damaged or
- * cut short: one line on stderr names it (`--unites-legales FILE, line 1: ...`). What was read
- * before the fault is applied; the run after the file is fixed picks up the rest.
+ * cut short: one line on stderr names it (`--unites-legales FILE, line 1: ...`). A SIRENE stock
+ * is read through before anything is applied, so nothing is; a BODACC file's records read before
+ * the fault are. The run after the file is fixed picks up the rest.
  */
 import { loadConfig } from "../src/config/config.ts";
 import { importBodaccFile } from "../src/import/bodacc/import-bodacc.ts";
@@ -118,10 +122,7 @@ await runCommand(
       [EXIT_DONE, "done"],
       [EXIT_FAILED, "done, but some rows (records) were rejected: they are counted and listed (the others are in)"],
       USAGE_STATUS,
-      [
-        REFUSED,
-        "a file refused or unreadable, one line naming it and the line at fault (what was read before is applied)",
-      ],
+      [REFUSED, "a file refused or unreadable, one line naming it and the line at fault (SIRENE: nothing applied)"],
     ],
   },
   async ({ values, positionals }) => {
@@ -175,7 +176,7 @@ await runCommand(
 async function run(job: SireneArguments | { source: "bodacc"; file: string }, json: boolean): Promise<void> {
   setLogLevel("warn");
   const config = loadConfig();
-  await withJobStore(config, "import", (store) => importInto(store, job, json));
+  await withJobStore(config, "import", (store) => importInto(store, job, json), { bulkWrites: true });
 }
 
 /** The import into the store it opened (SQLite's file, or PostgreSQL with DATABASE_URL). */

@@ -19,14 +19,24 @@ import { isPostgresRefusal, postgresRefusal } from "./postgres-refusal.ts";
 /** Connections a command opens at most. */
 const JOB_POOL_MAX = 4;
 
-export function openJobStore(config: Config, command: string): OpenedStore {
+export function openJobStore(config: Config, command: string, options: JobStoreOptions = {}): OpenedStore {
   if (config.postgres) {
     return openPostgresStore(
       { ...config.postgres, poolMax: Math.min(config.postgres.poolMax, JOB_POOL_MAX) },
       { applicationName: `abeille ${command}`, watchRevision: false },
     );
   }
-  return sqliteStoreOf(openDatabase(config.databaseFile, { busyTimeoutMs: JOB_BUSY_TIMEOUT_MS }));
+  return sqliteStoreOf(
+    openDatabase(config.databaseFile, {
+      busyTimeoutMs: JOB_BUSY_TIMEOUT_MS,
+      ...(options.bulkWrites ? { checkpoints: "bulk" as const } : {}),
+    }),
+  );
+}
+
+export interface JobStoreOptions {
+  /** The command writes millions of rows (src/store/connection.ts: checkpoints "bulk"). */
+  bulkWrites?: boolean;
 }
 
 /**
@@ -38,8 +48,9 @@ export async function withJobStore<T>(
   config: Config,
   command: string,
   work: (store: OpenedStore) => Promise<T>,
+  options: JobStoreOptions = {},
 ): Promise<T> {
-  const store = openJobStore(config, command);
+  const store = openJobStore(config, command, options);
   try {
     return await work(store);
   } catch (error) {

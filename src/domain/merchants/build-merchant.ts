@@ -33,12 +33,28 @@ function declaredCodes(nafCode: string): { nafCode: string; nafCode2025: string 
 
 export function newAbId(registry: MerchantRegistryView, randomId?: () => string): string {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const candidate =
-      randomId?.() ??
-      `ab_${Array.from({ length: 8 }, () => AB_ID_ALPHABET[randomInt(AB_ID_ALPHABET.length)]).join("")}`;
+    const candidate = randomId?.() ?? `ab_${randomAbIdChars(8)}`;
     if (registry.isFree(candidate)) return candidate;
   }
   throw new Error("no free ab_id after 20 draws");
+}
+
+function randomAbIdChars(count: number): string {
+  return Array.from({ length: count }, () => AB_ID_ALPHABET[randomInt(AB_ID_ALPHABET.length)]).join("");
+}
+
+/**
+ * New ab_ids for one transaction that creates many merchants (a national import's: hundreds each):
+ * drawn at random like any ab_id, except that the first three of their eight characters are one
+ * random draw for the whole transaction (46,656 such prefixes, 60 million ids under each). The
+ * ids of a transaction then sit side by side in every index keyed by ab_id (the merchant's, its
+ * place's, signals', audit log's, change feed's, touches', digests'), and the transaction writes a
+ * few pages of each where ids spread over the whole range wrote one page per merchant per index:
+ * most of a new merchant's cost once the registry holds millions (docs/performance.md).
+ */
+export function abIdsOfOneBatch(): () => string {
+  const prefix = randomAbIdChars(3);
+  return () => `ab_${prefix}${randomAbIdChars(5)}`;
 }
 
 /** The position of a declared address: its commune's centroid, marked as such, never "verified" (none when the reference has none). */

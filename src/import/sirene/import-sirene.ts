@@ -3,6 +3,7 @@ import {
   applyOfficialEstablishment,
   type OfficialOutcome,
 } from "../../domain/merchants/apply-official-establishment.ts";
+import { abIdsOfOneBatch } from "../../domain/merchants/build-merchant.ts";
 import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
 import type { ReadMeter } from "../open-text.ts";
 import { quoted, type RejectionList } from "../rejections.ts";
@@ -85,11 +86,17 @@ export interface SireneImportHooks {
   everyRowToTheDomain?: boolean;
 }
 
+/** Rows the reading thread sends in one message. */
+const BATCH_ROWS = 1_000;
 /**
- * Rows a batch holds (one transaction of the registry): a few hundred new merchants take tens of
- * milliseconds of the write lock, so a serving server's writes wait that long at most.
+ * How long one transaction of the registry aims to hold the write lock: a serving server's writes
+ * wait that long at most (the bound is a second). Transactions are sized from the time rows took
+ * so far (a new merchant costs more as the registry grows, and on a busy machine): bigger ones
+ * write each page of an index once for more rows.
  */
-const BATCH_ROWS = 400;
+const TRANSACTION_MS = 200;
+const FEWEST_ROWS = 10;
+const MOST_ROWS = 2_000;
 /** SIRETs read of the registry per query, for the filter of SIRETs the registry may hold. */
 const SIRET_PAGE = 20_000;
 
@@ -153,6 +160,11 @@ export async function importSireneStock(
     batchRows: BATCH_ROWS,
   };
 
+  /**
+   * What a row has cost in a transaction so far. The first guess is high: the first rows run
+   * before the compiler has made the domain's code fast, a few milliseconds each.
+   */
+  let msPerRow = 5;
   const apply = async (rows: RowToApply[]) => {
     let toDecide = rows;
     if (fast) {
@@ -166,26 +178,35 @@ export async function importSireneStock(
         });
       }
     }
-    if (toDecide.length === 0) return;
-    const outcomes = await decideInRegistry(
-      deps,
-      { sirets: toDecide.map((row) => row.establishment.siret) },
-      (decision) =>
-        toDecide.map(({ establishment, digest }) =>
-          decision.registry.row((): OfficialOutcome => {
-            const outcome = applyOfficialEstablishment(decision, establishment, actor);
-            if (digest !== null && outcome.kind !== "skipped" && outcome.kind !== "archived") {
-              decision.registry.recordOfficialRowDigest(outcome.abId, digest);
-            }
-            return outcome;
-          }),
-        ),
-    );
-    for (const outcome of outcomes) {
-      if (outcome.kind === "skipped") decided.skipped[outcome.reason] = (decided.skipped[outcome.reason] ?? 0) + 1;
-      else {
-        decided[outcome.kind] += 1;
-        if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
+    for (let start = 0; start < toDecide.length; ) {
+      const size = Math.max(FEWEST_ROWS, Math.min(MOST_ROWS, Math.floor(TRANSACTION_MS / msPerRow)));
+      const rowsNow = toDecide.slice(start, start + size);
+      start += rowsNow.length;
+      const began = performance.now();
+      const outcomes = await decideInRegistry(
+        { ...deps, randomId: deps.randomId ?? abIdsOfOneBatch() },
+        { sirets: rowsNow.map((row) => row.establishment.siret) },
+        (decision) =>
+          rowsNow.map(({ establishment, digest }) =>
+            decision.registry.row((): OfficialOutcome => {
+              const outcome = applyOfficialEstablishment(decision, establishment, actor);
+              if (digest !== null && outcome.kind !== "skipped" && outcome.kind !== "archived") {
+                decision.registry.recordOfficialRowDigest(outcome.abId, digest);
+              }
+              return outcome;
+            }),
+          ),
+      );
+      msPerRow = 0.7 * msPerRow + (0.3 * (performance.now() - began)) / rowsNow.length;
+      // The lock is left free a moment between two transactions: a server's writer that asked for
+      // it meanwhile (it tries again every millisecond) takes it then, not after the whole import.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      for (const outcome of outcomes) {
+        if (outcome.kind === "skipped") decided.skipped[outcome.reason] = (decided.skipped[outcome.reason] ?? 0) + 1;
+        else {
+          decided[outcome.kind] += 1;
+          if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
+        }
       }
     }
   };
@@ -194,8 +215,6 @@ export async function importSireneStock(
     workerData: { stockReading: options } satisfies StockWorkerData,
   });
   const rejections = await new Promise<RejectionList<RowRejection>>((resolve, reject) => {
-    // Batches are applied one after the other, in the order read.
-    let applying: Promise<void> = Promise.resolve();
     let failed = false;
     let settled = false;
     const fail = (error: unknown) => {
@@ -208,31 +227,29 @@ export async function importSireneStock(
     worker.on("exit", (code) => {
       if (code !== 0) fail(new Error(`the SIRENE reading thread stopped (exit code ${code})`));
     });
-    worker.on("message", (message: ReadingMessage) => {
-      if (failed) return;
+    // What the reading thread says is handled one message at a time, in order, each on a turn of
+    // the event loop of its own: the thread's next batch is always ready, and a chain of them
+    // would keep timers (the progress line) and the rest of this process from ever running.
+    const queue: ReadingMessage[] = [];
+    let working = false;
+    const handle = async (message: ReadingMessage) => {
       if (message.type === "progress") told(message.progress);
       else if (message.type === "rows") {
-        applying = applying.then(async () => {
-          if (failed) return;
-          await apply(message.batch);
-          report.read = message.counts.read;
-          readSkipped = message.counts.skipped;
-          told(message.progress);
-          while (report.read >= progressed + every) {
-            progressed += every;
-            hooks.onProgress?.(current());
-          }
-          worker.postMessage(TAKEN);
-        });
-        applying.catch(fail);
+        await apply(message.batch);
+        report.read = message.counts.read;
+        readSkipped = message.counts.skipped;
+        told(message.progress);
+        while (report.read >= progressed + every) {
+          progressed += every;
+          hooks.onProgress?.(current());
+        }
+        worker.postMessage(TAKEN);
       } else if (message.type === "done") {
-        applying.then(() => {
-          report.read = message.result.counts.read;
-          readSkipped = message.result.counts.skipped;
-          told(message.result.progress);
-          settled = true;
-          resolve(message.result.rejections);
-        }, fail);
+        report.read = message.result.counts.read;
+        readSkipped = message.result.counts.skipped;
+        told(message.result.progress);
+        settled = true;
+        resolve(message.result.rejections);
       } else {
         const { fileError } = message;
         fail(
@@ -240,6 +257,21 @@ export async function importSireneStock(
             ? new SireneFileError(fileError.file, fileError.path, fileError.line, fileError.message)
             : Object.assign(new Error(message.message), { stack: message.stack ?? undefined }),
         );
+      }
+    };
+    const next = () => {
+      const message = queue.shift();
+      if (message === undefined || failed || settled) {
+        working = false;
+        return;
+      }
+      handle(message).then(() => setImmediate(next), fail);
+    };
+    worker.on("message", (message: ReadingMessage) => {
+      queue.push(message);
+      if (!working) {
+        working = true;
+        setImmediate(next);
       }
     });
   }).finally(() => worker.terminate());
