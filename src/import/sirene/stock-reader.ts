@@ -600,27 +600,29 @@ class SirenSet {
 }
 
 /**
- * The legal units read, packed: for each SIREN of the set, its name's bytes in one buffer, its
- * legal form and creation date as numbers (a few dozen bytes a company, where objects took a few
- * hundred). A unit of an odd SIREN is kept as it is.
+ * The legal units read, packed: for each SIREN of the set, its name's bytes in chunks of
+ * NAME_CHUNK bytes (filled one after the other: nothing is copied as they grow), its legal form
+ * and creation date as numbers (a few dozen bytes a company, where objects took a few hundred). A
+ * unit of an odd SIREN is kept as it is.
  */
 class LegalUnits {
   readonly #sirens: SirenSet;
-  readonly #nameStart: Uint32Array;
+  /** Where the name is: its chunk times NAME_CHUNK plus its place in the chunk. */
+  readonly #nameAt: Float64Array;
   readonly #nameLength: Uint16Array;
   /** Legal form + 1 (0: none). */
   readonly #form: Uint16Array;
   /** YYYYMMDD (0: none). */
   readonly #created: Uint32Array;
   readonly #has: Uint8Array;
-  #names = Buffer.alloc(1 << 20);
-  #used = 0;
+  readonly #chunks: Buffer[] = [];
+  #used = NAME_CHUNK;
   readonly #odd = new Map<string, OfficialLegalUnit>();
 
   constructor(sirens: SirenSet) {
     this.#sirens = sirens;
     const size = sirens.size;
-    this.#nameStart = new Uint32Array(size);
+    this.#nameAt = new Float64Array(size);
     this.#nameLength = new Uint16Array(size);
     this.#form = new Uint16Array(size);
     this.#created = new Uint32Array(size);
@@ -634,13 +636,13 @@ class LegalUnits {
       return;
     }
     const bytes = Buffer.byteLength(unit.legalName, "utf8");
-    if (this.#used + bytes > this.#names.length) {
-      const grown = Buffer.alloc(Math.max(this.#names.length * 2, this.#used + bytes));
-      this.#names.copy(grown, 0, 0, this.#used);
-      this.#names = grown;
+    if (this.#used + bytes > NAME_CHUNK) {
+      this.#chunks.push(Buffer.allocUnsafe(Math.max(NAME_CHUNK, bytes)));
+      this.#used = 0;
     }
-    this.#names.write(unit.legalName, this.#used, "utf8");
-    this.#nameStart[index] = this.#used;
+    const chunk = this.#chunks.length - 1;
+    (this.#chunks[chunk] as Buffer).write(unit.legalName, this.#used, "utf8");
+    this.#nameAt[index] = chunk * NAME_CHUNK + this.#used;
     this.#nameLength[index] = bytes;
     this.#used += bytes;
     this.#form[index] = unit.legalForm ? Number(unit.legalForm) + 1 : 0;
@@ -652,15 +654,20 @@ class LegalUnits {
     if (!/^\d{9}$/.test(siren)) return this.#odd.get(siren) ?? null;
     const index = this.#sirens.indexOf(Number(siren));
     if (index < 0 || !this.#has[index]) return this.#odd.get(siren) ?? null;
-    const start = this.#nameStart[index] as number;
+    const at = this.#nameAt[index] as number;
+    const chunk = this.#chunks[Math.floor(at / NAME_CHUNK)] as Buffer;
+    const start = at % NAME_CHUNK;
     const form = this.#form[index] as number;
     const created = this.#created[index] as number;
     const date = String(created).padStart(8, "0");
     return {
       siren,
-      legalName: this.#names.toString("utf8", start, start + (this.#nameLength[index] as number)),
+      legalName: chunk.toString("utf8", start, start + (this.#nameLength[index] as number)),
       legalForm: form === 0 ? null : String(form - 1).padStart(4, "0"),
       createdOn: created === 0 ? null : `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`,
     };
   }
 }
+
+/** Bytes of names a chunk of LegalUnits holds. */
+const NAME_CHUNK = 4 << 20;
