@@ -15,14 +15,17 @@
  * creation date (and the company's age as an official signal; the file is read for the companies
  * of the kept establishments only): without it, a new establishment has no name the files give
  * and is skipped (name_unknown), known ones still follow their rows. Names are INSEE's own, in its
- * order (sign, usual name, company name); the identity check holds from INSEE's processing of the
- * row, or for a row without one from the file's date when `--file-date` states it (else the row is
- * skipped, undated); a check recorded later (npm run verify) is never replaced by an older row's.
+ * order (sign, usual name, company name). Every active establishment of the stock is
+ * identity-verified as of the stock's date (`--file-date`, else the latest INSEE processing date in
+ * the file, read in the first pass over the establishments), for 730 days; a known one the stock
+ * lists unchanged is confirmed (its check's dates move, nothing else); INSEE's own processing date
+ * of each row is kept as the date the record last changed. A check recorded later (npm run verify)
+ * is never replaced by an older stock's.
  * Positions come from Etalab's geocoded files (`--geo`, or an establishments file that carries
  * their columns); without one, from the commune's centroid, marked as such. Text is cleaned of
  * control characters; a row with a name, street or town longer than a declaration may have is
- * rejected. Ends with counts; rows it cannot read are counted and the first 100 listed with their
- * file and line. The same file twice changes nothing the second time.
+ * rejected. Ends with the stock's date and counts; rows it cannot read are counted and the first
+ * 100 listed with their file and line. The same file twice changes nothing the second time.
  *
  *   npm run import -- bodacc annonces-commerciales.jsonl [--json]
  *
@@ -255,12 +258,15 @@ function printSirene(report: Awaited<ReturnType<typeof importSireneStock>>, job:
     json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
+          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.confirmed} confirmed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)
               .join(", ") || "none"
           }`,
+          ...(report.stock_date
+            ? [`stock date: ${report.stock_date} (its active establishments verified as of it)`]
+            : []),
           ...(skipped.name_unknown
             ? [
                 job.legalUnits
@@ -269,7 +275,7 @@ function printSirene(report: Awaited<ReturnType<typeof importSireneStock>>, job:
               ]
             : []),
           ...(skipped.undated
-            ? ["undated: rows without INSEE's processing date: state the file's date with --file-date YYYY-MM-DD"]
+            ? ["undated: the file gives no INSEE processing date: state the stock's date with --file-date YYYY-MM-DD"]
             : []),
           ...rejected.map((item) => `${OPTION[item.file]}, line ${item.line}: ${printable(item.error)}`),
           ...notListed(report),

@@ -1,5 +1,5 @@
 import type { MerchantStatus } from "../schemas/envelope.ts";
-import type { SignalSource, SignalStatus, SignalValue } from "./trust/signal-catalog.ts";
+import type { OfficialSourceName, SignalSource, SignalStatus, SignalValue } from "./trust/signal-catalog.ts";
 
 /** How a merchant wants to be spoken of (published when `is_published`). */
 export interface BrandVoice {
@@ -103,6 +103,13 @@ export interface Signal {
   expiresAt: string | null;
   /** The official notice the signal's status rests on (a BODACC announcement for bodacc_clean), if any. */
   notice?: SignalNotice | null;
+  /**
+   * When the source's own record last changed, where it says (SIRENE's dateDernierTraitement of
+   * the establishment): shown as such; the check's date is `verifiedAt`, when the source said so.
+   */
+  changedAt?: string | null;
+  /** Which official source said so (merchant.sources names it); absent for what no official source said. */
+  origin?: OfficialSourceName | null;
 }
 
 /** An official notice, as evidence: what was published, when, by which court, where to read it. */

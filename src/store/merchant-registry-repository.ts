@@ -10,6 +10,7 @@ import type {
   MerchantModification,
   MerchantRegistryStore,
   MerchantRegistryView,
+  SignalConfirmation,
 } from "../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
@@ -120,6 +121,13 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   const deleteProducts = sqlite.prepare("DELETE FROM products WHERE ab_id = ?");
   const deleteClusters = sqlite.prepare("DELETE FROM qa_clusters WHERE ab_id = ?");
   const updateMerchantRow = preparedUpdate(db);
+  // A confirmation moves a signal's dates and nothing else: one small UPDATE a signal, no merchant row.
+  const confirmSignal = sqlite.prepare<
+    [string, string | null, string | null, string, string | null, string | null, string | null, string, string]
+  >(
+    `UPDATE signals SET source = ?, source_url = ?, verified_at = ?, recorded_at = ?, expires_at = ?, changed_at = ?,
+       origin = ? WHERE ab_id = ? AND key = ?`,
+  );
 
   // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
   // statements with them); inside a batch each becomes a savepoint.
@@ -188,6 +196,22 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
     },
     update(write: MerchantModification) {
       return updateTransaction.immediate(write);
+    },
+    confirm({ abId, signals: confirmed }: SignalConfirmation) {
+      for (const signal of confirmed) {
+        const moved = confirmSignal.run(
+          signal.source,
+          signal.sourceUrl,
+          signal.verifiedAt,
+          signal.recordedAt,
+          signal.expiresAt,
+          signal.changedAt ?? null,
+          signal.origin ?? null,
+          abId,
+          signal.key,
+        ).changes;
+        if (moved !== 1) throw new Error(`merchant ${abId} has no ${signal.key} signal to confirm`);
+      }
     },
     row(decide) {
       return rowTransaction.immediate(decide) as ReturnType<typeof decide>;

@@ -127,6 +127,9 @@ export function toSignal(row: Row): Signal {
     expiresAt: textOrNull(row.expires_at),
     // Only the signals that rest on an official notice carry one (the others read as before).
     ...(row.notice === null || row.notice === undefined ? {} : { notice: json<Signal["notice"]>(row.notice, null) }),
+    // Likewise the official sources' own dates and names (signals recorded before them read as before).
+    ...(row.changed_at === null || row.changed_at === undefined ? {} : { changedAt: text(row.changed_at) }),
+    ...(row.origin === null || row.origin === undefined ? {} : { origin: text(row.origin) as Signal["origin"] }),
   };
 }
 

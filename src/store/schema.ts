@@ -131,6 +131,13 @@ export const signals = sqliteTable(
     expiresAt: text("expires_at"),
     /** The official notice the status rests on (JSON), e.g. the BODACC announcement behind a failed bodacc_clean. */
     notice: text("notice", { mode: "json" }).$type<SignalNotice | null>(),
+    /**
+     * When the source's own record last changed, where it says (SIRENE's dateDernierTraitement):
+     * shown as such, never taken as the check's date (verified_at is when the source said so).
+     */
+    changedAt: text("changed_at"),
+    /** Which official source said so, as merchant.sources names it (sirene, bodacc, recherche-entreprises). */
+    origin: text("origin"),
   },
   (table) => [
     primaryKey({ columns: [table.abId, table.key] }),

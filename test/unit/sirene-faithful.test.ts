@@ -213,6 +213,8 @@ function restaurant(
     inseeCode: "33081",
     createdOn: "2019-03-11",
     processedAt: "2025-06-02T09:12:44.000Z",
+    // A stock whose latest processing is this row's.
+    asOf: "2025-06-02T09:12:44.000Z",
     legalUnit: unit === null ? null : { siren, legalName: "AGA", createdOn: "2005-12-06", legalForm: "5499", ...unit },
     ...values,
   };
@@ -310,16 +312,77 @@ describe("an establishment applied to the registry", () => {
     expect(registry.find(created.abId)?.merchant).toMatchObject({ businessName: "AGA", legalName: "AGA" });
   });
 
-  it("holds the check from the row's processing date, else from the file's date the operator states, never from the clock", () => {
-    const undated = restaurant({ processedAt: null });
+  it("holds the check from the stock's date, never from the clock, and only when the stock has a date", () => {
+    const undated = restaurant({ processedAt: null, asOf: null });
     expect(apply(undated)).toEqual({ kind: "skipped", reason: "undated" });
-    const dated = apply({ ...undated, fileDate: "2026-11-01" });
+    const dated = apply({ ...undated, asOf: "2026-11-01T00:00:00.000Z" });
     if (dated.kind !== "created") throw new Error(dated.kind);
     const identity = registry.find(dated.abId)?.signals.find((signal) => signal.key === "siret_verified");
-    expect([identity?.verifiedAt, identity?.expiresAt]).toEqual([
+    expect([identity?.verifiedAt, identity?.expiresAt, identity?.changedAt]).toEqual([
       "2026-11-01T00:00:00.000Z",
       "2028-10-31T00:00:00.000Z",
+      undefined,
     ]);
+  });
+
+  it("verifies an establishment INSEE has not touched for years as of the stock's date, keeping INSEE's date as the record's last change", () => {
+    const untouched = apply(
+      restaurant(
+        { processedAt: "2019-04-02T10:00:00.000Z", asOf: "2026-12-01T00:00:00.000Z" },
+        { processedAt: "2018-01-05T08:00:00.000Z" },
+      ),
+    );
+    if (untouched.kind !== "created") throw new Error(untouched.kind);
+    const signals = registry.find(untouched.abId)?.signals ?? [];
+    expect(
+      signals.map((signal) => [signal.key, signal.verifiedAt, signal.expiresAt, signal.changedAt, signal.origin]),
+    ).toEqual([
+      [
+        "company_age_years",
+        "2026-12-01T00:00:00.000Z",
+        "2028-11-30T00:00:00.000Z",
+        "2018-01-05T08:00:00.000Z",
+        "sirene",
+      ],
+      ["siret_verified", "2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", "2019-04-02T10:00:00.000Z", "sirene"],
+    ]);
+    // A record INSEE changed after the date the source speaks as of is confirmed from its change.
+    const changedLater = apply(
+      restaurant({ processedAt: "2026-12-01T09:30:00.000Z", asOf: "2026-12-01T00:00:00.000Z" }),
+    );
+    if (changedLater.kind !== "created") throw new Error(changedLater.kind);
+    const identity = registry.find(changedLater.abId)?.signals.find((signal) => signal.key === "siret_verified");
+    expect([identity?.verifiedAt, identity?.changedAt]).toEqual([
+      "2026-12-01T09:30:00.000Z",
+      "2026-12-01T09:30:00.000Z",
+    ]);
+  });
+
+  it("confirms an unchanged establishment as of a newer stock: its signals' dates move and nothing else; the same stock again changes nothing", () => {
+    const row = restaurant({ processedAt: "2021-03-04T05:06:07.000Z", asOf: "2026-11-01T00:00:00.000Z" });
+    const created = apply(row);
+    if (created.kind !== "created") throw new Error(created.kind);
+    const before = registry.find(created.abId);
+    const events = createMerchantRegistryView(db).events(created.abId).length;
+    const newer = { ...row, asOf: "2026-12-01T00:00:00.000Z" };
+    expect(apply(newer, new Date("2026-12-02T08:00:00.000Z"))).toEqual({ kind: "confirmed", abId: created.abId });
+    const after = registry.find(created.abId);
+    // The merchant's record, revision, audit log and feed are as they were.
+    expect([after?.revision, after?.merchant]).toEqual([before?.revision, before?.merchant]);
+    expect(createMerchantRegistryView(db).events(created.abId).length).toBe(events);
+    expect(after?.signals.map((signal) => [signal.key, signal.verifiedAt, signal.expiresAt, signal.changedAt])).toEqual(
+      [
+        ["company_age_years", "2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", undefined],
+        ["siret_verified", "2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", "2021-03-04T05:06:07.000Z"],
+      ],
+    );
+    expect(apply(newer)).toEqual({ kind: "unchanged", abId: created.abId });
+    // An older stock does not move it back.
+    expect(apply(row)).toEqual({ kind: "unchanged", abId: created.abId });
+    // A newer stock where it closed archives it at once.
+    const closing = { ...newer, active: false, asOf: "2027-01-01T00:00:00.000Z" };
+    expect(apply(closing)).toEqual({ kind: "archived", abId: created.abId });
+    expect(registry.find(created.abId)?.merchant.status).toBe("ARCHIVED");
   });
 
   it("never puts a later check back to an older row's date", () => {
@@ -346,8 +409,17 @@ describe("an establishment applied to the registry", () => {
     expect(apply(row)).toEqual({ kind: "unchanged", abId: created.abId });
     const identity = registry.find(created.abId)?.signals.find((signal) => signal.key === "siret_verified");
     expect([identity?.source, identity?.verifiedAt]).toEqual(["official_api", checked]);
-    // A newer row does replace it.
-    expect(apply({ ...row, processedAt: "2026-11-25T06:00:00.000Z" })).toEqual({ kind: "updated", abId: created.abId });
+    // A newer stock confirms it as its own: the same check, said by SIRENE's file as of its date.
+    expect(apply({ ...row, processedAt: "2026-11-25T06:00:00.000Z", asOf: "2026-12-01T00:00:00.000Z" })).toEqual({
+      kind: "confirmed",
+      abId: created.abId,
+    });
+    const confirmed = registry.find(created.abId)?.signals.find((signal) => signal.key === "siret_verified");
+    expect([confirmed?.source, confirmed?.origin, confirmed?.verifiedAt]).toEqual([
+      "official_file",
+      "sirene",
+      "2026-12-01T00:00:00.000Z",
+    ]);
   });
 
   it("keeps the merchant's own spelling of the same street, and takes a street that is another one", () => {

@@ -1,7 +1,7 @@
 import { betterWritten, sameWritten } from "../format.ts";
 import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
 import { type Trade, tradeOf } from "../sectors.ts";
-import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
+import { officialCheckExpiresAt, originOf } from "../trust/signal-catalog.ts";
 import {
   ADDRESS_VERIFIED_MIN_SCORE,
   differingFields,
@@ -13,20 +13,23 @@ import {
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
 import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
-import type { OfficialEstablishment, OfficialPosition } from "./official-establishment.ts";
+import type { OfficialEstablishment, OfficialPosition, OfficialReading } from "./official-establishment.ts";
 
 export type OfficialOutcome =
   | { kind: "created"; abId: string }
   | { kind: "updated"; abId: string }
   | { kind: "archived"; abId: string }
+  /** Nothing changed but the date the register confirms it as of: its signals' dates moved, nothing else. */
+  | { kind: "confirmed"; abId: string }
   | { kind: "unchanged"; abId: string }
   | { kind: "skipped"; reason: OfficialSkipReason };
 
 /**
  * Why a row brought no merchant in: not public, closed, a trade the registry does not cover, a
- * commune missing from the reference, no date to hold the identity check from (neither the row's
- * processing date nor a file date), no name the files give (no sign and no public legal unit read:
- * the legal units file names it), or no creation date the files give.
+ * commune missing from the reference, no date to hold the identity check from (the source's date
+ * is unknown: a stock with no processing date in it and no `--file-date`), no name the files give
+ * (no sign and no public legal unit read: the legal units file names it), or no creation date the
+ * files give.
  */
 export type OfficialSkipReason =
   | "not_public"
@@ -40,32 +43,89 @@ export type OfficialSkipReason =
 export const SIRENE_DATASET_URL =
   "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret";
 
+/** INSEE's stock file, where an establishment is read unless said otherwise. */
+export const SIRENE_STOCK_READING: OfficialReading = { source: "official_file", url: SIRENE_DATASET_URL };
+
+/** What SIRENE said of a record besides the check: where it was read, and when INSEE last changed it. */
+export interface SireneRecordDates {
+  readFrom?: OfficialReading | null;
+  /** The establishment's dateDernierTraitementEtablissement. */
+  changedAt?: string | null;
+  /** The company's dateDernierTraitementUniteLegale. */
+  companyChangedAt?: string | null;
+}
+
 /**
- * What a SIRENE row proves, as signals: the establishment's identity (verified at INSEE's
- * processing of the row, else at the file's date, holding two years from it) and, when the legal
- * units file gives the company's creation date, the company's age, recorded as that date: the
- * years are counted at the instant they are read (signal-catalog.ts), never at the import's.
+ * What SIRENE says of an establishment, as signals: its identity, verified as of the source's date
+ * (the stock's, or the day of API Sirene's changes: `officialCheckedAt`) and holding two years
+ * from it, and, when the legal units give the company's creation date, the company's age,
+ * recorded as that date: the years are counted at the instant they are read (signal-catalog.ts),
+ * never at the import's. When INSEE last changed each record is kept beside (`changedAt`).
  */
-export function sireneSignals(verifiedAt: string, companyCreatedOn: string | null): Signal[] {
-  const identity: Signal = {
-    key: "siret_verified",
-    status: "verified",
+export function sireneSignals(
+  verifiedAt: string,
+  companyCreatedOn: string | null,
+  record: SireneRecordDates = {},
+): Signal[] {
+  const reading = record.readFrom ?? SIRENE_STOCK_READING;
+  const checked = {
     proofStatus: "official_source_verified",
-    source: "official_file",
-    sourceUrl: SIRENE_DATASET_URL,
-    value: true,
+    source: reading.source,
+    sourceUrl: reading.url,
     verifiedAt,
     recordedAt: verifiedAt,
     expiresAt: officialCheckExpiresAt(verifiedAt),
+    origin: "sirene",
+  } as const;
+  const identity: Signal = {
+    ...checked,
+    key: "siret_verified",
+    status: "verified",
+    value: true,
+    ...(record.changedAt ? { changedAt: record.changedAt } : {}),
   };
   if (!companyCreatedOn) return [identity];
-  return [identity, { ...identity, key: "company_age_years", value: companyCreatedOn }];
+  const age: Signal = {
+    ...checked,
+    key: "company_age_years",
+    status: "verified",
+    value: companyCreatedOn,
+    ...(record.companyChangedAt ? { changedAt: record.companyChangedAt } : {}),
+  };
+  return [identity, age];
 }
 
-/** When the row's identity check holds from: INSEE's processing of the row, else the file's date. */
+/**
+ * When an establishment's identity check holds from: the date its source speaks as of (the
+ * stock's date, the day of API Sirene's changes; DESIGN.md, "National size"), or INSEE's own change
+ * of the record when that came later (a change is never confirmed before it was made). Null when
+ * the source's date is unknown. INSEE's change date alone is never the check's: most of France has
+ * not changed in years and is confirmed by every stock that lists it active.
+ */
 export function officialCheckedAt(establishment: OfficialEstablishment): string | null {
-  if (establishment.processedAt) return establishment.processedAt;
-  return establishment.fileDate ? `${establishment.fileDate}T00:00:00.000Z` : null;
+  const asOf = establishment.asOf ?? null;
+  if (asOf === null) return null;
+  return establishment.processedAt !== null && establishment.processedAt > asOf ? establishment.processedAt : asOf;
+}
+
+/**
+ * What becomes of a signal an official source gives again, beside the one recorded: `record` (new,
+ * or its status or value changed: a change, with its audit event), `confirm` (the same said as of
+ * a later date, or from elsewhere: its dates move, nothing else), or nothing (the same, or a check
+ * recorded later than this one, which stands).
+ */
+function signalWrite(known: Signal | undefined, given: Signal): "record" | "confirm" | null {
+  if (!known) return "record";
+  if ((known.verifiedAt ?? known.recordedAt) > (given.verifiedAt ?? given.recordedAt)) return null;
+  if (known.status !== given.status || known.value !== given.value) return "record";
+  const same =
+    known.verifiedAt === given.verifiedAt &&
+    known.expiresAt === given.expiresAt &&
+    (known.changedAt ?? null) === (given.changedAt ?? null) &&
+    known.source === given.source &&
+    known.sourceUrl === given.sourceUrl &&
+    originOf(known) === originOf(given);
+  return same ? null : "confirm";
 }
 
 /**
@@ -78,14 +138,16 @@ export function officialDisplayName(establishment: OfficialEstablishment): strin
 }
 
 /**
- * Brings the registry in line with one establishment of an official file: a new active public
- * establishment of a covered trade becomes a PROBATION merchant with its identity verified; a
- * known one takes the file's address, activity and, with the legal units file, its company's name
- * and creation date; a closed one archives its merchant with the reason. A non-public
- * establishment is never stored (one already known is archived). Nothing is invented: a row
- * whose files give no name, no creation date or no date for the check brings no merchant in, and a
- * check recorded later than the row's (through the official API, say) is kept. The same row twice
- * changes nothing the second time.
+ * Brings the registry in line with one establishment of an official source (a SIRENE stock's row,
+ * API Sirene's answer for a day): a new active public establishment of a covered trade becomes a
+ * PROBATION merchant with its identity verified as of the source's date; a known one takes the
+ * source's address, activity and, with its company, the company's name and creation date; one
+ * the source lists unchanged is confirmed as of its date (its signals' dates move, nothing else);
+ * a closed one archives its merchant with the reason. A non-public establishment is never stored
+ * (one already known is archived). Nothing is invented: a row whose source gives no name, no
+ * creation date or no date for the check brings no merchant in, and a check recorded later than
+ * the source's date (through the official API, say) is kept. The same row twice changes nothing
+ * the second time.
  */
 export function applyOfficialEstablishment(
   deps: MerchantDecisionDeps,
@@ -141,7 +203,11 @@ export function applyOfficialEstablishment(
     checkedAt,
   );
   const unit = establishment.legalUnit ?? null;
-  const officialSignals = sireneSignals(checkedAt, unit?.createdOn ?? null);
+  const officialSignals = sireneSignals(checkedAt, unit?.createdOn ?? null, {
+    readFrom: establishment.readFrom ?? null,
+    changedAt: establishment.processedAt,
+    companyChangedAt: unit?.processedAt ?? null,
+  });
 
   if (!existing) {
     const name = officialDisplayName(establishment);
@@ -209,14 +275,18 @@ export function applyOfficialEstablishment(
   set("nafCode", establishment.nafCode);
   set("nafCode2025", nafCode2025);
   set("sector", tradeOf({ nafCode: establishment.nafCode, nafCode2025 })?.sector ?? trade.sector);
-  // A check recorded at or after this row's (a later file, the official API) stands.
-  const newer = (signal: Signal): boolean => {
-    const known = existing.signals.find((candidate) => candidate.key === signal.key);
-    if (!known) return true;
-    if ((known.verifiedAt ?? known.recordedAt) > (signal.verifiedAt ?? signal.recordedAt)) return false;
-    return known.status !== signal.status || known.verifiedAt !== signal.verifiedAt || known.value !== signal.value;
-  };
-  const signals = officialSignals.filter(newer);
+  // A check recorded later than this one (a later file, the official API) stands; one the source
+  // says again as of a later date is confirmed; a new or different one is recorded.
+  const recorded: Signal[] = [];
+  const confirmed: Signal[] = [];
+  for (const signal of officialSignals) {
+    const write = signalWrite(
+      existing.signals.find((candidate) => candidate.key === signal.key),
+      signal,
+    );
+    if (write === "record") recorded.push(signal);
+    else if (write === "confirm") confirmed.push(signal);
+  }
   const current = existing.territorialProof;
   const position = establishment.position ?? null;
   const moved =
@@ -224,11 +294,28 @@ export function applyOfficialEstablishment(
     (current?.latitude !== position.latitude ||
       current?.longitude !== position.longitude ||
       current?.geocodingScore !== proof.geocodingScore);
-  if (Object.keys(fields).length === 0 && signals.length === 0 && !moved) {
-    return { kind: "unchanged", abId: merchant.abId };
+  if (Object.keys(fields).length === 0 && recorded.length === 0 && !moved) {
+    if (confirmed.length === 0) return { kind: "unchanged", abId: merchant.abId };
+    // Most of a newer stock: the same establishment, confirmed as of a later date. Its signals'
+    // dates move and nothing else: no new revision, audit event or change-feed row.
+    deps.registry.confirm({
+      abId: merchant.abId,
+      signals: confirmed.map(({ key, source, sourceUrl, verifiedAt, recordedAt, expiresAt, changedAt, origin }) => ({
+        key,
+        source,
+        sourceUrl,
+        verifiedAt,
+        recordedAt,
+        expiresAt,
+        changedAt: changedAt ?? null,
+        origin: origin ?? null,
+      })),
+    });
+    return { kind: "confirmed", abId: merchant.abId };
   }
   const changes = diffOf(merchant, fields);
-  for (const signal of signals) {
+  const signals = [...recorded, ...confirmed];
+  for (const signal of recorded) {
     const known = existing.signals.find((candidate) => candidate.key === signal.key);
     changes[signal.key] = {
       from: known

@@ -19,6 +19,15 @@ export interface MerchantRegistryView {
   /** Applies a change made on top of `expectedRevision`; false when the merchant moved meanwhile. */
   update(write: MerchantModification): boolean;
   /**
+   * An official source said again what a merchant's signals already say, same status and value (a
+   * newer SIRENE stock, a day's changes): moves their dates and where they were read only
+   * (verified_at, recorded_at, expires_at, changed_at, source, source_url, origin of the signals of
+   * these keys, which must be recorded already). Not a change of the merchant's record:
+   * its revision, audit log and change feed stay; the store revision and the merchant's touch move
+   * (what is published shows the dates). Cheap by design: a national stock confirms millions.
+   */
+  confirm(confirmation: SignalConfirmation): void;
+  /**
    * One row of a batch (a savepoint): its writes stay when `decide` returns, none of them when it
    * throws, and the batch goes on with the others.
    */
@@ -104,6 +113,15 @@ export interface MerchantCreation {
   signals?: Signal[];
   event: MerchantEventInput;
   feed: "created" | null;
+}
+
+/** The new dates of signals a source confirmed, by key (`confirm`). */
+export interface SignalConfirmation {
+  abId: string;
+  signals: Pick<
+    Signal,
+    "key" | "source" | "sourceUrl" | "verifiedAt" | "recordedAt" | "expiresAt" | "changedAt" | "origin"
+  >[];
 }
 
 export interface MerchantModification {

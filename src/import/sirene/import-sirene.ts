@@ -15,10 +15,12 @@ import {
   establishmentOf,
   GEO_COLUMNS,
   LEGAL_UNIT_COLUMNS,
+  LEGAL_UNIT_PROCESSED_COLUMN,
   legalUnitOf,
   NAF_2025_COLUMN,
   placedAt,
   positionOf,
+  processedAtOf,
 } from "./establishments.ts";
 import { layoutRefusal, type SireneFileKind } from "./layout.ts";
 import { refusedRow } from "./row-check.ts";
@@ -33,8 +35,9 @@ export interface SireneImportFiles {
   /** Keep only establishments of these departments (INSEE commune code prefixes: 69, 2A, 971). */
   departments?: string[] | null;
   /**
-   * The file's date (YYYY-MM-DD), as the operator states it: the identity check of a row without
-   * INSEE's processing date holds from it. Without it, such rows are skipped as `undated`.
+   * The stock's date (YYYY-MM-DD), as the operator states it: every active establishment of the
+   * stock is identity-verified as of it. Without it, the stock's date is the latest INSEE
+   * processing date in the establishments file.
    */
   fileDate?: string | null;
 }
@@ -48,9 +51,13 @@ export interface SireneRejection {
 
 export interface SireneImportReport extends RejectionList<SireneRejection> {
   read: number;
+  /** The date the stock confirms its establishments as of (ISO): `--file-date`, else its latest processing date. */
+  stock_date: string | null;
   created: number;
   updated: number;
   archived: number;
+  /** Known establishments the stock lists unchanged: their identity check now holds from the stock's date. */
+  confirmed: number;
   unchanged: number;
   skipped: Record<string, number>;
 }
@@ -123,9 +130,13 @@ export interface SireneImportHooks {
 const BATCH_ROWS = 250;
 
 /**
- * Brings the registry in line with a SIRENE stock file, one establishment (one transaction) at a
- * time: the same file twice changes nothing the second time, so an import killed half-way is
- * resumed by running it again. Memory holds the companies and positions of the kept
+ * Brings the registry in line with a SIRENE stock file, a few hundred establishments per
+ * transaction: the same file twice changes nothing the second time, so an import killed half-way
+ * is resumed by running it again. Every active establishment of the stock is identity-verified as
+ * of the stock's date (`fileDate`, else the latest INSEE processing date in the file: the pass
+ * over the establishments that names the companies and places to keep reads it, and a stock read
+ * without legal units or geocoded file is read once for it first); a known one the stock lists
+ * unchanged is confirmed as of that date. Memory holds the companies and positions of the kept
  * establishments only (a first pass over the establishments names them). Each file's header is
  * checked for a layout the import reads before it is parsed, and each row is cleaned and held to
  * the declarations' limits before anything reads it (row-check.ts); a row that cannot be taken is
@@ -147,10 +158,12 @@ export async function importSireneStock(
       hooks.meter,
     );
   // What is read, in order: a first pass over the establishments names the companies and places
-  // to keep when there are other files to read them from; then those files; then the establishments.
+  // to keep when there are other files to read them from, and reads the stock's date when the
+  // operator did not state it; then those files; then the establishments.
   const namesFirst = Boolean(files.legalUnits || files.geo);
+  const firstPass = namesFirst || !files.fileDate;
   hooks.meter?.plan([
-    ...(namesFirst ? [files.establishments] : []),
+    ...(firstPass ? [files.establishments] : []),
     ...(files.legalUnits ? [files.legalUnits] : []),
     ...(files.geo ? [files.geo] : []),
     files.establishments,
@@ -160,9 +173,11 @@ export async function importSireneStock(
 
   const report: SireneImportReport = {
     read: 0,
+    stock_date: files.fileDate ? `${files.fileDate}T00:00:00.000Z` : null,
     created: 0,
     updated: 0,
     archived: 0,
+    confirmed: 0,
     unchanged: 0,
     skipped: {},
     rejected: [],
@@ -172,20 +187,36 @@ export async function importSireneStock(
 
   let legalUnits: Map<string, OfficialLegalUnit> | null = null;
   let positions: Map<string, OfficialPosition> | null = null;
-  if (namesFirst) {
-    const wantedSirens = new Set<string>();
-    const wantedSirets = new Set<string>();
+  const wantedSirens = new Set<string>();
+  const wantedSirets = new Set<string>();
+  if (firstPass) {
+    // The stock's date, when not stated: its latest processing date.
+    let latest: string | null = null;
     for await (const item of establishments()) {
-      if ("error" in item || refusedRow(item.row)) continue;
+      if ("error" in item) continue;
+      if (!files.fileDate) {
+        const processed = processedAtOf(item.row.dateDernierTraitementEtablissement ?? "");
+        if (processed !== null && (latest === null || processed > latest)) latest = processed;
+      }
+      if (!namesFirst || refusedRow(item.row)) continue;
       const establishment = establishmentOf(item.row);
       if (establishment.active && establishment.public && tradeOf(establishment) !== undefined) {
         wantedSirens.add(establishment.siren);
         wantedSirets.add(detached(establishment.siret));
       }
     }
+    if (!files.fileDate) report.stock_date = latest;
+  }
+  if (namesFirst) {
     if (files.legalUnits) {
       legalUnits = new Map();
-      for await (const item of rowsOf("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [], hooks.meter)) {
+      for await (const item of rowsOf(
+        "legalUnits",
+        files.legalUnits,
+        LEGAL_UNIT_COLUMNS,
+        [LEGAL_UNIT_PROCESSED_COLUMN],
+        hooks.meter,
+      )) {
         if ("error" in item) {
           reject("legalUnits", item.line, item.error);
           continue;
@@ -263,7 +294,7 @@ export async function importSireneStock(
       const establishment = {
         ...placedAt(read, positionOf(item.row) ?? positions?.get(read.siret) ?? null),
         legalUnit: legalUnits?.get(read.siren) ?? null,
-        fileDate: files.fileDate ?? null,
+        asOf: report.stock_date,
       };
       if (!isValidSiret(establishment.siret)) {
         reject("establishments", item.line, `siret: ${printable(quoted(establishment.siret))} is not a valid SIRET`);

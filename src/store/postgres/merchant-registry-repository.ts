@@ -21,6 +21,7 @@ import type {
   MerchantRegistryView,
   RegisteredMerchant,
   RegistryBatchKeys,
+  SignalConfirmation,
 } from "../../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../../schemas/envelope.ts";
 import {
@@ -205,7 +206,10 @@ async function readRegistered(db: Queryable, keys: RegistryBatchKeys): Promise<R
   return [...byId.values()];
 }
 
-type Write = { kind: "create"; write: MerchantCreation } | { kind: "update"; write: MerchantModification };
+type Write =
+  | { kind: "create"; write: MerchantCreation }
+  | { kind: "update"; write: MerchantModification }
+  | { kind: "confirm"; write: SignalConfirmation };
 
 /**
  * The registry as a batch's decisions see it on PostgreSQL: the merchants read for its keys, with
@@ -297,6 +301,29 @@ class BatchView implements MerchantRegistryView {
     return true;
   }
 
+  confirm(write: SignalConfirmation): void {
+    const current = this.find(write.abId);
+    if (!current) throw new Error(`merchant ${write.abId} is not there to confirm`);
+    const byKey = new Map(write.signals.map((signal) => [signal.key, signal]));
+    for (const key of byKey.keys()) {
+      if (!current.signals.some((signal) => signal.key === key)) {
+        throw new Error(`merchant ${write.abId} has no ${key} signal to confirm`);
+      }
+    }
+    this.set(write.abId, {
+      ...current,
+      signals: current.signals.map((signal) => {
+        const dates = byKey.get(signal.key);
+        if (!dates) return signal;
+        const { changedAt, origin, ...moved } = dates;
+        // As the store reads it back: a signal without a change date or an origin has none.
+        const { changedAt: _changed, origin: _origin, ...rest } = signal;
+        return { ...rest, ...moved, ...(changedAt ? { changedAt } : {}), ...(origin ? { origin } : {}) };
+      }),
+    });
+    this.writes.push({ kind: "confirm", write });
+  }
+
   row<T>(decide: () => T): T {
     const writes = this.writes.length;
     const undo = this.undo.length;
@@ -353,7 +380,39 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
         set: SIGNAL_REPLACED,
       });
   };
-  for (const { kind, write } of writes) {
+  // Confirmations in a row (most of a newer stock) go as one statement: one round trip for them all.
+  let confirmations: SignalConfirmation[] = [];
+  const confirmAll = async () => {
+    if (confirmations.length === 0) return;
+    // A signal confirmed twice in the batch (a row read twice) is written once, with its last dates.
+    const latest = new Map(
+      confirmations.flatMap(({ abId, signals }) =>
+        signals.map((signal) => [`${abId}\u0000${signal.key}`, { abId, ...signal }] as const),
+      ),
+    );
+    const rows = [...latest.values()];
+    confirmations = [];
+    const moved = await client.query(CONFIRM_SIGNALS, [
+      rows.map((row) => row.abId),
+      rows.map((row) => row.key),
+      rows.map((row) => row.source),
+      rows.map((row) => row.sourceUrl),
+      rows.map((row) => row.verifiedAt),
+      rows.map((row) => row.recordedAt),
+      rows.map((row) => row.expiresAt),
+      rows.map((row) => row.changedAt ?? null),
+      rows.map((row) => row.origin ?? null),
+    ]);
+    // The batch read these signals under its lock (the view refused any it did not hold).
+    if (moved.rowCount !== rows.length) throw new Error("a confirmed signal moved under the registry batch's lock");
+  };
+  for (const entry of writes) {
+    if (entry.kind === "confirm") {
+      confirmations.push(entry.write);
+      continue;
+    }
+    await confirmAll();
+    const { kind, write } = entry;
     if (kind === "create") {
       const { abId } = write.merchant;
       await db.insert(schema.merchants).values({ ...write.merchant, paymentAccountId: null, revision: 1 });
@@ -397,7 +456,17 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
     }
     await record(abId, write.expectedRevision + 1, write.event, write.feed);
   }
+  await confirmAll();
 }
+
+/** Moves the dates of the signals named by (ab_id, key), as arrays of the same length. */
+const CONFIRM_SIGNALS = `UPDATE "signals" AS s
+  SET "source" = c."source", "source_url" = c."source_url", "verified_at" = c."verified_at",
+      "recorded_at" = c."recorded_at", "expires_at" = c."expires_at", "changed_at" = c."changed_at",
+      "origin" = c."origin"
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+    AS c("ab_id", "key", "source", "source_url", "verified_at", "recorded_at", "expires_at", "changed_at", "origin")
+  WHERE s."ab_id" = c."ab_id" AND s."key" = c."key"`;
 
 const MERCHANT_COLUMNS = getTableColumns(schema.merchants);
 

@@ -495,6 +495,8 @@ export const signals = pgTable(
     recordedAt: text("recorded_at").notNull(),
     expiresAt: text("expires_at"),
     notice: jsonText("notice").$type<(typeof sqlite.signals.notice)["_"]["data"]>(),
+    changedAt: text("changed_at"),
+    origin: text("origin"),
   },
   (table) => [
     primaryKey({ columns: [table.abId, table.key] }),

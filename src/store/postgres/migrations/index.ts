@@ -148,5 +148,12 @@ export const migrations: Migration[] = [
       "ALTER TABLE \"qa_nodes\" ADD COLUMN \"fact_signal\" text;",
       "-- Written by hand: answers a merchant vouched for from its space before verification_level\n-- 'merchant_reviewed' existed were recorded 'human_verified'; the audit log's qa_reviewed events (the\n-- merchant space is their only writer) name them, so a merchant's review no longer reads as a\n-- reviewer's (src/domain/merchants/review-qa-answer.ts).\nUPDATE \"qa_nodes\" SET \"verification_level\" = 'merchant_reviewed' WHERE \"verification_level\" = 'human_verified' AND EXISTS (SELECT 1 FROM \"merchant_events\" e JOIN \"qa_clusters\" c ON c.\"ab_id\" = e.\"ab_id\" WHERE c.\"cluster_id\" = \"qa_nodes\".\"cluster_id\" AND e.\"action\" = 'qa_reviewed' AND e.\"changes\" LIKE '%\"qa.' || \"qa_nodes\".\"node_id\" || '.human_verified_at\"%');"
     ]
+  },
+  {
+    "id": "0008_zippy_marvel_apes",
+    "statements": [
+      "ALTER TABLE \"signals\" ADD COLUMN \"changed_at\" text;",
+      "ALTER TABLE \"signals\" ADD COLUMN \"origin\" text;"
+    ]
   }
 ];
