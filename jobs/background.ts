@@ -5,10 +5,12 @@
  *   on PostgreSQL each machine's worker claims rows no other takes (FOR UPDATE SKIP LOCKED and
  *   leases: docs/several-machines.md); and, on PostgreSQL, the follower of the machine's own
  *   embedded search index.
- * - Once across the deployment: the retention schedule, the publication schedule, the search
- *   follower and the search card keeper. On SQLite the owner runs them; on PostgreSQL the leader
- *   does (an advisory lock on a connection of its own, src/store/postgres/leader.ts), and another
- *   machine takes them over within a few seconds when the leader dies or loses its connection.
+ * - Once across the deployment: the retention schedule, the publication schedule, the daily
+ *   imports (jobs/daily-imports.ts: SIRENE's changes and BODACC's announcements, when
+ *   SIRENE_API_KEY is set), the search follower and the search card keeper. On SQLite the owner
+ *   runs them; on PostgreSQL the leader does (an advisory lock on a connection of its own,
+ *   src/store/postgres/leader.ts), and another machine takes them over within a few seconds when
+ *   the leader dies or loses its connection.
  */
 import type { App } from "../src/app.ts";
 import type { Config } from "../src/config/config.ts";
@@ -16,6 +18,7 @@ import { logger } from "../src/logging.ts";
 import { startOutboxThread } from "../src/mail/outbox-thread.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import type { SearchFollower } from "../src/search/follower.ts";
+import { startDailyImports } from "./daily-imports.ts";
 import { startRetentionSchedule } from "./retention.ts";
 import { startScheduler } from "./scheduler.ts";
 
@@ -78,6 +81,8 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
 function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } {
   const retention = startRetentionSchedule(app);
   const scheduler = startScheduler(config);
+  // SIRENE's changes of each day, then BODACC's announcements, when SIRENE_API_KEY is set.
+  const dailyImports = startDailyImports(config);
   // Keep the search engine in step with the store (src/search/follower.ts: the embedded index, or
   // Meilisearch and its embedded fallback); and the search result cards built ahead
   // (src/domain/registry/keep-search-cards.ts).
@@ -89,6 +94,7 @@ function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } 
       await Promise.allSettled([
         retention.stop(),
         scheduler.stop(),
+        dailyImports.stop(),
         ...shared.map((follower) => follower.stop()),
         app.cardKeeper.stop(),
       ]);

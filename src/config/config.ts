@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { validate as validateCron } from "node-cron";
 import { z } from "zod";
 import { type EmbedderSetting, parseEmbedderSetting } from "../search/embedders/setting.ts";
 
@@ -235,6 +236,45 @@ export const configSchema = z
       emptyToUndefined,
       z.coerce.number().int().min(100).max(120_000).default(10_000),
     ),
+    // API Sirene 3.11 (INSEE), for `npm run import -- sirene-daily` and the server's daily run of it:
+    // its address, and the integration key of portail-api.insee.fr (unset: no daily run).
+    SIRENE_API_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .url()
+        .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+        .default("https://api.insee.fr/api-sirene/3.11"),
+    ),
+    SIRENE_API_KEY: optionalText,
+    SIRENE_API_TIMEOUT_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(100).max(600_000).default(60_000),
+    ),
+    // BODACC's announcements (DILA's Opendatasoft dataset), for `npm run import -- bodacc-daily`.
+    BODACC_API_URL: z.preprocess(
+      emptyToUndefined,
+      z
+        .url()
+        .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+        .default("https://bodacc-datadila.opendatasoft.com/api/explore/v2.1/catalog/datasets/annonces-commerciales"),
+    ),
+    BODACC_API_TIMEOUT_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(100).max(600_000).default(120_000),
+    ),
+    // When the server runs the daily import (SIRENE's changes, then BODACC's announcements) while
+    // SIRENE_API_KEY is set: node-cron syntax, in Europe/Paris time (INSEE publishes a day's changes
+    // overnight); "off" disables it.
+    SIRENE_DAILY_CRON: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .default("40 6 * * *")
+        .refine(
+          (value) => value === "off" || validateCron(value),
+          "must be a cron expression (node-cron syntax) or off",
+        ),
+    ),
     // DNS-rebinding protection of the agent endpoints (/api/mcp, /api/a2a): Host names and Origins
     // accepted beside BASE_URL's own and the loopback ones, comma-separated ("*" accepts any).
     MCP_ALLOWED_HOSTS: hostList,
@@ -394,6 +434,13 @@ export const configSchema = z
         url: env.RECHERCHE_ENTREPRISES_URL.replace(/\/+$/, ""),
         timeoutMs: env.RECHERCHE_ENTREPRISES_TIMEOUT_MS,
       },
+      sireneApi: {
+        url: env.SIRENE_API_URL.replace(/\/+$/, ""),
+        key: env.SIRENE_API_KEY ?? null,
+        timeoutMs: env.SIRENE_API_TIMEOUT_MS,
+        dailyCron: env.SIRENE_DAILY_CRON === "off" ? null : env.SIRENE_DAILY_CRON,
+      },
+      bodaccApi: { url: env.BODACC_API_URL.replace(/\/+$/, ""), timeoutMs: env.BODACC_API_TIMEOUT_MS },
     };
   });
 

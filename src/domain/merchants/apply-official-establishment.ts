@@ -12,8 +12,14 @@ import {
 } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
-import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
-import type { OfficialEstablishment, OfficialPosition, OfficialReading } from "./official-establishment.ts";
+import type { Actor, MerchantDecisionDeps, RegisteredMerchant } from "./merchant-registry.ts";
+import type { OfficialLegalUnitChange } from "./official-changes.ts";
+import type {
+  OfficialEstablishment,
+  OfficialLegalUnit,
+  OfficialPosition,
+  OfficialReading,
+} from "./official-establishment.ts";
 
 export type OfficialOutcome =
   | { kind: "created"; abId: string }
@@ -102,10 +108,10 @@ export function sireneSignals(
  * the source's date is unknown. INSEE's change date alone is never the check's: most of France has
  * not changed in years and is confirmed by every stock that lists it active.
  */
-export function officialCheckedAt(establishment: OfficialEstablishment): string | null {
-  const asOf = establishment.asOf ?? null;
+export function officialCheckedAt(record: { asOf?: string | null; processedAt: string | null }): string | null {
+  const asOf = record.asOf ?? null;
   if (asOf === null) return null;
-  return establishment.processedAt !== null && establishment.processedAt > asOf ? establishment.processedAt : asOf;
+  return record.processedAt !== null && record.processedAt > asOf ? record.processedAt : asOf;
 }
 
 /**
@@ -169,23 +175,7 @@ export function applyOfficialEstablishment(
     const reason = establishment.public
       ? `établissement fermé au répertoire SIRENE (traité le ${establishment.processedAt?.slice(0, 10) ?? "?"})`
       : "établissement devenu non diffusible au répertoire SIRENE";
-    const written = deps.registry.update({
-      abId: existing.merchant.abId,
-      expectedRevision: existing.revision,
-      fields: { status: "ARCHIVED", updatedAt: nowIso },
-      products: null,
-      territorialProof: undefined,
-      event: {
-        at: nowIso,
-        actor,
-        action: "status_changed",
-        changes: { status: { from: existing.merchant.status, to: "ARCHIVED" } },
-        reason,
-      },
-      feed: feedChange(existing.merchant.status, "ARCHIVED"),
-    });
-    if (!written) throw changedMeanwhile(existing.merchant.abId);
-    return { kind: "archived", abId: existing.merchant.abId };
+    return archivedBySirene(deps, existing, reason, actor);
   }
   if (!trade) return { kind: "skipped", reason: "naf_not_covered" };
   const commune =
@@ -254,39 +244,17 @@ export function applyOfficialEstablishment(
 
   const { merchant } = existing;
   const { next: fields, set } = differingFields(merchant);
-  // A name the merchant wrote the same way as the files (its own case and accents) is kept.
-  const setText = (key: "legalName" | "businessName", value: string) => {
-    if (!sameWritten(merchant[key], value)) set(key, value);
-  };
   set("street", betterWritten(merchant.street, establishment.street));
   set("postalCode", establishment.postalCode);
   set("city", city);
-  if (unit) {
-    setText("legalName", unit.legalName);
-    if (unit.createdOn) set("foundedOn", unit.createdOn);
-  }
-  if (establishment.name) setText("businessName", establishment.name);
-  else if (unit && !sameWritten(merchant.businessName, unit.legalName) && nameStandsInForLegalName(merchant, trade)) {
-    set("businessName", unit.legalName);
-  }
+  setCompany(merchant, unit, establishment.name, trade, set);
   // A row without a NAF 2025 code keeps the one known, unless its main code changed (it was that activity's).
   const nafCode2025 =
     establishment.nafCode2025 ?? (merchant.nafCode === establishment.nafCode ? merchant.nafCode2025 : null);
   set("nafCode", establishment.nafCode);
   set("nafCode2025", nafCode2025);
   set("sector", tradeOf({ nafCode: establishment.nafCode, nafCode2025 })?.sector ?? trade.sector);
-  // A check recorded later than this one (a later file, the official API) stands; one the source
-  // says again as of a later date is confirmed; a new or different one is recorded.
-  const recorded: Signal[] = [];
-  const confirmed: Signal[] = [];
-  for (const signal of officialSignals) {
-    const write = signalWrite(
-      existing.signals.find((candidate) => candidate.key === signal.key),
-      signal,
-    );
-    if (write === "record") recorded.push(signal);
-    else if (write === "confirm") confirmed.push(signal);
-  }
+  const { recorded, confirmed } = signalWrites(existing.signals, officialSignals);
   const current = existing.territorialProof;
   const position = establishment.position ?? null;
   const moved =
@@ -295,35 +263,11 @@ export function applyOfficialEstablishment(
       current?.longitude !== position.longitude ||
       current?.geocodingScore !== proof.geocodingScore);
   if (Object.keys(fields).length === 0 && recorded.length === 0 && !moved) {
-    if (confirmed.length === 0) return { kind: "unchanged", abId: merchant.abId };
-    // Most of a newer stock: the same establishment, confirmed as of a later date. Its signals'
-    // dates move and nothing else: no new revision, audit event or change-feed row.
-    deps.registry.confirm({
-      abId: merchant.abId,
-      signals: confirmed.map(({ key, source, sourceUrl, verifiedAt, recordedAt, expiresAt, changedAt, origin }) => ({
-        key,
-        source,
-        sourceUrl,
-        verifiedAt,
-        recordedAt,
-        expiresAt,
-        changedAt: changedAt ?? null,
-        origin: origin ?? null,
-      })),
-    });
-    return { kind: "confirmed", abId: merchant.abId };
+    // Most of a newer stock: the same establishment, confirmed as of a later date.
+    return confirmOnly(deps, merchant.abId, confirmed);
   }
-  const changes = diffOf(merchant, fields);
+  const changes = { ...diffOf(merchant, fields), ...signalChanges(existing.signals, recorded) };
   const signals = [...recorded, ...confirmed];
-  for (const signal of recorded) {
-    const known = existing.signals.find((candidate) => candidate.key === signal.key);
-    changes[signal.key] = {
-      from: known
-        ? { status: known.status, value: known.value, verified_at: known.verifiedAt, source: known.source }
-        : null,
-      to: { status: signal.status, value: signal.value, verified_at: signal.verifiedAt, source: signal.source },
-    };
-  }
   if (moved) {
     changes.position = {
       from: current ? [current.latitude, current.longitude] : null,
@@ -348,15 +292,188 @@ export function applyOfficialEstablishment(
 }
 
 /**
+ * Brings the merchants of one company (SIREN) in line with the company as API Sirene answers for
+ * it on the day INSEE processed it (renamed, ceased, its creation date corrected): each known
+ * merchant takes the company's name and creation date (its business name too when it only stood
+ * in for the company's), and `company_age_years` is recorded, or confirmed, as of that day, like
+ * a stock's; a ceased company archives its merchants (INSEE closes every establishment of a ceased
+ * company, and the day's establishments say so too). A company that is not public gives no name:
+ * nothing is taken from it. Archived merchants are left as they are; the same answer twice changes
+ * nothing the second time.
+ */
+export function applyOfficialLegalUnit(
+  deps: MerchantDecisionDeps,
+  change: OfficialLegalUnitChange,
+  actor: Actor,
+): OfficialOutcome[] {
+  const checkedAt = officialCheckedAt(change) ?? change.asOf;
+  return deps.registry.abIdsOfSiren(change.siren).map((abId): OfficialOutcome => {
+    const existing = deps.registry.find(abId);
+    if (!existing || existing.merchant.status === "ARCHIVED") return { kind: "unchanged", abId };
+    if (change.ceased) {
+      const processed = change.processedAt?.slice(0, 10) ?? "?";
+      return archivedBySirene(
+        deps,
+        existing,
+        `unité légale cessée au répertoire SIRENE (traitée le ${processed})`,
+        actor,
+      );
+    }
+    const unit = change.unit;
+    if (!unit) return { kind: "skipped", reason: "not_public" };
+    const { merchant } = existing;
+    const { next: fields, set } = differingFields(merchant);
+    setCompany(merchant, unit, null, tradeOf(merchant), set);
+    const companySignals = sireneSignals(checkedAt, unit.createdOn, {
+      readFrom: { source: "official_api", url: change.url },
+      companyChangedAt: change.processedAt,
+    }).filter((signal) => signal.key === "company_age_years");
+    const { recorded, confirmed } = signalWrites(existing.signals, companySignals);
+    if (Object.keys(fields).length === 0 && recorded.length === 0) return confirmOnly(deps, abId, confirmed);
+    const nowIso = deps.now().toISOString();
+    const written = deps.registry.update({
+      abId,
+      expectedRevision: existing.revision,
+      fields: { ...fields, updatedAt: nowIso },
+      products: null,
+      territorialProof: undefined,
+      signals: [...recorded, ...confirmed],
+      event: {
+        at: nowIso,
+        actor,
+        action: "updated",
+        changes: { ...diffOf(merchant, fields), ...signalChanges(existing.signals, recorded) },
+        reason: "répertoire SIRENE (unité légale)",
+      },
+      feed: feedChange(merchant.status, merchant.status),
+    });
+    if (!written) throw changedMeanwhile(abId);
+    return { kind: "updated", abId };
+  });
+}
+
+/** A merchant archived because SIRENE says its establishment (or its company) is closed or no longer public. */
+function archivedBySirene(
+  deps: Pick<MerchantDecisionDeps, "registry" | "now">,
+  existing: RegisteredMerchant,
+  reason: string,
+  actor: Actor,
+): { kind: "archived"; abId: string } {
+  const nowIso = deps.now().toISOString();
+  const written = deps.registry.update({
+    abId: existing.merchant.abId,
+    expectedRevision: existing.revision,
+    fields: { status: "ARCHIVED", updatedAt: nowIso },
+    products: null,
+    territorialProof: undefined,
+    event: {
+      at: nowIso,
+      actor,
+      action: "status_changed",
+      changes: { status: { from: existing.merchant.status, to: "ARCHIVED" } },
+      reason,
+    },
+    feed: feedChange(existing.merchant.status, "ARCHIVED"),
+  });
+  if (!written) throw changedMeanwhile(existing.merchant.abId);
+  return { kind: "archived", abId: existing.merchant.abId };
+}
+
+/**
+ * The company's part of a known merchant (the legal units file, the company API Sirene answers
+ * with): its legal name and creation date, and its business name when the source gives the
+ * establishment's sign, or when the merchant's only stood in for the company's. A name the
+ * merchant wrote the same way as the source (its own case and accents) is kept.
+ */
+function setCompany(
+  merchant: Merchant,
+  unit: OfficialLegalUnit | null,
+  sign: string | null,
+  trade: Trade | undefined,
+  set: ReturnType<typeof differingFields>["set"],
+): void {
+  const setText = (key: "legalName" | "businessName", value: string) => {
+    if (!sameWritten(merchant[key], value)) set(key, value);
+  };
+  if (unit) {
+    setText("legalName", unit.legalName);
+    if (unit.createdOn) set("foundedOn", unit.createdOn);
+  }
+  if (sign) setText("businessName", sign);
+  else if (unit && !sameWritten(merchant.businessName, unit.legalName) && nameStandsInForLegalName(merchant, trade)) {
+    set("businessName", unit.legalName);
+  }
+}
+
+/** The official signals a source gives again, sorted against those recorded (`signalWrite`). */
+function signalWrites(known: readonly Signal[], given: readonly Signal[]): { recorded: Signal[]; confirmed: Signal[] } {
+  const recorded: Signal[] = [];
+  const confirmed: Signal[] = [];
+  for (const signal of given) {
+    const write = signalWrite(
+      known.find((candidate) => candidate.key === signal.key),
+      signal,
+    );
+    if (write === "record") recorded.push(signal);
+    else if (write === "confirm") confirmed.push(signal);
+  }
+  return { recorded, confirmed };
+}
+
+/**
+ * A merchant the source says nothing new of but the date: its signals' dates move and nothing
+ * else, no new revision, audit event or change-feed row (`MerchantRegistryView.confirm`).
+ */
+function confirmOnly(
+  deps: Pick<MerchantDecisionDeps, "registry">,
+  abId: string,
+  confirmed: readonly Signal[],
+): { kind: "confirmed" | "unchanged"; abId: string } {
+  if (confirmed.length === 0) return { kind: "unchanged", abId };
+  deps.registry.confirm({
+    abId,
+    signals: confirmed.map(({ key, source, sourceUrl, verifiedAt, recordedAt, expiresAt, changedAt, origin }) => ({
+      key,
+      source,
+      sourceUrl,
+      verifiedAt,
+      recordedAt,
+      expiresAt,
+      changedAt: changedAt ?? null,
+      origin: origin ?? null,
+    })),
+  });
+  return { kind: "confirmed", abId };
+}
+
+/** What the audit log says of the signals recorded: each one's status, value, date and source before and after. */
+function signalChanges(
+  known: readonly Signal[],
+  recorded: readonly Signal[],
+): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const signal of recorded) {
+    const before = known.find((candidate) => candidate.key === signal.key);
+    changes[signal.key] = {
+      from: before
+        ? { status: before.status, value: before.value, verified_at: before.verifiedAt, source: before.source }
+        : null,
+      to: { status: signal.status, value: signal.value, verified_at: signal.verifiedAt, source: signal.source },
+    };
+  }
+  return changes;
+}
+
+/**
  * Whether a merchant's business name only stands in for a name the files did not give: its legal
  * name taken as business name, or the trade and town earlier versions of the import made up
  * ("Restaurant Cadillac-Sur-Garonne"). The company's name then replaces it; a name the merchant
  * chose is never replaced by its company's.
  */
-function nameStandsInForLegalName(merchant: Merchant, trade: Trade): boolean {
+function nameStandsInForLegalName(merchant: Merchant, trade: Trade | undefined): boolean {
   return (
     sameWritten(merchant.businessName, merchant.legalName) ||
-    sameWritten(merchant.businessName, `${trade.label} ${merchant.city}`)
+    (trade !== undefined && sameWritten(merchant.businessName, `${trade.label} ${merchant.city}`))
   );
 }
 
