@@ -2,8 +2,10 @@ import { yearsBetween } from "../domain/calendar.ts";
 import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_TYPES, type LeadContractField, sectorLeadFields } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
+import type { Signal } from "../domain/merchant.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { answerFactAt } from "../domain/trust/answer-fact.ts";
+import { officialSources } from "../domain/trust/official-sources.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
 import { HTML_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
 import {
@@ -16,6 +18,7 @@ import {
   identityStatementFr,
   identityWordingFr,
   isBusinessEmail,
+  officialSourceFr,
 } from "./facts.ts";
 import {
   BLOCKED_REASON_FR,
@@ -178,8 +181,20 @@ ${merchant.website ? html`<div><dt>Site web</dt><dd><a href="${merchant.website}
 <div><dt>Création</dt><dd>${formatDateFr(merchant.foundedOn)} (${years} ${years > 1 ? "ans" : "an"} d'activité)</dd></div>
 ${merchant.languages.length > 0 ? html`<div><dt>Langues</dt><dd>${merchant.languages.map((code) => LANGUAGE_LABELS_FR[code] ?? code).join(", ")}</dd></div>` : ""}
 ${merchant.zones.length > 0 ? html`<div><dt>Zone d'intervention</dt><dd>${merchant.zones.join(", ")}</dd></div>` : ""}
+${sourcesItem(profile.signals)}
 </dl>
 </section>`;
+}
+
+/** The official sources that speak for the merchant, and how fresh each is (merchant.sources). */
+function sourcesItem(signals: readonly Signal[]): SafeHtml | "" {
+  const sources = officialSources(signals);
+  if (sources.length === 0) return "";
+  const items = sources.map((source) => {
+    const { name, statement } = officialSourceFr(source);
+    return html`<li>${name} : ${statement}</li>`;
+  });
+  return html`<div><dt>Sources officielles</dt><dd><ul class="sources">${items}</ul></dd></div>`;
 }
 
 function evidenceItem(fact: EvidenceFact): SafeHtml {

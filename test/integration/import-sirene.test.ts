@@ -234,6 +234,30 @@ describe("npm run import -- sirene", () => {
     expect((await server.getJson(`/api/verify/siret_verified/${abId}`)).body.data.verified_at).toBe(
       "2026-12-01T00:00:00.000Z",
     );
+
+    // Every surface says how fresh SIRENE's word is: confirmed by the stock of 1 December, INSEE's
+    // record last changed in May 2018 (merchant.sources, and the same dates on each document).
+    const sources = [
+      { source: "sirene", confirmed_at: "2026-12-01T00:00:00.000Z", changed_at: "2018-05-03T10:20:30.000Z" },
+    ];
+    expect((await server.getJson(`/api/registry/resolve/${abId}`)).body.merchant.sources).toEqual(sources);
+    const card = (await server.getJson(`/api/merchants/${abId}/decision-card`)).body.data;
+    expect([card.merchant.sources, card.decision_card.merchant.sources]).toEqual([sources, sources]);
+    expect((await server.getJson(`/api/merchants/${abId}/ai-digest`)).body.data.sources).toEqual(sources);
+    const jsonld = JSON.parse(await (await server.get(`/api/merchants/${abId}/jsonld`)).text()) as {
+      additionalProperty: { propertyID: string; value: unknown }[];
+    };
+    expect(
+      jsonld.additionalProperty
+        .filter((property) => property.propertyID.startsWith("abeille:sources."))
+        .map((property) => [property.propertyID, property.value]),
+    ).toEqual([
+      ["abeille:sources.sirene.confirmed_at", "2026-12-01T00:00:00.000Z"],
+      ["abeille:sources.sirene.changed_at", "2018-05-03T10:20:30.000Z"],
+    ]);
+    const said = "Répertoire SIRENE (INSEE) : confirmé le 1er décembre 2026 (fiche modifiée par l'INSEE le 3 mai 2018)";
+    expect(await (await server.get(`/m/${abId}/ai.md`)).text()).toContain(`- ${said}`);
+    expect(await (await server.get(`/m/${abId}/`)).text()).toContain(`<li>${said.replace("'", "&#39;")}</li>`);
   }, 60_000);
 
   it("takes the company's name and creation date from the legal units file, read for the kept establishments only", async () => {

@@ -11,7 +11,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assessMerchant } from "../../src/domain/assess-merchant.ts";
 import { formatAddress } from "../../src/domain/format.ts";
-import { applyOfficialEstablishment } from "../../src/domain/merchants/apply-official-establishment.ts";
+import {
+  applyOfficialEstablishment,
+  applyOfficialLegalUnit,
+} from "../../src/domain/merchants/apply-official-establishment.ts";
 import type { MerchantModification, MerchantRegistryView } from "../../src/domain/merchants/merchant-registry.ts";
 import type { OfficialEstablishment, OfficialLegalUnit } from "../../src/domain/merchants/official-establishment.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
@@ -420,6 +423,45 @@ describe("an establishment applied to the registry", () => {
       "sirene",
       "2026-12-01T00:00:00.000Z",
     ]);
+  });
+
+  it("follows the company API Sirene answers for: renamed and confirmed as of the day, archived when it ceased, nothing taken from one not public", () => {
+    const row = restaurant({ name: null });
+    const created = apply(row);
+    if (created.kind !== "created") throw new Error(created.kind);
+    const deps = { registry, communes, now: () => NOW };
+    const day = {
+      siren: row.siren,
+      ceased: false,
+      unit: { siren: row.siren, legalName: "AGA PARIS", createdOn: "2005-12-06", legalForm: "5499" },
+      processedAt: "2026-12-03T10:00:00.000Z",
+      asOf: "2026-12-03T00:00:00.000Z",
+      url: `https://api.insee.fr/api-sirene/3.11/siren/${row.siren}`,
+    };
+    expect(applyOfficialLegalUnit(deps, day, "import:sirene-daily")).toEqual([{ kind: "updated", abId: created.abId }]);
+    const renamed = registry.find(created.abId);
+    // The business name only stood in for the company's: it follows it.
+    expect([renamed?.merchant.legalName, renamed?.merchant.businessName]).toEqual(["AGA PARIS", "AGA PARIS"]);
+    const age = renamed?.signals.find((signal) => signal.key === "company_age_years");
+    expect([age?.source, age?.sourceUrl, age?.verifiedAt, age?.changedAt]).toEqual([
+      "official_api",
+      day.url,
+      "2026-12-03T10:00:00.000Z",
+      "2026-12-03T10:00:00.000Z",
+    ]);
+    expect(applyOfficialLegalUnit(deps, day, "import:sirene-daily")).toEqual([
+      { kind: "unchanged", abId: created.abId },
+    ]);
+    expect(applyOfficialLegalUnit(deps, { ...day, unit: null }, "import:sirene-daily")).toEqual([
+      { kind: "skipped", reason: "not_public" },
+    ]);
+    expect(applyOfficialLegalUnit(deps, { ...day, ceased: true }, "import:sirene-daily")).toEqual([
+      { kind: "archived", abId: created.abId },
+    ]);
+    expect(registry.find(created.abId)?.merchant.status).toBe("ARCHIVED");
+    expect(createMerchantRegistryView(db).events(created.abId).at(-1)?.reason).toBe(
+      "unité légale cessée au répertoire SIRENE (traitée le 2026-12-03)",
+    );
   });
 
   it("keeps the merchant's own spelling of the same street, and takes a street that is another one", () => {

@@ -128,6 +128,8 @@ describe("verifyOfficialIdentity", () => {
       verifiedAt: NOW_ISO,
       recordedAt: NOW_ISO,
       expiresAt: "2028-11-23T10:00:00.000Z",
+      // Which official source said so: merchant.sources names it.
+      origin: "recherche-entreprises",
     });
     const found = registry.find(abId);
     expect([found?.merchant.status, found?.revision]).toEqual(["PROBATION", 2]);

@@ -149,6 +149,7 @@ export function applyBodaccAnnouncements(
     source: "official_file",
     verifiedAt: checkedAt,
     recordedAt: checkedAt,
+    origin: "bodacc",
   } as const;
   const signal: Signal = latest
     ? {
@@ -158,6 +159,8 @@ export function applyBodaccAnnouncements(
         value: false,
         expiresAt: null,
         notice: noticeOf(latest),
+        // When BODACC's record of the company last changed, as far as the check says: the announcement.
+        changedAt: `${latest.publishedOn}T00:00:00.000Z`,
       }
     : {
         ...base,

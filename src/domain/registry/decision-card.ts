@@ -24,6 +24,7 @@ import { buildLeadContract } from "../lead-contract.ts";
 import { evidenceUrl, merchantLinks } from "../links.ts";
 import type { Merchant, MerchantProfile, Product, QaCluster, QaNode, Signal, TerritorialProof } from "../merchant.ts";
 import { type AnswerFact, answerFactAt, confidenceRank } from "../trust/answer-fact.ts";
+import { officialSources } from "../trust/official-sources.ts";
 import {
   EVIDENCE_SIGNALS,
   isEvidenceSignal,
@@ -111,6 +112,7 @@ export function assembleDecisionCard(
   const links = cardLinks(baseUrl, abId);
 
   const identity = buildIdentity(merchant, profile.signals, links, now.toISOString());
+  const merchantPart = { sources: officialSources(profile.signals) };
   const trust = buildTrust(merchant, assessment);
   const actionability = buildActionability(assessment);
   const leadContract = buildLeadContract(baseUrl, merchant.sector, abId, { today: now });
@@ -125,6 +127,7 @@ export function assembleDecisionCard(
     generated_at: now.toISOString(),
     content_hash: "",
     identity,
+    merchant: merchantPart,
     trust,
     actionability,
     lead_contract: leadContract,
@@ -186,6 +189,7 @@ export function assembleDecisionCard(
     ab_id: abId,
     version: DECISION_CARD_DOCUMENT_VERSION,
     identity,
+    merchant: merchantPart,
     trust,
     actionability,
     lead_contract: leadContract,

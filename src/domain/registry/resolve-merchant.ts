@@ -6,6 +6,7 @@ import { formatAddress, formatPrice } from "../format.ts";
 import type { MerchantProfile, Signal } from "../merchant.ts";
 import { isListed } from "../merchants/lifecycle.ts";
 import { tradeOf } from "../sectors.ts";
+import { officialSources } from "../trust/official-sources.ts";
 import { signalDefinition, signalPosition } from "../trust/signal-catalog.ts";
 import { signalStatusAt } from "../trust/signal-expiry.ts";
 import { merchantActions } from "./merchant-actions.ts";
@@ -69,6 +70,7 @@ export async function resolveMerchant(deps: ResolveDeps, abId: string): Promise<
         status: assessment.trustLevel,
         breakdown: assessment.trust.breakdown,
       },
+      sources: officialSources(profile.signals),
     },
     products: profile.products.map((product) => ({
       id: product.productId,

@@ -24,8 +24,8 @@ export const OFFICIAL_SOURCE_NAMES = ["sirene", "bodacc", "recherche-entreprises
 export type OfficialSourceName = (typeof OFFICIAL_SOURCE_NAMES)[number];
 /**
  * Which official source said a signal: the one it records, else, for a signal recorded before
- * signals named their source, the one its key and kind say (until then SIRENE's identity and
- * company age came from its stock file, the live identity check from the API Recherche
+ * signals named their source, the one its key and kind say (until then the company's age came
+ * from SIRENE alone, the identity from SIRENE's stock file or the live check of the API Recherche
  * d'entreprises, and BODACC's signal from BODACC); null for what no official source said.
  */
 export function originOf(signal: {
@@ -35,7 +35,8 @@ export function originOf(signal: {
 }): OfficialSourceName | null {
   if (signal.origin) return signal.origin;
   if (signal.key === "bodacc_clean") return "bodacc";
-  if (signal.key !== "siret_verified" && signal.key !== "company_age_years") return null;
+  if (signal.key === "company_age_years") return "sirene";
+  if (signal.key !== "siret_verified") return null;
   if (signal.source === "official_file") return "sirene";
   return signal.source === "official_api" ? "recherche-entreprises" : null;
 }
