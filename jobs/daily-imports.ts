@@ -9,16 +9,15 @@
  *   const daily = startDailyImports(config);   // in the process that owns the background work
  *   await daily.stop();                        // on shutdown
  */
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createTask, type ScheduledTask } from "node-cron";
 import type { Config } from "../src/config/config.ts";
 import { INSEE_TIME_ZONE } from "../src/import/sirene/daily.ts";
 import { logger } from "../src/logging.ts";
-import { jobArgv } from "./compile-cache.ts";
+import { spawnJob } from "./child-job.ts";
 
 const importScript = fileURLToPath(new URL("./import.ts", import.meta.url));
-const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 
 /** One import's run: its exit status, and its JSON report when it wrote one. */
 export interface DailyImportRun {
@@ -45,32 +44,21 @@ export function startDailyImports(
     return { runNow: null, nextRun: () => null, stop: async () => undefined };
   }
   let running: Promise<{ sirene: DailyImportRun; bodacc: DailyImportRun }> | null = null;
-  let child: ReturnType<typeof spawn> | null = null;
+  let child: ChildProcess | null = null;
   let stopped = false;
 
-  const importJob = (source: string): Promise<DailyImportRun> =>
-    new Promise((resolve, reject) => {
-      child = spawn(process.execPath, jobArgv(importScript, source, "--json"), {
-        cwd: projectRoot,
-        env: { ...env },
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      let output = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.once("error", reject);
-      child.once("exit", (code) => {
-        child = null;
-        let report: unknown = null;
-        try {
-          report = JSON.parse(output);
-        } catch {
-          // A run that stopped said why on stderr (inherited: the server's log).
-        }
-        resolve({ code, report });
-      });
-    });
+  const importJob = async (source: string): Promise<DailyImportRun> => {
+    const job = spawnJob(importScript, [source, "--json"], env);
+    child = job.child;
+    const { code, stdout } = await job.exited;
+    child = null;
+    try {
+      return { code, report: JSON.parse(stdout) };
+    } catch {
+      // A run that stopped said why on stderr (the server's log).
+      return { code, report: null };
+    }
+  };
 
   const runNow = () => {
     running ??= (async () => {
@@ -101,7 +89,7 @@ export function startDailyImports(
     async stop() {
       stopped = true;
       await task.destroy();
-      const current = child as ReturnType<typeof spawn> | null;
+      const current = child as ChildProcess | null;
       if (current && current.exitCode === null) {
         // The import keeps where it got to after each page: the next run takes up there.
         current.kill("SIGTERM");

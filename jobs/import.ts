@@ -179,17 +179,12 @@ await runCommand(
   },
   async ({ values, positionals }) => {
     const [source, ...files] = positionals;
+    const stockOptions = Boolean(
+      values.etablissements || values["unites-legales"] || values.geo || values.departments || values["file-date"],
+    );
     if (source === "sirene-daily" || source === "bodacc-daily") {
       if (files.length > 0) throw new UsageError(`${source} takes no file, not ${printable(files.join(" "))}`);
-      if (
-        values.etablissements ||
-        values["unites-legales"] ||
-        values.geo ||
-        values.departments ||
-        values["file-date"]
-      ) {
-        throw new UsageError(`${source} takes --since only (its records come from the source's API)`);
-      }
+      if (stockOptions) throw new UsageError(`${source} takes --since only (its records come from the source's API)`);
       const since = values.since ?? null;
       if (since !== null && !isDay(since)) throw new UsageError("--since takes the first day to ask as YYYY-MM-DD");
       await run({ source, since }, values.json);
@@ -198,15 +193,7 @@ await runCommand(
     if (values.since) throw new UsageError("--since is an option of sirene-daily and bodacc-daily");
     if (source === "bodacc") {
       if (files.length !== 1) throw new UsageError("bodacc takes one FILE");
-      if (
-        values.etablissements ||
-        values["unites-legales"] ||
-        values.geo ||
-        values.departments ||
-        values["file-date"]
-      ) {
-        throw new UsageError("bodacc takes no SIRENE option");
-      }
+      if (stockOptions) throw new UsageError("bodacc takes no SIRENE option");
       await run({ source: "bodacc", file: files[0] as string }, values.json);
       return;
     }

@@ -154,42 +154,40 @@ export function createSireneApiClient(options: SireneApiOptions): OfficialChange
     return { url, header: parsed.header, records };
   }
 
+  /** A page of a day's query, each record read (or rejected with its reason) by `read`. */
+  async function changesPage<Item>(
+    collection: "siret" | "siren",
+    variable: string,
+    day: string,
+    cursor: string,
+    read: (record: unknown, asOf: string) => Item | Rejected,
+  ): Promise<ChangesPage<Item>> {
+    const { url, header, records } = await page(collection, variable, day, cursor);
+    const changes: ChangesPage<Item> = {
+      items: [],
+      rejected: [],
+      nextCursor: header?.curseurSuivant ?? cursor,
+      total: header?.total ?? 0,
+      url,
+    };
+    for (const record of records) {
+      const item = read(record, dayStart(day));
+      if (isRejected(item)) changes.rejected.push(item);
+      else changes.items.push(item);
+    }
+    return changes;
+  }
+
   return {
     requests: () => requests,
-    async establishmentsProcessedOn(day, cursor): Promise<ChangesPage<OfficialEstablishment>> {
-      const asOf = dayStart(day);
-      const { url, header, records } = await page("siret", "dateDernierTraitementEtablissement", day, cursor);
-      const read: ChangesPage<OfficialEstablishment> = {
-        items: [],
-        rejected: [],
-        nextCursor: header?.curseurSuivant ?? cursor,
-        total: header?.total ?? 0,
-        url,
-      };
-      for (const record of records) {
-        const establishment = establishmentIn(record, `${base}/siret`, asOf);
-        if ("error" in establishment) read.rejected.push(establishment);
-        else read.items.push(establishment);
-      }
-      return read;
-    },
-    async legalUnitsProcessedOn(day, cursor): Promise<ChangesPage<OfficialLegalUnitChange>> {
-      const asOf = dayStart(day);
-      const { url, header, records } = await page("siren", "dateDernierTraitementUniteLegale", day, cursor);
-      const read: ChangesPage<OfficialLegalUnitChange> = {
-        items: [],
-        rejected: [],
-        nextCursor: header?.curseurSuivant ?? cursor,
-        total: header?.total ?? 0,
-        url,
-      };
-      for (const record of records) {
-        const unit = legalUnitIn(record, `${base}/siren`, asOf);
-        if ("error" in unit) read.rejected.push(unit);
-        else read.items.push(unit);
-      }
-      return read;
-    },
+    establishmentsProcessedOn: (day, cursor) =>
+      changesPage("siret", "dateDernierTraitementEtablissement", day, cursor, (record, asOf) =>
+        establishmentIn(record, `${base}/siret`, asOf),
+      ),
+    legalUnitsProcessedOn: (day, cursor) =>
+      changesPage("siren", "dateDernierTraitementUniteLegale", day, cursor, (record, asOf) =>
+        legalUnitIn(record, `${base}/siren`, asOf),
+      ),
   };
 }
 
@@ -237,6 +235,8 @@ function messageOf(body: string): string {
 const dayStart = (day: string) => `${day}T00:00:00.000Z`;
 
 type Rejected = { id: string | null; error: string };
+const isRejected = (item: unknown): item is Rejected =>
+  typeof item === "object" && item !== null && "error" in item && "id" in item;
 
 /** A JSON object's own scalar values as a stock row's text (null as empty, booleans and numbers written out). */
 function scalarsOf(value: unknown): Record<string, string> {

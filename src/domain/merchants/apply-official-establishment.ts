@@ -46,6 +46,31 @@ export type OfficialSkipReason =
   | "name_unknown"
   | "creation_date_unknown";
 
+/** What an import of an official source counts of its records' outcomes. */
+export interface OfficialCounts {
+  created: number;
+  updated: number;
+  archived: number;
+  /** Known establishments the source lists unchanged: their identity check now holds from its date. */
+  confirmed: number;
+  unchanged: number;
+  skipped: Record<string, number>;
+}
+
+export function officialCounts(): OfficialCounts {
+  return { created: 0, updated: 0, archived: 0, confirmed: 0, unchanged: 0, skipped: {} };
+}
+
+/** Counts an outcome; answers the merchant it wrote (created, updated, archived, confirmed), if any. */
+export function countOutcome(counts: OfficialCounts, outcome: OfficialOutcome): string | null {
+  if (outcome.kind === "skipped") {
+    counts.skipped[outcome.reason] = (counts.skipped[outcome.reason] ?? 0) + 1;
+    return null;
+  }
+  counts[outcome.kind] += 1;
+  return outcome.kind === "unchanged" ? null : outcome.abId;
+}
+
 export const SIRENE_DATASET_URL =
   "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret";
 

@@ -2,7 +2,10 @@ import { dayAfter } from "../../domain/calendar.ts";
 import {
   applyOfficialEstablishment,
   applyOfficialLegalUnit,
+  countOutcome,
+  type OfficialCounts,
   type OfficialOutcome,
+  officialCounts,
 } from "../../domain/merchants/apply-official-establishment.ts";
 import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
 import {
@@ -58,7 +61,7 @@ export interface SireneDailyRejection {
   error: string;
 }
 
-export interface SireneDailyReport extends RejectionList<SireneDailyRejection> {
+export interface SireneDailyReport extends RejectionList<SireneDailyRejection>, OfficialCounts {
   /** The days asked: from, to. */
   from: string;
   to: string;
@@ -71,12 +74,6 @@ export interface SireneDailyReport extends RejectionList<SireneDailyRejection> {
   /** Establishments and companies read. */
   establishments: number;
   legal_units: number;
-  created: number;
-  updated: number;
-  archived: number;
-  confirmed: number;
-  unchanged: number;
-  skipped: Record<string, number>;
 }
 
 /** Rows per transaction, as the stock's: a serving server waits a few tens of milliseconds at most. */
@@ -137,22 +134,14 @@ export async function importSireneDays(
     pages: 0,
     establishments: 0,
     legal_units: 0,
-    created: 0,
-    updated: 0,
-    archived: 0,
-    confirmed: 0,
-    unchanged: 0,
-    skipped: {},
+    ...officialCounts(),
     rejected: [],
     rejected_count: 0,
   };
   const save = (at: SireneDailyState["at"]) =>
     deps.settings.set(SIRENE_DAILY_STATE_KEY, JSON.stringify({ through: report.through, at }), deps.now());
   const count = (outcomes: readonly OfficialOutcome[]) => {
-    for (const outcome of outcomes) {
-      if (outcome.kind === "skipped") report.skipped[outcome.reason] = (report.skipped[outcome.reason] ?? 0) + 1;
-      else report[outcome.kind] += 1;
-    }
+    for (const outcome of outcomes) countOutcome(report, outcome);
   };
 
   const applyEstablishments = async (rows: readonly OfficialEstablishment[]) => {

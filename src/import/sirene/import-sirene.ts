@@ -1,4 +1,9 @@
-import { applyOfficialEstablishment } from "../../domain/merchants/apply-official-establishment.ts";
+import {
+  applyOfficialEstablishment,
+  countOutcome,
+  type OfficialCounts,
+  officialCounts,
+} from "../../domain/merchants/apply-official-establishment.ts";
 import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
 import type {
   OfficialEstablishment,
@@ -49,17 +54,10 @@ export interface SireneRejection {
   error: string;
 }
 
-export interface SireneImportReport extends RejectionList<SireneRejection> {
+export interface SireneImportReport extends RejectionList<SireneRejection>, OfficialCounts {
   read: number;
   /** The date the stock confirms its establishments as of (ISO): `--file-date`, else its latest processing date. */
   stock_date: string | null;
-  created: number;
-  updated: number;
-  archived: number;
-  /** Known establishments the stock lists unchanged: their identity check now holds from the stock's date. */
-  confirmed: number;
-  unchanged: number;
-  skipped: Record<string, number>;
 }
 
 /**
@@ -174,12 +172,7 @@ export async function importSireneStock(
   const report: SireneImportReport = {
     read: 0,
     stock_date: files.fileDate ? `${files.fileDate}T00:00:00.000Z` : null,
-    created: 0,
-    updated: 0,
-    archived: 0,
-    confirmed: 0,
-    unchanged: 0,
-    skipped: {},
+    ...officialCounts(),
     rejected: [],
     rejected_count: 0,
   };
@@ -270,11 +263,8 @@ export async function importSireneStock(
       ),
     );
     for (const outcome of outcomes) {
-      if (outcome.kind === "skipped") report.skipped[outcome.reason] = (report.skipped[outcome.reason] ?? 0) + 1;
-      else {
-        report[outcome.kind] += 1;
-        if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
-      }
+      const written = countOutcome(report, outcome);
+      if (written) hooks.onChanged?.(written);
     }
   };
   try {
