@@ -6,6 +6,7 @@
  * the audit log, a revocation ending the person's sessions once.
  */
 import { describe, expect, it } from "vitest";
+import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimRecord, SessionRecord, SpaceStore } from "../../src/domain/merchant-space/space-store.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
@@ -115,7 +116,7 @@ for (const engine of storeEngines()) {
       const event = { at: T0, actor: "merchant:c-1", action: "claimed" as const, reason: "via proconnect" };
       const claimed = await Promise.all(
         ["c-1", "c-2", "c-3", "c-4"].map((id, index) =>
-          machines[index % 2]?.insertClaim(claim(id, "ab_space001", "sub-1"), event),
+          machines[index % 2]?.insertClaim(claim(id, "ab_space001", "sub-1"), event, claimNotice(claim(id, "ab_space001", "sub-1"))),
         ),
       );
       const kept = new Set(claimed.map((one) => one?.claimId));
@@ -147,7 +148,7 @@ for (const engine of storeEngines()) {
         { actor: "operator:alice", action: "claim_revoked", revision: 1 },
       ]);
       // Claimed again after the revocation: a new live claim.
-      expect((await space.insertClaim(claim("c-9", "ab_space001", "sub-1"), event)).claimId).toBe("c-9");
+      expect((await space.insertClaim(claim("c-9", "ab_space001", "sub-1"), event, claimNotice(claim("c-9", "ab_space001", "sub-1")))).claimId).toBe("c-9");
     });
   });
 }

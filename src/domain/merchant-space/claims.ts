@@ -3,7 +3,8 @@ import { ServiceError } from "../../errors/service-error.ts";
 import { claimBlockOf } from "../merchants/lifecycle.ts";
 import { sirenOf } from "../siret.ts";
 import type { SpaceDeps, SpaceSession } from "./sessions.ts";
-import type { ClaimEvent, ClaimRecord, SpaceListing, SpacePerson } from "./space-store.ts";
+import { claimNotice } from "./space-notices.ts";
+import type { ClaimEvent, ClaimRecord, SpaceListing, SpaceNotice, SpacePerson } from "./space-store.ts";
 
 /**
  * Claims: who may manage a listing in the merchant space. A person reaches a listing only when
@@ -104,31 +105,43 @@ export async function createClaim(deps: SpaceDeps, session: SpaceSession, abId: 
 }
 
 /**
- * Writes a claim and its `claimed` audit event (actor: the claim's merchant actor). The one door
- * for every way a claim is made: the ProConnect path above, and the letter path (pro-letters)
- * once it checked its code.
+ * Writes a claim, its `claimed` audit event (actor: the claim's merchant actor) and its notice to
+ * the lead address and the other claimants (space-notices.ts). The one door for every way a claim
+ * is made: the ProConnect path above, and the letter path (pro-letters) once it checked its code.
  */
-export function recordClaim(
-  deps: Pick<SpaceDeps, "store" | "now">,
+export async function recordClaim(
+  deps: Pick<SpaceDeps, "store" | "now" | "notifyOutbox">,
   claim: Pick<ClaimRecord, "abId" | "siren" | "subject" | "email" | "via">,
 ): Promise<ClaimRecord> {
-  const { record, event } = newClaim(deps, claim);
-  return deps.store.insertClaim(record, event);
+  const { record, event, notice } = newClaim(deps, claim);
+  const recorded = await deps.store.insertClaim(record, event, notice);
+  deps.notifyOutbox?.();
+  return recorded;
 }
 
 /**
- * A new claim and its `claimed` audit event (actor: the claim's merchant actor), not written yet:
- * recordClaim writes it through the space's store, the letter path with the letter it spends.
+ * A new claim, its `claimed` audit event (actor: the claim's merchant actor) and its notice, not
+ * written yet: recordClaim writes them through the space's store, the letter path with the letter
+ * it spends.
  */
 export function newClaim(
   deps: Pick<SpaceDeps, "now">,
   claim: Pick<ClaimRecord, "abId" | "siren" | "subject" | "email" | "via">,
-): { record: ClaimRecord; event: ClaimEvent } {
+): { record: ClaimRecord; event: ClaimEvent; notice: SpaceNotice } {
   const at = deps.now().toISOString();
   const claimId = randomUUID();
+  const record: ClaimRecord = {
+    ...claim,
+    claimId,
+    createdAt: at,
+    revokedAt: null,
+    revokedBy: null,
+    revokedReason: null,
+  };
   return {
-    record: { ...claim, claimId, createdAt: at, revokedAt: null, revokedBy: null, revokedReason: null },
+    record,
     event: { at, actor: merchantActor(claimId), action: "claimed", reason: `via ${claim.via}` },
+    notice: claimNotice(record),
   };
 }
 

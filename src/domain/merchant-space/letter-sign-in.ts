@@ -47,15 +47,22 @@ export async function signInWithLetterCode(
   const listing = await deps.space.store.listing(letter.abId);
   if (!listing || claimBlockOf(listing.status) !== null) return { ok: false, refusal: "unavailable" };
   const person = letterPerson(`letter:${letter.letterId}`, input.email);
-  const { record, event } = newClaim(deps.space, {
+  const { record, event, notice } = newClaim(deps.space, {
     abId: letter.abId,
     siren: sirenOf(listing.siret),
     subject: person.subject,
     email: input.email,
     via: "letter",
   });
-  const claim = await deps.letters.letters.spend(letter.letterId, deps.letters.now().toISOString(), record, event);
+  const claim = await deps.letters.letters.spend(
+    letter.letterId,
+    deps.letters.now().toISOString(),
+    record,
+    event,
+    notice,
+  );
   if (claim === null) return { ok: false, refusal: "used" };
+  deps.space.notifyOutbox?.();
   const { token, session } = await openSession(deps.space, person, { replacing: input.replacing });
   return { ok: true, token, session, claim };
 }

@@ -210,5 +210,13 @@ export const migrations: Migration[] = [
       "ALTER TABLE `leads` ADD `merchant_status_at` text;",
       "ALTER TABLE `leads` ADD `merchant_status_by` text;"
     ]
+  },
+  {
+    "id": "0017_fluffy_mentor",
+    "statements": [
+      "CREATE TABLE `space_notices` (\n\t`notice_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`what` text NOT NULL,\n\t`at` text NOT NULL,\n\t`by_claim_id` text,\n\t`from_email` text,\n\t`to_email` text,\n\t`confirmation_id` text,\n\t`recipient` text NOT NULL,\n\t`recipient_role` text NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `space_notices_at` ON `space_notices` (`at`);",
+      "ALTER TABLE `lead_email_confirmations` ADD `waiting_notice_id` text;"
+    ]
   }
 ];

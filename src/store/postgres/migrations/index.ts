@@ -141,5 +141,14 @@ export const migrations: Migration[] = [
       "-- Written by hand: a removed file's row (a tombstone) is pruned by the publication once it is older\n-- than the retention (src/store/postgres/published-documents.ts, TOMBSTONE_RETENTION_MS). The\n-- highest revision pruned is kept, so that a mirror whose last revision is older, and which may\n-- therefore have missed a removal, catches up in full and deletes what the table no longer has.\nALTER TABLE \"published_state\" ADD COLUMN \"pruned_revision\" bigint DEFAULT 0 NOT NULL;",
       "-- The publication's prune reads only tombstones, by age: not the half a million live files.\nCREATE INDEX \"published_documents_tombstones\" ON \"published_documents\" (\"published_at\") WHERE \"body\" IS NULL;"
     ]
+  },
+  {
+    "id": "0007_tidy_outlaw_kid",
+    "statements": [
+      "CREATE TABLE \"space_notices\" (\n\t\"notice_id\" text PRIMARY KEY NOT NULL,\n\t\"ab_id\" text NOT NULL,\n\t\"what\" text NOT NULL,\n\t\"at\" text NOT NULL,\n\t\"by_claim_id\" text,\n\t\"from_email\" text,\n\t\"to_email\" text,\n\t\"confirmation_id\" text,\n\t\"recipient\" text NOT NULL,\n\t\"recipient_role\" text NOT NULL\n);",
+      "ALTER TABLE \"lead_email_confirmations\" ADD COLUMN \"waiting_notice_id\" text;",
+      "ALTER TABLE \"space_notices\" ADD CONSTRAINT \"space_notices_ab_id_merchants_ab_id_fk\" FOREIGN KEY (\"ab_id\") REFERENCES \"public\".\"merchants\"(\"ab_id\") ON DELETE no action ON UPDATE no action;",
+      "CREATE INDEX \"space_notices_at\" ON \"space_notices\" USING btree (\"at\");"
+    ]
   }
 ];
