@@ -10,7 +10,6 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { Signal } from "../../src/domain/merchant.ts";
-import type { OutboxMessage } from "../../src/domain/outbox-store.ts";
 import {
   confirmLeadEmail,
   LEAD_EMAIL_LINK_HOURS,
@@ -26,6 +25,7 @@ import { checkTransition, merchantNextStatuses } from "../../src/domain/merchant
 import { recordPlatformObservation } from "../../src/domain/merchants/record-platform-observation.ts";
 import { reviewQaAnswer } from "../../src/domain/merchants/review-qa-answer.ts";
 import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
+import type { OutboxMessage } from "../../src/domain/outbox-store.ts";
 import { anonymizeExpired } from "../../src/domain/privacy/anonymize-expired.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { compose } from "../../src/mail/dispatch-outbox.ts";
@@ -304,7 +304,9 @@ describe("the lead email", () => {
     ]);
   const confirmation = () =>
     db.$client
-      .prepare("SELECT confirmed_at, withdrawn_at, waiting_notice_id FROM lead_email_confirmations ORDER BY created_at DESC")
+      .prepare(
+        "SELECT confirmed_at, withdrawn_at, waiting_notice_id FROM lead_email_confirmations ORDER BY created_at DESC",
+      )
       .get() as { confirmed_at: string | null; withdrawn_at: string | null; waiting_notice_id: string | null };
   const asked = async (email: string, actor = ACTOR) => {
     await requestLeadEmail(deps, { abId, actor }, email);

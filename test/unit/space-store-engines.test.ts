@@ -116,7 +116,11 @@ for (const engine of storeEngines()) {
       const event = { at: T0, actor: "merchant:c-1", action: "claimed" as const, reason: "via proconnect" };
       const claimed = await Promise.all(
         ["c-1", "c-2", "c-3", "c-4"].map((id, index) =>
-          machines[index % 2]?.insertClaim(claim(id, "ab_space001", "sub-1"), event, claimNotice(claim(id, "ab_space001", "sub-1"))),
+          machines[index % 2]?.insertClaim(
+            claim(id, "ab_space001", "sub-1"),
+            event,
+            claimNotice(claim(id, "ab_space001", "sub-1")),
+          ),
         ),
       );
       const kept = new Set(claimed.map((one) => one?.claimId));
@@ -148,7 +152,15 @@ for (const engine of storeEngines()) {
         { actor: "operator:alice", action: "claim_revoked", revision: 1 },
       ]);
       // Claimed again after the revocation: a new live claim.
-      expect((await space.insertClaim(claim("c-9", "ab_space001", "sub-1"), event, claimNotice(claim("c-9", "ab_space001", "sub-1")))).claimId).toBe("c-9");
+      expect(
+        (
+          await space.insertClaim(
+            claim("c-9", "ab_space001", "sub-1"),
+            event,
+            claimNotice(claim("c-9", "ab_space001", "sub-1")),
+          )
+        ).claimId,
+      ).toBe("c-9");
     });
   });
 }
