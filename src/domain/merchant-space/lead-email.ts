@@ -105,30 +105,34 @@ export async function confirmLeadEmail(deps: LeadEmailDeps, abId: string, token:
   const asked = await deps.confirmations.findByTokenHash(deps.tokens.hash(token));
   if (!asked || asked.abId !== abId) throw invalidLink();
   const at = deps.now().toISOString();
-  const confirmed = await deps.confirmations.confirm<LeadEmailConfirmed>(asked.confirmationId, at, (found, registry) => {
-    if (!found) throw invalidLink();
-    const { confirmation } = found;
-    const refusal = whyNotUsable(confirmation, at) ?? (found.claimLive ? null : "revoked");
-    if (refusal) throw new LinkRefusedError(refusal);
-    const { merchant } = loadRegistered({ registry }, abId);
-    const email = confirmation.email;
-    if (sameEmailAddress(merchant.email, email)) {
-      return { result: { abId, email, outcome: "unchanged" }, waitFor: null };
-    }
-    if (merchant.email === null) {
-      updateMerchant({ ...deps, registry, now: () => new Date(at) }, abId, { email }, confirmation.requestedBy);
-      return { result: { abId, email, outcome: "applied" }, waitFor: null };
-    }
-    const waitFor = leadEmailNotice({
-      abId,
-      at,
-      actor: confirmation.requestedBy,
-      fromEmail: merchant.email,
-      toEmail: email,
-      confirmationId: confirmation.confirmationId,
-    });
-    return { result: { abId, email, outcome: "waiting", current: merchant.email }, waitFor };
-  });
+  const confirmed = await deps.confirmations.confirm<LeadEmailConfirmed>(
+    asked.confirmationId,
+    at,
+    (found, registry) => {
+      if (!found) throw invalidLink();
+      const { confirmation } = found;
+      const refusal = whyNotUsable(confirmation, at) ?? (found.claimLive ? null : "revoked");
+      if (refusal) throw new LinkRefusedError(refusal);
+      const { merchant } = loadRegistered({ registry }, abId);
+      const email = confirmation.email;
+      if (sameEmailAddress(merchant.email, email)) {
+        return { result: { abId, email, outcome: "unchanged" }, waitFor: null };
+      }
+      if (merchant.email === null) {
+        updateMerchant({ ...deps, registry, now: () => new Date(at) }, abId, { email }, confirmation.requestedBy);
+        return { result: { abId, email, outcome: "applied" }, waitFor: null };
+      }
+      const waitFor = leadEmailNotice({
+        abId,
+        at,
+        actor: confirmation.requestedBy,
+        fromEmail: merchant.email,
+        toEmail: email,
+        confirmationId: confirmation.confirmationId,
+      });
+      return { result: { abId, email, outcome: "waiting", current: merchant.email }, waitFor };
+    },
+  );
   deps.notifyOutbox?.();
   return confirmed;
 }
