@@ -52,7 +52,7 @@ export function leadDeps(app: App): LeadDeps {
 
 /** What the merchant space's rules need (sessions, CSRF, claims). */
 export function spaceDeps(app: App): SpaceDeps {
-  return { store: app.space, now: app.now, csrfSecret: app.proCsrfSecret };
+  return { store: app.space, now: app.now, csrfSecret: app.proCsrfSecret, notifyOutbox: app.notifyOutbox };
 }
 
 /** The same, with ProConnect; null when the service has no ProConnect client configured. */
@@ -81,10 +81,6 @@ export function listingSpaceDeps(app: App): ListingSpaceDeps {
     confirmations: app.leadEmailConfirmations,
     tokens: app.leadEmailTokens,
     notifyOutbox: app.notifyOutbox,
-    stillEntitled: async (requestedBy) => {
-      const claimId = requestedBy.startsWith("merchant:") ? requestedBy.slice("merchant:".length) : null;
-      return claimId !== null && (await app.space.findClaim(claimId))?.revokedAt === null;
-    },
     limiter: app.access.limiter,
     editsPerHour: app.config.merchantSpaceLimits.editsHourly,
     baseUrl: app.config.baseUrl,

@@ -26,6 +26,7 @@ import {
   signals,
   territorialProofs,
 } from "./schema.ts";
+import { noticeWriter } from "./space-notice-repository.ts";
 
 /**
  * The registry on SQLite (the port: src/domain/merchants/merchant-registry.ts). A batch is one
@@ -120,6 +121,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   const deleteProducts = sqlite.prepare("DELETE FROM products WHERE ab_id = ?");
   const deleteClusters = sqlite.prepare("DELETE FROM qa_clusters WHERE ab_id = ?");
   const updateMerchantRow = preparedUpdate(db);
+  const writeNotice = noticeWriter(sqlite);
 
   // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
   // statements with them); inside a batch each becomes a savepoint.
@@ -154,6 +156,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       }
     }
     record(write.abId, write.expectedRevision + 1, write.event, write.feed);
+    if (write.notice) writeNotice(write.notice);
     return true;
   });
 

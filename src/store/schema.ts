@@ -395,7 +395,7 @@ export const outbox = sqliteTable(
   "outbox",
   {
     messageId: text("message_id").primaryKey(),
-    /** lead_notification, lead_follow_up, lead_answer, platform_contact, space_sign_in_link, lead_email_confirmation */
+    /** lead_notification, lead_follow_up, lead_answer, platform_contact, space_sign_in_link, lead_email_confirmation, space_notice */
     kind: text("kind").notNull(),
     subjectId: text("subject_id").notNull(),
     status: text("status").notNull(),
@@ -664,11 +664,51 @@ export const leadEmailConfirmations = sqliteTable(
     expiresAt: text("expires_at").notNull(),
     sentAt: text("sent_at"),
     confirmedAt: text("confirmed_at"),
-    /** A later request of the same listing replaces this one. */
+    /**
+     * A later request of the same listing replaces this one; a confirmed change that waited for its
+     * notice and was not applied (a later change confirmed, its claim revoked) is withdrawn too.
+     */
     withdrawnAt: text("withdrawn_at"),
+    /**
+     * Confirmed, the change waits for this notice to the address in force (space_notices) to be
+     * sent: the outbox's settling of that notice applies it, then clears this (docs/decisions.md,
+     * "Issue 36: notices of claims and lead email changes").
+     */
+    waitingNoticeId: text("waiting_notice_id"),
   },
   (table) => [
     uniqueIndex("lead_email_confirmations_token").on(table.tokenHash),
     index("lead_email_confirmations_merchant").on(table.abId, table.createdAt),
   ],
+);
+
+/**
+ * A notice of a change of who manages a listing (a claim) or where its leads go (a lead email
+ * change), one row per person told: the lead address in force before the change, and each other
+ * live claimant. Written in the transaction of the change, with its outbox row (kind
+ * `space_notice`, the row's id as subject); the email is rendered from it at delivery.
+ */
+export const spaceNotices = sqliteTable(
+  "space_notices",
+  {
+    noticeId: text("notice_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    /** claimed or lead_email_changed */
+    what: text("what").notNull(),
+    /** When the change was made. */
+    at: text("at").notNull(),
+    /** The claim that acted (the claim made, or the claim that asked the change); null: the operators. */
+    byClaimId: text("by_claim_id"),
+    /** A lead email change: the address before and after. */
+    fromEmail: text("from_email"),
+    toEmail: text("to_email"),
+    /** The merchant's change (lead_email_confirmations) this notice tells of, if any. */
+    confirmationId: text("confirmation_id"),
+    recipient: text("recipient").notNull(),
+    /** lead_address (the address in force before the change) or claimant */
+    recipientRole: text("recipient_role").notNull(),
+  },
+  (table) => [index("space_notices_at").on(table.at)],
 );

@@ -22,6 +22,7 @@ import { createSearchCardStore } from "./search-card-store.ts";
 import { createSearchFeed } from "./search-feed.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInLinkRepository } from "./sign-in-link-repository.ts";
+import { createSpaceNoticeRepository } from "./space-notice-repository.ts";
 import type { StorePorts } from "./store-ports.ts";
 import { createTrustSweepStore } from "./trust-sweep-store.ts";
 
@@ -59,6 +60,7 @@ export function sqliteStoreOf(db: Db): SqliteStore {
     merchantRegistry: createMerchantRegistryRepository(db),
     letters: createLetterRepository(db),
     signInLinks: createSignInLinkRepository(db),
+    spaceNotices: createSpaceNoticeRepository(db),
     sharedLimits: null,
     probeDatabase: createDatabaseProbe(db),
     close: async () => {

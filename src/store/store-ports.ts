@@ -9,6 +9,7 @@ import type { AttributionRepository } from "../domain/attribution/attribution-st
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import type { LetterStore } from "../domain/merchant-space/letter-store.ts";
 import type { SignInLinkStore } from "../domain/merchant-space/sign-in-links.ts";
+import type { SpaceNoticeStore } from "../domain/merchant-space/space-notices.ts";
 import type { SpaceStore } from "../domain/merchant-space/space-store.ts";
 import type { MerchantRegistryStore } from "../domain/merchants/merchant-registry.ts";
 import type { OrderRepository } from "../domain/orders/order-store.ts";
@@ -46,6 +47,7 @@ export interface StorePorts {
   merchantRegistry: MerchantRegistryStore;
   letters: LetterStore;
   signInLinks: SignInLinkStore;
+  spaceNotices: SpaceNoticeStore;
   /** Rate limits counted in the store itself when it is shared by several machines (PostgreSQL), else null. */
   sharedLimits: RateLimitStore | null;
   /** Rejects when the database does not answer (the health check's readiness). */

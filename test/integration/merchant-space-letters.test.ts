@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
+import { decodeQuotedPrintable } from "../helpers/eml.ts";
 import { codesIn, pdfPagesText } from "../helpers/letters-pdf.ts";
 import { CookieJar, csrfTokenIn } from "../helpers/proconnect.ts";
 import { runJob } from "../helpers/run-job.ts";
@@ -388,13 +389,6 @@ function emails(): string[] {
   return readdirSync(dir)
     .filter((name) => name.includes("-space_sign_in_link-"))
     .sort();
-}
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes = text
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
 /** The sign-in link in the one email sent for `businessName`. */

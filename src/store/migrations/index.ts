@@ -242,5 +242,13 @@ export const migrations: Migration[] = [
       "-- Written by hand: claims made before email_key existed are matched by their address too (a revocation\n-- holds against the person, not one sub: src/domain/merchant-space/claims.ts), and a letter claim rests on its letter.\nUPDATE `merchant_claims` SET `email_key` = lower(`email`) WHERE `email` IS NOT NULL AND `email_key` IS NULL;",
       "UPDATE `merchant_claims` SET `basis` = 'letter' WHERE `via` = 'letter' AND `basis` IS NULL;"
     ]
+  },
+  {
+    "id": "0020_concerned_iceman",
+    "statements": [
+      "CREATE TABLE `space_notices` (\n\t`notice_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`what` text NOT NULL,\n\t`at` text NOT NULL,\n\t`by_claim_id` text,\n\t`from_email` text,\n\t`to_email` text,\n\t`confirmation_id` text,\n\t`recipient` text NOT NULL,\n\t`recipient_role` text NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `space_notices_at` ON `space_notices` (`at`);",
+      "ALTER TABLE `lead_email_confirmations` ADD `waiting_notice_id` text;"
+    ]
   }
 ];

@@ -36,6 +36,7 @@ import {
 } from "../merchant-rows.ts";
 import { and, drizzlePostgres, eq, getTableColumns, sql } from "./drizzle.ts";
 import * as schema from "./schema.ts";
+import { insertNoticeOn } from "./space-notice-repository.ts";
 import type { PostgresStore } from "./store.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
 
@@ -396,6 +397,7 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
       }
     }
     await record(abId, write.expectedRevision + 1, write.event, write.feed);
+    if (write.notice) await insertNoticeOn(client, write.notice);
   }
 }
 

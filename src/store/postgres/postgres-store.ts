@@ -31,6 +31,7 @@ import {
   createPostgresLeadEmailConfirmationRepository,
   createPostgresSignInLinkRepository,
 } from "./space-link-repositories.ts";
+import { createPostgresSpaceNoticeRepository } from "./space-notice-repository.ts";
 import { postgresStore } from "./store.ts";
 import { createPostgresTrustSweepStore } from "./trust-sweep-store.ts";
 
@@ -83,6 +84,7 @@ export function openPostgresStore(
     space: createPostgresMerchantSpaceRepository(pool),
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
     letters: createPostgresLetterRepository(pool),
+    spaceNotices: createPostgresSpaceNoticeRepository(pool),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {
       await pool.query("SELECT 1");

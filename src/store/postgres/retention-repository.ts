@@ -47,6 +47,7 @@ const STATEMENTS = {
   signInLinks: `DELETE FROM space_sign_in_links WHERE ${batchOf("space_sign_in_links", "expires_at < @sessionCutoff")}`,
   leadEmailLinks: `DELETE FROM lead_email_confirmations
     WHERE ${batchOf("lead_email_confirmations", "expires_at < @sessionCutoff")}`,
+  spaceNotices: `DELETE FROM space_notices WHERE ${batchOf("space_notices", "at < @sessionCutoff")}`,
 };
 
 type Parameters = Record<string, string | number>;
@@ -85,6 +86,7 @@ export function createPostgresRetentionRepository(pool: pg.Pool): RetentionRepos
           (await drain(STATEMENTS.signIns, parameters)) +
           (await drain(STATEMENTS.signInLinks, parameters)),
         leadEmailLinks: await drain(STATEMENTS.leadEmailLinks, parameters),
+        spaceNotices: await drain(STATEMENTS.spaceNotices, parameters),
       };
     },
   };

@@ -111,6 +111,7 @@ export const leadEmailConfirmations = pgTable(
     sentAt: text("sent_at"),
     confirmedAt: text("confirmed_at"),
     withdrawnAt: text("withdrawn_at"),
+    waitingNoticeId: text("waiting_notice_id"),
   },
   (table) => [
     uniqueIndex("lead_email_confirmations_token").on(table.tokenHash),
@@ -511,6 +512,25 @@ export const signals = pgTable(
     index("signals_verified").on(table.abId, table.key, table.value, table.expiresAt).where(sql`${table.status} = 'verified'`),
     index("signals_expiring").on(table.expiresAt, table.abId).where(sql`${table.status} = 'verified' AND ${table.expiresAt} IS NOT NULL`),
     index("signals_recorded").on(table.key, table.value, table.abId).where(sql`${table.status} = 'verified'`),
+  ],
+);
+
+export const spaceNotices = pgTable(
+  "space_notices",
+  {
+    noticeId: text("notice_id").primaryKey(),
+    abId: text("ab_id").notNull().references(() => merchants.abId),
+    what: text("what").notNull(),
+    at: text("at").notNull(),
+    byClaimId: text("by_claim_id"),
+    fromEmail: text("from_email"),
+    toEmail: text("to_email"),
+    confirmationId: text("confirmation_id"),
+    recipient: text("recipient").notNull(),
+    recipientRole: text("recipient_role").notNull(),
+  },
+  (table) => [
+    index("space_notices_at").on(table.at),
   ],
 );
 

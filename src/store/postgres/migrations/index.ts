@@ -173,5 +173,14 @@ export const migrations: Migration[] = [
       "-- Written by hand: claims made before email_key existed are matched by their address too (a revocation\n-- holds against the person, not one sub: src/domain/merchant-space/claims.ts), and a letter claim rests on its letter.\nUPDATE \"merchant_claims\" SET \"email_key\" = lower(\"email\") WHERE \"email\" IS NOT NULL AND \"email_key\" IS NULL;",
       "UPDATE \"merchant_claims\" SET \"basis\" = 'letter' WHERE \"via\" = 'letter' AND \"basis\" IS NULL;"
     ]
+  },
+  {
+    "id": "0010_fearless_lester",
+    "statements": [
+      "CREATE TABLE \"space_notices\" (\n\t\"notice_id\" text PRIMARY KEY NOT NULL,\n\t\"ab_id\" text NOT NULL,\n\t\"what\" text NOT NULL,\n\t\"at\" text NOT NULL,\n\t\"by_claim_id\" text,\n\t\"from_email\" text,\n\t\"to_email\" text,\n\t\"confirmation_id\" text,\n\t\"recipient\" text NOT NULL,\n\t\"recipient_role\" text NOT NULL\n);",
+      "ALTER TABLE \"lead_email_confirmations\" ADD COLUMN \"waiting_notice_id\" text;",
+      "ALTER TABLE \"space_notices\" ADD CONSTRAINT \"space_notices_ab_id_merchants_ab_id_fk\" FOREIGN KEY (\"ab_id\") REFERENCES \"public\".\"merchants\"(\"ab_id\") ON DELETE no action ON UPDATE no action;",
+      "CREATE INDEX \"space_notices_at\" ON \"space_notices\" USING btree (\"at\");"
+    ]
   }
 ];
