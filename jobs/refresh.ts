@@ -8,7 +8,7 @@
  *
  * Exit status:
  *   0  done: the counts on stdout (merchants that failed to render are counted there, and warned)
- *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   2  usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)
  *   3  busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)
  */
 import { loadConfig } from "../src/config/config.ts";
@@ -21,9 +21,10 @@ import { workerRunner } from "../src/publish/worker-runner.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { postgresRefreshStore } from "../src/store/postgres/publish-index.ts";
 import { createPostgresPublishedDocuments } from "../src/store/postgres/published-documents.ts";
-import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_STATUS, wholeNumberOption } from "./cli.ts";
+import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_OR_SECRET_STATUS, wholeNumberOption } from "./cli.ts";
 import { withJobStore } from "./job-store.ts";
 import { progressBar } from "./progress.ts";
+import { requireSharedFiles } from "./shared-files.ts";
 
 await runCommand(
   {
@@ -42,7 +43,7 @@ await runCommand(
     },
     exitStatuses: [
       [EXIT_DONE, "done: the counts on stdout (merchants that failed to render are counted there, and warned)"],
-      USAGE_STATUS,
+      USAGE_OR_SECRET_STATUS,
       [
         EXIT_BUSY,
         "busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)",
@@ -59,8 +60,10 @@ await runCommand(
     const showProgress = !values.quiet && !values.json && process.stderr.isTTY === true;
     const bar = progressBar({ label: "refresh", unit: "merchants" });
 
-    const summary: RefreshSummary = await withJobStore(config, "refresh", (store) =>
-      runRefresh({
+    const summary: RefreshSummary = await withJobStore(config, "refresh", async (store) => {
+      // It signs the snapshots with the deployment's keys, never a key it would make itself.
+      await requireSharedFiles(store.deploymentFiles, config, ["keys"]);
+      return runRefresh({
         ...(store.engine === "sqlite"
           ? {
               db: store.db,
@@ -84,8 +87,8 @@ await runCommand(
           ? {}
           : { runner: workerRunner({ ...config, databaseUrl: config.postgres?.url ?? null }, settings, workers) }),
         ...(showProgress ? { onProgress: ({ done, total }) => bar.update(done, total) } : {}),
-      }),
-    ).catch((error: unknown) => {
+      });
+    }).catch((error: unknown) => {
       if (error instanceof RefreshBusyError)
         throw new CommandError(`${error.message}; run it again once it ends`, EXIT_BUSY);
       throw error;

@@ -18,6 +18,7 @@ import type { RetentionRepository } from "../domain/privacy/retention-store.ts";
 import type { ChangeFeedStore } from "../domain/registry/read-changes.ts";
 import type { SearchCardStore } from "../domain/registry/search-cards.ts";
 import type { SettingsRepository } from "../domain/settings-store.ts";
+import type { DeploymentFileStore } from "./deployment-files.ts";
 import type { LeadRepository } from "./lead-repository.ts";
 import type { MerchantRepository } from "./merchant-repository.ts";
 import type { PublishSource } from "./publish-source.ts";
@@ -43,6 +44,8 @@ export interface StorePorts {
   merchantRegistry: MerchantRegistryStore;
   letters: LetterStore;
   signInLinks: SignInLinkStore;
+  /** The fingerprints of the secrets and signing keys every machine holds alike (jobs/shared-files.ts). */
+  deploymentFiles: DeploymentFileStore;
   /** Rate limits counted in the store itself when it is shared by several machines (PostgreSQL), else null. */
   sharedLimits: RateLimitStore | null;
   /** Rejects when the database does not answer (the health check's readiness). */

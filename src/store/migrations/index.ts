@@ -210,5 +210,11 @@ export const migrations: Migration[] = [
       "ALTER TABLE `leads` ADD `merchant_status_at` text;",
       "ALTER TABLE `leads` ADD `merchant_status_by` text;"
     ]
+  },
+  {
+    "id": "0017_deployment_files",
+    "statements": [
+      "CREATE TABLE `deployment_files` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`sha256` text NOT NULL,\n\t`recorded_at` text NOT NULL,\n\t`recorded_by` text NOT NULL\n);"
+    ]
   }
 ];

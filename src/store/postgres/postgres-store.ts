@@ -7,6 +7,7 @@ import type { Config } from "../../config/config.ts";
 import type { StorePorts } from "../store-ports.ts";
 import { createPostgresAgentRepository } from "./agent-repository.ts";
 import { createPostgresAttributionRepository } from "./attribution-repository.ts";
+import { createPostgresDeploymentFileStore } from "./deployment-files.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
 import { createPostgresLetterRepository } from "./letter-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "./merchant-registry-repository.ts";
@@ -81,6 +82,7 @@ export function openPostgresStore(
     space: createPostgresMerchantSpaceRepository(pool),
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
     letters: createPostgresLetterRepository(pool),
+    deploymentFiles: createPostgresDeploymentFileStore(pool),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {
       await pool.query("SELECT 1");
