@@ -19,12 +19,26 @@ import { loadPublishSettings } from "../src/publish/settings.ts";
 import { publishSigning } from "../src/publish/signing-hooks.ts";
 import { workerRunner } from "../src/publish/worker-runner.ts";
 import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
+import type { LeaderFence } from "../src/store/postgres/leader-fence.ts";
+import { leaderTermOf } from "../src/store/postgres/leader-term.ts";
+import type { PostgresPorts } from "../src/store/postgres/postgres-store.ts";
 import { postgresRefreshStore } from "../src/store/postgres/publish-index.ts";
 import { createPostgresPublishedDocuments } from "../src/store/postgres/published-documents.ts";
 import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_OR_SECRET_STATUS, wholeNumberOption } from "./cli.ts";
 import { withJobStore } from "./job-store.ts";
 import { progressBar } from "./progress.ts";
 import { requireSharedFiles } from "./shared-files.ts";
+
+/**
+ * The fence of a refresh the leader scheduled (its term in the environment, jobs/background.ts):
+ * its publication commits only while that server still leads (leader-fence.ts). A refresh run by
+ * hand has none: its commit is a plain transaction.
+ */
+function leaderFenceOf(store: PostgresPorts): LeaderFence {
+  const term = leaderTermOf(process.env);
+  if (term) store.leaderFence.follow(() => term);
+  return store.leaderFence;
+}
 
 await runCommand(
   {
@@ -74,7 +88,7 @@ await runCommand(
             // published there for every instance's mirror (docs/several-machines.md). Each server's
             // own search index follows the feed by itself.
             {
-              store: postgresRefreshStore(store.pool),
+              store: postgresRefreshStore(store.pool, { fence: leaderFenceOf(store) }),
               publishedDocuments: createPostgresPublishedDocuments(store.pool),
             }),
         config,

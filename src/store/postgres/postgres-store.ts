@@ -9,6 +9,7 @@ import { createPostgresAgentRepository } from "./agent-repository.ts";
 import { createPostgresAttributionRepository } from "./attribution-repository.ts";
 import { createPostgresDeploymentFileStore } from "./deployment-files.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
+import { createLeaderFence, type LeaderFence } from "./leader-fence.ts";
 import { createPostgresLetterRepository } from "./letter-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "./merchant-registry-repository.ts";
 import { createPostgresMerchantRepository } from "./merchant-repository.ts";
@@ -38,6 +39,12 @@ export interface PostgresPorts extends StorePorts {
   engine: "postgres";
   pool: pg.Pool;
   revisionWatch: RevisionWatch;
+  /**
+   * What the work done once across the deployment writes through (the retention's batches, the
+   * kept cards, Meilisearch's writes, the scheduled refresh's commit): fenced once it follows the
+   * server's election (jobs/background.ts), plain before (an operator's command).
+   */
+  leaderFence: LeaderFence;
 }
 
 export function openPostgresStore(
@@ -57,18 +64,20 @@ export function openPostgresStore(
     options.watchRevision === false ? readEachTime(pool) : watchStoreRevision({ url: settings.url, pool });
   watch = revisionWatch;
   const store = postgresStore(pool);
+  const leaderFence = createLeaderFence(pool);
   const merchants = createPostgresMerchantRepository(pool);
   const publishSource = createPostgresPublishSource(pool);
   return {
     engine: "postgres",
     pool,
     revisionWatch,
+    leaderFence,
     agents: createPostgresAgentRepository(store),
     settings: createPostgresSettingsRepository(store),
     outbox: createPostgresOutboxRepository(pool),
     // The caches' revision: what the notices say, else a read (revision-watch.ts).
     merchants: { ...merchants, revision: revisionWatch.read },
-    keptCards: createPostgresSearchCardStore(pool),
+    keptCards: createPostgresSearchCardStore(pool, leaderFence),
     searchFeed: createPostgresSearchFeed(pool),
     leads: createPostgresLeadRepository(pool),
     changeFeed: createPostgresChangeFeed(pool),
@@ -76,7 +85,7 @@ export function openPostgresStore(
     orders: createPostgresOrderRepository(store),
     attribution: createPostgresAttributionRepository(store),
     platformContacts: createPostgresPlatformContactRepository(store),
-    retention: createPostgresRetentionRepository(pool),
+    retention: createPostgresRetentionRepository(pool, leaderFence),
     signInLinks: createPostgresSignInLinkRepository(pool),
     leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),
     space: createPostgresMerchantSpaceRepository(pool),
