@@ -17,6 +17,7 @@ import { logger } from "../src/logging.ts";
 import { startOutboxThread } from "../src/mail/outbox-thread.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import type { SearchFollower } from "../src/search/follower.ts";
+import { formatLeaderTerm, LEADER_TERM_ENV, type LeaderTerm } from "../src/store/postgres/leader-term.ts";
 import { startRetentionSchedule } from "./retention.ts";
 import { startScheduler } from "./scheduler.ts";
 
@@ -42,8 +43,10 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   // a mirror of them, filled now and on each publication's notice (serving stays a file read).
   const mirror = startMirror(app, config);
   let once: { stop(): Promise<void> } | null = null;
+  /** The leadership the work done once writes under (PostgreSQL); null on SQLite's one machine. */
+  let term: () => LeaderTerm | null = () => null;
   const startOnce = () => {
-    once ??= startWorkDoneOnce(app, config);
+    once ??= startWorkDoneOnce(app, config, term());
   };
   const stopOnce = async () => {
     const running = once;
@@ -53,13 +56,18 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   let election: { stop(): Promise<void> } | null = null;
   if (config.postgres) {
     const { startLeaderElection } = await import("../src/store/postgres/leader.ts");
-    election = startLeaderElection({
+    const started = startLeaderElection({
       url: config.postgres.url,
       name: BACKGROUND_LEADER,
       retryMs: config.postgres.leaderRetryMs,
       onGained: startOnce,
       onLost: () => void stopOnce(),
     });
+    election = started;
+    term = started.term;
+    // From now on the leader's jobs write only while this instance leads (leader-fence.ts): a
+    // deposed leader's pending writes are refused, not committed beside the next leader's.
+    if (app.store.engine === "postgres") app.store.leaderFence.follow(started.term);
   } else startOnce();
   return {
     leads: () => once !== null,
@@ -76,9 +84,13 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   };
 }
 
-function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } {
+function startWorkDoneOnce(app: App, config: Config, term: LeaderTerm | null): { stop(): Promise<void> } {
   const retention = startRetentionSchedule(app);
-  const scheduler = startScheduler(config);
+  // The scheduled refresh, a process of its own, commits its publication only under this term.
+  const scheduler = startScheduler(
+    config,
+    term ? { env: { ...process.env, [LEADER_TERM_ENV]: formatLeaderTerm(term) } } : {},
+  );
   // Keep the search engine in step with the store (src/search/follower.ts: the embedded index, or
   // Meilisearch and its embedded fallback); and the search result cards built ahead
   // (src/domain/registry/keep-search-cards.ts).

@@ -200,6 +200,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
     onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),
+    // Meilisearch is shared: only the leader writes it, through the fence its election gives.
+    ...(store.engine === "postgres" ? { meilisearchWriteGate: store.leaderFence.hold } : {}),
   });
   const cardKeeper = createSearchFollower({
     engine: createSearchCardKeeper({

@@ -4,7 +4,7 @@ import type { RespondDeps } from "./domain/leads/respond-to-lead.ts";
 import type { LetterDeps } from "./domain/merchant-space/letters.ts";
 import type { SpaceDeps } from "./domain/merchant-space/sessions.ts";
 import type { SignInDeps } from "./domain/merchant-space/sign-in.ts";
-import type { SignInLinkDeps } from "./domain/merchant-space/sign-in-links.ts";
+import type { RequestSignInLinkDeps, SignInLinkDeps } from "./domain/merchant-space/sign-in-links.ts";
 import type { ResolveDeps } from "./domain/registry/resolve-merchant.ts";
 import type { SearchDeps } from "./domain/registry/search-registry.ts";
 import type { ListingSpaceDeps } from "./publish/pro/listing-space.ts";
@@ -70,6 +70,11 @@ export function letterDeps(app: App): LetterDeps {
 /** What the letter path's sign-in links need (pro-letters). */
 export function signInLinkDeps(app: Pick<App, "signInLinks" | "signInLinkTokens" | "now">): SignInLinkDeps {
   return { links: app.signInLinks, linkTokens: app.signInLinkTokens, now: app.now };
+}
+
+/** Asking sign-in links: the links, and the budget per email address counted where every limit is. */
+export function signInLinkRequestDeps(app: App): RequestSignInLinkDeps {
+  return { ...signInLinkDeps(app), limiter: app.access.limiter };
 }
 
 /** What the listing pages of the merchant space need: the lifecycle's doors, the lead email's confirmations, the edit budget. */

@@ -1,4 +1,8 @@
 import { z } from "zod";
+import {
+  SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
+  SIGN_IN_LINK_VALID_MINUTES,
+} from "../domain/merchant-space/sign-in-links.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { Operation } from "../http/guard.ts";
 import { MERCHANTS_PER_FILE } from "../publish/sitemap.ts";
@@ -875,8 +879,7 @@ const OPERATION_TABLE = [
     path: "/pro/lien",
     operationId: "requestSignInLink",
     summary: "Send a sign-in link to the email address of a letter claim",
-    description:
-      "Needs the form's CSRF token. For each live claim made through a letter with this address, a link valid 15 minutes and once is sent by email (the outbox). The answer is the same whatever the address.",
+    description: `Needs the form's CSRF token. For each live claim made through a letter with this address, a link valid ${SIGN_IN_LINK_VALID_MINUTES} minutes and once is sent by email (the outbox). The answer is the same whatever the address. Each email address may ask ${SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY} links an hour, from whatever client addresses (then 429 with Retry-After, the same page whether the address has a claim or not), besides each client address's own sign-in budget.`,
     tags: ["Merchant space"],
     access: "space_sign_in",
     bodyType: "form",

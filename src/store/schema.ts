@@ -712,3 +712,20 @@ export const spaceNotices = sqliteTable(
   },
   (table) => [index("space_notices_at").on(table.at)],
 );
+/* --- The files every machine of a deployment holds alike (issue 36) --- */
+
+/**
+ * The SHA-256 of each secret under DATA_DIR/secrets and of the signing keys (DATA_DIR/keys), as
+ * the deployment's first server or command recorded them (jobs/shared-files.ts): a machine, or a
+ * DATA_DIR restored without its secrets, whose copy is missing or different is refused instead of
+ * making a new one. Only fingerprints: the secrets never go into the database. On PostgreSQL the
+ * table came first by hand (migration 0004_deployment_files), with these very columns.
+ */
+export const deploymentFiles = sqliteTable("deployment_files", {
+  /** `secrets/<file>` or `keys`. */
+  name: text("name").primaryKey(),
+  sha256: text("sha256").notNull(),
+  recordedAt: text("recorded_at").notNull(),
+  /** The host name of the machine that recorded it. */
+  recordedBy: text("recorded_by").notNull(),
+});

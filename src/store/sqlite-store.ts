@@ -7,6 +7,7 @@ import { createAttributionRepository } from "./attribution-repository.ts";
 import { createChangeFeedRepository } from "./change-feed-repository.ts";
 import { createDatabaseProbe } from "./database-probe.ts";
 import { type Db, openDatabase } from "./db.ts";
+import { createDeploymentFileStore } from "./deployment-files.ts";
 import { createLeadEmailConfirmationRepository } from "./lead-email-confirmation-repository.ts";
 import { createLeadRepository } from "./lead-repository.ts";
 import { createLetterRepository } from "./letter-repository.ts";
@@ -61,6 +62,7 @@ export function sqliteStoreOf(db: Db): SqliteStore {
     letters: createLetterRepository(db),
     signInLinks: createSignInLinkRepository(db),
     spaceNotices: createSpaceNoticeRepository(db),
+    deploymentFiles: createDeploymentFileStore(db),
     sharedLimits: null,
     probeDatabase: createDatabaseProbe(db),
     close: async () => {

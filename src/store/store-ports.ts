@@ -20,6 +20,7 @@ import type { ChangeFeedStore } from "../domain/registry/read-changes.ts";
 import type { SearchCardStore } from "../domain/registry/search-cards.ts";
 import type { SettingsRepository } from "../domain/settings-store.ts";
 import type { TrustSweepStore } from "../domain/trust/trust-sweep.ts";
+import type { DeploymentFileStore } from "./deployment-files.ts";
 import type { LeadRepository } from "./lead-repository.ts";
 import type { MerchantRepository } from "./merchant-repository.ts";
 import type { PublishSource } from "./publish-source.ts";
@@ -48,6 +49,8 @@ export interface StorePorts {
   letters: LetterStore;
   signInLinks: SignInLinkStore;
   spaceNotices: SpaceNoticeStore;
+  /** The fingerprints of the secrets and signing keys every machine holds alike (jobs/shared-files.ts). */
+  deploymentFiles: DeploymentFileStore;
   /** Rate limits counted in the store itself when it is shared by several machines (PostgreSQL), else null. */
   sharedLimits: RateLimitStore | null;
   /** Rejects when the database does not answer (the health check's readiness). */

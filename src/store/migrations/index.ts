@@ -250,5 +250,11 @@ export const migrations: Migration[] = [
       "CREATE INDEX `space_notices_at` ON `space_notices` (`at`);",
       "ALTER TABLE `lead_email_confirmations` ADD `waiting_notice_id` text;"
     ]
+  },
+  {
+    "id": "0021_abandoned_lady_mastermind",
+    "statements": [
+      "CREATE TABLE `deployment_files` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`sha256` text NOT NULL,\n\t`recorded_at` text NOT NULL,\n\t`recorded_by` text NOT NULL\n);"
+    ]
   }
 ];

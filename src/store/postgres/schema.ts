@@ -47,6 +47,16 @@ export const attributionSessions = pgTable(
   ],
 );
 
+export const deploymentFiles = pgTable(
+  "deployment_files",
+  {
+    name: text("name").primaryKey(),
+    sha256: text("sha256").notNull(),
+    recordedAt: text("recorded_at").notNull(),
+    recordedBy: text("recorded_by").notNull(),
+  },
+);
+
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
