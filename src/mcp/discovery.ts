@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { Reply } from "../http/reply.ts";
+import { jsonResponse } from "../http/respond.ts";
 import { MCP_MAX_BATCH_MESSAGES } from "../openapi/jsonrpc.ts";
 import { type mcpServerCardSchema, SERVER_CARD_SCHEMA } from "../schemas/discovery.ts";
 import { TOOLS, toolDescriptors, toolOutputSchemas, toolPermissions } from "./registry.ts";
@@ -31,7 +33,7 @@ export function discoveryLinks(baseUrl: string): Record<string, string> {
     openapi: `${baseUrl}/openapi.json`,
     mcp: `${baseUrl}/.well-known/mcp.json`,
     agent_card: `${baseUrl}/.well-known/agent-card.json`,
-    mcp_server_card: `${baseUrl}/.well-known/mcp/server-card.json`,
+    mcp_server_card: serverCardUrl(baseUrl),
     llms_txt: `${baseUrl}/llms.txt`,
     jwks: `${baseUrl}/.well-known/ab-public-keys.json`,
   };
@@ -70,6 +72,37 @@ export function mcpDiscovery(baseUrl: string) {
 }
 
 // --- MCP server card (the Server Card working group's format, schema v1)
+
+/** The card's media type (SEP-2127), which the AI Catalog's entry declares too. */
+export const SERVER_CARD_MEDIA_TYPE = "application/mcp-server-card+json";
+
+/** How long a cache may keep a discovery document (the server-card proposal's recommendation). */
+export const DISCOVERY_MAX_AGE_SECONDS = 3600;
+
+/** Where the card is: `<streamable-http-url>/server-card`, the location the proposal reserves. */
+export function serverCardUrl(baseUrl: string): string {
+  return `${baseUrl}/api/mcp/server-card`;
+}
+
+/**
+ * The headers of a public discovery document (server card, AI Catalog): any origin may read it
+ * and revalidate it (the ETag and the 304 come from src/http/conventions.ts), caches keep it an hour.
+ */
+export function discoveryDocumentHeaders(contentType: string, requestId: string): Record<string, string> {
+  return {
+    "content-type": contentType,
+    "cache-control": `public, max-age=${DISCOVERY_MAX_AGE_SECONDS}`,
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET",
+    "access-control-allow-headers": "Content-Type, If-None-Match",
+    "x-request-id": requestId,
+  };
+}
+
+/** The card as served, at its reserved location and at the .well-known path clients already use. */
+export function serverCardReply(baseUrl: string, requestId: string): Reply {
+  return jsonResponse(200, mcpServerCard(baseUrl), discoveryDocumentHeaders(SERVER_CARD_MEDIA_TYPE, requestId));
+}
 
 export const SERVER_CARD_DESCRIPTION = "Identity-verified local merchants in France: search, trust evidence, leads.";
 
