@@ -34,6 +34,7 @@ export function discoveryLinks(baseUrl: string): Record<string, string> {
     mcp: `${baseUrl}/.well-known/mcp.json`,
     agent_card: `${baseUrl}/.well-known/agent-card.json`,
     mcp_server_card: serverCardUrl(baseUrl),
+    ai_catalog: `${baseUrl}/.well-known/ai-catalog.json`,
     llms_txt: `${baseUrl}/llms.txt`,
     jwks: `${baseUrl}/.well-known/ab-public-keys.json`,
   };
@@ -106,10 +107,14 @@ export function serverCardReply(baseUrl: string, requestId: string): Reply {
 
 export const SERVER_CARD_DESCRIPTION = "Identity-verified local merchants in France: search, trust evidence, leads.";
 
+/** The service's host as a publisher name: BASE_URL's host name, without IPv6 brackets, in name characters. */
+export function publisherHost(baseUrl: string): string {
+  return new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").replace(/[^a-zA-Z0-9.-]/g, "-");
+}
+
 /** Reverse-DNS namespace of the service's host: abeille.example.fr -> fr.example.abeille. */
 function reverseDns(baseUrl: string): string {
-  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").replace(/[^a-zA-Z0-9.-]/g, "-");
-  return host.split(".").reverse().join(".");
+  return publisherHost(baseUrl).split(".").reverse().join(".");
 }
 
 export function mcpServerCard(baseUrl: string): z.output<typeof mcpServerCardSchema> {
@@ -162,6 +167,7 @@ export function llmsTxt(baseUrl: string): string {
     `- [MCP tool schemas](${links.mcp}): every tool's description, input and output schema and annotations`,
     `- [OpenAPI description](${links.openapi}): OpenAPI 3.1 of every REST operation, answers and error codes`,
     `- [MCP server card](${links.mcp_server_card}): the endpoint and the protocol versions it speaks (2026-07-28 and 2025)`,
+    `- [AI Catalog](${links.ai_catalog}): the MCP server card and the A2A agent card, signed with the registry's key (${links.jwks})`,
     `- [A2A endpoint](${baseUrl}/api/a2a): Agent2Agent protocol 1.0 and 0.3 (JSON-RPC), one skill per tool; [agent card](${links.agent_card})`,
     "",
     "## Tools",

@@ -16,6 +16,7 @@ import {
 } from "../schemas/attribution.ts";
 import {
   agentCardSchema,
+  aiCatalogSchema,
   legacyAgentCardSchema,
   mcpDiscoveryShape,
   mcpServerCardSchema,
@@ -1061,6 +1062,25 @@ const OPERATION_TABLE = [
         description: "The agent card (bare, as A2A clients read it), in the shape of the A2A version asked for",
         schema: z.union([agentCardSchema, legacyAgentCardSchema]),
       },
+    },
+  },
+  {
+    method: "get",
+    path: "/.well-known/ai-catalog.json",
+    operationId: "getAiCatalog",
+    summary: "AI Catalog",
+    description:
+      "The AI Catalog (specVersion 1.0) of this service: its MCP server card (/api/mcp/server-card) and its A2A agent card (/.well-known/agent-card.json), by URL. `signature` is a detached JWS (EdDSA, `kid` in the protected header) over the RFC 8785 canonical JSON of the catalog without `signature`: put the base64url of those bytes between the two dots and verify with the key set at /.well-known/ab-public-keys.json. Served as application/ai-catalog+json, readable from any origin, cached an hour, with an ETag (If-None-Match answers 304).",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "The AI Catalog (bare, as catalog readers read it)",
+        schema: aiCatalogSchema,
+        contentType: "application/ai-catalog+json",
+        headers: documentCaching,
+      },
+      "304": notModified,
     },
   },
   {

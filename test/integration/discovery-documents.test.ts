@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { compactVerify, createLocalJWKSet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../src/openapi/document.ts";
 import { expectMeta } from "../helpers/envelope.ts";
@@ -114,6 +115,89 @@ describe("/.well-known/agent-card.json", () => {
       expect(skill.description.length).toBeGreaterThan(100);
       expect(skill.tags.length).toBeGreaterThan(0);
     }
+  });
+});
+
+/** RFC 8785 for what a catalog holds (objects, arrays, strings): keys sorted, no whitespace. */
+function jcs(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(jcs).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Verifies a catalog's detached signature as a third party would: JCS bytes, the key set, jose. */
+async function verifyCatalog(catalog: JsonObject): Promise<{ alg: string; kid?: string; typ?: string }> {
+  const { signature, ...signed } = catalog;
+  const [header, payloadPart, sig] = String(signature).split(".");
+  expect(payloadPart).toBe("");
+  const jwks = createLocalJWKSet((await server.getJson("/.well-known/ab-public-keys.json")).body as never);
+  const payload = Buffer.from(jcs(signed), "utf8").toString("base64url");
+  const { protectedHeader } = await compactVerify(`${header}.${payload}.${sig}`, jwks, { algorithms: ["EdDSA"] });
+  return protectedHeader as { alg: string; kid?: string; typ?: string };
+}
+
+describe("/.well-known/ai-catalog.json", () => {
+  it("lists the MCP server card and the A2A agent card, as application/ai-catalog+json, open to any origin, cached an hour", async () => {
+    const response = await server.get("/.well-known/ai-catalog.json", {
+      headers: { origin: "https://elsewhere.example" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/ai-catalog+json");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("etag")).toMatch(/^(W\/)?"[\w-]+"$/);
+    const { signature, ...catalog } = (await response.json()) as JsonObject;
+    expect(catalog).toEqual({
+      specVersion: "1.0",
+      host: { displayName: "Abeille", identifier: "abeille.test", documentationUrl: `${TEST_BASE_URL}/llms.txt` },
+      entries: [
+        {
+          identifier: "urn:air:abeille.test:mcp:abeille",
+          type: "application/mcp-server-card+json",
+          url: `${TEST_BASE_URL}/api/mcp/server-card`,
+          tags: ["mcp", "merchants", "france", "local-businesses"],
+        },
+        {
+          identifier: "urn:air:abeille.test:a2a:abeille",
+          type: "application/a2a-agent-card+json",
+          url: `${TEST_BASE_URL}/.well-known/agent-card.json`,
+          tags: ["a2a", "merchants", "france", "local-businesses"],
+        },
+      ],
+    });
+    expect(typeof signature).toBe("string");
+    // Each entry's URL answers its card; the MCP card with the media type the entry declares.
+    const mcpCard = await server.get(new URL(catalog.entries[0].url).pathname);
+    expect(mcpCard.headers.get("content-type")).toBe(catalog.entries[0].type);
+    expect(((await mcpCard.json()) as JsonObject).name).toBe("test.abeille/abeille");
+    const agentCard = await server.getJson(new URL(catalog.entries[1].url).pathname);
+    expect(agentCard.body.name).toBe("Abeille");
+  });
+
+  it("is signed: a detached EdDSA JWS over the canonical JSON without `signature`, verified from the key set", async () => {
+    const { body } = await server.getJson("/.well-known/ai-catalog.json");
+    const header = await verifyCatalog(body);
+    expect(header.alg).toBe("EdDSA");
+    const keys = (await server.getJson("/.well-known/ab-public-keys.json")).body.keys as JsonObject[];
+    expect(keys.map((key) => key.kid)).toContain(header.kid);
+    // A catalog changed after signing no longer verifies.
+    const moved = structuredClone(body);
+    moved.entries[0].url = "https://elsewhere.example/mcp/server-card";
+    await expect(verifyCatalog(moved)).rejects.toThrow(/signature verification failed/);
+  });
+
+  it("revalidates: the same catalog keeps its ETag, If-None-Match gives 304", async () => {
+    const first = await server.get("/.well-known/ai-catalog.json");
+    const etag = first.headers.get("etag") ?? "";
+    const again = await server.get("/.well-known/ai-catalog.json", { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
   });
 });
 
