@@ -148,6 +148,29 @@ export function mcpServerCard(baseUrl: string): z.output<typeof mcpServerCardSch
   };
 }
 
+// --- server.json for the official MCP Registry (schema 2025-12-11)
+
+export const REGISTRY_SERVER_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/**
+ * The registry entry of the deployment at `baseUrl`: the served card's name, version, title,
+ * description and remote, in the registry's shape (no `supportedProtocolVersions`, which its
+ * remotes do not have). `npm run server-json -- <BASE_URL>` writes it; the copy at the project
+ * root is the example deployment's.
+ */
+export function mcpRegistryServerJson(baseUrl: string) {
+  const card = mcpServerCard(baseUrl);
+  return {
+    $schema: REGISTRY_SERVER_SCHEMA,
+    name: card.name,
+    title: card.title,
+    description: card.description,
+    version: card.version,
+    websiteUrl: card.websiteUrl,
+    remotes: card.remotes.map(({ type, url, headers }) => ({ type, url, headers })),
+  };
+}
+
 // --- llms.txt
 
 export function llmsTxt(baseUrl: string): string {

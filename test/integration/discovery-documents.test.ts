@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { compactVerify, createLocalJWKSet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mcpRegistryServerJson } from "../../src/mcp/discovery.ts";
 import { openApiDocument } from "../../src/openapi/document.ts";
 import { expectMeta } from "../helpers/envelope.ts";
 import { newAjv } from "../helpers/openapi.ts";
@@ -273,6 +274,21 @@ describe("the MCP server card", () => {
     expect(mcp.endpoint).toBe(body.remotes[0].url);
     expect(mcp.supportedProtocolVersions).toEqual(body.remotes[0].supportedProtocolVersions);
     expect(mcp.documents.mcp_server_card).toBe(`${TEST_BASE_URL}/api/mcp/server-card`);
+  });
+});
+
+describe("server.json", () => {
+  it("agrees with the card the server serves: the entry `npm run server-json` writes for its BASE_URL", async () => {
+    const card = (await server.getJson("/api/mcp/server-card")).body;
+    const entry = mcpRegistryServerJson(TEST_BASE_URL);
+    expect(entry.name).toBe(card.name);
+    expect(entry.version).toBe(card.version);
+    expect(entry.description).toBe(card.description);
+    expect(entry.remotes).toEqual([
+      { type: "streamable-http", url: card.remotes[0].url, headers: card.remotes[0].headers },
+    ]);
+    // The project's own server.json (the example deployment's) carries the version served.
+    expect(readJson("server.json").version).toBe(card.version);
   });
 });
 
