@@ -5,24 +5,24 @@
  *
  *   npm run --silent server-json -- <BASE_URL> > server.json
  *
- * Exit status: 0 written on stdout; 2 no BASE_URL, or not an http(s) URL.
+ * Exit status:
+ *   0  done: server.json on stdout
+ *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
  */
 import { mcpRegistryServerJson } from "../src/mcp/discovery.ts";
-import { EXIT_DONE, EXIT_USAGE, runCommand, UsageError } from "./cli.ts";
+import { EXIT_DONE, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
 
 await runCommand(
   {
     name: "server-json",
-    usage: ["npm run --silent server-json -- <BASE_URL> > server.json"],
+    usage: ["npm run server-json -- <BASE_URL>"],
     notes: [
-      "BASE_URL is the deployment's public URL (https://abeille.example.fr): the name is its host in reverse-DNS form.",
+      "BASE_URL is the deployment's public URL (https://abeille.example.fr): the name is its host in reverse-DNS form;",
+      "with npm's --silent, stdout is the file: npm run --silent server-json -- <BASE_URL> > server.json",
     ],
     options: {},
     allowPositionals: true,
-    exitStatuses: [
-      [EXIT_DONE, "server.json written on stdout"],
-      [EXIT_USAGE, "no BASE_URL, or not an http(s) URL (one line)"],
-    ],
+    exitStatuses: [[EXIT_DONE, "done: server.json on stdout"], USAGE_STATUS],
   },
   ({ positionals }) => {
     const [baseUrl, ...extra] = positionals;

@@ -39,8 +39,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const elect = (name: string, instance: string) => {
-  const election = startLeaderElection({ url, name, retryMs: RETRY_MS, applicationName: `fence-test-${instance}` });
+/**
+ * An instance's election. `retryMs` long: an instance whose connection the test ends does not come
+ * back to take the lock again within the test (as a machine that died), which would race the other.
+ */
+const elect = (name: string, instance: string, retryMs = RETRY_MS) => {
+  const election = startLeaderElection({ url, name, retryMs, applicationName: `fence-test-${instance}` });
   elections.push(election);
   return election;
 };
@@ -83,7 +87,7 @@ const refused = async (work: Promise<unknown>) => {
 
 /** A fence following a leader that led, then lost its connection. */
 async function deposed(name: string): Promise<LeaderFence> {
-  const leader = elect(name, `${name}-deposed`);
+  const leader = elect(name, `${name}-deposed`, 120_000);
   await until(() => leader.isLeader());
   const fence = createLeaderFence(pool);
   fence.follow(leader.term);
@@ -93,7 +97,7 @@ async function deposed(name: string): Promise<LeaderFence> {
 
 describe("the leader's fence", () => {
   it("lets a leader that lost its connection commit none of its pending work; the next leader starts once that work ended", async () => {
-    const first = elect("fenced", "first");
+    const first = elect("fenced", "first", 120_000);
     await until(() => first.isLeader());
     const second = elect("fenced", "second");
     const fence = createLeaderFence(pool);
