@@ -367,7 +367,9 @@ describe("BODACC layouts and bounds", () => {
       read: 1,
       period: { from: "2020-11-30", to: "2020-11-30" },
       matched: 1,
-      updated: 1,
+      // Its liquidation closed for want of assets: the company is gone, the merchant recorded closed.
+      updated: 0,
+      closed: 1,
       skipped: {},
       rejected: [],
       rejected_count: 0,
