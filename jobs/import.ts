@@ -10,8 +10,8 @@
  * SIRENE stock (INSEE, UTF-8 CSV with its header, as published: plain, zipped or gzipped; the
  * layouts since 2019, columns found by name whatever their case and order): active (A) and public
  * (O) establishments of the trades the registry covers become PROBATION merchants with their
- * identity verified; known ones take the file's address and activity; closed ones (F) archive
- * their merchant. The legal units file gives each merchant its company's name, legal form and
+ * identity verified; known ones take the file's address and activity; closed ones (F) record
+ * their merchant's closure (resolvable, saying closed, never a search hit). The legal units file gives each merchant its company's name, legal form and
  * creation date (and the company's age as an official signal; the file is read for the companies
  * of the kept establishments only): without it, a new establishment has no name the files give
  * and is skipped (name_unknown), known ones still follow their rows. Names are INSEE's own, in its
@@ -31,8 +31,9 @@
  * /exports/json or /exports/jsonl; plain, gzipped or zipped): the merchants of each company
  * (SIREN) the file names record bodacc_clean, verified when no insolvency proceeding,
  * deregistration or sale of their business stands against them, failed with the announcement
- * otherwise; a deregistration archives them. Ends with counts: records read; merchants matched,
- * updated, archived, unchanged; records skipped by reason; records rejected, counted and the first
+ * otherwise; a deregistration or a liquidation closed for want of assets records their closure
+ * (resolvable, saying closed, never a search hit). Ends with counts: records read; merchants
+ * matched, updated, closed, unchanged; records skipped by reason; records rejected, counted and the first
  * 100 listed with their number and line. The same file twice changes nothing the second time.
  *
  * On a terminal, a bar shows the bytes read of the files' total size and the percentage; in a log
@@ -255,7 +256,7 @@ function printSirene(report: Awaited<ReturnType<typeof importSireneStock>>, job:
     json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
+          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.closed} closed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)
@@ -285,7 +286,7 @@ function printBodacc(report: Awaited<ReturnType<typeof importBodaccFile>>, json:
     json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
+          `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.closed} closed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)

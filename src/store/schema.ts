@@ -1,4 +1,4 @@
-import type { BrandVoice, SignalNotice } from "../domain/merchant.ts";
+import type { BrandVoice, MerchantClosure, SignalNotice } from "../domain/merchant.ts";
 import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
 
 export type { BrandVoice } from "../domain/merchant.ts";
@@ -51,6 +51,8 @@ export const merchants = sqliteTable(
     sameAs: text("same_as", { mode: "json" }).$type<string[]>().notNull(),
     paymentSetup: integer("payment_setup", { mode: "boolean" }).notNull().default(false),
     paymentAccountId: text("payment_account_id"),
+    /** The official closure (SIRENE, BODACC), null while open: such a merchant is never a search hit. */
+    closure: text("closure", { mode: "json" }).$type<MerchantClosure | null>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     /** Moves by one with every change of the merchant's own record (merchant_changes has each). */

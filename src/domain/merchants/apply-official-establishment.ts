@@ -1,5 +1,5 @@
 import { betterWritten, sameWritten } from "../format.ts";
-import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
+import type { Merchant, MerchantClosure, Signal, TerritorialProof } from "../merchant.ts";
 import { type Trade, tradeOf } from "../sectors.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import {
@@ -12,13 +12,14 @@ import {
 } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
-import type { Actor, MerchantDecisionDeps } from "./merchant-registry.ts";
+import type { Actor, MerchantDecisionDeps, RegisteredMerchant } from "./merchant-registry.ts";
 import type { OfficialEstablishment, OfficialPosition } from "./official-establishment.ts";
 
 export type OfficialOutcome =
   | { kind: "created"; abId: string }
   | { kind: "updated"; abId: string }
   | { kind: "archived"; abId: string }
+  | { kind: "closed"; abId: string }
   | { kind: "unchanged"; abId: string }
   | { kind: "skipped"; reason: OfficialSkipReason };
 
@@ -81,8 +82,8 @@ export function officialDisplayName(establishment: OfficialEstablishment): strin
  * Brings the registry in line with one establishment of an official file: a new active public
  * establishment of a covered trade becomes a PROBATION merchant with its identity verified; a
  * known one takes the file's address, activity and, with the legal units file, its company's name
- * and creation date; a closed one archives its merchant with the reason. A non-public
- * establishment is never stored (one already known is archived). Nothing is invented: a row
+ * and creation date; a closed one records its merchant's closure (recordClosure: resolvable,
+ * never a search hit). A non-public establishment is never stored (one already known is archived). Nothing is invented: a row
  * whose files give no name, no creation date or no date for the check brings no merchant in, and a
  * check recorded later than the row's (through the official API, say) is kept. The same row twice
  * changes nothing the second time.
@@ -104,9 +105,7 @@ export function applyOfficialEstablishment(
     if (!existing || existing.merchant.status === "ARCHIVED") {
       return { kind: "skipped", reason: establishment.public ? "closed" : "not_public" };
     }
-    const reason = establishment.public
-      ? `établissement fermé au répertoire SIRENE (traité le ${establishment.processedAt?.slice(0, 10) ?? "?"})`
-      : "établissement devenu non diffusible au répertoire SIRENE";
+    if (establishment.public) return recordClosure(deps, existing, establishment, actor, nowIso);
     const written = deps.registry.update({
       abId: existing.merchant.abId,
       expectedRevision: existing.revision,
@@ -118,7 +117,7 @@ export function applyOfficialEstablishment(
         actor,
         action: "status_changed",
         changes: { status: { from: existing.merchant.status, to: "ARCHIVED" } },
-        reason,
+        reason: "établissement devenu non diffusible au répertoire SIRENE",
       },
       feed: feedChange(existing.merchant.status, "ARCHIVED"),
     });
@@ -200,6 +199,8 @@ export function applyOfficialEstablishment(
     if (unit.createdOn) set("foundedOn", unit.createdOn);
   }
   if (establishment.name) setText("businessName", establishment.name);
+  // Open again in SIRENE (a row corrected, an establishment reopened): SIRENE's closure is lifted; BODACC's stands.
+  if (merchant.closure?.source === "sirene") set("closure", null);
   else if (unit && !sameWritten(merchant.businessName, unit.legalName) && nameStandsInForLegalName(merchant, trade)) {
     set("businessName", unit.legalName);
   }
@@ -291,4 +292,48 @@ function placed(proof: TerritorialProof, position: OfficialPosition | null, chec
     verified,
     verifiedAt: verified ? checkedAt : null,
   };
+}
+
+/**
+ * Records that SIRENE says the establishment closed (docs/decisions.md, "Issue 37: only what is in
+ * business"): the merchant keeps its status and stays resolvable, saying closed, since when (the
+ * row's dateDebut, else INSEE's processing date, else the file's) and from which source, and is no
+ * longer a search hit. A closure already recorded (by SIRENE or BODACC) stands: nothing changes.
+ */
+function recordClosure(
+  deps: MerchantDecisionDeps,
+  existing: RegisteredMerchant,
+  establishment: OfficialEstablishment,
+  actor: Actor,
+  nowIso: string,
+): OfficialOutcome {
+  const { merchant } = existing;
+  if (merchant.closure) return { kind: "unchanged", abId: merchant.abId };
+  const closedOn =
+    establishment.closedOn ?? establishment.processedAt?.slice(0, 10) ?? establishment.fileDate ?? nowIso.slice(0, 10);
+  const closure: MerchantClosure = {
+    closedOn,
+    source: "sirene",
+    sourceUrl: SIRENE_DATASET_URL,
+    label: "Établissement fermé (état administratif F)",
+    announcementId: null,
+    recordedAt: nowIso,
+  };
+  const written = deps.registry.update({
+    abId: merchant.abId,
+    expectedRevision: existing.revision,
+    fields: { closure, updatedAt: nowIso },
+    products: null,
+    territorialProof: undefined,
+    event: {
+      at: nowIso,
+      actor,
+      action: "updated",
+      changes: { closure: { from: null, to: { closed_on: closedOn, source: "sirene" } } },
+      reason: `établissement fermé au répertoire SIRENE le ${closedOn}`,
+    },
+    feed: feedChange(merchant.status, merchant.status),
+  });
+  if (!written) throw changedMeanwhile(merchant.abId);
+  return { kind: "closed", abId: merchant.abId };
 }

@@ -17,6 +17,7 @@ import {
   LEGAL_UNIT_COLUMNS,
   legalUnitOf,
   NAF_2025_COLUMN,
+  PERIOD_START_COLUMN,
   placedAt,
   positionOf,
 } from "./establishments.ts";
@@ -51,6 +52,8 @@ export interface SireneImportReport extends RejectionList<SireneRejection> {
   created: number;
   updated: number;
   archived: number;
+  /** Merchants an official closure was recorded for (still resolvable, no longer search hits). */
+  closed: number;
   unchanged: number;
   skipped: Record<string, number>;
 }
@@ -143,7 +146,7 @@ export async function importSireneStock(
       "establishments",
       files.establishments,
       ESTABLISHMENT_COLUMNS,
-      [...GEO_COLUMNS, NAF_2025_COLUMN],
+      [...GEO_COLUMNS, NAF_2025_COLUMN, PERIOD_START_COLUMN],
       hooks.meter,
     );
   // What is read, in order: a first pass over the establishments names the companies and places
@@ -163,6 +166,7 @@ export async function importSireneStock(
     created: 0,
     updated: 0,
     archived: 0,
+    closed: 0,
     unchanged: 0,
     skipped: {},
     rejected: [],

@@ -256,5 +256,11 @@ export const migrations: Migration[] = [
     "statements": [
       "CREATE TABLE `deployment_files` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`sha256` text NOT NULL,\n\t`recorded_at` text NOT NULL,\n\t`recorded_by` text NOT NULL\n);"
     ]
+  },
+  {
+    "id": "0022_peaceful_chimera",
+    "statements": [
+      "ALTER TABLE `merchants` ADD `closure` text;"
+    ]
   }
 ];

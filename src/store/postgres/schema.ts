@@ -309,6 +309,7 @@ export const merchants = pgTable(
     sameAs: jsonText("same_as").$type<(typeof sqlite.merchants.sameAs)["_"]["data"]>().notNull(),
     paymentSetup: boolean("payment_setup").notNull().default(false),
     paymentAccountId: text("payment_account_id"),
+    closure: jsonText("closure").$type<(typeof sqlite.merchants.closure)["_"]["data"]>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     revision: bigint("revision", { mode: "number" }).notNull().default(1),

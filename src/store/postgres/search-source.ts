@@ -10,11 +10,11 @@ import type { MerchantRow, ProductRow, SignalRow } from "../../search/embedded/d
 import {
   byTrust,
   groupBy,
-  LISTED_SQL,
   listedDocumentsOf,
   MERCHANT_COLUMNS_SQL,
   type MerchantRows,
   PRODUCT_COLUMNS_SQL,
+  SEARCH_HIT_SQL,
   type SearchSource,
   SIGNAL_COLUMNS_SQL,
   type TrustEntry,
@@ -61,7 +61,7 @@ export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
 
   async function listedByTrust(db: Queryable, at: Date): Promise<TrustEntry[]> {
     const listed = await db.query<{ ab_id: string; sector: string }>(
-      `SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL}) ORDER BY ab_id COLLATE "C"`,
+      `SELECT ab_id, sector FROM merchants WHERE ${SEARCH_HIT_SQL} ORDER BY ab_id COLLATE "C"`,
     );
     // Trust a page of merchants at a time, from their signals (every signal at once would hold
     // millions of rows in memory at 100,000 merchants), then one order over the pages.

@@ -182,5 +182,11 @@ export const migrations: Migration[] = [
       "ALTER TABLE \"space_notices\" ADD CONSTRAINT \"space_notices_ab_id_merchants_ab_id_fk\" FOREIGN KEY (\"ab_id\") REFERENCES \"public\".\"merchants\"(\"ab_id\") ON DELETE no action ON UPDATE no action;",
       "CREATE INDEX \"space_notices_at\" ON \"space_notices\" USING btree (\"at\");"
     ]
+  },
+  {
+    "id": "0011_sudden_namora",
+    "statements": [
+      "ALTER TABLE \"merchants\" ADD COLUMN \"closure\" text;"
+    ]
   }
 ];
