@@ -10,8 +10,9 @@
  * SIRENE stock (INSEE, UTF-8 CSV with its header, as published: plain, zipped or gzipped; the
  * layouts since 2019, columns found by name whatever their case and order): active (A) and public
  * (O) establishments of the trades the registry covers become PROBATION merchants with their
- * identity verified; known ones take the file's address and activity; closed ones (F) archive
- * their merchant. The legal units file gives each merchant its company's name, legal form and
+ * identity verified; known ones take the file's address and activity; closed ones (F) record
+ * their merchant's closure (resolvable, saying closed, never a search hit), and one open again
+ * lifts it. The legal units file gives each merchant its company's name, legal form and
  * creation date (and the company's age as an official signal; the file is read for the companies
  * of the kept establishments only): without it, a new establishment has no name the files give
  * and is skipped (name_unknown), known ones still follow their rows. Names are INSEE's own, in its
@@ -34,11 +35,12 @@
  * imported, else yesterday) through today, the establishments then the companies of each day, page
  * after page by the API's cursor (1,000 a page, at most 30 requests a minute, waiting on a 429 as
  * its Retry-After says). Each establishment is applied as the stock's row would be, verified as of
- * the day processed; each company renames its merchants, or archives them when it ceased. A day
+ * the day processed; each company renames its merchants, or records their closure when it ceased. A day
  * that answers 404 ("Aucun élément trouvé") is empty. Where the run got to is kept in the store
  * after each page: a run killed or stopped by a failure takes up at that page the next time. Ends
  * with the days asked, the day every day up to which is done, and counts. Without SIRENE_API_KEY,
- * one line says so and nothing is done (exit 2).
+ * one line says so and nothing is done (exit 2). Run by the server's leader (PostgreSQL), both
+ * daily imports write only while that server leads.
  *
  *   npm run import -- bodacc-daily [--since 2026-12-01] [--json]
  *
@@ -54,9 +56,10 @@
  * /exports/json or /exports/jsonl; plain, gzipped or zipped): the merchants of each company
  * (SIREN) the file names record bodacc_clean, verified when no insolvency proceeding,
  * deregistration or sale of their business stands against them, failed with the announcement
- * otherwise; a deregistration archives them. Ends with counts: records read; merchants matched,
- * updated, archived, unchanged; records skipped by reason; records rejected, counted and the first
- * 100 listed with their number and line. The same file twice changes nothing the second time.
+ * otherwise; a deregistration or a liquidation closed for want of assets records their closure
+ * (resolvable, saying closed, never a search hit). Ends with counts: records read; merchants
+ * matched, updated, closed, unchanged; records skipped by reason; records rejected, counted and
+ * the first 100 listed with their number and line. The same file twice changes nothing the second time.
  *
  * On a terminal, a bar shows the bytes read of the files' total size and the percentage; in a log
  * (stderr not a terminal), a line each tenth of the way.
@@ -98,7 +101,7 @@ import { createCommuneLookup } from "../src/seed/communes.ts";
 import type { OpenedStore } from "../src/store/open-store.ts";
 import { isBusy } from "../src/store/write-lock.ts";
 import { CommandError, EXIT_DONE, EXIT_FAILED, EXIT_USAGE, runCommand, USAGE_STATUS, UsageError } from "./cli.ts";
-import { registryPortsOf, withJobStore } from "./job-store.ts";
+import { followLeaderTerm, registryPortsOf, withJobStore } from "./job-store.ts";
 import { isPostgresRefusal } from "./postgres-refusal.ts";
 import { count, progressBar } from "./progress.ts";
 import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
@@ -246,14 +249,23 @@ async function run(job: ImportJob, json: boolean): Promise<void> {
       );
     }
     const apiKey = config.sireneApi.key;
-    await withJobStore(config, "import", (store) => importDaysInto(store, config, apiKey, job, json));
+    await withJobStore(config, "import", (store) => importDaysInto(asLeaderJob(store), config, apiKey, job, json));
     return;
   }
   if (job.source === "bodacc-daily") {
-    await withJobStore(config, "import", (store) => importBodaccDaysInto(store, config, job.since, json));
+    await withJobStore(config, "import", (store) => importBodaccDaysInto(asLeaderJob(store), config, job.since, json));
     return;
   }
   await withJobStore(config, "import", (store) => importInto(store, job, json));
+}
+
+/**
+ * The daily imports the server's leader runs (jobs/daily-imports.ts) write the registry only while
+ * that server leads (its term in the environment); run by hand, they write as any command does.
+ */
+function asLeaderJob(store: OpenedStore): OpenedStore {
+  if (store.engine === "postgres") followLeaderTerm(store);
+  return store;
 }
 
 /** The daily import into the store it opened, from API Sirene (see the header). */
@@ -347,7 +359,7 @@ async function importBodaccDaysInto(
         : [
             ...report.days.map(
               (day) =>
-                `${day.day}: ${day.read} records, ${day.matched} merchants matched, ${day.updated} updated, ${day.archived} archived, ${day.unchanged} unchanged, ${day.rejected_count} rejected`,
+                `${day.day}: ${day.read} records, ${day.matched} merchants matched, ${day.updated} updated, ${day.closed} closed, ${day.unchanged} unchanged, ${day.rejected_count} rejected`,
             ),
             `done through: ${report.through ?? "no day yet"} (the next run starts the day after)`,
             "",
@@ -375,7 +387,7 @@ function printSireneDays(report: SireneDailyReport & { requests: number }, json:
     json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.from} to ${report.to}${report.resumed ? " (taken up where the last run stopped)" : ""}: ${report.establishments} establishments and ${report.legal_units} companies read in ${report.pages} pages (${report.requests} requests): ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.confirmed} confirmed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
+          `${report.from} to ${report.to}${report.resumed ? " (taken up where the last run stopped)" : ""}: ${report.establishments} establishments and ${report.legal_units} companies read in ${report.pages} pages (${report.requests} requests): ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.closed} closed, ${report.confirmed} confirmed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)
@@ -472,7 +484,7 @@ function printSirene(report: Awaited<ReturnType<typeof importSireneStock>>, job:
     json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.confirmed} confirmed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
+          `${report.read} rows: ${report.created} added, ${report.updated} updated, ${report.archived} archived, ${report.closed} closed, ${report.confirmed} confirmed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)
@@ -505,7 +517,7 @@ function printBodacc(report: Awaited<ReturnType<typeof importBodaccFile>>, json:
     json
       ? `${JSON.stringify(report, null, 2)}\n`
       : [
-          `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.archived} archived, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
+          `${report.read} records${period ? ` published ${period.from} to ${period.to}` : ""}: ${report.matched} merchants matched, ${report.updated} updated, ${report.closed} closed, ${report.unchanged} unchanged, ${report.rejected_count} rejected`,
           `skipped: ${
             Object.entries(skipped)
               .map(([reason, count]) => `${reason} ${count}`)

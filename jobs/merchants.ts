@@ -26,7 +26,7 @@
  * Exit status:
  *   0  done
  *   1  refused: a file missing or not JSON, a declaration or change refused (the reason on stderr), or for import and observe some lines rejected (the others applied)
- *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   2  usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)
  */
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
@@ -57,7 +57,7 @@ import {
   EXIT_DONE,
   EXIT_FAILED,
   runCommand,
-  USAGE_STATUS,
+  USAGE_OR_SECRET_STATUS,
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
@@ -129,7 +129,7 @@ await runCommand(
         EXIT_FAILED,
         "refused: a file missing or not JSON, a declaration or change refused (the reason on stderr), or for import and observe some lines rejected (the others applied)",
       ],
-      USAGE_STATUS,
+      USAGE_OR_SECRET_STATUS,
     ],
   },
   async ({ values, positionals }) => {
@@ -243,7 +243,7 @@ async function runOn(
       ]);
       if (report.rejected.length > 0) process.exitCode = EXIT_FAILED;
     } else if (command === "letters" && options.letters) {
-      const report = await runLetters(store.letters, config, options.letters);
+      const report = await runLetters(store, config, options.letters);
       out(report, [
         report.letters === 0
           ? "0 letters: no listed establishment matches (nothing written)"
@@ -291,9 +291,13 @@ async function runOn(
       out(claims, [
         ...claims.map(
           (claim) =>
-            `${claim.claimId}  ${claim.revokedAt ? "revoked" : "live   "}  ${claim.via.padEnd(10)}  ${claim.createdAt}  ${printable(claim.email ?? "(no email)")}${claim.revokedAt ? `  revoked ${claim.revokedAt} by ${printable(claim.revokedBy ?? "")}: ${printable(claim.revokedReason ?? "")}` : ""}`,
+            `${claim.claimId}  ${claim.revokedAt ? "revoked" : claim.lapsedAt ? "lapsed " : "live   "}  ${claim.via.padEnd(10)}  ${(claim.basis ?? "-").padEnd(6)}  ${claim.createdAt}  ${printable(claim.email ?? "(no email)")}${claim.revokedAt ? `  revoked ${claim.revokedAt} by ${printable(claim.revokedBy ?? "")}: ${printable(claim.revokedReason ?? "")}` : claim.lapsedAt ? `  lapsed ${claim.lapsedAt} (a later sign-in no longer carried its ${claim.basis ?? "basis"})` : ""}`,
         ),
-        `${claims.length} claim(s) on ${abId}, ${claims.filter((claim) => !claim.revokedAt).length} live`,
+        `${claims.length} claim(s) on ${abId}, ${claims.filter((claim) => !claim.revokedAt && !claim.lapsedAt).length} live${
+          claims.some((claim) => !claim.revokedAt && claim.lapsedAt)
+            ? `, ${claims.filter((claim) => !claim.revokedAt && claim.lapsedAt).length} lapsed`
+            : ""
+        }`,
       ]);
     } else if (command === "revoke-claim") {
       const [claimId] = args as [string];
@@ -301,7 +305,9 @@ async function runOn(
         by: actor,
         reason: options.reason ?? "",
       });
-      out(revoked, [`${claimId} on ${revoked.abId} revoked; its person's sessions are ended`]);
+      out(revoked, [
+        `${claimId} on ${revoked.abId} revoked, with the person's other claims on it; its person's sessions are ended`,
+      ]);
     } else if (command === "show") {
       const [abId] = args as [string];
       const { merchant, revision } = await readRegistered(deps, abId);

@@ -8,22 +8,24 @@
  *
  * Exit status:
  *   0  done: the counts on stdout (merchants that failed to render are counted there, and warned)
- *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   2  usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)
  *   3  busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)
  */
 import { loadConfig } from "../src/config/config.ts";
+import { sweepTrustChanges } from "../src/domain/trust/trust-sweep.ts";
 import { logger } from "../src/logging.ts";
 import { refreshCodeKey } from "../src/publish/code-key.ts";
 import { RefreshBusyError, type RefreshSummary, runRefresh } from "../src/publish/publisher.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import { publishSigning } from "../src/publish/signing-hooks.ts";
 import { workerRunner } from "../src/publish/worker-runner.ts";
-import { createEmbeddedSearchIndex } from "../src/search/embedded/index.ts";
 import { postgresRefreshStore } from "../src/store/postgres/publish-index.ts";
 import { createPostgresPublishedDocuments } from "../src/store/postgres/published-documents.ts";
-import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_STATUS, wholeNumberOption } from "./cli.ts";
-import { withJobStore } from "./job-store.ts";
+import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_OR_SECRET_STATUS, wholeNumberOption } from "./cli.ts";
+import { followLeaderTerm, withJobStore } from "./job-store.ts";
 import { progressBar } from "./progress.ts";
+import { catchUpSearchIndex } from "./search-catch-up.ts";
+import { requireSharedFiles } from "./shared-files.ts";
 
 await runCommand(
   {
@@ -42,7 +44,7 @@ await runCommand(
     },
     exitStatuses: [
       [EXIT_DONE, "done: the counts on stdout (merchants that failed to render are counted there, and warned)"],
-      USAGE_STATUS,
+      USAGE_OR_SECRET_STATUS,
       [
         EXIT_BUSY,
         "busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)",
@@ -59,19 +61,17 @@ await runCommand(
     const showProgress = !values.quiet && !values.json && process.stderr.isTTY === true;
     const bar = progressBar({ label: "refresh", unit: "merchants" });
 
-    const summary: RefreshSummary = await withJobStore(config, "refresh", (store) =>
-      runRefresh({
+    const summary: RefreshSummary & { trustTouched: number } = await withJobStore(config, "refresh", async (store) => {
+      // It signs the snapshots with the deployment's keys, never a key it would make itself.
+      await requireSharedFiles(store.deploymentFiles, config, ["keys"]);
+      const run = await runRefresh({
         ...(store.engine === "sqlite"
-          ? {
-              db: store.db,
-              // The search index keeps a copy of each merchant's trust and status: bring the changed ones up to date.
-              onMerchantsChanged: (abIds: string[]) => createEmbeddedSearchIndex(store.db).refresh(abIds),
-            }
+          ? { db: store.db }
           : // PostgreSQL: the registry's reads and the serve index in the shared database, each file
-            // published there for every instance's mirror (docs/several-machines.md). Each server's
-            // own search index follows the feed by itself.
+            // published there for every instance's mirror (docs/several-machines.md).
             {
-              store: postgresRefreshStore(store.pool),
+              // A refresh the leader scheduled publishes only while that server still leads.
+              store: postgresRefreshStore(store.pool, { fence: followLeaderTerm(store) }),
               publishedDocuments: createPostgresPublishedDocuments(store.pool),
             }),
         config,
@@ -84,11 +84,21 @@ await runCommand(
           ? {}
           : { runner: workerRunner({ ...config, databaseUrl: config.postgres?.url ?? null }, settings, workers) }),
         ...(showProgress ? { onProgress: ({ done, total }) => bar.update(done, total) } : {}),
-      }),
-    ).catch((error: unknown) => {
-      if (error instanceof RefreshBusyError)
-        throw new CommandError(`${error.message}; run it again once it ends`, EXIT_BUSY);
-      throw error;
+      }).catch((error: unknown) => {
+        if (error instanceof RefreshBusyError)
+          throw new CommandError(`${error.message}; run it again once it ends`, EXIT_BUSY);
+        throw error;
+      });
+      // Trust that moved by itself since the last sweep (a signal's expiry, a company's
+      // anniversary) becomes a change of the feed (src/domain/trust/trust-sweep.ts); the store's own
+      // search index then follows the feed (each PostgreSQL server's follows it by itself).
+      const swept = await sweepTrustChanges({
+        store: store.trustSweep,
+        merchants: store.merchants,
+        now: () => new Date(),
+      });
+      await catchUpSearchIndex(store, "refresh");
+      return { ...run, trustTouched: swept.touched };
     });
     if (showProgress) bar.end();
 
@@ -100,7 +110,8 @@ await runCommand(
           `  merchants  ${summary.merchants} published (${summary.rendered} rendered, ${summary.skipped} unchanged without rendering)\n` +
           `  files      ${summary.written} written, ${summary.unchanged} unchanged, ${summary.deleted} deleted\n` +
           `  snapshots  ${summary.snapshotsSigned} signed\n` +
-          `  changed    ${summary.changed} merchants since the last run (search index updated for them)\n` +
+          `  changed    ${summary.changed} merchants since the last run\n` +
+          `  trust      ${summary.trustTouched} merchants whose trust moved by itself (the search index follows them)\n` +
           `  withdrawn  ${summary.withdrawn} merchants\n` +
           `${summary.failed > 0 ? `  failed     ${summary.failed} merchants (see warnings)\n` : ""}` +
           `  seconds    ${summary.seconds}\n`,

@@ -3,7 +3,8 @@
  * MEILISEARCH_URL is set, the embedded index otherwise).
  *
  *   npm run search -- status     the engine, its state and its lag (as /api/health reports them)
- *   npm run search -- sync       applies the store's changes since the engine's cursor, then exits
+ *   npm run search -- sync       records the trust changes since the last sweep (trust-sweep.ts), applies
+ *                                the store's changes since the engine's cursor, then exits
  *   npm run search -- rebuild    a full build, with a progress bar; on Meilisearch, into a new index
  *                                swapped in at the end (searches keep the old one meanwhile)
  *   npm run search -- cards      brings the search result cards kept in the store in step (a full
@@ -17,6 +18,7 @@
  */
 import { type Config, loadConfig } from "../src/config/config.ts";
 import { createSearchCardKeeper } from "../src/domain/registry/keep-search-cards.ts";
+import { sweepTrustChanges } from "../src/domain/trust/trust-sweep.ts";
 import { setLogLevel } from "../src/logging.ts";
 import { processCardCode } from "../src/publish/code-key.ts";
 import {
@@ -42,7 +44,8 @@ await runCommand(
     usage: COMMANDS.map((command) => `npm run search -- ${command}`),
     notes: [
       "status: the engine, its state (ready, building, not_built, catching_up, unavailable) and its lag",
-      "sync: applies the store's changes since the engine's cursor; rebuild: a full build, with a",
+      "sync: records the trust that moved by itself since the last sweep, then applies the store's changes",
+      "since the engine's cursor; rebuild: a full build, with a",
       "progress bar; cards: brings the search result cards kept in the store in step.",
       "The engine is Meilisearch when MEILISEARCH_URL is set, the embedded index otherwise.",
     ],
@@ -91,6 +94,8 @@ async function runOn(store: OpenedStore, config: Config, command: SearchCommand)
     if (command === "status") {
       process.stdout.write(`${JSON.stringify(await engine.health(), null, 2)}\n`);
     } else if (command === "sync") {
+      // Trust that moved by itself (a signal's expiry) is a change of the feed once swept.
+      await sweepTrustChanges({ store: store.trustSweep, merchants: store.merchants, now });
       const status = await engine.follower.syncOnce();
       if (status.state === "unavailable") throw new Error(status.lastError ?? `${name} could not be brought in step`);
       process.stdout.write(`${name} is in step with the store at revision ${status.cursor}.\n`);

@@ -16,6 +16,7 @@ import { createKillSwitch } from "../src/domain/access/kill-switch.ts";
 import { ServiceError, validationError } from "../src/errors/service-error.ts";
 import { writeAnswer } from "../src/http/conventions.ts";
 import { isApiPath, malformedTarget, pageMethodNotAllowed, unknownApiPath } from "../src/http/edge.ts";
+import { createForwardedSchemeCheck } from "../src/http/forwarded-scheme.ts";
 import { requestIdOf } from "../src/http/request-id.ts";
 import { renderError } from "../src/http/respond.ts";
 import { type Endpoint, requestContext } from "../src/http/route.ts";
@@ -151,7 +152,9 @@ export async function startServer(options: { port: number; host: string }): Prom
   // The first X-Forwarded-For entry is whatever the caller wrote: read as the client address, it
   // would give anyone a fresh anonymous rate-limit budget. Drop the header unless proxies are trusted
   // (TRUST_PROXY hops; the guard then reads the right-most trusted entry itself).
+  const checkForwardedScheme = createForwardedSchemeCheck(config, (message, fields) => logger.warn(message, fields));
   const server = http.createServer((request, response) => {
+    checkForwardedScheme(request.headers);
     if (config.trustProxyHops === 0) delete request.headers["x-forwarded-for"];
     // Every answer carries the request's id, whoever writes it (static files, the published fast
     // path, routes): it is fixed here, on the request, once; writeAnswer puts it on the answer.

@@ -14,6 +14,7 @@ import {
   type SignInLinkStore,
   type SignInLinkTokens,
 } from "./domain/merchant-space/sign-in-links.ts";
+import type { SpaceNoticeStore } from "./domain/merchant-space/space-notices.ts";
 import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
 import type { CommuneLookup, MerchantRegistryStore } from "./domain/merchants/merchant-registry.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
@@ -24,6 +25,7 @@ import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
 import type { SettingsRepository } from "./domain/settings-store.ts";
+import { createTrustSweeper, type TrustSweeper } from "./domain/trust/trust-sweep.ts";
 import type { PreparedEnvelope } from "./http/envelope.ts";
 import { logger } from "./logging.ts";
 import { notifyOutbox } from "./mail/outbox-signal.ts";
@@ -101,6 +103,12 @@ export interface App {
   keptCards: SearchCardStore;
   /** Builds and renews the kept cards; started by the process that runs the background work. */
   cardKeeper: SearchFollower;
+  /**
+   * Records a touch of the merchants whose trust moved by itself (a signal expired, a company's
+   * age stepped), so that every follower of the feed applies them; started by the process that
+   * runs the background work.
+   */
+  trustSweeper: TrustSweeper;
   /** The code key kept cards are built with (src/publish/code-key.ts cardCodeKey), computed once. */
   cardCode: () => string;
   /** Serialized answers that change only with the store (resolve), checked against the store revision. */
@@ -151,6 +159,8 @@ export interface App {
   /** Sign-in links of the letter path, and their tokens (DATA_DIR/secrets/pro-sign-in-link.key). */
   signInLinks: SignInLinkStore;
   signInLinkTokens: SignInLinkTokens;
+  /** The notices of claims and lead email changes, as the outbox renders them. */
+  spaceNotices: SpaceNoticeStore;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
   /** Rejects when the database does not answer (the health check's readiness; a success is kept a second). */
@@ -190,6 +200,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
     onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),
+    // Meilisearch is shared: only the leader writes it, through the fence its election gives.
+    ...(store.engine === "postgres" ? { meilisearchWriteGate: store.leaderFence.hold } : {}),
   });
   const cardKeeper = createSearchFollower({
     engine: createSearchCardKeeper({
@@ -203,6 +215,10 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     batchSize: 1_000,
     onError: warnAtMostEveryMinute("search card keeper failed, cards are built when shown"),
   });
+  const trustSweeper = createTrustSweeper(
+    { store: store.trustSweep, merchants, now },
+    { onError: warnAtMostEveryMinute("trust sweep failed; it tries again (search ranks by the trust of before)") },
+  );
   return {
     config,
     get db(): Db {
@@ -216,6 +232,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     searchCards: createSearchCardCache(),
     keptCards,
     cardKeeper,
+    trustSweeper,
     cardCode,
     preparedAnswers: createRevisionCache<PreparedAnswer>({
       maxEntries: PREPARED_ANSWER_ENTRIES,
@@ -270,6 +287,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     letterCodeKeys: createLetterCodeKeys(once(() => loadOrCreateSecret(letterCodeKeyFile(config.dataDir)))),
     signInLinks: store.signInLinks,
     signInLinkTokens: createSignInLinkTokens(once(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir)))),
+    spaceNotices: store.spaceNotices,
     notifyOutbox,
     // Load-balancer traffic: on PostgreSQL each probe is a round trip (read-at-most.ts).
     probeDatabase: readAtMostEvery(HEALTH_READ_INTERVAL_MS, store.probeDatabase),
@@ -289,6 +307,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
       void searchEngine.follower.stop();
       void searchEngine.fallbackFollower?.stop();
       void cardKeeper.stop();
+      void trustSweeper.stop();
       void store.close();
       void limitStore.close?.();
     },

@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { validate as validateCron } from "node-cron";
 import { z } from "zod";
+import { DEFAULT_MINIMUM_ACR, MINIMUM_ACR_CHOICES } from "../domain/merchant-space/assurance.ts";
 import { type EmbedderSetting, parseEmbedderSetting } from "../search/embedders/setting.ts";
 
 const booleanFlag = z
@@ -284,6 +285,15 @@ export const configSchema = z
     ),
     PROCONNECT_CLIENT_ID: optionalText,
     PROCONNECT_CLIENT_SECRET: optionalText,
+    // The least assurance (the ID token's acr, data/proconnect-assurance.json) a ProConnect sign-in
+    // must carry to open a session: eidas0 ... eidas3.
+    PROCONNECT_MIN_ACR: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .refine((value) => MINIMUM_ACR_CHOICES.includes(value), `must be one of ${MINIMUM_ACR_CHOICES.join(", ")}`)
+        .default(DEFAULT_MINIMUM_ACR),
+    ),
     // Per client address and hour: sign-ins started at ProConnect, and claims posted in the space.
     PRO_SIGN_INS_HOURLY: positiveInt(30),
     PRO_CLAIMS_HOURLY: positiveInt(30),
@@ -416,6 +426,7 @@ export const configSchema = z
               issuer: env.PROCONNECT_ISSUER,
               clientId: env.PROCONNECT_CLIENT_ID,
               clientSecret: env.PROCONNECT_CLIENT_SECRET,
+              minimumAcr: env.PROCONNECT_MIN_ACR,
             }
           : null,
       merchantSpaceLimits: {

@@ -1,7 +1,7 @@
 import { type Capabilities, evaluateCapabilities, TRUST_THRESHOLDS } from "./capabilities.ts";
 import type { Merchant } from "./merchant.ts";
 import { computeTrust, type ScorableSignal, type TrustResult } from "./trust/compute-trust.ts";
-import { identityVerifiedAt, signalChangesAt } from "./trust/signal-expiry.ts";
+import { identityVerifiedAt, nextSignalChange } from "./trust/signal-expiry.ts";
 
 export interface Assessment {
   trust: TrustResult;
@@ -21,7 +21,7 @@ export interface Assessment {
 /** What an assessment reads of a merchant: lead creation loads no more than this. */
 export type AssessableMerchant = Pick<
   Merchant,
-  "abId" | "status" | "sector" | "email" | "paymentSetup" | "descriptionLlmUnreviewed" | "brandVoice"
+  "abId" | "status" | "sector" | "email" | "paymentSetup" | "descriptionLlmUnreviewed" | "brandVoice" | "closure"
 >;
 
 export interface AssessOptions {
@@ -51,11 +51,8 @@ export function assessMerchant(
     hasContactChannel: merchant.email !== null,
     brandVoicePublished: merchant.brandVoice?.is_published === true,
     orderRailEnabled: options.orderRailEnabled,
+    closed: merchant.closure !== null,
   });
-  let validUntil: string | null = null;
-  for (const signal of signals) {
-    const change = signalChangesAt(signal, options.now);
-    if (change !== null && (validUntil === null || change < validUntil)) validUntil = change;
-  }
+  const validUntil = nextSignalChange(signals, options.now);
   return { trust, trustLevel, capabilities, validUntil, assessedAt: nowIso };
 }

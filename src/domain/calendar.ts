@@ -1,7 +1,7 @@
 /**
  * Calendar arithmetic on dates as the registry stores them (YYYY-MM-DD, UTC): how many whole years
- * a date is behind an instant, and when that count moves next; the day after a day, and the date
- * of an instant in a time zone.
+ * a date is behind an instant, when that count moves next, and which dates move at a given day; the
+ * day after a day, and the date of an instant in a time zone.
  */
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})/;
@@ -43,4 +43,45 @@ export function dayAfter(day: string, days = 1): string {
 export function dateIn(timeZone: string, at: Date): string {
   // en-CA writes dates as YYYY-MM-DD.
   return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+}
+
+/** The first UTC midnight strictly after an instant, as an ISO instant: where anniversaries fall. */
+export function nextUtcMidnight(after: Date): string {
+  return new Date(Date.UTC(after.getUTCFullYear(), after.getUTCMonth(), after.getUTCDate() + 1)).toISOString();
+}
+
+/** Whether an ISO instant is a UTC midnight (where anniversaries fall). */
+export function isUtcMidnight(instant: string): boolean {
+  return Date.parse(instant) % 86_400_000 === 0;
+}
+
+/** Whether a YYYY-MM-DD date exists (29 February of a leap year only). */
+function isRealDate(date: string): boolean {
+  return new Date(Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))))
+    .toISOString()
+    .startsWith(date);
+}
+
+const MONTHS_AND_DAYS = (at: Date) => [
+  `${String(at.getUTCMonth() + 1).padStart(2, "0")}-${String(at.getUTCDate()).padStart(2, "0")}`,
+  "02-29",
+];
+
+/**
+ * The dates (YYYY-MM-DD), one to `years` years before `at`, whose anniversary (nextAnniversary) is
+ * `at`, a UTC midnight: that day of earlier years and, on 1 March of a common year, 29 February of
+ * earlier years (their anniversary moves to that day). The inverse of nextAnniversary, checked
+ * against it, so that the two never disagree.
+ */
+export function datesWithAnniversaryAt(at: Date, years: number): string[] {
+  const atIso = at.toISOString();
+  const justBefore = new Date(at.getTime() - 1);
+  const dates = new Set<string>();
+  for (let year = at.getUTCFullYear() - 1; year >= at.getUTCFullYear() - years; year -= 1) {
+    for (const monthAndDay of MONTHS_AND_DAYS(at)) {
+      const date = `${year}-${monthAndDay}`;
+      if (isRealDate(date) && nextAnniversary(date, justBefore) === atIso) dates.add(date);
+    }
+  }
+  return [...dates];
 }

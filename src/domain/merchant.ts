@@ -11,6 +11,25 @@ export interface BrandVoice {
   is_published: boolean;
 }
 
+/**
+ * A business closed, as an official source says (docs/decisions.md, "Issue 37: only what is in
+ * business"): the merchant stays resolvable, saying so, and is never a search hit.
+ */
+export interface MerchantClosure {
+  /** The day it closed (YYYY-MM-DD), as the source dates it. */
+  closedOn: string;
+  /** `sirene`: the establishment closed in the SIRENE register; `bodacc`: a deregistration or a liquidation closed, published in the BODACC. */
+  source: "sirene" | "bodacc";
+  /** Where to read it: the dataset (SIRENE), the announcement (BODACC). */
+  sourceUrl: string;
+  /** What the source says, in French ("Établissement fermé", "Radiation du registre du commerce et des sociétés"). */
+  label: string;
+  /** The BODACC announcement's id; null for SIRENE. */
+  announcementId: string | null;
+  /** When the registry recorded it. */
+  recordedAt: string;
+}
+
 /** Plain data the domain works on, as the store hands it over (no ORM objects leak out). */
 export interface Merchant {
   abId: string;
@@ -51,6 +70,8 @@ export interface Merchant {
   terrainPhotos: string[];
   sameAs: string[];
   paymentSetup: boolean;
+  /** Null while the business is open, as far as the official sources say. */
+  closure: MerchantClosure | null;
   createdAt: string;
   updatedAt: string;
 }

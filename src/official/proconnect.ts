@@ -1,4 +1,5 @@
 import * as oidc from "openid-client";
+import { type AssuranceRequest, requestedAcrValues } from "../domain/merchant-space/assurance.ts";
 import type { IdentityProvider, SignInChecks } from "../domain/merchant-space/sign-in.ts";
 import { SignInFailure } from "../domain/merchant-space/sign-in.ts";
 import type { SpacePerson } from "../domain/merchant-space/space-store.ts";
@@ -12,12 +13,18 @@ import { isValidSiren, isValidSiret, sirenOf } from "../domain/siret.ts";
  *   loopback address, for development and tests: src/config/config.ts);
  * - authorization code flow with PKCE (S256), `state` and `nonce`; client authentication by
  *   client_secret_post;
+ * - the authorization request carries only parameters ProConnect knows (it refuses any other):
+ *   response_type, client_id, redirect_uri, scope, claims, state, nonce, code_challenge,
+ *   code_challenge_method. `claims` asks `acr` as essential at the levels the deployment accepts
+ *   (assurance.ts), and `amr`, both in the ID token;
  * - the ID token is signed (RS256) and its signature is checked (not only trusted from TLS), as
- *   is the userinfo answer, which ProConnect sends as a signed JWT (application/jwt);
- * - claims `sub`, `email`, `given_name`, `usual_name`, `siret`, `siren`, `uid` from userinfo;
+ *   is the userinfo answer, which ProConnect sends as a signed JWT (application/jwt); `acr` and
+ *   `amr` are read from the ID token (the domain checks `acr`: sign-in.ts);
+ * - claims `sub`, `email`, `given_name`, `usual_name`, `siret`, `siren`, `uid`, `idp_id` from
+ *   userinfo; a `siren` that is not its `siret`'s first nine digits is refused;
  * - sign-out at its end_session_endpoint with id_token_hint, state and post_logout_redirect_uri.
  */
-export const PROCONNECT_SCOPES = "openid email given_name usual_name siret siren uid";
+export const PROCONNECT_SCOPES = "openid email given_name usual_name siret siren uid idp_id";
 const SIGNING_ALGORITHM = "RS256";
 
 export interface ProConnectSettings {
@@ -28,6 +35,8 @@ export interface ProConnectSettings {
   redirectUri: string;
   /** `{BASE_URL}/pro`, as registered at ProConnect. */
   postLogoutRedirectUri: string;
+  /** The least `acr` the deployment accepts (PROCONNECT_MIN_ACR): the request asks it and above. */
+  minimumAcr: string;
   /** How long each call to the provider may take (ms). */
   timeoutMs?: number;
 }
@@ -43,7 +52,7 @@ export function createProConnectProvider(settings: ProConnectSettings): Identity
     return discovered;
   };
   return {
-    async begin() {
+    async begin(request: AssuranceRequest) {
       const config = await configuration();
       const checks: SignInChecks = {
         state: oidc.randomState(),
@@ -57,6 +66,7 @@ export function createProConnectProvider(settings: ProConnectSettings): Identity
         code_challenge_method: "S256",
         state: checks.state,
         nonce: checks.nonce,
+        claims: claimsParameter(settings.minimumAcr, request),
       });
       return { url, checks };
     },
@@ -87,7 +97,7 @@ export function createProConnectProvider(settings: ProConnectSettings): Identity
       } catch (error) {
         throw failureOf(error, "userinfo");
       }
-      return { person: personOf(info), idToken };
+      return { person: personOf(info, claims), idToken };
     },
 
     async endSessionUrl(idTokenHint) {
@@ -130,20 +140,43 @@ async function discover(settings: ProConnectSettings): Promise<oidc.Configuratio
   );
 }
 
-/** Who signed in, from ProConnect's userinfo: a claim missing or malformed is null, never guessed. */
-function personOf(info: oidc.UserInfoResponse): SpacePerson {
-  const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
-  const siret = text(info.siret);
+/**
+ * The `claims` authorization parameter (OpenID Connect Core 5.5): `acr` essential at the accepted
+ * levels, and `amr`, in the ID token.
+ */
+export function claimsParameter(minimumAcr: string, request: AssuranceRequest): string {
+  return JSON.stringify({
+    id_token: { acr: { essential: true, values: requestedAcrValues(minimumAcr, request) }, amr: null },
+  });
+}
+
+const textOf = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? value.trim() : null);
+
+/**
+ * Who signed in, from ProConnect's userinfo and ID token: a claim missing or malformed is null,
+ * never guessed. A `siren` that disagrees with the `siret` (not its first nine digits) is refused:
+ * one of the two is wrong, and either would reach listings the other does not.
+ */
+function personOf(info: oidc.UserInfoResponse, idToken: oidc.IDToken): SpacePerson {
+  const siret = textOf(info.siret);
   const validSiret = siret !== null && isValidSiret(siret) ? siret : null;
-  const siren = text(info.siren);
+  const sirenText = textOf(info.siren);
+  const siren = sirenText !== null && isValidSiren(sirenText) ? sirenText : null;
+  if (validSiret !== null && siren !== null && sirenOf(validSiret) !== siren) {
+    throw new SignInFailure("inconsistent", "ProConnect's userinfo names a siren that is not its siret's");
+  }
+  const amr = Array.isArray(idToken.amr) ? idToken.amr.filter((method) => typeof method === "string") : null;
   return {
     subject: info.sub,
-    email: text(info.email),
-    givenName: text(info.given_name),
-    usualName: text(info.usual_name),
+    email: textOf(info.email),
+    givenName: textOf(info.given_name),
+    usualName: textOf(info.usual_name),
     siret: validSiret,
-    siren: siren !== null && isValidSiren(siren) ? siren : validSiret ? sirenOf(validSiret) : null,
+    siren: siren ?? (validSiret ? sirenOf(validSiret) : null),
     via: "proconnect",
+    acr: textOf(idToken.acr),
+    amr,
+    idpId: textOf(info.idp_id),
   };
 }
 

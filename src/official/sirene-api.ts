@@ -33,7 +33,7 @@ import type { OfficialEstablishment, OfficialLegalUnit } from "../domain/merchan
 import { OfficialRegistryError } from "../domain/merchants/official-registry-lookup.ts";
 import { isValidSiret } from "../domain/siret.ts";
 import { quoted } from "../import/rejections.ts";
-import { establishmentOf, legalUnitOf, processedAtOf } from "../import/sirene/establishments.ts";
+import { establishmentOf, legalUnitOf, periodStartOf, processedAtOf } from "../import/sirene/establishments.ts";
 import { refusedRow } from "../import/sirene/row-check.ts";
 import { createPacedGet, reasonOf } from "./paced-get.ts";
 import { createRequestPacer, type PacerOptions, type RequestPacer, sleep } from "./request-pacer.ts";
@@ -301,9 +301,11 @@ function legalUnitIn(record: unknown, sirenUrl: string, asOf: string): OfficialL
   const row = { ...scalarsOf(record), ...scalarsOf(period) };
   const refusal = refusedRow(row);
   if (refusal) return { id, error: refusal };
+  const ceased = row.etatAdministratifUniteLegale === "C";
   return {
     siren: id,
-    ceased: row.etatAdministratifUniteLegale === "C",
+    ceased,
+    ceasedOn: ceased ? periodStartOf(row) : null,
     unit: legalUnitOf(row),
     processedAt: processedAtOf(row.dateDernierTraitementUniteLegale ?? ""),
     asOf,

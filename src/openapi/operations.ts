@@ -1,4 +1,8 @@
 import { z } from "zod";
+import {
+  SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
+  SIGN_IN_LINK_VALID_MINUTES,
+} from "../domain/merchant-space/sign-in-links.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { Operation } from "../http/guard.ts";
 import { MERCHANTS_PER_FILE } from "../publish/sitemap.ts";
@@ -16,6 +20,7 @@ import {
 } from "../schemas/attribution.ts";
 import {
   agentCardSchema,
+  aiCatalogSchema,
   legacyAgentCardSchema,
   mcpDiscoveryShape,
   mcpServerCardSchema,
@@ -45,6 +50,7 @@ import {
 import {
   claimFormBodySchema,
   signInCallbackQuerySchema,
+  signInStartQuerySchema,
   spaceFormBodySchema,
   spaceHomeQuerySchema,
 } from "../schemas/merchant-space.ts";
@@ -596,9 +602,10 @@ const OPERATION_TABLE = [
     operationId: "startProConnectSignIn",
     summary: "Start signing in with ProConnect (a redirect to the provider)",
     description:
-      "Keeps state, nonce and PKCE verifier server-side under a short-lived cookie and sends the browser to ProConnect's authorization endpoint. Without PROCONNECT_* configured: a French 404 page saying so.",
+      "Keeps state, nonce and PKCE verifier server-side under a short-lived cookie and sends the browser to ProConnect's authorization endpoint, with the `claims` parameter asking `acr` as essential (PROCONNECT_MIN_ACR and above, or certification-dirigeant with niveau=dirigeant) and `amr`. Without PROCONNECT_* configured: a French 404 page saying so.",
     tags: ["Merchant space"],
     access: "space_sign_in",
+    query: signInStartQuerySchema,
     responses: {
       "303": { description: "To ProConnect's authorization endpoint", headers: ["Location"] },
       "404": {
@@ -619,13 +626,19 @@ const OPERATION_TABLE = [
     operationId: "finishProConnectSignIn",
     summary: "ProConnect's redirect URI: ends the sign-in and opens a session",
     description:
-      "Checks the answer against the sign-in under way (state, PKCE, the signed ID token and its nonce, the signed userinfo), opens a new session (the browser's previous one ends) and redirects to /pro. A provider's error, a replayed or forged callback: a French page.",
+      "Checks the answer against the sign-in under way (state, PKCE, the signed ID token and its nonce, the signed userinfo), checks the ID token's acr (at least PROCONNECT_MIN_ACR) and that the userinfo's siren is its siret's, re-checks the person's claims (a claim this sign-in no longer reaches lapses), opens a new session (the browser's previous one ends) and redirects to /pro. A provider's error, a replayed or forged callback, a missing or too low acr, a contradictory siren: a French page.",
     tags: ["Merchant space"],
     access: "space_sign_in",
     query: signInCallbackQuerySchema,
     responses: {
       "303": { description: "Signed in: to /pro, with the session cookie", headers: ["Location"] },
       "400": { description: "The sign-in did not succeed (HTML page)", contentType: "text/html", schema: z.string() },
+      "403": {
+        description:
+          "ProConnect's level of assurance (acr) is missing, unknown or below PROCONNECT_MIN_ACR (HTML page)",
+        contentType: "text/html",
+        schema: z.string(),
+      },
       "404": {
         description: "ProConnect is not configured here (HTML page)",
         contentType: "text/html",
@@ -644,7 +657,7 @@ const OPERATION_TABLE = [
     operationId: "signOutOfMerchantSpace",
     summary: "Sign out of the merchant space (and of ProConnect)",
     description:
-      "Needs the session's CSRF token. Ends the session and sends the browser to ProConnect's end_session_endpoint (id_token_hint, post_logout_redirect_uri {BASE_URL}/pro), or to /pro for the letter path.",
+      "Needs the CSRF token of the session the cookie names, live or expired. Ends the session, clears the cookie and sends the browser to ProConnect's end_session_endpoint (id_token_hint, post_logout_redirect_uri {BASE_URL}/pro), or to /pro for the letter path or when the cookie names no session.",
     tags: ["Merchant space"],
     access: "space",
     bodyType: "form",
@@ -652,7 +665,7 @@ const OPERATION_TABLE = [
     responses: {
       "303": { description: "Signed out: to ProConnect's end_session_endpoint or to /pro", headers: ["Location"] },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },
@@ -702,7 +715,7 @@ const OPERATION_TABLE = [
         schema: z.string(),
       },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },
@@ -775,7 +788,7 @@ const OPERATION_TABLE = [
     responses: {
       "303": { description: "Claimed: to /pro", headers: ["Location"] },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },
@@ -867,8 +880,7 @@ const OPERATION_TABLE = [
     path: "/pro/lien",
     operationId: "requestSignInLink",
     summary: "Send a sign-in link to the email address of a letter claim",
-    description:
-      "Needs the form's CSRF token. For each live claim made through a letter with this address, a link valid 15 minutes and once is sent by email (the outbox). The answer is the same whatever the address.",
+    description: `Needs the form's CSRF token. For each live claim made through a letter with this address, a link valid ${SIGN_IN_LINK_VALID_MINUTES} minutes and once is sent by email (the outbox). The answer is the same whatever the address. Each email address may ask ${SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY} links an hour, from whatever client addresses (then 429 with Retry-After, the same page whether the address has a claim or not), besides each client address's own sign-in budget.`,
     tags: ["Merchant space"],
     access: "space_sign_in",
     bodyType: "form",
@@ -990,7 +1002,7 @@ const OPERATION_TABLE = [
     operationId: "mcp",
     summary: "MCP tool endpoint (JSON-RPC 2.0)",
     description:
-      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /.well-known/mcp/server-card.json. One message per POST, or for 2025-03-26 (MCP-Protocol-Version 2025-03-26 or absent) a batch of up to 20, answered with the array of its requests' answers, each request counting on the rate limits. An MCP-Protocol-Version header naming a revision not spoken is 400 with the versions spoken in error.data.supported. Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
+      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /api/mcp/server-card (and /.well-known/mcp/server-card.json). One message per POST, or for 2025-03-26 (MCP-Protocol-Version 2025-03-26 or absent) a batch of up to 20, answered with the array of its requests' answers, each request counting on the rate limits. An MCP-Protocol-Version header naming a revision not spoken is 400 with the versions spoken in error.data.supported. Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
     tags: ["Tools"],
     access: "tool",
     jsonRpc: true,
@@ -1057,13 +1069,59 @@ const OPERATION_TABLE = [
   },
   {
     method: "get",
-    path: "/.well-known/mcp/server-card.json",
-    operationId: "getMcpServerCard",
-    summary: "MCP server card",
+    path: "/.well-known/ai-catalog.json",
+    operationId: "getAiCatalog",
+    summary: "AI Catalog",
+    description:
+      "The AI Catalog (specVersion 1.0) of this service: its MCP server card (/api/mcp/server-card) and its A2A agent card (/.well-known/agent-card.json), by URL. `signature` is a detached JWS (EdDSA, `kid` in the protected header) over the RFC 8785 canonical JSON of the catalog without `signature`: put the base64url of those bytes between the two dots and verify with the key set at /.well-known/ab-public-keys.json. Served as application/ai-catalog+json, readable from any origin, cached an hour, with an ETag (If-None-Match answers 304).",
     tags: ["Discovery"],
     access: "open",
     responses: {
-      "200": { description: "The MCP server card (bare, as MCP clients read it)", schema: mcpServerCardSchema },
+      "200": {
+        description: "The AI Catalog (bare, as catalog readers read it)",
+        schema: aiCatalogSchema,
+        contentType: "application/ai-catalog+json",
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+  },
+  {
+    method: "get",
+    path: "/api/mcp/server-card",
+    operationId: "getMcpServerCardAtEndpoint",
+    summary: "MCP server card (at the MCP endpoint)",
+    description:
+      "The MCP server card (SEP-2127, schema v1) at the location the proposal reserves, `<MCP endpoint>/server-card`: identity, endpoint and protocol versions, before any connection. Served as application/mcp-server-card+json, readable from any origin, cached an hour, with an ETag (If-None-Match answers 304). The AI Catalog at /.well-known/ai-catalog.json points here.",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "The MCP server card (bare, as MCP clients read it)",
+        schema: mcpServerCardSchema,
+        contentType: "application/mcp-server-card+json",
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+  },
+  {
+    method: "get",
+    path: "/.well-known/mcp/server-card.json",
+    operationId: "getMcpServerCard",
+    summary: "MCP server card",
+    description:
+      "The same card as /api/mcp/server-card, with the same headers, where clients of the earlier proposal look for it.",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "The MCP server card (bare, as MCP clients read it)",
+        schema: mcpServerCardSchema,
+        contentType: "application/mcp-server-card+json",
+        headers: documentCaching,
+      },
+      "304": notModified,
     },
   },
   {
@@ -1233,7 +1291,7 @@ const OPERATION_TABLE = [
         schema: z.string(),
       },
       "403": {
-        description: "No live session, or the CSRF token is missing or wrong (HTML page)",
+        description: "The CSRF token is missing or not the session's (HTML page)",
         contentType: "text/html",
         schema: z.string(),
       },

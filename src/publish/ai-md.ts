@@ -19,6 +19,7 @@ import {
 import {
   BLOCKED_REASON_FR,
   COMPONENT_LABELS_FR,
+  closureStatementFr,
   formatDateFr,
   formatPriceFr,
   LANGUAGE_LABELS_FR,
@@ -60,6 +61,9 @@ export function buildAiMd(view: MerchantView): string {
       `Contenu à jour au ${view.generatedAt}. Source : registre Abeille (${options.baseUrl}).`,
     "",
   );
+  if (merchant.closure) {
+    out.push(`> **${closureStatementFr(merchant.closure)}** Source : ${merchant.closure.sourceUrl}`, "");
+  }
 
   out.push("## Identité", "");
   const siret = identityFact(facts);

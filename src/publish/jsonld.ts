@@ -37,6 +37,8 @@ export function buildJsonLd(view: MerchantView): JsonLd {
     legalName: merchant.legalName,
     url: links.microsite,
     identifier: identifiers(view),
+    // schema.org's dissolutionDate: the day an official source records the business closed.
+    ...(merchant.closure ? { dissolutionDate: merchant.closure.closedOn } : {}),
     ...(merchant.vatIntracom ? { vatID: merchant.vatIntracom } : {}),
     ...(merchant.descriptionLlmUnreviewed || !merchant.description ? {} : { description: merchant.description }),
     ...(merchant.phone ? { telephone: merchant.phone } : {}),

@@ -23,6 +23,7 @@ import {
 import {
   BLOCKED_REASON_FR,
   COMPONENT_LABELS_FR,
+  closureStatementFr,
   formatDateFr,
   formatPriceFr,
   LANGUAGE_LABELS_FR,
@@ -168,6 +169,7 @@ function identitySection(view: MerchantView, tradeLabel: string, description: st
 ${merchant.status === "ACTIVE" ? "" : html`<span class="badge badge-warn">${STATUS_LABELS_FR[merchant.status] ?? merchant.status}</span>`}
 </p>
 <p class="identity-check">${identityStatementFr(identity)}</p>
+${merchant.closure ? html`<p class="note closure" role="status">${closureStatementFr(merchant.closure)} <a href="${merchant.closure.sourceUrl}">Voir la source</a></p>` : ""}
 ${description ? html`<p class="description">${description}</p>` : ""}
 ${merchant.description && merchant.descriptionLlmUnreviewed ? html`<p class="note">La description de cette fiche attend la validation du commerçant : elle n'est pas encore publiée.</p>` : ""}
 <dl class="facts">
@@ -381,7 +383,7 @@ function contactSection(view: MerchantView, form: LeadFormState): SafeHtml {
 <h2 id="contact">Contacter ${merchant.businessName}</h2>
 ${form.result ? leadStatus(merchant.businessName, form.result) : ""}
 <p>Ce commerçant ne reçoit pas de demandes par Abeille pour le moment${reasons.length > 0 ? ` : ${reasons.join(" ; ")}` : ""}.</p>
-${merchant.phone && merchant.status !== "PAUSED" ? html`<p>Vous pouvez l'appeler au <a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a>.</p>` : ""}
+${merchant.phone && merchant.status !== "PAUSED" && !merchant.closure ? html`<p>Vous pouvez l'appeler au <a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a>.</p>` : ""}
 </section>`;
   }
   const contract = buildLeadContract(options.baseUrl, merchant.sector, merchant.abId, { today: options.now });

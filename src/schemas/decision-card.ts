@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
 import { abIdSchema, uuidSchema } from "./common.ts";
 import { merchantStatusSchema } from "./envelope.ts";
-import { merchantSourceSchema, trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
+import { merchantClosureSchema, merchantSourceSchema, trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
 
 /*
  * The merchant decision card (spec, "Merchant decision card"), served at
@@ -114,6 +114,7 @@ export const decisionCardTrustSchema = z
     trust_level: trustLevelSchema,
     merchant_status: merchantStatusSchema,
     probation: z.boolean(),
+    closure: merchantClosureSchema,
     score: z.number().int().min(0).max(100),
     breakdown: trustBreakdownSchema,
     reasons: z.array(z.string()),

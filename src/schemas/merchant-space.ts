@@ -46,6 +46,17 @@ export const signInCallbackQuerySchema = z.object(
   ),
 );
 
+/** How a ProConnect sign-in starts: as an employee of the establishment, or as the company's manager. */
+export const signInStartQuerySchema = z.object(
+  described(
+    { niveau: z.enum(["dirigeant"]).optional() },
+    {
+      niveau:
+        "dirigeant: asks ProConnect for the company manager's certification (certification-dirigeant), which reaches every establishment of the company",
+    },
+  ),
+);
+
 /** The listing a claim was just made on, shown on /pro after the redirect. */
 export const spaceHomeQuerySchema = z.object(
   described({ revendiquee: abIdSchema.optional() }, { revendiquee: "The listing just claimed (after a claim)" }),

@@ -199,6 +199,24 @@ export const merchantSourceSchema = z
   .meta({ id: "MerchantSource" });
 export type MerchantSource = z.infer<typeof merchantSourceSchema>;
 
+/**
+ * The business closed, as an official source records it (docs/decisions.md, "Issue 37: only what
+ * is in business"); null while it is in business. A closed merchant still resolves, saying so, and
+ * is never a search hit.
+ */
+export const merchantClosureSchema = z
+  .object({
+    closed_on: z.iso.date(),
+    source: z.enum(["sirene", "bodacc"]),
+    source_url: z.url(),
+    label: z.string(),
+    announcement_id: z.string().nullable(),
+    recorded_at: z.iso.datetime(),
+  })
+  .nullable()
+  .meta({ id: "MerchantClosure" });
+export type MerchantClosureView = z.infer<typeof merchantClosureSchema>;
+
 export const resolvedMerchantSchema = z.object({
   merchant: z.object({
     ab_id: abIdSchema,
@@ -213,6 +231,7 @@ export const resolvedMerchantSchema = z.object({
     naf_code: z.string(),
     /** The NAF 2025 code of the same activity, when SIRENE gives one (its reference nomenclature from 2027). */
     naf_code_2025: z.string().nullable(),
+    closure: merchantClosureSchema,
     trust: z.object({ score: z.number().int(), status: trustLevelSchema, breakdown: trustBreakdownSchema }),
     /** The official sources that speak for the merchant, and how fresh what each says is. */
     sources: z.array(merchantSourceSchema),

@@ -27,6 +27,7 @@ import {
   signals,
   territorialProofs,
 } from "./schema.ts";
+import { noticeWriter } from "./space-notice-repository.ts";
 
 /**
  * The registry on SQLite (the port: src/domain/merchants/merchant-registry.ts). A batch is one
@@ -121,6 +122,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   const deleteProducts = sqlite.prepare("DELETE FROM products WHERE ab_id = ?");
   const deleteClusters = sqlite.prepare("DELETE FROM qa_clusters WHERE ab_id = ?");
   const updateMerchantRow = preparedUpdate(db);
+  const writeNotice = noticeWriter(sqlite);
   // A confirmation moves a signal's dates and nothing else: one small UPDATE a signal, no merchant row.
   const confirmSignal = sqlite.prepare<
     [string, string | null, string | null, string, string | null, string | null, string | null, string, string]
@@ -162,6 +164,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       }
     }
     record(write.abId, write.expectedRevision + 1, write.event, write.feed);
+    if (write.notice) writeNotice(write.notice);
     return true;
   });
 

@@ -28,6 +28,7 @@ export function toAssessableMerchant(row: Row): AssessableMerchant {
     paymentSetup: bool(row.payment_setup),
     descriptionLlmUnreviewed: bool(row.description_llm_unreviewed),
     brandVoice: json<Merchant["brandVoice"]>(row.brand_voice, null),
+    closure: json<Merchant["closure"]>(row.closure, null),
   };
 }
 
@@ -69,6 +70,7 @@ export function toMerchant(row: Row): Merchant {
     terrainPhotos: json<string[] | null>(row.terrain_photos, null) ?? [],
     sameAs: json<string[] | null>(row.same_as, null) ?? [],
     paymentSetup: bool(row.payment_setup),
+    closure: json<Merchant["closure"]>(row.closure, null),
     createdAt: text(row.created_at),
     updatedAt: text(row.updated_at),
   };

@@ -1,13 +1,18 @@
 import type {
+  ClaimBasis,
   ClaimEvent,
+  ClaimRecheck,
   ClaimRecord,
+  PersonKeys,
   SessionRecord,
   SignInRecord,
   SpaceListing,
+  SpaceNotice,
   SpaceStore,
   SpaceVia,
 } from "../domain/merchant-space/space-store.ts";
 import type { StoreConnection } from "./connection.ts";
+import { noticeWriter } from "./space-notice-repository.ts";
 
 export type { SpaceStore } from "../domain/merchant-space/space-store.ts";
 
@@ -21,6 +26,9 @@ export interface SessionRow {
   siret: string | null;
   siren: string | null;
   via: string;
+  acr: string | null;
+  amr: string | null;
+  idp_id: string | null;
   id_token: string | null;
   created_at: string;
   last_seen_at: string;
@@ -46,7 +54,12 @@ export interface ClaimRow {
   subject: string;
   email: string | null;
   via: string;
+  basis: string | null;
+  acr: string | null;
+  amr: string | null;
+  idp_id: string | null;
   created_at: string;
+  lapsed_at: string | null;
   revoked_at: string | null;
   revoked_by: string | null;
   revoked_reason: string | null;
@@ -63,6 +76,19 @@ export interface ListingRow {
   status: string;
 }
 
+/** `amr` is kept as a JSON array of strings; anything else reads as null. */
+export function amrOf(text: string | null): string[] | null {
+  if (text === null) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) && value.every((item) => typeof item === "string") ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export const amrText = (amr: string[] | null): string | null => (amr === null ? null : JSON.stringify(amr));
+
 export const sessionOf = (row: SessionRow): SessionRecord => ({
   sessionId: row.session_id,
   tokenHash: row.token_hash,
@@ -74,6 +100,9 @@ export const sessionOf = (row: SessionRow): SessionRecord => ({
     siret: row.siret,
     siren: row.siren,
     via: row.via as SpaceVia,
+    acr: row.acr,
+    amr: amrOf(row.amr),
+    idpId: row.idp_id,
   },
   idToken: row.id_token,
   createdAt: row.created_at,
@@ -90,7 +119,12 @@ export const claimOf = (row: ClaimRow): ClaimRecord => ({
   subject: row.subject,
   email: row.email,
   via: row.via as SpaceVia,
+  basis: row.basis as ClaimBasis | null,
+  acr: row.acr,
+  amr: amrOf(row.amr),
+  idpId: row.idp_id,
   createdAt: row.created_at,
+  lapsedAt: row.lapsed_at,
   revokedAt: row.revoked_at,
   revokedBy: row.revoked_by,
   revokedReason: row.revoked_reason,
@@ -111,6 +145,29 @@ export const LISTING_COLUMNS = "ab_id, siret, business_name, legal_name, street,
 
 type SqliteClient = StoreConnection["$client"];
 
+/** A claim event's `changes`: the claim that now opens the listing (claimed, restored) or no longer does. */
+export function claimChanges(claimId: string, event: ClaimEvent): string {
+  const opens = event.action === "claimed" || event.action === "claim_restored";
+  return JSON.stringify(opens ? { claim: { from: null, to: claimId } } : { claim: { from: claimId, to: null } });
+}
+
+/**
+ * The SQL of the rows (claims or sessions) held under one of `subjects` or with `email` (without
+ * case: the `email_key` column of claims, `lower(email)` for sessions), and its values.
+ */
+export function personRowsWhere(
+  person: PersonKeys,
+  placeholder: (index: number) => string,
+  emailColumn: "email_key" | "lower(email)",
+) {
+  const values: (string | null)[] = [...person.subjects];
+  const subjects = person.subjects.map((_, index) => placeholder(index + 1));
+  const bySubject = subjects.length > 0 ? `subject IN (${subjects.join(", ")})` : "FALSE";
+  if (person.email === null) return { where: bySubject, values };
+  values.push(person.email.toLowerCase());
+  return { where: `(${bySubject} OR ${emailColumn} = ${placeholder(values.length)})`, values };
+}
+
 /** Writes a claim's audit event (the body of a transaction the caller holds). */
 function claimEventWriter(sqlite: SqliteClient): (abId: string, claimId: string, event: ClaimEvent) => void {
   const revisionOf = sqlite.prepare<[string], { revision: number }>("SELECT revision FROM merchants WHERE ab_id = ?");
@@ -122,31 +179,34 @@ function claimEventWriter(sqlite: SqliteClient): (abId: string, claimId: string,
   );
   return (abId, claimId, event) => {
     const revision = revisionOf.get(abId)?.revision ?? 0;
-    const changes =
-      event.action === "claimed" ? { claim: { from: null, to: claimId } } : { claim: { from: claimId, to: null } };
-    insertEvent.run(abId, event.at, event.actor, event.action, JSON.stringify(changes), event.reason, revision);
+    insertEvent.run(abId, event.at, event.actor, event.action, claimChanges(claimId, event), event.reason, revision);
   };
 }
 
 /**
- * Writes a claim and its audit event unless the person already holds a live claim on the listing
- * (that one is returned). Synchronous, for the body of a transaction: the space's insertClaim, and
- * the letter store's spend, which records the claim with the letter it spends.
+ * Writes a claim, its audit event and its notice unless the person already holds a live claim on
+ * the listing (that one is returned). Synchronous, for the body of a transaction: the space's
+ * insertClaim, and the letter store's spend, which records the claim with the letter it spends.
  */
-export function claimWriter(sqlite: SqliteClient): (claim: ClaimRecord, event: ClaimEvent) => ClaimRecord {
+export function claimWriter(
+  sqlite: SqliteClient,
+): (claim: ClaimRecord, event: ClaimEvent, notice: SpaceNotice) => ClaimRecord {
   const insertClaimRow = sqlite.prepare(
-    `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
-     VALUES (@claimId, @abId, @siren, @subject, @email, @via, @createdAt)`,
+    `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, email_key, via, basis, acr, amr, idp_id,
+       created_at)
+     VALUES (@claimId, @abId, @siren, @subject, @email, @emailKey, @via, @basis, @acr, @amr, @idpId, @createdAt)`,
   );
   const liveClaim = sqlite.prepare<[string, string], ClaimRow>(
     "SELECT * FROM merchant_claims WHERE ab_id = ? AND subject = ? AND revoked_at IS NULL",
   );
   const recordEvent = claimEventWriter(sqlite);
-  return (claim, event) => {
+  const writeNotice = noticeWriter(sqlite);
+  return (claim, event, notice) => {
     const held = liveClaim.get(claim.abId, claim.subject);
     if (held) return claimOf(held);
-    insertClaimRow.run(claim);
+    insertClaimRow.run({ ...claim, emailKey: claim.email?.toLowerCase() ?? null, amr: amrText(claim.amr) });
     recordEvent(claim.abId, claim.claimId, event);
+    writeNotice(notice);
     return claim;
   };
 }
@@ -156,9 +216,9 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
   const sqlite = db.$client;
   const insertSessionRow = sqlite.prepare(
     `INSERT INTO pro_sessions (session_id, token_hash, subject, email, given_name, usual_name, siret, siren, via,
-       id_token, created_at, last_seen_at, idle_expires_at, absolute_expires_at)
+       acr, amr, idp_id, id_token, created_at, last_seen_at, idle_expires_at, absolute_expires_at)
      VALUES (@sessionId, @tokenHash, @subject, @email, @givenName, @usualName, @siret, @siren, @via,
-       @idToken, @createdAt, @lastSeenAt, @idleExpiresAt, @absoluteExpiresAt)`,
+       @acr, @amr, @idpId, @idToken, @createdAt, @lastSeenAt, @idleExpiresAt, @absoluteExpiresAt)`,
   );
   const endByTokenHash = sqlite.prepare(
     "UPDATE pro_sessions SET ended_at = ?, ended_reason = 'replaced' WHERE token_hash = ? AND ended_at IS NULL",
@@ -170,8 +230,13 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
   const end = sqlite.prepare(
     "UPDATE pro_sessions SET ended_at = ?, ended_reason = ? WHERE session_id = ? AND ended_at IS NULL",
   );
-  const endOfSubject = sqlite.prepare(
-    "UPDATE pro_sessions SET ended_at = ?, ended_reason = 'claim_revoked' WHERE subject = ? AND ended_at IS NULL",
+  // The sessions of a subject that carry another identity than its newest sign-in's (IS: equal, nulls included).
+  const endOtherIdentities = sqlite.prepare(
+    `UPDATE pro_sessions SET ended_at = @at, ended_reason = 'identity_changed'
+     WHERE subject = @subject AND ended_at IS NULL AND NOT (siret IS @siret AND siren IS @siren AND acr IS @acr)`,
+  );
+  const setLapsed = sqlite.prepare(
+    "UPDATE merchant_claims SET lapsed_at = ? WHERE claim_id = ? AND revoked_at IS NULL",
   );
   const insertSignInRow = sqlite.prepare(
     `INSERT INTO pro_sign_ins (token_hash, state, nonce, code_verifier, created_at, expires_at)
@@ -211,6 +276,7 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
       sessionId: session.sessionId,
       tokenHash: session.tokenHash,
       ...session.person,
+      amr: amrText(session.person.amr),
       idToken: session.idToken,
       createdAt: session.createdAt,
       lastSeenAt: session.lastSeenAt,
@@ -224,13 +290,43 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
   });
   const claimTransaction = sqlite.transaction(insertClaimOnce);
   const revokeTransaction = sqlite.transaction(
-    (claimId: string, revocation: { at: string; by: string; reason: string }, event: ClaimEvent): boolean => {
-      const claim = claimById.get(claimId);
-      if (!claim || claim.revoked_at !== null) return false;
-      revoke.run(revocation.at, revocation.by, revocation.reason, claimId);
-      endOfSubject.run(revocation.at, claim.subject);
-      recordEvent(claim.ab_id, claimId, event);
-      return true;
+    (
+      claims: readonly { claimId: string; event: ClaimEvent }[],
+      revocation: { at: string; by: string; reason: string },
+      person: PersonKeys,
+    ): string[] => {
+      const revoked: string[] = [];
+      for (const { claimId, event } of claims) {
+        const claim = claimById.get(claimId);
+        if (!claim || claim.revoked_at !== null) continue;
+        revoke.run(revocation.at, revocation.by, revocation.reason, claimId);
+        recordEvent(claim.ab_id, claimId, event);
+        revoked.push(claimId);
+      }
+      if (revoked.length > 0) {
+        const { where, values } = personRowsWhere(person, () => "?", "lower(email)");
+        sqlite
+          .prepare(
+            `UPDATE pro_sessions SET ended_at = ?, ended_reason = 'claim_revoked' WHERE ended_at IS NULL AND ${where}`,
+          )
+          .run(revocation.at, ...values);
+      }
+      return revoked;
+    },
+  );
+  const recheckTransaction = sqlite.transaction(
+    (
+      subject: string,
+      identity: { siret: string | null; siren: string | null; acr: string | null },
+      rechecks: readonly ClaimRecheck[],
+      at: string,
+    ) => {
+      for (const recheck of rechecks) {
+        if (setLapsed.run(recheck.lapsed ? at : null, recheck.claimId).changes === 1) {
+          recordEvent(recheck.abId, recheck.claimId, recheck.event);
+        }
+      }
+      endOtherIdentities.run({ at, subject, siret: identity.siret, siren: identity.siren, acr: identity.acr });
     },
   );
 
@@ -272,13 +368,22 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
       }
       return [...rows.values()].map(listingOf);
     },
-    insertClaim: async (claim, event) => claimTransaction.immediate(claim, event),
+    insertClaim: async (claim, event, notice) => claimTransaction.immediate(claim, event, notice),
     async findClaim(claimId) {
       const row = claimById.get(claimId);
       return row ? claimOf(row) : null;
     },
     claimsOfSubject: async (subject) => claimsBySubject.all(subject).map(claimOf),
+    async claimsOfPerson(person) {
+      const { where, values } = personRowsWhere(person, () => "?", "email_key");
+      return sqlite
+        .prepare<(string | null)[], ClaimRow>(`SELECT * FROM merchant_claims WHERE ${where} ORDER BY created_at, rowid`)
+        .all(...values)
+        .map(claimOf);
+    },
     claimsOfListing: async (abId) => claimsByListing.all(abId).map(claimOf),
-    revokeClaim: async (claimId, revocation, event) => revokeTransaction.immediate(claimId, revocation, event),
+    revokeClaims: async (claims, revocation, person) => revokeTransaction.immediate(claims, revocation, person),
+    recheckClaims: async (subject, identity, rechecks, at) =>
+      recheckTransaction.immediate(subject, identity, rechecks, at),
   };
 }

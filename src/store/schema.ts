@@ -1,4 +1,4 @@
-import type { BrandVoice, SignalNotice } from "../domain/merchant.ts";
+import type { BrandVoice, MerchantClosure, SignalNotice } from "../domain/merchant.ts";
 import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
 
 export type { BrandVoice } from "../domain/merchant.ts";
@@ -51,6 +51,8 @@ export const merchants = sqliteTable(
     sameAs: text("same_as", { mode: "json" }).$type<string[]>().notNull(),
     paymentSetup: integer("payment_setup", { mode: "boolean" }).notNull().default(false),
     paymentAccountId: text("payment_account_id"),
+    /** The official closure (SIRENE, BODACC), null while open: such a merchant is never a search hit. */
+    closure: text("closure", { mode: "json" }).$type<MerchantClosure | null>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     /** Moves by one with every change of the merchant's own record (merchant_changes has each). */
@@ -146,6 +148,13 @@ export const signals = sqliteTable(
     index("signals_verified")
       .on(table.abId, table.key, table.value, table.expiresAt)
       .where(sql`${table.status} = 'verified'`),
+    // The sweep of trust changes (src/domain/trust/trust-sweep.ts) reads the verified signals
+    // expiring in a stretch of time, and those recorded as given dates (a company's creation date
+    // whose anniversary is a step), as ranges of these.
+    index("signals_expiring")
+      .on(table.expiresAt, table.abId)
+      .where(sql`${table.status} = 'verified' AND ${table.expiresAt} IS NOT NULL`),
+    index("signals_recorded").on(table.key, table.value, table.abId).where(sql`${table.status} = 'verified'`),
   ],
 );
 
@@ -242,6 +251,15 @@ export const keptCards = sqliteTable(
   },
   (table) => [index("kept_cards_valid_until").on(table.format, table.validUntil)],
 );
+
+/**
+ * Where the sweep of trust changes got to (src/domain/trust/trust-sweep.ts): one row, its position
+ * as JSON (TrustSweepPosition), moved with the touches it records, in one transaction.
+ */
+export const trustSweeps = sqliteTable("trust_sweeps", {
+  id: integer("id").primaryKey(),
+  position: text("position").notNull(),
+});
 
 /** The store revision the kept cards of a format reflect (the card keeper's cursor). */
 export const keptCardCursors = sqliteTable("kept_card_cursors", {
@@ -386,7 +404,7 @@ export const outbox = sqliteTable(
   "outbox",
   {
     messageId: text("message_id").primaryKey(),
-    /** lead_notification, lead_follow_up, lead_answer, platform_contact, space_sign_in_link, lead_email_confirmation */
+    /** lead_notification, lead_follow_up, lead_answer, platform_contact, space_sign_in_link, lead_email_confirmation, space_notice */
     kind: text("kind").notNull(),
     subjectId: text("subject_id").notNull(),
     status: text("status").notNull(),
@@ -510,13 +528,17 @@ export const proSessions = sqliteTable(
     siren: text("siren"),
     /** proconnect or letter: how the person got in. */
     via: text("via").notNull(),
+    /** ProConnect's acr (how well it knows the person), amr (JSON array of methods) and idp_id; null for a letter. */
+    acr: text("acr"),
+    amr: text("amr"),
+    idpId: text("idp_id"),
     idToken: text("id_token"),
     createdAt: text("created_at").notNull(),
     lastSeenAt: text("last_seen_at").notNull(),
     idleExpiresAt: text("idle_expires_at").notNull(),
     absoluteExpiresAt: text("absolute_expires_at").notNull(),
     endedAt: text("ended_at"),
-    /** sign_out, replaced, claim_revoked, expired. */
+    /** sign_out, replaced, claim_revoked, expired, identity_changed. */
     endedReason: text("ended_reason"),
   },
   (table) => [uniqueIndex("pro_sessions_token").on(table.tokenHash), index("pro_sessions_subject").on(table.subject)],
@@ -556,9 +578,19 @@ export const merchantClaims = sqliteTable(
     siren: text("siren").notNull(),
     subject: text("subject").notNull(),
     email: text("email"),
+    /** The email address in lower case: who the person is across doors (revocation); null before issue 36. */
+    emailKey: text("email_key"),
     /** proconnect or letter: how the person proved it may manage the listing. */
     via: text("via").notNull(),
+    /** What the claim rests on: siret, siren (certification-dirigeant) or letter; null before issue 36. */
+    basis: text("basis"),
+    /** The proof's ProConnect acr, amr (JSON array) and idp_id; null for a letter. */
+    acr: text("acr"),
+    amr: text("amr"),
+    idpId: text("idp_id"),
     createdAt: text("created_at").notNull(),
+    /** Set when a later sign-in no longer carried the basis (the claim opens nothing); cleared when one does again. */
+    lapsedAt: text("lapsed_at"),
     revokedAt: text("revoked_at"),
     revokedBy: text("revoked_by"),
     revokedReason: text("revoked_reason"),
@@ -566,6 +598,8 @@ export const merchantClaims = sqliteTable(
   (table) => [
     index("merchant_claims_merchant").on(table.abId, table.createdAt),
     index("merchant_claims_subject").on(table.subject),
+    // A revocation holds against the person's email address too, compared without case (issue 36).
+    index("merchant_claims_email_key").on(table.emailKey),
     // One live claim per person and listing: claiming twice is answered with the claim already held.
     uniqueIndex("merchant_claims_live").on(table.abId, table.subject).where(sql`${table.revokedAt} IS NULL`),
   ],
@@ -639,11 +673,68 @@ export const leadEmailConfirmations = sqliteTable(
     expiresAt: text("expires_at").notNull(),
     sentAt: text("sent_at"),
     confirmedAt: text("confirmed_at"),
-    /** A later request of the same listing replaces this one. */
+    /**
+     * A later request of the same listing replaces this one; a confirmed change that waited for its
+     * notice and was not applied (a later change confirmed, its claim revoked) is withdrawn too.
+     */
     withdrawnAt: text("withdrawn_at"),
+    /**
+     * Confirmed, the change waits for this notice to the address in force (space_notices) to be
+     * sent: the outbox's settling of that notice applies it, then clears this (docs/decisions.md,
+     * "Issue 36: notices of claims and lead email changes").
+     */
+    waitingNoticeId: text("waiting_notice_id"),
   },
   (table) => [
     uniqueIndex("lead_email_confirmations_token").on(table.tokenHash),
     index("lead_email_confirmations_merchant").on(table.abId, table.createdAt),
   ],
 );
+
+/**
+ * A notice of a change of who manages a listing (a claim) or where its leads go (a lead email
+ * change), one row per person told: the lead address in force before the change, and each other
+ * live claimant. Written in the transaction of the change, with its outbox row (kind
+ * `space_notice`, the row's id as subject); the email is rendered from it at delivery.
+ */
+export const spaceNotices = sqliteTable(
+  "space_notices",
+  {
+    noticeId: text("notice_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    /** claimed or lead_email_changed */
+    what: text("what").notNull(),
+    /** When the change was made. */
+    at: text("at").notNull(),
+    /** The claim that acted (the claim made, or the claim that asked the change); null: the operators. */
+    byClaimId: text("by_claim_id"),
+    /** A lead email change: the address before and after. */
+    fromEmail: text("from_email"),
+    toEmail: text("to_email"),
+    /** The merchant's change (lead_email_confirmations) this notice tells of, if any. */
+    confirmationId: text("confirmation_id"),
+    recipient: text("recipient").notNull(),
+    /** lead_address (the address in force before the change) or claimant */
+    recipientRole: text("recipient_role").notNull(),
+  },
+  (table) => [index("space_notices_at").on(table.at)],
+);
+/* --- The files every machine of a deployment holds alike (issue 36) --- */
+
+/**
+ * The SHA-256 of each secret under DATA_DIR/secrets and of the signing keys (DATA_DIR/keys), as
+ * the deployment's first server or command recorded them (jobs/shared-files.ts): a machine, or a
+ * DATA_DIR restored without its secrets, whose copy is missing or different is refused instead of
+ * making a new one. Only fingerprints: the secrets never go into the database. On PostgreSQL the
+ * table came first by hand (migration 0004_deployment_files), with these very columns.
+ */
+export const deploymentFiles = sqliteTable("deployment_files", {
+  /** `secrets/<file>` or `keys`. */
+  name: text("name").primaryKey(),
+  sha256: text("sha256").notNull(),
+  recordedAt: text("recorded_at").notNull(),
+  /** The host name of the machine that recorded it. */
+  recordedBy: text("recorded_by").notNull(),
+});

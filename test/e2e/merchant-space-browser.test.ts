@@ -58,7 +58,7 @@ describe("the merchant space in Chromium", () => {
     });
 
     await page.goto(`${base}/pro`);
-    await page.getByRole("link", { name: "S'identifier avec ProConnect" }).click();
+    await page.getByRole("link", { name: "S'identifier avec ProConnect", exact: true }).click();
     // The provider's own pages: login, then consent.
     await page.locator('input[name="login"]').fill(sub);
     await page.locator('input[name="password"]').fill("test");
@@ -76,7 +76,7 @@ describe("the merchant space in Chromium", () => {
     // The provider asks to confirm, then sends the browser back to /pro, signed out.
     await page.getByRole("button", { name: "Yes, sign me out" }).click();
     await page.waitForURL(new RegExp(`^${base}/pro\\?state=`));
-    expect(await page.getByRole("link", { name: "S'identifier avec ProConnect" }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: "S'identifier avec ProConnect", exact: true }).count()).toBe(1);
     expect(await page.getByRole("button", { name: "Se déconnecter" }).count()).toBe(0);
     expect(refused).toEqual([]);
     await context.close();

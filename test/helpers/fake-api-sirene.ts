@@ -29,6 +29,8 @@ export interface FakeCompany {
   /** INSEE's timestamp of the company's last processing ("2026-12-01T09:30:00"). */
   processedAt?: string;
   ceased?: boolean;
+  /** The day it ceased: its current (ceased) period's dateDebut. */
+  ceasedOn?: string;
 }
 
 export interface FakeEstablishmentValues {
@@ -38,6 +40,8 @@ export interface FakeEstablishmentValues {
   createdOn?: string;
   public?: boolean;
   active?: boolean;
+  /** The day it closed (active false): its current (closed) period's dateDebut, as INSEE writes it. */
+  closedOn?: string;
   sign?: string | null;
   naf: string;
   naf2025?: string | null;
@@ -85,7 +89,7 @@ export function establishmentRecord(values: FakeEstablishmentValues): Record<str
     periodesEtablissement: [
       {
         ...period,
-        dateDebut: values.createdOn ?? "2019-03-11",
+        dateDebut: (values.active === false ? values.closedOn : undefined) ?? values.createdOn ?? "2019-03-11",
         etatAdministratifEtablissement: values.active === false ? "F" : "A",
         enseigne1Etablissement: values.sign ?? null,
         activitePrincipaleEtablissement: values.naf,
@@ -107,6 +111,7 @@ export function legalUnitRecord(siren: string, company: FakeCompany): Record<str
     periodesUniteLegale: [
       {
         ...period,
+        dateDebut: (company.ceased ? company.ceasedOn : undefined) ?? period?.dateDebut,
         etatAdministratifUniteLegale: company.ceased ? "C" : "A",
         changementEtatAdministratifUniteLegale: company.ceased === true,
         denominationUniteLegale: company.name,

@@ -3,7 +3,14 @@
  * (src/official/proconnect.ts says what ProConnect does): oidc-provider, a certified OpenID
  * provider library, on a loopback port; authorization code with PKCE required; client
  * authentication client_secret_post; ID token signed RS256; userinfo answered as a signed JWT;
- * the claims sub, email, given_name, usual_name, siret, siren, uid; RP-initiated logout.
+ * the claims sub, email, given_name, usual_name, siret, siren, uid, idp_id; RP-initiated logout.
+ *
+ * Like ProConnect, its authorization endpoint refuses any parameter ProConnect does not know
+ * (400), and it asks the `claims` parameter to request `acr` as essential in the ID token (400
+ * otherwise); every authorization request is kept (`authorizeRequests`) for the tests to read.
+ * Each account's ID token carries the `acr` and `amr` it is given (eidas1 and ["pwd"] unless said:
+ * `acr: null` sends none), whatever the request asked, as a provider that does not honour the
+ * request would: the relying party's own check is what the tests exercise.
  *
  * `signInThroughProConnect` runs the whole flow over HTTP as a browser would, with cookie jars:
  * /pro/connexion, the provider's login and consent pages (its development interactions: a login
@@ -13,7 +20,7 @@
 import { generateKeyPairSync, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import Provider from "oidc-provider";
+import Provider, { interactionPolicy } from "oidc-provider";
 import { startTestServer, TEST_BASE_URL, type TestServer } from "./test-server.ts";
 
 export const TEST_CLIENT_ID = "abeille-test";
@@ -26,7 +33,45 @@ export interface ProConnectAccount {
   givenName?: string;
   usualName?: string;
   uid?: string;
+  /** The ID token's acr (default eidas1); null sends none. */
+  acr?: string | null;
+  /** The ID token's amr (default ["pwd"]). */
+  amr?: string[];
+  /** The userinfo's idp_id (default the test provider's). */
+  idpId?: string;
 }
+
+/** ProConnect's acr values (data/proconnect-assurance.json). */
+const ACR_VALUES = [
+  "eidas0",
+  "eidas0-mfa",
+  "eidas1",
+  "eidas1-mfa",
+  "eidas2",
+  "eidas3",
+  "https://proconnect.gouv.fr/assurance/certification-dirigeant",
+];
+
+/** The idp_id the test provider names when an account says none. */
+export const TEST_IDP_ID = "7f1c2b9e-idp-test";
+
+/** The parameters ProConnect's authorization endpoint takes (any other: Y000400 Bad Request). */
+export const PROCONNECT_AUTHORIZE_PARAMETERS = [
+  "client_id",
+  "acr_values",
+  "claims",
+  "response_type",
+  "response_mode",
+  "nonce",
+  "login_hint",
+  "state",
+  "redirect_uri",
+  "scope",
+  "prompt",
+  "idp_hint",
+  "code_challenge",
+  "code_challenge_method",
+];
 
 export interface TestProConnect {
   issuer: string;
@@ -34,6 +79,10 @@ export interface TestProConnect {
   env: Record<string, string>;
   /** Registers a person the provider will sign in; answers its `sub`. */
   addAccount(account: ProConnectAccount): string;
+  /** Changes what the provider says of an account from its next sign-in on (another SIRET, another acr). */
+  updateAccount(sub: string, changes: ProConnectAccount): void;
+  /** The query of every authorization request the provider received, oldest first. */
+  authorizeRequests: URLSearchParams[];
   close(): Promise<void>;
 }
 
@@ -45,6 +94,11 @@ export async function startProConnect(options: { baseUrl?: string } = {}): Promi
   const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
   const jwk = { ...privateKey.export({ format: "jwk" }), alg: "RS256", use: "sig", kid: "test-rs256" };
   const server = http.createServer();
+  const authorizeRequests: URLSearchParams[] = [];
+  // The account's own acr is issued whatever was asked (the relying party checks it).
+  const policy = interactionPolicy.base();
+  policy.get("login")?.checks.remove("essential_acrs");
+  policy.get("login")?.checks.remove("essential_acr");
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
@@ -61,7 +115,7 @@ export async function startProConnect(options: { baseUrl?: string } = {}): Promi
         userinfo_signed_response_alg: "RS256",
       },
     ],
-    scopes: ["openid", "email", "given_name", "usual_name", "siret", "siren", "uid"],
+    scopes: ["openid", "email", "given_name", "usual_name", "siret", "siren", "uid", "idp_id"],
     claims: {
       openid: ["sub"],
       email: ["email"],
@@ -70,8 +124,16 @@ export async function startProConnect(options: { baseUrl?: string } = {}): Promi
       siret: ["siret"],
       siren: ["siren"],
       uid: ["uid"],
+      idp_id: ["idp_id"],
+      // Standalone claims the ID token may carry when asked (the claims parameter).
+      acr: null,
+      amr: null,
     },
+    interactions: { policy },
+    // Without acr values the provider sends no acr at all: ProConnect's, and one no document names.
+    acrValues: [...ACR_VALUES, "eidas9"],
     features: {
+      claimsParameter: { enabled: true },
       devInteractions: { enabled: true },
       jwtUserinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true },
@@ -93,11 +155,30 @@ export async function startProConnect(options: { baseUrl?: string } = {}): Promi
           ...(account.siret ? { siret: account.siret } : {}),
           ...(account.siren ? { siren: account.siren } : {}),
           uid: account.uid ?? id,
+          idp_id: account.idpId ?? TEST_IDP_ID,
         }),
       };
     },
   });
-  server.on("request", provider.callback());
+  const callback = provider.callback();
+  server.on("request", (request, response) => {
+    const url = new URL(request.url ?? "/", issuer);
+    if (request.method === "GET" && url.pathname === "/auth") {
+      authorizeRequests.push(url.searchParams);
+      const problem = authorizeProblem(url.searchParams);
+      if (problem) {
+        response.writeHead(400, { "content-type": "text/plain" }).end(`Y000400 Bad Request Exception: ${problem}`);
+        return;
+      }
+    }
+    if (request.method === "POST" && /^\/interaction\/[^/]+$/.test(url.pathname)) {
+      void submitInteraction(provider, accounts, request, response).catch((error: unknown) => {
+        response.writeHead(500).end(String(error));
+      });
+      return;
+    }
+    callback(request, response);
+  });
   return {
     issuer,
     env: {
@@ -110,12 +191,68 @@ export async function startProConnect(options: { baseUrl?: string } = {}): Promi
       accounts.set(sub, account);
       return sub;
     },
+    updateAccount(sub, changes) {
+      accounts.set(sub, { ...(accounts.get(sub) ?? {}), ...changes });
+    },
+    authorizeRequests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+/** What ProConnect would refuse in an authorization request: an unknown parameter, or no essential acr asked. */
+function authorizeProblem(query: URLSearchParams): string | null {
+  const unknown = [...query.keys()].filter((name) => !PROCONNECT_AUTHORIZE_PARAMETERS.includes(name));
+  if (unknown.length > 0) return `unknown parameter(s) ${unknown.join(", ")}`;
+  try {
+    const claims = JSON.parse(query.get("claims") ?? "null") as { id_token?: { acr?: { essential?: unknown } } };
+    if (claims?.id_token?.acr?.essential !== true) return "the claims parameter does not ask acr as essential";
+  } catch {
+    return "the claims parameter is not JSON";
+  }
+  return null;
+}
+
+/**
+ * The login and consent forms of oidc-provider's development interactions, answered here so that
+ * the login carries the account's acr and amr (the development login sets none).
+ */
+async function submitInteraction(
+  provider: Provider,
+  accounts: Map<string, ProConnectAccount>,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  const details = await provider.interactionDetails(request, response);
+  if (form.get("prompt") === "login") {
+    const accountId = form.get("login") ?? "";
+    const account = accounts.get(accountId) ?? {};
+    const acr = account.acr === undefined ? "eidas1" : account.acr;
+    await provider.interactionFinished(
+      request,
+      response,
+      { login: { accountId, ...(acr === null ? {} : { acr }), amr: account.amr ?? ["pwd"] } },
+      { mergeWithLastSubmission: false },
+    );
+    return;
+  }
+  const grant = new provider.Grant({ accountId: details.session?.accountId, clientId: details.params.client_id });
+  const missingScope = details.prompt.details.missingOIDCScope;
+  if (Array.isArray(missingScope)) grant.addOIDCScope(missingScope.join(" "));
+  const missingClaims = details.prompt.details.missingOIDCClaims;
+  if (Array.isArray(missingClaims)) grant.addOIDCClaims(missingClaims as string[]);
+  await provider.interactionFinished(
+    request,
+    response,
+    { consent: { grantId: await grant.save() } },
+    { mergeWithLastSubmission: true },
+  );
 }
 
 /** Cookies per host, as a browser keeps them (paths and expiry are not needed by these flows). */

@@ -130,7 +130,17 @@ beforeAll(async () => {
     const siret = db.$client.prepare("SELECT siret FROM merchants WHERE ab_id = ?").pluck().get(abId) as string;
     await recordClaim(
       { store: createMerchantSpaceRepository(db), now: () => new Date() },
-      { abId, siren: siret.slice(0, 9), subject: "letter:copy-test", email: "Gerante@Exemple.fr", via: "letter" },
+      {
+        abId,
+        siren: siret.slice(0, 9),
+        subject: "letter:copy-test",
+        email: "Gerante@Exemple.fr",
+        via: "letter",
+        basis: "letter",
+        acr: null,
+        amr: null,
+        idpId: null,
+      },
     );
   } finally {
     db.$client.close();
@@ -164,7 +174,7 @@ describe("npm run db -- copy", () => {
       expect(result.stdout).toMatch(new RegExp(`^${table.name} +${n} +${n}( |$)`, "m"));
     }
     expect(result.stdout).toMatch(
-      /^copied [\d,]+ rows of 28 tables in [\d.]+ s \([\d,]+ rows\/s\); the counts and last ids of both sides are equal$/m,
+      /^copied [\d,]+ rows of 31 tables in [\d.]+ s \([\d,]+ rows\/s\); the counts and last ids of both sides are equal$/m,
     );
 
     // Every row, every column: text and JSON text the same strings, integers the same numbers,

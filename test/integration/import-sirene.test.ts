@@ -85,7 +85,7 @@ async function importSirene(file: string, ...more: string[]) {
 }
 
 describe("npm run import -- sirene", () => {
-  it("takes active public establishments of covered trades in, skips the rest by reason, and archives what closes", async () => {
+  it("takes active public establishments of covered trades in, skips the rest by reason, and records what closes as closed", async () => {
     const file = stockFile("StockEtablissement_utf8.csv", [
       row({ ...base, nic: "00013", siret: bakery }),
       row({ ...base, nic: "00021", siret: makeSiret(siren, "0002"), statutDiffusionEtablissement: "P" }),
@@ -103,6 +103,7 @@ describe("npm run import -- sirene", () => {
       created: 1,
       updated: 0,
       archived: 0,
+      closed: 0,
       confirmed: 0,
       unchanged: 0,
       skipped: { not_public: 1, closed: 1, naf_not_covered: 1 },
@@ -137,24 +138,55 @@ describe("npm run import -- sirene", () => {
     const again = await importSirene(file, "--unites-legales", units);
     expect(again.report).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
 
-    // A later stock: the establishment closed.
-    const later = stockFile("StockEtablissement_later.csv", [
-      row({
-        ...base,
-        nic: "00013",
-        siret: bakery,
-        etatAdministratifEtablissement: "F",
-        dateDernierTraitementEtablissement: "2026-11-20T06:00:00",
-      }),
-    ]);
-    expect((await importSirene(later)).report).toMatchObject({ read: 1, archived: 1 });
-    expect((await server.getJson(`/api/registry/resolve/${abId}`)).status).toBe(404);
+    // A later stock: the establishment closed on 4 November (dateDebut), processed on the 20th, as
+    // INSEE writes a closed row. Resolvable, saying closed, since when and from which source; never a hit.
+    const closedRow = {
+      ...base,
+      nic: "00013",
+      siret: bakery,
+      etatAdministratifEtablissement: "F",
+      dateDebut: "2026-11-04",
+      dateDernierTraitementEtablissement: "2026-11-20T06:00:00",
+    };
+    const later = stockFile("StockEtablissement_later.csv", [row(closedRow)]);
+    expect((await importSirene(later)).report).toMatchObject({ read: 1, closed: 1, archived: 0 });
+    const closed = await server.getJson(`/api/registry/resolve/${abId}`);
+    expect(closed.status).toBe(200);
+    expect(closed.body.merchant.closure).toEqual({
+      closed_on: "2026-11-04",
+      source: "sirene",
+      source_url:
+        "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret",
+      label: "Établissement fermé (état administratif F)",
+      announcement_id: null,
+      recorded_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+    expect(closed.body._state.blocked_because).toContain("merchant_closed");
+    expect((await server.getJson("/api/registry/search?q=Pain%20Dore")).body.results).toEqual([]);
+    expect(await (await server.get(`/m/${abId}/`)).text()).toContain(
+      "Établissement fermé depuis le 4 novembre 2026, selon le répertoire SIRENE (Insee) : Établissement fermé (état administratif F).",
+    );
+    // The same closed row again changes nothing.
+    expect((await importSirene(later)).report).toMatchObject({ read: 1, closed: 0, unchanged: 1 });
     const { body: feed } = await server.getJson("/api/registry/changes?limit=1000");
     expect(
       (feed.changes as { ab_id: string; change: string }[])
         .filter((change) => change.ab_id === abId)
         .map((change) => change.change),
-    ).toEqual(["created", "withdrawn"]);
+    ).toEqual(["created", "updated"]);
+
+    // Open again in a later stock (a row corrected): SIRENE's closure is lifted, and it is a hit again.
+    const reopened = stockFile("StockEtablissement_reopened.csv", [
+      row({
+        ...closedRow,
+        etatAdministratifEtablissement: "A",
+        dateDernierTraitementEtablissement: "2026-12-01T06:00:00",
+      }),
+    ]);
+    expect((await importSirene(reopened)).report).toMatchObject({ read: 1, updated: 1 });
+    expect((await server.getJson(`/api/registry/resolve/${abId}`)).body.merchant.closure).toBeNull();
+    const { body: again2 } = await server.getJson("/api/registry/search?q=Pain%20Dore");
+    expect((again2.results as { merchant: { ab_id: string } }[]).map((hit) => hit.merchant.ab_id)).toEqual([abId]);
   }, 60_000);
 
   it("verifies every active establishment as of the stock's date, keeps INSEE's dates as the records' last changes, and moves the check forward with a newer stock", async () => {

@@ -391,7 +391,11 @@ describe("the operator", () => {
       abId,
     );
     expect(events).toEqual([
-      { actor: `merchant:${claimId}`, action: "claimed", reason: "via proconnect" },
+      {
+        actor: `merchant:${claimId}`,
+        action: "claimed",
+        reason: "via proconnect; basis siret; acr eidas1; amr pwd; idp_id 7f1c2b9e-idp-test",
+      },
       { actor: "operator:alice", action: "claim_revoked", reason: `claim ${claimId}: usurpation signalée` },
     ]);
   });

@@ -314,6 +314,8 @@ describe("the tool endpoint and discovery", () => {
   it("discovery documents", async () => {
     await expectAnswer("GET", "/.well-known/mcp.json", 200);
     await expectAnswer("GET", "/.well-known/mcp/server-card.json", 200);
+    await expectAnswer("GET", "/api/mcp/server-card", 200);
+    await expectAnswer("GET", "/.well-known/ai-catalog.json", 200);
     await expectAnswer("GET", "/.well-known/agent-card.json", 200);
     await expectAnswer("GET", "/.well-known/agent-card.json", 200, { headers: { "a2a-version": "1.0" } });
     await expectAnswer("GET", "/openapi.json", 200);
@@ -368,6 +370,9 @@ describe("pages for people and crawlers", () => {
       siret,
       siren: siret.slice(0, 9),
       via: "proconnect" as const,
+      acr: "eidas1",
+      amr: ["pwd"],
+      idpId: "idp-conformance",
     };
     const { token, session } = await openSession(spaceDeps(app), person);
     await recordClaim(spaceDeps(app), {
@@ -376,6 +381,10 @@ describe("pages for people and crawlers", () => {
       subject: person.subject,
       email: person.email,
       via: "proconnect",
+      basis: "siret",
+      acr: person.acr,
+      amr: person.amr,
+      idpId: person.idpId,
     });
     app.close();
     const cookie = { cookie: `abeille_pro=${token}` };

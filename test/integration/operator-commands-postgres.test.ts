@@ -230,6 +230,10 @@ describe("operator commands with DATABASE_URL", () => {
         subject: "letter:pg-test",
         email: "gerante@exemple.fr",
         via: "letter",
+        basis: "letter",
+        acr: null,
+        amr: null,
+        idpId: null,
       },
     );
     const listed = await command("merchants", ["claims", abId, "--json"]);
@@ -250,7 +254,7 @@ describe("operator commands with DATABASE_URL", () => {
     ]);
     expect([revoked.code, revoked.stdout, revoked.stderr]).toEqual([
       0,
-      `${claim.claimId} on ${abId} revoked; its person's sessions are ended\n`,
+      `${claim.claimId} on ${abId} revoked, with the person's other claims on it; its person's sessions are ended\n`,
       "",
     ]);
     const [row] = await rows<{ revoked_at: string | null; revoked_by: string; revoked_reason: string }>(
@@ -357,7 +361,9 @@ describe("operator commands with DATABASE_URL", () => {
 
     const outbox = await command("outbox-worker", ["--once"]);
     expect([outbox.code, outbox.stderr]).toEqual([0, ""]);
-    expect(outbox.stdout).toMatch(/^outbox: 0 sent, 0 to retry, 0 failed; /);
+    // The one email waiting: the notice of the claim recorded above, to its listing's lead address.
+    expect(outbox.stdout).toMatch(/^outbox: 1 sent, 0 to retry, 0 failed; rows by status \{"sent":1\} /);
+    expect(await rows("SELECT kind, status FROM outbox")).toEqual([{ kind: "space_notice", status: "sent" }]);
   }, 60_000);
 
   it("never created DATA_DIR's SQLite file", () => {

@@ -10,6 +10,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createInMemoryRateLimitStore,
+  createRateLimiter,
+  type RateLimitStore,
+} from "../../src/domain/access/rate-limiter.ts";
 import { createClaim, listClaimsOf, revokeClaim } from "../../src/domain/merchant-space/claims.ts";
 import { createLetterCodeKeys } from "../../src/domain/merchant-space/letter-code.ts";
 import {
@@ -19,12 +24,13 @@ import {
   signInWithLink,
 } from "../../src/domain/merchant-space/letter-sign-in.ts";
 import { issueLetterBatch, type LetterDeps } from "../../src/domain/merchant-space/letters.ts";
-import { newToken, readSession, type SpaceDeps } from "../../src/domain/merchant-space/sessions.ts";
+import { newToken, openSession, readSession, type SpaceDeps } from "../../src/domain/merchant-space/sessions.ts";
 import {
   createSignInLinkTokens,
+  type RequestSignInLinkDeps,
   requestSignInLinks,
+  SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
   SIGN_IN_LINK_VALID_MINUTES,
-  type SignInLinkDeps,
   signInLinkMail,
 } from "../../src/domain/merchant-space/sign-in-links.ts";
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
@@ -46,7 +52,7 @@ let dataDir: string;
 let db: Db;
 let space: SpaceDeps;
 let letters: LetterDeps;
-let links: SignInLinkDeps;
+let links: RequestSignInLinkDeps;
 let abA: string;
 let abB: string;
 
@@ -81,6 +87,7 @@ beforeEach(() => {
     links: createSignInLinkRepository(db),
     linkTokens: createSignInLinkTokens(() => Buffer.alloc(32, 5)),
     now,
+    limiter: createRateLimiter(createInMemoryRateLimitStore(), { clock: () => clock }),
   };
 });
 
@@ -126,7 +133,11 @@ describe("a letter's code", () => {
       siret: null,
       siren: null,
       via: "letter",
+      acr: null,
+      amr: null,
+      idpId: null,
     });
+    expect(signedIn.claim).toMatchObject({ basis: "letter", acr: null, amr: null, idpId: null });
     expect((await readSession(space, signedIn.token))?.person.subject).toBe(signedIn.claim.subject);
     expect((await listClaimsOf(space, signedIn.session)).map((held) => held.claim.abId)).toEqual([abA]);
     // Another establishment of the same company stays out of reach.
@@ -155,6 +166,57 @@ describe("a letter's code", () => {
     expect(await enter(code)).toEqual({ ok: false, refusal: "unavailable" });
     expect(db.$client.prepare("SELECT used_at FROM letter_codes WHERE ab_id = ?").pluck().get(abA)).toBeNull();
     expect(db.$client.prepare("SELECT count(*) FROM merchant_claims").pluck().get()).toBe(0);
+  });
+});
+
+describe("a revoked person", () => {
+  it("does not get the listing back through a letter typed with the same address; the letter stays unspent", async () => {
+    // Signed in through ProConnect, claimed, revoked by the operators.
+    const proconnect = await openSession(space, {
+      subject: "sub-gerante",
+      email: "Gerante@Exemple.fr",
+      givenName: "Paule",
+      usualName: "Martin",
+      siret: makeSiret(COMPANY, "0001"),
+      siren: makeSiret(COMPANY, "0001").slice(0, 9),
+      via: "proconnect",
+      acr: "eidas1",
+      amr: ["pwd"],
+      idpId: "idp-test",
+    });
+    const claim = await createClaim(space, proconnect.session, abA);
+    await revokeClaim(space, claim.claimId, { by: "operator:test", reason: "usurpation" });
+    const code = await codeFor(abA);
+    expect(await enter(code, "gerante@exemple.fr")).toEqual({ ok: false, refusal: "revoked" });
+    expect(db.$client.prepare("SELECT used_at FROM letter_codes WHERE ab_id = ?").pluck().get(abA)).toBeNull();
+    // The letter proves the establishment to whoever else holds it.
+    expect((await enter(code, "associe@exemple.fr")).ok).toBe(true);
+  });
+
+  it("loses the listing, and every session, whichever door the revoked claim came by: a letter claim revoked ends a ProConnect session of the same address", async () => {
+    const signedIn = await enter(await codeFor(abA));
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    const proconnect = await openSession(space, {
+      subject: "sub-gerante",
+      email: "GERANTE@exemple.fr",
+      givenName: null,
+      usualName: null,
+      siret: makeSiret(COMPANY, "0001"),
+      siren: null,
+      via: "proconnect",
+      acr: "eidas1",
+      amr: null,
+      idpId: null,
+    });
+    await revokeClaim(space, signedIn.claim.claimId, { by: "operator:test", reason: "courrier détourné" });
+    expect(await readSession(space, signedIn.token)).toBeNull();
+    expect(await readSession(space, proconnect.token)).toBeNull();
+    const again = await openSession(space, { ...proconnect.session.person });
+    const refused = await createClaim(space, again.session, abA).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ refusal: "revoked" });
   });
 });
 
@@ -226,6 +288,49 @@ describe("a sign-in link", () => {
     expect(count()).toBe(1);
     await run(expiry + 1);
     expect(count()).toBe(0);
+  });
+
+  it(`is asked at most ${SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY} times an hour per email address, claim or not, counted under a keyed hash`, async () => {
+    const signedIn = await enter(await codeFor(abA), "gerante@exemple.fr");
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    // The keys the limits' store is given, as it would hold them.
+    const held = new Set<string>();
+    const memory = createInMemoryRateLimitStore();
+    const store: RateLimitStore = {
+      advance: (key, ...rest) => {
+        held.add(key);
+        return memory.advance(key, ...rest);
+      },
+      clear: () => memory.clear(),
+    };
+    const limited = { ...links, limiter: createRateLimiter(store, { clock: () => clock }) };
+    const refusal = async (email: string) => {
+      const error = await requestSignInLinks(limited, email).then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      return isServiceError(error) ? [error.code, error.details.retryAfterSeconds] : error;
+    };
+    for (let i = 0; i < SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY; i++) {
+      expect(await requestSignInLinks(limited, "gerante@exemple.fr")).toBe(1);
+      expect(await requestSignInLinks(limited, "personne@exemple.fr")).toBe(0);
+    }
+    // Written another way, the same address: refused alike, with or without a claim.
+    const wait = 3600 / SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY;
+    expect(await refusal(" Gerante@Exemple.FR")).toEqual(["RATE_LIMITED", wait]);
+    expect(await refusal("personne@exemple.fr")).toEqual(["RATE_LIMITED", wait]);
+    expect(db.$client.prepare("SELECT count(*) FROM space_sign_in_links").pluck().get()).toBe(
+      SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
+    );
+    // Another address has its own budget; the budget refills with time.
+    expect(await requestSignInLinks(limited, "autre@exemple.fr")).toBe(0);
+    clock += wait * 1000;
+    expect(await requestSignInLinks(limited, "gerante@exemple.fr")).toBe(1);
+    // The limits' store holds keyed hashes, never the address.
+    const keys = [...held];
+    expect(keys).toHaveLength(3);
+    for (const key of keys) expect(key).toMatch(/^pro-sign-in-link:[A-Za-z0-9_-]{43}$/);
+    expect(keys.join(" ")).not.toContain("exemple");
   });
 
   it("is sent only to an address of a live letter claim", async () => {

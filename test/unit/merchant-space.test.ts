@@ -1,14 +1,22 @@
 /**
  * The merchant space's rules (src/domain/merchant-space/) on a real store: sessions (idle and
- * absolute expiry, rotation at sign-in, CSRF bound to the session), and claims (the person's
- * SIRET or SIREN only, several people of one company, suspended and archived listings refused,
- * the audit log, revocation ending the sessions at once, no access to another merchant's space).
+ * absolute expiry, rotation at sign-in, CSRF bound to the session, sign-out of an expired one),
+ * ProConnect's assurance levels, and claims (the person's SIRET, its company's SIREN only as a
+ * certified manager, several people of one company, suspended and archived listings refused, the
+ * audit log with the proof, the re-check at each sign-in, revocation of the person by any door
+ * ending its sessions at once, no access to another merchant's space).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.ts";
+import {
+  assuranceRefusal,
+  COMPANY_MANAGER_ACR,
+  requestedAcrValues,
+} from "../../src/domain/merchant-space/assurance.ts";
+import { recheckClaims } from "../../src/domain/merchant-space/claim-recheck.ts";
 import {
   ClaimRefusedError,
   claimsOfListing,
@@ -19,13 +27,13 @@ import {
   revokeClaim,
 } from "../../src/domain/merchant-space/claims.ts";
 import {
-  endSession,
   isSessionCsrfToken,
   openSession,
   readSession,
   SESSION_ABSOLUTE_MS,
   SESSION_IDLE_MS,
   type SpaceDeps,
+  signOut,
 } from "../../src/domain/merchant-space/sessions.ts";
 import type { SpacePerson } from "../../src/domain/merchant-space/space-store.ts";
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
@@ -79,8 +87,14 @@ const person = (overrides: Partial<SpacePerson> = {}): SpacePerson => ({
   siret: siretA,
   siren: siretA.slice(0, 9),
   via: "proconnect",
+  acr: "eidas1",
+  amr: ["pwd", "mail"],
+  idpId: "idp-proconnect-identite",
   ...overrides,
 });
+
+/** The person as a certified manager of its company (ProConnect's certification-dirigeant). */
+const manager = (overrides: Partial<SpacePerson> = {}) => person({ acr: COMPANY_MANAGER_ACR, ...overrides });
 
 beforeEach(() => {
   clock = START;
@@ -154,9 +168,29 @@ describe("sessions", () => {
   });
 
   it("ends a session at sign-out", async () => {
-    const { token } = await openSession(deps, person());
-    await endSession(deps, token);
+    const { token, session } = await openSession(deps, person(), { idToken: "id.token.value" });
+    expect(await signOut(deps, token, session.csrfToken)).toEqual({
+      kind: "ended",
+      via: "proconnect",
+      idToken: "id.token.value",
+    });
     expect(await readSession(deps, token)).toBeNull();
+  });
+
+  it("signs out a session that expired: its form's token still names it, and its ID token ends the provider's session", async () => {
+    const { token, session } = await openSession(deps, person(), { idToken: "id.token.value" });
+    clock += SESSION_IDLE_MS + 1000;
+    expect(await readSession(deps, token)).toBeNull();
+    const other = (await openSession(deps, person({ subject: "sub-other" }))).session;
+    expect(await signOut(deps, token, other.csrfToken)).toEqual({ kind: "refused" });
+    expect(await signOut(deps, token, undefined)).toEqual({ kind: "refused" });
+    expect(await signOut(deps, token, session.csrfToken)).toEqual({
+      kind: "ended",
+      via: "proconnect",
+      idToken: "id.token.value",
+    });
+    expect(await signOut(deps, "x".repeat(43), session.csrfToken)).toEqual({ kind: "none" });
+    expect(await signOut(deps, null, session.csrfToken)).toEqual({ kind: "none" });
   });
 
   it("binds the CSRF token to its session: another session's token, a made-up one and none are refused", async () => {
@@ -172,8 +206,18 @@ describe("sessions", () => {
 });
 
 describe("claims", () => {
-  it("reaches the listing of the person's SIRET and, by SIREN, the company's other establishments, never another company's", async () => {
+  it("reaches only the listing of the person's SIRET without the company manager's certification", async () => {
     const { session } = await openSession(deps, person());
+    expect((await listingsForPerson(deps, session)).map((item) => item.listing.abId)).toEqual([abA]);
+    expect(await refusalOf(() => createClaim(deps, session, abB))).toBe("NOT_FOUND");
+    for (const acr of ["eidas1-mfa", "eidas2", "eidas3"]) {
+      const strong = (await openSession(deps, person({ acr }))).session;
+      expect(await refusalOf(() => createClaim(deps, strong, abB)), acr).toBe("NOT_FOUND");
+    }
+  });
+
+  it("reaches, as a certified manager, the company's other establishments by SIREN, never another company's", async () => {
+    const { session } = await openSession(deps, manager());
     expect(
       (await listingsForPerson(deps, session)).map((item) => [item.listing.abId, item.claimId, item.blocked]),
     ).toEqual([
@@ -183,13 +227,23 @@ describe("claims", () => {
     expect(await refusalOf(() => createClaim(deps, session, abOther))).toBe("NOT_FOUND");
     expect(await refusalOf(() => createClaim(deps, session, "ab_zzzzzzzz"))).toBe("NOT_FOUND");
     const claim = await createClaim(deps, session, abB);
-    expect(claim).toMatchObject({ abId: abB, siren: siretB.slice(0, 9), subject: "sub-camille", via: "proconnect" });
+    expect(claim).toMatchObject({
+      abId: abB,
+      siren: siretB.slice(0, 9),
+      subject: "sub-camille",
+      via: "proconnect",
+      basis: "siren",
+      acr: COMPANY_MANAGER_ACR,
+      amr: ["pwd", "mail"],
+      idpId: "idp-proconnect-identite",
+    });
+    expect((await createClaim(deps, session, abA)).basis).toBe("siret");
     expect((await createClaim(deps, session, abB)).claimId).toBe(claim.claimId);
-    expect((await listClaimsOf(deps, session)).map(({ claim: held }) => held.abId)).toEqual([abB]);
+    expect((await listClaimsOf(deps, session)).map(({ claim: held }) => held.abId).sort()).toEqual([abA, abB].sort());
   });
 
   it("reaches only the SIRET's listing when the person has no SIREN", async () => {
-    const { session } = await openSession(deps, person({ siren: null }));
+    const { session } = await openSession(deps, manager({ siren: null }));
     expect((await listingsForPerson(deps, session)).map((item) => item.listing.abId)).toEqual([abA]);
     expect(await refusalOf(() => createClaim(deps, session, abB))).toBe("NOT_FOUND");
   });
@@ -205,7 +259,7 @@ describe("claims", () => {
   it("refuses suspended and archived listings, saying which", async () => {
     changeMerchantStatus(lifecycle, abA, { status: "SUSPENDED", reason: "fraude signalée" }, "operator:test");
     changeMerchantStatus(lifecycle, abB, { status: "ARCHIVED", reason: "fermeture" }, "operator:test");
-    const { session } = await openSession(deps, person());
+    const { session } = await openSession(deps, manager());
     expect(await refusalOf(() => createClaim(deps, session, abA))).toBe("refused:suspended");
     expect(await refusalOf(() => createClaim(deps, session, abB))).toBe("refused:archived");
     expect((await listingsForPerson(deps, session)).map((item) => item.blocked)).toEqual(["suspended", "archived"]);
@@ -225,7 +279,7 @@ describe("claims", () => {
         actor: `merchant:${claim.claimId}`,
         action: "claimed",
         changes: { claim: { from: null, to: claim.claimId } },
-        reason: "via proconnect",
+        reason: "via proconnect; basis siret; acr eidas1; amr pwd mail; idp_id idp-proconnect-identite",
       },
       {
         actor: "operator:alice",
@@ -239,7 +293,7 @@ describe("claims", () => {
   it("revokes a claim: every session of its person ends at once, the listing is out of reach, and it cannot be claimed again", async () => {
     const first = await openSession(deps, person());
     const second = await openSession(deps, person());
-    const bystander = await openSession(deps, person({ subject: "sub-sacha" }));
+    const bystander = await openSession(deps, person({ subject: "sub-sacha", email: "sacha@exemple.fr" }));
     const claim = await createClaim(deps, first.session, abA);
     expect(await requireClaimedListing(deps, first.session, abA)).toMatchObject({
       abId: abA,
@@ -262,6 +316,32 @@ describe("claims", () => {
     );
   });
 
+  it("holds a revocation against the person through another door: another provider's sub with the same email", async () => {
+    const first = await openSession(deps, person());
+    const claim = await createClaim(deps, first.session, abA);
+    // The same person signed in through another identity provider: another sub, the same address.
+    const otherDoor = await openSession(
+      deps,
+      person({ subject: "sub-camille-ministere", email: "Camille@Exemple.fr" }),
+    );
+    const held = await createClaim(deps, otherDoor.session, abA);
+    const bystander = await openSession(deps, person({ subject: "sub-sacha", email: "sacha@exemple.fr" }));
+    await createClaim(deps, bystander.session, abA);
+    await revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "usurpation" });
+    expect((await claimsOfListing(deps, abA)).map((one) => [one.subject, one.revokedBy])).toEqual([
+      ["sub-camille", "operator:alice"],
+      ["sub-camille-ministere", "operator:alice"],
+      ["sub-sacha", null],
+    ]);
+    expect(await readSession(deps, otherDoor.token)).toBeNull();
+    expect(await readSession(deps, bystander.token)).not.toBeNull();
+    // A third door, the same address: refused, and the page says why.
+    const third = (await openSession(deps, person({ subject: "sub-camille-3", email: "CAMILLE@exemple.fr" }))).session;
+    expect(await refusalOf(() => createClaim(deps, third, abA))).toBe("refused:revoked");
+    expect((await listingsForPerson(deps, third)).map((item) => item.blocked)).toEqual(["revoked"]);
+    expect(held.revokedAt).toBeNull();
+  });
+
   it("never opens another merchant's space: a listing not claimed by the person is NOT_FOUND", async () => {
     const camille = (await openSession(deps, person())).session;
     const dubois = (
@@ -275,10 +355,95 @@ describe("claims", () => {
   });
 });
 
+describe("the re-check at each sign-in", () => {
+  it("lapses a claim whose SIRET the new sign-in no longer carries, and restores it when one carries it again", async () => {
+    const first = await openSession(deps, person());
+    const claim = await createClaim(deps, first.session, abA);
+    clock += 60_000;
+    const elsewhere = person({ siret: siretOther, siren: siretOther.slice(0, 9) });
+    await recheckClaims(deps, elsewhere);
+    const moved = (await openSession(deps, elsewhere)).session;
+    expect(await refusalOf(() => requireClaimedListing(deps, moved, abA))).toBe("NOT_FOUND");
+    expect(await listClaimsOf(deps, moved)).toEqual([]);
+    expect((await listingsForPerson(deps, moved)).map((item) => [item.listing.abId, item.blocked])).toEqual([
+      [abA, "lapsed"],
+      [abOther, null],
+    ]);
+    // The sessions that still carried the old SIRET ended with the re-check.
+    expect(await readSession(deps, first.token)).toBeNull();
+    clock += 60_000;
+    await recheckClaims(deps, person());
+    const back = (await openSession(deps, person())).session;
+    expect((await requireClaimedListing(deps, back, abA)).claimId).toBe(claim.claimId);
+    const events = createMerchantRegistryView(db)
+      .events(abA)
+      .filter((event) => event.action.startsWith("claim"))
+      .map(({ action, reason }) => ({ action, reason }));
+    expect(events).toEqual([
+      {
+        action: "claimed",
+        reason: "via proconnect; basis siret; acr eidas1; amr pwd mail; idp_id idp-proconnect-identite",
+      },
+      {
+        action: "claim_lapsed",
+        reason: `sign-in no longer carries the claim's siret (siret ${siretOther}, acr eidas1)`,
+      },
+      { action: "claim_restored", reason: `sign-in carries the claim's siret again (siret ${siretA}, acr eidas1)` },
+    ]);
+  });
+
+  it("lapses a claim made on the SIREN when the new sign-in is not a certified manager's, unless it names the listing's SIRET", async () => {
+    const { session } = await openSession(deps, manager());
+    const onB = await createClaim(deps, session, abB);
+    const onA = await createClaim(deps, session, abA);
+    await recheckClaims(deps, person());
+    const employee = (await openSession(deps, person())).session;
+    expect(await refusalOf(() => requireClaimedListing(deps, employee, abB))).toBe("NOT_FOUND");
+    expect((await requireClaimedListing(deps, employee, abA)).claimId).toBe(onA.claimId);
+    await recheckClaims(deps, manager());
+    const again = (await openSession(deps, manager())).session;
+    expect((await requireClaimedListing(deps, again, abB)).claimId).toBe(onB.claimId);
+  });
+
+  it("leaves a letter's claim alone: it rests on the letter", async () => {
+    await recheckClaims(deps, person({ subject: "letter:abc", via: "letter", acr: null, siret: null, siren: null }));
+    expect(db.$client.prepare("SELECT COUNT(*) FROM merchant_events WHERE action LIKE 'claim_%'").pluck().get()).toBe(
+      0,
+    );
+  });
+});
+
+describe("ProConnect's assurance levels", () => {
+  it("asks the levels at or above the minimum, most assured first, or the company manager's alone", () => {
+    expect(requestedAcrValues("eidas1", "standard")).toEqual(["eidas3", "eidas2", "eidas1-mfa", "eidas1"]);
+    expect(requestedAcrValues("eidas0", "standard")).toEqual([
+      "eidas3",
+      "eidas2",
+      "eidas1-mfa",
+      "eidas1",
+      "eidas0-mfa",
+      "eidas0",
+    ]);
+    expect(requestedAcrValues("eidas2", "company_manager")).toEqual([COMPANY_MANAGER_ACR]);
+  });
+
+  it("opens no session without acr, with an unknown one, or below the minimum; the manager's level counts as eidas1", () => {
+    expect(assuranceRefusal(null, "eidas1")).toBe("missing");
+    expect(assuranceRefusal("eidas9", "eidas1")).toBe("unknown");
+    expect(assuranceRefusal("eidas0", "eidas1")).toBe("below_minimum");
+    expect(assuranceRefusal("eidas0-mfa", "eidas1")).toBe("below_minimum");
+    expect(assuranceRefusal("eidas0", "eidas0")).toBeNull();
+    expect(assuranceRefusal("eidas1", "eidas1")).toBeNull();
+    expect(assuranceRefusal("eidas3", "eidas1")).toBeNull();
+    expect(assuranceRefusal(COMPANY_MANAGER_ACR, "eidas1")).toBeNull();
+    expect(assuranceRefusal(COMPANY_MANAGER_ACR, "eidas1-mfa")).toBe("below_minimum");
+  });
+});
+
 describe("retention", () => {
   it("deletes sessions 30 days after they ended or expired, and keeps the others", async () => {
     const ended = await openSession(deps, person({ subject: "sub-ended" }));
-    await endSession(deps, ended.token);
+    await signOut(deps, ended.token, ended.session.csrfToken);
     const live = await openSession(deps, person({ subject: "sub-live" }));
     const run = async () =>
       (await anonymizeExpired({ retention: createRetentionRepository(db), now: deps.now, retentionMonths: 24 }))
@@ -314,6 +479,20 @@ describe("the ProConnect configuration", () => {
     ]) {
       expect(() => issuerOf(issuer), issuer).toThrowError(
         "PROCONNECT_ISSUER: must be an https URL (http only at a loopback address: localhost, 127.0.0.1, ::1)",
+      );
+    }
+  });
+
+  it("takes PROCONNECT_MIN_ACR among the eIDAS levels, eidas1 by default", () => {
+    const minimumOf = (value?: string) =>
+      loadConfig({ PROCONNECT_ISSUER: "https://proconnect.gouv.fr/api/v2", ...client, PROCONNECT_MIN_ACR: value })
+        .proConnect?.minimumAcr;
+    expect(minimumOf()).toBe("eidas1");
+    expect(minimumOf("")).toBe("eidas1");
+    expect(minimumOf("eidas2")).toBe("eidas2");
+    for (const value of [COMPANY_MANAGER_ACR, "eidas9", "EIDAS1"]) {
+      expect(() => minimumOf(value), value).toThrowError(
+        "PROCONNECT_MIN_ACR: must be one of eidas0, eidas0-mfa, eidas1, eidas1-mfa, eidas2, eidas3",
       );
     }
   });

@@ -93,6 +93,7 @@ describe("API Sirene: a day's changes", () => {
         siren: "910866482",
         public: true,
         active: true,
+        closedOn: null,
         nafCode: "56.10C",
         nafCode2025: "56.11J",
         name: null,
@@ -137,6 +138,18 @@ describe("API Sirene: a day's changes", () => {
     expect(fake.requests[0]?.nombre).toBe("1000");
   });
 
+  it("reads a closed establishment's closing day from its current period (dateDebut), as the stock's column", async () => {
+    fake.publish("2026-12-05", {
+      establishments: [
+        establishmentRecord({ ...kikou, active: false, closedOn: "2026-11-30", processedAt: "2026-12-05T09:00:00" }),
+      ],
+    });
+    const page = await client().establishmentsProcessedOn("2026-12-05", "*");
+    expect(page.items.map(({ siret, active, closedOn }) => ({ siret, active, closedOn }))).toEqual([
+      { siret: kikou.siret, active: false, closedOn: "2026-11-30" },
+    ]);
+  });
+
   it("reads the day's companies: renamed, ceased, not public", async () => {
     fake.publish("2026-12-03", {
       legalUnits: [
@@ -145,16 +158,31 @@ describe("API Sirene: a day's changes", () => {
           createdOn: "2022-02-22",
           processedAt: "2026-12-03T10:00:00",
         }),
-        legalUnitRecord("487444697", { name: "ESSOR ENERGIES", createdOn: "2005-12-06", ceased: true }),
+        legalUnitRecord("487444697", {
+          name: "ESSOR ENERGIES",
+          createdOn: "2005-12-06",
+          ceased: true,
+          ceasedOn: "2026-11-30",
+        }),
         legalUnitRecord("981195464", { name: "[ND]", createdOn: "2023-11-20", public: false }),
       ],
     });
     const page = await client().legalUnitsProcessedOn("2026-12-03", "*");
     expect(fake.requests[0]?.q).toBe("dateDernierTraitementUniteLegale:2026-12-03");
-    expect(page.items.map(({ siren, ceased, unit, processedAt }) => ({ siren, ceased, unit, processedAt }))).toEqual([
+    expect(
+      page.items.map(({ siren, ceased, ceasedOn, unit, processedAt }) => ({
+        siren,
+        ceased,
+        ceasedOn,
+        unit,
+        processedAt,
+      })),
+    ).toEqual([
       {
         siren: "910866482",
         ceased: false,
+        // An active company's period start is no closing.
+        ceasedOn: null,
         unit: {
           siren: "910866482",
           legalName: "KIKOU PARIS",
@@ -167,11 +195,13 @@ describe("API Sirene: a day's changes", () => {
       {
         siren: "487444697",
         ceased: true,
+        // Since when: its ceased period's dateDebut.
+        ceasedOn: "2026-11-30",
         unit: expect.objectContaining({ legalName: "ESSOR ENERGIES" }),
         processedAt: "2026-12-01T09:30:00.000Z",
       },
       // Not public: its name is not to be used.
-      { siren: "981195464", ceased: false, unit: null, processedAt: "2026-12-01T09:30:00.000Z" },
+      { siren: "981195464", ceased: false, ceasedOn: null, unit: null, processedAt: "2026-12-01T09:30:00.000Z" },
     ]);
   });
 

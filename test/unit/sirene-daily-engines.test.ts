@@ -1,7 +1,8 @@
 /**
  * The daily import (src/import/sirene/daily.ts) on both engines, from a local stand-in of API
  * Sirene replaying its recorded answers (test/helpers/fake-api-sirene.ts): a day's establishments
- * come in, close, are renamed through their company, each verified as of the day processed; an
+ * come in, close (their closure recorded, as the stock's), are renamed through their company, each
+ * verified as of the day processed; an
  * empty day (404) is empty; how far the run got is kept in the store, so a run stopped by the API
  * is taken up at its next page, and the next run starts the day after the last day done.
  */
@@ -138,12 +139,26 @@ for (const engine of storeEngines()) {
         ],
       });
       fake.publish("2026-12-03", {
-        establishments: [establishmentRecord({ ...solarsud, active: false, processedAt: "2026-12-03T09:00:00" })],
+        // SOLARSUD closed on 30 November, processed on the 3rd, and its company ceased with it.
+        establishments: [
+          establishmentRecord({
+            ...solarsud,
+            active: false,
+            closedOn: "2026-11-30",
+            processedAt: "2026-12-03T09:00:00",
+          }),
+        ],
         legalUnits: [
           legalUnitRecord("910866482", {
             name: "KIKOU PARIS",
             createdOn: "2022-02-22",
             processedAt: "2026-12-03T10:00:00",
+          }),
+          legalUnitRecord(solarsud.siret.slice(0, 9), {
+            ...solarsud.company,
+            ceased: true,
+            ceasedOn: "2026-11-30",
+            processedAt: "2026-12-03T09:00:01",
           }),
         ],
       });
@@ -158,12 +173,14 @@ for (const engine of storeEngines()) {
         resumed: false,
         pages: 12,
         establishments: 5,
-        legal_units: 1,
+        legal_units: 2,
         created: 2,
         updated: 1,
-        archived: 1,
+        archived: 0,
+        // SOLARSUD's closure, recorded by its establishment's row; its ceased company finds it recorded.
+        closed: 1,
         confirmed: 0,
-        unchanged: 0,
+        unchanged: 1,
         skipped: { naf_not_covered: 1, not_public: 1 },
         rejected: [],
         rejected_count: 0,
@@ -200,7 +217,18 @@ for (const engine of storeEngines()) {
           "2026-12-01T15:42:22.000Z",
         ],
       });
-      expect((await identityOf(registry, solarsud.siret)).status).toBe("ARCHIVED");
+      // Closed, not archived (docs/decisions.md, "Issue 37: only what is in business"): still
+      // resolvable, saying since when and where API Sirene said so; never a search hit.
+      const closed = await registry.find((await registry.abIdOfSiret(solarsud.siret)) as string);
+      expect(closed?.merchant.status).toBe("PROBATION");
+      expect(closed?.merchant.closure).toEqual({
+        closedOn: "2026-11-30",
+        source: "sirene",
+        sourceUrl: `${fake.url}/siret/${solarsud.siret}`,
+        label: "Établissement fermé (état administratif F)",
+        announcementId: null,
+        recordedAt: RUN_AT.toISOString(),
+      });
       expect(await registry.abIdOfSiret(hidden)).toBeNull();
       expect(readDailyState(await settings.get(SIRENE_DAILY_STATE_KEY))).toEqual({ through: "2026-12-03", at: null });
 

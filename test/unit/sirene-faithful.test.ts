@@ -14,6 +14,7 @@ import { formatAddress } from "../../src/domain/format.ts";
 import {
   applyOfficialEstablishment,
   applyOfficialLegalUnit,
+  SIRENE_DATASET_URL,
 } from "../../src/domain/merchants/apply-official-establishment.ts";
 import type { MerchantModification, MerchantRegistryView } from "../../src/domain/merchants/merchant-registry.ts";
 import type { OfficialEstablishment, OfficialLegalUnit } from "../../src/domain/merchants/official-establishment.ts";
@@ -304,6 +305,19 @@ describe("an establishment applied to the registry", () => {
     expect(registry.find(created.abId)?.merchant).toMatchObject({ businessName: "CHEZ AGA", legalName: "AGA" });
   });
 
+  it("takes the sign when the same row renames the company, even where the name stood in for the company's", () => {
+    const row = restaurant({}, { legalName: "A G A" });
+    const created = apply(row);
+    if (created.kind !== "created") throw new Error(created.kind);
+    const renamedWithSign = {
+      ...row,
+      name: "CHEZ AGA",
+      legalUnit: { siren: row.siren, legalName: "AGA", createdOn: "2005-12-06", legalForm: "5499" },
+    };
+    expect(apply(renamedWithSign)).toEqual({ kind: "updated", abId: created.abId });
+    expect(registry.find(created.abId)?.merchant).toMatchObject({ businessName: "CHEZ AGA", legalName: "AGA" });
+  });
+
   it("replaces a name an earlier import made up from the trade and town, once the company is known", () => {
     const row = restaurant();
     const created = apply(row);
@@ -382,10 +396,26 @@ describe("an establishment applied to the registry", () => {
     expect(apply(newer)).toEqual({ kind: "unchanged", abId: created.abId });
     // An older stock does not move it back.
     expect(apply(row)).toEqual({ kind: "unchanged", abId: created.abId });
-    // A newer stock where it closed archives it at once.
-    const closing = { ...newer, active: false, asOf: "2027-01-01T00:00:00.000Z" };
-    expect(apply(closing)).toEqual({ kind: "archived", abId: created.abId });
-    expect(registry.find(created.abId)?.merchant.status).toBe("ARCHIVED");
+    // A newer stock where it closed records its closure at once (a change, not a confirmation):
+    // the merchant keeps its status and stays resolvable, since the closed period's start.
+    const closing = {
+      ...newer,
+      active: false,
+      closedOn: "2026-12-20",
+      processedAt: "2026-12-21T08:00:00.000Z",
+      asOf: "2027-01-01T00:00:00.000Z",
+    };
+    expect(apply(closing)).toEqual({ kind: "closed", abId: created.abId });
+    const closed = registry.find(created.abId);
+    expect([closed?.merchant.status, closed?.merchant.closure?.closedOn, closed?.merchant.closure?.sourceUrl]).toEqual([
+      "PROBATION",
+      "2026-12-20",
+      SIRENE_DATASET_URL,
+    ]);
+    expect(apply(closing)).toEqual({ kind: "unchanged", abId: created.abId });
+    // Open again in a later stock: SIRENE's closure is lifted (an update, with its audit event).
+    expect(apply({ ...newer, asOf: "2027-02-01T00:00:00.000Z" })).toEqual({ kind: "updated", abId: created.abId });
+    expect(registry.find(created.abId)?.merchant.closure).toBeNull();
   });
 
   it("never puts a later check back to an older row's date", () => {
@@ -425,7 +455,7 @@ describe("an establishment applied to the registry", () => {
     ]);
   });
 
-  it("follows the company API Sirene answers for: renamed and confirmed as of the day, archived when it ceased, nothing taken from one not public", () => {
+  it("follows the company API Sirene answers for: renamed and confirmed as of the day, closed when it ceased, nothing taken from one not public", () => {
     const row = restaurant({ name: null });
     const created = apply(row);
     if (created.kind !== "created") throw new Error(created.kind);
@@ -433,6 +463,7 @@ describe("an establishment applied to the registry", () => {
     const day = {
       siren: row.siren,
       ceased: false,
+      ceasedOn: null,
       unit: { siren: row.siren, legalName: "AGA PARIS", createdOn: "2005-12-06", legalForm: "5499" },
       processedAt: "2026-12-03T10:00:00.000Z",
       asOf: "2026-12-03T00:00:00.000Z",
@@ -455,13 +486,38 @@ describe("an establishment applied to the registry", () => {
     expect(applyOfficialLegalUnit(deps, { ...day, unit: null }, "import:sirene-daily")).toEqual([
       { kind: "skipped", reason: "not_public" },
     ]);
-    expect(applyOfficialLegalUnit(deps, { ...day, ceased: true }, "import:sirene-daily")).toEqual([
-      { kind: "archived", abId: created.abId },
+    // Ceased since 30 November (its ceased period's dateDebut): the merchant's closure is recorded,
+    // its status kept (resolvable, never a search hit), as a closed establishment's is.
+    const ceased = { ...day, ceased: true, ceasedOn: "2026-11-30" };
+    expect(applyOfficialLegalUnit(deps, ceased, "import:sirene-daily")).toEqual([
+      { kind: "closed", abId: created.abId },
     ]);
-    expect(registry.find(created.abId)?.merchant.status).toBe("ARCHIVED");
+    const closed = registry.find(created.abId)?.merchant;
+    expect(closed?.status).toBe("PROBATION");
+    expect(closed?.closure).toEqual({
+      closedOn: "2026-11-30",
+      source: "sirene",
+      sourceUrl: day.url,
+      label: "Unité légale cessée (état administratif C)",
+      announcementId: null,
+      recordedAt: NOW.toISOString(),
+    });
     expect(createMerchantRegistryView(db).events(created.abId).at(-1)?.reason).toBe(
-      "unité légale cessée au répertoire SIRENE (traitée le 2026-12-03)",
+      "unité légale cessée au répertoire SIRENE le 2026-11-30",
     );
+    // The same answer again: the closure stands, nothing written.
+    expect(applyOfficialLegalUnit(deps, ceased, "import:sirene-daily")).toEqual([
+      { kind: "unchanged", abId: created.abId },
+    ]);
+    // Without dateDebut: since the day INSEE processed it.
+    const otherRow = restaurant({ name: null });
+    const other = apply(otherRow);
+    if (other.kind !== "created") throw new Error(other.kind);
+    const otherDay = { ...day, siren: otherRow.siren, ceased: true, ceasedOn: null };
+    expect(applyOfficialLegalUnit(deps, otherDay, "import:sirene-daily")).toEqual([
+      { kind: "closed", abId: other.abId },
+    ]);
+    expect(registry.find(other.abId)?.merchant.closure?.closedOn).toBe("2026-12-03");
   });
 
   it("keeps the merchant's own spelling of the same street, and takes a street that is another one", () => {

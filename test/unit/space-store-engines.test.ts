@@ -6,6 +6,7 @@
  * the audit log, a revocation ending the person's sessions once.
  */
 import { describe, expect, it } from "vitest";
+import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimRecord, SessionRecord, SpaceStore } from "../../src/domain/merchant-space/space-store.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
@@ -31,6 +32,9 @@ const session = (id: string, subject: string, tokenHash: string): SessionRecord 
     siret: "73282932000074",
     siren: "732829320",
     via: "proconnect",
+    acr: "eidas1",
+    amr: ["pwd", "mail"],
+    idpId: "idp-test",
   },
   idToken: "eyJ.id.token",
   createdAt: T0,
@@ -47,7 +51,12 @@ const claim = (id: string, abId: string, subject: string): ClaimRecord => ({
   subject,
   email: "gerant@exemple.fr",
   via: "proconnect",
+  basis: "siret",
+  acr: "eidas1",
+  amr: ["pwd"],
+  idpId: "idp-test",
   createdAt: T0,
+  lapsedAt: null,
   revokedAt: null,
   revokedBy: null,
   revokedReason: null,
@@ -115,7 +124,11 @@ for (const engine of storeEngines()) {
       const event = { at: T0, actor: "merchant:c-1", action: "claimed" as const, reason: "via proconnect" };
       const claimed = await Promise.all(
         ["c-1", "c-2", "c-3", "c-4"].map((id, index) =>
-          machines[index % 2]?.insertClaim(claim(id, "ab_space001", "sub-1"), event),
+          machines[index % 2]?.insertClaim(
+            claim(id, "ab_space001", "sub-1"),
+            event,
+            claimNotice(claim(id, "ab_space001", "sub-1")),
+          ),
         ),
       );
       const kept = new Set(claimed.map((one) => one?.claimId));
@@ -133,9 +146,11 @@ for (const engine of storeEngines()) {
         reason: "usurpation",
       };
       const twice = await Promise.all(
-        machines.map((machine) => machine.revokeClaim(claimId, revocation, revokedEvent)),
+        machines.map((machine) =>
+          machine.revokeClaims([{ claimId, event: revokedEvent }], revocation, { subjects: ["sub-1"], email: null }),
+        ),
       );
-      expect(twice.sort()).toEqual([false, true]);
+      expect(twice.map((revoked) => revoked.length).sort()).toEqual([0, 1]);
       expect(await space.findClaim(claimId)).toMatchObject({ revokedAt: at(60), revokedBy: "operator:alice" });
       expect((await space.findSession("hash-1"))?.endedAt).toBe(at(60));
       expect(
@@ -147,7 +162,115 @@ for (const engine of storeEngines()) {
         { actor: "operator:alice", action: "claim_revoked", revision: 1 },
       ]);
       // Claimed again after the revocation: a new live claim.
-      expect((await space.insertClaim(claim("c-9", "ab_space001", "sub-1"), event)).claimId).toBe("c-9");
+      expect(
+        (
+          await space.insertClaim(
+            claim("c-9", "ab_space001", "sub-1"),
+            event,
+            claimNotice(claim("c-9", "ab_space001", "sub-1")),
+          )
+        ).claimId,
+      ).toBe("c-9");
+    });
+
+    it("keeps a claim's proof, finds a person's claims by subject or email without case, revokes them all and ends every session of the person", async () => {
+      const store = await engine.open();
+      await insertMerchantRow(store, "ab_space001");
+      const space = spaceOf(store);
+      const event = (id: string) => ({ at: T0, actor: `merchant:${id}`, action: "claimed" as const, reason: null });
+      const told = (record: ClaimRecord) => claimNotice(record);
+      await space.insertClaim(
+        claim("c-1", "ab_space001", "sub-1"),
+        event("c-1"),
+        told(claim("c-1", "ab_space001", "sub-1")),
+      );
+      // The same person through another identity provider (another sub), its address in capitals.
+      const second = { ...claim("c-2", "ab_space001", "sub-2"), email: "Gerant@Exemple.FR", amr: null };
+      await space.insertClaim(second, event("c-2"), told(second));
+      const third = { ...claim("c-3", "ab_space001", "sub-3"), email: "autre@exemple.fr" };
+      await space.insertClaim(third, event("c-3"), told(third));
+      expect(await space.findClaim("c-1")).toEqual(claim("c-1", "ab_space001", "sub-1"));
+      const person = { subjects: ["sub-1"], email: "GERANT@exemple.fr" };
+      expect((await space.claimsOfPerson(person)).map((one) => one.claimId)).toEqual(["c-1", "c-2"]);
+      expect(
+        (await space.claimsOfPerson({ subjects: [], email: "autre@exemple.fr" })).map((one) => one.claimId),
+      ).toEqual(["c-3"]);
+      await space.insertSession(session("s-1", "sub-1", "hash-1"), null);
+      await space.insertSession(
+        {
+          ...session("s-2", "sub-2", "hash-2"),
+          person: { ...session("s-2", "sub-2", "hash-2").person, email: "gerant@EXEMPLE.fr" },
+        },
+        null,
+      );
+      await space.insertSession(
+        {
+          ...session("s-3", "sub-3", "hash-3"),
+          person: { ...session("s-3", "sub-3", "hash-3").person, email: "autre@exemple.fr" },
+        },
+        null,
+      );
+      const revoked = { at: at(60), actor: "operator:alice", action: "claim_revoked" as const, reason: "usurpation" };
+      expect(
+        await space.revokeClaims(
+          [
+            { claimId: "c-1", event: revoked },
+            { claimId: "c-2", event: revoked },
+          ],
+          { at: at(60), by: "operator:alice", reason: "usurpation" },
+          { subjects: ["sub-1", "sub-2"], email: "gerant@exemple.fr" },
+        ),
+      ).toEqual(["c-1", "c-2"]);
+      expect((await space.findSession("hash-1"))?.endedAt).toBe(at(60));
+      expect((await space.findSession("hash-2"))?.endedAt).toBe(at(60));
+      expect((await space.findSession("hash-3"))?.endedAt).toBeNull();
+      expect((await space.findClaim("c-3"))?.revokedAt).toBeNull();
+    });
+
+    it("lapses and restores claims at a sign-in's re-check, and ends the subject's sessions of another identity", async () => {
+      const store = await engine.open();
+      await insertMerchantRow(store, "ab_space001");
+      const space = spaceOf(store);
+      await space.insertClaim(
+        claim("c-1", "ab_space001", "sub-1"),
+        { at: T0, actor: "merchant:c-1", action: "claimed", reason: null },
+        claimNotice(claim("c-1", "ab_space001", "sub-1")),
+      );
+      await space.insertSession(session("s-1", "sub-1", "hash-1"), null);
+      await space.insertSession(session("s-2", "sub-1", "hash-2"), null);
+      await space.insertSession(
+        { ...session("s-3", "sub-1", "hash-3"), person: { ...session("s-3", "sub-1", "hash-3").person, siret: null } },
+        null,
+      );
+      const lapse = { at: at(10), actor: "merchant:c-1", action: "claim_lapsed" as const, reason: "siret gone" };
+      await space.recheckClaims(
+        "sub-1",
+        { siret: null, siren: "732829320", acr: "eidas1" },
+        [{ claimId: "c-1", abId: "ab_space001", lapsed: true, event: lapse }],
+        at(10),
+      );
+      expect((await space.findClaim("c-1"))?.lapsedAt).toBe(at(10));
+      // The sessions that still say the old SIRET end; the one that says what the sign-in says stays.
+      expect((await space.findSession("hash-1"))?.endedAt).toBe(at(10));
+      expect((await space.findSession("hash-2"))?.endedAt).toBe(at(10));
+      expect((await space.findSession("hash-3"))?.endedAt).toBeNull();
+      const restore = { at: at(20), actor: "merchant:c-1", action: "claim_restored" as const, reason: "siret back" };
+      await space.recheckClaims(
+        "sub-1",
+        { siret: "73282932000074", siren: "732829320", acr: "eidas1" },
+        [{ claimId: "c-1", abId: "ab_space001", lapsed: false, event: restore }],
+        at(20),
+      );
+      expect((await space.findClaim("c-1"))?.lapsedAt).toBeNull();
+      expect(
+        await store.rows("SELECT action, changes FROM merchant_events WHERE ab_id = $1 ORDER BY event_id", [
+          "ab_space001",
+        ]),
+      ).toEqual([
+        { action: "claimed", changes: '{"claim":{"from":null,"to":"c-1"}}' },
+        { action: "claim_lapsed", changes: '{"claim":{"from":"c-1","to":null}}' },
+        { action: "claim_restored", changes: '{"claim":{"from":null,"to":"c-1"}}' },
+      ]);
     });
   });
 }

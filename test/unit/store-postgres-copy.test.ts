@@ -38,6 +38,7 @@ describe("copyPlan", () => {
       "merchant_changes.seq",
       "merchant_events.event_id",
       "store_revision.id",
+      "trust_sweeps.id",
     ]);
   });
 });

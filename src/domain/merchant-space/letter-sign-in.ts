@@ -21,21 +21,34 @@ import type { ClaimRecord, SpacePerson } from "./space-store.ts";
 /** How many times one code may be typed per hour, whoever types it (the address has its own budget). */
 export const LETTER_CODE_TRIES_PER_HOUR = 10;
 
-export type LetterSignInRefusal = LetterCodeRefusal | "unavailable";
+/** `revoked`: the operators revoked a claim on this listing made with the same email address (by any door). */
+export type LetterSignInRefusal = LetterCodeRefusal | "unavailable" | "revoked";
 
 export type LetterSignIn =
   | { ok: true; token: string; session: SpaceSession; claim: ClaimRecord }
   | { ok: false; refusal: LetterSignInRefusal };
 
 export function letterPerson(subject: string, email: string | null): SpacePerson {
-  return { subject, email, givenName: null, usualName: null, siret: null, siren: null, via: "letter" };
+  return {
+    subject,
+    email,
+    givenName: null,
+    usualName: null,
+    siret: null,
+    siren: null,
+    via: "letter",
+    acr: null,
+    amr: null,
+    idpId: null,
+  };
 }
 
 /**
  * Checks a typed code and, when right, spends the letter, records the claim of its establishment
  * (`via: "letter"`, in the audit log) in the same transaction, and opens a session (the browser's
  * previous one, `replacing`, ends). A listing suspended or archived since the letter was sent is
- * refused (`unavailable`), the letter left unspent.
+ * refused (`unavailable`), the letter left unspent; so is an email address a revoked claim on the
+ * listing was made with (`revoked`).
  */
 export async function signInWithLetterCode(
   deps: { letters: LetterDeps; space: SpaceDeps },
@@ -46,16 +59,33 @@ export async function signInWithLetterCode(
   const { letter } = check;
   const listing = await deps.space.store.listing(letter.abId);
   if (!listing || claimBlockOf(listing.status) !== null) return { ok: false, refusal: "unavailable" };
+  // A person whose claim the operators revoked does not get the listing back through a letter
+  // typed with the same address; the letter stays unspent.
+  const theirs = await deps.space.store.claimsOfPerson({ subjects: [], email: input.email });
+  if (theirs.some((claim) => claim.abId === letter.abId && claim.revokedAt !== null)) {
+    return { ok: false, refusal: "revoked" };
+  }
   const person = letterPerson(`letter:${letter.letterId}`, input.email);
-  const { record, event } = newClaim(deps.space, {
+  const { record, event, notice } = newClaim(deps.space, {
     abId: letter.abId,
     siren: sirenOf(listing.siret),
     subject: person.subject,
     email: input.email,
     via: "letter",
+    basis: "letter",
+    acr: null,
+    amr: null,
+    idpId: null,
   });
-  const claim = await deps.letters.letters.spend(letter.letterId, deps.letters.now().toISOString(), record, event);
+  const claim = await deps.letters.letters.spend(
+    letter.letterId,
+    deps.letters.now().toISOString(),
+    record,
+    event,
+    notice,
+  );
   if (claim === null) return { ok: false, refusal: "used" };
+  deps.space.notifyOutbox?.();
   const { token, session } = await openSession(deps.space, person, { replacing: input.replacing });
   return { ok: true, token, session, claim };
 }

@@ -7,7 +7,7 @@ import {
   randomUUID,
   timingSafeEqual,
 } from "node:crypto";
-import type { SessionEndReason, SpacePerson, SpaceStore } from "./space-store.ts";
+import type { SpacePerson, SpaceStore } from "./space-store.ts";
 
 /**
  * Sessions of the merchant space: server-side rows (space-store.ts), a random token in the
@@ -26,6 +26,8 @@ export interface SpaceDeps {
   now: () => Date;
   /** The key of the CSRF tokens (DATA_DIR/secrets/pro-csrf.key, created on first use). */
   csrfSecret: () => Buffer;
+  /** Wakes the outbox worker (a claim's notices). */
+  notifyOutbox?: () => void;
 }
 
 export interface SpaceSession {
@@ -72,8 +74,12 @@ export function csrfTokenOf(deps: Pick<SpaceDeps, "csrfSecret">, sessionId: stri
 
 /** Whether a form's token is its session's (constant-time); a missing or malformed one is not. */
 export function isSessionCsrfToken(session: SpaceSession, formToken: string | null | undefined): boolean {
+  return isExpectedToken(session.csrfToken, formToken);
+}
+
+function isExpectedToken(expected: string, formToken: string | null | undefined): boolean {
   if (typeof formToken !== "string" || !TOKEN.test(formToken)) return false;
-  return timingSafeEqual(Buffer.from(formToken, "ascii"), Buffer.from(session.csrfToken, "ascii"));
+  return timingSafeEqual(Buffer.from(formToken, "ascii"), Buffer.from(expected, "ascii"));
 }
 
 /**
@@ -146,14 +152,27 @@ export async function readSession(deps: SpaceDeps, token: string | null | undefi
   };
 }
 
-/** Ends the session a token opens (sign-out); nothing when it opens none. */
-export async function endSession(
+/** What a sign-out found: no session for the cookie, a form not of the cookie's session, or the session it ended. */
+export type SignOut =
+  | { kind: "none" }
+  | { kind: "refused" }
+  | { kind: "ended"; via: SpacePerson["via"]; idToken: string | null };
+
+/**
+ * Signs out the session a cookie names, live or not: a session that expired (or was ended by a
+ * newer sign-in or a revocation) still names the provider's session to end (its ID token, for
+ * `id_token_hint`). The form must carry that session's CSRF token (it is derived from the session
+ * id, so it stays checkable after expiry); a live session ends here.
+ */
+export async function signOut(
   deps: SpaceDeps,
   token: string | null | undefined,
-  reason: SessionEndReason = "sign_out",
-): Promise<void> {
-  if (!isTokenShaped(token)) return;
+  formToken: string | null | undefined,
+): Promise<SignOut> {
+  if (!isTokenShaped(token)) return { kind: "none" };
   const record = await deps.store.findSession(tokenHash(token));
-  if (record && record.endedAt === null)
-    await deps.store.endSession(record.sessionId, deps.now().toISOString(), reason);
+  if (!record) return { kind: "none" };
+  if (!isExpectedToken(csrfTokenOf(deps, record.sessionId), formToken)) return { kind: "refused" };
+  if (record.endedAt === null) await deps.store.endSession(record.sessionId, deps.now().toISOString(), "sign_out");
+  return { kind: "ended", via: record.person.via, idToken: record.idToken };
 }

@@ -1,3 +1,5 @@
+import { type AssuranceRefusal, type AssuranceRequest, assuranceRefusal } from "./assurance.ts";
+import { recheckClaims } from "./claim-recheck.ts";
 import { isTokenShaped, newToken, openSession, type SpaceDeps, type SpaceSession, tokenHash } from "./sessions.ts";
 import type { SpacePerson } from "./space-store.ts";
 
@@ -18,8 +20,11 @@ export interface SignInChecks {
 }
 
 export interface IdentityProvider {
-  /** Fresh state, nonce and PKCE verifier, and the authorization URL that carries their public halves. */
-  begin(): Promise<{ url: URL; checks: SignInChecks }>;
+  /**
+   * Fresh state, nonce and PKCE verifier, and the authorization URL that carries their public
+   * halves and the `acr` values the request asks as essential (assurance.ts).
+   */
+  begin(request: AssuranceRequest): Promise<{ url: URL; checks: SignInChecks }>;
   /**
    * Checks the callback (state, the code exchanged with the PKCE verifier, the signed ID token and
    * its nonce, the signed userinfo) and answers who signed in. Throws SignInFailure.
@@ -32,26 +37,41 @@ export interface IdentityProvider {
 /**
  * Why a sign-in did not end in a session: the provider said no (`provider`: its error code), the
  * callback does not belong to a sign-in under way (`unknown`: none, expired, replayed), the
- * provider's answers failed a check (`invalid`), or the provider could not be reached (`unreachable`).
+ * provider's answers failed a check (`invalid`), they contradict each other (`inconsistent`: a
+ * `siren` that is not its `siret`'s), the ID token's `acr` is missing, unknown or below the
+ * deployment's minimum (`assurance`: `assurance` says which, `acr` what came), or the provider
+ * could not be reached (`unreachable`).
  */
 export class SignInFailure extends Error {
   override name = "SignInFailure";
-  readonly kind: "provider" | "unknown" | "invalid" | "unreachable";
+  readonly kind: "provider" | "unknown" | "invalid" | "inconsistent" | "assurance" | "unreachable";
   readonly providerError: string | null;
-  constructor(kind: SignInFailure["kind"], message: string, providerError: string | null = null) {
+  readonly assurance: { refusal: AssuranceRefusal; acr: string | null; minimum: string } | null;
+  constructor(
+    kind: SignInFailure["kind"],
+    message: string,
+    providerError: string | null = null,
+    assurance: SignInFailure["assurance"] = null,
+  ) {
     super(message);
     this.kind = kind;
     this.providerError = providerError;
+    this.assurance = assurance;
   }
 }
 
 export interface SignInDeps extends SpaceDeps {
   provider: IdentityProvider;
+  /** The least `acr` that opens a session (PROCONNECT_MIN_ACR). */
+  minimumAcr: string;
 }
 
 /** Starts a sign-in: the token for the browser's sign-in cookie, and where to send it. */
-export async function startSignIn(deps: SignInDeps): Promise<{ signInToken: string; url: URL }> {
-  const { url, checks } = await deps.provider.begin();
+export async function startSignIn(
+  deps: SignInDeps,
+  request: AssuranceRequest = "standard",
+): Promise<{ signInToken: string; url: URL }> {
+  const { url, checks } = await deps.provider.begin(request);
   const signInToken = newToken();
   const now = deps.now();
   await deps.store.insertSignIn({
@@ -65,7 +85,9 @@ export async function startSignIn(deps: SignInDeps): Promise<{ signInToken: stri
 
 /**
  * Ends a sign-in at its callback: takes the sign-in under way (once), has the provider check the
- * answer, and opens a new session, ending the one the browser held (`currentSessionToken`).
+ * answer, checks the assurance ProConnect gives (`acr`, at least the deployment's minimum),
+ * re-checks the person's claims against what this sign-in carries (claim-recheck.ts), and opens a
+ * new session, ending the one the browser held (`currentSessionToken`).
  */
 export async function finishSignIn(
   deps: SignInDeps,
@@ -80,5 +102,14 @@ export async function finishSignIn(
   }
   if (!signIn) throw new SignInFailure("unknown", "No sign-in under way for this callback (none, expired or used)");
   const { person, idToken } = await deps.provider.finish(input.callbackUrl, signIn);
+  const refusal = assuranceRefusal(person.acr, deps.minimumAcr);
+  if (refusal !== null) {
+    throw new SignInFailure("assurance", `The ID token's acr is ${refusal} (minimum ${deps.minimumAcr})`, null, {
+      refusal,
+      acr: person.acr,
+      minimum: deps.minimumAcr,
+    });
+  }
+  await recheckClaims(deps, person);
   return openSession(deps, person, { idToken, replacing: input.currentSessionToken });
 }

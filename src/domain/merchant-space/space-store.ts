@@ -19,7 +19,22 @@ export interface SpacePerson {
   /** Its company (ProConnect's `siren` claim, or the SIRET's first nine digits). */
   siren: string | null;
   via: SpaceVia;
+  /** How well ProConnect knows the person (the ID token's `acr`, assurance.ts); null for the letter path. */
+  acr: string | null;
+  /** How the person authenticated (the ID token's `amr`: pwd, mail, otp, mfa ...); null when not sent. */
+  amr: string[] | null;
+  /** The identity provider ProConnect used (its `idp_id`); null for the letter path or when not sent. */
+  idpId: string | null;
 }
+
+/** What the identity a claim was made on is, so that a later sign-in can be checked against it. */
+export type ClaimBasis =
+  /** The person's ProConnect `siret` was the listing's. */
+  | "siret"
+  /** The person is a certified manager of the listing's company (certification-dirigeant) and its `siren` was the listing's. */
+  | "siren"
+  /** A code posted to the establishment's SIRENE address. */
+  | "letter";
 
 export interface SessionRecord {
   sessionId: string;
@@ -34,7 +49,11 @@ export interface SessionRecord {
   endedAt: string | null;
 }
 
-export type SessionEndReason = "sign_out" | "replaced" | "claim_revoked" | "expired";
+/**
+ * `identity_changed`: a newer ProConnect sign-in of the same person carried another identity
+ * (SIRET, SIREN or assurance level): the older sessions no longer say what the provider says.
+ */
+export type SessionEndReason = "sign_out" | "replaced" | "claim_revoked" | "expired" | "identity_changed";
 
 export interface SignInRecord {
   tokenHash: string;
@@ -52,7 +71,18 @@ export interface ClaimRecord {
   subject: string;
   email: string | null;
   via: SpaceVia;
+  /** What the claim rests on; null for claims made before it was recorded (issue 36). */
+  basis: ClaimBasis | null;
+  /** The proof's assurance, authentication methods and identity provider (ProConnect's); null for a letter. */
+  acr: string | null;
+  amr: string[] | null;
+  idpId: string | null;
   createdAt: string;
+  /**
+   * Set when a later sign-in of the person no longer carried what the claim rests on: the claim
+   * opens nothing until a sign-in carries it again (then cleared).
+   */
+  lapsedAt: string | null;
   revokedAt: string | null;
   revokedBy: string | null;
   revokedReason: string | null;
@@ -70,12 +100,46 @@ export interface SpaceListing {
   status: string;
 }
 
-/** The audit event of a claim or a revocation, written with it in one transaction. */
+export type NoticeWhat = "claimed" | "lead_email_changed";
+
+/**
+ * A change of who manages a listing or where its leads go, to tell (space-notices.ts says who is
+ * told and what it says): written in the transaction of the change.
+ */
+export interface SpaceNotice {
+  abId: string;
+  what: NoticeWhat;
+  /** When the change was made. */
+  at: string;
+  /** The claim that acted (the claim made, or the claim that asked the change); null: the operators. */
+  byClaimId: string | null;
+  /** A lead email change: the address in force before it (the one told), and the new one. */
+  fromEmail: string | null;
+  toEmail: string | null;
+  /** The merchant's change (its lead email confirmation) told, when it waits for this notice. */
+  confirmationId: string | null;
+}
+
+/** The audit event of a claim, a revocation, a lapse or a restoration, written with it in one transaction. */
 export interface ClaimEvent {
   at: string;
   actor: string;
-  action: "claimed" | "claim_revoked";
+  action: "claimed" | "claim_revoked" | "claim_lapsed" | "claim_restored";
   reason: string | null;
+}
+
+/** A claim a sign-in's re-check lapses (`lapsed`) or restores (`!lapsed`), with its audit event. */
+export interface ClaimRecheck {
+  claimId: string;
+  abId: string;
+  lapsed: boolean;
+  event: ClaimEvent;
+}
+
+/** Who a person is across the doors of the space: its subject, and its email address (compared without case). */
+export interface PersonKeys {
+  subjects: string[];
+  email: string | null;
 }
 
 export interface SpaceStore {
@@ -95,22 +159,37 @@ export interface SpaceStore {
   listingsOf(identity: { siret: string | null; siren: string | null }): Promise<SpaceListing[]>;
 
   /**
-   * Writes a claim and its audit event in one transaction. A live claim of the same person on the
-   * same listing already there: nothing written, that claim returned.
+   * Writes a claim, its audit event and its notice (to the lead address and the other claimants as
+   * the transaction reads them, each with its outbox row) in one transaction. A live claim of the
+   * same person on the same listing already there: nothing written, that claim returned.
    */
-  insertClaim(claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord>;
+  insertClaim(claim: ClaimRecord, event: ClaimEvent, notice: SpaceNotice): Promise<ClaimRecord>;
   findClaim(claimId: string): Promise<ClaimRecord | null>;
   /** The person's claims, live and revoked, newest first. */
   claimsOfSubject(subject: string): Promise<ClaimRecord[]>;
+  /** The claims held under one of these subjects or with this email address (without case), live and revoked, oldest first. */
+  claimsOfPerson(person: PersonKeys): Promise<ClaimRecord[]>;
   /** Every claim on a listing, live and revoked, oldest first. */
   claimsOfListing(abId: string): Promise<ClaimRecord[]>;
   /**
-   * Revokes a live claim, ends every open session of its person and writes the audit event, in
-   * one transaction; false when the claim is not live (unknown or already revoked).
+   * Revokes the live claims among `claims` (each with its audit event), and ends every open
+   * session of the person (any of its subjects, or its email address without case), in one
+   * transaction; answers the ids it revoked (a claim revoked meanwhile is not among them).
    */
-  revokeClaim(
-    claimId: string,
+  revokeClaims(
+    claims: readonly { claimId: string; event: ClaimEvent }[],
     revocation: { at: string; by: string; reason: string },
-    event: ClaimEvent,
-  ): Promise<boolean>;
+    person: PersonKeys,
+  ): Promise<string[]>;
+  /**
+   * A ProConnect sign-in's re-check, in one transaction: lapses or restores the claims (each
+   * still live, with its audit event), and ends the subject's open sessions whose identity
+   * (SIRET, SIREN, acr) is not the new sign-in's.
+   */
+  recheckClaims(
+    subject: string,
+    identity: Pick<SpacePerson, "siret" | "siren" | "acr">,
+    rechecks: readonly ClaimRecheck[],
+    at: string,
+  ): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { betterWritten, sameWritten } from "../format.ts";
-import type { Merchant, Signal, TerritorialProof } from "../merchant.ts";
+import type { Merchant, MerchantClosure, Signal, TerritorialProof } from "../merchant.ts";
 import { type Trade, tradeOf } from "../sectors.ts";
 import { officialCheckExpiresAt, originOf } from "../trust/signal-catalog.ts";
 import {
@@ -27,6 +27,8 @@ export type OfficialOutcome =
   | { kind: "archived"; abId: string }
   /** Nothing changed but the date the register confirms it as of: its signals' dates moved, nothing else. */
   | { kind: "confirmed"; abId: string }
+  /** The register says it closed: its closure is recorded, its status kept (resolvable, never a search hit). */
+  | { kind: "closed"; abId: string }
   | { kind: "unchanged"; abId: string }
   | { kind: "skipped"; reason: OfficialSkipReason };
 
@@ -51,6 +53,8 @@ export interface OfficialCounts {
   created: number;
   updated: number;
   archived: number;
+  /** Merchants an official closure was recorded for (still resolvable, no longer search hits). */
+  closed: number;
   /** Known establishments the source lists unchanged: their identity check now holds from its date. */
   confirmed: number;
   unchanged: number;
@@ -58,10 +62,10 @@ export interface OfficialCounts {
 }
 
 export function officialCounts(): OfficialCounts {
-  return { created: 0, updated: 0, archived: 0, confirmed: 0, unchanged: 0, skipped: {} };
+  return { created: 0, updated: 0, archived: 0, closed: 0, confirmed: 0, unchanged: 0, skipped: {} };
 }
 
-/** Counts an outcome; answers the merchant it wrote (created, updated, archived, confirmed), if any. */
+/** Counts an outcome; answers the merchant it wrote (created, updated, archived, closed, confirmed), if any. */
 export function countOutcome(counts: OfficialCounts, outcome: OfficialOutcome): string | null {
   if (outcome.kind === "skipped") {
     counts.skipped[outcome.reason] = (counts.skipped[outcome.reason] ?? 0) + 1;
@@ -174,11 +178,11 @@ export function officialDisplayName(establishment: OfficialEstablishment): strin
  * PROBATION merchant with its identity verified as of the source's date; a known one takes the
  * source's address, activity and, with its company, the company's name and creation date; one
  * the source lists unchanged is confirmed as of its date (its signals' dates move, nothing else);
- * a closed one archives its merchant with the reason. A non-public establishment is never stored
- * (one already known is archived). Nothing is invented: a row whose source gives no name, no
- * creation date or no date for the check brings no merchant in, and a check recorded later than
- * the source's date (through the official API, say) is kept. The same row twice changes nothing
- * the second time.
+ * a closed one records its merchant's closure (recordClosure: resolvable, never a search hit) and
+ * one open again lifts SIRENE's closure. A non-public establishment is never stored (one already
+ * known is archived). Nothing is invented: a row whose source gives no name, no creation date or
+ * no date for the check brings no merchant in, and a check recorded later than the source's date
+ * (through the official API, say) is kept. The same row twice changes nothing the second time.
  */
 export function applyOfficialEstablishment(
   deps: MerchantDecisionDeps,
@@ -197,10 +201,26 @@ export function applyOfficialEstablishment(
     if (!existing || existing.merchant.status === "ARCHIVED") {
       return { kind: "skipped", reason: establishment.public ? "closed" : "not_public" };
     }
-    const reason = establishment.public
-      ? `établissement fermé au répertoire SIRENE (traité le ${establishment.processedAt?.slice(0, 10) ?? "?"})`
-      : "établissement devenu non diffusible au répertoire SIRENE";
-    return archivedBySirene(deps, existing, reason, actor);
+    if (establishment.public) {
+      // Since when: the closed period's start (dateDebut), else INSEE's processing, else the source's date.
+      const closedOn =
+        establishment.closedOn ??
+        establishment.processedAt?.slice(0, 10) ??
+        establishment.asOf?.slice(0, 10) ??
+        nowIso.slice(0, 10);
+      return recordClosure(
+        deps,
+        existing,
+        {
+          closedOn,
+          sourceUrl: establishment.readFrom?.url ?? SIRENE_DATASET_URL,
+          label: "Établissement fermé (état administratif F)",
+          reason: `établissement fermé au répertoire SIRENE le ${closedOn}`,
+        },
+        actor,
+      );
+    }
+    return archivedBySirene(deps, existing, "établissement devenu non diffusible au répertoire SIRENE", actor);
   }
   if (!trade) return { kind: "skipped", reason: "naf_not_covered" };
   const commune =
@@ -273,6 +293,8 @@ export function applyOfficialEstablishment(
   set("postalCode", establishment.postalCode);
   set("city", city);
   setCompany(merchant, unit, establishment.name, trade, set);
+  // Open again in SIRENE (a row corrected, an establishment reopened): SIRENE's closure is lifted; BODACC's stands.
+  if (merchant.closure?.source === "sirene") set("closure", null);
   // A row without a NAF 2025 code keeps the one known, unless its main code changed (it was that activity's).
   const nafCode2025 =
     establishment.nafCode2025 ?? (merchant.nafCode === establishment.nafCode ? merchant.nafCode2025 : null);
@@ -321,8 +343,9 @@ export function applyOfficialEstablishment(
  * it on the day INSEE processed it (renamed, ceased, its creation date corrected): each known
  * merchant takes the company's name and creation date (its business name too when it only stood
  * in for the company's), and `company_age_years` is recorded, or confirmed, as of that day, like
- * a stock's; a ceased company archives its merchants (INSEE closes every establishment of a ceased
- * company, and the day's establishments say so too). A company that is not public gives no name:
+ * a stock's; a ceased company records its merchants' closure, as a closed establishment does (INSEE
+ * closes every establishment of a ceased company, and the day's establishments say so too). A
+ * company that is not public gives no name:
  * nothing is taken from it. Archived merchants are left as they are; the same answer twice changes
  * nothing the second time.
  */
@@ -336,11 +359,17 @@ export function applyOfficialLegalUnit(
     const existing = deps.registry.find(abId);
     if (!existing || existing.merchant.status === "ARCHIVED") return { kind: "unchanged", abId };
     if (change.ceased) {
-      const processed = change.processedAt?.slice(0, 10) ?? "?";
-      return archivedBySirene(
+      // Since when: the ceased period's start (dateDebut), else INSEE's processing, else the day asked.
+      const closedOn = change.ceasedOn ?? change.processedAt?.slice(0, 10) ?? change.asOf.slice(0, 10);
+      return recordClosure(
         deps,
         existing,
-        `unité légale cessée au répertoire SIRENE (traitée le ${processed})`,
+        {
+          closedOn,
+          sourceUrl: change.url,
+          label: "Unité légale cessée (état administratif C)",
+          reason: `unité légale cessée au répertoire SIRENE le ${closedOn}`,
+        },
         actor,
       );
     }
@@ -520,4 +549,54 @@ function placed(proof: TerritorialProof, position: OfficialPosition | null, chec
     verified,
     verifiedAt: verified ? checkedAt : null,
   };
+}
+
+/** What SIRENE says of a closure: since when, where it says it, in its words, and the audit event's reason. */
+interface SireneClosing {
+  closedOn: string;
+  sourceUrl: string;
+  label: string;
+  reason: string;
+}
+
+/**
+ * Records that SIRENE says the establishment (or its company) closed (docs/decisions.md, "Issue 37:
+ * only what is in business"): the merchant keeps its status and stays resolvable, saying closed,
+ * since when and from which source, and is no longer a search hit. A closure already recorded (by
+ * SIRENE or BODACC) stands: nothing changes.
+ */
+function recordClosure(
+  deps: Pick<MerchantDecisionDeps, "registry" | "now">,
+  existing: RegisteredMerchant,
+  closing: SireneClosing,
+  actor: Actor,
+): OfficialOutcome {
+  const { merchant } = existing;
+  if (merchant.closure) return { kind: "unchanged", abId: merchant.abId };
+  const nowIso = deps.now().toISOString();
+  const closure: MerchantClosure = {
+    closedOn: closing.closedOn,
+    source: "sirene",
+    sourceUrl: closing.sourceUrl,
+    label: closing.label,
+    announcementId: null,
+    recordedAt: nowIso,
+  };
+  const written = deps.registry.update({
+    abId: merchant.abId,
+    expectedRevision: existing.revision,
+    fields: { closure, updatedAt: nowIso },
+    products: null,
+    territorialProof: undefined,
+    event: {
+      at: nowIso,
+      actor,
+      action: "updated",
+      changes: { closure: { from: null, to: { closed_on: closing.closedOn, source: "sirene" } } },
+      reason: closing.reason,
+    },
+    feed: feedChange(merchant.status, merchant.status),
+  });
+  if (!written) throw changedMeanwhile(merchant.abId);
+  return { kind: "closed", abId: merchant.abId };
 }

@@ -1,5 +1,6 @@
 import type { MerchantStatus } from "../../schemas/envelope.ts";
 import type { Merchant, Product, QaCluster, Signal, TerritorialProof } from "../merchant.ts";
+import type { SpaceNotice } from "../merchant-space/space-store.ts";
 
 /**
  * The registry as a batch's decisions read and write it (implemented by src/store/
@@ -140,6 +141,8 @@ export interface MerchantModification {
   paymentAccountId?: string | null;
   event: MerchantEventInput;
   feed: "created" | "updated" | "withdrawn" | null;
+  /** A change of the lead email is told: its notice, written with the change (space-notices.ts). */
+  notice?: SpaceNotice;
 }
 
 export interface MerchantListFilter {

@@ -34,6 +34,8 @@ export interface OfficialLegalUnitChange {
   siren: string;
   /** Its current state: ceased (C) or active (A). */
   ceased: boolean;
+  /** For a ceased company, the day it ceased: dateDebut, the start of its current (ceased) period (YYYY-MM-DD). */
+  ceasedOn: string | null;
   /** Its name, legal form and creation date; null when it is not public (its name is not to be used) or names nobody. */
   unit: OfficialLegalUnit | null;
   /** When INSEE processed it (dateDernierTraitementUniteLegale). */

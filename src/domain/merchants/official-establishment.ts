@@ -9,6 +9,8 @@ export interface OfficialEstablishment {
   public: boolean;
   /** etatAdministratifEtablissement A: active; F: closed. */
   active: boolean;
+  /** For a closed row, the day it closed: dateDebut, the start of the row's current (closed) period (YYYY-MM-DD). */
+  closedOn?: string | null;
   /** Its main activity code, as the file gives it (NAF rev. 2 until 2026), else its NAF 2025 code. */
   nafCode: string;
   /** Its NAF 2025 code, when the file gives one. */

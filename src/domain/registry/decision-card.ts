@@ -35,7 +35,7 @@ import {
 } from "../trust/signal-catalog.ts";
 import { signalCountsAt, signalStatusAt } from "../trust/signal-expiry.ts";
 import type { MerchantRepository } from "./merchant-store.ts";
-import { loadMerchant } from "./resolve-merchant.ts";
+import { describeClosure, loadMerchant } from "./resolve-merchant.ts";
 
 export interface DecisionCardDeps {
   merchants: MerchantRepository;
@@ -331,6 +331,7 @@ function buildTrust(merchant: Merchant, assessment: Assessment): DecisionCardTru
     trust_level: assessment.trustLevel,
     merchant_status: merchant.status,
     probation: merchant.status === "PROBATION",
+    closure: describeClosure(merchant.closure),
     score: assessment.trust.breakdown.total,
     breakdown: { ...assessment.trust.breakdown },
     reasons: [...assessment.capabilities.trustReasons],

@@ -1,4 +1,5 @@
-import { type SignalValue, signalDefinition } from "./signal-catalog.ts";
+import { datesWithAnniversaryAt } from "../calendar.ts";
+import { type SignalValue, signalCatalog, signalDefinition } from "./signal-catalog.ts";
 
 /**
  * What a signal says at an instant: the one rule every surface reads (trust scoring, the
@@ -62,4 +63,43 @@ export function signalChangesAt(
   const step = signalDefinition(signal.key)?.changesAfter?.(signal.value, now) ?? null;
   if (expiry === null) return step;
   return step !== null && step < expiry ? step : expiry;
+}
+
+/** The earliest instant, after `now`, at which one of these signals reads otherwise (signalChangesAt); null when none. */
+export function nextSignalChange(
+  signals: readonly { key: string; value: SignalValue; expiresAt?: string | null | undefined }[],
+  now: Date,
+): string | null {
+  let next: string | null = null;
+  for (const signal of signals) {
+    const change = signalChangesAt(signal, now);
+    if (change !== null && (next === null || change < next)) next = change;
+  }
+  return next;
+}
+
+/** How many years back a calendar signal's recorded date is looked for (calendarStepsAt). */
+const CALENDAR_YEARS_BACK = 300;
+
+/**
+ * The recorded values of the signals read with the calendar (readAt: a company's age, recorded as
+ * its creation date) whose points change at `at`, a UTC midnight (where calendar steps fall,
+ * calendar.ts): a company turning 2, 5, 10 or 20 that day. What a sweep of trust changes looks up
+ * when a day begins (trust-sweep.ts); a calendar signal is recorded as a date (YYYY-MM-DD).
+ */
+export function calendarStepsAt(at: Date): { key: string; values: string[] }[] {
+  const atIso = at.toISOString();
+  const justBefore = new Date(at.getTime() - 1);
+  const steps: { key: string; values: string[] }[] = [];
+  for (const definition of signalCatalog) {
+    const { readAt, changesAfter } = definition;
+    if (!readAt || !changesAfter) continue;
+    const values = datesWithAnniversaryAt(at, CALENDAR_YEARS_BACK).filter(
+      (date) =>
+        changesAfter(date, justBefore) === atIso &&
+        definition.points(readAt(date, justBefore)) !== definition.points(readAt(date, at)),
+    );
+    if (values.length > 0) steps.push({ key: definition.key, values });
+  }
+  return steps;
 }

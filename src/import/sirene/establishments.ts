@@ -38,6 +38,17 @@ export const ESTABLISHMENT_COLUMNS = [
  */
 export const NAF_2025_COLUMN = "activitePrincipaleNAF25Etablissement";
 
+/**
+ * The start of the row's current period: for a closed establishment, the day it closed. Read when
+ * the file has it (every StockEtablissement layout does; rows written without it have no date).
+ */
+export const PERIOD_START_COLUMN = "dateDebut";
+
+/** The day a row's current period started (a closed establishment's closing, a ceased company's end), else null. */
+export function periodStartOf(row: Record<string, string>): string | null {
+  return dateOf(spaced(row[PERIOD_START_COLUMN] ?? ""));
+}
+
 /** SIRENE's street type codes and the words addresses write them with (data/sirene-street-types.json). */
 export const streetTypes: ReadonlyMap<string, string> = new Map(
   Object.entries(
@@ -201,11 +212,13 @@ function processedOf(text: string | undefined): { processedAt?: string } {
 
 export function establishmentOf(row: Record<string, string>): OfficialEstablishment {
   const value = (name: (typeof ESTABLISHMENT_COLUMNS)[number]) => spaced(row[name] ?? "");
+  const active = value("etatAdministratifEtablissement") === "A";
   return {
     siret: value("siret"),
     siren: value("siren"),
     public: value("statutDiffusionEtablissement") === "O",
-    active: value("etatAdministratifEtablissement") === "A",
+    active,
+    closedOn: active ? null : periodStartOf(row),
     ...activityCodes(value("activitePrincipaleEtablissement"), (row[NAF_2025_COLUMN] ?? "").trim() || null),
     name: value("enseigne1Etablissement") || value("denominationUsuelleEtablissement") || null,
     street: streetFromColumns(

@@ -23,6 +23,7 @@ import {
   LEGAL_UNIT_PROCESSED_COLUMN,
   legalUnitOf,
   NAF_2025_COLUMN,
+  PERIOD_START_COLUMN,
   placedAt,
   positionOf,
   processedAtOf,
@@ -113,7 +114,7 @@ async function* rowsOf(
 }
 
 export interface SireneImportHooks {
-  /** Called with each merchant the import created, updated or archived (to refresh a search index). */
+  /** Called with each merchant the import created, updated, archived, closed or confirmed (to refresh a search index). */
   onChanged?: (abId: string) => void;
   /** Called every `every` rows read. */
   onProgress?: (report: SireneImportReport) => void;
@@ -152,7 +153,7 @@ export async function importSireneStock(
       "establishments",
       files.establishments,
       ESTABLISHMENT_COLUMNS,
-      [...GEO_COLUMNS, NAF_2025_COLUMN],
+      [...GEO_COLUMNS, NAF_2025_COLUMN, PERIOD_START_COLUMN],
       hooks.meter,
     );
   // What is read, in order: a first pass over the establishments names the companies and places

@@ -1,6 +1,7 @@
 import type { App } from "../../app.ts";
+import { acrLabelFr } from "../../domain/merchant-space/assurance.ts";
 import { ClaimRefusedError, createClaim, listingsForPerson } from "../../domain/merchant-space/claims.ts";
-import { endSession } from "../../domain/merchant-space/sessions.ts";
+import { signOut } from "../../domain/merchant-space/sessions.ts";
 import { finishSignIn, SignInFailure, startSignIn } from "../../domain/merchant-space/sign-in.ts";
 import type { Reply } from "../../http/reply.ts";
 import type { RouteRequest } from "../../http/route-request.ts";
@@ -10,10 +11,12 @@ import { html } from "../html.ts";
 import { CLAIM_REFUSALS_FR, renderSignedInHome, renderSignedOutHome } from "./home.ts";
 import { renderProPage, SIGN_IN_PATH, SPACE_PATH } from "./layout.ts";
 import {
+  CsrfRefusal,
   clearedSessionCookie,
   readCookie,
   requireCsrf,
   sessionCookie,
+  sessionCookieName,
   signInCookie,
   signInCookieName,
   spaceDocument,
@@ -33,7 +36,15 @@ export async function answerSpaceHome(
   query: { revendiquee?: string | undefined },
 ): Promise<Reply> {
   const { session } = await spacePage(app, request);
-  if (!session) return spaceDocument(app, renderSignedOutHome({ proConnectConfigured: app.proConnect !== null }));
+  if (!session) {
+    return spaceDocument(
+      app,
+      renderSignedOutHome({
+        proConnectConfigured: app.proConnect !== null,
+        teamEmail: app.config.mail.platformTeamEmail,
+      }),
+    );
+  }
   const listings = await listingsForPerson(spaceDeps(app), session);
   const claimed = query.revendiquee
     ? listings.find((item) => item.listing.abId === query.revendiquee && item.claimId !== null)
@@ -51,12 +62,12 @@ export async function answerSpaceHome(
 const NOT_CONFIGURED =
   "La connexion avec ProConnect n'est pas configurée sur ce service Abeille. Vous pouvez entrer dans l'espace professionnel avec le code reçu par courrier.";
 
-/** GET /pro/connexion */
-export async function answerStartSignIn(app: App): Promise<Reply> {
+/** GET /pro/connexion (`niveau=dirigeant`: the company manager's certification is asked). */
+export async function answerStartSignIn(app: App, query: { niveau?: "dirigeant" | undefined }): Promise<Reply> {
   const deps = signInDeps(app);
   if (!deps) return signInProblem(app, 404, NOT_CONFIGURED);
   try {
-    const { signInToken, url } = await startSignIn(deps);
+    const { signInToken, url } = await startSignIn(deps, query.niveau === "dirigeant" ? "company_manager" : "standard");
     return spaceRedirect(url.href, signInCookie(app, signInToken));
   } catch (failure) {
     return signInFailurePage(app, failure);
@@ -79,19 +90,21 @@ export async function answerSignInCallback(app: App, request: RouteRequest, url:
   }
 }
 
-/** POST /pro/deconnexion */
+/**
+ * POST /pro/deconnexion: works with a session that expired too (the page stayed open): the cookie
+ * is cleared and ProConnect's session ends with the session's ID token as id_token_hint.
+ */
 export async function answerSignOut(
   app: App,
   request: RouteRequest,
   form: { csrf?: string | undefined },
 ): Promise<Reply> {
-  const { session, token } = await spacePage(app, request);
-  const signedIn = requireCsrf(session, form.csrf);
-  await endSession(spaceDeps(app), token);
+  const out = await signOut(spaceDeps(app), readCookie(request, sessionCookieName(app)), form.csrf);
+  if (out.kind === "refused") throw new CsrfRefusal("the CSRF token is not the session's");
   // ProConnect's session ends too (its end_session_endpoint comes back to /pro); the letter path has none.
   const atProvider =
-    signedIn.person.via === "proconnect" && app.proConnect
-      ? await app.proConnect.endSessionUrl(signedIn.idToken)
+    out.kind === "ended" && out.via === "proconnect" && app.proConnect
+      ? await app.proConnect.endSessionUrl(out.idToken)
       : null;
   return spaceRedirect(atProvider?.href ?? SPACE_PATH, clearedSessionCookie(app));
 }
@@ -143,6 +156,14 @@ function signInFailurePage(app: App, failure: unknown): Reply {
       );
     case "unreachable":
       return signInProblem(app, 502, "ProConnect ne répond pas pour le moment. Réessayez dans quelques minutes.");
+    case "inconsistent":
+      return signInProblem(
+        app,
+        400,
+        "Les informations transmises par ProConnect se contredisent : le SIREN de l'entreprise ne correspond pas au SIRET de l'établissement. La connexion est refusée ; vérifiez l'organisation choisie sur ProConnect et recommencez.",
+      );
+    case "assurance":
+      return signInProblem(app, 403, assuranceRefusalFr(failure.assurance));
     default:
       return signInProblem(
         app,
@@ -150,6 +171,18 @@ function signInFailurePage(app: App, failure: unknown): Reply {
         "La réponse de ProConnect n'a pas passé nos vérifications : la connexion est refusée. Recommencez la connexion.",
       );
   }
+}
+
+/** Why ProConnect's level of assurance opens no session, as the person reads it. */
+function assuranceRefusalFr(assurance: SignInFailure["assurance"]): string {
+  const lettre = "Vous pouvez aussi entrer avec le code reçu par courrier.";
+  if (assurance === null || assurance.acr === null) {
+    return `ProConnect n'a pas indiqué le niveau de garantie de votre connexion : l'espace professionnel ne peut pas vous ouvrir de session sans le connaître. Recommencez la connexion ; ${lettre}`;
+  }
+  if (assurance.refusal === "unknown") {
+    return `ProConnect a indiqué un niveau de garantie que ce service ne connaît pas (« ${assurance.acr} ») : la connexion est refusée. ${lettre}`;
+  }
+  return `Votre connexion ProConnect a le niveau de garantie « ${assurance.acr} » (${acrLabelFr(assurance.acr)}) ; ce service demande au moins « ${assurance.minimum} » (${acrLabelFr(assurance.minimum)}). Connectez-vous avec un compte de niveau suffisant (le compte de votre employeur, ou avec une double authentification). ${lettre}`;
 }
 
 function signInProblem(app: App, status: number, message: string): Reply {

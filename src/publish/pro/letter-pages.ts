@@ -27,6 +27,7 @@ export function letterCodeRefusalFr(refusal: LetterSignInRefusal, teamEmail: str
     superseded:
       "Un courrier plus récent a été envoyé à votre établissement : seul le code de ce dernier courrier fonctionne.",
     unavailable: `La fiche de cet établissement ne peut pas être gérée pour le moment (suspendue ou archivée). Écrivez à l'équipe d'Abeille (${teamEmail}) pour en savoir plus.`,
+    revoked: `L'équipe d'Abeille a retiré l'accès à cette fiche pour cette adresse e-mail : elle ne peut pas être revendiquée de nouveau avec ce code. Écrivez à l'équipe (${teamEmail}) si vous pensez qu'il s'agit d'une erreur.`,
   };
   return words[refusal];
 }

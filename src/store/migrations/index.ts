@@ -219,7 +219,52 @@ export const migrations: Migration[] = [
     ]
   },
   {
-    "id": "0018_short_rattler",
+    "id": "0018_brave_marvel_zombies",
+    "statements": [
+      "CREATE TABLE `trust_sweeps` (\n\t`id` integer PRIMARY KEY NOT NULL,\n\t`position` text NOT NULL\n);",
+      "CREATE INDEX `signals_expiring` ON `signals` (`expires_at`,`ab_id`) WHERE \"signals\".\"status\" = 'verified' AND \"signals\".\"expires_at\" IS NOT NULL;",
+      "CREATE INDEX `signals_recorded` ON `signals` (`key`,`value`,`ab_id`) WHERE \"signals\".\"status\" = 'verified';"
+    ]
+  },
+  {
+    "id": "0019_glorious_puck",
+    "statements": [
+      "ALTER TABLE `merchant_claims` ADD `email_key` text;",
+      "ALTER TABLE `merchant_claims` ADD `basis` text;",
+      "ALTER TABLE `merchant_claims` ADD `acr` text;",
+      "ALTER TABLE `merchant_claims` ADD `amr` text;",
+      "ALTER TABLE `merchant_claims` ADD `idp_id` text;",
+      "ALTER TABLE `merchant_claims` ADD `lapsed_at` text;",
+      "CREATE INDEX `merchant_claims_email_key` ON `merchant_claims` (`email_key`);",
+      "ALTER TABLE `pro_sessions` ADD `acr` text;",
+      "ALTER TABLE `pro_sessions` ADD `amr` text;",
+      "ALTER TABLE `pro_sessions` ADD `idp_id` text;",
+      "-- Written by hand: claims made before email_key existed are matched by their address too (a revocation\n-- holds against the person, not one sub: src/domain/merchant-space/claims.ts), and a letter claim rests on its letter.\nUPDATE `merchant_claims` SET `email_key` = lower(`email`) WHERE `email` IS NOT NULL AND `email_key` IS NULL;",
+      "UPDATE `merchant_claims` SET `basis` = 'letter' WHERE `via` = 'letter' AND `basis` IS NULL;"
+    ]
+  },
+  {
+    "id": "0020_concerned_iceman",
+    "statements": [
+      "CREATE TABLE `space_notices` (\n\t`notice_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`what` text NOT NULL,\n\t`at` text NOT NULL,\n\t`by_claim_id` text,\n\t`from_email` text,\n\t`to_email` text,\n\t`confirmation_id` text,\n\t`recipient` text NOT NULL,\n\t`recipient_role` text NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `space_notices_at` ON `space_notices` (`at`);",
+      "ALTER TABLE `lead_email_confirmations` ADD `waiting_notice_id` text;"
+    ]
+  },
+  {
+    "id": "0021_abandoned_lady_mastermind",
+    "statements": [
+      "CREATE TABLE `deployment_files` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`sha256` text NOT NULL,\n\t`recorded_at` text NOT NULL,\n\t`recorded_by` text NOT NULL\n);"
+    ]
+  },
+  {
+    "id": "0022_peaceful_chimera",
+    "statements": [
+      "ALTER TABLE `merchants` ADD `closure` text;"
+    ]
+  },
+  {
+    "id": "0023_pretty_corsair",
     "statements": [
       "ALTER TABLE `signals` ADD `changed_at` text;",
       "ALTER TABLE `signals` ADD `origin` text;"

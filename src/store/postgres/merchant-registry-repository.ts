@@ -36,13 +36,25 @@ import {
   toSignal,
 } from "../merchant-rows.ts";
 import { and, drizzlePostgres, eq, getTableColumns, sql } from "./drizzle.ts";
+import type { LeaderFence } from "./leader-fence.ts";
 import * as schema from "./schema.ts";
+import { insertNoticeOn } from "./space-notice-repository.ts";
 import type { PostgresStore } from "./store.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
 
-export function createPostgresMerchantRegistryRepository({ pool }: PostgresStore): MerchantRegistryStore {
-  const batch = <T>(keys: RegistryBatchKeys, decide: (view: MerchantRegistryView) => T): Promise<T> =>
-    inTransaction(pool, (client) => registryBatchOn(client, keys, decide));
+/**
+ * The registry's writes on PostgreSQL. With a leader's fence (an import the server's leader runs:
+ * the daily imports, jobs/job-store.ts), each batch commits only while that instance leads; the
+ * fence lets everything through until it follows a term (an operator's import run by hand).
+ */
+export function createPostgresMerchantRegistryRepository(
+  { pool }: PostgresStore,
+  fence: Pick<LeaderFence, "transaction"> | null = null,
+): MerchantRegistryStore {
+  const batch = <T>(keys: RegistryBatchKeys, decide: (view: MerchantRegistryView) => T): Promise<T> => {
+    const write = (client: pg.PoolClient) => registryBatchOn(client, keys, decide);
+    return fence ? fence.transaction(write) : inTransaction(pool, write);
+  };
   return {
     async find(abId) {
       return (await readRegistered(pool, { abIds: [abId] }))[0] ?? null;
@@ -455,6 +467,7 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
       }
     }
     await record(abId, write.expectedRevision + 1, write.event, write.feed);
+    if (write.notice) await insertNoticeOn(client, write.notice);
   }
   await confirmAll();
 }

@@ -7,27 +7,29 @@
  * sign-in is taken by one UPDATE ... RETURNING.
  */
 import type pg from "pg";
-import type { ClaimEvent, ClaimRecord, SpaceStore } from "../../domain/merchant-space/space-store.ts";
+import type { ClaimEvent, ClaimRecord, SpaceNotice, SpaceStore } from "../../domain/merchant-space/space-store.ts";
 import {
+  amrText,
   type ClaimRow,
+  claimChanges,
   claimOf,
   LISTING_COLUMNS,
   type ListingRow,
   listingOf,
+  personRowsWhere,
   type SessionRow,
   type SignInRow,
   sessionOf,
 } from "../merchant-space-repository.ts";
+import { insertNoticeOn } from "./space-notice-repository.ts";
 import { firstRow as first, inTransaction, type Queryable } from "./transaction.ts";
 
 /** A claim changes who may edit the merchant, not its record: the event carries the record's revision as it is. */
 async function recordEvent(client: Queryable, abId: string, claimId: string, event: ClaimEvent): Promise<void> {
-  const changes =
-    event.action === "claimed" ? { claim: { from: null, to: claimId } } : { claim: { from: claimId, to: null } };
   await client.query(
     `INSERT INTO merchant_events (ab_id, at, actor, action, changes, reason, revision)
      SELECT $1, $2, $3, $4, $5, $6, coalesce((SELECT revision FROM merchants WHERE ab_id = $1), 0)`,
-    [abId, event.at, event.actor, event.action, JSON.stringify(changes), event.reason],
+    [abId, event.at, event.actor, event.action, claimChanges(claimId, event), event.reason],
   );
 }
 
@@ -36,14 +38,33 @@ async function recordEvent(client: Queryable, abId: string, claimId: string, eve
  * holds a live claim on the listing (that one is returned): the space's insertClaim, and the letter
  * store's spend, which records the claim with the letter it spends.
  */
-export async function insertClaimOn(client: Queryable, claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord> {
+export async function insertClaimOn(
+  client: pg.PoolClient,
+  claim: ClaimRecord,
+  event: ClaimEvent,
+  notice: SpaceNotice,
+): Promise<ClaimRecord> {
   const inserted = await first<ClaimRow>(
     client,
-    `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, email_key, via, basis, acr, amr, idp_id,
+       created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (ab_id, subject) WHERE revoked_at IS NULL DO NOTHING
      RETURNING *`,
-    [claim.claimId, claim.abId, claim.siren, claim.subject, claim.email, claim.via, claim.createdAt],
+    [
+      claim.claimId,
+      claim.abId,
+      claim.siren,
+      claim.subject,
+      claim.email,
+      claim.email?.toLowerCase() ?? null,
+      claim.via,
+      claim.basis,
+      claim.acr,
+      amrText(claim.amr),
+      claim.idpId,
+      claim.createdAt,
+    ],
   );
   if (!inserted) {
     const held = await first<ClaimRow>(
@@ -55,6 +76,7 @@ export async function insertClaimOn(client: Queryable, claim: ClaimRecord, event
     return claimOf(held);
   }
   await recordEvent(client, claim.abId, claim.claimId, event);
+  await insertNoticeOn(client, notice);
   return claim;
 }
 
@@ -74,8 +96,8 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore
         const { person } = session;
         await client.query(
           `INSERT INTO pro_sessions (session_id, token_hash, subject, email, given_name, usual_name, siret, siren, via,
-             id_token, created_at, last_seen_at, idle_expires_at, absolute_expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+             acr, amr, idp_id, id_token, created_at, last_seen_at, idle_expires_at, absolute_expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
           [
             session.sessionId,
             session.tokenHash,
@@ -86,6 +108,9 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore
             person.siret,
             person.siren,
             person.via,
+            person.acr,
+            amrText(person.amr),
+            person.idpId,
             session.idToken,
             session.createdAt,
             session.lastSeenAt,
@@ -157,7 +182,7 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore
       }
       return [...rows.values()].map(listingOf);
     },
-    insertClaim: (claim, event) => inTransaction(pool, (client) => insertClaimOn(client, claim, event)),
+    insertClaim: (claim, event, notice) => inTransaction(pool, (client) => insertClaimOn(client, claim, event, notice)),
     async findClaim(claimId) {
       const row = await first<ClaimRow>(pool, "SELECT * FROM merchant_claims WHERE claim_id = $1", [claimId]);
       return row ? claimOf(row) : null;
@@ -169,6 +194,14 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore
       );
       return rows.rows.map(claimOf);
     },
+    async claimsOfPerson(person) {
+      const { where, values } = personRowsWhere(person, (index) => `$${index}`, "email_key");
+      const rows = await pool.query<ClaimRow>(
+        `SELECT * FROM merchant_claims WHERE ${where} ORDER BY created_at, claim_id`,
+        values,
+      );
+      return rows.rows.map(claimOf);
+    },
     async claimsOfListing(abId) {
       const rows = await pool.query<ClaimRow>(
         "SELECT * FROM merchant_claims WHERE ab_id = $1 ORDER BY created_at, claim_id",
@@ -176,22 +209,46 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore
       );
       return rows.rows.map(claimOf);
     },
-    revokeClaim: (claimId, revocation, event) =>
+    revokeClaims: (claims, revocation, person) =>
       inTransaction(pool, async (client) => {
-        const claim = await first<ClaimRow>(client, "SELECT * FROM merchant_claims WHERE claim_id = $1 FOR UPDATE", [
-          claimId,
-        ]);
-        if (!claim || claim.revoked_at !== null) return false;
+        const revoked: string[] = [];
+        for (const { claimId, event } of claims) {
+          const claim = await first<ClaimRow>(client, "SELECT * FROM merchant_claims WHERE claim_id = $1 FOR UPDATE", [
+            claimId,
+          ]);
+          if (!claim || claim.revoked_at !== null) continue;
+          await client.query(
+            "UPDATE merchant_claims SET revoked_at = $1, revoked_by = $2, revoked_reason = $3 WHERE claim_id = $4",
+            [revocation.at, revocation.by, revocation.reason, claimId],
+          );
+          await recordEvent(client, claim.ab_id, claimId, event);
+          revoked.push(claimId);
+        }
+        if (revoked.length > 0) {
+          const { where, values } = personRowsWhere(person, (index) => `$${index + 1}`, "lower(email)");
+          await client.query(
+            `UPDATE pro_sessions SET ended_at = $1, ended_reason = 'claim_revoked' WHERE ended_at IS NULL AND ${where}`,
+            [revocation.at, ...values],
+          );
+        }
+        return revoked;
+      }),
+    recheckClaims: (subject, identity, rechecks, at) =>
+      inTransaction(pool, async (client) => {
+        for (const recheck of rechecks) {
+          const changed = await client.query(
+            "UPDATE merchant_claims SET lapsed_at = $1 WHERE claim_id = $2 AND revoked_at IS NULL",
+            [recheck.lapsed ? at : null, recheck.claimId],
+          );
+          if (changed.rowCount === 1) await recordEvent(client, recheck.abId, recheck.claimId, recheck.event);
+        }
+        // The sessions of a subject that carry another identity than its newest sign-in's.
         await client.query(
-          "UPDATE merchant_claims SET revoked_at = $1, revoked_by = $2, revoked_reason = $3 WHERE claim_id = $4",
-          [revocation.at, revocation.by, revocation.reason, claimId],
+          `UPDATE pro_sessions SET ended_at = $1, ended_reason = 'identity_changed'
+           WHERE subject = $2 AND ended_at IS NULL
+             AND NOT (siret IS NOT DISTINCT FROM $3 AND siren IS NOT DISTINCT FROM $4 AND acr IS NOT DISTINCT FROM $5)`,
+          [at, subject, identity.siret, identity.siren, identity.acr],
         );
-        await client.query(
-          "UPDATE pro_sessions SET ended_at = $1, ended_reason = 'claim_revoked' WHERE subject = $2 AND ended_at IS NULL",
-          [revocation.at, claim.subject],
-        );
-        await recordEvent(client, claim.ab_id, claimId, event);
-        return true;
       }),
   };
 }

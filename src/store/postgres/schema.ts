@@ -47,6 +47,16 @@ export const attributionSessions = pgTable(
   ],
 );
 
+export const deploymentFiles = pgTable(
+  "deployment_files",
+  {
+    name: text("name").primaryKey(),
+    sha256: text("sha256").notNull(),
+    recordedAt: text("recorded_at").notNull(),
+    recordedBy: text("recorded_by").notNull(),
+  },
+);
+
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
@@ -111,6 +121,7 @@ export const leadEmailConfirmations = pgTable(
     sentAt: text("sent_at"),
     confirmedAt: text("confirmed_at"),
     withdrawnAt: text("withdrawn_at"),
+    waitingNoticeId: text("waiting_notice_id"),
   },
   (table) => [
     uniqueIndex("lead_email_confirmations_token").on(table.tokenHash),
@@ -210,8 +221,14 @@ export const merchantClaims = pgTable(
     siren: text("siren").notNull(),
     subject: text("subject").notNull(),
     email: text("email"),
+    emailKey: text("email_key"),
     via: text("via").notNull(),
+    basis: text("basis"),
+    acr: text("acr"),
+    amr: text("amr"),
+    idpId: text("idp_id"),
     createdAt: text("created_at").notNull(),
+    lapsedAt: text("lapsed_at"),
     revokedAt: text("revoked_at"),
     revokedBy: text("revoked_by"),
     revokedReason: text("revoked_reason"),
@@ -219,6 +236,7 @@ export const merchantClaims = pgTable(
   (table) => [
     index("merchant_claims_merchant").on(table.abId, table.createdAt),
     index("merchant_claims_subject").on(table.subject),
+    index("merchant_claims_email_key").on(table.emailKey),
     uniqueIndex("merchant_claims_live").on(table.abId, table.subject).where(sql`${table.revokedAt} IS NULL`),
   ],
 );
@@ -291,6 +309,7 @@ export const merchants = pgTable(
     sameAs: jsonText("same_as").$type<(typeof sqlite.merchants.sameAs)["_"]["data"]>().notNull(),
     paymentSetup: boolean("payment_setup").notNull().default(false),
     paymentAccountId: text("payment_account_id"),
+    closure: jsonText("closure").$type<(typeof sqlite.merchants.closure)["_"]["data"]>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     revision: bigint("revision", { mode: "number" }).notNull().default(1),
@@ -373,6 +392,9 @@ export const proSessions = pgTable(
     siret: text("siret"),
     siren: text("siren"),
     via: text("via").notNull(),
+    acr: text("acr"),
+    amr: text("amr"),
+    idpId: text("idp_id"),
     idToken: text("id_token"),
     createdAt: text("created_at").notNull(),
     lastSeenAt: text("last_seen_at").notNull(),
@@ -501,6 +523,27 @@ export const signals = pgTable(
   (table) => [
     primaryKey({ columns: [table.abId, table.key] }),
     index("signals_verified").on(table.abId, table.key, table.value, table.expiresAt).where(sql`${table.status} = 'verified'`),
+    index("signals_expiring").on(table.expiresAt, table.abId).where(sql`${table.status} = 'verified' AND ${table.expiresAt} IS NOT NULL`),
+    index("signals_recorded").on(table.key, table.value, table.abId).where(sql`${table.status} = 'verified'`),
+  ],
+);
+
+export const spaceNotices = pgTable(
+  "space_notices",
+  {
+    noticeId: text("notice_id").primaryKey(),
+    abId: text("ab_id").notNull().references(() => merchants.abId),
+    what: text("what").notNull(),
+    at: text("at").notNull(),
+    byClaimId: text("by_claim_id"),
+    fromEmail: text("from_email"),
+    toEmail: text("to_email"),
+    confirmationId: text("confirmation_id"),
+    recipient: text("recipient").notNull(),
+    recipientRole: text("recipient_role").notNull(),
+  },
+  (table) => [
+    index("space_notices_at").on(table.at),
   ],
 );
 
@@ -544,5 +587,13 @@ export const territorialProofs = pgTable(
     departmentCode: text("department_code"),
     regionCode: text("region_code"),
     epciCode: text("epci_code"),
+  },
+);
+
+export const trustSweeps = pgTable(
+  "trust_sweeps",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    position: text("position").notNull(),
   },
 );
