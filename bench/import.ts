@@ -9,7 +9,8 @@
  * Each establishment's company is in a StockUniteLegale file written beside it (the import names
  * new merchants by their companies). Imported into an empty registry by `npm run import -- sirene`
  * as a child process, then imported
- * again (nothing changes the second time). Baseline in the same run: the same file read by the
+ * again (nothing changes the second time), then once more as a newer stock (`--file-date`: every
+ * still-active establishment it lists is confirmed as of its date, its signals' dates moved). Baseline in the same run: the same file read by the
  * same CSV reader and nothing else. Prints wall time, rows/s, the peak RSS of the import process,
  * the share of the local-commerce rows (active, public, of a trade by NAF 2025 first) that came in,
  * and writes bench/results/import-latest.{md,json}.
@@ -168,12 +169,12 @@ interface Run {
 }
 
 /** Runs the import as `npm run import` does, sampling the process's peak RSS (VmHWM) while it runs. */
-function importOnce(name: string, dataDir: string): Promise<Run> {
+function importOnce(name: string, dataDir: string, ...more: string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(
       process.execPath,
-      jobArgv("jobs/import.ts", "sirene", "--etablissements", file, "--unites-legales", unitsFile, "--json"),
+      jobArgv("jobs/import.ts", "sirene", "--etablissements", file, "--unites-legales", unitsFile, ...more, "--json"),
       {
         cwd: root,
         env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: "warn" },
@@ -236,6 +237,8 @@ const runs: Run[] = [];
 runs.push(await readOnly());
 runs.push(await importOnce("import into an empty registry", dataDir));
 runs.push(await importOnce("the same file again", dataDir));
+// Next month's stock, the same rows: every still-active establishment is confirmed as of its date.
+runs.push(await importOnce("the same rows as a newer stock (--file-date)", dataDir, "--file-date", "2030-01-01"));
 const baseline = runs[0] as Run;
 
 const lines = runs.map((run) => [
@@ -245,7 +248,9 @@ const lines = runs.map((run) => [
   round(run.wallSeconds / baseline.wallSeconds, 1),
   run.peakRssMb,
   run.report
-    ? ["created", "updated", "archived", "unchanged"].map((key) => `${key} ${run.report?.[key]}`).join(", ")
+    ? ["created", "updated", "archived", "confirmed", "unchanged"]
+        .map((key) => `${key} ${run.report?.[key]}`)
+        .join(", ")
     : "",
 ]);
 

@@ -203,7 +203,7 @@ const baseline = runs[0] as Run;
 const projection = (run: Run) => round((run.wallSeconds * COUNTRY_ROWS) / rows / 60, 1);
 const outcome = (run: Run) =>
   run.report && "created" in run.report
-    ? ["created", "updated", "archived", "unchanged", "rejected_count"]
+    ? ["created", "updated", "archived", "closed", "confirmed", "unchanged", "rejected_count"]
         .map((key) => `${key.replace("_count", "")} ${run.report?.[key]}`)
         .join(", ")
     : run.report

@@ -5,9 +5,11 @@
  *   on PostgreSQL each machine's worker claims rows no other takes (FOR UPDATE SKIP LOCKED and
  *   leases: docs/several-machines.md); and, on PostgreSQL, the follower of the machine's own
  *   embedded search index.
- * - Once across the deployment: the retention schedule, the publication schedule, the search
- *   follower, the search card keeper and the sweep of trust changes. On SQLite the owner runs
- *   them; on PostgreSQL the leader does (an advisory lock on a connection of its own,
+ * - Once across the deployment: the retention schedule, the publication schedule, the daily
+ *   imports (jobs/daily-imports.ts: SIRENE's changes and BODACC's announcements, when
+ *   SIRENE_API_KEY is set), the search follower, the search card keeper and the sweep of trust
+ *   changes. On SQLite the owner runs them; on PostgreSQL the leader does (an advisory lock on a
+ *   connection of its own,
  *   src/store/postgres/leader.ts), and another machine takes them over within a few seconds when
  *   the leader dies or loses its connection.
  */
@@ -17,6 +19,8 @@ import { logger } from "../src/logging.ts";
 import { startOutboxThread } from "../src/mail/outbox-thread.ts";
 import { loadPublishSettings } from "../src/publish/settings.ts";
 import type { SearchFollower } from "../src/search/follower.ts";
+import { formatLeaderTerm, LEADER_TERM_ENV, type LeaderTerm } from "../src/store/postgres/leader-term.ts";
+import { startDailyImports } from "./daily-imports.ts";
 import { startRetentionSchedule } from "./retention.ts";
 import { startScheduler } from "./scheduler.ts";
 
@@ -42,8 +46,10 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   // a mirror of them, filled now and on each publication's notice (serving stays a file read).
   const mirror = startMirror(app, config);
   let once: { stop(): Promise<void> } | null = null;
+  /** The leadership the work done once writes under (PostgreSQL); null on SQLite's one machine. */
+  let term: () => LeaderTerm | null = () => null;
   const startOnce = () => {
-    once ??= startWorkDoneOnce(app, config);
+    once ??= startWorkDoneOnce(app, config, term());
   };
   const stopOnce = async () => {
     const running = once;
@@ -53,13 +59,18 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   let election: { stop(): Promise<void> } | null = null;
   if (config.postgres) {
     const { startLeaderElection } = await import("../src/store/postgres/leader.ts");
-    election = startLeaderElection({
+    const started = startLeaderElection({
       url: config.postgres.url,
       name: BACKGROUND_LEADER,
       retryMs: config.postgres.leaderRetryMs,
       onGained: startOnce,
       onLost: () => void stopOnce(),
     });
+    election = started;
+    term = started.term;
+    // From now on the leader's jobs write only while this instance leads (leader-fence.ts): a
+    // deposed leader's pending writes are refused, not committed beside the next leader's.
+    if (app.store.engine === "postgres") app.store.leaderFence.follow(started.term);
   } else startOnce();
   return {
     leads: () => once !== null,
@@ -76,9 +87,14 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
   };
 }
 
-function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } {
+function startWorkDoneOnce(app: App, config: Config, term: LeaderTerm | null): { stop(): Promise<void> } {
   const retention = startRetentionSchedule(app);
-  const scheduler = startScheduler(config);
+  // The scheduled refresh and the daily imports, processes of their own, commit their writes only
+  // under this term (leader-fence.ts).
+  const leaderJob = term ? { env: { ...process.env, [LEADER_TERM_ENV]: formatLeaderTerm(term) } } : {};
+  const scheduler = startScheduler(config, leaderJob);
+  // SIRENE's changes of each day, then BODACC's announcements, when SIRENE_API_KEY is set.
+  const dailyImports = startDailyImports(config, leaderJob);
   // Keep the search engine in step with the store (src/search/follower.ts: the embedded index, or
   // Meilisearch and its embedded fallback); and the search result cards built ahead
   // (src/domain/registry/keep-search-cards.ts).
@@ -93,6 +109,7 @@ function startWorkDoneOnce(app: App, config: Config): { stop(): Promise<void> } 
       await Promise.allSettled([
         retention.stop(),
         scheduler.stop(),
+        dailyImports.stop(),
         ...shared.map((follower) => follower.stop()),
         app.cardKeeper.stop(),
         app.trustSweeper.stop(),

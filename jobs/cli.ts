@@ -30,6 +30,15 @@ export const USAGE_STATUS: ExitStatus = [
   EXIT_USAGE,
   "usage: a wrong option, argument or setting, said in one line (nothing was done)",
 ];
+/**
+ * The usage status of a command that reads a deployment secret or the signing keys
+ * (jobs/shared-files.ts requireSharedFiles): a machine without the deployment's copy, or with
+ * another one, is a wrong setting of that machine, not something the command may make up.
+ */
+export const USAGE_OR_SECRET_STATUS: ExitStatus = [
+  EXIT_USAGE,
+  "usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)",
+];
 
 export interface Command<Options extends ParseArgsOptionsConfig> {
   /** The npm script: `npm run <name>`. */

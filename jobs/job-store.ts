@@ -9,7 +9,9 @@ import type { Config } from "../src/config/config.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import type { OpenedStore } from "../src/store/open-store.ts";
-import { openPostgresStore } from "../src/store/postgres/postgres-store.ts";
+import type { LeaderFence } from "../src/store/postgres/leader-fence.ts";
+import { leaderTermOf } from "../src/store/postgres/leader-term.ts";
+import { openPostgresStore, type PostgresPorts } from "../src/store/postgres/postgres-store.ts";
 import { postgresRegistryPorts } from "../src/store/postgres/registry-ports.ts";
 import { postgresStore } from "../src/store/postgres/store.ts";
 import { type RegistryPorts, sqliteRegistryPorts } from "../src/store/registry-ports.ts";
@@ -63,7 +65,25 @@ export async function withJobStore<T>(
   }
 }
 
-/** The registry's ports (writes, maintenance, the identity check's queue) over the store a command opened. */
+/**
+ * The registry's ports (writes, maintenance, the identity check's queue) over the store a command
+ * opened. On PostgreSQL its writes go through the store's leader fence: plain transactions, unless
+ * the command is a job the leader started (`followLeaderTerm`).
+ */
 export function registryPortsOf(store: OpenedStore): RegistryPorts {
-  return store.engine === "sqlite" ? sqliteRegistryPorts(store.db) : postgresRegistryPorts(postgresStore(store.pool));
+  return store.engine === "sqlite"
+    ? sqliteRegistryPorts(store.db)
+    : postgresRegistryPorts(postgresStore(store.pool), store.leaderFence);
+}
+
+/**
+ * A job the server's leader started (its term in the environment, jobs/background.ts: the
+ * scheduled refresh, the daily imports): from now on its fenced writes commit only while that
+ * server still leads (src/store/postgres/leader-fence.ts). A command run by hand has no term: its
+ * writes are plain transactions. Answers the store's fence.
+ */
+export function followLeaderTerm(store: PostgresPorts): LeaderFence {
+  const term = leaderTermOf(process.env);
+  if (term) store.leaderFence.follow(() => term);
+  return store.leaderFence;
 }

@@ -13,7 +13,7 @@
  * Exit status:
  *   0  done
  *   1  refused: no such key, or a key that must not be retired yet (the reason on stderr)
- *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   2  usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -30,16 +30,19 @@ import {
 } from "../src/signing/key-store.ts";
 import { DEFAULT_ACTIVATION_DELAY_SECONDS } from "../src/signing/policy.ts";
 import {
+  CommandError,
   EXIT_DONE,
   EXIT_FAILED,
   EXIT_USAGE,
   helpText,
   readCommandLine,
-  USAGE_STATUS,
+  USAGE_OR_SECRET_STATUS,
   UsageError,
   usageLine,
   wantsHelp,
 } from "./cli.ts";
+import { withJobStore } from "./job-store.ts";
+import { requireSharedFiles } from "./shared-files.ts";
 
 const KEYS_COMMAND = {
   name: "keys",
@@ -57,7 +60,7 @@ const KEYS_COMMAND = {
   exitStatuses: [
     [EXIT_DONE, "done"],
     [EXIT_FAILED, "refused: no such key, or a key that must not be retired yet (the reason on stderr)"],
-    USAGE_STATUS,
+    USAGE_OR_SECRET_STATUS,
   ],
 } as const;
 
@@ -75,6 +78,12 @@ export interface KeysIo {
   err: (text: string) => void;
 }
 
+/** What the command line asks for, once read. */
+export type KeysRequest =
+  | { command: "list"; json: boolean }
+  | { command: "rotate"; activateAfterSeconds: number }
+  | { command: "retire"; kid: string };
+
 /** Runs one command; returns the exit code. */
 export function runKeysCommand(
   args: string[],
@@ -82,6 +91,15 @@ export function runKeysCommand(
   io: KeysIo,
   storeOptions: KeyStoreOptions = {},
 ): number {
+  const request = readKeysCommand(args, io);
+  return typeof request === "number" ? request : executeKeysCommand(request, config, io, storeOptions);
+}
+
+/**
+ * The request on the command line; or, with --help printed or a usage error said, the exit code
+ * (nothing read or written: not even the store is opened).
+ */
+export function readKeysCommand(args: string[], io: KeysIo): KeysRequest | number {
   if (wantsHelp(args)) {
     io.out(helpText(KEYS_COMMAND));
     return EXIT_DONE;
@@ -109,21 +127,32 @@ export function runKeysCommand(
   if (command === "retire" ? rest.length !== 1 : rest.length > 0) {
     return usage(command === "retire" ? "retire takes one key id" : `${command} takes no argument`);
   }
+  if (command === "list") return { command, json: values.json === true };
+  if (command === "retire") return { command, kid: rest[0] as string };
+  const delay =
+    values["activate-after"] === undefined ? DEFAULT_ACTIVATION_DELAY_SECONDS : parseDuration(values["activate-after"]);
+  if (delay === null) return usage("--activate-after must be a duration such as 0, 90s, 15m, 1h or 2d");
+  return { command, activateAfterSeconds: delay };
+}
+
+/** Does what was asked of the key store; returns the exit code. */
+export function executeKeysCommand(
+  request: KeysRequest,
+  config: { dataDir: string },
+  io: KeysIo,
+  storeOptions: KeyStoreOptions = {},
+): number {
   // Every command reloads the index itself; no throttle in a one-shot process.
   const store = createKeyStore(config, { reloadIntervalMs: 0, ...storeOptions });
   try {
-    switch (command) {
+    switch (request.command) {
       case "list": {
         const keys = store.list();
-        io.out(values.json ? `${JSON.stringify(keys, null, 2)}\n` : table(keys));
+        io.out(request.json ? `${JSON.stringify(keys, null, 2)}\n` : table(keys));
         return 0;
       }
       case "rotate": {
-        const delay =
-          values["activate-after"] === undefined
-            ? DEFAULT_ACTIVATION_DELAY_SECONDS
-            : parseDuration(values["activate-after"]);
-        if (delay === null) return usage("--activate-after must be a duration such as 0, 90s, 15m, 1h or 2d");
+        const delay = request.activateAfterSeconds;
         const key = store.rotate({ activateAfterSeconds: delay });
         io.out(
           `created ${key.kid}: published now, signs from ${key.activates_at}` +
@@ -134,7 +163,7 @@ export function runKeysCommand(
         return 0;
       }
       case "retire": {
-        const key = store.retire(rest[0] as string);
+        const key = store.retire(request.kid);
         io.out(
           `retired ${key.kid}: ${key.published ? `stays in the key set until ${key.not_after}` : "no unexpired manifest carries it; dropped from the key set"}\n`,
         );
@@ -187,27 +216,34 @@ function table(keys: KeyInfo[]): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // Only DATA_DIR matters here: an unrelated setting must not block an emergency rotation.
-  const config = loadConfig({ DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL });
-  const args = process.argv.slice(2);
-  const code = runKeysCommand(args, config, {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
-  });
-  process.exitCode = code;
-  if (code === EXIT_DONE && config.postgres && (args.includes("rotate") || args.includes("retire"))) {
-    // Every machine must publish this key set: it becomes the deployment's, checked at each start.
-    const { openPostgresPool } = await import("../src/store/postgres/pool.ts");
-    const { replaceDeploymentFiles } = await import("../src/store/postgres/deployment-files.ts");
-    const { recordSigningKeys } = await import("./shared-files.ts");
-    const pool = openPostgresPool({ ...config.postgres, poolMax: 1, applicationName: "abeille keys" });
+  const io: KeysIo = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) };
+  const request = readKeysCommand(process.argv.slice(2), io);
+  if (typeof request === "number") process.exitCode = request;
+  else {
+    // Only DATA_DIR and DATABASE_URL matter here: an unrelated setting must not block an emergency rotation.
+    const config = loadConfig({ DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL });
+    let code = EXIT_DONE;
     try {
-      await recordSigningKeys(config, (entries, by) => replaceDeploymentFiles(pool, entries, by));
-      process.stdout.write(
-        `recorded as the deployment's signing keys: copy ${path.join(config.dataDir, "keys")} to every other machine (each checks it when it starts)\n`,
+      // The keys this machine holds must be the deployment's (or are made and recorded, on a new
+      // deployment); a rotation or retirement, under the same lock, makes its key set the deployment's.
+      await withJobStore(config, "keys", (store) =>
+        requireSharedFiles(store.deploymentFiles, config, ["keys"], {
+          changing: () => {
+            code = executeKeysCommand(request, config, io);
+            return code === EXIT_DONE && request.command !== "list";
+          },
+        }),
       );
-    } finally {
-      await pool.end();
+      if (code === EXIT_DONE && request.command !== "list" && config.postgres) {
+        io.out(
+          `recorded as the deployment's signing keys: copy ${path.join(config.dataDir, "keys")} to every other machine (each checks it when it starts)\n`,
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof CommandError)) throw error;
+      io.err(`keys: ${error.message}\n`);
+      code = error.status;
     }
+    process.exitCode = code;
   }
 }

@@ -10,9 +10,11 @@ import { createLetterCodeKeys } from "../src/domain/merchant-space/letter-code.t
 import type { LetterRecipientFilter, LetterStore } from "../src/domain/merchant-space/letter-store.ts";
 import { issueLetterBatch } from "../src/domain/merchant-space/letters.ts";
 import { renderLettersPdf } from "../src/publish/pro/letters-pdf.ts";
+import type { DeploymentFileStore } from "../src/store/deployment-files.ts";
 import { loadOrCreateSecret } from "../src/store/lead-repository.ts";
 import { letterCodeKeyFile } from "../src/store/letter-repository.ts";
 import { CommandError, UsageError } from "./cli.ts";
+import { requireSharedFiles } from "./shared-files.ts";
 import { printable } from "./terminal.ts";
 
 /** INSEE department codes: 01 to 95, 2A, 2B, 971 to 976. */
@@ -62,18 +64,21 @@ export interface LettersReport {
  * recording fails leaves no PDF behind, since its codes would not work.
  */
 export async function runLetters(
-  /** The store's letters, on either engine (jobs/job-store.ts). */
-  letters: LetterStore,
+  /** The store's letters and the deployment's fingerprints, on either engine (jobs/job-store.ts). */
+  store: { letters: LetterStore; deploymentFiles: DeploymentFileStore },
   config: Config,
   request: { filter: LetterRecipientFilter; out: string },
 ): Promise<LettersReport> {
+  // The codes are keyed hashes every server checks: the key must be the deployment's, never one
+  // made here (a machine without it, or with another, stops with exit status 2, nothing written).
+  await requireSharedFiles(store.deploymentFiles, config, ["letterCode"]);
   const out = path.resolve(request.out);
   const temporary = `${out}.${process.pid}.tmp`;
   let written = false;
   try {
     const batch = await issueLetterBatch(
       {
-        letters,
+        letters: store.letters,
         codeKeys: createLetterCodeKeys(() => loadOrCreateSecret(letterCodeKeyFile(config.dataDir))),
         now: () => new Date(),
       },

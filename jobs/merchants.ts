@@ -26,7 +26,7 @@
  * Exit status:
  *   0  done
  *   1  refused: a file missing or not JSON, a declaration or change refused (the reason on stderr), or for import and observe some lines rejected (the others applied)
- *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   2  usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)
  */
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync } from "node:fs";
@@ -57,7 +57,7 @@ import {
   EXIT_DONE,
   EXIT_FAILED,
   runCommand,
-  USAGE_STATUS,
+  USAGE_OR_SECRET_STATUS,
   UsageError,
   wholeNumberOption,
 } from "./cli.ts";
@@ -129,7 +129,7 @@ await runCommand(
         EXIT_FAILED,
         "refused: a file missing or not JSON, a declaration or change refused (the reason on stderr), or for import and observe some lines rejected (the others applied)",
       ],
-      USAGE_STATUS,
+      USAGE_OR_SECRET_STATUS,
     ],
   },
   async ({ values, positionals }) => {
@@ -243,7 +243,7 @@ async function runOn(
       ]);
       if (report.rejected.length > 0) process.exitCode = EXIT_FAILED;
     } else if (command === "letters" && options.letters) {
-      const report = await runLetters(store.letters, config, options.letters);
+      const report = await runLetters(store, config, options.letters);
       out(report, [
         report.letters === 0
           ? "0 letters: no listed establishment matches (nothing written)"

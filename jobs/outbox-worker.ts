@@ -10,7 +10,7 @@
  *
  * Exit status:
  *   0  done (--once: the counts on stdout, otherwise stopped by SIGINT or SIGTERM)
- *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   2  usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)
  */
 import { pathToFileURL } from "node:url";
 import { createApp } from "../src/app.ts";
@@ -19,12 +19,20 @@ import { logger } from "../src/logging.ts";
 import { drainOutbox } from "../src/mail/dispatch-outbox.ts";
 import { dispatchDeps, startOutboxWorker } from "../src/mail/outbox-worker.ts";
 import { createMailTransport } from "../src/mail/transport.ts";
-import { EXIT_DONE, runCommand, USAGE_STATUS } from "./cli.ts";
+import { EXIT_DONE, runCommand, USAGE_OR_SECRET_STATUS } from "./cli.ts";
+import { requireSharedFiles } from "./shared-files.ts";
 
 export { type OutboxWorker, startOutboxWorker } from "../src/mail/outbox-worker.ts";
 
 async function main(once: boolean): Promise<void> {
   const app = createApp(loadConfig());
+  // The links its emails carry are HMACs every server checks: the deployment's keys, never new ones.
+  await requireSharedFiles(app.store.deploymentFiles, app.config, ["leadEmail", "signInLink"]).catch(
+    (error: unknown) => {
+      app.close();
+      throw error;
+    },
+  );
   if (once) {
     const transport = createMailTransport(app.config.mail);
     try {
@@ -72,7 +80,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       options: { once: { type: "boolean", default: false } },
       exitStatuses: [
         [EXIT_DONE, "done (--once: the counts on stdout, otherwise stopped by SIGINT or SIGTERM)"],
-        USAGE_STATUS,
+        USAGE_OR_SECRET_STATUS,
       ],
     },
     ({ values }) => main(values.once),

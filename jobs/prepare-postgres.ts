@@ -9,7 +9,7 @@
 import type { Config } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { startOfToday } from "../src/seed/demo-day.ts";
-import { recordDeploymentFiles } from "../src/store/postgres/deployment-files.ts";
+import { createPostgresDeploymentFileStore } from "../src/store/postgres/deployment-files.ts";
 import { createPostgresMerchantRegistryRepository } from "../src/store/postgres/merchant-registry-repository.ts";
 import { applyPostgresMigrations, DatabaseSetupError } from "../src/store/postgres/migrate.ts";
 import { openPostgresPool } from "../src/store/postgres/pool.ts";
@@ -35,7 +35,7 @@ export async function preparePostgresStore(config: Config & { postgres: NonNulla
   });
   try {
     const migrationsApplied = await applyPostgresMigrations(pool);
-    await checkSharedFiles((names, decide, by) => recordDeploymentFiles(pool, names, decide, by), config);
+    await checkSharedFiles(createPostgresDeploymentFileStore(pool), config);
     const seeded = config.demoSeedCount > 0 ? await seedOnce(pool, config) : false;
     return { migrationsApplied, seeded };
   } catch (failure) {

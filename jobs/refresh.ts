@@ -8,7 +8,7 @@
  *
  * Exit status:
  *   0  done: the counts on stdout (merchants that failed to render are counted there, and warned)
- *   2  usage: a wrong option, argument or setting, said in one line (nothing was done)
+ *   2  usage: a wrong option, argument or setting, or this machine lacks the deployment's secret or signing keys or holds others (the file to copy named), said in one line (nothing was done)
  *   3  busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)
  */
 import { loadConfig } from "../src/config/config.ts";
@@ -21,10 +21,11 @@ import { publishSigning } from "../src/publish/signing-hooks.ts";
 import { workerRunner } from "../src/publish/worker-runner.ts";
 import { postgresRefreshStore } from "../src/store/postgres/publish-index.ts";
 import { createPostgresPublishedDocuments } from "../src/store/postgres/published-documents.ts";
-import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_STATUS, wholeNumberOption } from "./cli.ts";
-import { withJobStore } from "./job-store.ts";
+import { CommandError, EXIT_BUSY, EXIT_DONE, runCommand, USAGE_OR_SECRET_STATUS, wholeNumberOption } from "./cli.ts";
+import { followLeaderTerm, withJobStore } from "./job-store.ts";
 import { progressBar } from "./progress.ts";
 import { catchUpSearchIndex } from "./search-catch-up.ts";
+import { requireSharedFiles } from "./shared-files.ts";
 
 await runCommand(
   {
@@ -43,7 +44,7 @@ await runCommand(
     },
     exitStatuses: [
       [EXIT_DONE, "done: the counts on stdout (merchants that failed to render are counted there, and warned)"],
-      USAGE_STATUS,
+      USAGE_OR_SECRET_STATUS,
       [
         EXIT_BUSY,
         "busy: another refresh is running (on this publish folder, or anywhere on the deployment with DATABASE_URL), said in one line with who holds it (nothing was done)",
@@ -61,13 +62,16 @@ await runCommand(
     const bar = progressBar({ label: "refresh", unit: "merchants" });
 
     const summary: RefreshSummary & { trustTouched: number } = await withJobStore(config, "refresh", async (store) => {
+      // It signs the snapshots with the deployment's keys, never a key it would make itself.
+      await requireSharedFiles(store.deploymentFiles, config, ["keys"]);
       const run = await runRefresh({
         ...(store.engine === "sqlite"
           ? { db: store.db }
           : // PostgreSQL: the registry's reads and the serve index in the shared database, each file
             // published there for every instance's mirror (docs/several-machines.md).
             {
-              store: postgresRefreshStore(store.pool),
+              // A refresh the leader scheduled publishes only while that server still leads.
+              store: postgresRefreshStore(store.pool, { fence: followLeaderTerm(store) }),
               publishedDocuments: createPostgresPublishedDocuments(store.pool),
             }),
         config,

@@ -69,7 +69,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
         process.stdout.write(
           `retention (before ${report.cutoff}): ${report.leads} leads, ${report.leadMessages} messages, ` +
             `${report.platformContacts} platform contacts, ${report.orders} orders anonymised; ${report.dedupWindows} duplicate windows, ` +
-            `${report.idempotencyKeys} idempotency keys, ${report.spaceSessions} merchant-space sessions, ${report.leadEmailLinks} lead email links, ${report.mailFiles} mail files removed\n`,
+            `${report.idempotencyKeys} idempotency keys, ${report.spaceSessions} merchant-space sessions, ${report.leadEmailLinks} lead email links, ${report.spaceNotices} notices, ${report.mailFiles} mail files removed\n`,
         );
       } finally {
         app.close();

@@ -8,7 +8,7 @@
  *   const scheduler = startScheduler(config);   // in jobs/start.ts, after the server listens
  *   await scheduler.stop();                     // on shutdown
  */
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,11 +19,10 @@ import { STATE_DIRNAME } from "../src/publish/publish-folder.ts";
 import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { loadPublishSettings, type PublishSettings } from "../src/publish/settings.ts";
 import { INDEX_DATABASE } from "../src/store/publish-index.ts";
+import { spawnJob } from "./child-job.ts";
 import { EXIT_BUSY } from "./cli.ts";
-import { jobArgv } from "./compile-cache.ts";
 
 const refreshScript = fileURLToPath(new URL("./refresh.ts", import.meta.url));
-const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 const FIRST_RUN_DELAY_MS = 2000;
 
 export interface Scheduler {
@@ -44,36 +43,25 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
   const env = options.env ?? process.env;
   const settings = loadPublishSettings(config, env);
   let running: Promise<RefreshSummary> | null = null;
-  let child: ReturnType<typeof spawn> | null = null;
+  let child: ChildProcess | null = null;
   let stopped = false;
 
   const runNow = (): Promise<RefreshSummary> => {
     if (running) return running;
-    running = new Promise<RefreshSummary>((resolve, reject) => {
-      const started = Date.now();
-      child = spawn(process.execPath, jobArgv(refreshScript, "--json"), {
-        cwd: projectRoot,
-        env: { ...env },
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      let output = "";
-      child.stdout?.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.once("error", reject);
-      child.once("exit", (code, signal) => {
+    const started = Date.now();
+    const job = spawnJob(refreshScript, ["--json"], env);
+    child = job.child;
+    running = job.exited
+      .then(({ code, signal, stdout }) => {
         child = null;
-        const line = output.trim().split("\n").pop() ?? "";
-        if (code === 0 && line.startsWith("{")) {
-          resolve(JSON.parse(line) as RefreshSummary);
-        } else if (code === EXIT_BUSY) {
+        const line = stdout.trim().split("\n").pop() ?? "";
+        if (code === 0 && line.startsWith("{")) return JSON.parse(line) as RefreshSummary;
+        if (code === EXIT_BUSY) {
           // Another refresh (a manual one, or another machine's) is publishing: this one is skipped.
-          reject(new RefreshSkipped("refresh skipped: another refresh is running (its line above says which)"));
-        } else {
-          reject(new Error(`refresh exited with ${signal ?? `code ${code}`} after ${Date.now() - started} ms`));
+          throw new RefreshSkipped("refresh skipped: another refresh is running (its line above says which)");
         }
-      });
-    })
+        throw new Error(`refresh exited with ${signal ?? `code ${code}`} after ${Date.now() - started} ms`);
+      })
       .then((summary) => {
         logger.info("scheduled refresh finished", { ...summary });
         return summary;
@@ -123,7 +111,7 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
       stopped = true;
       if (firstRun) clearTimeout(firstRun);
       if (task) await task.destroy();
-      const current = child as ReturnType<typeof spawn> | null;
+      const current = child as ChildProcess | null;
       if (current && current.exitCode === null) {
         current.kill("SIGTERM");
         await (running ?? Promise.resolve()).catch(() => undefined);

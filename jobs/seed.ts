@@ -13,8 +13,10 @@
  * merchants is left alone unless --force is given, which clears it first.
  *
  * `seedIfEmpty(config)` (`--if-empty`) is the same seeding for `npm start`: it does nothing when
- * the registry already holds merchants or DEMO_SEED_COUNT is 0; `--if-empty` then brings the
- * search index in step with the store (jobs/search-catch-up.ts).
+ * the registry already holds merchants or DEMO_SEED_COUNT is 0; `--if-empty` first records or
+ * checks the machine's secrets and signing keys (jobs/shared-files.ts; on PostgreSQL with the
+ * migrations, jobs/prepare-postgres.ts) and then brings the search index in step with the store
+ * (jobs/search-catch-up.ts).
  *
  * Exit status:
  *   0  done: the counts on stdout
@@ -42,6 +44,7 @@ import {
 import { registryPortsOf, withJobStore } from "./job-store.ts";
 import { type ProgressBar, progressBar } from "./progress.ts";
 import { catchUpSearchIndex } from "./search-catch-up.ts";
+import { checkSharedFiles, SharedFilesError } from "./shared-files.ts";
 
 /** A bar for each phase of the seeding, one after the other (jobs/progress.ts). */
 function progressReporter(): { report: (progress: SeedProgress) => void; end: () => void } {
@@ -146,6 +149,13 @@ async function main(values: SeedOptions): Promise<void> {
       await preparePostgresStore({ ...config, postgres: config.postgres });
       return;
     }
+    // The machine's secrets and signing keys: made and recorded on a new deployment, checked on
+    // every later start (jobs/shared-files.ts), before anything is seeded or served.
+    await withJobStore(config, "start", (store) => checkSharedFiles(store.deploymentFiles, config)).catch(
+      (error: unknown) => {
+        throw error instanceof SharedFilesError ? new CommandError(error.message) : error;
+      },
+    );
     await seedIfEmpty(config);
     // The search index in step before any server process serves: an index without a cursor (built
     // by an earlier version) is built here in full, not on a thread that answers requests.

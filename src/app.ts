@@ -14,6 +14,7 @@ import {
   type SignInLinkStore,
   type SignInLinkTokens,
 } from "./domain/merchant-space/sign-in-links.ts";
+import type { SpaceNoticeStore } from "./domain/merchant-space/space-notices.ts";
 import type { SpaceStore } from "./domain/merchant-space/space-store.ts";
 import type { CommuneLookup, MerchantRegistryStore } from "./domain/merchants/merchant-registry.ts";
 import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts";
@@ -158,6 +159,8 @@ export interface App {
   /** Sign-in links of the letter path, and their tokens (DATA_DIR/secrets/pro-sign-in-link.key). */
   signInLinks: SignInLinkStore;
   signInLinkTokens: SignInLinkTokens;
+  /** The notices of claims and lead email changes, as the outbox renders them. */
+  spaceNotices: SpaceNoticeStore;
   /** Wakes the in-process outbox worker after a commit that wrote outbox rows. */
   notifyOutbox: () => void;
   /** Rejects when the database does not answer (the health check's readiness; a success is kept a second). */
@@ -197,6 +200,8 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     now,
     onFailure: warnAtMostEveryMinute("search engine failed, answering from the fallback"),
     onFollowerFailure: warnAtMostEveryMinute("search index follower failed; it tries again (lag in /api/health)"),
+    // Meilisearch is shared: only the leader writes it, through the fence its election gives.
+    ...(store.engine === "postgres" ? { meilisearchWriteGate: store.leaderFence.hold } : {}),
   });
   const cardKeeper = createSearchFollower({
     engine: createSearchCardKeeper({
@@ -282,6 +287,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     letterCodeKeys: createLetterCodeKeys(once(() => loadOrCreateSecret(letterCodeKeyFile(config.dataDir)))),
     signInLinks: store.signInLinks,
     signInLinkTokens: createSignInLinkTokens(once(() => loadOrCreateSecret(signInLinkKeyFile(config.dataDir)))),
+    spaceNotices: store.spaceNotices,
     notifyOutbox,
     // Load-balancer traffic: on PostgreSQL each probe is a round trip (read-at-most.ts).
     probeDatabase: readAtMostEvery(HEALTH_READ_INTERVAL_MS, store.probeDatabase),

@@ -4,7 +4,7 @@ import type { RespondDeps } from "./domain/leads/respond-to-lead.ts";
 import type { LetterDeps } from "./domain/merchant-space/letters.ts";
 import type { SpaceDeps } from "./domain/merchant-space/sessions.ts";
 import type { SignInDeps } from "./domain/merchant-space/sign-in.ts";
-import type { SignInLinkDeps } from "./domain/merchant-space/sign-in-links.ts";
+import type { RequestSignInLinkDeps, SignInLinkDeps } from "./domain/merchant-space/sign-in-links.ts";
 import type { ResolveDeps } from "./domain/registry/resolve-merchant.ts";
 import type { SearchDeps } from "./domain/registry/search-registry.ts";
 import type { ListingSpaceDeps } from "./publish/pro/listing-space.ts";
@@ -52,7 +52,7 @@ export function leadDeps(app: App): LeadDeps {
 
 /** What the merchant space's rules need (sessions, CSRF, claims). */
 export function spaceDeps(app: App): SpaceDeps {
-  return { store: app.space, now: app.now, csrfSecret: app.proCsrfSecret };
+  return { store: app.space, now: app.now, csrfSecret: app.proCsrfSecret, notifyOutbox: app.notifyOutbox };
 }
 
 /** The same, with ProConnect; null when the service has no ProConnect client configured. */
@@ -72,6 +72,11 @@ export function signInLinkDeps(app: Pick<App, "signInLinks" | "signInLinkTokens"
   return { links: app.signInLinks, linkTokens: app.signInLinkTokens, now: app.now };
 }
 
+/** Asking sign-in links: the links, and the budget per email address counted where every limit is. */
+export function signInLinkRequestDeps(app: App): RequestSignInLinkDeps {
+  return { ...signInLinkDeps(app), limiter: app.access.limiter };
+}
+
 /** What the listing pages of the merchant space need: the lifecycle's doors, the lead email's confirmations, the edit budget. */
 export function listingSpaceDeps(app: App): ListingSpaceDeps {
   return {
@@ -81,10 +86,6 @@ export function listingSpaceDeps(app: App): ListingSpaceDeps {
     confirmations: app.leadEmailConfirmations,
     tokens: app.leadEmailTokens,
     notifyOutbox: app.notifyOutbox,
-    stillEntitled: async (requestedBy) => {
-      const claimId = requestedBy.startsWith("merchant:") ? requestedBy.slice("merchant:".length) : null;
-      return claimId !== null && (await app.space.findClaim(claimId))?.revokedAt === null;
-    },
     limiter: app.access.limiter,
     editsPerHour: app.config.merchantSpaceLimits.editsHourly,
     baseUrl: app.config.baseUrl,

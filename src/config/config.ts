@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { validate as validateCron } from "node-cron";
 import { z } from "zod";
 import { DEFAULT_MINIMUM_ACR, MINIMUM_ACR_CHOICES } from "../domain/merchant-space/assurance.ts";
 import { type EmbedderSetting, parseEmbedderSetting } from "../search/embedders/setting.ts";
@@ -22,6 +23,15 @@ export function isMailbox(value: string): boolean {
   return ADDRESS.safeParse(named ? named[1] : value.trim()).success;
 }
 const optionalText = z.preprocess(emptyToUndefined, z.string().min(1).optional());
+/** The address of an outside API, http or https, with its default. */
+const httpUrl = (fallback: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .url()
+      .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
+      .default(fallback),
+  );
 const hostList = z.preprocess(
   (value) =>
     typeof value === "string"
@@ -225,16 +235,39 @@ export const configSchema = z
     // itself, so that no server process stops serving while the checkpoint's fsyncs run.
     ABEILLE_WAL_CHECKPOINTS: z.preprocess(emptyToUndefined, z.enum(["automatic", "primary"]).default("automatic")),
     // The API Recherche d'entreprises, for `npm run verify` (the live SIRET check; never during a request).
-    RECHERCHE_ENTREPRISES_URL: z.preprocess(
-      emptyToUndefined,
-      z
-        .url()
-        .refine((value) => /^https?:\/\//.test(value), "must start with http:// or https://")
-        .default("https://recherche-entreprises.api.gouv.fr"),
-    ),
+    RECHERCHE_ENTREPRISES_URL: httpUrl("https://recherche-entreprises.api.gouv.fr"),
     RECHERCHE_ENTREPRISES_TIMEOUT_MS: z.preprocess(
       emptyToUndefined,
       z.coerce.number().int().min(100).max(120_000).default(10_000),
+    ),
+    // API Sirene 3.11 (INSEE), for `npm run import -- sirene-daily` and the server's daily run of it:
+    // its address, and the integration key of portail-api.insee.fr (unset: no daily run).
+    SIRENE_API_URL: httpUrl("https://api.insee.fr/api-sirene/3.11"),
+    SIRENE_API_KEY: optionalText,
+    SIRENE_API_TIMEOUT_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(100).max(600_000).default(60_000),
+    ),
+    // BODACC's announcements (DILA's Opendatasoft dataset), for `npm run import -- bodacc-daily`.
+    BODACC_API_URL: httpUrl(
+      "https://bodacc-datadila.opendatasoft.com/api/explore/v2.1/catalog/datasets/annonces-commerciales",
+    ),
+    BODACC_API_TIMEOUT_MS: z.preprocess(
+      emptyToUndefined,
+      z.coerce.number().int().min(100).max(600_000).default(120_000),
+    ),
+    // When the server runs the daily import (SIRENE's changes, then BODACC's announcements) while
+    // SIRENE_API_KEY is set: node-cron syntax, in Europe/Paris time (INSEE publishes a day's changes
+    // overnight); "off" disables it.
+    SIRENE_DAILY_CRON: z.preprocess(
+      emptyToUndefined,
+      z
+        .string()
+        .default("40 6 * * *")
+        .refine(
+          (value) => value === "off" || validateCron(value),
+          "must be a cron expression (node-cron syntax) or off",
+        ),
     ),
     // DNS-rebinding protection of the agent endpoints (/api/mcp, /api/a2a): Host names and Origins
     // accepted beside BASE_URL's own and the loopback ones, comma-separated ("*" accepts any).
@@ -405,6 +438,13 @@ export const configSchema = z
         url: env.RECHERCHE_ENTREPRISES_URL.replace(/\/+$/, ""),
         timeoutMs: env.RECHERCHE_ENTREPRISES_TIMEOUT_MS,
       },
+      sireneApi: {
+        url: env.SIRENE_API_URL.replace(/\/+$/, ""),
+        key: env.SIRENE_API_KEY ?? null,
+        timeoutMs: env.SIRENE_API_TIMEOUT_MS,
+        dailyCron: env.SIRENE_DAILY_CRON === "off" ? null : env.SIRENE_DAILY_CRON,
+      },
+      bodaccApi: { url: env.BODACC_API_URL.replace(/\/+$/, ""), timeoutMs: env.BODACC_API_TIMEOUT_MS },
     };
   });
 

@@ -21,7 +21,7 @@ export interface Assessment {
 /** What an assessment reads of a merchant: lead creation loads no more than this. */
 export type AssessableMerchant = Pick<
   Merchant,
-  "abId" | "status" | "sector" | "email" | "paymentSetup" | "descriptionLlmUnreviewed" | "brandVoice"
+  "abId" | "status" | "sector" | "email" | "paymentSetup" | "descriptionLlmUnreviewed" | "brandVoice" | "closure"
 >;
 
 export interface AssessOptions {
@@ -51,6 +51,7 @@ export function assessMerchant(
     hasContactChannel: merchant.email !== null,
     brandVoicePublished: merchant.brandVoice?.is_published === true,
     orderRailEnabled: options.orderRailEnabled,
+    closed: merchant.closure !== null,
   });
   const validUntil = nextSignalChange(signals, options.now);
   return { trust, trustLevel, capabilities, validUntil, assessedAt: nowIso };

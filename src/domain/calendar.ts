@@ -1,6 +1,7 @@
 /**
  * Calendar arithmetic on dates as the registry stores them (YYYY-MM-DD, UTC): how many whole years
- * a date is behind an instant, when that count moves next, and which dates move at a given day.
+ * a date is behind an instant, when that count moves next, and which dates move at a given day; the
+ * day after a day, and the date of an instant in a time zone.
  */
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})/;
@@ -31,6 +32,17 @@ export function nextAnniversary(from: string, now: Date): string | null {
     if (at > now.getTime()) return new Date(at).toISOString();
   }
   return null;
+}
+
+/** The day `days` after (before, when negative) a date (YYYY-MM-DD). */
+export function dayAfter(day: string, days = 1): string {
+  return new Date(Date.parse(`${day.slice(0, 10)}T00:00:00.000Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The date (YYYY-MM-DD) of an instant in a time zone (INSEE's days are Paris days). */
+export function dateIn(timeZone: string, at: Date): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
 }
 
 /** The first UTC midnight strictly after an instant, as an ISO instant: where anniversaries fall. */

@@ -14,6 +14,8 @@ export interface CapabilityInput {
   hasContactChannel: boolean;
   brandVoicePublished: boolean;
   orderRailEnabled: boolean;
+  /** An official source records the business closed (Merchant.closure): nothing more can be asked of it. */
+  closed?: boolean;
 }
 
 export interface NextBestAction {
@@ -42,12 +44,16 @@ const STATUS_REASON: Partial<Record<MerchantStatus, string>> = {
   ARCHIVED: "merchant_archived",
 };
 
+/** Why a merchant an official source records closed is refused contact, leads and orders. */
+export const CLOSED_REASON = "merchant_closed";
+
 /**
  * The reasons that refuse contact, exactly the ones evaluateCapabilities gives for it; the other
  * reasons of `blocked_because` are about orders.
  */
 export const CONTACT_REASONS: readonly string[] = [
   ...Object.values(STATUS_REASON),
+  CLOSED_REASON,
   "description_llm_unreviewed",
   "trust_score_below_basic_threshold",
   "no_contact_channel",
@@ -71,17 +77,18 @@ export function thresholdReasons(score: number): string[] {
  */
 export function evaluateCapabilities(input: CapabilityInput): Capabilities {
   const statusReason = STATUS_REASON[input.status];
-  const contactReasons: string[] = [];
-  if (statusReason) contactReasons.push(statusReason);
+  // What the merchant's standing refuses whatever its trust: its status, and a closure.
+  const standingReasons = [...(statusReason ? [statusReason] : []), ...(input.closed ? [CLOSED_REASON] : [])];
+  const contactReasons: string[] = [...standingReasons];
   if (input.descriptionLlmUnreviewed) contactReasons.push("description_llm_unreviewed");
   if (input.trustScore < TRUST_THRESHOLDS.basic) contactReasons.push("trust_score_below_basic_threshold");
   if (!input.hasContactChannel) contactReasons.push("no_contact_channel");
   const canContact = contactReasons.length === 0;
   // The merchant side of leads: can a lead be delivered, whatever the description review says?
-  const canReceiveLeads = !statusReason && input.hasContactChannel && input.trustScore >= TRUST_THRESHOLDS.basic;
+  const canReceiveLeads =
+    standingReasons.length === 0 && input.hasContactChannel && input.trustScore >= TRUST_THRESHOLDS.basic;
 
-  const orderReadinessReasons: string[] = [];
-  if (statusReason) orderReadinessReasons.push(statusReason);
+  const orderReadinessReasons: string[] = [...standingReasons];
   if (input.status !== "ACTIVE" && !statusReason) orderReadinessReasons.push("merchant_on_probation");
   if (input.trustScore < ORDER_MIN_TRUST) orderReadinessReasons.push("trust_score_below_order_minimum");
   if (!input.paymentSetup) orderReadinessReasons.push("payment_not_setup");
@@ -118,6 +125,7 @@ export function evaluateCapabilities(input: CapabilityInput): Capabilities {
 }
 
 function nextBestAction(input: CapabilityInput, contactReasons: string[]): NextBestAction | null {
+  if (input.closed) return null;
   if (contactReasons.includes("description_llm_unreviewed") && !STATUS_REASON[input.status]) {
     return {
       code: "review_description",

@@ -1,5 +1,5 @@
 import type { MerchantStatus } from "../schemas/envelope.ts";
-import type { SignalSource, SignalStatus, SignalValue } from "./trust/signal-catalog.ts";
+import type { OfficialSourceName, SignalSource, SignalStatus, SignalValue } from "./trust/signal-catalog.ts";
 
 /** How a merchant wants to be spoken of (published when `is_published`). */
 export interface BrandVoice {
@@ -9,6 +9,25 @@ export interface BrandVoice {
   dont: string[];
   consumer_surface: string;
   is_published: boolean;
+}
+
+/**
+ * A business closed, as an official source says (docs/decisions.md, "Issue 37: only what is in
+ * business"): the merchant stays resolvable, saying so, and is never a search hit.
+ */
+export interface MerchantClosure {
+  /** The day it closed (YYYY-MM-DD), as the source dates it. */
+  closedOn: string;
+  /** `sirene`: the establishment closed in the SIRENE register; `bodacc`: a deregistration or a liquidation closed, published in the BODACC. */
+  source: "sirene" | "bodacc";
+  /** Where to read it: the dataset (SIRENE), the announcement (BODACC). */
+  sourceUrl: string;
+  /** What the source says, in French ("Établissement fermé", "Radiation du registre du commerce et des sociétés"). */
+  label: string;
+  /** The BODACC announcement's id; null for SIRENE. */
+  announcementId: string | null;
+  /** When the registry recorded it. */
+  recordedAt: string;
 }
 
 /** Plain data the domain works on, as the store hands it over (no ORM objects leak out). */
@@ -51,6 +70,8 @@ export interface Merchant {
   terrainPhotos: string[];
   sameAs: string[];
   paymentSetup: boolean;
+  /** Null while the business is open, as far as the official sources say. */
+  closure: MerchantClosure | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -103,6 +124,13 @@ export interface Signal {
   expiresAt: string | null;
   /** The official notice the signal's status rests on (a BODACC announcement for bodacc_clean), if any. */
   notice?: SignalNotice | null;
+  /**
+   * When the source's own record last changed, where it says (SIRENE's dateDernierTraitement of
+   * the establishment): shown as such; the check's date is `verifiedAt`, when the source said so.
+   */
+  changedAt?: string | null;
+  /** Which official source said so (merchant.sources names it); absent for what no official source said. */
+  origin?: OfficialSourceName | null;
 }
 
 /** An official notice, as evidence: what was published, when, by which court, where to read it. */

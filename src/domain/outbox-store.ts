@@ -12,6 +12,7 @@ export const OUTBOX_KINDS = [
   "platform_contact",
   "space_sign_in_link",
   "lead_email_confirmation",
+  "space_notice",
 ] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 

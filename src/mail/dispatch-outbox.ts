@@ -7,6 +7,7 @@ import { leadEmailConfirmationPath, renderLeadEmailConfirmation } from "../domai
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import type { LeadEmailTokens } from "../domain/merchant-space/lead-email-token.ts";
 import { leadPath } from "../domain/merchant-space/lead-paths.ts";
+import { renderSpaceNotice, type SpaceNoticeStore } from "../domain/merchant-space/space-notices.ts";
 import type { OutboxMessage, OutboxRepository, OutboxResult } from "../domain/outbox-store.ts";
 import { renderPlatformNotification } from "../domain/platform-contact/render-platform-notification.ts";
 import { logger } from "../logging.ts";
@@ -26,6 +27,8 @@ export interface DispatchDeps {
   /** The merchant space's lead email confirmations: their emails carry a link written again from the id. */
   leadEmailConfirmations: LeadEmailConfirmationStore;
   leadEmailTokens: LeadEmailTokens;
+  /** The notices of claims and lead email changes (src/domain/merchant-space/space-notices.ts). */
+  spaceNotices: SpaceNoticeStore;
   baseUrl: string;
   now: () => Date;
   /** Rows claimed per batch (default 25). */
@@ -198,6 +201,7 @@ export async function compose(
     | "signInLinkMail"
     | "leadEmailConfirmations"
     | "leadEmailTokens"
+    | "spaceNotices"
     | "baseUrl"
   >,
   message: OutboxMessage,
@@ -285,6 +289,22 @@ export async function compose(
         expiresAt: confirmation.expiresAt,
       });
       return { outboxId: message.messageId, fileStem, to: confirmation.email, ...email };
+    }
+    case "space_notice": {
+      const notice = await deps.spaceNotices.findForDelivery(message.subjectId);
+      if (!notice) throw new PermanentFailure("the notice no longer exists");
+      const email = renderSpaceNotice(notice, {
+        platformTeamEmail: deps.platformTeamEmail,
+        spaceUrl: `${deps.baseUrl}/pro`,
+      });
+      // A reply reaches the team, who can look into a change nobody expected.
+      return {
+        outboxId: message.messageId,
+        fileStem,
+        to: notice.recipient.email,
+        replyTo: { name: "Équipe Abeille", address: deps.platformTeamEmail },
+        ...email,
+      };
     }
     default:
       throw new PermanentFailure(`unknown outbox kind ${String(message.kind)}`);

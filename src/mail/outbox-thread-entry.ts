@@ -17,6 +17,7 @@ import { createLeadRepository, loadOrCreateSecret } from "../store/lead-reposito
 import { createOutboxRepository } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
 import { createSignInLinkRepository, signInLinkKeyFile } from "../store/sign-in-link-repository.ts";
+import { createSpaceNoticeRepository } from "../store/space-notice-repository.ts";
 import { notifyOutbox } from "./outbox-signal.ts";
 import { type OutboxServices, startOutboxWorker } from "./outbox-worker.ts";
 import { createMailTransport } from "./transport.ts";
@@ -111,7 +112,10 @@ function lowerThisThreadsPriority(): void {
  * thread 8 MB of heap, the owner process's RSS: docs/performance.md); on PostgreSQL a pool of two.
  */
 async function openDeliveryStore(setup: Config): Promise<{
-  ports: Pick<OutboxServices, "outbox" | "leads" | "platformContacts" | "signInLinks" | "leadEmailConfirmations">;
+  ports: Pick<
+    OutboxServices,
+    "outbox" | "leads" | "platformContacts" | "signInLinks" | "leadEmailConfirmations" | "spaceNotices"
+  >;
   close(): Promise<void>;
 }> {
   if (setup.postgres) {
@@ -128,6 +132,7 @@ async function openDeliveryStore(setup: Config): Promise<{
         platformContacts: postgres.platformContacts,
         signInLinks: postgres.signInLinks,
         leadEmailConfirmations: postgres.leadEmailConfirmations,
+        spaceNotices: postgres.spaceNotices,
       },
       close: postgres.close,
     };
@@ -140,6 +145,7 @@ async function openDeliveryStore(setup: Config): Promise<{
       platformContacts: createPlatformContactRepository(db),
       signInLinks: createSignInLinkRepository(db),
       leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
+      spaceNotices: createSpaceNoticeRepository(db),
     },
     close: async () => {
       db.$client.close();

@@ -36,7 +36,14 @@ export interface OutboxWorkerOptions {
 /** What the outbox worker uses of the app: the outbox thread builds no more than this. */
 export type OutboxServices = Pick<
   App,
-  "outbox" | "leads" | "platformContacts" | "leadEmailConfirmations" | "leadEmailTokens" | "config" | "now"
+  | "outbox"
+  | "leads"
+  | "platformContacts"
+  | "leadEmailConfirmations"
+  | "leadEmailTokens"
+  | "spaceNotices"
+  | "config"
+  | "now"
 > &
   Partial<Pick<App, "signInLinks" | "signInLinkTokens">>;
 
@@ -50,6 +57,7 @@ export function dispatchDeps(app: OutboxServices, transport: MailTransport, now:
     ...signInLinkMailOf(app, now),
     leadEmailConfirmations: app.leadEmailConfirmations,
     leadEmailTokens: app.leadEmailTokens,
+    spaceNotices: app.spaceNotices,
     baseUrl: app.config.baseUrl,
     leaseMs: app.config.outboxLeaseMs,
     // Several machines: a machine that dies leaves as few sent-but-unrecorded emails as it can.

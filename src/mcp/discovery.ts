@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { Reply } from "../http/reply.ts";
+import { jsonResponse } from "../http/respond.ts";
 import { MCP_MAX_BATCH_MESSAGES } from "../openapi/jsonrpc.ts";
 import { type mcpServerCardSchema, SERVER_CARD_SCHEMA } from "../schemas/discovery.ts";
 import { TOOLS, toolDescriptors, toolOutputSchemas, toolPermissions } from "./registry.ts";
@@ -31,7 +33,8 @@ export function discoveryLinks(baseUrl: string): Record<string, string> {
     openapi: `${baseUrl}/openapi.json`,
     mcp: `${baseUrl}/.well-known/mcp.json`,
     agent_card: `${baseUrl}/.well-known/agent-card.json`,
-    mcp_server_card: `${baseUrl}/.well-known/mcp/server-card.json`,
+    mcp_server_card: serverCardUrl(baseUrl),
+    ai_catalog: `${baseUrl}/.well-known/ai-catalog.json`,
     llms_txt: `${baseUrl}/llms.txt`,
     jwks: `${baseUrl}/.well-known/ab-public-keys.json`,
   };
@@ -71,12 +74,47 @@ export function mcpDiscovery(baseUrl: string) {
 
 // --- MCP server card (the Server Card working group's format, schema v1)
 
+/** The card's media type (SEP-2127), which the AI Catalog's entry declares too. */
+export const SERVER_CARD_MEDIA_TYPE = "application/mcp-server-card+json";
+
+/** How long a cache may keep a discovery document (the server-card proposal's recommendation). */
+export const DISCOVERY_MAX_AGE_SECONDS = 3600;
+
+/** Where the card is: `<streamable-http-url>/server-card`, the location the proposal reserves. */
+export function serverCardUrl(baseUrl: string): string {
+  return `${baseUrl}/api/mcp/server-card`;
+}
+
+/**
+ * The headers of a public discovery document (server card, AI Catalog): any origin may read it
+ * and revalidate it (the ETag and the 304 come from src/http/conventions.ts), caches keep it an hour.
+ */
+export function discoveryDocumentHeaders(contentType: string, requestId: string): Record<string, string> {
+  return {
+    "content-type": contentType,
+    "cache-control": `public, max-age=${DISCOVERY_MAX_AGE_SECONDS}`,
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET",
+    "access-control-allow-headers": "Content-Type, If-None-Match",
+    "x-request-id": requestId,
+  };
+}
+
+/** The card as served, at its reserved location and at the .well-known path clients already use. */
+export function serverCardReply(baseUrl: string, requestId: string): Reply {
+  return jsonResponse(200, mcpServerCard(baseUrl), discoveryDocumentHeaders(SERVER_CARD_MEDIA_TYPE, requestId));
+}
+
 export const SERVER_CARD_DESCRIPTION = "Identity-verified local merchants in France: search, trust evidence, leads.";
+
+/** The service's host as a publisher name: BASE_URL's host name, without IPv6 brackets, in name characters. */
+export function publisherHost(baseUrl: string): string {
+  return new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").replace(/[^a-zA-Z0-9.-]/g, "-");
+}
 
 /** Reverse-DNS namespace of the service's host: abeille.example.fr -> fr.example.abeille. */
 function reverseDns(baseUrl: string): string {
-  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, "").replace(/[^a-zA-Z0-9.-]/g, "-");
-  return host.split(".").reverse().join(".");
+  return publisherHost(baseUrl).split(".").reverse().join(".");
 }
 
 export function mcpServerCard(baseUrl: string): z.output<typeof mcpServerCardSchema> {
@@ -110,6 +148,29 @@ export function mcpServerCard(baseUrl: string): z.output<typeof mcpServerCardSch
   };
 }
 
+// --- server.json for the official MCP Registry (schema 2025-12-11)
+
+export const REGISTRY_SERVER_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/**
+ * The registry entry of the deployment at `baseUrl`: the served card's name, version, title,
+ * description and remote, in the registry's shape (no `supportedProtocolVersions`, which its
+ * remotes do not have). `npm run server-json -- <BASE_URL>` writes it; the copy at the project
+ * root is the example deployment's.
+ */
+export function mcpRegistryServerJson(baseUrl: string) {
+  const card = mcpServerCard(baseUrl);
+  return {
+    $schema: REGISTRY_SERVER_SCHEMA,
+    name: card.name,
+    title: card.title,
+    description: card.description,
+    version: card.version,
+    websiteUrl: card.websiteUrl,
+    remotes: card.remotes.map(({ type, url, headers }) => ({ type, url, headers })),
+  };
+}
+
 // --- llms.txt
 
 export function llmsTxt(baseUrl: string): string {
@@ -129,6 +190,7 @@ export function llmsTxt(baseUrl: string): string {
     `- [MCP tool schemas](${links.mcp}): every tool's description, input and output schema and annotations`,
     `- [OpenAPI description](${links.openapi}): OpenAPI 3.1 of every REST operation, answers and error codes`,
     `- [MCP server card](${links.mcp_server_card}): the endpoint and the protocol versions it speaks (2026-07-28 and 2025)`,
+    `- [AI Catalog](${links.ai_catalog}): the MCP server card and the A2A agent card, signed with the registry's key (${links.jwks})`,
     `- [A2A endpoint](${baseUrl}/api/a2a): Agent2Agent protocol 1.0 and 0.3 (JSON-RPC), one skill per tool; [agent card](${links.agent_card})`,
     "",
     "## Tools",

@@ -34,6 +34,7 @@ import {
   type RegisteredEstablishment,
 } from "../domain/merchants/official-registry-lookup.ts";
 import { activityCodes } from "../domain/naf.ts";
+import { createPacedGet, reasonOf } from "./paced-get.ts";
 import { createRequestPacer, type RequestPacer, sleep } from "./request-pacer.ts";
 
 export const RECHERCHE_ENTREPRISES_URL = "https://recherche-entreprises.api.gouv.fr";
@@ -83,67 +84,24 @@ export function createRechercheEntreprisesClient(options: RechercheEntreprisesOp
   const wait = options.sleep ?? sleep;
   const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
 
+  const pacedGet = createPacedGet({
+    pacer,
+    timeoutMs: options.timeoutMs,
+    headers: { accept: "application/json", "user-agent": options.userAgent },
+    maxAttempts,
+    backoffMs,
+    maxRetryAfterMs,
+    defaultRetryAfterMs: DEFAULT_RETRY_AFTER_MS,
+    maxAnswerBytes,
+    expectedSize: "an answer for one SIRET is a few kilobytes",
+    sleep: wait,
+  });
+
   async function get(url: string): Promise<string> {
-    for (let attempt = 1; ; attempt += 1) {
-      await pacer.acquire();
-      let response: Response;
-      let body: string | null;
-      try {
-        response = await fetch(url, {
-          headers: { accept: "application/json", "user-agent": options.userAgent },
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
-        body = await boundedText(response, maxAnswerBytes);
-      } catch (error) {
-        const timedOut = error instanceof Error && error.name === "TimeoutError";
-        if (attempt >= maxAttempts) {
-          throw timedOut
-            ? new OfficialRegistryError(
-                "timeout",
-                url,
-                `${url}: no answer within ${options.timeoutMs} ms (${attempt} attempts)`,
-              )
-            : new OfficialRegistryError("unavailable", url, `${url}: ${reasonOf(error)} (${attempt} attempts)`);
-        }
-        await wait(backoffMs * 2 ** (attempt - 1));
-        continue;
-      }
-      if (body === null) {
-        throw new OfficialRegistryError(
-          "invalid_answer",
-          url,
-          `${url}: answered ${response.status} with more than ${maxAnswerBytes} bytes (an answer for one SIRET is a few kilobytes)`,
-        );
-      }
-      if (response.status === 200) return body;
-      if (response.status === 429) {
-        const retryAfter = response.headers.get("retry-after");
-        const waitMs = retryAfterMs(retryAfter, Date.now()) ?? DEFAULT_RETRY_AFTER_MS;
-        if (waitMs > maxRetryAfterMs || attempt >= maxAttempts) {
-          throw new OfficialRegistryError(
-            "rate_limited",
-            url,
-            `${url}: 429 Too Many Requests, Retry-After ${retryAfter ?? "absent"} (${attempt} attempts)`,
-          );
-        }
-        // Every request of this client waits, not only this one.
-        pacer.holdFor(waitMs);
-        continue;
-      }
-      if (response.status >= 500) {
-        if (attempt >= maxAttempts) {
-          throw new OfficialRegistryError(
-            "unavailable",
-            url,
-            `${url}: answered ${response.status} (${attempt} attempts)`,
-          );
-        }
-        await wait(backoffMs * 2 ** (attempt - 1));
-        continue;
-      }
-      // 400 and anything else: the request itself is refused; asking again would not help.
-      throw new OfficialRegistryError("refused", url, `${url}: answered ${response.status}${errorMessageOf(body)}`);
-    }
+    const { status, body } = await pacedGet(url);
+    if (status === 200) return body;
+    // 400 and anything else: the request itself is refused; asking again would not help.
+    throw new OfficialRegistryError("refused", url, `${url}: answered ${status}${errorMessageOf(body)}`);
   }
 
   return {
@@ -165,41 +123,6 @@ export function createRechercheEntreprisesClient(options: RechercheEntreprisesOp
       return { url, establishment: establishmentIn(payload, siret, url) };
     },
   };
-}
-
-/**
- * The answer's body as text, or null when it is larger than `maxBytes` (said by Content-Length, or
- * met while reading): the reading stops there and the connection is released.
- */
-async function boundedText(response: Response, maxBytes: number): Promise<string | null> {
-  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
-    await response.body?.cancel();
-    return null;
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** Retry-After as the milliseconds to wait: delta-seconds or an HTTP date (RFC 9110, 10.2.3); null if unreadable. */
-export function retryAfterMs(value: string | null, nowMs: number): number | null {
-  if (value === null) return null;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
 
 const establishmentSchema = z.object({
@@ -264,12 +187,6 @@ function registeredCodes(
 ): Pick<RegisteredEstablishment, "nafCode" | "nafCode2025"> {
   const codes = activityCodes(main ?? "", naf2025);
   return { nafCode: codes.nafCode || null, nafCode2025: codes.nafCode2025 };
-}
-
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return `${error.message}${cause}`;
 }
 
 function errorMessageOf(body: string): string {

@@ -1,4 +1,8 @@
 import { z } from "zod";
+import {
+  SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
+  SIGN_IN_LINK_VALID_MINUTES,
+} from "../domain/merchant-space/sign-in-links.ts";
 import type { ErrorCode } from "../errors/catalog.ts";
 import type { Operation } from "../http/guard.ts";
 import { MERCHANTS_PER_FILE } from "../publish/sitemap.ts";
@@ -16,6 +20,7 @@ import {
 } from "../schemas/attribution.ts";
 import {
   agentCardSchema,
+  aiCatalogSchema,
   legacyAgentCardSchema,
   mcpDiscoveryShape,
   mcpServerCardSchema,
@@ -875,8 +880,7 @@ const OPERATION_TABLE = [
     path: "/pro/lien",
     operationId: "requestSignInLink",
     summary: "Send a sign-in link to the email address of a letter claim",
-    description:
-      "Needs the form's CSRF token. For each live claim made through a letter with this address, a link valid 15 minutes and once is sent by email (the outbox). The answer is the same whatever the address.",
+    description: `Needs the form's CSRF token. For each live claim made through a letter with this address, a link valid ${SIGN_IN_LINK_VALID_MINUTES} minutes and once is sent by email (the outbox). The answer is the same whatever the address. Each email address may ask ${SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY} links an hour, from whatever client addresses (then 429 with Retry-After, the same page whether the address has a claim or not), besides each client address's own sign-in budget.`,
     tags: ["Merchant space"],
     access: "space_sign_in",
     bodyType: "form",
@@ -998,7 +1002,7 @@ const OPERATION_TABLE = [
     operationId: "mcp",
     summary: "MCP tool endpoint (JSON-RPC 2.0)",
     description:
-      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /.well-known/mcp/server-card.json. One message per POST, or for 2025-03-26 (MCP-Protocol-Version 2025-03-26 or absent) a batch of up to 20, answered with the array of its requests' answers, each request counting on the rate limits. An MCP-Protocol-Version header naming a revision not spoken is 400 with the versions spoken in error.data.supported. Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
+      "Model Context Protocol over Streamable HTTP, stateless, plain JSON answers. Revision 2026-07-28: server/discover, then tools/list and tools/call, each request carrying params._meta (protocol version, client info, capabilities) and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers. Revisions 2025-03-26 to 2025-11-25: initialize, tools/list, tools/call. Tool schemas at /.well-known/mcp.json, server card at /api/mcp/server-card (and /.well-known/mcp/server-card.json). One message per POST, or for 2025-03-26 (MCP-Protocol-Version 2025-03-26 or absent) a batch of up to 20, answered with the array of its requests' answers, each request counting on the rate limits. An MCP-Protocol-Version header naming a revision not spoken is 400 with the versions spoken in error.data.supported. Method-level errors (-32601, -32602) answer 200 with an error object and the request id; framing errors (-32700, -32600) answer 400, 413 or 415. A failed tool call is a result with isError true whose structuredContent is the REST error envelope. A Host or Origin header naming another site is refused with 403 (DNS-rebinding protection). The kill switch (503), API keys (401, 403) and rate limits (429) answer JSON-RPC errors with that HTTP status, the request id echoed and the service's error code in error.data.code. GET answers 405.",
     tags: ["Tools"],
     access: "tool",
     jsonRpc: true,
@@ -1065,13 +1069,59 @@ const OPERATION_TABLE = [
   },
   {
     method: "get",
-    path: "/.well-known/mcp/server-card.json",
-    operationId: "getMcpServerCard",
-    summary: "MCP server card",
+    path: "/.well-known/ai-catalog.json",
+    operationId: "getAiCatalog",
+    summary: "AI Catalog",
+    description:
+      "The AI Catalog (specVersion 1.0) of this service: its MCP server card (/api/mcp/server-card) and its A2A agent card (/.well-known/agent-card.json), by URL. `signature` is a detached JWS (EdDSA, `kid` in the protected header) over the RFC 8785 canonical JSON of the catalog without `signature`: put the base64url of those bytes between the two dots and verify with the key set at /.well-known/ab-public-keys.json. Served as application/ai-catalog+json, readable from any origin, cached an hour, with an ETag (If-None-Match answers 304).",
     tags: ["Discovery"],
     access: "open",
     responses: {
-      "200": { description: "The MCP server card (bare, as MCP clients read it)", schema: mcpServerCardSchema },
+      "200": {
+        description: "The AI Catalog (bare, as catalog readers read it)",
+        schema: aiCatalogSchema,
+        contentType: "application/ai-catalog+json",
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+  },
+  {
+    method: "get",
+    path: "/api/mcp/server-card",
+    operationId: "getMcpServerCardAtEndpoint",
+    summary: "MCP server card (at the MCP endpoint)",
+    description:
+      "The MCP server card (SEP-2127, schema v1) at the location the proposal reserves, `<MCP endpoint>/server-card`: identity, endpoint and protocol versions, before any connection. Served as application/mcp-server-card+json, readable from any origin, cached an hour, with an ETag (If-None-Match answers 304). The AI Catalog at /.well-known/ai-catalog.json points here.",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "The MCP server card (bare, as MCP clients read it)",
+        schema: mcpServerCardSchema,
+        contentType: "application/mcp-server-card+json",
+        headers: documentCaching,
+      },
+      "304": notModified,
+    },
+  },
+  {
+    method: "get",
+    path: "/.well-known/mcp/server-card.json",
+    operationId: "getMcpServerCard",
+    summary: "MCP server card",
+    description:
+      "The same card as /api/mcp/server-card, with the same headers, where clients of the earlier proposal look for it.",
+    tags: ["Discovery"],
+    access: "open",
+    responses: {
+      "200": {
+        description: "The MCP server card (bare, as MCP clients read it)",
+        schema: mcpServerCardSchema,
+        contentType: "application/mcp-server-card+json",
+        headers: documentCaching,
+      },
+      "304": notModified,
     },
   },
   {

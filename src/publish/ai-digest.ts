@@ -6,6 +6,7 @@ import { shortDescription, wordCount } from "../domain/registry/decision-card.ts
 import { merchantActions } from "../domain/registry/merchant-actions.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { answerFactAt, confidenceRank } from "../domain/trust/answer-fact.ts";
+import { officialSources } from "../domain/trust/official-sources.ts";
 import { AI_DIGEST_VERSION, type AiDigest } from "../schemas/documents.ts";
 import { JSON_TYPE, type RenderedDocument, renderedDocument, stableEnvelope } from "./document.ts";
 import {
@@ -123,6 +124,7 @@ export function buildAiDigest(view: MerchantView): AiDigest {
         expires_at: fact.signal.expiresAt,
         evidence_url: fact.evidenceUrl,
       })),
+    sources: officialSources(profile.signals),
     other_signals: facts
       .filter((fact) => fact.status !== "verified")
       .map((fact) => ({ key: fact.signal.key, status: fact.status as "unverified" | "failed" | "expired" })),

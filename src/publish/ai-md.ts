@@ -4,6 +4,7 @@ import { buildLeadContract, LEAD_REQUIRED_FIELDS } from "../domain/lead-contract
 import { clusterUrl } from "../domain/links.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { answerFactAt } from "../domain/trust/answer-fact.ts";
+import { officialSources } from "../domain/trust/official-sources.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
 import { MARKDOWN_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
 import {
@@ -13,10 +14,12 @@ import {
   identityFact,
   identityWordingFr,
   isBusinessEmail,
+  officialSourceFr,
 } from "./facts.ts";
 import {
   BLOCKED_REASON_FR,
   COMPONENT_LABELS_FR,
+  closureStatementFr,
   formatDateFr,
   formatPriceFr,
   LANGUAGE_LABELS_FR,
@@ -58,6 +61,9 @@ export function buildAiMd(view: MerchantView): string {
       `Contenu à jour au ${view.generatedAt}. Source : registre Abeille (${options.baseUrl}).`,
     "",
   );
+  if (merchant.closure) {
+    out.push(`> **${closureStatementFr(merchant.closure)}** Source : ${merchant.closure.sourceUrl}`, "");
+  }
 
   out.push("## Identité", "");
   const siret = identityFact(facts);
@@ -118,6 +124,15 @@ export function buildAiMd(view: MerchantView): string {
     );
   }
   out.push("");
+  const sources = officialSources(profile.signals);
+  if (sources.length > 0) {
+    out.push("### Sources officielles", "");
+    for (const source of sources) {
+      const { name, statement } = officialSourceFr(source);
+      out.push(`- ${name} : ${statement}`);
+    }
+    out.push("");
+  }
   if (merchant.listingRating !== null && merchant.listingReviewCount !== null && merchant.listingReviewCount > 0) {
     out.push(`Note moyenne publique : ${merchant.listingRating}/5 sur ${merchant.listingReviewCount} avis.`, "");
   }

@@ -3,6 +3,7 @@ import type { QaNode, Signal } from "../domain/merchant.ts";
 import { type AnswerFact, type FactConfidence, MERCHANT_REVIEWED } from "../domain/trust/answer-fact.ts";
 import {
   isEvidenceSignal,
+  type OfficialSourceName,
   type ProofStatus,
   proofStatusFor,
   type SignalDefinition,
@@ -11,6 +12,7 @@ import {
   type TrustComponent,
 } from "../domain/trust/signal-catalog.ts";
 import { signalStatusAt } from "../domain/trust/signal-expiry.ts";
+import type { MerchantSource } from "../schemas/registry.ts";
 import { formatDateFr } from "./format-fr.ts";
 import type { MerchantView } from "./view.ts";
 
@@ -197,6 +199,28 @@ export function identityStatementFr(fact: IdentityCheck | undefined): string {
     return `Identité vérifiée ${source} le ${formatDateFr(checked)}, mais cette vérification a expiré le ${formatDateFr(fact.signal.expiresAt)} : elle est à renouveler.`;
   }
   return "Identité non vérifiée : aucun registre officiel ne l'a confirmée à ce jour.";
+}
+
+/** How the pages name each official source, and word when its own record last changed. */
+const OFFICIAL_SOURCE_FR: Record<OfficialSourceName, { name: string; changed: string }> = {
+  sirene: { name: "Répertoire SIRENE (INSEE)", changed: "fiche modifiée par l'INSEE le" },
+  bodacc: { name: "BODACC", changed: "annonce publiée le" },
+  "recherche-entreprises": { name: "API Recherche d'entreprises", changed: "fiche modifiée le" },
+};
+
+/**
+ * One official source of a merchant as its pages say it, in French (merchant.sources, from
+ * officialSources: the same dates as resolve and the decision card): "Répertoire SIRENE (INSEE) :
+ * confirmé le 1er décembre 2026 (fiche modifiée par l'INSEE le 3 mai 2018)".
+ */
+export function officialSourceFr(source: MerchantSource): { name: string; statement: string; changedLabel: string } {
+  const words = OFFICIAL_SOURCE_FR[source.source];
+  const changed = source.changed_at ? ` (${words.changed} ${formatDateFr(source.changed_at)})` : "";
+  return {
+    name: words.name,
+    statement: `confirmé le ${formatDateFr(source.confirmed_at)}${changed}`,
+    changedLabel: words.changed,
+  };
 }
 
 /** A Q&A answer's proof in a few words (a quoted snippet's tag), from answerFactAt. */

@@ -1,4 +1,4 @@
-import type { Product } from "../domain/merchant.ts";
+import type { MerchantClosure, Product } from "../domain/merchant.ts";
 
 /** French renderings for merchant-facing text (microsite, ai.md, snippets). */
 
@@ -73,11 +73,27 @@ export const LEAD_TYPE_LABELS_FR: Record<string, string> = {
   rdv: "Demande de rendez-vous",
 };
 
+const CLOSURE_SOURCES_FR: Record<MerchantClosure["source"], string> = {
+  sirene: "répertoire SIRENE (Insee)",
+  bodacc: "BODACC",
+};
+
+/**
+ * A closed business, in French, as the page and ai.md say it: closed, since when, and from which
+ * source ("Établissement fermé depuis le 4 novembre 2020, selon le répertoire SIRENE (Insee) :
+ * Établissement fermé au répertoire SIRENE.").
+ */
+export function closureStatementFr(closure: MerchantClosure): string {
+  const announcement = closure.announcementId ? `, annonce ${closure.announcementId}` : "";
+  return `Établissement fermé depuis le ${formatDateFr(closure.closedOn)}, selon le ${CLOSURE_SOURCES_FR[closure.source]} : ${closure.label}${announcement}.`;
+}
+
 /** Why contact is refused, in French, for people reading the microsite. */
 export const BLOCKED_REASON_FR: Record<string, string> = {
   merchant_paused: "le commerçant a mis son activité en pause",
   merchant_suspended: "la fiche du commerçant est suspendue",
   merchant_archived: "la fiche du commerçant est archivée",
+  merchant_closed: "l'établissement est fermé selon une source officielle",
   description_llm_unreviewed: "la description de la fiche attend la validation du commerçant",
   trust_score_below_basic_threshold: "la fiche n'a pas encore assez de preuves vérifiées",
   no_contact_channel: "aucun moyen de contact n'est enregistré",

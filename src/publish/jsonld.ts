@@ -1,8 +1,9 @@
 import { LEAD_REQUIRED_FIELDS, type LeadType } from "../domain/lead-contract.ts";
 import type { Product } from "../domain/merchant.ts";
 import { sectorOf } from "../domain/sectors.ts";
+import { officialSources } from "../domain/trust/official-sources.ts";
 import { JSONLD_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
-import { authorityOf, evidenceFacts, isBusinessEmail } from "./facts.ts";
+import { authorityOf, evidenceFacts, isBusinessEmail, officialSourceFr } from "./facts.ts";
 import { openingHoursSpecification, weekHours } from "./hours.ts";
 import { leadTypesFor } from "./lead-types.ts";
 import type { MerchantView } from "./view.ts";
@@ -36,6 +37,8 @@ export function buildJsonLd(view: MerchantView): JsonLd {
     legalName: merchant.legalName,
     url: links.microsite,
     identifier: identifiers(view),
+    // schema.org's dissolutionDate: the day an official source records the business closed.
+    ...(merchant.closure ? { dissolutionDate: merchant.closure.closedOn } : {}),
     ...(merchant.vatIntracom ? { vatID: merchant.vatIntracom } : {}),
     ...(merchant.descriptionLlmUnreviewed || !merchant.description ? {} : { description: merchant.description }),
     ...(merchant.phone ? { telephone: merchant.phone } : {}),
@@ -88,6 +91,7 @@ export function buildJsonLd(view: MerchantView): JsonLd {
         name: "Statut dans le registre Abeille",
         value: merchant.status,
       },
+      ...sourceProperties(view),
     ],
     subjectOf: [
       {
@@ -157,6 +161,35 @@ function potentialActions(view: MerchantView): JsonLd[] {
       // Only a CommunicateAction has a recipient in the vocabulary (a QuoteAction, a ReserveAction has not).
       ...(kind.type === "CommunicateAction" ? { recipient: { "@id": `${view.links.microsite}#business` } } : {}),
     };
+  });
+}
+
+/**
+ * The official sources that speak for the merchant (merchant.sources): for each, when it last
+ * said what the registry holds and, when it says, when its own record last changed. Schema.org has
+ * no date on a PropertyValue: each date is a PropertyValue of its own, named by source.
+ */
+function sourceProperties(view: MerchantView): JsonLd[] {
+  return officialSources(view.profile.signals).flatMap((source) => {
+    const { name, changedLabel } = officialSourceFr(source);
+    return [
+      {
+        "@type": "PropertyValue",
+        propertyID: `abeille:sources.${source.source}.confirmed_at`,
+        name: `${name} : confirmé le`,
+        value: source.confirmed_at,
+      },
+      ...(source.changed_at
+        ? [
+            {
+              "@type": "PropertyValue",
+              propertyID: `abeille:sources.${source.source}.changed_at`,
+              name: `${name} : ${changedLabel}`,
+              value: source.changed_at,
+            },
+          ]
+        : []),
+    ];
   });
 }
 

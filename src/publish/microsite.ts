@@ -2,8 +2,10 @@ import { yearsBetween } from "../domain/calendar.ts";
 import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_TYPES, type LeadContractField, sectorLeadFields } from "../domain/lead-contract.ts";
 import { clusterUrl } from "../domain/links.ts";
+import type { Signal } from "../domain/merchant.ts";
 import { sectorOf } from "../domain/sectors.ts";
 import { answerFactAt } from "../domain/trust/answer-fact.ts";
+import { officialSources } from "../domain/trust/official-sources.ts";
 import { trustComponents } from "../domain/trust/signal-catalog.ts";
 import { HTML_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
 import {
@@ -16,10 +18,12 @@ import {
   identityStatementFr,
   identityWordingFr,
   isBusinessEmail,
+  officialSourceFr,
 } from "./facts.ts";
 import {
   BLOCKED_REASON_FR,
   COMPONENT_LABELS_FR,
+  closureStatementFr,
   formatDateFr,
   formatPriceFr,
   LANGUAGE_LABELS_FR,
@@ -165,6 +169,7 @@ function identitySection(view: MerchantView, tradeLabel: string, description: st
 ${merchant.status === "ACTIVE" ? "" : html`<span class="badge badge-warn">${STATUS_LABELS_FR[merchant.status] ?? merchant.status}</span>`}
 </p>
 <p class="identity-check">${identityStatementFr(identity)}</p>
+${merchant.closure ? html`<p class="note closure" role="status">${closureStatementFr(merchant.closure)} <a href="${merchant.closure.sourceUrl}">Voir la source</a></p>` : ""}
 ${description ? html`<p class="description">${description}</p>` : ""}
 ${merchant.description && merchant.descriptionLlmUnreviewed ? html`<p class="note">La description de cette fiche attend la validation du commerçant : elle n'est pas encore publiée.</p>` : ""}
 <dl class="facts">
@@ -178,8 +183,20 @@ ${merchant.website ? html`<div><dt>Site web</dt><dd><a href="${merchant.website}
 <div><dt>Création</dt><dd>${formatDateFr(merchant.foundedOn)} (${years} ${years > 1 ? "ans" : "an"} d'activité)</dd></div>
 ${merchant.languages.length > 0 ? html`<div><dt>Langues</dt><dd>${merchant.languages.map((code) => LANGUAGE_LABELS_FR[code] ?? code).join(", ")}</dd></div>` : ""}
 ${merchant.zones.length > 0 ? html`<div><dt>Zone d'intervention</dt><dd>${merchant.zones.join(", ")}</dd></div>` : ""}
+${sourcesItem(profile.signals)}
 </dl>
 </section>`;
+}
+
+/** The official sources that speak for the merchant, and how fresh each is (merchant.sources). */
+function sourcesItem(signals: readonly Signal[]): SafeHtml | "" {
+  const sources = officialSources(signals);
+  if (sources.length === 0) return "";
+  const items = sources.map((source) => {
+    const { name, statement } = officialSourceFr(source);
+    return html`<li>${name} : ${statement}</li>`;
+  });
+  return html`<div><dt>Sources officielles</dt><dd><ul class="sources">${items}</ul></dd></div>`;
 }
 
 function evidenceItem(fact: EvidenceFact): SafeHtml {
@@ -366,7 +383,7 @@ function contactSection(view: MerchantView, form: LeadFormState): SafeHtml {
 <h2 id="contact">Contacter ${merchant.businessName}</h2>
 ${form.result ? leadStatus(merchant.businessName, form.result) : ""}
 <p>Ce commerçant ne reçoit pas de demandes par Abeille pour le moment${reasons.length > 0 ? ` : ${reasons.join(" ; ")}` : ""}.</p>
-${merchant.phone && merchant.status !== "PAUSED" ? html`<p>Vous pouvez l'appeler au <a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a>.</p>` : ""}
+${merchant.phone && merchant.status !== "PAUSED" && !merchant.closure ? html`<p>Vous pouvez l'appeler au <a href="tel:${merchant.phone.replace(/\s+/g, "")}">${merchant.phone}</a>.</p>` : ""}
 </section>`;
   }
   const contract = buildLeadContract(options.baseUrl, merchant.sector, merchant.abId, { today: options.now });

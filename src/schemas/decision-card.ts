@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
 import { abIdSchema, uuidSchema } from "./common.ts";
 import { merchantStatusSchema } from "./envelope.ts";
-import { trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
+import { merchantClosureSchema, merchantSourceSchema, trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
 
 /*
  * The merchant decision card (spec, "Merchant decision card"), served at
@@ -114,6 +114,7 @@ export const decisionCardTrustSchema = z
     trust_level: trustLevelSchema,
     merchant_status: merchantStatusSchema,
     probation: z.boolean(),
+    closure: merchantClosureSchema,
     score: z.number().int().min(0).max(100),
     breakdown: trustBreakdownSchema,
     reasons: z.array(z.string()),
@@ -268,6 +269,11 @@ export const territorialProofSchema = z
   })
   .meta({ id: "TerritorialProof" });
 
+/** What the card says of the merchant beside its identity: the official sources that speak for it. */
+export const decisionCardMerchantSchema = z
+  .object({ sources: z.array(merchantSourceSchema) })
+  .meta({ id: "DecisionCardMerchant" });
+
 export const decisionCardSchema = z
   .object({
     version: z.literal(DECISION_CARD_VERSION),
@@ -279,6 +285,7 @@ export const decisionCardSchema = z
         "SHA-256 of the RFC 8785 canonical JSON of decision_card without generated_at, content_hash and provenance.manifest_generated_at",
     }),
     identity: decisionCardIdentitySchema,
+    merchant: decisionCardMerchantSchema,
     trust: decisionCardTrustSchema,
     actionability: decisionCardActionabilitySchema,
     lead_contract: leadContractSchema,
@@ -394,6 +401,7 @@ export const decisionCardDocumentSchema = z
     ab_id: abIdSchema,
     version: z.literal(DECISION_CARD_DOCUMENT_VERSION),
     identity: decisionCardIdentitySchema,
+    merchant: decisionCardMerchantSchema,
     trust: decisionCardTrustSchema,
     actionability: decisionCardActionabilitySchema,
     lead_contract: leadContractSchema,

@@ -112,6 +112,30 @@ export const mcpServerCardSchema = z
     description: "MCP server card (schema v1): identity, endpoint and protocol versions, before any connection",
   });
 
+// --- AI Catalog (Agent Card Working Group, specVersion 1.0)
+
+export const aiCatalogSchema = z
+  .object({
+    specVersion: z.literal("1.0"),
+    host: z.object({ displayName: z.string(), identifier: z.string(), documentationUrl: z.url() }),
+    entries: z.array(
+      z.object({
+        identifier: z.string().meta({ description: "urn:air:{publisher}:{namespace}:{name}" }),
+        type: z.string().meta({ description: "The artifact's media type" }),
+        url: z.url(),
+        tags: z.array(z.string()),
+      }),
+    ),
+    signature: z.string().optional().meta({
+      description:
+        "Detached JWS (compact, empty payload part; EdDSA, kid in the header) over the RFC 8785 canonical JSON of the catalog without this member; keys at /.well-known/ab-public-keys.json",
+    }),
+  })
+  .meta({
+    id: "AiCatalog",
+    description: "AI Catalog: the MCP server card and the A2A agent card of this service, signed",
+  });
+
 // --- A2A agent card
 
 const securitySchemeSchema = z.union([

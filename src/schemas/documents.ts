@@ -2,7 +2,7 @@ import { z } from "zod";
 import { abIdSchema, uuidSchema } from "./common.ts";
 import { clusterNodeSchema as decisionCardClusterNodeSchema, leadContractFieldSchema } from "./decision-card.ts";
 import { merchantStatusSchema } from "./envelope.ts";
-import { trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
+import { merchantSourceSchema, trustBreakdownSchema, trustLevelSchema } from "./registry.ts";
 
 /*
  * The merchant documents of src/publish/: the AI digest (`data` of GET /api/merchants/{ab_id}/ai-digest),
@@ -103,6 +103,10 @@ export const aiDigestSchema = z
         }),
       )
       .meta({ description: "Verified, unexpired signals: what the trust score rests on" }),
+    sources: z.array(merchantSourceSchema).meta({
+      description:
+        "The official sources that speak for the merchant (merchant.sources, as resolve and the decision card give them)",
+    }),
     other_signals: z.array(z.object({ key: z.string(), status: z.enum(["unverified", "failed", "expired"]) })),
     citable_snippets: z.array(z.object({ text: z.string(), url: z.url() })),
     contact: z.object({

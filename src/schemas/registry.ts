@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
+import { OFFICIAL_SOURCE_NAMES, SIGNAL_SOURCES } from "../domain/trust/signal-catalog.ts";
 import { MATCHED_FIELDS, SEARCH_DEGRADATIONS } from "../search/search-index.ts";
 import { abIdSchema, described, emptyAsUndefined, isoDateTime, queryBoolean } from "./common.ts";
 import { actionSchema, merchantStateSchema } from "./envelope.ts";
@@ -181,6 +181,42 @@ export const credentialSchema = z
   .meta({ id: "Credential" });
 export type Credential = z.infer<typeof credentialSchema>;
 
+export const merchantSourceSchema = z
+  .object({
+    source: z.enum(OFFICIAL_SOURCE_NAMES).meta({
+      description:
+        "The official source: sirene (INSEE's register: its monthly stock, API Sirene's daily changes), bodacc (BODACC's announcements), recherche-entreprises (the API Recherche d'entreprises the live check asks)",
+    }),
+    confirmed_at: z.string().meta({
+      description:
+        "When the source last said what the registry holds (a stock's date, the day API Sirene processed the record, the BODACC file's last publication, the live check)",
+    }),
+    changed_at: z.string().nullable().meta({
+      description:
+        "When the source's own record last changed, where it says (INSEE's last processing of the establishment, the BODACC announcement a check rests on); null when it does not say",
+    }),
+  })
+  .meta({ id: "MerchantSource" });
+export type MerchantSource = z.infer<typeof merchantSourceSchema>;
+
+/**
+ * The business closed, as an official source records it (docs/decisions.md, "Issue 37: only what
+ * is in business"); null while it is in business. A closed merchant still resolves, saying so, and
+ * is never a search hit.
+ */
+export const merchantClosureSchema = z
+  .object({
+    closed_on: z.iso.date(),
+    source: z.enum(["sirene", "bodacc"]),
+    source_url: z.url(),
+    label: z.string(),
+    announcement_id: z.string().nullable(),
+    recorded_at: z.iso.datetime(),
+  })
+  .nullable()
+  .meta({ id: "MerchantClosure" });
+export type MerchantClosureView = z.infer<typeof merchantClosureSchema>;
+
 export const resolvedMerchantSchema = z.object({
   merchant: z.object({
     ab_id: abIdSchema,
@@ -195,7 +231,10 @@ export const resolvedMerchantSchema = z.object({
     naf_code: z.string(),
     /** The NAF 2025 code of the same activity, when SIRENE gives one (its reference nomenclature from 2027). */
     naf_code_2025: z.string().nullable(),
+    closure: merchantClosureSchema,
     trust: z.object({ score: z.number().int(), status: trustLevelSchema, breakdown: trustBreakdownSchema }),
+    /** The official sources that speak for the merchant, and how fresh what each says is. */
+    sources: z.array(merchantSourceSchema),
   }),
   products: z.array(z.object({ id: z.string(), name: z.string(), description: z.string(), price: z.string() })),
   credentials: z.array(credentialSchema),

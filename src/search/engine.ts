@@ -147,6 +147,8 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
     onFailure?: (error: unknown) => void;
     /** A follower's step failed (it tries again with its backoff; the lag shows in health); default onFailure. */
     onFollowerFailure?: (error: unknown) => void;
+    /** What Meilisearch's writes go through (MeilisearchIndexOptions.writeGate: the leader's fence). */
+    meilisearchWriteGate?: <T>(write: () => Promise<T>) => Promise<T>;
   },
 ): SearchEngine<Embedded> {
   const { embedded, feed } = ports;
@@ -195,6 +197,7 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
     searchTimeoutMs: meili.timeoutMs,
     now: options.now,
     embedder,
+    ...(options.meilisearchWriteGate ? { writeGate: options.meilisearchWriteGate } : {}),
   });
   const resilient: ResilientSearchIndex = createResilientSearchIndex({
     primary: meilisearch,

@@ -1,3 +1,4 @@
+import { isSearchHit } from "../domain/merchants/lifecycle.ts";
 import type { Db } from "../store/db.ts";
 import { storeRevisionReader } from "../store/store-revision.ts";
 import {
@@ -19,7 +20,7 @@ import {
 
 /** The columns a merchant is read with (MerchantRow), from `merchants m` and `territorial_proofs tp`. */
 export const MERCHANT_COLUMNS_SQL = `m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.naf_code_2025, m.sector, m.status, m.postal_code, m.city,
-         m.description, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
+         m.description, m.closure, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
          tp.department_code`;
 const MERCHANT_SELECT = `
   SELECT ${MERCHANT_COLUMNS_SQL}
@@ -29,6 +30,8 @@ export const SIGNAL_COLUMNS_SQL = "ab_id, key, status, value, expires_at";
 const PRODUCT_SELECT = `SELECT ${PRODUCT_COLUMNS_SQL} FROM products`;
 const SIGNAL_SELECT = `SELECT ${SIGNAL_COLUMNS_SQL} FROM signals`;
 export const LISTED_SQL = [...LISTED_STATUSES].map((status) => `'${status.replaceAll("'", "''")}'`).join(", ");
+/** The merchants that are search hits (isSearchHit), as a condition on `merchants`: listed and not closed. */
+export const SEARCH_HIT_SQL = `status IN (${LISTED_SQL}) AND closure IS NULL`;
 
 export type MerchantRows = { merchants: MerchantRow[]; products: Map<string, ProductRow[]> };
 export type ListedDocuments = { documents: MerchantDocument[]; unlisted: string[] };
@@ -53,9 +56,9 @@ export interface SearchSource {
   readMerchants(abIds: readonly string[]): Promise<MerchantRows>;
   readProducts(abIds: readonly string[]): Promise<Map<string, ProductRow[]>>;
   readSignals(abIds: readonly string[]): Promise<Map<string, SignalRow[]>>;
-  /** Trust totals of every listed merchant, most trusted first (ties by ab_id). */
+  /** Trust totals of every merchant that is a search hit (listed and in business), most trusted first (ties by ab_id). */
   listedByTrust(at: Date): Promise<TrustEntry[]>;
-  /** The documents of these merchants that are listed, and the ids that are not (or no longer exist). */
+  /** The documents of these merchants that are search hits (listed, in business), and the ids that are not (or no longer exist). */
   listedDocuments(abIds: readonly string[], at: Date): Promise<ListedDocuments>;
   /** listedDocuments and the store revision they describe, in one read of the store. */
   listedDocumentsAt(abIds: readonly string[], at: Date): Promise<ListedDocuments & { revision: number }>;
@@ -110,7 +113,7 @@ export function createSynchronousSearchSource(db: Db): SynchronousSearchSource {
   }
 
   function listedByTrust(at: Date): TrustEntry[] {
-    const rows = sqlite.prepare(`SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL})`).all() as {
+    const rows = sqlite.prepare(`SELECT ab_id, sector FROM merchants WHERE ${SEARCH_HIT_SQL}`).all() as {
       ab_id: string;
       sector: string;
     }[];
@@ -199,7 +202,7 @@ export function listedDocumentsOf(
   const documents: MerchantDocument[] = [];
   const listed = new Set<string>();
   for (const merchant of merchants) {
-    if (!LISTED_STATUSES.has(merchant.status)) continue;
+    if (!isSearchHit(merchant.status, merchant.closure)) continue;
     listed.add(merchant.ab_id);
     const trust = trustOf(signals.get(merchant.ab_id) ?? [], merchant.sector, at);
     documents.push(buildMerchantDocument(merchant, products.get(merchant.ab_id) ?? [], trust));

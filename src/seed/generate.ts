@@ -450,6 +450,7 @@ export class MerchantGenerator {
       terrainPhotos,
       sameAs,
       paymentSetup: false,
+      closure: null,
       createdAt,
       updatedAt,
     };

@@ -55,3 +55,14 @@ export function decodeCompactJws(jws: string): DecodedJws {
     signingInput: new TextEncoder().encode(`${encodedHeader}.${encodedPayload}`),
   };
 }
+
+/**
+ * The detached form of a compact JWS (RFC 7515 appendix F): the payload part left empty. The
+ * verifier rebuilds the payload itself (for the AI Catalog, the canonical JSON of the document
+ * without its `signature`) and puts its base64url back between the two dots.
+ */
+export function detachedJws(compact: string): string {
+  const parts = compact.split(".");
+  if (parts.length !== 3) throw new Error("a compact JWS has three dot-separated parts");
+  return `${parts[0]}..${parts[2]}`;
+}

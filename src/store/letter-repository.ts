@@ -5,7 +5,7 @@ import type {
   LetterStore,
   NewLetter,
 } from "../domain/merchant-space/letter-store.ts";
-import type { ClaimEvent, ClaimRecord } from "../domain/merchant-space/space-store.ts";
+import type { ClaimEvent, ClaimRecord, SpaceNotice } from "../domain/merchant-space/space-store.ts";
 import { LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
 import type { StoreConnection } from "./connection.ts";
 import { claimWriter } from "./merchant-space-repository.ts";
@@ -49,8 +49,9 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
      WHERE letter_id = @letterId AND used_at IS NULL AND locked_at IS NULL AND superseded_at IS NULL AND expires_at > @at`,
   );
   const writeClaim = claimWriter(sqlite);
-  const spendTx = sqlite.transaction((letterId: string, at: string, claim: ClaimRecord, event: ClaimEvent) =>
-    spendLetter.run({ letterId, at }).changes === 0 ? null : writeClaim(claim, event),
+  const spendTx = sqlite.transaction(
+    (letterId: string, at: string, claim: ClaimRecord, event: ClaimEvent, notice: SpaceNotice) =>
+      spendLetter.run({ letterId, at }).changes === 0 ? null : writeClaim(claim, event, notice),
   );
   const recordTx = sqlite.transaction((letters: readonly NewLetter[], at: string) => {
     for (const letter of letters) {
@@ -120,7 +121,7 @@ export function createLetterRepository(db: StoreConnection): LetterStore {
       return row ? letterOf(row) : null;
     },
     countWrongTry: async (letterId, at, lockAfter) => countTx.immediate(letterId, at, lockAfter),
-    spend: async (letterId, at, claim, event) => spendTx.immediate(letterId, at, claim, event),
+    spend: async (letterId, at, claim, event, notice) => spendTx.immediate(letterId, at, claim, event, notice),
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   MerchantModification,
   MerchantRegistryStore,
   MerchantRegistryView,
+  SignalConfirmation,
 } from "../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../schemas/envelope.ts";
 import type { Db } from "./db.ts";
@@ -26,6 +27,7 @@ import {
   signals,
   territorialProofs,
 } from "./schema.ts";
+import { noticeWriter } from "./space-notice-repository.ts";
 
 /**
  * The registry on SQLite (the port: src/domain/merchants/merchant-registry.ts). A batch is one
@@ -142,6 +144,14 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
      SELECT ab_id, ?, revision FROM merchants WHERE ab_id = ?
      ON CONFLICT (ab_id) DO UPDATE SET digest = excluded.digest, revision = excluded.revision`,
   );
+  const writeNotice = noticeWriter(sqlite);
+  // A confirmation moves a signal's dates and nothing else: one small UPDATE a signal, no merchant row.
+  const confirmSignal = sqlite.prepare<
+    [string, string | null, string | null, string, string | null, string | null, string | null, string, string]
+  >(
+    `UPDATE signals SET source = ?, source_url = ?, verified_at = ?, recorded_at = ?, expires_at = ?, changed_at = ?,
+       origin = ? WHERE ab_id = ? AND key = ?`,
+  );
 
   // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
   // statements with them); inside a batch each becomes a savepoint.
@@ -176,6 +186,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       }
     }
     record(write.abId, write.expectedRevision + 1, write.event, write.feed);
+    if (write.notice) writeNotice(write.notice);
     return true;
   });
 
@@ -210,6 +221,22 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
     },
     update(write: MerchantModification) {
       return updateTransaction.immediate(write);
+    },
+    confirm({ abId, signals: confirmed }: SignalConfirmation) {
+      for (const signal of confirmed) {
+        const moved = confirmSignal.run(
+          signal.source,
+          signal.sourceUrl,
+          signal.verifiedAt,
+          signal.recordedAt,
+          signal.expiresAt,
+          signal.changedAt ?? null,
+          signal.origin ?? null,
+          abId,
+          signal.key,
+        ).changes;
+        if (moved !== 1) throw new Error(`merchant ${abId} has no ${signal.key} signal to confirm`);
+      }
     },
     row(decide) {
       return rowTransaction.immediate(decide) as ReturnType<typeof decide>;

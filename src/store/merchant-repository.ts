@@ -50,7 +50,7 @@ export function createMerchantReads(db: Db): MerchantReads {
   const within = "IN (SELECT value FROM json_each(?))";
   const merchantById = sqlite.prepare<[string], Row>("SELECT * FROM merchants WHERE ab_id = ?");
   const assessableById = sqlite.prepare<[string], Row>(
-    `SELECT ab_id, status, sector, email, payment_setup, description_llm_unreviewed, brand_voice
+    `SELECT ab_id, status, sector, email, payment_setup, description_llm_unreviewed, brand_voice, closure
      FROM merchants WHERE ab_id = ?`,
   );
   const proofById = sqlite.prepare<[string], Row>("SELECT * FROM territorial_proofs WHERE ab_id = ?");

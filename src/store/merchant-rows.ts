@@ -28,6 +28,7 @@ export function toAssessableMerchant(row: Row): AssessableMerchant {
     paymentSetup: bool(row.payment_setup),
     descriptionLlmUnreviewed: bool(row.description_llm_unreviewed),
     brandVoice: json<Merchant["brandVoice"]>(row.brand_voice, null),
+    closure: json<Merchant["closure"]>(row.closure, null),
   };
 }
 
@@ -69,6 +70,7 @@ export function toMerchant(row: Row): Merchant {
     terrainPhotos: json<string[] | null>(row.terrain_photos, null) ?? [],
     sameAs: json<string[] | null>(row.same_as, null) ?? [],
     paymentSetup: bool(row.payment_setup),
+    closure: json<Merchant["closure"]>(row.closure, null),
     createdAt: text(row.created_at),
     updatedAt: text(row.updated_at),
   };
@@ -127,6 +129,9 @@ export function toSignal(row: Row): Signal {
     expiresAt: textOrNull(row.expires_at),
     // Only the signals that rest on an official notice carry one (the others read as before).
     ...(row.notice === null || row.notice === undefined ? {} : { notice: json<Signal["notice"]>(row.notice, null) }),
+    // Likewise the official sources' own dates and names (signals recorded before them read as before).
+    ...(row.changed_at === null || row.changed_at === undefined ? {} : { changedAt: text(row.changed_at) }),
+    ...(row.origin === null || row.origin === undefined ? {} : { origin: text(row.origin) as Signal["origin"] }),
   };
 }
 

@@ -7,10 +7,12 @@ import type {
   SessionRecord,
   SignInRecord,
   SpaceListing,
+  SpaceNotice,
   SpaceStore,
   SpaceVia,
 } from "../domain/merchant-space/space-store.ts";
 import type { StoreConnection } from "./connection.ts";
+import { noticeWriter } from "./space-notice-repository.ts";
 
 export type { SpaceStore } from "../domain/merchant-space/space-store.ts";
 
@@ -182,11 +184,13 @@ function claimEventWriter(sqlite: SqliteClient): (abId: string, claimId: string,
 }
 
 /**
- * Writes a claim and its audit event unless the person already holds a live claim on the listing
- * (that one is returned). Synchronous, for the body of a transaction: the space's insertClaim, and
- * the letter store's spend, which records the claim with the letter it spends.
+ * Writes a claim, its audit event and its notice unless the person already holds a live claim on
+ * the listing (that one is returned). Synchronous, for the body of a transaction: the space's
+ * insertClaim, and the letter store's spend, which records the claim with the letter it spends.
  */
-export function claimWriter(sqlite: SqliteClient): (claim: ClaimRecord, event: ClaimEvent) => ClaimRecord {
+export function claimWriter(
+  sqlite: SqliteClient,
+): (claim: ClaimRecord, event: ClaimEvent, notice: SpaceNotice) => ClaimRecord {
   const insertClaimRow = sqlite.prepare(
     `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, email_key, via, basis, acr, amr, idp_id,
        created_at)
@@ -196,11 +200,13 @@ export function claimWriter(sqlite: SqliteClient): (claim: ClaimRecord, event: C
     "SELECT * FROM merchant_claims WHERE ab_id = ? AND subject = ? AND revoked_at IS NULL",
   );
   const recordEvent = claimEventWriter(sqlite);
-  return (claim, event) => {
+  const writeNotice = noticeWriter(sqlite);
+  return (claim, event, notice) => {
     const held = liveClaim.get(claim.abId, claim.subject);
     if (held) return claimOf(held);
     insertClaimRow.run({ ...claim, emailKey: claim.email?.toLowerCase() ?? null, amr: amrText(claim.amr) });
     recordEvent(claim.abId, claim.claimId, event);
+    writeNotice(notice);
     return claim;
   };
 }
@@ -362,7 +368,7 @@ export function createMerchantSpaceRepository(db: StoreConnection): SpaceStore {
       }
       return [...rows.values()].map(listingOf);
     },
-    insertClaim: async (claim, event) => claimTransaction.immediate(claim, event),
+    insertClaim: async (claim, event, notice) => claimTransaction.immediate(claim, event, notice),
     async findClaim(claimId) {
       const row = claimById.get(claimId);
       return row ? claimOf(row) : null;

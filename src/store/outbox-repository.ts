@@ -7,6 +7,7 @@ import {
   type OutboxResult,
 } from "../domain/outbox-store.ts";
 import type { StoreConnection } from "./connection.ts";
+import { waitingChangeSettler } from "./lead-email-confirmation-repository.ts";
 
 /*
  * The transactional outbox. Rows are written by the lead, follow-up and platform-contact
@@ -32,7 +33,10 @@ export interface OutboxRow {
   sent_at: string | null;
 }
 
-/** What a delivery moves along in the subject's own table (a sign-in link has nothing to move). */
+/**
+ * What a delivery moves along in the subject's own table (a sign-in link has nothing to move; a
+ * notice that a lead email change waits for applies it: waitingChangeSettler, below).
+ */
 export const SUBJECT_SENT: Partial<Record<OutboxKind, string>> = {
   lead_notification:
     "UPDATE leads SET tracking_status = 'delivered', delivered_at = @at WHERE lead_id = @subject AND tracking_status = 'received'",
@@ -138,6 +142,7 @@ export function createOutboxRepository(db: StoreConnection): OutboxRepository {
     "SELECT count(*) AS pending, min(created_at) AS oldest FROM outbox WHERE status IN ('pending', 'sending')",
   );
 
+  let settleWaitingChange: ReturnType<typeof waitingChangeSettler> | null = null;
   const applyOne = (result: OutboxResult): boolean => {
     const settled = settle.get({
       messageId: result.messageId,
@@ -151,6 +156,11 @@ export function createOutboxRepository(db: StoreConnection): OutboxRepository {
     const kind = settled.kind as OutboxKind;
     if (result.outcome === "sent") sentStatements[kind]?.run({ subject: settled.subject_id, at: result.at });
     if (result.outcome === "failed") failedStatements[kind]?.run({ subject: settled.subject_id, at: result.at });
+    // A lead email change waiting for this notice takes effect with its settling, or not at all.
+    if (kind === "space_notice" && result.outcome !== "retry") {
+      settleWaitingChange ??= waitingChangeSettler(sqlite);
+      settleWaitingChange(settled.subject_id, result.outcome, result.at);
+    }
     return true;
   };
   const settleTx = sqlite.transaction((results: readonly OutboxResult[]): number => {

@@ -77,6 +77,13 @@ export function createRetentionRepository(db: Db): RetentionRepository {
        SELECT rowid FROM lead_email_confirmations WHERE expires_at < @sessionCutoff LIMIT @batch)`,
   );
 
+  // A notice names the addresses told of a change; 30 days after it, the audit log keeps the change
+  // (the outbox has long settled it: its retries end within a day).
+  const spaceNotices = sqlite.prepare(
+    `DELETE FROM space_notices WHERE rowid IN (
+       SELECT rowid FROM space_notices WHERE at < @sessionCutoff LIMIT @batch)`,
+  );
+
   const drain = (run: () => number): number => {
     let total = 0;
     for (;;) {
@@ -112,6 +119,7 @@ export function createRetentionRepository(db: Db): RetentionRepository {
           drain(() => signIns.run(pick("sessionCutoff", "batch")).changes) +
           drain(() => signInLinks.run(pick("sessionCutoff", "batch")).changes),
         leadEmailLinks: drain(() => leadEmailLinks.run(pick("sessionCutoff", "batch")).changes),
+        spaceNotices: drain(() => spaceNotices.run(pick("sessionCutoff", "batch")).changes),
       };
       // secure_delete (db.ts) zeroes what the updates freed in the database's pages; the WAL
       // still holds the pages as they were until it is checkpointed and emptied. A reader in

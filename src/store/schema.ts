@@ -1,4 +1,4 @@
-import type { BrandVoice, SignalNotice } from "../domain/merchant.ts";
+import type { BrandVoice, MerchantClosure, SignalNotice } from "../domain/merchant.ts";
 import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
 
 export type { BrandVoice } from "../domain/merchant.ts";
@@ -51,6 +51,8 @@ export const merchants = sqliteTable(
     sameAs: text("same_as", { mode: "json" }).$type<string[]>().notNull(),
     paymentSetup: integer("payment_setup", { mode: "boolean" }).notNull().default(false),
     paymentAccountId: text("payment_account_id"),
+    /** The official closure (SIRENE, BODACC), null while open: such a merchant is never a search hit. */
+    closure: text("closure", { mode: "json" }).$type<MerchantClosure | null>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     /** Moves by one with every change of the merchant's own record (merchant_changes has each). */
@@ -131,6 +133,13 @@ export const signals = sqliteTable(
     expiresAt: text("expires_at"),
     /** The official notice the status rests on (JSON), e.g. the BODACC announcement behind a failed bodacc_clean. */
     notice: text("notice", { mode: "json" }).$type<SignalNotice | null>(),
+    /**
+     * When the source's own record last changed, where it says (SIRENE's dateDernierTraitement):
+     * shown as such, never taken as the check's date (verified_at is when the source said so).
+     */
+    changedAt: text("changed_at"),
+    /** Which official source said so, as merchant.sources names it (sirene, bodacc, recherche-entreprises). */
+    origin: text("origin"),
   },
   (table) => [
     primaryKey({ columns: [table.abId, table.key] }),
@@ -408,7 +417,7 @@ export const outbox = sqliteTable(
   "outbox",
   {
     messageId: text("message_id").primaryKey(),
-    /** lead_notification, lead_follow_up, lead_answer, platform_contact, space_sign_in_link, lead_email_confirmation */
+    /** lead_notification, lead_follow_up, lead_answer, platform_contact, space_sign_in_link, lead_email_confirmation, space_notice */
     kind: text("kind").notNull(),
     subjectId: text("subject_id").notNull(),
     status: text("status").notNull(),
@@ -677,11 +686,68 @@ export const leadEmailConfirmations = sqliteTable(
     expiresAt: text("expires_at").notNull(),
     sentAt: text("sent_at"),
     confirmedAt: text("confirmed_at"),
-    /** A later request of the same listing replaces this one. */
+    /**
+     * A later request of the same listing replaces this one; a confirmed change that waited for its
+     * notice and was not applied (a later change confirmed, its claim revoked) is withdrawn too.
+     */
     withdrawnAt: text("withdrawn_at"),
+    /**
+     * Confirmed, the change waits for this notice to the address in force (space_notices) to be
+     * sent: the outbox's settling of that notice applies it, then clears this (docs/decisions.md,
+     * "Issue 36: notices of claims and lead email changes").
+     */
+    waitingNoticeId: text("waiting_notice_id"),
   },
   (table) => [
     uniqueIndex("lead_email_confirmations_token").on(table.tokenHash),
     index("lead_email_confirmations_merchant").on(table.abId, table.createdAt),
   ],
 );
+
+/**
+ * A notice of a change of who manages a listing (a claim) or where its leads go (a lead email
+ * change), one row per person told: the lead address in force before the change, and each other
+ * live claimant. Written in the transaction of the change, with its outbox row (kind
+ * `space_notice`, the row's id as subject); the email is rendered from it at delivery.
+ */
+export const spaceNotices = sqliteTable(
+  "space_notices",
+  {
+    noticeId: text("notice_id").primaryKey(),
+    abId: text("ab_id")
+      .notNull()
+      .references(() => merchants.abId),
+    /** claimed or lead_email_changed */
+    what: text("what").notNull(),
+    /** When the change was made. */
+    at: text("at").notNull(),
+    /** The claim that acted (the claim made, or the claim that asked the change); null: the operators. */
+    byClaimId: text("by_claim_id"),
+    /** A lead email change: the address before and after. */
+    fromEmail: text("from_email"),
+    toEmail: text("to_email"),
+    /** The merchant's change (lead_email_confirmations) this notice tells of, if any. */
+    confirmationId: text("confirmation_id"),
+    recipient: text("recipient").notNull(),
+    /** lead_address (the address in force before the change) or claimant */
+    recipientRole: text("recipient_role").notNull(),
+  },
+  (table) => [index("space_notices_at").on(table.at)],
+);
+/* --- The files every machine of a deployment holds alike (issue 36) --- */
+
+/**
+ * The SHA-256 of each secret under DATA_DIR/secrets and of the signing keys (DATA_DIR/keys), as
+ * the deployment's first server or command recorded them (jobs/shared-files.ts): a machine, or a
+ * DATA_DIR restored without its secrets, whose copy is missing or different is refused instead of
+ * making a new one. Only fingerprints: the secrets never go into the database. On PostgreSQL the
+ * table came first by hand (migration 0004_deployment_files), with these very columns.
+ */
+export const deploymentFiles = sqliteTable("deployment_files", {
+  /** `secrets/<file>` or `keys`. */
+  name: text("name").primaryKey(),
+  sha256: text("sha256").notNull(),
+  recordedAt: text("recorded_at").notNull(),
+  /** The host name of the machine that recorded it. */
+  recordedBy: text("recorded_by").notNull(),
+});

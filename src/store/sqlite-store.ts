@@ -7,6 +7,7 @@ import { createAttributionRepository } from "./attribution-repository.ts";
 import { createChangeFeedRepository } from "./change-feed-repository.ts";
 import { createDatabaseProbe } from "./database-probe.ts";
 import { type Db, openDatabase } from "./db.ts";
+import { createDeploymentFileStore } from "./deployment-files.ts";
 import { createLeadEmailConfirmationRepository } from "./lead-email-confirmation-repository.ts";
 import { createLeadRepository } from "./lead-repository.ts";
 import { createLetterRepository } from "./letter-repository.ts";
@@ -22,6 +23,7 @@ import { createSearchCardStore } from "./search-card-store.ts";
 import { createSearchFeed } from "./search-feed.ts";
 import { createSettingsRepository } from "./settings-repository.ts";
 import { createSignInLinkRepository } from "./sign-in-link-repository.ts";
+import { createSpaceNoticeRepository } from "./space-notice-repository.ts";
 import type { StorePorts } from "./store-ports.ts";
 import { createTrustSweepStore } from "./trust-sweep-store.ts";
 
@@ -59,6 +61,8 @@ export function sqliteStoreOf(db: Db): SqliteStore {
     merchantRegistry: createMerchantRegistryRepository(db),
     letters: createLetterRepository(db),
     signInLinks: createSignInLinkRepository(db),
+    spaceNotices: createSpaceNoticeRepository(db),
+    deploymentFiles: createDeploymentFileStore(db),
     sharedLimits: null,
     probeDatabase: createDatabaseProbe(db),
     close: async () => {

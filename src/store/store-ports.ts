@@ -9,6 +9,7 @@ import type { AttributionRepository } from "../domain/attribution/attribution-st
 import type { LeadEmailConfirmationStore } from "../domain/merchant-space/lead-email-store.ts";
 import type { LetterStore } from "../domain/merchant-space/letter-store.ts";
 import type { SignInLinkStore } from "../domain/merchant-space/sign-in-links.ts";
+import type { SpaceNoticeStore } from "../domain/merchant-space/space-notices.ts";
 import type { SpaceStore } from "../domain/merchant-space/space-store.ts";
 import type { MerchantRegistryStore } from "../domain/merchants/merchant-registry.ts";
 import type { OrderRepository } from "../domain/orders/order-store.ts";
@@ -19,6 +20,7 @@ import type { ChangeFeedStore } from "../domain/registry/read-changes.ts";
 import type { SearchCardStore } from "../domain/registry/search-cards.ts";
 import type { SettingsRepository } from "../domain/settings-store.ts";
 import type { TrustSweepStore } from "../domain/trust/trust-sweep.ts";
+import type { DeploymentFileStore } from "./deployment-files.ts";
 import type { LeadRepository } from "./lead-repository.ts";
 import type { MerchantRepository } from "./merchant-repository.ts";
 import type { PublishSource } from "./publish-source.ts";
@@ -46,6 +48,9 @@ export interface StorePorts {
   merchantRegistry: MerchantRegistryStore;
   letters: LetterStore;
   signInLinks: SignInLinkStore;
+  spaceNotices: SpaceNoticeStore;
+  /** The fingerprints of the secrets and signing keys every machine holds alike (jobs/shared-files.ts). */
+  deploymentFiles: DeploymentFileStore;
   /** Rate limits counted in the store itself when it is shared by several machines (PostgreSQL), else null. */
   sharedLimits: RateLimitStore | null;
   /** Rejects when the database does not answer (the health check's readiness). */

@@ -153,7 +153,7 @@ describe("a merchant's day in the space, in Chromium", () => {
     expect(await page.getByRole("heading", { level: 1 }).innerText()).toContain(name);
   });
 
-  it("sets the email where leads go: used only once the link in the email is confirmed", async () => {
+  it("sets the email where leads go: used only once the link in the email is confirmed and the old address told", async () => {
     const { page } = session;
     const before = listing(abId).email;
     await page.getByLabel("Nouvelle adresse").fill("atelier@exemple-velos.fr");
@@ -174,8 +174,17 @@ describe("a merchant's day in the space, in Chromium", () => {
     await tab.getByRole("button", { name: "Confirmer cette adresse" }).click();
     await expect
       .poll(() => bodyText(tab))
-      .toContain("Les demandes de clients arriveront désormais à atelier@exemple-velos.fr.");
+      .toContain(
+        before
+          ? `Les demandes de clients arriveront à atelier@exemple-velos.fr dès qu'il sera parti ; d'ici là, elles continuent d'arriver à ${before}.`
+          : "Les demandes de clients arriveront désormais à atelier@exemple-velos.fr.",
+      );
     await tab.close();
+    // The address it replaces is told first; the notice sent, the new address is in force.
+    await worker.runNow();
+    if (before) {
+      expect(emails("-space_notice-", before).some((email) => email.includes("atelier@exemple-velos.fr"))).toBe(true);
+    }
     expect(listing(abId).email).toBe("atelier@exemple-velos.fr");
   });
 

@@ -153,6 +153,8 @@ export interface NationalStock {
   mix: { active: number; nonPublic: number; withNaf2025: number; naf2025Only: number; multiSite: number };
   /** The latest date of last processing in the file (the stock's own date, YYYY-MM-DD). */
   lastProcessed: string;
+  /** That date of last processing as the import reads it (ISO): the stock's date without --file-date (the extra rows' aside). */
+  lastProcessedAt: string;
   bytes: { establishments: number; legalUnits: number };
 }
 
@@ -352,6 +354,7 @@ export async function writeNationalStock(options: NationalStockOptions): Promise
     expectedSirets,
     mix,
     lastProcessed: lastProcessed.slice(0, 10),
+    lastProcessedAt: `${lastProcessed}.000Z`,
     bytes: { establishments: establishmentBytes, legalUnits: legalUnitBytes },
   };
 }

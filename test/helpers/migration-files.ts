@@ -20,12 +20,11 @@ export function migrationFiles(folder: string): { id: string; statements: string
 
 /**
  * Tables only the PostgreSQL store has: the limits' (migration 0003_rate_limits; on SQLite a file
- * of its own, DATA_DIR/limits.db, never migrated), the deployment's file fingerprints (0004: one
- * machine on SQLite has nothing to compare) and the published documents' and the refresh's index
- * (migration 0005_published_documents; on one machine the publish folder and its own index.db).
+ * of its own, DATA_DIR/limits.db, never migrated) and the published documents' and the refresh's
+ * index (migration 0005_published_documents; on one machine the publish folder and its own
+ * index.db). The deployment's file fingerprints (0004 by hand) are in the one schema since issue 36.
  */
 export const POSTGRES_ONLY_TABLES = [
-  "deployment_files",
   "publish_index_entries",
   "publish_index_meta",
   "published_documents",

@@ -3,10 +3,19 @@
  * tools/list), the A2A agent card, /llms.txt, the OpenAPI document, and the Link headers that
  * point to them from every answer.
  */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { compactVerify, createLocalJWKSet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mcpRegistryServerJson } from "../../src/mcp/discovery.ts";
 import { openApiDocument } from "../../src/openapi/document.ts";
 import { expectMeta } from "../helpers/envelope.ts";
+import { newAjv } from "../helpers/openapi.ts";
 import { type JsonObject, startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
+
+const projectRoot = path.resolve(import.meta.dirname, "../..");
+const readJson = (relative: string): JsonObject =>
+  JSON.parse(readFileSync(path.join(projectRoot, relative), "utf8")) as JsonObject;
 
 let server: TestServer;
 beforeAll(async () => {
@@ -110,21 +119,176 @@ describe("/.well-known/agent-card.json", () => {
   });
 });
 
-describe("/.well-known/mcp/server-card.json", () => {
-  it("is the MCP server card: endpoint, protocol versions and the optional key header", async () => {
-    const { status, body } = await server.getJson("/.well-known/mcp/server-card.json");
-    expect(status).toBe(200);
+/** RFC 8785 for what a catalog holds (objects, arrays, strings): keys sorted, no whitespace. */
+function jcs(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(jcs).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Verifies a catalog's detached signature as a third party would: JCS bytes, the key set, jose. */
+async function verifyCatalog(catalog: JsonObject): Promise<{ alg: string; kid?: string; typ?: string }> {
+  const { signature, ...signed } = catalog;
+  const [header, payloadPart, sig] = String(signature).split(".");
+  expect(payloadPart).toBe("");
+  const jwks = createLocalJWKSet((await server.getJson("/.well-known/ab-public-keys.json")).body as never);
+  const payload = Buffer.from(jcs(signed), "utf8").toString("base64url");
+  const { protectedHeader } = await compactVerify(`${header}.${payload}.${sig}`, jwks, { algorithms: ["EdDSA"] });
+  return protectedHeader as { alg: string; kid?: string; typ?: string };
+}
+
+describe("/.well-known/ai-catalog.json", () => {
+  it("lists the MCP server card and the A2A agent card, as application/ai-catalog+json, open to any origin, cached an hour", async () => {
+    const response = await server.get("/.well-known/ai-catalog.json", {
+      headers: { origin: "https://elsewhere.example" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/ai-catalog+json");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("etag")).toMatch(/^(W\/)?"[\w-]+"$/);
+    const { signature, ...catalog } = (await response.json()) as JsonObject;
+    expect(catalog).toEqual({
+      specVersion: "1.0",
+      host: { displayName: "Abeille", identifier: "abeille.test", documentationUrl: `${TEST_BASE_URL}/llms.txt` },
+      entries: [
+        {
+          identifier: "urn:air:abeille.test:mcp:abeille",
+          type: "application/mcp-server-card+json",
+          url: `${TEST_BASE_URL}/api/mcp/server-card`,
+          tags: ["mcp", "merchants", "france", "local-businesses"],
+        },
+        {
+          identifier: "urn:air:abeille.test:a2a:abeille",
+          type: "application/a2a-agent-card+json",
+          url: `${TEST_BASE_URL}/.well-known/agent-card.json`,
+          tags: ["a2a", "merchants", "france", "local-businesses"],
+        },
+      ],
+    });
+    expect(typeof signature).toBe("string");
+    // Each entry's URL answers its card; the MCP card with the media type the entry declares.
+    const mcpCard = await server.get(new URL(catalog.entries[0].url).pathname);
+    expect(mcpCard.headers.get("content-type")).toBe(catalog.entries[0].type);
+    expect(((await mcpCard.json()) as JsonObject).name).toBe("test.abeille/abeille");
+    const agentCard = await server.getJson(new URL(catalog.entries[1].url).pathname);
+    expect(agentCard.body.name).toBe("Abeille");
+  });
+
+  it("is signed: a detached EdDSA JWS over the canonical JSON without `signature`, verified from the key set", async () => {
+    const { body } = await server.getJson("/.well-known/ai-catalog.json");
+    const header = await verifyCatalog(body);
+    expect(header.alg).toBe("EdDSA");
+    const keys = (await server.getJson("/.well-known/ab-public-keys.json")).body.keys as JsonObject[];
+    expect(keys.map((key) => key.kid)).toContain(header.kid);
+    // A catalog changed after signing no longer verifies.
+    const moved = structuredClone(body);
+    moved.entries[0].url = "https://elsewhere.example/mcp/server-card";
+    await expect(verifyCatalog(moved)).rejects.toThrow(/signature verification failed/);
+  });
+
+  it("revalidates: the same catalog keeps its ETag, If-None-Match gives 304", async () => {
+    const first = await server.get("/.well-known/ai-catalog.json");
+    const etag = first.headers.get("etag") ?? "";
+    const again = await server.get("/.well-known/ai-catalog.json", { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+  });
+});
+
+describe("the MCP server card", () => {
+  /** The server-card proposal's JSON Schema (v1, kept in the project as published). */
+  const validateCard = (() => {
+    const ajv = newAjv();
+    ajv.addSchema(readJson("test/fixtures/schemas/mcp-server-card.v1.schema.json"), "server-card");
+    return ajv.compile({ $ref: "server-card#/$defs/ServerCard" });
+  })();
+
+  it("is at <MCP endpoint>/server-card as application/mcp-server-card+json, valid against the proposal's schema", async () => {
+    const response = await server.get("/api/mcp/server-card", {
+      headers: { accept: "application/mcp-server-card+json", origin: "https://elsewhere.example" },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/mcp-server-card+json");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("access-control-allow-methods")).toBe("GET");
+    expect(response.headers.get("access-control-allow-headers")).toBe("Content-Type, If-None-Match");
+    expect(response.headers.get("access-control-expose-headers")).toContain("etag");
+    const body = (await response.json()) as JsonObject;
+    expect(validateCard(body), JSON.stringify(validateCard.errors)).toBe(true);
     expect(body).toMatchObject({
       $schema: "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json",
       name: "test.abeille/abeille",
       version: "1.0.0",
+      title: "Abeille merchant registry",
       remotes: [{ type: "streamable-http", url: `${TEST_BASE_URL}/api/mcp` }],
     });
     expect(body.description.length).toBeLessThanOrEqual(100);
     expect(body.remotes[0].supportedProtocolVersions[0]).toBe("2026-07-28");
     expect(body.remotes[0].headers[0]).toMatchObject({ name: "Authorization", isRequired: false, isSecret: true });
-    const mcp = await server.getJson("/.well-known/mcp.json");
-    expect(body.remotes[0].supportedProtocolVersions).toEqual(mcp.body.supportedProtocolVersions);
+  });
+
+  it("has an ETag, and If-None-Match gives 304 without a body", async () => {
+    const first = await server.get("/api/mcp/server-card");
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^(W\/)?"[\w-]+"$/);
+    const again = await server.get("/api/mcp/server-card", { headers: { "if-none-match": etag ?? "" } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get("etag")).toBe(etag);
+    expect(await again.text()).toBe("");
+  });
+
+  it("answers a browser's preflight for GET", async () => {
+    const response = await server.get("/api/mcp/server-card", {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://elsewhere.example",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "if-none-match",
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("access-control-allow-headers")).toContain("if-none-match");
+  });
+
+  it("is the same card, with the same headers, at /.well-known/mcp/server-card.json; mcp.json says the same facts", async () => {
+    const card = await server.get("/api/mcp/server-card");
+    const wellKnown = await server.get("/.well-known/mcp/server-card.json");
+    expect(wellKnown.status).toBe(200);
+    for (const name of ["content-type", "cache-control", "access-control-allow-origin", "etag"]) {
+      expect(wellKnown.headers.get(name), name).toBe(card.headers.get(name));
+    }
+    const body = (await card.json()) as JsonObject;
+    expect(await wellKnown.json()).toEqual(body);
+    const mcp = (await server.getJson("/.well-known/mcp.json")).body;
+    expect(mcp.serverInfo.version).toBe(body.version);
+    expect(mcp.serverInfo.title).toBe(body.title);
+    expect(mcp.endpoint).toBe(body.remotes[0].url);
+    expect(mcp.supportedProtocolVersions).toEqual(body.remotes[0].supportedProtocolVersions);
+    expect(mcp.documents.mcp_server_card).toBe(`${TEST_BASE_URL}/api/mcp/server-card`);
+  });
+});
+
+describe("server.json", () => {
+  it("agrees with the card the server serves: the entry `npm run server-json` writes for its BASE_URL", async () => {
+    const card = (await server.getJson("/api/mcp/server-card")).body;
+    const entry = mcpRegistryServerJson(TEST_BASE_URL);
+    expect(entry.name).toBe(card.name);
+    expect(entry.version).toBe(card.version);
+    expect(entry.description).toBe(card.description);
+    expect(entry.remotes).toEqual([
+      { type: "streamable-http", url: card.remotes[0].url, headers: card.remotes[0].headers },
+    ]);
+    // The project's own server.json (the example deployment's) carries the version served.
+    expect(readJson("server.json").version).toBe(card.version);
   });
 });
 

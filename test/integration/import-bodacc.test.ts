@@ -224,7 +224,7 @@ const RECORDS = [
 ];
 
 describe("npm run import -- bodacc", () => {
-  it("records bodacc_clean from the announcements, archives a deregistered merchant, and changes nothing the second time", async () => {
+  it("records bodacc_clean from the announcements, records a deregistered merchant closed, and changes nothing the second time", async () => {
     const sirene = file(
       "StockEtablissement_bodacc.csv",
       `${ESTABLISHMENT_COLUMNS.join(",")}\n${[sireneRow(clean, "AU PAIN DORE"), sireneRow(insolvent, "LA FOURNEE"), sireneRow(closing, "LE FOURNIL")].join("\n")}\n`,
@@ -257,7 +257,7 @@ describe("npm run import -- bodacc", () => {
         read: 8,
         matched: 3,
         updated: 2,
-        archived: 1,
+        closed: 1,
         unchanged: 0,
         period: { from: "2026-09-15", to: "2026-10-28" },
         source_url: "https://bodacc-datadila.opendatasoft.com/explore/dataset/annonces-commerciales/",
@@ -315,34 +315,67 @@ describe("npm run import -- bodacc", () => {
       },
     );
 
-    // A deregistration: archived, withdrawn from the feed, gone from search and resolve.
-    expect((await server.getJson(`/api/registry/resolve/${closingId}`)).status).toBe(404);
+    // A deregistration: closed, since the publication, from the BODACC; resolvable, saying so; never a search hit.
+    const closure = {
+      closed_on: "2026-10-28",
+      source: "bodacc",
+      source_url: url("B202602090815"),
+      label: "Radiations",
+      announcement_id: "B202602090815",
+      recorded_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    };
+    const closed = await server.getJson(`/api/registry/resolve/${closingId}`);
+    expect(closed.status).toBe(200);
+    expect(closed.body.merchant.closure).toEqual(closure);
+    expect(closed.body._state).toMatchObject({
+      can_contact: false,
+      can_receive_leads: false,
+      blocked_because: expect.arrayContaining(["merchant_closed"]),
+    });
     expect((await server.getJson("/api/registry/search?q=Fournil")).body.results).toEqual([]);
+    expect(
+      (await server.getJson("/api/registry/search?q=boulangerie Villeurbanne&limit=50")).body.results.map(
+        (hit: JsonObject) => (hit.merchant as JsonObject).ab_id,
+      ),
+    ).not.toContain(closingId);
+    const card = await server.getJson(`/api/merchants/${closingId}/decision-card`);
+    expect(card.body.data.decision_card.trust.closure).toEqual(closure);
+    const statement =
+      "Établissement fermé depuis le 28 octobre 2026, selon le BODACC : Radiations, annonce B202602090815.";
+    expect(await (await server.get(`/m/${closingId}/ai.md`)).text()).toContain(
+      `> **${statement}** Source : ${url("B202602090815")}`,
+    );
+    const page = await (await server.get(`/m/${closingId}/`)).text();
+    expect(page).toContain(statement);
+    expect(page).not.toContain("Vous pouvez l'appeler");
+    expect(JSON.parse(await (await server.get(`/api/merchants/${closingId}/jsonld`)).text())).toMatchObject({
+      dissolutionDate: "2026-10-28",
+    });
     const feed = async () => (await server.getJson("/api/registry/changes?limit=1000")).body.changes as JsonObject[];
     const changesOf = (changes: JsonObject[], abId: string) =>
       changes.filter((change) => change.ab_id === abId).map((change) => change.change);
     const before = await feed();
-    expect(changesOf(before, closingId)).toEqual(["created", "withdrawn"]);
+    expect(changesOf(before, closingId)).toEqual(["created", "updated"]);
     expect(changesOf(before, insolventId)).toEqual(["created", "updated"]);
     const { stdout } = await run(process.execPath, ["jobs/merchants.ts", "show", closingId, "--json"], {
       cwd: root,
       env: { ...process.env, DATA_DIR: server.dataDir, LOG_LEVEL: "warn" },
     });
     const shown = JSON.parse(stdout) as { merchant: { status: string }; events: JsonObject[] };
-    expect(shown.merchant.status).toBe("ARCHIVED");
+    expect(shown.merchant.status).toBe("PROBATION");
     expect(shown.events.at(-1)).toMatchObject({
       actor: "import:bodacc",
-      action: "status_changed",
+      action: "updated",
       changes: {
-        status: { from: "PROBATION", to: "ARCHIVED" },
+        closure: { from: null, to: { closed_on: "2026-10-28", source: "bodacc", announcement: "B202602090815" } },
         bodacc_clean: { from: null, to: { status: "failed", checked_on: "2026-10-28", notice: "B202602090815" } },
       },
-      reason: `radiation du RCS publiée au BODACC le 2026-10-28 (annonce B202602090815, ${LYON})`,
+      reason: `BODACC : Radiations, annonce B202602090815 publiée le 2026-10-28 (${LYON})`,
     });
 
     // The same file again, then the same announcements as an /exports/json array: nothing changes.
     const again = await job(["jobs/import.ts", "bodacc", jsonl]);
-    expect(again.report).toMatchObject({ read: 8, matched: 3, updated: 0, archived: 0, unchanged: 3 });
+    expect(again.report).toMatchObject({ read: 8, matched: 3, updated: 0, closed: 0, unchanged: 3 });
     const array = file(
       "annonces-commerciales.json",
       `[${RECORDS.map((record) => JSON.stringify(record, null, 1)).join(",\n")}]`,
@@ -350,7 +383,7 @@ describe("npm run import -- bodacc", () => {
     const asArray = await job(["jobs/import.ts", "bodacc", array]);
     expect(asArray).toEqual({
       code: 0,
-      report: expect.objectContaining({ read: 7, matched: 3, updated: 0, archived: 0, unchanged: 3, rejected: [] }),
+      report: expect.objectContaining({ read: 7, matched: 3, updated: 0, closed: 0, unchanged: 3, rejected: [] }),
     });
     // Gzipped, as a download may be: read the same.
     const gzipped = path.join(server.dataDir, "annonces-commerciales.jsonl.gz");

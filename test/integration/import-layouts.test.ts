@@ -324,7 +324,9 @@ describe("bounds on the SIRENE rows", () => {
     ]);
     const text = await importJob("sirene", "--etablissements", gzipped);
     const printed = text.stdout.trimEnd().split("\n");
-    expect(printed[0]).toBe("200000 rows: 0 added, 0 updated, 0 archived, 0 unchanged, 200000 rejected");
+    expect(printed[0]).toBe(
+      "200000 rows: 0 added, 0 updated, 0 archived, 0 closed, 0 confirmed, 0 unchanged, 200000 rejected",
+    );
     expect(printed.slice(2, 3)).toEqual([`--etablissements, line 2: ${wrongWidth}`]);
     expect(printed.at(-1)).toBe("... and 199900 more not listed (the first 100 are)");
     expect(printed).toHaveLength(103);
@@ -367,7 +369,9 @@ describe("BODACC layouts and bounds", () => {
       read: 1,
       period: { from: "2020-11-30", to: "2020-11-30" },
       matched: 1,
-      updated: 1,
+      // Its liquidation closed for want of assets: the company is gone, the merchant recorded closed.
+      updated: 0,
+      closed: 1,
       skipped: {},
       rejected: [],
       rejected_count: 0,

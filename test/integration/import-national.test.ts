@@ -3,7 +3,8 @@
  * --unites-legales StockUniteLegale_utf8.zip` on INSEE's two files as published (zipped, every
  * column of their layouts), national-shaped (test/helpers/generated-stock.ts: rows in no
  * particular order in either file, companies of several establishments, a few rows with a bad
- * SIRET). Every active, public establishment of a covered trade comes in, a bad SIRET is a counted
+ * SIRET). Every active, public establishment of a covered trade comes in, identity-verified as of
+ * the stock's date (its latest processing date, no --file-date given), a bad SIRET is a counted
  * rejection with its file and line, and the same stock again changes nothing. Then a later stock,
  * given broken in every way a file can be (cut short, damaged, the other kind of file, another
  * layout's header, a file that is no stock at all): each run ends with one line naming the file and
@@ -73,6 +74,17 @@ describe("npm run import -- sirene on INSEE's zipped stock, national-shaped", ()
     const sirets = new Set((registry().merchants as { siret: string }[]).map((merchant) => merchant.siret));
     expect([...(stock.expectedSirets ?? [])].filter((siret) => !sirets.has(siret))).toEqual([]);
     expect(sirets.size).toBe(stock.expected);
+    // Verified as of the stock's date, INSEE's change of each record kept beside, SIRENE the origin.
+    expect(report.stock_date).toBe(stock.lastProcessedAt);
+    const identities = (
+      registry().signals as { key: string; verified_at: string; changed_at: string; origin: string }[]
+    ).filter((signal) => signal.key === "siret_verified");
+    expect(identities).toHaveLength(stock.expected);
+    for (const signal of identities) {
+      expect(signal).toMatchObject({ verified_at: stock.lastProcessedAt, origin: "sirene" });
+      expect(signal.changed_at <= stock.lastProcessedAt).toBe(true);
+    }
+    expect(new Set(identities.map((signal) => signal.changed_at)).size).toBeGreaterThan(stock.expected / 2);
 
     // The same stock again: nothing changes.
     const again = await importStock(stock.establishments, stock.legalUnits);
@@ -159,16 +171,16 @@ describe("npm run import -- sirene on INSEE's zipped stock, national-shaped", ()
     );
     expect(registry()).toEqual(before);
 
-    // The same stock given whole: applied in full (openings, closings, new signs).
+    // The same stock given whole: applied in full (openings, closings recorded, new signs).
     const run = await importStock(later.establishments, later.legalUnits);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report.created).toBeGreaterThan(0);
-    expect(report.archived).toBeGreaterThan(0);
+    expect(report.closed).toBeGreaterThan(0);
     expect(report.updated).toBeGreaterThan(0);
-    const listed = (registry().merchants as { siret: string; status: string }[]).filter(
-      (merchant) => merchant.status !== "ARCHIVED",
+    const open = (registry().merchants as { siret: string; status: string; closure: string | null }[]).filter(
+      (merchant) => merchant.status !== "ARCHIVED" && merchant.closure === null,
     );
-    expect(new Set(listed.map((merchant) => merchant.siret))).toEqual(later.expectedSirets);
+    expect(new Set(open.map((merchant) => merchant.siret))).toEqual(later.expectedSirets);
   }, 240_000);
 });

@@ -85,7 +85,7 @@ async function importSirene(file: string, ...more: string[]) {
 }
 
 describe("npm run import -- sirene", () => {
-  it("takes active public establishments of covered trades in, skips the rest by reason, and archives what closes", async () => {
+  it("takes active public establishments of covered trades in, skips the rest by reason, and records what closes as closed", async () => {
     const file = stockFile("StockEtablissement_utf8.csv", [
       row({ ...base, nic: "00013", siret: bakery }),
       row({ ...base, nic: "00021", siret: makeSiret(siren, "0002"), statutDiffusionEtablissement: "P" }),
@@ -99,9 +99,12 @@ describe("npm run import -- sirene", () => {
     expect(first.code).toBe(1);
     expect(first.report).toEqual({
       read: 6,
+      stock_date: "2026-10-02T08:15:31.000Z",
       created: 1,
       updated: 0,
       archived: 0,
+      closed: 0,
+      confirmed: 0,
       unchanged: 0,
       skipped: { not_public: 1, closed: 1, naf_not_covered: 1 },
       rejected: [
@@ -135,24 +138,158 @@ describe("npm run import -- sirene", () => {
     const again = await importSirene(file, "--unites-legales", units);
     expect(again.report).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
 
-    // A later stock: the establishment closed.
-    const later = stockFile("StockEtablissement_later.csv", [
-      row({
-        ...base,
-        nic: "00013",
-        siret: bakery,
-        etatAdministratifEtablissement: "F",
-        dateDernierTraitementEtablissement: "2026-11-20T06:00:00",
-      }),
-    ]);
-    expect((await importSirene(later)).report).toMatchObject({ read: 1, archived: 1 });
-    expect((await server.getJson(`/api/registry/resolve/${abId}`)).status).toBe(404);
+    // A later stock: the establishment closed on 4 November (dateDebut), processed on the 20th, as
+    // INSEE writes a closed row. Resolvable, saying closed, since when and from which source; never a hit.
+    const closedRow = {
+      ...base,
+      nic: "00013",
+      siret: bakery,
+      etatAdministratifEtablissement: "F",
+      dateDebut: "2026-11-04",
+      dateDernierTraitementEtablissement: "2026-11-20T06:00:00",
+    };
+    const later = stockFile("StockEtablissement_later.csv", [row(closedRow)]);
+    expect((await importSirene(later)).report).toMatchObject({ read: 1, closed: 1, archived: 0 });
+    const closed = await server.getJson(`/api/registry/resolve/${abId}`);
+    expect(closed.status).toBe(200);
+    expect(closed.body.merchant.closure).toEqual({
+      closed_on: "2026-11-04",
+      source: "sirene",
+      source_url:
+        "https://www.data.gouv.fr/datasets/base-sirene-des-entreprises-et-de-leurs-etablissements-siren-siret",
+      label: "Établissement fermé (état administratif F)",
+      announcement_id: null,
+      recorded_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+    expect(closed.body._state.blocked_because).toContain("merchant_closed");
+    expect((await server.getJson("/api/registry/search?q=Pain%20Dore")).body.results).toEqual([]);
+    expect(await (await server.get(`/m/${abId}/`)).text()).toContain(
+      "Établissement fermé depuis le 4 novembre 2026, selon le répertoire SIRENE (Insee) : Établissement fermé (état administratif F).",
+    );
+    // The same closed row again changes nothing.
+    expect((await importSirene(later)).report).toMatchObject({ read: 1, closed: 0, unchanged: 1 });
     const { body: feed } = await server.getJson("/api/registry/changes?limit=1000");
     expect(
       (feed.changes as { ab_id: string; change: string }[])
         .filter((change) => change.ab_id === abId)
         .map((change) => change.change),
-    ).toEqual(["created", "withdrawn"]);
+    ).toEqual(["created", "updated"]);
+
+    // Open again in a later stock (a row corrected): SIRENE's closure is lifted, and it is a hit again.
+    const reopened = stockFile("StockEtablissement_reopened.csv", [
+      row({
+        ...closedRow,
+        etatAdministratifEtablissement: "A",
+        dateDernierTraitementEtablissement: "2026-12-01T06:00:00",
+      }),
+    ]);
+    expect((await importSirene(reopened)).report).toMatchObject({ read: 1, updated: 1 });
+    expect((await server.getJson(`/api/registry/resolve/${abId}`)).body.merchant.closure).toBeNull();
+    const { body: again2 } = await server.getJson("/api/registry/search?q=Pain%20Dore");
+    expect((again2.results as { merchant: { ab_id: string } }[]).map((hit) => hit.merchant.ab_id)).toEqual([abId]);
+  }, 60_000);
+
+  it("verifies every active establishment as of the stock's date, keeps INSEE's dates as the records' last changes, and moves the check forward with a newer stock", async () => {
+    const companySiren = makeSiren("11199988");
+    const untouched = makeSiret(companySiren, "0001");
+    const recent = makeSiret(companySiren, "0002");
+    const rows = [
+      // Not touched by INSEE since 2018: most of France.
+      {
+        nic: "00013",
+        siret: untouched,
+        enseigne1Etablissement: "FOURNIL ANCIEN",
+        dateDernierTraitementEtablissement: "2018-05-03T10:20:30",
+      },
+      {
+        nic: "00021",
+        siret: recent,
+        enseigne1Etablissement: "FOURNIL RECENT",
+        dateDernierTraitementEtablissement: "2026-11-28T16:45:00",
+      },
+    ].map((values) => row({ ...base, siren: companySiren, ...values }));
+    const stock = stockFile("StockEtablissement_dated.csv", rows);
+    const units = unitsFile("StockUniteLegale_dated.csv", [publicCompany(companySiren, "FOURNILS DATES")]);
+    const first = await importSirene(stock, "--unites-legales", units);
+    expect(first.report).toMatchObject({ read: 2, stock_date: "2026-11-28T16:45:00.000Z", created: 2, rejected: [] });
+    const signalsOf = () => {
+      const db = openDatabase(path.join(server.dataDir, "abeille.db"));
+      const found = db.$client
+        .prepare(
+          `SELECT m.siret, s.verified_at, s.expires_at, s.changed_at, s.origin FROM signals s JOIN merchants m ON m.ab_id = s.ab_id
+           WHERE m.siret IN (?, ?) AND s.key = 'siret_verified' ORDER BY m.siret`,
+        )
+        .all(untouched, recent) as { verified_at: string; expires_at: string; changed_at: string }[];
+      db.$client.close();
+      return found;
+    };
+    expect(signalsOf()).toEqual([
+      {
+        siret: untouched,
+        verified_at: "2026-11-28T16:45:00.000Z",
+        expires_at: "2028-11-27T16:45:00.000Z",
+        changed_at: "2018-05-03T10:20:30.000Z",
+        origin: "sirene",
+      },
+      {
+        siret: recent,
+        verified_at: "2026-11-28T16:45:00.000Z",
+        expires_at: "2028-11-27T16:45:00.000Z",
+        changed_at: "2026-11-28T16:45:00.000Z",
+        origin: "sirene",
+      },
+    ]);
+    // The establishment untouched since 2018 counts as verified: its identity check holds.
+    const { body } = await server.getJson("/api/registry/search?q=Fournil%20Ancien");
+    const abId = (body.results as { merchant: { ab_id: string } }[])[0]?.merchant.ab_id as string;
+    const evidence = await server.getJson(`/api/verify/siret_verified/${abId}`);
+    expect(evidence.body.data).toMatchObject({ status: "verified", verified_at: "2026-11-28T16:45:00.000Z" });
+
+    // The same stock again writes nothing; the next month's stock confirms both as of its date.
+    expect((await importSirene(stock, "--unites-legales", units)).report).toMatchObject({ confirmed: 0, unchanged: 2 });
+    const { body: feedBefore } = await server.getJson("/api/registry/changes?limit=1000");
+    const newer = await importSirene(stock, "--unites-legales", units, "--file-date", "2026-12-01");
+    expect(newer.report).toMatchObject({
+      stock_date: "2026-12-01T00:00:00.000Z",
+      created: 0,
+      updated: 0,
+      confirmed: 2,
+      unchanged: 0,
+    });
+    expect(signalsOf().map((signal) => [signal.verified_at, signal.expires_at, signal.changed_at])).toEqual([
+      ["2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", "2018-05-03T10:20:30.000Z"],
+      ["2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", "2026-11-28T16:45:00.000Z"],
+    ]);
+    // A confirmation is no change of the merchant's record: the change feed did not move.
+    const { body: feedAfter } = await server.getJson("/api/registry/changes?limit=1000");
+    expect(feedAfter.changes).toEqual(feedBefore.changes);
+    expect((await server.getJson(`/api/verify/siret_verified/${abId}`)).body.data.verified_at).toBe(
+      "2026-12-01T00:00:00.000Z",
+    );
+
+    // Every surface says how fresh SIRENE's word is: confirmed by the stock of 1 December, INSEE's
+    // record last changed in May 2018 (merchant.sources, and the same dates on each document).
+    const sources = [
+      { source: "sirene", confirmed_at: "2026-12-01T00:00:00.000Z", changed_at: "2018-05-03T10:20:30.000Z" },
+    ];
+    expect((await server.getJson(`/api/registry/resolve/${abId}`)).body.merchant.sources).toEqual(sources);
+    const card = (await server.getJson(`/api/merchants/${abId}/decision-card`)).body.data;
+    expect([card.merchant.sources, card.decision_card.merchant.sources]).toEqual([sources, sources]);
+    expect((await server.getJson(`/api/merchants/${abId}/ai-digest`)).body.data.sources).toEqual(sources);
+    const jsonld = JSON.parse(await (await server.get(`/api/merchants/${abId}/jsonld`)).text()) as {
+      additionalProperty: { propertyID: string; value: unknown }[];
+    };
+    expect(
+      jsonld.additionalProperty
+        .filter((property) => property.propertyID.startsWith("abeille:sources."))
+        .map((property) => [property.propertyID, property.value]),
+    ).toEqual([
+      ["abeille:sources.sirene.confirmed_at", "2026-12-01T00:00:00.000Z"],
+      ["abeille:sources.sirene.changed_at", "2018-05-03T10:20:30.000Z"],
+    ]);
+    const said = "Répertoire SIRENE (INSEE) : confirmé le 1er décembre 2026 (fiche modifiée par l'INSEE le 3 mai 2018)";
+    expect(await (await server.get(`/m/${abId}/ai.md`)).text()).toContain(`- ${said}`);
+    expect(await (await server.get(`/m/${abId}/`)).text()).toContain(`<li>${said.replace("'", "&#39;")}</li>`);
   }, 60_000);
 
   it("takes the company's name and creation date from the legal units file, read for the kept establishments only", async () => {
@@ -522,7 +659,8 @@ describe("npm run import -- sirene", () => {
       olderFile,
       `${older.join(",")}\r\n${csvLine(older, { ...electrician, statutDiffusionEtablissement: "O", etatAdministratifEtablissement: "A", dateDernierTraitementEtablissement: "2025-12-06T08:00:00" })}\r\n`,
     );
-    expect((await importSirene(olderFile)).report).toMatchObject({ read: 1, updated: 1, rejected: [] });
+    // Nothing changed, and the file is dated before the stock the check holds from: nothing moves.
+    expect((await importSirene(olderFile)).report).toMatchObject({ read: 1, unchanged: 1, rejected: [] });
     expect(await resolved("48744469700428")).toEqual([
       "Électricien",
       "batiment",

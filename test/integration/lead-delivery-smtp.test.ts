@@ -14,6 +14,7 @@ import { loadConfig } from "../../src/config/config.ts";
 import { setLogLevel } from "../../src/logging.ts";
 import { RETRY_DELAYS_MS } from "../../src/mail/backoff.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
+import { subjectOf, textPart } from "../helpers/eml.ts";
 import { type JsonObject, startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 interface Received {
@@ -124,42 +125,6 @@ const merchantEmail = (abId: string) => {
   db.close();
   return email;
 };
-
-/** The Subject header, unfolded, with RFC 2047 encoded words decoded. */
-function subjectOf(raw: string): string {
-  const header = /^Subject: (.*(?:\r?\n[ \t].*)*)/m.exec(raw)?.[1] ?? "";
-  return header
-    .replace(/\?=\r?\n[ \t]+=\?/g, "?==?")
-    .replace(/\r?\n[ \t]+/g, " ")
-    .replace(/=\?utf-8\?([QB])\?([^?]*)\?=/gi, (_all, kind: string, text: string) =>
-      kind.toUpperCase() === "B"
-        ? Buffer.from(text, "base64").toString("utf8")
-        : Buffer.from(
-            text
-              .replace(/_/g, " ")
-              .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
-            "latin1",
-          ).toString("utf8"),
-    )
-    .trim();
-}
-
-/** The text/plain part of a raw message, quoted-printable or base64 decoded. */
-function textPart(raw: string): string {
-  const match = /Content-Type: text\/plain[\s\S]*?Content-Transfer-Encoding: ([\w-]+)\r?\n\r?\n([\s\S]*?)\r?\n--/i.exec(
-    raw,
-  );
-  if (!match) return raw;
-  const [, encoding, body = ""] = match;
-  if (encoding?.toLowerCase() === "base64") return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
-  if (encoding?.toLowerCase() === "quoted-printable") {
-    const bytes = body
-      .replace(/=\r?\n/g, "")
-      .replace(/=([0-9A-F]{2})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-    return Buffer.from(bytes, "latin1").toString("utf8");
-  }
-  return body;
-}
 
 describe("lead delivery over SMTP", () => {
   it("retries a refused delivery after the backoff and marks the lead delivered", async () => {

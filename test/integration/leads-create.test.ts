@@ -104,6 +104,7 @@ const followUpEmails = async (leadId: string) => {
             platformTeamEmail: "equipe@abeille.test",
             leadEmailConfirmations: app.leadEmailConfirmations,
             leadEmailTokens: app.leadEmailTokens,
+            spaceNotices: app.spaceNotices,
             baseUrl: app.config.baseUrl,
           },
           {

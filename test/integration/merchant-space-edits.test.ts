@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
+import { decodeQuotedPrintable } from "../helpers/eml.ts";
 import {
   decodeHtml,
   type SignedIn,
@@ -113,13 +114,6 @@ function emailsTo(address: string): string[] {
   return names
     .map((name) => decodeQuotedPrintable(readFileSync(path.join(dir, name), "utf8")))
     .filter((text) => text.includes(`To: ${address}`));
-}
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes = text
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
 async function refresh(): Promise<void> {
@@ -272,7 +266,7 @@ describe("the merchant keeps its listing", () => {
     expect(lastEventId()).toBe(eventsBefore);
   });
 
-  it("sends the lead email's link, keeps leads where they went until it is opened, then uses the new address once", async () => {
+  it("sends the lead email's link, keeps leads where they went until it is opened and the old address told, then uses the new address once", async () => {
     const oldEmail = merchantRow(abId).email;
     const asked = await post(person, abId, { section: "e-mail", email: "demandes@exemple-voyages.fr" });
     expect(asked.status).toBe(200);
@@ -310,8 +304,10 @@ describe("the merchant keeps its listing", () => {
     const confirmed = await confirm(token);
     expect(confirmed.status).toBe(200);
     expect(decodeHtml(await confirmed.text())).toContain(
-      "Les demandes de clients arriveront désormais à <strong>demandes@exemple-voyages.fr</strong>.",
+      `Les demandes de clients arriveront à <strong>demandes@exemple-voyages.fr</strong> dès qu'il sera parti ; d'ici là, elles continuent d'arriver à ${oldEmail}.`,
     );
+    // In force once the notice to the address it replaces is sent (test/integration/merchant-space-notices.test.ts).
+    await worker.runNow();
     expect(merchantRow(abId).email).toBe("demandes@exemple-voyages.fr");
     expect(eventsOf(abId, since).at(-1)).toMatchObject({ actor, action: "updated" });
     const again = await confirm(token);

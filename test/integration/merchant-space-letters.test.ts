@@ -13,7 +13,9 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config/config.ts";
+import { SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY } from "../../src/domain/merchant-space/sign-in-links.ts";
 import { type OutboxWorker, startOutboxWorker } from "../../src/mail/outbox-worker.ts";
+import { decodeQuotedPrintable } from "../helpers/eml.ts";
 import { codesIn, pdfPagesText } from "../helpers/letters-pdf.ts";
 import { CookieJar, csrfTokenIn } from "../helpers/proconnect.ts";
 import { runJob } from "../helpers/run-job.ts";
@@ -370,6 +372,42 @@ describe("a letter's code over HTTP", () => {
       /^To: a@exemple\.fr\r?$/m,
     );
   });
+  it(`counts link requests per email address across client addresses: past ${SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY} in an hour, 429, Retry-After and the same French page, claim or not`, async () => {
+    const claimed = await browserAt(newAddress()).submit("/pro/code", "/pro/code", {
+      code: codes.get(listed[5] as string) as string,
+      email: "budget@exemple.fr",
+    });
+    expect(claimed.status).toBe(303);
+    const before = new Set(emails());
+    const ask = (email: string) => browserAt(newAddress()).submit("/pro/lien", "/pro/lien", { email });
+    const answers: Record<string, { statuses: number[]; refused: string; retryAfter: string | null }> = {};
+    for (const email of ["budget@exemple.fr", "personne-budget@exemple.fr"]) {
+      const statuses: number[] = [];
+      for (let i = 0; i < SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY; i++) statuses.push((await ask(email)).status);
+      const refused = await ask(email.toUpperCase());
+      statuses.push(refused.status);
+      answers[email] = { statuses, refused: await refused.text(), retryAfter: refused.headers.get("retry-after") };
+    }
+    const claimedAnswer = answers["budget@exemple.fr"];
+    const unknownAnswer = answers["personne-budget@exemple.fr"];
+    expect(claimedAnswer?.statuses).toEqual([...Array(SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY).fill(200), 429]);
+    expect(claimedAnswer?.retryAfter).toBe(String(3600 / SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY));
+    expect(claimedAnswer?.refused).toContain("<h1>Trop de tentatives</h1>");
+    expect(unknownAnswer).toEqual(claimedAnswer);
+    // One link per request that went through, none for the refused ones.
+    await worker.runNow();
+    expect(emails().filter((name) => !before.has(name))).toHaveLength(SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY);
+    // The limits' store holds keyed hashes, never the address.
+    const limits = new Database(path.join(server.dataDir, "limits.db"), { readonly: true });
+    try {
+      const keys = limits.prepare("SELECT key FROM rate_limits WHERE key LIKE 'pro-sign-in-link:%'").pluck().all();
+      expect(keys.length).toBeGreaterThanOrEqual(2);
+      for (const key of keys) expect(key).toMatch(/^pro-sign-in-link:[A-Za-z0-9_-]{43}$/);
+      expect(limits.prepare("SELECT count(*) FROM rate_limits WHERE key LIKE '%exemple%'").pluck().get()).toBe(0);
+    } finally {
+      limits.close();
+    }
+  });
 });
 
 /** A page's text with the HTML entities the pages write decoded (apostrophes, quotes, ampersands). */
@@ -388,13 +426,6 @@ function emails(): string[] {
   return readdirSync(dir)
     .filter((name) => name.includes("-space_sign_in_link-"))
     .sort();
-}
-
-function decodeQuotedPrintable(text: string): string {
-  const bytes = text
-    .replace(/=\r?\n/g, "")
-    .replace(/=([0-9A-F]{2})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-  return Buffer.from(bytes, "latin1").toString("utf8");
 }
 
 /** The sign-in link in the one email sent for `businessName`. */

@@ -314,6 +314,8 @@ describe("the tool endpoint and discovery", () => {
   it("discovery documents", async () => {
     await expectAnswer("GET", "/.well-known/mcp.json", 200);
     await expectAnswer("GET", "/.well-known/mcp/server-card.json", 200);
+    await expectAnswer("GET", "/api/mcp/server-card", 200);
+    await expectAnswer("GET", "/.well-known/ai-catalog.json", 200);
     await expectAnswer("GET", "/.well-known/agent-card.json", 200);
     await expectAnswer("GET", "/.well-known/agent-card.json", 200, { headers: { "a2a-version": "1.0" } });
     await expectAnswer("GET", "/openapi.json", 200);

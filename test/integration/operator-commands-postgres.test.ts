@@ -361,7 +361,9 @@ describe("operator commands with DATABASE_URL", () => {
 
     const outbox = await command("outbox-worker", ["--once"]);
     expect([outbox.code, outbox.stderr]).toEqual([0, ""]);
-    expect(outbox.stdout).toMatch(/^outbox: 0 sent, 0 to retry, 0 failed; /);
+    // The one email waiting: the notice of the claim recorded above, to its listing's lead address.
+    expect(outbox.stdout).toMatch(/^outbox: 1 sent, 0 to retry, 0 failed; rows by status \{"sent":1\} /);
+    expect(await rows("SELECT kind, status FROM outbox")).toEqual([{ kind: "space_notice", status: "sent" }]);
   }, 60_000);
 
   it("never created DATA_DIR's SQLite file", () => {

@@ -73,6 +73,7 @@ function profile(
       terrainPhotos: [],
       sameAs: [],
       paymentSetup: false,
+      closure: null,
       createdAt: "2025-01-01T00:00:00.000Z",
       updatedAt: "2026-01-01T00:00:00.000Z",
     },

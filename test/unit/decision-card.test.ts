@@ -99,6 +99,7 @@ function tourismProfile(): MerchantProfile {
       terrainPhotos: [],
       sameAs: ["https://annuaire-entreprises.data.gouv.fr/entreprise/732829320"],
       paymentSetup: false,
+      closure: null,
       createdAt: "2025-01-10T10:00:00.000Z",
       updatedAt: "2026-04-02T10:00:00.000Z",
     },
@@ -258,6 +259,8 @@ describe("buildDecisionCard: document shape", () => {
       "ab_id",
       "version",
       "identity",
+      // Issue 34: the official sources that speak for the merchant, and how fresh each is.
+      "merchant",
       "trust",
       "actionability",
       "lead_contract",
@@ -273,6 +276,7 @@ describe("buildDecisionCard: document shape", () => {
       "generated_at",
       "content_hash",
       "identity",
+      "merchant",
       "trust",
       "actionability",
       "lead_contract",
@@ -295,6 +299,7 @@ describe("buildDecisionCard: document shape", () => {
   it("repeats identity, trust, actionability and both contracts at the top level unchanged", async () => {
     const document = await buildDecisionCard(deps(tourismProfile()), AB_ID);
     expect(document.identity).toBe(document.decision_card.identity);
+    expect(document.merchant).toBe(document.decision_card.merchant);
     expect(document.trust).toBe(document.decision_card.trust);
     expect(document.actionability).toBe(document.decision_card.actionability);
     expect(document.lead_contract).toBe(document.decision_card.lead_contract);

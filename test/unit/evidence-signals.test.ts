@@ -65,6 +65,7 @@ function bakery(signals: Signal[]): MerchantProfile {
       terrainPhotos: [],
       sameAs: [],
       paymentSetup: false,
+      closure: null,
       createdAt: "2025-01-10T10:00:00.000Z",
       updatedAt: "2026-10-02T10:00:00.000Z",
     },

@@ -98,8 +98,9 @@ describe("the OpenAPI document", () => {
       if (isObject(schema)) undescribed(schema, label, missing);
     }
     expect(missing).toEqual([]);
-    // 37 before the merchant space; its door (6), the sign-in link's jeton (1), the listing pages (5), the leads' pages (7).
-    expect(parameters).toBe(56);
+    // 37 before the merchant space; its door (6), the sign-in link's jeton (1), the listing pages (5), the leads' pages (7),
+    // the sign-in's assurance level (niveau, 1).
+    expect(parameters).toBe(57);
   });
 
   it("bounds every string, number and array an agent sends", () => {

@@ -29,6 +29,7 @@ describe("the npm scripts that run jobs", () => {
       "meili",
       "search",
       "db",
+      "server-json",
     ]);
     for (const [name, command] of jobScripts) {
       // Options the script passes after the job (npm start's --build) are the job's, not the runtime's.

@@ -128,6 +128,7 @@ const dispatchDeps = (transport: MailTransport): DispatchDeps => ({
   platformTeamEmail: "equipe@abeille.test",
   leadEmailConfirmations: app.leadEmailConfirmations,
   leadEmailTokens: app.leadEmailTokens,
+  spaceNotices: app.spaceNotices,
   baseUrl: app.config.baseUrl,
   now: () => clock,
   batchSize: 10_000,

@@ -10,6 +10,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createInMemoryRateLimitStore,
+  createRateLimiter,
+  type RateLimitStore,
+} from "../../src/domain/access/rate-limiter.ts";
 import { createClaim, listClaimsOf, revokeClaim } from "../../src/domain/merchant-space/claims.ts";
 import { createLetterCodeKeys } from "../../src/domain/merchant-space/letter-code.ts";
 import {
@@ -22,9 +27,10 @@ import { issueLetterBatch, type LetterDeps } from "../../src/domain/merchant-spa
 import { newToken, openSession, readSession, type SpaceDeps } from "../../src/domain/merchant-space/sessions.ts";
 import {
   createSignInLinkTokens,
+  type RequestSignInLinkDeps,
   requestSignInLinks,
+  SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
   SIGN_IN_LINK_VALID_MINUTES,
-  type SignInLinkDeps,
   signInLinkMail,
 } from "../../src/domain/merchant-space/sign-in-links.ts";
 import { addMerchant } from "../../src/domain/merchants/add-merchant.ts";
@@ -46,7 +52,7 @@ let dataDir: string;
 let db: Db;
 let space: SpaceDeps;
 let letters: LetterDeps;
-let links: SignInLinkDeps;
+let links: RequestSignInLinkDeps;
 let abA: string;
 let abB: string;
 
@@ -81,6 +87,7 @@ beforeEach(() => {
     links: createSignInLinkRepository(db),
     linkTokens: createSignInLinkTokens(() => Buffer.alloc(32, 5)),
     now,
+    limiter: createRateLimiter(createInMemoryRateLimitStore(), { clock: () => clock }),
   };
 });
 
@@ -281,6 +288,49 @@ describe("a sign-in link", () => {
     expect(count()).toBe(1);
     await run(expiry + 1);
     expect(count()).toBe(0);
+  });
+
+  it(`is asked at most ${SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY} times an hour per email address, claim or not, counted under a keyed hash`, async () => {
+    const signedIn = await enter(await codeFor(abA), "gerante@exemple.fr");
+    if (!signedIn.ok) throw new Error(signedIn.refusal);
+    // The keys the limits' store is given, as it would hold them.
+    const held = new Set<string>();
+    const memory = createInMemoryRateLimitStore();
+    const store: RateLimitStore = {
+      advance: (key, ...rest) => {
+        held.add(key);
+        return memory.advance(key, ...rest);
+      },
+      clear: () => memory.clear(),
+    };
+    const limited = { ...links, limiter: createRateLimiter(store, { clock: () => clock }) };
+    const refusal = async (email: string) => {
+      const error = await requestSignInLinks(limited, email).then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      return isServiceError(error) ? [error.code, error.details.retryAfterSeconds] : error;
+    };
+    for (let i = 0; i < SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY; i++) {
+      expect(await requestSignInLinks(limited, "gerante@exemple.fr")).toBe(1);
+      expect(await requestSignInLinks(limited, "personne@exemple.fr")).toBe(0);
+    }
+    // Written another way, the same address: refused alike, with or without a claim.
+    const wait = 3600 / SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY;
+    expect(await refusal(" Gerante@Exemple.FR")).toEqual(["RATE_LIMITED", wait]);
+    expect(await refusal("personne@exemple.fr")).toEqual(["RATE_LIMITED", wait]);
+    expect(db.$client.prepare("SELECT count(*) FROM space_sign_in_links").pluck().get()).toBe(
+      SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
+    );
+    // Another address has its own budget; the budget refills with time.
+    expect(await requestSignInLinks(limited, "autre@exemple.fr")).toBe(0);
+    clock += wait * 1000;
+    expect(await requestSignInLinks(limited, "gerante@exemple.fr")).toBe(1);
+    // The limits' store holds keyed hashes, never the address.
+    const keys = [...held];
+    expect(keys).toHaveLength(3);
+    for (const key of keys) expect(key).toMatch(/^pro-sign-in-link:[A-Za-z0-9_-]{43}$/);
+    expect(keys.join(" ")).not.toContain("exemple");
   });
 
   it("is sent only to an address of a live letter claim", async () => {

@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { LetterStore, NewLetter } from "../../src/domain/merchant-space/letter-store.ts";
+import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimEvent, ClaimRecord } from "../../src/domain/merchant-space/space-store.ts";
 import { createLetterRepository } from "../../src/store/letter-repository.ts";
 import { createPostgresLetterRepository } from "../../src/store/postgres/letter-repository.ts";
@@ -139,9 +140,15 @@ for (const engine of storeEngines()) {
       await letters.recordBatch([first, used], T0);
       // Within one batch, each letter supersedes those before it: only the last one stays usable.
       expect(await letters.findByLocator(first.locatorHash)).toEqual(row(first, { supersededAt: T0 }));
-      expect(await letters.spend("l-2", at(1), claim("c-1", "ab_letter01", "letter:l-2"), claimed("c-1"))).toEqual(
-        claim("c-1", "ab_letter01", "letter:l-2"),
-      );
+      expect(
+        await letters.spend(
+          "l-2",
+          at(1),
+          claim("c-1", "ab_letter01", "letter:l-2"),
+          claimed("c-1"),
+          claimNotice(claim("c-1", "ab_letter01", "letter:l-2")),
+        ),
+      ).toEqual(claim("c-1", "ab_letter01", "letter:l-2"));
       const next = letter("l-3", "ab_letter01", "batch-2");
       await letters.recordBatch([next], at(2));
       expect(await letters.findByLocator(used.locatorHash)).toEqual(row(used, { usedAt: at(1) }));
@@ -167,7 +174,15 @@ for (const engine of storeEngines()) {
         row(fresh, { failedAttempts: 5, lockedAt: at(5) }),
       ]);
       expect(await letters.countWrongTry("l-1", at(7), 5)).toBeNull();
-      expect(await letters.spend("l-1", at(8), claim("c-1", "ab_letter01", "letter:l-1"), claimed("c-1"))).toBeNull();
+      expect(
+        await letters.spend(
+          "l-1",
+          at(8),
+          claim("c-1", "ab_letter01", "letter:l-1"),
+          claimed("c-1"),
+          claimNotice(claim("c-1", "ab_letter01", "letter:l-1")),
+        ),
+      ).toBeNull();
       expect(
         await store.rows("SELECT actor, action, reason FROM merchant_events WHERE ab_id = $1", ["ab_letter01"]),
       ).toEqual([{ actor: "letter:l-1", action: "letter_locked", reason: "5 wrong tries; a new letter is needed" }]);
@@ -184,13 +199,43 @@ for (const engine of storeEngines()) {
       await letters.recordBatch([expiring, superseded], T0);
       await letters.recordBatch([letter("l-3", "ab_letter02", "batch-2")], at(1));
 
-      expect(await letters.spend("l-1", at(10), claim("c-1", "ab_letter01", "letter:l-1"), claimed("c-1"))).toBeNull();
-      expect(await letters.spend("l-2", at(2), claim("c-2", "ab_letter02", "letter:l-2"), claimed("c-2"))).toBeNull();
+      expect(
+        await letters.spend(
+          "l-1",
+          at(10),
+          claim("c-1", "ab_letter01", "letter:l-1"),
+          claimed("c-1"),
+          claimNotice(claim("c-1", "ab_letter01", "letter:l-1")),
+        ),
+      ).toBeNull();
+      expect(
+        await letters.spend(
+          "l-2",
+          at(2),
+          claim("c-2", "ab_letter02", "letter:l-2"),
+          claimed("c-2"),
+          claimNotice(claim("c-2", "ab_letter02", "letter:l-2")),
+        ),
+      ).toBeNull();
       expect(await store.rows("SELECT claim_id FROM merchant_claims")).toEqual([]);
 
-      const spent = await letters.spend("l-3", at(2), claim("c-3", "ab_letter02", "letter:l-3"), claimed("c-3"));
+      const spent = await letters.spend(
+        "l-3",
+        at(2),
+        claim("c-3", "ab_letter02", "letter:l-3"),
+        claimed("c-3"),
+        claimNotice(claim("c-3", "ab_letter02", "letter:l-3")),
+      );
       expect(spent).toEqual(claim("c-3", "ab_letter02", "letter:l-3"));
-      expect(await letters.spend("l-3", at(3), claim("c-4", "ab_letter02", "letter:l-3"), claimed("c-4"))).toBeNull();
+      expect(
+        await letters.spend(
+          "l-3",
+          at(3),
+          claim("c-4", "ab_letter02", "letter:l-3"),
+          claimed("c-4"),
+          claimNotice(claim("c-4", "ab_letter02", "letter:l-3")),
+        ),
+      ).toBeNull();
       expect(await store.rows("SELECT claim_id, ab_id, subject, via FROM merchant_claims")).toEqual([
         { claim_id: "c-3", ab_id: "ab_letter02", subject: "letter:l-3", via: "letter" },
       ]);
@@ -216,7 +261,13 @@ for (const engine of storeEngines()) {
       const machines = [lettersOf(store.another()), lettersOf(store.another())];
       const spends = await Promise.all(
         ["c-1", "c-2", "c-3", "c-4"].map((claimId, index) =>
-          machines[index % 2]?.spend("l-1", at(1), claim(claimId, "ab_letter01", "letter:l-1"), claimed(claimId)),
+          machines[index % 2]?.spend(
+            "l-1",
+            at(1),
+            claim(claimId, "ab_letter01", "letter:l-1"),
+            claimed(claimId),
+            claimNotice(claim(claimId, "ab_letter01", "letter:l-1")),
+          ),
         ),
       );
       const winners = spends.filter((one) => one !== null);

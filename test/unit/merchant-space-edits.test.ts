@@ -25,6 +25,7 @@ import { checkTransition, merchantNextStatuses } from "../../src/domain/merchant
 import { recordPlatformObservation } from "../../src/domain/merchants/record-platform-observation.ts";
 import { reviewQaAnswer } from "../../src/domain/merchants/review-qa-answer.ts";
 import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
+import type { OutboxMessage } from "../../src/domain/outbox-store.ts";
 import { anonymizeExpired } from "../../src/domain/privacy/anonymize-expired.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { compose } from "../../src/mail/dispatch-outbox.ts";
@@ -39,6 +40,7 @@ import {
 import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
+import { createSpaceNoticeRepository } from "../../src/store/space-notice-repository.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-space-edits-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,8 +67,20 @@ let abId: string;
 let runs = 0;
 
 const secret = Buffer.alloc(32, 7);
-/** The claims revoked since (the space's store answers it in the server). */
-const revokedActors = new Set<string>();
+/** A live claim on the listing (the store reads whether it still is when a link is confirmed). */
+function addClaim(claimId: string, email: string | null): void {
+  db.$client
+    .prepare(
+      `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
+       VALUES (?, ?, '123456782', ?, ?, 'proconnect', ?)`,
+    )
+    .run(claimId, abId, `sub-${claimId}`, email, clock.toISOString());
+}
+function revokeClaim(claimId: string): void {
+  db.$client
+    .prepare("UPDATE merchant_claims SET revoked_at = ?, revoked_by = 'operator:test' WHERE claim_id = ?")
+    .run(clock.toISOString(), claimId);
+}
 beforeEach(() => {
   clock = new Date("2026-11-20T09:00:00.000Z");
   db = openDatabase(path.join(dir, `abeille-${runs++}.db`));
@@ -76,10 +90,10 @@ beforeEach(() => {
     now: () => clock,
     confirmations: createLeadEmailConfirmationRepository(db),
     tokens: createLeadEmailTokens(() => secret),
-    stillEntitled: async (requestedBy) => !revokedActors.has(requestedBy),
   };
   view = createMerchantRegistryView(db);
   abId = addMerchant(decision(), declaration, "operator:test").abId;
+  addClaim("claim-1", "gerante@boulangerie-martin.fr");
 });
 
 /** The SIRENE check an import records, so the merchant may become ACTIVE (an operator's move). */
@@ -253,34 +267,54 @@ describe("pause and resume", () => {
 
 describe("the lead email", () => {
   const outbox = () => createOutboxRepository(db);
+  const composeDeps = () => ({
+    leads: createLeadRepository(db),
+    platformContacts: createPlatformContactRepository(db),
+    platformTeamEmail: "equipe@abeille.test",
+    leadEmailConfirmations: deps.confirmations,
+    leadEmailTokens: deps.tokens,
+    spaceNotices: createSpaceNoticeRepository(db),
+    baseUrl: "https://abeille.test",
+  });
+  const claimAll = () =>
+    outbox().claimDue({ now: "2999-01-01T00:00:00.000Z", leaseUntil: "2999-01-01T00:05:00.000Z", limit: 50 });
   /** The link of the confirmation email, as the outbox writes it. */
   const linkInEmail = async (): Promise<{ to: string; token: string; text: string }> => {
-    const rows = await outbox().claimDue({
-      now: "2999-01-01T00:00:00.000Z",
-      leaseUntil: "2999-01-01T00:05:00.000Z",
-      limit: 10,
-    });
-    const message = rows.find((row) => row.kind === "lead_email_confirmation");
+    const message = (await claimAll()).find((row) => row.kind === "lead_email_confirmation");
     if (!message) throw new Error("no confirmation email in the outbox");
-    const mail = await compose(
-      {
-        leads: createLeadRepository(db),
-        platformContacts: createPlatformContactRepository(db),
-        platformTeamEmail: "equipe@abeille.test",
-        leadEmailConfirmations: deps.confirmations,
-        leadEmailTokens: deps.tokens,
-        baseUrl: "https://abeille.test",
-      },
-      message,
-    );
+    const mail = await compose(composeDeps(), message);
     const match = mail.text.match(
       /https:\/\/abeille\.test\/pro\/(ab_[a-z0-9]+)\/e-mail\/confirmer\?jeton=([A-Za-z0-9_-]{43})/,
     );
     if (!match || match[1] !== abId) throw new Error(`no link in ${mail.text}`);
     return { to: mail.to, token: match[2] as string, text: mail.text };
   };
+  /** The notices waiting in the outbox, claimed, with who they go to. */
+  const notices = async () =>
+    Promise.all(
+      (await claimAll())
+        .filter((row) => row.kind === "space_notice")
+        .map(async (message) => ({ message, mail: await compose(composeDeps(), message) })),
+    );
+  const settle = (message: OutboxMessage, outcome: "sent" | "failed") =>
+    outbox().settle([
+      outcome === "sent"
+        ? { messageId: message.messageId, attempts: message.attempts, outcome, at: clock.toISOString() }
+        : { messageId: message.messageId, attempts: message.attempts, outcome, at: clock.toISOString(), error: "550" },
+    ]);
+  const confirmation = () =>
+    db.$client
+      .prepare(
+        "SELECT confirmed_at, withdrawn_at, waiting_notice_id FROM lead_email_confirmations ORDER BY created_at DESC",
+      )
+      .get() as { confirmed_at: string | null; withdrawn_at: string | null; waiting_notice_id: string | null };
+  const asked = async (email: string, actor = ACTOR) => {
+    await requestLeadEmail(deps, { abId, actor }, email);
+    return (await linkInEmail()).token;
+  };
 
-  it("is used only once the link sent to it is opened, then by the merchant who asked", async () => {
+  it("is used only once its link is opened and the address in force was told, by the merchant who asked", async () => {
+    addClaim("claim-2", "associe@boulangerie-martin.fr");
     expect(await requestLeadEmail(deps, { abId, actor: ACTOR }, "demandes@boulangerie-martin.fr")).toEqual({
       outcome: "link_sent",
       email: "demandes@boulangerie-martin.fr",
@@ -299,16 +333,93 @@ describe("the lead email", () => {
     expect(await confirmLeadEmail(deps, abId, token)).toEqual({
       abId,
       email: "demandes@boulangerie-martin.fr",
-      changed: true,
+      outcome: "waiting",
+      current: "ancien@boulangerie-martin.fr",
     });
+    // Confirmed, it waits for the notice to the address in force: leads still go there.
+    expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    expect((await deps.confirmations.waitingOf(abId))?.email).toBe("demandes@boulangerie-martin.fr");
+    const told = await notices();
+    expect(told.map(({ mail }) => [mail.to, mail.subject])).toEqual([
+      ["ancien@boulangerie-martin.fr", "[Abeille] Boulangerie Martin : l'adresse des demandes change"],
+      ["associe@boulangerie-martin.fr", "[Abeille] Boulangerie Martin : l'adresse des demandes change"],
+    ]);
+    const [toOld, toClaimant] = told as [(typeof told)[0], (typeof told)[0]];
+    // The other claimant's notice being sent changes nothing: only the address in force's does.
+    await settle(toClaimant.message, "sent");
+    expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    clock = new Date(clock.getTime() + 60_000);
+    await settle(toOld.message, "sent");
     expect(view.find(abId)?.merchant.email).toBe("demandes@boulangerie-martin.fr");
-    expect([lastEvent()?.actor, lastEvent()?.changes]).toEqual([
+    expect(await deps.confirmations.waitingOf(abId)).toBeNull();
+    expect([lastEvent()?.actor, lastEvent()?.changes, lastEvent()?.reason, lastEvent()?.at]).toEqual([
       ACTOR,
       { email: { from: "ancien@boulangerie-martin.fr", to: "demandes@boulangerie-martin.fr" } },
+      "applied once its notice to the previous lead address was sent",
+      "2026-11-20T09:01:00.000Z",
     ]);
     expect(await issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
       ["CONFLICT", "", "This confirmation link was already used"],
     ]);
+  });
+
+  it("takes effect when the notice to the address in force fails for good, and the audit log says so", async () => {
+    await confirmLeadEmail(deps, abId, await asked("nouvelle@boulangerie-martin.fr"));
+    const [toOld] = await notices();
+    if (!toOld) throw new Error("no notice");
+    await settle(toOld.message, "failed");
+    expect(view.find(abId)?.merchant.email).toBe("nouvelle@boulangerie-martin.fr");
+    expect(lastEvent()?.reason).toBe(
+      "applied after the last attempt to deliver its notice to the previous lead address failed: that address was not told",
+    );
+  });
+
+  it("does not take effect when its claim is revoked, or a later change is confirmed, while it waits", async () => {
+    await confirmLeadEmail(deps, abId, await asked("revoquee@boulangerie-martin.fr"));
+    const [revokedNotice] = await notices();
+    revokeClaim("claim-1");
+    await settle(revokedNotice?.message as OutboxMessage, "sent");
+    expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    expect(confirmation()).toMatchObject({ withdrawn_at: clock.toISOString(), waiting_notice_id: null });
+
+    addClaim("claim-3", null);
+    await confirmLeadEmail(deps, abId, await asked("premiere@boulangerie-martin.fr", "merchant:claim-3"));
+    const [first] = await notices();
+    await confirmLeadEmail(deps, abId, await asked("seconde@boulangerie-martin.fr", "merchant:claim-3"));
+    const [second] = await notices();
+    // The first notice is sent after the second change was confirmed: the latest confirmed wins.
+    await settle(first?.message as OutboxMessage, "sent");
+    expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    await settle(second?.message as OutboxMessage, "sent");
+    expect(view.find(abId)?.merchant.email).toBe("seconde@boulangerie-martin.fr");
+  });
+
+  it("does not take effect over an address the operators set while it waited; the operators' change is told", async () => {
+    await confirmLeadEmail(deps, abId, await asked("attente@boulangerie-martin.fr"));
+    const [waiting] = await notices();
+    updateMerchant(decision(), abId, { email: "operateur@boulangerie-martin.fr" }, "operator:test");
+    // The operators' change is at once, and told to the address it replaces and the claimants.
+    const told = await notices();
+    expect(told.map(({ mail }) => mail.to)).toEqual(["ancien@boulangerie-martin.fr", "gerante@boulangerie-martin.fr"]);
+    expect(told[0]?.mail.text).toContain("Par : l'équipe d'Abeille");
+    await settle(waiting?.message as OutboxMessage, "sent");
+    expect(view.find(abId)?.merchant.email).toBe("operateur@boulangerie-martin.fr");
+  });
+
+  it("with no address in force, takes effect at once and is told to the other claimants", async () => {
+    updateMerchant(decision(), abId, { email: null }, "operator:test");
+    await notices();
+    addClaim("claim-2", "associe@boulangerie-martin.fr");
+    const token = await asked("premiere@boulangerie-martin.fr");
+    expect(await confirmLeadEmail(deps, abId, token)).toEqual({
+      abId,
+      email: "premiere@boulangerie-martin.fr",
+      outcome: "applied",
+    });
+    expect(view.find(abId)?.merchant.email).toBe("premiere@boulangerie-martin.fr");
+    const told = await notices();
+    expect(told.map(({ mail }) => mail.to)).toEqual(["associe@boulangerie-martin.fr"]);
+    expect(told[0]?.mail.text).toContain("Ancienne adresse : aucune");
   });
 
   it("refuses an expired link, one replaced by a later request, another listing's and a made-up one", async () => {
@@ -327,16 +438,18 @@ describe("the lead email", () => {
       ["CONFLICT", "", "This confirmation link has expired; ask for a new one from the merchant space"],
     ]);
     expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    expect(await notices()).toEqual([]);
   });
 
   it("changes nothing when the claim that asked was revoked since", async () => {
-    await requestLeadEmail(deps, { abId, actor: "merchant:claim-revoked" }, "revoque@exemple.fr");
-    const { token } = await linkInEmail();
-    revokedActors.add("merchant:claim-revoked");
+    addClaim("claim-revoked", null);
+    const token = await asked("revoque@exemple.fr", "merchant:claim-revoked");
+    revokeClaim("claim-revoked");
     expect(await issuesOf(() => confirmLeadEmail(deps, abId, token))).toEqual([
       ["CONFLICT", "", "This confirmation link was asked for through a claim revoked since"],
     ]);
     expect(view.find(abId)?.merchant.email).toBe("ancien@boulangerie-martin.fr");
+    expect(confirmation()).toEqual({ confirmed_at: null, withdrawn_at: null, waiting_notice_id: null });
   });
 
   it("is forgotten 30 days after its link expired (the retention job)", async () => {

@@ -85,6 +85,7 @@ const deps = (transport: MailTransport, on: App = app): DispatchDeps => ({
   platformTeamEmail: "equipe@abeille.test",
   leadEmailConfirmations: on.leadEmailConfirmations,
   leadEmailTokens: on.leadEmailTokens,
+  spaceNotices: on.spaceNotices,
   baseUrl: on.config.baseUrl,
   now: () => clock,
 });

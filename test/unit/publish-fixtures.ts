@@ -93,6 +93,7 @@ export function tourismProfile(): MerchantProfile {
       terrainPhotos: [],
       sameAs: ["https://annuaire-entreprises.data.gouv.fr/entreprise/732829320"],
       paymentSetup: false,
+      closure: null,
       createdAt: "2025-01-10T10:00:00.000Z",
       updatedAt: "2026-04-02T10:00:00.000Z",
     },

@@ -8,10 +8,10 @@ import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OfficialRegistryError } from "../../src/domain/merchants/official-registry-lookup.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
+import { retryAfterMs } from "../../src/official/paced-get.ts";
 import {
   createRechercheEntreprisesClient,
   type RechercheEntreprisesOptions,
-  retryAfterMs,
 } from "../../src/official/recherche-entreprises.ts";
 import { createRequestPacer } from "../../src/official/request-pacer.ts";
 import {

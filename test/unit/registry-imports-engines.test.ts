@@ -2,7 +2,8 @@
  * The real imports write the same registry on both engines: the demo seed through its official
  * files (SIRENE's geocoded establishments and legal units, the declarations and observations in
  * NDJSON, the operator's lifecycle steps, BODACC's announcements), then a SIRENE stock file of real
- * rows (INSEE's 2024 sample) and generated ones, imported twice, each through the domain's import
+ * rows (INSEE's 2024 sample) and generated ones, imported twice, then as a newer stock (which
+ * confirms what it lists unchanged), each through the domain's import
  * functions into a SQLite store and into a PostgreSQL store (src/store/merchant-registry-repository.ts
  * and src/store/postgres/merchant-registry-repository.ts). Then what the registry reads is compared,
  * deep-equal: every merchant whole, its audit log, the change feed in its order, the counts.
@@ -75,7 +76,7 @@ async function everything(registry: MerchantRegistryStore, feed: () => Promise<u
 const FEED = "SELECT seq, ab_id, revision, change, changed_at FROM merchant_changes ORDER BY seq";
 
 describe("the imports on SQLite and on PostgreSQL", () => {
-  it("write the same registry: the demo seed's files, then a SIRENE stock file twice", async () => {
+  it("write the same registry: the demo seed's files, then a SIRENE stock file twice and as a newer stock", async () => {
     const options = { count: 60, seed: 13, now: SEEDED_AT, searchIndex: null, rosterFile: null };
     const seededOnSqlite = await seedDemoRegistry(sqlite, { ...options, dataDir: path.join(dir, "a") });
     const seededOnPostgres = await seedDemoRegistryInto(
@@ -99,6 +100,22 @@ describe("the imports on SQLite and on PostgreSQL", () => {
       if (run === 1) expect(reportOnSqlite.created).toBeGreaterThan(50);
       else expect([reportOnSqlite.created, reportOnSqlite.unchanged]).toEqual([0, reportOnSqlite.unchanged]);
     }
+    // A newer stock of the same rows confirms each merchant as of its date: the signals' dates
+    // move (one statement a batch on PostgreSQL), the merchants' revisions, audit log and feed stay.
+    const feedBefore = sqlite.$client.prepare(FEED).all().length;
+    const newer = { ...files, fileDate: "2026-12-01" };
+    const confirmedOnSqlite = await importSireneStock(importDeps(onSqlite), newer, "import:sirene");
+    const confirmedOnPostgres = await importSireneStock(importDeps(onPostgres), newer, "import:sirene");
+    expect(confirmedOnPostgres).toEqual(confirmedOnSqlite);
+    expect(confirmedOnSqlite).toMatchObject({ stock_date: "2026-12-01T00:00:00.000Z", created: 0, updated: 0 });
+    expect(confirmedOnSqlite.confirmed).toBeGreaterThan(50);
+    expect(sqlite.$client.prepare(FEED).all().length).toBe(feedBefore);
+    const confirmedDates =
+      "SELECT DISTINCT verified_at, expires_at FROM signals WHERE key = 'siret_verified' AND source = 'official_file'";
+    expect(sqlite.$client.prepare(confirmedDates).all()).toContainEqual({
+      verified_at: "2026-12-01T00:00:00.000Z",
+      expires_at: "2028-11-30T00:00:00.000Z",
+    });
 
     const read = {
       sqlite: await everything(onSqlite, async () => sqlite.$client.prepare(FEED).all()),

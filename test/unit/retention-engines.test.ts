@@ -131,6 +131,17 @@ for (const engine of storeEngines()) {
         null,
       );
 
+      // A notice of a month and a half ago goes; one of last week stays.
+      for (const [noticeId, at] of [
+        ["n-old", "2026-09-15T10:00:00.000Z"],
+        ["n-recent", "2026-11-19T10:00:00.000Z"],
+      ]) {
+        await store.run(
+          `INSERT INTO space_notices (notice_id, ab_id, what, at, recipient, recipient_role)
+           VALUES ($1, $2, 'claimed', $3, 'gerant@exemple.fr', 'lead_address')`,
+          [noticeId, AB_ID, at],
+        );
+      }
       const counts = await retention.anonymizeBefore({
         cutoff: "2026-01-01T00:00:00.000Z",
         now: "2026-11-26T10:00:00.000Z",
@@ -148,7 +159,9 @@ for (const engine of storeEngines()) {
         idempotencyKeys: 1,
         spaceSessions: 1,
         leadEmailLinks: 0,
+        spaceNotices: 1,
       });
+      expect(await store.rows("SELECT notice_id FROM space_notices")).toEqual([{ notice_id: "n-recent" }]);
       expect(
         await store.rows(
           "SELECT contact_name, contact_email, contact_phone, message, ai_context, intent, intent_data, metadata, anonymized_at FROM leads WHERE lead_id = $1",

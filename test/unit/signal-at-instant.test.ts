@@ -27,6 +27,7 @@ const merchant = {
   paymentSetup: false,
   descriptionLlmUnreviewed: false,
   brandVoice: null,
+  closure: null,
 };
 
 describe("a signal at an instant", () => {

@@ -11,7 +11,11 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assessMerchant } from "../../src/domain/assess-merchant.ts";
 import { formatAddress } from "../../src/domain/format.ts";
-import { applyOfficialEstablishment } from "../../src/domain/merchants/apply-official-establishment.ts";
+import {
+  applyOfficialEstablishment,
+  applyOfficialLegalUnit,
+  SIRENE_DATASET_URL,
+} from "../../src/domain/merchants/apply-official-establishment.ts";
 import type { MerchantModification, MerchantRegistryView } from "../../src/domain/merchants/merchant-registry.ts";
 import type { OfficialEstablishment, OfficialLegalUnit } from "../../src/domain/merchants/official-establishment.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
@@ -213,6 +217,8 @@ function restaurant(
     inseeCode: "33081",
     createdOn: "2019-03-11",
     processedAt: "2025-06-02T09:12:44.000Z",
+    // A stock whose latest processing is this row's.
+    asOf: "2025-06-02T09:12:44.000Z",
     legalUnit: unit === null ? null : { siren, legalName: "AGA", createdOn: "2005-12-06", legalForm: "5499", ...unit },
     ...values,
   };
@@ -299,6 +305,19 @@ describe("an establishment applied to the registry", () => {
     expect(registry.find(created.abId)?.merchant).toMatchObject({ businessName: "CHEZ AGA", legalName: "AGA" });
   });
 
+  it("takes the sign when the same row renames the company, even where the name stood in for the company's", () => {
+    const row = restaurant({}, { legalName: "A G A" });
+    const created = apply(row);
+    if (created.kind !== "created") throw new Error(created.kind);
+    const renamedWithSign = {
+      ...row,
+      name: "CHEZ AGA",
+      legalUnit: { siren: row.siren, legalName: "AGA", createdOn: "2005-12-06", legalForm: "5499" },
+    };
+    expect(apply(renamedWithSign)).toEqual({ kind: "updated", abId: created.abId });
+    expect(registry.find(created.abId)?.merchant).toMatchObject({ businessName: "CHEZ AGA", legalName: "AGA" });
+  });
+
   it("replaces a name an earlier import made up from the trade and town, once the company is known", () => {
     const row = restaurant();
     const created = apply(row);
@@ -310,16 +329,93 @@ describe("an establishment applied to the registry", () => {
     expect(registry.find(created.abId)?.merchant).toMatchObject({ businessName: "AGA", legalName: "AGA" });
   });
 
-  it("holds the check from the row's processing date, else from the file's date the operator states, never from the clock", () => {
-    const undated = restaurant({ processedAt: null });
+  it("holds the check from the stock's date, never from the clock, and only when the stock has a date", () => {
+    const undated = restaurant({ processedAt: null, asOf: null });
     expect(apply(undated)).toEqual({ kind: "skipped", reason: "undated" });
-    const dated = apply({ ...undated, fileDate: "2026-11-01" });
+    const dated = apply({ ...undated, asOf: "2026-11-01T00:00:00.000Z" });
     if (dated.kind !== "created") throw new Error(dated.kind);
     const identity = registry.find(dated.abId)?.signals.find((signal) => signal.key === "siret_verified");
-    expect([identity?.verifiedAt, identity?.expiresAt]).toEqual([
+    expect([identity?.verifiedAt, identity?.expiresAt, identity?.changedAt]).toEqual([
       "2026-11-01T00:00:00.000Z",
       "2028-10-31T00:00:00.000Z",
+      undefined,
     ]);
+  });
+
+  it("verifies an establishment INSEE has not touched for years as of the stock's date, keeping INSEE's date as the record's last change", () => {
+    const untouched = apply(
+      restaurant(
+        { processedAt: "2019-04-02T10:00:00.000Z", asOf: "2026-12-01T00:00:00.000Z" },
+        { processedAt: "2018-01-05T08:00:00.000Z" },
+      ),
+    );
+    if (untouched.kind !== "created") throw new Error(untouched.kind);
+    const signals = registry.find(untouched.abId)?.signals ?? [];
+    expect(
+      signals.map((signal) => [signal.key, signal.verifiedAt, signal.expiresAt, signal.changedAt, signal.origin]),
+    ).toEqual([
+      [
+        "company_age_years",
+        "2026-12-01T00:00:00.000Z",
+        "2028-11-30T00:00:00.000Z",
+        "2018-01-05T08:00:00.000Z",
+        "sirene",
+      ],
+      ["siret_verified", "2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", "2019-04-02T10:00:00.000Z", "sirene"],
+    ]);
+    // A record INSEE changed after the date the source speaks as of is confirmed from its change.
+    const changedLater = apply(
+      restaurant({ processedAt: "2026-12-01T09:30:00.000Z", asOf: "2026-12-01T00:00:00.000Z" }),
+    );
+    if (changedLater.kind !== "created") throw new Error(changedLater.kind);
+    const identity = registry.find(changedLater.abId)?.signals.find((signal) => signal.key === "siret_verified");
+    expect([identity?.verifiedAt, identity?.changedAt]).toEqual([
+      "2026-12-01T09:30:00.000Z",
+      "2026-12-01T09:30:00.000Z",
+    ]);
+  });
+
+  it("confirms an unchanged establishment as of a newer stock: its signals' dates move and nothing else; the same stock again changes nothing", () => {
+    const row = restaurant({ processedAt: "2021-03-04T05:06:07.000Z", asOf: "2026-11-01T00:00:00.000Z" });
+    const created = apply(row);
+    if (created.kind !== "created") throw new Error(created.kind);
+    const before = registry.find(created.abId);
+    const events = createMerchantRegistryView(db).events(created.abId).length;
+    const newer = { ...row, asOf: "2026-12-01T00:00:00.000Z" };
+    expect(apply(newer, new Date("2026-12-02T08:00:00.000Z"))).toEqual({ kind: "confirmed", abId: created.abId });
+    const after = registry.find(created.abId);
+    // The merchant's record, revision, audit log and feed are as they were.
+    expect([after?.revision, after?.merchant]).toEqual([before?.revision, before?.merchant]);
+    expect(createMerchantRegistryView(db).events(created.abId).length).toBe(events);
+    expect(after?.signals.map((signal) => [signal.key, signal.verifiedAt, signal.expiresAt, signal.changedAt])).toEqual(
+      [
+        ["company_age_years", "2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", undefined],
+        ["siret_verified", "2026-12-01T00:00:00.000Z", "2028-11-30T00:00:00.000Z", "2021-03-04T05:06:07.000Z"],
+      ],
+    );
+    expect(apply(newer)).toEqual({ kind: "unchanged", abId: created.abId });
+    // An older stock does not move it back.
+    expect(apply(row)).toEqual({ kind: "unchanged", abId: created.abId });
+    // A newer stock where it closed records its closure at once (a change, not a confirmation):
+    // the merchant keeps its status and stays resolvable, since the closed period's start.
+    const closing = {
+      ...newer,
+      active: false,
+      closedOn: "2026-12-20",
+      processedAt: "2026-12-21T08:00:00.000Z",
+      asOf: "2027-01-01T00:00:00.000Z",
+    };
+    expect(apply(closing)).toEqual({ kind: "closed", abId: created.abId });
+    const closed = registry.find(created.abId);
+    expect([closed?.merchant.status, closed?.merchant.closure?.closedOn, closed?.merchant.closure?.sourceUrl]).toEqual([
+      "PROBATION",
+      "2026-12-20",
+      SIRENE_DATASET_URL,
+    ]);
+    expect(apply(closing)).toEqual({ kind: "unchanged", abId: created.abId });
+    // Open again in a later stock: SIRENE's closure is lifted (an update, with its audit event).
+    expect(apply({ ...newer, asOf: "2027-02-01T00:00:00.000Z" })).toEqual({ kind: "updated", abId: created.abId });
+    expect(registry.find(created.abId)?.merchant.closure).toBeNull();
   });
 
   it("never puts a later check back to an older row's date", () => {
@@ -346,8 +442,82 @@ describe("an establishment applied to the registry", () => {
     expect(apply(row)).toEqual({ kind: "unchanged", abId: created.abId });
     const identity = registry.find(created.abId)?.signals.find((signal) => signal.key === "siret_verified");
     expect([identity?.source, identity?.verifiedAt]).toEqual(["official_api", checked]);
-    // A newer row does replace it.
-    expect(apply({ ...row, processedAt: "2026-11-25T06:00:00.000Z" })).toEqual({ kind: "updated", abId: created.abId });
+    // A newer stock confirms it as its own: the same check, said by SIRENE's file as of its date.
+    expect(apply({ ...row, processedAt: "2026-11-25T06:00:00.000Z", asOf: "2026-12-01T00:00:00.000Z" })).toEqual({
+      kind: "confirmed",
+      abId: created.abId,
+    });
+    const confirmed = registry.find(created.abId)?.signals.find((signal) => signal.key === "siret_verified");
+    expect([confirmed?.source, confirmed?.origin, confirmed?.verifiedAt]).toEqual([
+      "official_file",
+      "sirene",
+      "2026-12-01T00:00:00.000Z",
+    ]);
+  });
+
+  it("follows the company API Sirene answers for: renamed and confirmed as of the day, closed when it ceased, nothing taken from one not public", () => {
+    const row = restaurant({ name: null });
+    const created = apply(row);
+    if (created.kind !== "created") throw new Error(created.kind);
+    const deps = { registry, communes, now: () => NOW };
+    const day = {
+      siren: row.siren,
+      ceased: false,
+      ceasedOn: null,
+      unit: { siren: row.siren, legalName: "AGA PARIS", createdOn: "2005-12-06", legalForm: "5499" },
+      processedAt: "2026-12-03T10:00:00.000Z",
+      asOf: "2026-12-03T00:00:00.000Z",
+      url: `https://api.insee.fr/api-sirene/3.11/siren/${row.siren}`,
+    };
+    expect(applyOfficialLegalUnit(deps, day, "import:sirene-daily")).toEqual([{ kind: "updated", abId: created.abId }]);
+    const renamed = registry.find(created.abId);
+    // The business name only stood in for the company's: it follows it.
+    expect([renamed?.merchant.legalName, renamed?.merchant.businessName]).toEqual(["AGA PARIS", "AGA PARIS"]);
+    const age = renamed?.signals.find((signal) => signal.key === "company_age_years");
+    expect([age?.source, age?.sourceUrl, age?.verifiedAt, age?.changedAt]).toEqual([
+      "official_api",
+      day.url,
+      "2026-12-03T10:00:00.000Z",
+      "2026-12-03T10:00:00.000Z",
+    ]);
+    expect(applyOfficialLegalUnit(deps, day, "import:sirene-daily")).toEqual([
+      { kind: "unchanged", abId: created.abId },
+    ]);
+    expect(applyOfficialLegalUnit(deps, { ...day, unit: null }, "import:sirene-daily")).toEqual([
+      { kind: "skipped", reason: "not_public" },
+    ]);
+    // Ceased since 30 November (its ceased period's dateDebut): the merchant's closure is recorded,
+    // its status kept (resolvable, never a search hit), as a closed establishment's is.
+    const ceased = { ...day, ceased: true, ceasedOn: "2026-11-30" };
+    expect(applyOfficialLegalUnit(deps, ceased, "import:sirene-daily")).toEqual([
+      { kind: "closed", abId: created.abId },
+    ]);
+    const closed = registry.find(created.abId)?.merchant;
+    expect(closed?.status).toBe("PROBATION");
+    expect(closed?.closure).toEqual({
+      closedOn: "2026-11-30",
+      source: "sirene",
+      sourceUrl: day.url,
+      label: "Unité légale cessée (état administratif C)",
+      announcementId: null,
+      recordedAt: NOW.toISOString(),
+    });
+    expect(createMerchantRegistryView(db).events(created.abId).at(-1)?.reason).toBe(
+      "unité légale cessée au répertoire SIRENE le 2026-11-30",
+    );
+    // The same answer again: the closure stands, nothing written.
+    expect(applyOfficialLegalUnit(deps, ceased, "import:sirene-daily")).toEqual([
+      { kind: "unchanged", abId: created.abId },
+    ]);
+    // Without dateDebut: since the day INSEE processed it.
+    const otherRow = restaurant({ name: null });
+    const other = apply(otherRow);
+    if (other.kind !== "created") throw new Error(other.kind);
+    const otherDay = { ...day, siren: otherRow.siren, ceased: true, ceasedOn: null };
+    expect(applyOfficialLegalUnit(deps, otherDay, "import:sirene-daily")).toEqual([
+      { kind: "closed", abId: other.abId },
+    ]);
+    expect(registry.find(other.abId)?.merchant.closure?.closedOn).toBe("2026-12-03");
   });
 
   it("keeps the merchant's own spelling of the same street, and takes a street that is another one", () => {

@@ -6,10 +6,12 @@
  * every row is read whole and decided by applyOfficialEstablishment. On each engine, two stores
  * import the same files, one each way: a national-shaped stock with odd rows (a value past the
  * limit, a sign long enough to be read whole, a NAF code in spaces, a status with a control
- * character, a bad SIRET, an establishment closed after it opened in the same file), then a later
- * stock of the same country (openings, closings, new signs and street numbers) after an operator
- * changed a merchant, then that stock again. After each import the reports are equal, and so are
- * the registries, row for row: merchants, places, signals, audit log, change feed.
+ * character, a bad SIRET, an establishment closed after it opened in the same file), dated by its
+ * latest processing date; then a later stock of the same country (openings, closings, new signs
+ * and street numbers) dated by --file-date, after an operator changed a merchant, then that stock
+ * again. After each import the reports are equal, and so are the registries, row for row:
+ * merchants (their closures), places, signals (verified as of the stock's date, INSEE's change
+ * date, their origin), audit log, change feed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -46,6 +48,8 @@ const base = {
   nomenclatureActivitePrincipaleEtablissement: "NAFRev2",
   activitePrincipaleNAF25Etablissement: "56.11G",
 };
+/** Later than any generated row's processing date (test/helpers/generated-stock.ts: 2026-10-31 at most). */
+const LATEST = "2026-11-30T09:15:00";
 /** The SIRET with its last digit changed: its check fails. */
 const badSiret = (siret: string) => `${siret.slice(0, 13)}${(Number(siret[13]) + 1) % 10}`;
 const odd = (nic: string, values: Record<string, string>) => {
@@ -63,6 +67,8 @@ const ODD_ROWS = [
   odd("0007", { enseigne1Etablissement: "OUVERT PUIS FERME" }),
   odd("0007", { enseigne1Etablissement: "OUVERT PUIS FERME", etatAdministratifEtablissement: "F" }),
   odd("0008", { activitePrincipaleEtablissement: "", activitePrincipaleNAF25Etablissement: "47.11H" }),
+  // The latest processing date of the file, after a no-break space (read from its text, not its bytes).
+  odd("0009", { enseigne1Etablissement: "LA DERNIERE", dateDernierTraitementEtablissement: `\u00a0${LATEST}` }),
 ];
 
 interface Side {
@@ -86,6 +92,25 @@ function side(store: OpenedStore): Side {
   };
 }
 
+interface SignalRow {
+  ab_id: string;
+  key: string;
+  verified_at: string;
+  expires_at: string;
+  changed_at: string | null;
+  origin: string | null;
+}
+
+/** The identity signals of merchants open and not archived, by SIRET, with their merchant's. */
+async function identities({ store }: Side): Promise<Map<string, SignalRow>> {
+  const rows = await store.rows<SignalRow & { siret: string }>(
+    `SELECT m.siret, s.ab_id, s.key, s.verified_at, s.expires_at, s.changed_at, s.origin
+     FROM signals s JOIN merchants m ON m.ab_id = s.ab_id
+     WHERE s.key = 'siret_verified' AND m.status <> 'ARCHIVED' AND m.closure IS NULL`,
+  );
+  return new Map(rows.map(({ siret, ...signal }) => [siret, signal]));
+}
+
 /** What the registry holds, table by table, in key order (the digests aside: only the fast path records them). */
 async function registryOf({ store }: Side) {
   const table = (sql: string) => store.rows<Record<string, unknown>>(sql);
@@ -98,8 +123,13 @@ async function registryOf({ store }: Side) {
   };
 }
 
-async function bothWays(fast: Side, domain: Side, stock: NationalStock): Promise<SireneImportReport> {
-  const files = { establishments: stock.establishments, legalUnits: stock.legalUnits };
+async function bothWays(
+  fast: Side,
+  domain: Side,
+  stock: NationalStock,
+  fileDate: string | null = null,
+): Promise<SireneImportReport> {
+  const files = { establishments: stock.establishments, legalUnits: stock.legalUnits, fileDate };
   const quick = await importSireneStock(fast.deps, files, "import:sirene");
   const whole = await importSireneStock(domain.deps, files, "import:sirene", { everyRowToTheDomain: true });
   expect(quick).toEqual(whole);
@@ -110,7 +140,9 @@ async function bothWays(fast: Side, domain: Side, stock: NationalStock): Promise
 describe.each(engines)("the SIRENE import's fast path on $name", (engine) => {
   it("writes the registry the domain path writes, row for row, import after import", async () => {
     const at = path.join(dir, engine.name);
-    const extraUnits = [publicCompany(ODD_SIREN, "SOCIETE DES CAS RARES")];
+    const extraUnits = [
+      { ...publicCompany(ODD_SIREN, "SOCIETE DES CAS RARES"), dateDernierTraitementUniteLegale: "2024-02-03T04:05:06" },
+    ];
     const first = await writeNationalStock({
       dir: path.join(at, "first"),
       rows: 4_000,
@@ -124,8 +156,35 @@ describe.each(engines)("the SIRENE import's fast path on $name", (engine) => {
     const report = await bothWays(fast, domain, first);
     // Every active, public establishment of a covered trade came in, the odd ones as the domain reads them.
     expect(report.read).toBe(4_000 + ODD_ROWS.length);
-    expect(report.created).toBe(first.expected + 5);
-    expect(report.archived).toBe(1);
+    expect(report.created).toBe(first.expected + 6);
+    // Closed after it opened in the same file: its closure recorded, its merchant kept (resolvable).
+    expect([report.closed, report.archived]).toEqual([1, 0]);
+    // The stock's date: its latest processing date; every merchant's identity verified as of it,
+    // for two years from it, INSEE's own change date of the row kept beside, SIRENE said as the origin.
+    const stockDate = `${LATEST}.000Z`;
+    expect(report.stock_date).toBe(stockDate);
+    const verified = await identities(fast);
+    expect(verified.size).toBe(first.expected + 5);
+    const expiry = new Date(stockDate);
+    expiry.setUTCDate(expiry.getUTCDate() + 730);
+    for (const signal of verified.values()) {
+      expect(signal).toMatchObject({ verified_at: stockDate, origin: "sirene" });
+      expect(signal.expires_at).toBe(expiry.toISOString());
+      expect(signal.changed_at).toMatch(/^20(0[89]|1\d|2[0-6])-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    }
+    expect(verified.get(makeSiret(ODD_SIREN, "0008"))?.changed_at).toBe("2025-06-02T10:00:00.000Z");
+    // The company's age: as of the stock's date too, INSEE's change of the company's record beside
+    // (kept by the reading's packed companies for each merchant).
+    const ages = await fast.store.rows<SignalRow & { siret: string }>(
+      `SELECT m.siret, s.verified_at, s.changed_at, s.origin FROM signals s JOIN merchants m ON m.ab_id = s.ab_id
+       WHERE s.key = 'company_age_years'`,
+    );
+    expect(ages).toHaveLength(first.expected + 6);
+    for (const age of ages) {
+      expect(age).toMatchObject({ verified_at: stockDate, origin: "sirene" });
+      if (age.siret.startsWith(ODD_SIREN)) expect(age.changed_at).toBe("2024-02-03T04:05:06.000Z");
+      else expect(age.changed_at).toMatch(/^20(0[89]|1\d|2[0-6])-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    }
     expect(report.rejected.map((rejection) => rejection.error)).toEqual([
       "enseigne1Etablissement: 130 characters, more than the 120 a business name may have",
       `siret: "${badSiret(makeSiret(ODD_SIREN, "0006"))}" is not a valid SIRET`,
@@ -149,13 +208,22 @@ describe.each(engines)("the SIRENE import's fast path on $name", (engine) => {
       extraRows: ODD_ROWS,
       extraUnits,
     });
-    const second = await bothWays(fast, domain, later);
-    expect(second.archived).toBeGreaterThan(3);
+    // Dated by the operator: a month after the first stock.
+    const second = await bothWays(fast, domain, later, "2026-12-01");
+    expect(second.stock_date).toBe("2026-12-01T00:00:00.000Z");
+    expect(second.closed).toBeGreaterThan(3);
     expect(second.updated).toBeGreaterThan(3);
     expect(second.created).toBeGreaterThan(3);
-    // The same stock again: nothing changes, and the fast path knows it from the digests.
-    const again = await bothWays(fast, domain, later);
-    expect([again.created, again.updated, again.archived]).toEqual([0, 0, 0]);
-    expect(again.unchanged).toBe(second.created + second.updated + second.unchanged);
+    // Most of the country is listed unchanged: confirmed as of the new date, nothing else written.
+    expect(second.confirmed).toBeGreaterThan(first.expected / 2);
+    expect(second.unchanged).toBe(0);
+    for (const signal of (await identities(fast)).values()) expect(signal.verified_at).toBe("2026-12-01T00:00:00.000Z");
+    // The same stock again: nothing changes, and the fast path knows it from the digests (but for
+    // the establishment opened then closed in the same file, which each reading opens and closes).
+    const again = await bothWays(fast, domain, later, "2026-12-01");
+    expect([again.created, again.updated, again.archived, again.closed, again.confirmed]).toEqual([0, 1, 0, 1, 0]);
+    expect(again.unchanged).toBe(
+      second.created + second.updated + second.closed + second.confirmed + second.unchanged - 2,
+    );
   }, 180_000);
 });

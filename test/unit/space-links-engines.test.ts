@@ -5,6 +5,10 @@
  * written with its outbox row.
  */
 import { describe, expect, it } from "vitest";
+import type {
+  ConfirmationDecision,
+  ConfirmationInTransaction,
+} from "../../src/domain/merchant-space/lead-email-store.ts";
 import type { MerchantRegistryView } from "../../src/domain/merchants/merchant-registry.ts";
 import { createLeadEmailConfirmationRepository } from "../../src/store/lead-email-confirmation-repository.ts";
 import {
@@ -96,21 +100,26 @@ for (const engine of storeEngines()) {
       expect((await confirmations.pendingOf(AB_ID, at(6)))?.confirmationId).toBe("r-2");
       expect((await confirmations.findByTokenHash("hash-r-2"))?.email).toBe("r-2@exemple.fr");
       expect((await confirmations.findForDelivery("r-2"))?.businessName).toBe("Boulangerie Test");
-      // Confirming writes the merchant's email through the registry in the same transaction.
-      const setEmail = (email: string) => (registry: MerchantRegistryView) => {
-        const current = registry.find(AB_ID);
-        if (!current) throw new Error("no merchant");
-        return registry.update({
-          abId: AB_ID,
-          expectedRevision: current.revision,
-          fields: { email },
-          products: null,
-          territorialProof: undefined,
-          event: { at: at(7), actor: "merchant:c-1", action: "updated", changes: {}, reason: null },
-          feed: "updated",
-        });
-      };
-      expect(await confirmations.confirm("r-1", at(7), setEmail("r-1@exemple.fr"))).toEqual({ confirmed: false });
+      // Confirming reads the request in its transaction (the decision refuses a used or withdrawn
+      // one) and writes the merchant's email through the registry in the same transaction.
+      const setEmail =
+        (email: string) =>
+        (found: ConfirmationInTransaction | null, registry: MerchantRegistryView): ConfirmationDecision<boolean> => {
+          if (!found || found.confirmation.confirmedAt || found.confirmation.withdrawnAt) throw new Error("refused");
+          const current = registry.find(AB_ID);
+          if (!current) throw new Error("no merchant");
+          const updated = registry.update({
+            abId: AB_ID,
+            expectedRevision: current.revision,
+            fields: { email },
+            products: null,
+            territorialProof: undefined,
+            event: { at: at(7), actor: "merchant:c-1", action: "updated", changes: {}, reason: null },
+            feed: "updated",
+          });
+          return { result: updated, waitFor: null };
+        };
+      await expect(confirmations.confirm("r-1", at(7), setEmail("r-1@exemple.fr"))).rejects.toThrow("refused");
       // A decision that throws spends nothing: the link still waits.
       await expect(
         confirmations.confirm("r-2", at(7), () => {
@@ -118,13 +127,14 @@ for (const engine of storeEngines()) {
         }),
       ).rejects.toThrow("refused");
       expect((await confirmations.pendingOf(AB_ID, at(7)))?.confirmationId).toBe("r-2");
-      const twice = await Promise.all([
+      const twice = await Promise.allSettled([
         confirmations.confirm("r-2", at(7), setEmail("r-2@exemple.fr")),
         confirmations.confirm("r-2", at(7), setEmail("r-2@exemple.fr")),
       ]);
-      expect(twice.map((outcome) => outcome.confirmed).sort()).toEqual([false, true]);
-      expect(twice.find((outcome) => outcome.confirmed)).toEqual({ confirmed: true, result: true });
+      expect(twice.map((outcome) => outcome.status).sort()).toEqual(["fulfilled", "rejected"]);
+      expect(twice.find((outcome) => outcome.status === "fulfilled")).toEqual({ status: "fulfilled", value: true });
       expect(await confirmations.pendingOf(AB_ID, at(8))).toBeNull();
+      expect((await confirmations.find("r-2"))?.confirmedAt).toBe(at(7));
       expect(await store.rows("SELECT email, revision FROM merchants")).toEqual([
         { email: "r-2@exemple.fr", revision: 2 },
       ]);

@@ -6,6 +6,7 @@
  * the audit log, a revocation ending the person's sessions once.
  */
 import { describe, expect, it } from "vitest";
+import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimRecord, SessionRecord, SpaceStore } from "../../src/domain/merchant-space/space-store.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
@@ -123,7 +124,11 @@ for (const engine of storeEngines()) {
       const event = { at: T0, actor: "merchant:c-1", action: "claimed" as const, reason: "via proconnect" };
       const claimed = await Promise.all(
         ["c-1", "c-2", "c-3", "c-4"].map((id, index) =>
-          machines[index % 2]?.insertClaim(claim(id, "ab_space001", "sub-1"), event),
+          machines[index % 2]?.insertClaim(
+            claim(id, "ab_space001", "sub-1"),
+            event,
+            claimNotice(claim(id, "ab_space001", "sub-1")),
+          ),
         ),
       );
       const kept = new Set(claimed.map((one) => one?.claimId));
@@ -157,7 +162,15 @@ for (const engine of storeEngines()) {
         { actor: "operator:alice", action: "claim_revoked", revision: 1 },
       ]);
       // Claimed again after the revocation: a new live claim.
-      expect((await space.insertClaim(claim("c-9", "ab_space001", "sub-1"), event)).claimId).toBe("c-9");
+      expect(
+        (
+          await space.insertClaim(
+            claim("c-9", "ab_space001", "sub-1"),
+            event,
+            claimNotice(claim("c-9", "ab_space001", "sub-1")),
+          )
+        ).claimId,
+      ).toBe("c-9");
     });
 
     it("keeps a claim's proof, finds a person's claims by subject or email without case, revokes them all and ends every session of the person", async () => {
@@ -165,13 +178,17 @@ for (const engine of storeEngines()) {
       await insertMerchantRow(store, "ab_space001");
       const space = spaceOf(store);
       const event = (id: string) => ({ at: T0, actor: `merchant:${id}`, action: "claimed" as const, reason: null });
-      await space.insertClaim(claim("c-1", "ab_space001", "sub-1"), event("c-1"));
-      // The same person through another identity provider (another sub), its address in capitals.
+      const told = (record: ClaimRecord) => claimNotice(record);
       await space.insertClaim(
-        { ...claim("c-2", "ab_space001", "sub-2"), email: "Gerant@Exemple.FR", amr: null },
-        event("c-2"),
+        claim("c-1", "ab_space001", "sub-1"),
+        event("c-1"),
+        told(claim("c-1", "ab_space001", "sub-1")),
       );
-      await space.insertClaim({ ...claim("c-3", "ab_space001", "sub-3"), email: "autre@exemple.fr" }, event("c-3"));
+      // The same person through another identity provider (another sub), its address in capitals.
+      const second = { ...claim("c-2", "ab_space001", "sub-2"), email: "Gerant@Exemple.FR", amr: null };
+      await space.insertClaim(second, event("c-2"), told(second));
+      const third = { ...claim("c-3", "ab_space001", "sub-3"), email: "autre@exemple.fr" };
+      await space.insertClaim(third, event("c-3"), told(third));
       expect(await space.findClaim("c-1")).toEqual(claim("c-1", "ab_space001", "sub-1"));
       const person = { subjects: ["sub-1"], email: "GERANT@exemple.fr" };
       expect((await space.claimsOfPerson(person)).map((one) => one.claimId)).toEqual(["c-1", "c-2"]);
@@ -214,12 +231,11 @@ for (const engine of storeEngines()) {
       const store = await engine.open();
       await insertMerchantRow(store, "ab_space001");
       const space = spaceOf(store);
-      await space.insertClaim(claim("c-1", "ab_space001", "sub-1"), {
-        at: T0,
-        actor: "merchant:c-1",
-        action: "claimed",
-        reason: null,
-      });
+      await space.insertClaim(
+        claim("c-1", "ab_space001", "sub-1"),
+        { at: T0, actor: "merchant:c-1", action: "claimed", reason: null },
+        claimNotice(claim("c-1", "ab_space001", "sub-1")),
+      );
       await space.insertSession(session("s-1", "sub-1", "hash-1"), null);
       await space.insertSession(session("s-2", "sub-1", "hash-2"), null);
       await space.insertSession(

@@ -15,6 +15,7 @@ import {
   type TrustSweepPosition,
 } from "../../src/domain/trust/trust-sweep.ts";
 import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
+import { createLeaderFence } from "../../src/store/postgres/leader-fence.ts";
 import { createPostgresMerchantRepository } from "../../src/store/postgres/merchant-repository.ts";
 import { numbered } from "../../src/store/postgres/transaction.ts";
 import { createPostgresTrustSweepStore, POSTGRES_TRUST_SWEEP_SQL } from "../../src/store/postgres/trust-sweep-store.ts";
@@ -28,7 +29,7 @@ function sweepOf(store: OpenedStore, at: () => Date, pageSize?: number): TrustSw
     ? { store: createTrustSweepStore(store.sqlite), merchants: createMerchantRepository(store.sqlite) }
     : store.postgres
       ? {
-          store: createPostgresTrustSweepStore(store.postgres.pool),
+          store: createPostgresTrustSweepStore(store.postgres.pool, createLeaderFence(store.postgres.pool)),
           merchants: createPostgresMerchantRepository(store.postgres.pool),
         }
       : null;

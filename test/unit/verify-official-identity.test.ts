@@ -51,7 +51,7 @@ afterEach(() => {
 });
 
 let counter = 0;
-/** A PROBATION merchant as the SIRENE import makes it (siret_verified from the file, processed then). */
+/** A PROBATION merchant as the SIRENE import makes it (siret_verified from a stock of that date). */
 function importedMerchant(processedAt = "2026-10-02T08:15:31.000Z"): { abId: string; siret: string } {
   counter += 1;
   const siren = makeSiren(String(55566600 + counter));
@@ -70,6 +70,7 @@ function importedMerchant(processedAt = "2026-10-02T08:15:31.000Z"): { abId: str
     inseeCode: "69266",
     createdOn: "2011-09-15",
     processedAt,
+    asOf: processedAt,
     legalUnit: { siren, legalName: `AU PAIN DORE ${counter}`, createdOn: "2011-09-15", legalForm: "5499" },
   };
   const outcome = applyOfficialEstablishment({ registry, communes, now: () => NOW }, establishment, "import:sirene");
@@ -127,6 +128,8 @@ describe("verifyOfficialIdentity", () => {
       verifiedAt: NOW_ISO,
       recordedAt: NOW_ISO,
       expiresAt: "2028-11-23T10:00:00.000Z",
+      // Which official source said so: merchant.sources names it.
+      origin: "recherche-entreprises",
     });
     const found = registry.find(abId);
     expect([found?.merchant.status, found?.revision]).toEqual(["PROBATION", 2]);

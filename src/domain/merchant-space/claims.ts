@@ -4,7 +4,8 @@ import { claimBlockOf } from "../merchants/lifecycle.ts";
 import { sirenOf } from "../siret.ts";
 import { COMPANY_MANAGER_ACR } from "./assurance.ts";
 import type { SpaceDeps, SpaceSession } from "./sessions.ts";
-import type { ClaimEvent, ClaimRecord, PersonKeys, SpaceListing, SpacePerson } from "./space-store.ts";
+import { claimNotice } from "./space-notices.ts";
+import type { ClaimEvent, ClaimRecord, PersonKeys, SpaceListing, SpaceNotice, SpacePerson } from "./space-store.ts";
 
 /**
  * Claims: who may manage a listing in the merchant space. A person signed in with ProConnect
@@ -166,28 +167,44 @@ export function proofReason(proof: Pick<ClaimRecord, "via" | "basis" | "acr" | "
 }
 
 /**
- * Writes a claim and its `claimed` audit event (actor: the claim's merchant actor). The one door
- * for every way a claim is made: the ProConnect path above, and the letter path (pro-letters)
- * once it checked its code.
+ * Writes a claim, its `claimed` audit event (actor: the claim's merchant actor) and its notice to
+ * the lead address and the other claimants (space-notices.ts). The one door for every way a claim
+ * is made: the ProConnect path above, and the letter path (pro-letters) once it checked its code.
  */
-export function recordClaim(deps: Pick<SpaceDeps, "store" | "now">, claim: NewClaimInput): Promise<ClaimRecord> {
-  const { record, event } = newClaim(deps, claim);
-  return deps.store.insertClaim(record, event);
+export async function recordClaim(
+  deps: Pick<SpaceDeps, "store" | "now" | "notifyOutbox">,
+  claim: NewClaimInput,
+): Promise<ClaimRecord> {
+  const { record, event, notice } = newClaim(deps, claim);
+  const recorded = await deps.store.insertClaim(record, event, notice);
+  deps.notifyOutbox?.();
+  return recorded;
 }
 
 /**
- * A new claim and its `claimed` audit event (actor: the claim's merchant actor), not written yet:
- * recordClaim writes it through the space's store, the letter path with the letter it spends.
+ * A new claim, its `claimed` audit event (actor: the claim's merchant actor) and its notice, not
+ * written yet: recordClaim writes them through the space's store, the letter path with the letter
+ * it spends.
  */
 export function newClaim(
   deps: Pick<SpaceDeps, "now">,
   claim: NewClaimInput,
-): { record: ClaimRecord; event: ClaimEvent } {
+): { record: ClaimRecord; event: ClaimEvent; notice: SpaceNotice } {
   const at = deps.now().toISOString();
   const claimId = randomUUID();
+  const record: ClaimRecord = {
+    ...claim,
+    claimId,
+    createdAt: at,
+    lapsedAt: null,
+    revokedAt: null,
+    revokedBy: null,
+    revokedReason: null,
+  };
   return {
-    record: { ...claim, claimId, createdAt: at, lapsedAt: null, revokedAt: null, revokedBy: null, revokedReason: null },
+    record,
     event: { at, actor: merchantActor(claimId), action: "claimed", reason: proofReason(claim) },
+    notice: claimNotice(record),
   };
 }
 

@@ -66,7 +66,7 @@ export async function signInWithLetterCode(
     return { ok: false, refusal: "revoked" };
   }
   const person = letterPerson(`letter:${letter.letterId}`, input.email);
-  const { record, event } = newClaim(deps.space, {
+  const { record, event, notice } = newClaim(deps.space, {
     abId: letter.abId,
     siren: sirenOf(listing.siret),
     subject: person.subject,
@@ -77,8 +77,15 @@ export async function signInWithLetterCode(
     amr: null,
     idpId: null,
   });
-  const claim = await deps.letters.letters.spend(letter.letterId, deps.letters.now().toISOString(), record, event);
+  const claim = await deps.letters.letters.spend(
+    letter.letterId,
+    deps.letters.now().toISOString(),
+    record,
+    event,
+    notice,
+  );
   if (claim === null) return { ok: false, refusal: "used" };
+  deps.space.notifyOutbox?.();
   const { token, session } = await openSession(deps.space, person, { replacing: input.replacing });
   return { ok: true, token, session, claim };
 }

@@ -2,7 +2,7 @@
  * What the postal-letter path needs from storage (implemented by src/store/letter-repository.ts).
  * A letter row keeps only keyed hashes of its code (letter-code.ts), never the code.
  */
-import type { ClaimEvent, ClaimRecord } from "./space-store.ts";
+import type { ClaimEvent, ClaimRecord, SpaceNotice } from "./space-store.ts";
 
 export interface LetterStore {
   /** The listed establishments (not SUSPENDED or ARCHIVED) a batch may go to, with their SIRENE name and address. */
@@ -22,14 +22,20 @@ export interface LetterStore {
    */
   countWrongTry(letterId: string, at: string, lockAfter: number): Promise<LetterRow | null>;
   /**
-   * Spends a letter and records the claim it gives (and the claim's audit event) in one
+   * Spends a letter and records the claim it gives (and the claim's audit event and notice) in one
    * transaction: the letter is marked used only if it is still unused, unlocked, not superseded
    * and not expired at `at`; null, with nothing written, otherwise (spent meanwhile). The claim is
    * written as the space's store writes one (a live claim of the same person on the listing
    * already there is returned instead). One store method, so the transaction never spans an await
    * of the domain.
    */
-  spend(letterId: string, at: string, claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord | null>;
+  spend(
+    letterId: string,
+    at: string,
+    claim: ClaimRecord,
+    event: ClaimEvent,
+    notice: SpaceNotice,
+  ): Promise<ClaimRecord | null>;
 }
 
 export interface LetterRecipientFilter {

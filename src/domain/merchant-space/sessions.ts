@@ -26,6 +26,8 @@ export interface SpaceDeps {
   now: () => Date;
   /** The key of the CSRF tokens (DATA_DIR/secrets/pro-csrf.key, created on first use). */
   csrfSecret: () => Buffer;
+  /** Wakes the outbox worker (a claim's notices). */
+  notifyOutbox?: () => void;
 }
 
 export interface SpaceSession {

@@ -1,4 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject, randomUUID, timingSafeEqual } from "node:crypto";
+import { ServiceError } from "../../errors/service-error.ts";
+import { HOURLY_WINDOW_SECONDS } from "../access/rate-limit-policy.ts";
+import type { RateLimiter } from "../access/rate-limiter.ts";
 import { frenchDateTime, type RenderedEmail, renderLayout } from "../leads/email-format.ts";
 import { PLATFORM_SIGNATURE } from "../leads/render-lead-notification.ts";
 
@@ -14,26 +17,41 @@ import { PLATFORM_SIGNATURE } from "../leads/render-lead-notification.ts";
  */
 export const SIGN_IN_LINK_VALID_MINUTES = 15;
 
+/**
+ * Link requests per email address and hour, from whatever client addresses (each address has its
+ * own budget too, in the guard): past it, a person flooding someone's mailbox, or trying addresses
+ * from many machines, is refused. Every request counts, whether the address has a claim or not, so
+ * the refusal tells nothing of it either.
+ */
+export const SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY = 5;
+
 export interface SignInLinkTokens {
   issue(linkId: string): string;
   /** The link id the token was issued for, or null when this server did not issue it. */
   verify(token: string): string | null;
+  /**
+   * The key an email address's request budget is counted under: a keyed hash (the link key, its
+   * own context), so the rate limit store never holds the address, nor a hash one could test
+   * guessed addresses against; the same on every machine of the deployment.
+   */
+  budgetKey(email: string): string;
 }
 
 const CONTEXT = "abeille-pro-sign-in-link/v1:";
+const BUDGET_CONTEXT = "abeille-pro-sign-in-link-budget/v1:";
 const LINK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MAC = /^[A-Za-z0-9_-]{43}$/;
 
 export function createSignInLinkTokens(secret: () => Buffer): SignInLinkTokens {
   let key: KeyObject | undefined;
-  const mac = (linkId: string) => {
+  const hmac = (text: string) => {
     key ??= createSecretKey(secret());
-    return createHmac("sha256", key)
-      .update(CONTEXT + linkId, "utf8")
-      .digest("base64url");
+    return createHmac("sha256", key).update(text, "utf8").digest("base64url");
   };
+  const mac = (linkId: string) => hmac(CONTEXT + linkId);
   return {
     issue: (linkId) => `${linkId}.${mac(linkId)}`,
+    budgetKey: (email) => `pro-sign-in-link:${hmac(BUDGET_CONTEXT + email.trim().toLowerCase())}`,
     verify(token) {
       const [linkId = "", given = "", ...rest] = token.split(".");
       if (rest.length > 0 || !LINK_ID.test(linkId) || !MAC.test(given)) return null;
@@ -80,11 +98,30 @@ export interface SignInLinkDeps {
   now: () => Date;
 }
 
+/** What asking links needs besides the links: the budget per email address. */
+export interface RequestSignInLinkDeps extends SignInLinkDeps {
+  limiter: RateLimiter;
+}
+
 /**
  * Sends a sign-in link for each live letter claim of the address (none when there is none: the
  * caller answers the same either way). Returns how many links went out, for tests and logs only.
+ * Past SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY requests for the address within the hour, refused
+ * (RATE_LIMITED) before anything is looked up, whether the address has a claim or not.
  */
-export async function requestSignInLinks(deps: SignInLinkDeps, email: string): Promise<number> {
+export async function requestSignInLinks(deps: RequestSignInLinkDeps, email: string): Promise<number> {
+  const budget = await deps.limiter.consume(
+    deps.linkTokens.budgetKey(email),
+    SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY,
+    HOURLY_WINDOW_SECONDS,
+  );
+  if (!budget.allowed) {
+    throw new ServiceError(
+      "RATE_LIMITED",
+      `This email address asked ${SIGN_IN_LINK_REQUESTS_PER_EMAIL_HOURLY} sign-in links within the hour, the most it may; retry in ${budget.retryAfterSeconds} s`,
+      { retryAfterSeconds: budget.retryAfterSeconds },
+    );
+  }
   const claims = await deps.links.liveLetterClaimsOf(email);
   if (claims.length === 0) return 0;
   const now = deps.now();

@@ -100,6 +100,26 @@ export interface SpaceListing {
   status: string;
 }
 
+export type NoticeWhat = "claimed" | "lead_email_changed";
+
+/**
+ * A change of who manages a listing or where its leads go, to tell (space-notices.ts says who is
+ * told and what it says): written in the transaction of the change.
+ */
+export interface SpaceNotice {
+  abId: string;
+  what: NoticeWhat;
+  /** When the change was made. */
+  at: string;
+  /** The claim that acted (the claim made, or the claim that asked the change); null: the operators. */
+  byClaimId: string | null;
+  /** A lead email change: the address in force before it (the one told), and the new one. */
+  fromEmail: string | null;
+  toEmail: string | null;
+  /** The merchant's change (its lead email confirmation) told, when it waits for this notice. */
+  confirmationId: string | null;
+}
+
 /** The audit event of a claim, a revocation, a lapse or a restoration, written with it in one transaction. */
 export interface ClaimEvent {
   at: string;
@@ -139,10 +159,11 @@ export interface SpaceStore {
   listingsOf(identity: { siret: string | null; siren: string | null }): Promise<SpaceListing[]>;
 
   /**
-   * Writes a claim and its audit event in one transaction. A live claim of the same person on the
-   * same listing already there: nothing written, that claim returned.
+   * Writes a claim, its audit event and its notice (to the lead address and the other claimants as
+   * the transaction reads them, each with its outbox row) in one transaction. A live claim of the
+   * same person on the same listing already there: nothing written, that claim returned.
    */
-  insertClaim(claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord>;
+  insertClaim(claim: ClaimRecord, event: ClaimEvent, notice: SpaceNotice): Promise<ClaimRecord>;
   findClaim(claimId: string): Promise<ClaimRecord | null>;
   /** The person's claims, live and revoked, newest first. */
   claimsOfSubject(subject: string): Promise<ClaimRecord[]>;

@@ -1,8 +1,6 @@
-import { ServiceError } from "../../errors/service-error.ts";
-import type { Signal, SignalNotice } from "../merchant.ts";
+import type { MerchantClosure, Signal, SignalNotice } from "../merchant.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
-import { identityVerifiedAt } from "../trust/signal-expiry.ts";
-import { checkTransition, feedChange } from "./lifecycle.ts";
+import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile } from "./load-registered.ts";
 import type { Actor, MerchantDecisionDeps, RegisteredMerchant } from "./merchant-registry.ts";
 import type { OfficialAnnouncement } from "./official-announcement.ts";
@@ -17,7 +15,7 @@ export interface BodaccPeriod {
 
 export type BodaccOutcome =
   | { kind: "updated"; abId: string }
-  | { kind: "archived"; abId: string }
+  | { kind: "closed"; abId: string }
   | { kind: "unchanged"; abId: string };
 
 const normalized = (text: string | null) =>
@@ -127,7 +125,8 @@ const sameSignal = (a: Signal | undefined, b: Signal) =>
  *   publication date and valid two years, like the SIRENE identity check;
  * - a clean file never replaces a later check, nor a failure published before the file's period
  *   (the file says nothing of it); of two failures, the newer announcement stays;
- * - a deregistration archives the merchant (lifecycle.ts), with the announcement as the reason;
+ * - a deregistration, or a liquidation closed (`closesTheCompany`), records the merchant's closure
+ *   with the announcement as its source: still resolvable, saying closed, never a search hit;
  * - archived merchants are left as they are.
  *
  * The same announcements twice change nothing the second time.
@@ -141,7 +140,7 @@ export function applyBodaccAnnouncements(
 ): BodaccOutcome[] {
   const adverse = adverseAnnouncements(siren, announcements);
   const latest = adverse[0];
-  const deregistration = adverse.find((announcement) => announcement.kind === "radiation");
+  const closing = adverse.find(closesTheCompany);
   const checkedAt = `${period.to}T00:00:00.000Z`;
   const base = {
     key: "bodacc_clean",
@@ -149,6 +148,7 @@ export function applyBodaccAnnouncements(
     source: "official_file",
     verifiedAt: checkedAt,
     recordedAt: checkedAt,
+    origin: "bodacc",
   } as const;
   const signal: Signal = latest
     ? {
@@ -158,6 +158,8 @@ export function applyBodaccAnnouncements(
         value: false,
         expiresAt: null,
         notice: noticeOf(latest),
+        // When BODACC's record of the company last changed, as far as the check says: the announcement.
+        changedAt: `${latest.publishedOn}T00:00:00.000Z`,
       }
     : {
         ...base,
@@ -182,7 +184,8 @@ export function applyBodaccAnnouncements(
             known.notice.publishedOn < period.from) ||
           (known.status === "verified" && (known.verifiedAt ?? "") > checkedAt));
     const recorded = keepKnown || sameSignal(known, signal) ? null : signal;
-    if (deregistration) return archive(deps, existing, deregistration, recorded, known, actor);
+    // A closure recorded stands (the first source to say so): later files only update bodacc_clean.
+    if (closing && !existing.merchant.closure) return recordClosure(deps, existing, closing, recorded, known, actor);
     if (!recorded) return { kind: "unchanged", abId };
 
     const nowIso = deps.now().toISOString();
@@ -210,45 +213,66 @@ export function applyBodaccAnnouncements(
   });
 }
 
-function archive(
+/**
+ * Whether an announcement says the company is gone: its deregistration from the RCS, or a judgment
+ * closing its liquidation (for want of assets, or its debts paid: either ends the company, whose
+ * deregistration follows). An opening of liquidation is not a closure by itself (the court may let
+ * the business trade on for a while): it fails bodacc_clean, as any proceeding does.
+ */
+export function closesTheCompany(announcement: OfficialAnnouncement): boolean {
+  if (announcement.kind === "radiation") return true;
+  if (announcement.kind !== "collective") return false;
+  const nature = normalized(announcement.judgment?.nature ?? null);
+  return nature.includes("cloture") && (nature.includes("liquidation") || nature.includes("insuffisance d'actif"));
+}
+
+/**
+ * Records the company's end as the merchant's closure (docs/decisions.md, "Issue 37: only what is
+ * in business"): closed since the end of activity (deregistration) or the judgment's date, else
+ * the publication's, with the announcement as source. The merchant keeps its status and stays
+ * resolvable, saying so; it is no longer a search hit.
+ */
+function recordClosure(
   deps: Pick<MerchantDecisionDeps, "registry" | "now">,
   existing: RegisteredMerchant,
-  deregistration: OfficialAnnouncement,
+  closing: OfficialAnnouncement,
   recorded: Signal | null,
   known: Signal | undefined,
   actor: Actor,
 ): BodaccOutcome {
   const { merchant } = existing;
-  const now = deps.now();
-  const nowIso = now.toISOString();
-  const reason = `radiation du RCS publiée au BODACC le ${deregistration.publishedOn} (annonce ${deregistration.id}${
-    deregistration.court ? `, ${deregistration.court}` : ""
-  })`;
-  const check = checkTransition(merchant.status, "ARCHIVED", {
-    identityVerified: identityVerifiedAt(existing.signals, nowIso),
-    descriptionReviewed: merchant.description === null || !merchant.descriptionLlmUnreviewed,
-    reason,
-  });
-  if (!check.allowed) throw new ServiceError("CONFLICT", `Merchant ${merchant.abId}: ${check.reason}`);
+  const nowIso = deps.now().toISOString();
+  const notice = noticeOf(closing);
+  const closedOn = notice.decidedOn ?? closing.publishedOn;
+  const closure: MerchantClosure = {
+    closedOn,
+    source: "bodacc",
+    sourceUrl: closing.url ?? BODACC_DATASET_URL,
+    label: notice.label,
+    announcementId: closing.id,
+    recordedAt: nowIso,
+  };
   const written = deps.registry.update({
     abId: merchant.abId,
     expectedRevision: existing.revision,
-    fields: { status: "ARCHIVED", updatedAt: nowIso },
+    fields: { closure, updatedAt: nowIso },
     products: null,
     territorialProof: undefined,
     signals: recorded ? [recorded] : [],
     event: {
       at: nowIso,
       actor,
-      action: "status_changed",
+      action: "updated",
       changes: {
-        status: { from: merchant.status, to: "ARCHIVED" },
+        closure: { from: null, to: { closed_on: closedOn, source: "bodacc", announcement: closing.id } },
         ...(recorded ? { bodacc_clean: { from: summary(known), to: summary(recorded) } } : {}),
       },
-      reason,
+      reason: `BODACC : ${notice.label}, annonce ${closing.id} publiée le ${closing.publishedOn}${
+        closing.court ? ` (${closing.court})` : ""
+      }`,
     },
-    feed: feedChange(merchant.status, "ARCHIVED"),
+    feed: feedChange(merchant.status, merchant.status),
   });
   if (!written) throw changedMeanwhile(merchant.abId);
-  return { kind: "archived", abId: merchant.abId };
+  return { kind: "closed", abId: merchant.abId };
 }

@@ -163,6 +163,7 @@ export function newMerchant(facts: NewMerchantFacts, nowIso: string): Merchant {
     terrainPhotos: [],
     sameAs: [],
     paymentSetup: false,
+    closure: null,
     createdAt: nowIso,
     updatedAt: nowIso,
     ...facts,

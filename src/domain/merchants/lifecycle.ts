@@ -13,6 +13,15 @@ export function isListed(status: string): boolean {
   return LISTED_STATUSES.has(status);
 }
 
+/**
+ * Whether a merchant is a search hit: listed, and in business. A merchant an official source
+ * records closed (Merchant.closure: SIRENE, BODACC) stays resolvable, saying so, but is never a
+ * hit (docs/decisions.md, "Issue 37: only what is in business").
+ */
+export function isSearchHit(status: string, closure: unknown): boolean {
+  return isListed(status) && (closure === null || closure === undefined);
+}
+
 /** What a transition's conditions look at. */
 export interface TransitionFacts {
   /** siret_verified is verified and not expired. */

@@ -1,5 +1,6 @@
 import type { MerchantStatus } from "../../schemas/envelope.ts";
 import type { Merchant, Product, QaCluster, Signal, TerritorialProof } from "../merchant.ts";
+import type { SpaceNotice } from "../merchant-space/space-store.ts";
 
 /**
  * The registry as a batch's decisions read and write it (implemented by src/store/
@@ -18,6 +19,15 @@ export interface MerchantRegistryView {
   create(write: MerchantCreation): void;
   /** Applies a change made on top of `expectedRevision`; false when the merchant moved meanwhile. */
   update(write: MerchantModification): boolean;
+  /**
+   * An official source said again what a merchant's signals already say, same status and value (a
+   * newer SIRENE stock, a day's changes): moves their dates and where they were read only
+   * (verified_at, recorded_at, expires_at, changed_at, source, source_url, origin of the signals of
+   * these keys, which must be recorded already). Not a change of the merchant's record:
+   * its revision, audit log and change feed stay; the store revision and the merchant's touch move
+   * (what is published shows the dates). Cheap by design: a national stock confirms millions.
+   */
+  confirm(confirmation: SignalConfirmation): void;
   /**
    * One row of a batch (a savepoint): its writes stay when `decide` returns, none of them when it
    * throws, and the batch goes on with the others.
@@ -123,6 +133,15 @@ export interface MerchantCreation {
   feed: "created" | null;
 }
 
+/** The new dates of signals a source confirmed, by key (`confirm`). */
+export interface SignalConfirmation {
+  abId: string;
+  signals: Pick<
+    Signal,
+    "key" | "source" | "sourceUrl" | "verifiedAt" | "recordedAt" | "expiresAt" | "changedAt" | "origin"
+  >[];
+}
+
 export interface MerchantModification {
   abId: string;
   expectedRevision: number;
@@ -139,6 +158,8 @@ export interface MerchantModification {
   paymentAccountId?: string | null;
   event: MerchantEventInput;
   feed: "created" | "updated" | "withdrawn" | null;
+  /** A change of the lead email is told: its notice, written with the change (space-notices.ts). */
+  notice?: SpaceNotice;
 }
 
 export interface MerchantListFilter {

@@ -1,4 +1,7 @@
-/** An establishment as an official register describes it (the SIRENE stock files, src/import/sirene). */
+/**
+ * An establishment as an official register describes it: the SIRENE stock files (src/import/sirene)
+ * or API Sirene's answer for a day's changes (src/official/sirene-api.ts).
+ */
 export interface OfficialEstablishment {
   siret: string;
   siren: string;
@@ -6,6 +9,8 @@ export interface OfficialEstablishment {
   public: boolean;
   /** etatAdministratifEtablissement A: active; F: closed. */
   active: boolean;
+  /** For a closed row, the day it closed: dateDebut, the start of the row's current (closed) period (YYYY-MM-DD). */
+  closedOn?: string | null;
   /** Its main activity code, as the file gives it (NAF rev. 2 until 2026), else its NAF 2025 code. */
   nafCode: string;
   /** Its NAF 2025 code, when the file gives one. */
@@ -17,10 +22,20 @@ export interface OfficialEstablishment {
   city: string;
   inseeCode: string;
   createdOn: string | null;
-  /** When INSEE last processed the row: the date the identity check holds from. */
+  /**
+   * When INSEE last changed the record (dateDernierTraitementEtablissement): kept and shown as such,
+   * not the check's date (an establishment INSEE has not touched for years is still confirmed by
+   * every stock that lists it active).
+   */
   processedAt: string | null;
-  /** The file's date (YYYY-MM-DD) as the operator states it: the check's date for rows without a processing date. */
-  fileDate?: string | null;
+  /**
+   * The instant the source speaks as of (ISO): the stock's date (`--file-date`, else the latest
+   * processing date in the file), or the day of API Sirene's changes. The identity check holds from
+   * it (never from before `processedAt`); without it, nothing is checked.
+   */
+  asOf?: string | null;
+  /** Where it was read: INSEE's stock file when not said (the signals' source and address). */
+  readFrom?: OfficialReading | null;
   /** The company the establishment belongs to, when its file was read too. */
   legalUnit?: OfficialLegalUnit | null;
   /** Where a geocoded file places it; without one, the commune's centroid stands in (marked as such). */
@@ -39,6 +54,12 @@ export interface OfficialPosition {
   label?: string | null;
 }
 
+/** Where an establishment was read: a published file, or an API's answer, and the address to read it at. */
+export interface OfficialReading {
+  source: "official_file" | "official_api";
+  url: string;
+}
+
 /** A company (unité légale) as the register describes it. */
 export interface OfficialLegalUnit {
   siren: string;
@@ -48,4 +69,6 @@ export interface OfficialLegalUnit {
   createdOn: string | null;
   /** Its legal form, INSEE's four-digit code (5499: SARL, 1000: sole trader...). */
   legalForm?: string | null;
+  /** When INSEE last changed the company's record (dateDernierTraitementUniteLegale), if read. */
+  processedAt?: string | null;
 }

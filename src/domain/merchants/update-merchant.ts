@@ -3,6 +3,7 @@ import { companyNumberIssues, merchantUpdateSchema } from "../../schemas/merchan
 import { parseInput } from "../../schemas/parse.ts";
 import { sameWritten } from "../format.ts";
 import type { Merchant, TerritorialProof } from "../merchant.ts";
+import { leadEmailNotice } from "../merchant-space/space-notices.ts";
 import { changedFields, diffOf, productsOf, territorialProofOf } from "./build-merchant.ts";
 import { feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered } from "./load-registered.ts";
@@ -23,13 +24,16 @@ export interface UpdatedMerchant {
  * against the merchant's and left out (another SIRET is refused: it is another establishment).
  * `byTheMerchant`: the merchant wrote it from its space (src/domain/merchant-space/listing-edits.ts),
  * so a description it gives is its own words, not a generated text waiting for a person's review.
+ * A change of the email where leads go is told to the address it replaces and to the listing's
+ * claimants (a notice written with the change), unless `alreadyTold` (a change that waited for its
+ * notice to be sent: src/domain/merchant-space/lead-email.ts). `reason` goes to the audit event.
  */
 export function updateMerchant(
   deps: MerchantDecisionDeps,
   abId: string,
   input: unknown,
   actor: Actor,
-  options: { byTheMerchant?: boolean } = {},
+  options: { byTheMerchant?: boolean; alreadyTold?: boolean; reason?: string } = {},
 ): UpdatedMerchant {
   const current = loadRegistered(deps, abId);
   const { merchant } = current;
@@ -67,8 +71,19 @@ export function updateMerchant(
     fields: { ...fields, updatedAt: nowIso },
     products,
     territorialProof,
-    event: { at: nowIso, actor, action: "updated", changes, reason: null },
+    event: { at: nowIso, actor, action: "updated", changes, reason: options.reason ?? null },
     feed: feedChange(merchant.status, merchant.status),
+    ...("email" in fields && !options.alreadyTold
+      ? {
+          notice: leadEmailNotice({
+            abId,
+            at: nowIso,
+            actor,
+            fromEmail: merchant.email,
+            toEmail: fields.email ?? null,
+          }),
+        }
+      : {}),
   });
   if (!written) throw changedMeanwhile(abId);
   return { abId, changed, revision: current.revision + 1 };

@@ -106,6 +106,7 @@ function applyOfficialAnswer(
     verifiedAt: nowIso,
     recordedAt: nowIso,
     expiresAt: officialCheckExpiresAt(nowIso),
+    origin: "recherche-entreprises",
   });
 
   if (!found) {

@@ -51,6 +51,7 @@ export async function anonymizeExpired(deps: RetentionDeps): Promise<RetentionRe
     idempotency_keys: report.idempotencyKeys,
     space_sessions: report.spaceSessions,
     lead_email_links: report.leadEmailLinks,
+    space_notices: report.spaceNotices,
     mail_files: report.mailFiles,
   });
   return report;

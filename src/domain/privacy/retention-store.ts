@@ -16,6 +16,8 @@ export interface RetentionCounts {
   spaceSessions: number;
   /** Lead email confirmation links (the address asked for) expired before `sessionCutoff`, used or not. */
   leadEmailLinks: number;
+  /** Notices of claims and lead email changes (the addresses told) written before `sessionCutoff`. */
+  spaceNotices: number;
 }
 
 export interface RetentionRepository {

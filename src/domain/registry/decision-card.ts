@@ -24,6 +24,7 @@ import { buildLeadContract } from "../lead-contract.ts";
 import { evidenceUrl, merchantLinks } from "../links.ts";
 import type { Merchant, MerchantProfile, Product, QaCluster, QaNode, Signal, TerritorialProof } from "../merchant.ts";
 import { type AnswerFact, answerFactAt, confidenceRank } from "../trust/answer-fact.ts";
+import { officialSources } from "../trust/official-sources.ts";
 import {
   EVIDENCE_SIGNALS,
   isEvidenceSignal,
@@ -34,7 +35,7 @@ import {
 } from "../trust/signal-catalog.ts";
 import { signalCountsAt, signalStatusAt } from "../trust/signal-expiry.ts";
 import type { MerchantRepository } from "./merchant-store.ts";
-import { loadMerchant } from "./resolve-merchant.ts";
+import { describeClosure, loadMerchant } from "./resolve-merchant.ts";
 
 export interface DecisionCardDeps {
   merchants: MerchantRepository;
@@ -111,6 +112,7 @@ export function assembleDecisionCard(
   const links = cardLinks(baseUrl, abId);
 
   const identity = buildIdentity(merchant, profile.signals, links, now.toISOString());
+  const merchantPart = { sources: officialSources(profile.signals) };
   const trust = buildTrust(merchant, assessment);
   const actionability = buildActionability(assessment);
   const leadContract = buildLeadContract(baseUrl, merchant.sector, abId, { today: now });
@@ -125,6 +127,7 @@ export function assembleDecisionCard(
     generated_at: now.toISOString(),
     content_hash: "",
     identity,
+    merchant: merchantPart,
     trust,
     actionability,
     lead_contract: leadContract,
@@ -186,6 +189,7 @@ export function assembleDecisionCard(
     ab_id: abId,
     version: DECISION_CARD_DOCUMENT_VERSION,
     identity,
+    merchant: merchantPart,
     trust,
     actionability,
     lead_contract: leadContract,
@@ -327,6 +331,7 @@ function buildTrust(merchant: Merchant, assessment: Assessment): DecisionCardTru
     trust_level: assessment.trustLevel,
     merchant_status: merchant.status,
     probation: merchant.status === "PROBATION",
+    closure: describeClosure(merchant.closure),
     score: assessment.trust.breakdown.total,
     breakdown: { ...assessment.trust.breakdown },
     reasons: [...assessment.capabilities.trustReasons],

@@ -1,11 +1,12 @@
 import { ServiceError } from "../../errors/service-error.ts";
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
-import type { Credential, ResolvedMerchant } from "../../schemas/registry.ts";
+import type { Credential, MerchantClosureView, ResolvedMerchant } from "../../schemas/registry.ts";
 import { type Assessment, assessMerchant } from "../assess-merchant.ts";
 import { formatAddress, formatPrice } from "../format.ts";
-import type { MerchantProfile, Signal } from "../merchant.ts";
+import type { MerchantClosure, MerchantProfile, Signal } from "../merchant.ts";
 import { isListed } from "../merchants/lifecycle.ts";
 import { tradeOf } from "../sectors.ts";
+import { officialSources } from "../trust/official-sources.ts";
 import { signalDefinition, signalPosition } from "../trust/signal-catalog.ts";
 import { signalStatusAt } from "../trust/signal-expiry.ts";
 import { merchantActions } from "./merchant-actions.ts";
@@ -26,7 +27,8 @@ export interface LoadedMerchant {
 /**
  * Loads a listed merchant (docs/merchant-lifecycle.md): unknown, suspended and archived ones are
  * the same 404 to the outside, so no surface (resolve, decision card, signed manifest, tools)
- * vouches for a merchant the registry has withdrawn.
+ * vouches for a merchant the registry has withdrawn. One an official source records closed is
+ * loaded: every surface says it closed (describeClosure), and it is never a search hit.
  */
 export async function loadMerchant(deps: ResolveDeps, abId: string): Promise<LoadedMerchant> {
   const profile = await deps.merchants.findProfile(abId);
@@ -64,11 +66,13 @@ export async function resolveMerchant(deps: ResolveDeps, abId: string): Promise<
       trade: tradeOf(merchant)?.label ?? merchant.nafCode,
       naf_code: merchant.nafCode,
       naf_code_2025: merchant.nafCode2025,
+      closure: describeClosure(merchant.closure),
       trust: {
         score: assessment.trust.breakdown.total,
         status: assessment.trustLevel,
         breakdown: assessment.trust.breakdown,
       },
+      sources: officialSources(profile.signals),
     },
     products: profile.products.map((product) => ({
       id: product.productId,
@@ -83,6 +87,19 @@ export async function resolveMerchant(deps: ResolveDeps, abId: string): Promise<
     actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
     state: assessment.capabilities.state,
     validUntil: assessment.validUntil,
+  };
+}
+
+/** The merchant's closure as every surface says it (closed since when, from which source), null while open. */
+export function describeClosure(closure: MerchantClosure | null): MerchantClosureView {
+  if (!closure) return null;
+  return {
+    closed_on: closure.closedOn,
+    source: closure.source,
+    source_url: closure.sourceUrl,
+    label: closure.label,
+    announcement_id: closure.announcementId,
+    recorded_at: closure.recordedAt,
   };
 }
 

@@ -16,6 +16,31 @@ export type TrustComponent = "experience" | "expertise" | "authority" | "trust";
 export const SIGNAL_SOURCES = ["official_api", "official_file", "platform_observed", "merchant_declared"] as const;
 export type SignalSource = (typeof SIGNAL_SOURCES)[number];
 /**
+ * The official sources that speak for a merchant, as merchant.sources names them: INSEE's SIRENE
+ * register (its monthly stock and API Sirene's daily changes), BODACC's announcements, and the API
+ * Recherche d'entreprises (DINUM) the live check asks. The one list: the API's schemas take it from here.
+ */
+export const OFFICIAL_SOURCE_NAMES = ["sirene", "bodacc", "recherche-entreprises"] as const;
+export type OfficialSourceName = (typeof OFFICIAL_SOURCE_NAMES)[number];
+/**
+ * Which official source said a signal: the one it records, else, for a signal recorded before
+ * signals named their source, the one its key and kind say (until then the company's age came
+ * from SIRENE alone, the identity from SIRENE's stock file or the live check of the API Recherche
+ * d'entreprises, and BODACC's signal from BODACC); null for what no official source said.
+ */
+export function originOf(signal: {
+  key: string;
+  source: SignalSource;
+  origin?: OfficialSourceName | null;
+}): OfficialSourceName | null {
+  if (signal.origin) return signal.origin;
+  if (signal.key === "bodacc_clean") return "bodacc";
+  if (signal.key === "company_age_years") return "sirene";
+  if (signal.key !== "siret_verified") return null;
+  if (signal.source === "official_file") return "sirene";
+  return signal.source === "official_api" ? "recherche-entreprises" : null;
+}
+/**
  * How long an official register's answer holds (its file's row or its API's answer): two years
  * from the check, after which the signal counts for nothing until it is checked again.
  */

@@ -24,7 +24,8 @@ export interface BodaccImportReport extends RejectionList<BodaccRejection> {
   /** Merchants of the companies the file names, and what became of them. */
   matched: number;
   updated: number;
-  archived: number;
+  /** Merchants an official closure was recorded for (still resolvable, no longer search hits). */
+  closed: number;
   unchanged: number;
   /** The file's first and last publication dates. */
   period: BodaccPeriod | null;
@@ -34,7 +35,7 @@ export interface BodaccImportReport extends RejectionList<BodaccRejection> {
 }
 
 export interface BodaccImportHooks {
-  /** Called with each merchant the import updated or archived (to refresh a search index). */
+  /** Called with each merchant the import updated or recorded closed (to refresh a search index). */
   onChanged?: (abId: string) => void;
   /** Called every `progressEvery` records read, with the report so far and the companies kept. */
   onProgress?: (report: BodaccImportReport, companies: number) => void;
@@ -64,7 +65,7 @@ export async function importBodaccFile(
     read: 0,
     matched: 0,
     updated: 0,
-    archived: 0,
+    closed: 0,
     unchanged: 0,
     period: null,
     source_url: BODACC_DATASET_URL,

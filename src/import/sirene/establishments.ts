@@ -38,6 +38,17 @@ export const ESTABLISHMENT_COLUMNS = [
  */
 export const NAF_2025_COLUMN = "activitePrincipaleNAF25Etablissement";
 
+/**
+ * The start of the row's current period: for a closed establishment, the day it closed. Read when
+ * the file has it (every StockEtablissement layout does; rows written without it have no date).
+ */
+export const PERIOD_START_COLUMN = "dateDebut";
+
+/** The day a row's current period started (a closed establishment's closing, a ceased company's end), else null. */
+export function periodStartOf(row: Record<string, string>): string | null {
+  return dateOf(spaced(row[PERIOD_START_COLUMN] ?? ""));
+}
+
 /** SIRENE's street type codes and the words addresses write them with (data/sirene-street-types.json). */
 export const streetTypes: ReadonlyMap<string, string> = new Map(
   Object.entries(
@@ -184,14 +195,30 @@ function dateOf(text: string): string | null {
   return /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null;
 }
 
+/**
+ * INSEE's timestamp of its last processing of a record (dateDernierTraitement..., "2024-03-15T14:22:11",
+ * local time without a zone, taken as written), as an ISO instant; null when absent or unreadable.
+ */
+export function processedAtOf(text: string): string | null {
+  const value = text.trim();
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(value) ? `${value.slice(0, 19)}.000Z` : null;
+}
+
+/** A legal unit's processing date, when its file gives one (older layouts and tests' files may not). */
+function processedOf(text: string | undefined): { processedAt?: string } {
+  const processedAt = processedAtOf(text ?? "");
+  return processedAt ? { processedAt } : {};
+}
+
 export function establishmentOf(row: Record<string, string>): OfficialEstablishment {
   const value = (name: (typeof ESTABLISHMENT_COLUMNS)[number]) => spaced(row[name] ?? "");
-  const processed = value("dateDernierTraitementEtablissement");
+  const active = value("etatAdministratifEtablissement") === "A";
   return {
     siret: value("siret"),
     siren: value("siren"),
     public: value("statutDiffusionEtablissement") === "O",
-    active: value("etatAdministratifEtablissement") === "A",
+    active,
+    closedOn: active ? null : periodStartOf(row),
     ...activityCodes(value("activitePrincipaleEtablissement"), (row[NAF_2025_COLUMN] ?? "").trim() || null),
     name: value("enseigne1Etablissement") || value("denominationUsuelleEtablissement") || null,
     street: streetFromColumns(
@@ -204,7 +231,7 @@ export function establishmentOf(row: Record<string, string>): OfficialEstablishm
     city: value("libelleCommuneEtablissement"),
     inseeCode: value("codeCommuneEtablissement"),
     createdOn: dateOf(value("dateCreationEtablissement")),
-    processedAt: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(processed) ? `${processed.slice(0, 19)}.000Z` : null,
+    processedAt: processedAtOf(value("dateDernierTraitementEtablissement")),
     position: null,
   };
 }
@@ -222,6 +249,9 @@ export function placedAt(
   const labelled = position.label ? streetFromLabel(position.label, establishment.postalCode, position.type) : null;
   return { ...establishment, position, street: labelled ?? establishment.street };
 }
+
+/** When INSEE last changed a legal unit's record: read when the file has the column (StockUniteLegale has). */
+export const LEGAL_UNIT_PROCESSED_COLUMN = "dateDernierTraitementUniteLegale";
 
 /** The columns of StockUniteLegale the import reads (the file has 34, 35 with the NAF 2025 one). */
 export const LEGAL_UNIT_COLUMNS = [
@@ -253,5 +283,6 @@ export function legalUnitOf(row: Record<string, string>): OfficialLegalUnit | nu
     legalName: name,
     legalForm: /^\d{4}$/.test(value("categorieJuridiqueUniteLegale")) ? value("categorieJuridiqueUniteLegale") : null,
     createdOn: dateOf(value("dateCreationUniteLegale")),
+    ...processedOf(row[LEGAL_UNIT_PROCESSED_COLUMN]),
   };
 }

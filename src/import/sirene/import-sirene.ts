@@ -1,7 +1,10 @@
 import { Worker } from "node:worker_threads";
 import {
   applyOfficialEstablishment,
+  countOutcome,
+  type OfficialCounts,
   type OfficialOutcome,
+  officialCounts,
 } from "../../domain/merchants/apply-official-establishment.ts";
 import { abIdsOfOneBatch } from "../../domain/merchants/build-merchant.ts";
 import { decideInRegistry, type MerchantLifecycleDeps } from "../../domain/merchants/merchant-registry.ts";
@@ -22,8 +25,9 @@ export interface SireneImportFiles {
   /** Keep only establishments of these departments (INSEE commune code prefixes: 69, 2A, 971). */
   departments?: string[] | null;
   /**
-   * The file's date (YYYY-MM-DD), as the operator states it: the identity check of a row without
-   * INSEE's processing date holds from it. Without it, such rows are skipped as `undated`.
+   * The stock's date (YYYY-MM-DD), as the operator states it: every active establishment of the
+   * stock is identity-verified as of it. Without it, the stock's date is the latest INSEE
+   * processing date in the establishments file.
    */
   fileDate?: string | null;
 }
@@ -35,13 +39,10 @@ export interface SireneRejection {
   error: string;
 }
 
-export interface SireneImportReport extends RejectionList<SireneRejection> {
+export interface SireneImportReport extends RejectionList<SireneRejection>, OfficialCounts {
   read: number;
-  created: number;
-  updated: number;
-  archived: number;
-  unchanged: number;
-  skipped: Record<string, number>;
+  /** The date the stock confirms its establishments as of (ISO): `--file-date`, else its latest processing date. */
+  stock_date: string | null;
 }
 
 /**
@@ -68,7 +69,7 @@ export interface SireneImportProgress extends ReadingProgress {
 }
 
 export interface SireneImportHooks {
-  /** Called with each merchant the import created, updated or archived (to refresh a search index). */
+  /** Called with each merchant the import created, updated, archived, closed or confirmed (to refresh a search index). */
   onChanged?: (abId: string) => void;
   /** Called every `every` rows read. */
   onProgress?: (report: SireneImportReport) => void;
@@ -106,13 +107,17 @@ const SIRET_PAGE = 20_000;
  * files (stock-reader.ts: the establishments read through and checked before anything is applied,
  * their companies kept packed, most rows set aside from a few columns' bytes with the domain's
  * own reason), and this thread applies the rest, a batch per transaction, through the domain
- * (applyOfficialEstablishment, the one rule of what a row means). A row whose digest is the one
- * recorded when it was last applied, its merchant untouched since, is known unchanged without a
- * decision: the same stock again costs little more than reading it. The same files twice change
- * nothing the second time, so an import killed half-way is resumed by running it again. A row
- * that cannot be taken is counted and, among the first REJECTIONS_KEPT, listed with its file and
- * line. A file that cannot be read on throws a SireneFileError naming it, the registry untouched
- * when it is the establishments' or the companies' file.
+ * (applyOfficialEstablishment, the one rule of what a row means). Every active establishment of
+ * the stock is identity-verified as of the stock's date (`fileDate`, else the latest INSEE
+ * processing date in the establishments file, which the reading's first pass reads through
+ * anyway); a known one the stock lists unchanged is confirmed as of that date. A row whose digest
+ * (the stock's date in it) is the one recorded when it was last applied, its merchant untouched
+ * since, is known unchanged without a decision: the same stock again costs little more than
+ * reading it. The same files twice change nothing the second time, so an import killed half-way
+ * is resumed by running it again. A row that cannot be taken is counted and, among the first
+ * REJECTIONS_KEPT, listed with its file and line. A file that cannot be read on throws a
+ * SireneFileError naming it, the registry untouched when it is the establishments' or the
+ * companies' file.
  */
 export async function importSireneStock(
   deps: MerchantLifecycleDeps,
@@ -124,15 +129,12 @@ export async function importSireneStock(
   const printable = hooks.printable ?? ((text: string) => JSON.stringify(text));
   const report: SireneImportReport = {
     read: 0,
-    created: 0,
-    updated: 0,
-    archived: 0,
-    unchanged: 0,
-    skipped: {},
+    stock_date: files.fileDate ? `${files.fileDate}T00:00:00.000Z` : null,
+    ...officialCounts(),
     rejected: [],
     rejected_count: 0,
   };
-  const decided = { created: 0, updated: 0, archived: 0, unchanged: 0, skipped: {} as Record<string, number> };
+  const decided = officialCounts();
   let readSkipped: Record<string, number> = {};
   const every = hooks.progressEvery ?? 10_000;
   let progressed = 0;
@@ -140,6 +142,8 @@ export async function importSireneStock(
     report.created = decided.created;
     report.updated = decided.updated;
     report.archived = decided.archived;
+    report.closed = decided.closed;
+    report.confirmed = decided.confirmed;
     report.unchanged = decided.unchanged;
     report.skipped = sumOf(readSkipped, decided.skipped);
     return report;
@@ -171,8 +175,15 @@ export async function importSireneStock(
       const known = rows.filter((row) => row.known && row.digest).map((row) => row.establishment.siret);
       const recorded = known.length > 0 ? await deps.registry.officialRowDigests(known) : null;
       if (recorded && recorded.size > 0) {
+        // The digests were read before any row of the batch is decided: a SIRET the batch has
+        // already sent to the domain may have moved since (a row read twice), and goes there too.
+        const sent = new Set<string>();
         toDecide = rows.filter((row) => {
-          if (row.digest === null || recorded.get(row.establishment.siret) !== row.digest) return true;
+          const { siret } = row.establishment;
+          if (row.digest === null || sent.has(siret) || recorded.get(siret) !== row.digest) {
+            sent.add(siret);
+            return true;
+          }
           decided.unchanged += 1;
           return false;
         });
@@ -202,11 +213,8 @@ export async function importSireneStock(
       // it meanwhile (it tries again every millisecond) takes it then, not after the whole import.
       await new Promise((resolve) => setTimeout(resolve, 1));
       for (const outcome of outcomes) {
-        if (outcome.kind === "skipped") decided.skipped[outcome.reason] = (decided.skipped[outcome.reason] ?? 0) + 1;
-        else {
-          decided[outcome.kind] += 1;
-          if (outcome.kind !== "unchanged") hooks.onChanged?.(outcome.abId);
-        }
+        const written = countOutcome(decided, outcome);
+        if (written) hooks.onChanged?.(written);
       }
     }
   };
@@ -234,6 +242,7 @@ export async function importSireneStock(
     let working = false;
     const handle = async (message: ReadingMessage) => {
       if (message.type === "progress") told(message.progress);
+      else if (message.type === "dated") report.stock_date = message.stockDate;
       else if (message.type === "rows") {
         await apply(message.batch);
         report.read = message.counts.read;

@@ -38,6 +38,32 @@ export function fieldIs(record: ScannedRecord, index: number, character: string)
   return end - start === 1 && record.bytes[start] === character.charCodeAt(0);
 }
 
+/** The bytes of an INSEE timestamp as processedAtOf keeps them (establishments.ts): YYYY-MM-DDTHH:MM:SS. */
+export const TIMESTAMP_BYTES = 19;
+
+/**
+ * Where the field's INSEE timestamp starts in the row's bytes, when the field begins with one
+ * (spaces around it aside) as processedAtOf reads it: its first TIMESTAMP_BYTES bytes are the
+ * instant (the same code units, so they order as its text does); -1 when the field holds none;
+ * null when not sure (anything but printable ASCII: the string reading decides).
+ */
+export function timestampAt(record: ScannedRecord, index: number): number | null {
+  const bounds = plainBounds(record, index);
+  if (!bounds) return null;
+  const [start, end] = bounds;
+  if (end - start < TIMESTAMP_BYTES) return -1;
+  const { bytes } = record;
+  for (let at = 0; at < TIMESTAMP_BYTES; at++) {
+    const byte = bytes[start + at] as number;
+    const expected = TIMESTAMP_SHAPE.charCodeAt(at);
+    if (expected === DIGIT_0 ? !isDigit(byte - DIGIT_0) : byte !== expected) return -1;
+  }
+  return start;
+}
+
+/** A timestamp's shape: 0 for a digit, the other characters as they stand. */
+const TIMESTAMP_SHAPE = "0000-00-00T00:00:00";
+
 /** A NAF sub-class code's place in NAF_FLAGS (NN.NNL), or -1 when the bytes are no such code. */
 function codeKey(bytes: Buffer, start: number, end: number): number {
   if (end - start !== 6 || bytes[start + 2] !== 46) return -1;

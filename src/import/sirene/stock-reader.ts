@@ -16,13 +16,25 @@ import {
   establishmentOf,
   GEO_COLUMNS,
   LEGAL_UNIT_COLUMNS,
+  LEGAL_UNIT_PROCESSED_COLUMN,
   legalUnitOf,
   NAF_2025_COLUMN,
+  PERIOD_START_COLUMN,
   placedAt,
   positionOf,
+  processedAtOf,
 } from "./establishments.ts";
 import { layoutRefusal, type SireneFileKind } from "./layout.ts";
-import { allWithin, coveredActivity, fieldIs, nineDigits, SiretFilter, siretNumber } from "./raw-fields.ts";
+import {
+  allWithin,
+  coveredActivity,
+  fieldIs,
+  nineDigits,
+  SiretFilter,
+  siretNumber,
+  TIMESTAMP_BYTES,
+  timestampAt,
+} from "./raw-fields.ts";
 import { refusedRow } from "./row-check.ts";
 
 /*
@@ -31,15 +43,17 @@ import { refusedRow } from "./row-check.ts";
  * and its companies once, each file streamed and never held:
  *
  *   1. the establishments, checked whole (a zip's CRC-32, a CSV cut inside a field) before anything
- *      is applied, naming the companies (and, with --geo, the establishments) to read;
+ *      is applied, naming the companies (and, with --geo, the establishments) to read, and, without
+ *      --file-date, the stock's date: the latest processing date of its rows (every row's, from
+ *      its bytes), as of which its active establishments are identity-verified;
  *   2. the legal units (StockUniteLegale) of those companies only, kept packed: numbers in typed
  *      arrays and their names' bytes, a few dozen bytes a company;
  *   3. with --geo, the positions of those establishments;
  *   4. the establishments again: each row is read from a few columns' bytes first (raw-fields.ts),
  *      and one the domain would set aside for sure (closed and unknown to the registry, of a trade
  *      the registry does not cover) is counted with the domain's reason and goes no further; the
- *      others are read whole, checked (row-check.ts) and sent in batches, with their company and
- *      place, to be applied in file order.
+ *      others are read whole, checked (row-check.ts) and sent in batches, with their company,
+ *      place and the stock's date, to be applied in file order.
  */
 
 /** What the import asks of the reading (structured-cloned to the worker). */
@@ -48,6 +62,7 @@ export interface StockReadingOptions {
   legalUnits: string | null;
   geo: string | null;
   departments: string[] | null;
+  /** The stock's date as the operator states it (YYYY-MM-DD); null: the latest processing date in the file. */
   fileDate: string | null;
   /**
    * Set aside from its bytes a row the domain would set aside for sure, and give each row sent a
@@ -95,6 +110,8 @@ export interface ReadingProgress {
 
 /** Where the reading sends what it read; `rows` resolves when the reading may go on. */
 export interface ReadingSink {
+  /** The stock's date (ISO), once the first pass knows it (before any row is sent); null: none in the file. */
+  dated(stockDate: string | null): void;
   rows(batch: RowToApply[], counts: ReadCounts, progress: ReadingProgress): Promise<void>;
   progress(progress: ReadingProgress): void;
 }
@@ -124,7 +141,7 @@ export class StockFileError extends Error {
  * trades table and the commune reference (a new version of either can change what a row brings),
  * and this number, moved when the domain's reading of a row changes (apply-official-establishment.ts).
  */
-export const ROW_RULES_VERSION = 1;
+export const ROW_RULES_VERSION = 2;
 
 const SHORTEST_LIMIT = Math.min(...Object.values(MERCHANT_TEXT_LIMITS));
 const PROGRESS_EVERY_MS = 200;
@@ -163,14 +180,16 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
   const inDepartments = (inseeCode: string) =>
     !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
 
-  // 1. The establishments, checked whole; the companies (and places) to read.
+  // 1. The establishments, checked whole; the companies (and places) to read; the stock's date.
   const wanted = new SirenSet();
   const wantedSirets = files.geo ? new Set<string>() : null;
+  const latest = files.fileDate ? null : new LatestTimestamp();
   await readFile("establishments", files.establishments, ESTABLISHMENT_COLUMNS, ESTABLISHMENT_OPTIONAL, meter, {
     header: () => undefined,
     record: (record, columns) => {
       tick();
       if (record.oversized || record.count !== columns.width || emptyLine(record)) return;
+      latest?.read(record, columns.processed);
       const decided = options.fast ? quickly(record, columns, null) : null;
       if (decided !== null && decided !== WANTED) return;
       // Kept (or not sure): its company is read. A superset of the companies the domain asks for.
@@ -181,6 +200,8 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
     },
   });
   wanted.seal();
+  const stockDate = files.fileDate ? `${files.fileDate}T00:00:00.000Z` : (latest?.instant() ?? null);
+  sink.dated(stockDate);
 
   // 2. Their companies.
   let units: LegalUnits | null = null;
@@ -188,7 +209,7 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
     phase = "companies";
     const kept = new LegalUnits(wanted);
     units = kept;
-    await readFile("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [], meter, {
+    await readFile("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [LEGAL_UNIT_PROCESSED_COLUMN], meter, {
       header: () => undefined,
       record: (record, columns) => {
         tick();
@@ -302,7 +323,7 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
       const establishment: OfficialEstablishment = {
         ...placedAt(read, positionOf(row) ?? positions?.get(read.siret) ?? null),
         legalUnit: units?.get(read.siren) ?? null,
-        fileDate: files.fileDate ?? null,
+        asOf: stockDate,
       };
       if (!isValidSiret(establishment.siret)) {
         reject({ file: "establishments", line: record.line, kind: "invalid_siret", siret: establishment.siret });
@@ -329,8 +350,8 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
   return { counts, rejections, progress: progress() };
 }
 
-/** The optional columns of the establishments' file the import reads (a geocoded file's, NAF 2025). */
-const ESTABLISHMENT_OPTIONAL = [...GEO_COLUMNS, NAF_2025_COLUMN];
+/** The optional columns of the establishments' file the import reads (a geocoded file's, NAF 2025, the period's start). */
+const ESTABLISHMENT_OPTIONAL = [...GEO_COLUMNS, NAF_2025_COLUMN, PERIOD_START_COLUMN];
 
 const WANTED = "wanted";
 
@@ -345,6 +366,7 @@ interface Columns {
   naf: number;
   naf2025: number;
   commune: number;
+  processed: number;
   /** The columns a row keeps, for the length check (row-check.ts). */
   keptIndexes: Int32Array;
 }
@@ -382,7 +404,8 @@ function quickly(
     if (covered === null) return null;
     return covered ? WANTED : "naf_not_covered";
   }
-  // Closing: the domain archives its merchant, if the registry holds one (or this run sent it).
+  // Closing: the domain records its merchant's closure (or archives it, no longer public), if the
+  // registry holds one (or this run sent it).
   if (!applying) return "closing";
   if (applying.registry === null || applying.registry.mayHold(siret) || applying.sent?.mayHold(siret)) return WANTED;
   return isPublic ? "closed" : "not_public";
@@ -491,6 +514,7 @@ function columnsOf(kept: [string, number][], width: number): Columns {
     naf: index("activitePrincipaleEtablissement"),
     naf2025: index(NAF_2025_COLUMN),
     commune: index("codeCommuneEtablissement"),
+    processed: index("dateDernierTraitementEtablissement"),
     keptIndexes: Int32Array.from(kept.map(([, column]) => column)),
   };
 }
@@ -539,6 +563,35 @@ function rulesFingerprint(): string {
     hash.update(readFileSync(new URL(file, import.meta.url)));
   }
   return hash.digest("base64url");
+}
+
+/**
+ * The latest INSEE processing date of the rows read (the stock's date when the operator states
+ * none), as processedAtOf reads each: compared from the rows' bytes, a row's text made only when
+ * its bytes are not plain ASCII.
+ */
+class LatestTimestamp {
+  readonly #latest = Buffer.alloc(TIMESTAMP_BYTES);
+  #any = false;
+
+  read(record: ScannedRecord, index: number): void {
+    const start = timestampAt(record, index);
+    if (start === null) {
+      const processed = processedAtOf(fieldText(record, index));
+      if (processed !== null) this.#offer(Buffer.from(processed.slice(0, TIMESTAMP_BYTES), "latin1"), 0);
+    } else if (start >= 0) this.#offer(record.bytes, start);
+  }
+
+  #offer(bytes: Buffer, start: number): void {
+    if (this.#any && bytes.compare(this.#latest, 0, TIMESTAMP_BYTES, start, start + TIMESTAMP_BYTES) <= 0) return;
+    bytes.copy(this.#latest, 0, start, start + TIMESTAMP_BYTES);
+    this.#any = true;
+  }
+
+  /** The latest, as processedAtOf writes it; null when no row had one. */
+  instant(): string | null {
+    return this.#any ? `${this.#latest.toString("latin1")}.000Z` : null;
+  }
 }
 
 /**
@@ -614,6 +667,9 @@ class LegalUnits {
   readonly #form: Uint16Array;
   /** YYYYMMDD (0: none). */
   readonly #created: Uint32Array;
+  /** When INSEE last changed the company's record: YYYYMMDD and HHMMSS (0 and 0: none). */
+  readonly #processedDay: Uint32Array;
+  readonly #processedTime: Uint32Array;
   readonly #has: Uint8Array;
   readonly #chunks: Buffer[] = [];
   #used = NAME_CHUNK;
@@ -626,6 +682,8 @@ class LegalUnits {
     this.#nameLength = new Uint16Array(size);
     this.#form = new Uint16Array(size);
     this.#created = new Uint32Array(size);
+    this.#processedDay = new Uint32Array(size);
+    this.#processedTime = new Uint32Array(size);
     this.#has = new Uint8Array(size);
   }
 
@@ -647,6 +705,10 @@ class LegalUnits {
     this.#used += bytes;
     this.#form[index] = unit.legalForm ? Number(unit.legalForm) + 1 : 0;
     this.#created[index] = unit.createdOn ? Number(unit.createdOn.replaceAll("-", "")) : 0;
+    // processedAtOf's shape, YYYY-MM-DDTHH:MM:SS.000Z: its digits, in two numbers.
+    const processed = unit.processedAt ?? null;
+    this.#processedDay[index] = processed ? Number(processed.slice(0, 10).replaceAll("-", "")) : 0;
+    this.#processedTime[index] = processed ? Number(processed.slice(11, 19).replaceAll(":", "")) : 0;
     this.#has[index] = 1;
   }
 
@@ -659,14 +721,25 @@ class LegalUnits {
     const start = at % NAME_CHUNK;
     const form = this.#form[index] as number;
     const created = this.#created[index] as number;
-    const date = String(created).padStart(8, "0");
+    const processedDay = this.#processedDay[index] as number;
+    const time = String(this.#processedTime[index] as number).padStart(6, "0");
     return {
       siren,
       legalName: chunk.toString("utf8", start, start + (this.#nameLength[index] as number)),
       legalForm: form === 0 ? null : String(form - 1).padStart(4, "0"),
-      createdOn: created === 0 ? null : `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`,
+      createdOn: created === 0 ? null : dayOf(created),
+      // As legalUnitOf gives it: present only when the file gave one.
+      ...(processedDay === 0
+        ? {}
+        : { processedAt: `${dayOf(processedDay)}T${time.slice(0, 2)}:${time.slice(2, 4)}:${time.slice(4, 6)}.000Z` }),
     };
   }
+}
+
+/** YYYYMMDD as a number, as YYYY-MM-DD. */
+function dayOf(day: number): string {
+  const date = String(day).padStart(8, "0");
+  return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`;
 }
 
 /** Bytes of names a chunk of LegalUnits holds. */

@@ -18,6 +18,8 @@ import {
 /** What the reading thread says, in order. */
 export type ReadingMessage =
   | { type: "progress"; progress: ReadingProgress }
+  /** The stock's date, before any row (stock-reader.ts). */
+  | { type: "dated"; stockDate: string | null }
   | { type: "rows"; batch: RowToApply[]; counts: ReadCounts; progress: ReadingProgress }
   | { type: "done"; result: Awaited<ReturnType<typeof readStock>> }
   | {
@@ -51,6 +53,9 @@ if (parentPort && started?.stockReading) {
   });
   try {
     const result = await readStock(started.stockReading, {
+      dated(stockDate) {
+        post({ type: "dated", stockDate });
+      },
       async rows(batch, counts, progress) {
         post({ type: "rows", batch, counts, progress });
         ahead += 1;

@@ -5,6 +5,6 @@ import { guardedRoute } from "../../http/route.ts";
 export const ALL = guardedRoute("open", ({ url }) => {
   throw new ServiceError(
     "NOT_FOUND",
-    `No document at ${url.pathname}; this service publishes ab-public-keys.json, mcp.json and agent-card.json here`,
+    `No document at ${url.pathname}; this service publishes ai-catalog.json, ab-public-keys.json, mcp.json, mcp/server-card.json and agent-card.json here`,
   );
 });

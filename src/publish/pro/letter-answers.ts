@@ -15,7 +15,7 @@ import type { Reply } from "../../http/reply.ts";
 import type { RouteRequest } from "../../http/route-request.ts";
 import { logger } from "../../logging.ts";
 import { emailSchema } from "../../schemas/leads.ts";
-import { letterDeps, signInLinkDeps, spaceDeps } from "../../wiring.ts";
+import { letterDeps, signInLinkDeps, signInLinkRequestDeps, spaceDeps } from "../../wiring.ts";
 import { SPACE_PATH } from "./layout.ts";
 import {
   type CodeFormState,
@@ -199,7 +199,8 @@ export async function answerLinkRequest(
   if (!formIsOurs(app, request, form.csrf)) return again(403, null, FORM_EXPIRED_FR);
   const email = emailOf(typed);
   if (email === null) return again(400, EMAIL_FR, null);
-  if ((await requestSignInLinks(signInLinkDeps(app), email)) > 0) app.notifyOutbox();
+  // Past the address's budget, RATE_LIMITED: the space's French 429 page, as the guard's budgets.
+  if ((await requestSignInLinks(signInLinkRequestDeps(app), email)) > 0) app.notifyOutbox();
   return spaceDocument(app, renderLinkSentPage());
 }
 

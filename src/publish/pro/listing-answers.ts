@@ -107,11 +107,15 @@ const LINK_REFUSALS_FR: Record<LinkRefusal, string> = {
 export async function answerLeadEmailConfirmation(app: App, abId: string, token: string | undefined): Promise<Reply> {
   try {
     const confirmed = await confirmLeadEmail(listingSpaceDeps(app), listingId(abId), token ?? "");
+    const what =
+      confirmed.outcome === "waiting"
+        ? html`<p>Un message prévient l'adresse actuelle, ${confirmed.current}, du changement. Les demandes de clients arriveront à <strong>${confirmed.email}</strong> dès qu'il sera parti ; d'ici là, elles continuent d'arriver à ${confirmed.current}.</p>`
+        : html`<p>Les demandes de clients arriveront désormais à <strong>${confirmed.email}</strong>. Les agents la liront à la prochaine publication du registre.</p>`;
     return confirmationPage(
       app,
       200,
       "Adresse confirmée",
-      html`<h1>Adresse confirmée</h1><p>Les demandes de clients arriveront désormais à <strong>${confirmed.email}</strong>. Les agents la liront à la prochaine publication du registre.</p><p><a href="${SPACE_PATH}">Espace professionnel</a></p>`,
+      html`<h1>Adresse confirmée</h1>${what}<p><a href="${SPACE_PATH}">Espace professionnel</a></p>`,
     );
   } catch (failure) {
     if (!isServiceError(failure)) throw failure;

@@ -22,6 +22,8 @@ export interface ListingSpaceModel {
   advice: ScoreAdvice;
   /** The lead email waiting for its link to be opened, if any. */
   pendingEmail: { email: string; expiresAt: string } | null;
+  /** The lead email confirmed, waiting for the notice to the address in force to be sent, if any. */
+  waitingEmail: { email: string } | null;
   /** The statuses the merchant may move its listing to (pause, resume). */
   nextStatuses: MerchantStatus[];
   publicUrl: string;
@@ -172,6 +174,7 @@ function emailForm(model: ListingSpaceModel, state: ListingFormState, form: Form
   const current = model.merchant.email;
   return html`<section aria-labelledby="e-mail"><h2 id="e-mail">E-mail des demandes</h2>
 <p>${current ? html`Les demandes de clients arrivent à <strong>${current}</strong>.` : "Aucune adresse : les demandes ne vous sont pas envoyées par e-mail."}</p>
+${model.waitingEmail && current ? html`<p role="status">La nouvelle adresse <strong>${model.waitingEmail.email}</strong> est confirmée : elle sera utilisée dès que le message qui prévient ${current} du changement sera parti. D'ici là, les demandes continuent d'arriver à ${current}.</p>` : ""}
 ${model.pendingEmail ? html`<p role="status">Un lien de confirmation a été envoyé à <strong>${model.pendingEmail.email}</strong> ; il est valable jusqu'au ${formatDateFr(model.pendingEmail.expiresAt)}. L'adresse sera utilisée une fois le lien ouvert.</p>` : ""}
 ${formStart(form, "e-mail")}
 ${field({ label: "Nouvelle adresse", name: "email", type: "email", autocomplete: "email", value: shownValue(state, "e-mail", "email", ""), error: state.errors.email, hint: "Un lien de confirmation y sera envoyé ; d'ici là, rien ne change." })}

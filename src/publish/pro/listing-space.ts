@@ -44,6 +44,7 @@ export async function loadListingModel(deps: ListingSpaceDeps, abId: string): Pr
   const current = await readRegistered(deps, abId);
   const now = deps.now();
   const pending = await deps.confirmations.pendingOf(abId, now.toISOString());
+  const waiting = await deps.confirmations.waitingOf(abId);
   return {
     merchant: current.merchant,
     products: current.products,
@@ -51,6 +52,7 @@ export async function loadListingModel(deps: ListingSpaceDeps, abId: string): Pr
     signals: current.signals,
     advice: scoreAdvice(current.merchant, current.signals, now),
     pendingEmail: pending ? { email: pending.email, expiresAt: pending.expiresAt } : null,
+    waitingEmail: waiting ? { email: waiting.email } : null,
     nextStatuses: merchantNextStatuses(current.merchant.status),
     publicUrl: `${deps.baseUrl}/m/${abId}/`,
     now,

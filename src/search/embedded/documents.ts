@@ -32,6 +32,8 @@ export interface MerchantRow {
   postal_code: string;
   city: string;
   description: string | null;
+  /** The official closure as stored (JSON text), null while in business: a closed merchant is never a hit. */
+  closure: string | null;
   latitude: number | null;
   longitude: number | null;
   proof_postal_code: string | null;

@@ -59,6 +59,12 @@ export interface MeilisearchIndexOptions {
   embedder?: Embedder | null;
   /** The vector's share of a hybrid search, 0 (words only) to 1 (vector only); default 0.5. */
   semanticRatio?: number;
+  /**
+   * Every request that changes the index (documents, settings, swaps, the cursor) goes through it:
+   * on a deployment of several machines, the leader's fence (src/store/postgres/leader-fence.ts
+   * `hold`), which refuses it once this instance no longer leads. Searches and reads never do.
+   */
+  writeGate?: <T>(write: () => Promise<T>) => Promise<T>;
 }
 
 export interface MeilisearchSearchIndex extends SearchIndex {
@@ -188,10 +194,16 @@ export function createMeilisearchSearchIndex(
     httpClient,
     timeout: options.searchTimeoutMs ?? 1_000,
   });
+  const gate = options.writeGate;
   const writer = new Meilisearch({
     host: options.url,
     ...(apiKey ? { apiKey } : {}),
-    httpClient,
+    httpClient: gate
+      ? (target, init) =>
+          (init?.method ?? "GET").toUpperCase() === "GET"
+            ? httpClient(target, init)
+            : gate(() => httpClient(target, init))
+      : httpClient,
     timeout: options.writeTimeoutMs ?? 30_000,
     defaultWaitOptions: { timeout: options.writeTimeoutMs ?? 120_000, interval: 20 },
   });

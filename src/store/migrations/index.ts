@@ -244,7 +244,34 @@ export const migrations: Migration[] = [
     ]
   },
   {
-    "id": "0020_equal_doctor_spectrum",
+    "id": "0020_concerned_iceman",
+    "statements": [
+      "CREATE TABLE `space_notices` (\n\t`notice_id` text PRIMARY KEY NOT NULL,\n\t`ab_id` text NOT NULL,\n\t`what` text NOT NULL,\n\t`at` text NOT NULL,\n\t`by_claim_id` text,\n\t`from_email` text,\n\t`to_email` text,\n\t`confirmation_id` text,\n\t`recipient` text NOT NULL,\n\t`recipient_role` text NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE no action\n);",
+      "CREATE INDEX `space_notices_at` ON `space_notices` (`at`);",
+      "ALTER TABLE `lead_email_confirmations` ADD `waiting_notice_id` text;"
+    ]
+  },
+  {
+    "id": "0021_abandoned_lady_mastermind",
+    "statements": [
+      "CREATE TABLE `deployment_files` (\n\t`name` text PRIMARY KEY NOT NULL,\n\t`sha256` text NOT NULL,\n\t`recorded_at` text NOT NULL,\n\t`recorded_by` text NOT NULL\n);"
+    ]
+  },
+  {
+    "id": "0022_peaceful_chimera",
+    "statements": [
+      "ALTER TABLE `merchants` ADD `closure` text;"
+    ]
+  },
+  {
+    "id": "0023_pretty_corsair",
+    "statements": [
+      "ALTER TABLE `signals` ADD `changed_at` text;",
+      "ALTER TABLE `signals` ADD `origin` text;"
+    ]
+  },
+  {
+    "id": "0024_wandering_archangel",
     "statements": [
       "CREATE TABLE `official_row_digests` (\n\t`ab_id` text PRIMARY KEY NOT NULL,\n\t`digest` text NOT NULL,\n\t`revision` integer NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE cascade\n);"
     ]

@@ -99,7 +99,7 @@ export function createPostgresLetterRepository(pool: pg.Pool): LetterStore {
         }
         return letterOf(row);
       }),
-    spend: (letterId, at, claim, event) =>
+    spend: (letterId, at, claim, event, notice) =>
       inTransaction(pool, async (client) => {
         const spent = await client.query(
           `UPDATE letter_codes SET used_at = $2
@@ -107,7 +107,7 @@ export function createPostgresLetterRepository(pool: pg.Pool): LetterStore {
           [letterId, at],
         );
         if (spent.rowCount === 0) return null;
-        return insertClaimOn(client, claim, event);
+        return insertClaimOn(client, claim, event, notice);
       }),
   };
 }

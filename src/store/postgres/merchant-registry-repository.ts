@@ -21,6 +21,7 @@ import type {
   MerchantRegistryView,
   RegisteredMerchant,
   RegistryBatchKeys,
+  SignalConfirmation,
 } from "../../domain/merchants/merchant-registry.ts";
 import { merchantStatusSchema } from "../../schemas/envelope.ts";
 import {
@@ -35,13 +36,25 @@ import {
   toSignal,
 } from "../merchant-rows.ts";
 import { and, drizzlePostgres, eq, getTableColumns, sql } from "./drizzle.ts";
+import type { LeaderFence } from "./leader-fence.ts";
 import * as schema from "./schema.ts";
+import { insertNoticeOn } from "./space-notice-repository.ts";
 import type { PostgresStore } from "./store.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
 
-export function createPostgresMerchantRegistryRepository({ pool }: PostgresStore): MerchantRegistryStore {
-  const batch = <T>(keys: RegistryBatchKeys, decide: (view: MerchantRegistryView) => T): Promise<T> =>
-    inTransaction(pool, (client) => registryBatchOn(client, keys, decide));
+/**
+ * The registry's writes on PostgreSQL. With a leader's fence (an import the server's leader runs:
+ * the daily imports, jobs/job-store.ts), each batch commits only while that instance leads; the
+ * fence lets everything through until it follows a term (an operator's import run by hand).
+ */
+export function createPostgresMerchantRegistryRepository(
+  { pool }: PostgresStore,
+  fence: Pick<LeaderFence, "transaction"> | null = null,
+): MerchantRegistryStore {
+  const batch = <T>(keys: RegistryBatchKeys, decide: (view: MerchantRegistryView) => T): Promise<T> => {
+    const write = (client: pg.PoolClient) => registryBatchOn(client, keys, decide);
+    return fence ? fence.transaction(write) : inTransaction(pool, write);
+  };
   return {
     async find(abId) {
       return (await readRegistered(pool, { abIds: [abId] }))[0] ?? null;
@@ -227,6 +240,7 @@ async function readRegistered(db: Queryable, keys: RegistryBatchKeys): Promise<R
 type Write =
   | { kind: "create"; write: MerchantCreation }
   | { kind: "update"; write: MerchantModification }
+  | { kind: "confirm"; write: SignalConfirmation }
   | { kind: "digest"; abId: string; digest: string; revision: number };
 
 /**
@@ -325,6 +339,29 @@ class BatchView implements MerchantRegistryView {
     this.writes.push({ kind: "digest", abId, digest, revision: current.revision });
   }
 
+  confirm(write: SignalConfirmation): void {
+    const current = this.find(write.abId);
+    if (!current) throw new Error(`merchant ${write.abId} is not there to confirm`);
+    const byKey = new Map(write.signals.map((signal) => [signal.key, signal]));
+    for (const key of byKey.keys()) {
+      if (!current.signals.some((signal) => signal.key === key)) {
+        throw new Error(`merchant ${write.abId} has no ${key} signal to confirm`);
+      }
+    }
+    this.set(write.abId, {
+      ...current,
+      signals: current.signals.map((signal) => {
+        const dates = byKey.get(signal.key);
+        if (!dates) return signal;
+        const { changedAt, origin, ...moved } = dates;
+        // As the store reads it back: a signal without a change date or an origin has none.
+        const { changedAt: _changed, origin: _origin, ...rest } = signal;
+        return { ...rest, ...moved, ...(changedAt ? { changedAt } : {}), ...(origin ? { origin } : {}) };
+      }),
+    });
+    this.writes.push({ kind: "confirm", write });
+  }
+
   row<T>(decide: () => T): T {
     const writes = this.writes.length;
     const undo = this.undo.length;
@@ -381,16 +418,46 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
         set: SIGNAL_REPLACED,
       });
   };
-  for (const each of writes) {
-    if (each.kind === "digest") {
-      await client.query(
-        `INSERT INTO "official_row_digests" ("ab_id", "digest", "revision") VALUES ($1, $2, $3)
-         ON CONFLICT ("ab_id") DO UPDATE SET "digest" = excluded."digest", "revision" = excluded."revision"`,
-        [each.abId, each.digest, each.revision],
-      );
+  // Confirmations in a row (most of a newer stock) go as one statement: one round trip for them all.
+  let confirmations: SignalConfirmation[] = [];
+  const confirmAll = async () => {
+    if (confirmations.length === 0) return;
+    // A signal confirmed twice in the batch (a row read twice) is written once, with its last dates.
+    const latest = new Map(
+      confirmations.flatMap(({ abId, signals }) =>
+        signals.map((signal) => [`${abId}\u0000${signal.key}`, { abId, ...signal }] as const),
+      ),
+    );
+    const rows = [...latest.values()];
+    confirmations = [];
+    const moved = await client.query(CONFIRM_SIGNALS, [
+      rows.map((row) => row.abId),
+      rows.map((row) => row.key),
+      rows.map((row) => row.source),
+      rows.map((row) => row.sourceUrl),
+      rows.map((row) => row.verifiedAt),
+      rows.map((row) => row.recordedAt),
+      rows.map((row) => row.expiresAt),
+      rows.map((row) => row.changedAt ?? null),
+      rows.map((row) => row.origin ?? null),
+    ]);
+    // The batch read these signals under its lock (the view refused any it did not hold).
+    if (moved.rowCount !== rows.length) throw new Error("a confirmed signal moved under the registry batch's lock");
+  };
+  // The official rows' digests go last, as one statement (their merchants are all written by then):
+  // a merchant's digest recorded twice in the batch (a row read twice) is written once, the last.
+  const digests = new Map<string, { digest: string; revision: number }>();
+  for (const entry of writes) {
+    if (entry.kind === "confirm") {
+      confirmations.push(entry.write);
       continue;
     }
-    const { kind, write } = each;
+    if (entry.kind === "digest") {
+      digests.set(entry.abId, { digest: entry.digest, revision: entry.revision });
+      continue;
+    }
+    await confirmAll();
+    const { kind, write } = entry;
     if (kind === "create") {
       const { abId } = write.merchant;
       await db.insert(schema.merchants).values({ ...write.merchant, paymentAccountId: null, revision: 1 });
@@ -433,8 +500,31 @@ async function writeAll(client: pg.PoolClient, writes: Write[]): Promise<void> {
       }
     }
     await record(abId, write.expectedRevision + 1, write.event, write.feed);
+    if (write.notice) await insertNoticeOn(client, write.notice);
+  }
+  await confirmAll();
+  if (digests.size > 0) {
+    await client.query(RECORD_DIGESTS, [
+      [...digests.keys()],
+      [...digests.values()].map((each) => each.digest),
+      [...digests.values()].map((each) => each.revision),
+    ]);
   }
 }
+
+/** Records official rows' digests with their merchants' revisions, as arrays of the same length. */
+const RECORD_DIGESTS = `INSERT INTO "official_row_digests" ("ab_id", "digest", "revision")
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])
+  ON CONFLICT ("ab_id") DO UPDATE SET "digest" = excluded."digest", "revision" = excluded."revision"`;
+
+/** Moves the dates of the signals named by (ab_id, key), as arrays of the same length. */
+const CONFIRM_SIGNALS = `UPDATE "signals" AS s
+  SET "source" = c."source", "source_url" = c."source_url", "verified_at" = c."verified_at",
+      "recorded_at" = c."recorded_at", "expires_at" = c."expires_at", "changed_at" = c."changed_at",
+      "origin" = c."origin"
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+    AS c("ab_id", "key", "source", "source_url", "verified_at", "recorded_at", "expires_at", "changed_at", "origin")
+  WHERE s."ab_id" = c."ab_id" AND s."key" = c."key"`;
 
 const MERCHANT_COLUMNS = getTableColumns(schema.merchants);
 

@@ -82,7 +82,7 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
       const [merchant, signals, products] = await Promise.all([
         firstRow<Row>(
           pool,
-          `SELECT ab_id, status, sector, email, payment_setup, description_llm_unreviewed, brand_voice
+          `SELECT ab_id, status, sector, email, payment_setup, description_llm_unreviewed, brand_voice, closure
            FROM merchants WHERE ab_id = $1`,
           [abId],
         ),

@@ -7,7 +7,7 @@
  * sign-in is taken by one UPDATE ... RETURNING.
  */
 import type pg from "pg";
-import type { ClaimEvent, ClaimRecord, SpaceStore } from "../../domain/merchant-space/space-store.ts";
+import type { ClaimEvent, ClaimRecord, SpaceNotice, SpaceStore } from "../../domain/merchant-space/space-store.ts";
 import {
   amrText,
   type ClaimRow,
@@ -21,6 +21,7 @@ import {
   type SignInRow,
   sessionOf,
 } from "../merchant-space-repository.ts";
+import { insertNoticeOn } from "./space-notice-repository.ts";
 import { firstRow as first, inTransaction, type Queryable } from "./transaction.ts";
 
 /** A claim changes who may edit the merchant, not its record: the event carries the record's revision as it is. */
@@ -37,7 +38,12 @@ async function recordEvent(client: Queryable, abId: string, claimId: string, eve
  * holds a live claim on the listing (that one is returned): the space's insertClaim, and the letter
  * store's spend, which records the claim with the letter it spends.
  */
-export async function insertClaimOn(client: Queryable, claim: ClaimRecord, event: ClaimEvent): Promise<ClaimRecord> {
+export async function insertClaimOn(
+  client: pg.PoolClient,
+  claim: ClaimRecord,
+  event: ClaimEvent,
+  notice: SpaceNotice,
+): Promise<ClaimRecord> {
   const inserted = await first<ClaimRow>(
     client,
     `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, email_key, via, basis, acr, amr, idp_id,
@@ -70,6 +76,7 @@ export async function insertClaimOn(client: Queryable, claim: ClaimRecord, event
     return claimOf(held);
   }
   await recordEvent(client, claim.abId, claim.claimId, event);
+  await insertNoticeOn(client, notice);
   return claim;
 }
 
@@ -175,7 +182,7 @@ export function createPostgresMerchantSpaceRepository(pool: pg.Pool): SpaceStore
       }
       return [...rows.values()].map(listingOf);
     },
-    insertClaim: (claim, event) => inTransaction(pool, (client) => insertClaimOn(client, claim, event)),
+    insertClaim: (claim, event, notice) => inTransaction(pool, (client) => insertClaimOn(client, claim, event, notice)),
     async findClaim(claimId) {
       const row = await first<ClaimRow>(pool, "SELECT * FROM merchant_claims WHERE claim_id = $1", [claimId]);
       return row ? claimOf(row) : null;

@@ -14,6 +14,7 @@
 import type pg from "pg";
 import type { OutboxKind, OutboxRepository, OutboxResult } from "../../domain/outbox-store.ts";
 import { CLAIMER, type OutboxRow, SUBJECT_FAILED, SUBJECT_SENT, toMessage } from "../outbox-repository.ts";
+import { settleWaitingChangeOn } from "./space-link-repositories.ts";
 import { inTransaction, numbered } from "./transaction.ts";
 
 /** The outbox port (asynchronous in the domain since issue 26's async seam); the name the tests use. */
@@ -54,6 +55,8 @@ export function createPostgresOutboxRepository(pool: pg.Pool): AsyncOutboxReposi
       const subject = numbered(statement, { subject: row.subject_id, at: result.at });
       await client.query(subject.text, subject.values);
     }
+    // A lead email change waiting for this notice takes effect with its settling, or not at all.
+    if (kind === "space_notice") await settleWaitingChangeOn(client, row.subject_id, result.outcome, result.at);
     return true;
   };
 

@@ -7,7 +7,9 @@ import type { Config } from "../../config/config.ts";
 import type { StorePorts } from "../store-ports.ts";
 import { createPostgresAgentRepository } from "./agent-repository.ts";
 import { createPostgresAttributionRepository } from "./attribution-repository.ts";
+import { createPostgresDeploymentFileStore } from "./deployment-files.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
+import { createLeaderFence, type LeaderFence } from "./leader-fence.ts";
 import { createPostgresLetterRepository } from "./letter-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "./merchant-registry-repository.ts";
 import { createPostgresMerchantRepository } from "./merchant-repository.ts";
@@ -31,6 +33,7 @@ import {
   createPostgresLeadEmailConfirmationRepository,
   createPostgresSignInLinkRepository,
 } from "./space-link-repositories.ts";
+import { createPostgresSpaceNoticeRepository } from "./space-notice-repository.ts";
 import { postgresStore } from "./store.ts";
 import { createPostgresTrustSweepStore } from "./trust-sweep-store.ts";
 
@@ -38,6 +41,12 @@ export interface PostgresPorts extends StorePorts {
   engine: "postgres";
   pool: pg.Pool;
   revisionWatch: RevisionWatch;
+  /**
+   * What the work done once across the deployment writes through (the retention's batches, the
+   * kept cards, Meilisearch's writes, the scheduled refresh's commit): fenced once it follows the
+   * server's election (jobs/background.ts), plain before (an operator's command).
+   */
+  leaderFence: LeaderFence;
 }
 
 export function openPostgresStore(
@@ -57,32 +66,36 @@ export function openPostgresStore(
     options.watchRevision === false ? readEachTime(pool) : watchStoreRevision({ url: settings.url, pool });
   watch = revisionWatch;
   const store = postgresStore(pool);
+  const leaderFence = createLeaderFence(pool);
   const merchants = createPostgresMerchantRepository(pool);
   const publishSource = createPostgresPublishSource(pool);
   return {
     engine: "postgres",
     pool,
     revisionWatch,
+    leaderFence,
     agents: createPostgresAgentRepository(store),
     settings: createPostgresSettingsRepository(store),
     outbox: createPostgresOutboxRepository(pool),
     // The caches' revision: what the notices say, else a read (revision-watch.ts).
     merchants: { ...merchants, revision: revisionWatch.read },
-    keptCards: createPostgresSearchCardStore(pool),
+    keptCards: createPostgresSearchCardStore(pool, leaderFence),
     searchFeed: createPostgresSearchFeed(pool),
-    trustSweep: createPostgresTrustSweepStore(pool),
+    trustSweep: createPostgresTrustSweepStore(pool, leaderFence),
     leads: createPostgresLeadRepository(pool),
     changeFeed: createPostgresChangeFeed(pool),
     publishSource: { ...publishSource, revision: revisionWatch.read, knownRevision: revisionWatch.known },
     orders: createPostgresOrderRepository(store),
     attribution: createPostgresAttributionRepository(store),
     platformContacts: createPostgresPlatformContactRepository(store),
-    retention: createPostgresRetentionRepository(pool),
+    retention: createPostgresRetentionRepository(pool, leaderFence),
     signInLinks: createPostgresSignInLinkRepository(pool),
     leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),
     space: createPostgresMerchantSpaceRepository(pool),
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
     letters: createPostgresLetterRepository(pool),
+    spaceNotices: createPostgresSpaceNoticeRepository(pool),
+    deploymentFiles: createPostgresDeploymentFileStore(pool),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {
       await pool.query("SELECT 1");

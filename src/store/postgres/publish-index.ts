@@ -17,6 +17,7 @@ import {
   type PublishIndexPort,
   toEntry,
 } from "../publish-index.ts";
+import type { LeaderFence } from "./leader-fence.ts";
 import { createPostgresProfileLoader, createPostgresPublishSource } from "./publish-source.ts";
 import { publishOn } from "./published-documents.ts";
 import { refreshLockHeldBy, tryRefreshLock } from "./refresh-lock.ts";
@@ -57,6 +58,11 @@ export interface PostgresPublishIndexOptions {
    * commit first checks, in its transaction, that the lock is still that backend's.
    */
   lockHolder?: () => number | null;
+  /**
+   * What the commit's transaction goes through: the leader's fence for the scheduled refresh (it
+   * commits only while the server that scheduled it leads, leader-fence.ts); plain otherwise.
+   */
+  fence?: LeaderFence;
 }
 
 export function createPostgresPublishIndex(pool: pg.Pool, options: PostgresPublishIndexOptions = {}): PublishIndexPort {
@@ -105,7 +111,7 @@ export function createPostgresPublishIndex(pool: pg.Pool, options: PostgresPubli
       return { merchants: Number(row?.merchants ?? 0), files: Number(row?.files ?? 0) };
     },
     commit: (run, publication) =>
-      inTransaction(pool, async (client) => {
+      (options.fence?.transaction ?? ((work) => inTransaction(pool, work)))(async (client: pg.PoolClient) => {
         const holder = options.lockHolder?.() ?? null;
         if (holder !== null && !(await refreshLockHeldBy(client, holder))) {
           // Its connection ended mid-run: another run may hold the lock now, and only one publishes.
@@ -203,13 +209,13 @@ export function createPostgresPublishIndex(pool: pg.Pool, options: PostgresPubli
  * What a refresh reads and where it keeps its index on PostgreSQL, over one pool (a command's, the
  * leader's): the publication's reads, the profiles and the shared index (publisher.ts RefreshStore).
  */
-export function postgresRefreshStore(pool: pg.Pool): RefreshStore {
+export function postgresRefreshStore(pool: pg.Pool, options: { fence?: LeaderFence } = {}): RefreshStore {
   const profiles = createPostgresProfileLoader(pool);
   let holder: number | null = null;
   return {
     source: createPostgresPublishSource(pool),
     loadProfiles: (abIds) => profiles.load(abIds),
-    index: createPostgresPublishIndex(pool, { lockHolder: () => holder }),
+    index: createPostgresPublishIndex(pool, { lockHolder: () => holder, ...options }),
     async lockRun() {
       const attempt = await tryRefreshLock(pool);
       if ("heldBy" in attempt) return attempt;

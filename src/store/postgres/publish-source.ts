@@ -19,7 +19,7 @@ import {
 } from "../publish-source.ts";
 import type { Asynchronous } from "./asynchronous.ts";
 import { postgresStoreRevisionReader } from "./registry-feeds.ts";
-import { firstRow, inTransaction } from "./transaction.ts";
+import { firstRow, inOneSnapshot } from "./transaction.ts";
 
 const STAMP_SQL = `m.status || '|' || m.updated_at
   || '|' || coalesce((SELECT max(p.updated_at) || '#' || count(*) FROM products p WHERE p.ab_id = m.ab_id), '')
@@ -70,8 +70,7 @@ export function createPostgresPublishSource(pool: pg.Pool): Asynchronous<Publish
     stampsOf: (abIds) => stamps("m.ab_id = ANY($1::text[]) ORDER BY m.ab_id", [abIds]),
     touchedSince: (cursor) =>
       // One snapshot: the revision and the touches after the cursor as of the same instant.
-      inTransaction(pool, async (client) => {
-        await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      inOneSnapshot(pool, async (client) => {
         const now = await firstRow<{ revision: number }>(
           client,
           "SELECT revision FROM store_revision WHERE id = 1",
@@ -95,41 +94,41 @@ export function createPostgresPublishSource(pool: pg.Pool): Asynchronous<Publish
 }
 
 export function createPostgresProfileLoader(pool: pg.Pool): Asynchronous<ProfileLoader> {
-  const rows = async (sql: string, ids: readonly string[]) => (await pool.query<Row>(sql, [ids])).rows;
   return {
-    async load(abIds) {
-      const profiles = new Map<string, MerchantProfile>();
-      if (abIds.length === 0) return profiles;
-      const within = "= ANY($1::text[])";
-      const [merchants, proofs, products, signals, clusterRows, nodes] = await Promise.all([
-        rows(`SELECT * FROM merchants WHERE ab_id ${within}`, abIds),
-        rows(`SELECT * FROM territorial_proofs WHERE ab_id ${within}`, abIds),
-        rows(`SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position`, abIds),
-        rows(`SELECT * FROM signals WHERE ab_id ${within} ORDER BY ab_id, key`, abIds),
-        rows(`SELECT * FROM qa_clusters WHERE ab_id ${within} ORDER BY ab_id, position`, abIds),
-        rows(
+    load: (abIds) =>
+      // A batch's six tables in one snapshot: a write committed while they are read (a product
+      // added, a status changed) is in every part of a profile or in none.
+      inOneSnapshot(pool, async (client) => {
+        const profiles = new Map<string, MerchantProfile>();
+        if (abIds.length === 0) return profiles;
+        const rows = async (sql: string) => (await client.query<Row>(sql, [abIds])).rows;
+        const within = "= ANY($1::text[])";
+        const merchants = await rows(`SELECT * FROM merchants WHERE ab_id ${within}`);
+        const proofs = await rows(`SELECT * FROM territorial_proofs WHERE ab_id ${within}`);
+        const products = await rows(`SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position`);
+        const signals = await rows(`SELECT * FROM signals WHERE ab_id ${within} ORDER BY ab_id, key`);
+        const clusterRows = await rows(`SELECT * FROM qa_clusters WHERE ab_id ${within} ORDER BY ab_id, position`);
+        const nodes = await rows(
           `SELECT n.* FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id WHERE c.ab_id ${within} ORDER BY n.cluster_id, n.position`,
-          abIds,
-        ),
-      ]);
-      for (const row of merchants) {
-        const merchant = toMerchant(row);
-        profiles.set(merchant.abId, { merchant, territorialProof: null, products: [], signals: [], clusters: [] });
-      }
-      for (const row of proofs) {
-        const profile = profiles.get(text(row.ab_id));
-        if (profile) profile.territorialProof = toProof(row);
-      }
-      for (const row of products) profiles.get(text(row.ab_id))?.products.push(toProduct(row));
-      for (const row of signals) profiles.get(text(row.ab_id))?.signals.push(toSignal(row));
-      const clusters = new Map<string, QaCluster>();
-      for (const row of clusterRows) {
-        const cluster = toCluster(row);
-        clusters.set(cluster.clusterId, cluster);
-        profiles.get(cluster.abId)?.clusters.push(cluster);
-      }
-      for (const row of nodes) clusters.get(text(row.cluster_id))?.nodes.push(toNode(row));
-      return profiles;
-    },
+        );
+        for (const row of merchants) {
+          const merchant = toMerchant(row);
+          profiles.set(merchant.abId, { merchant, territorialProof: null, products: [], signals: [], clusters: [] });
+        }
+        for (const row of proofs) {
+          const profile = profiles.get(text(row.ab_id));
+          if (profile) profile.territorialProof = toProof(row);
+        }
+        for (const row of products) profiles.get(text(row.ab_id))?.products.push(toProduct(row));
+        for (const row of signals) profiles.get(text(row.ab_id))?.signals.push(toSignal(row));
+        const clusters = new Map<string, QaCluster>();
+        for (const row of clusterRows) {
+          const cluster = toCluster(row);
+          clusters.set(cluster.clusterId, cluster);
+          profiles.get(cluster.abId)?.clusters.push(cluster);
+        }
+        for (const row of nodes) clusters.get(text(row.cluster_id))?.nodes.push(toNode(row));
+        return profiles;
+      }),
   };
 }

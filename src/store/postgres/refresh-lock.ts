@@ -13,7 +13,7 @@
  */
 import os from "node:os";
 import type pg from "pg";
-import { LOCK_CLASS, leaderLockKey } from "./leader.ts";
+import { advisoryLockHeldBy, advisoryLockRow, LOCK_CLASS, leaderLockKey } from "./leader.ts";
 import { firstRow, type Queryable } from "./transaction.ts";
 
 /** The lock's name (leaderLockKey): distinct from the leader's own ("background"). */
@@ -30,10 +30,6 @@ export interface HeldRefreshLock {
 }
 
 export type RefreshLockAttempt = HeldRefreshLock | { heldBy: string };
-
-/** pg_locks shows a two-key advisory lock as classid, objid (the keys as oid: unsigned), objsubid 2. */
-const LOCK_ROW = `l.locktype = 'advisory' AND l.granted AND l.classid = $1::oid AND l.objid = $2::oid AND l.objsubid = 2`;
-const lockKeys = (): [string, string] => [String(LOCK_CLASS >>> 0), String(leaderLockKey(REFRESH_LOCK) >>> 0)];
 
 /**
  * Tries the deployment's refresh lock on a connection taken from `pool` for the run (never given
@@ -72,13 +68,8 @@ export async function tryRefreshLock(pool: pg.Pool): Promise<RefreshLockAttempt>
 }
 
 /** Whether the backend `pid` still holds the refresh lock (read in the commit's own transaction). */
-export async function refreshLockHeldBy(db: Queryable, pid: number): Promise<boolean> {
-  const row = await firstRow<{ held: boolean }>(
-    db,
-    `SELECT EXISTS (SELECT 1 FROM pg_locks l WHERE ${LOCK_ROW} AND l.pid = $3) AS held`,
-    [...lockKeys(), pid],
-  );
-  return row?.held === true;
+export function refreshLockHeldBy(db: Queryable, pid: number): Promise<boolean> {
+  return advisoryLockHeldBy(db, REFRESH_LOCK, pid);
 }
 
 /**
@@ -87,11 +78,12 @@ export async function refreshLockHeldBy(db: Queryable, pid: number): Promise<boo
  * connection being idle since; not backend_start, as the pool may have opened it earlier).
  */
 async function holderOf(db: Queryable): Promise<string> {
+  const lock = advisoryLockRow(REFRESH_LOCK);
   const row = await firstRow<{ application_name: string | null; state_change: Date | null }>(
     db,
     `SELECT a.application_name, a.state_change FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-     WHERE ${LOCK_ROW} LIMIT 1`,
-    lockKeys(),
+     WHERE ${lock.where} LIMIT 1`,
+    lock.keys,
   );
   if (!row) return "a run that just ended";
   const since = row.state_change ? `, since ${row.state_change.toISOString()}` : "";

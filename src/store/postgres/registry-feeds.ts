@@ -9,6 +9,7 @@ import type pg from "pg";
 import type { ChangeFeedStore } from "../../domain/registry/read-changes.ts";
 import type { KeptCard, SearchCardStore } from "../../domain/registry/search-cards.ts";
 import type { SearchFeed } from "../search-feed.ts";
+import type { LeaderFence } from "./leader-fence.ts";
 import { firstRow, inTransaction } from "./transaction.ts";
 
 export function postgresStoreRevisionReader(pool: pg.Pool): () => Promise<number> {
@@ -50,7 +51,13 @@ export function createPostgresSearchFeed(pool: pg.Pool): SearchFeed {
   };
 }
 
-export function createPostgresSearchCardStore(pool: pg.Pool): SearchCardStore {
+/**
+ * `fence`: the server's, through which the card keeper's writes commit only while its instance
+ * leads (the keeper runs on the leader, leader-fence.ts); without it, plain transactions.
+ */
+export function createPostgresSearchCardStore(pool: pg.Pool, fence?: LeaderFence): SearchCardStore {
+  const write = <T>(work: (client: pg.PoolClient) => Promise<T>) =>
+    fence ? fence.transaction(work) : inTransaction(pool, work);
   return {
     async read(abIds, format, nowIso) {
       const cards = new Map<string, KeptCard>();
@@ -65,7 +72,7 @@ export function createPostgresSearchCardStore(pool: pg.Pool): SearchCardStore {
       return cards;
     },
     write: (cards, format, builtAt) =>
-      inTransaction(pool, async (client) => {
+      write(async (client) => {
         for (const [abId, card] of cards) {
           await client.query(
             `INSERT INTO kept_cards (ab_id, format, built_at, valid_until, card) VALUES ($1, $2, $3, $4, $5)
@@ -90,7 +97,7 @@ export function createPostgresSearchCardStore(pool: pg.Pool): SearchCardStore {
       return ids.rows.map((row) => row.ab_id);
     },
     dropOtherFormats: (format) =>
-      inTransaction(pool, async (client) => {
+      write(async (client) => {
         await client.query("DELETE FROM kept_cards WHERE format <> $1", [format]);
         await client.query("DELETE FROM kept_card_cursors WHERE format <> $1", [format]);
       }),
@@ -105,10 +112,12 @@ export function createPostgresSearchCardStore(pool: pg.Pool): SearchCardStore {
       );
     },
     async writeCursor(format, revision) {
-      await pool.query(
-        `INSERT INTO kept_card_cursors (format, revision) VALUES ($1, $2)
-         ON CONFLICT (format) DO UPDATE SET revision = excluded.revision`,
-        [format, revision],
+      await write((client) =>
+        client.query(
+          `INSERT INTO kept_card_cursors (format, revision) VALUES ($1, $2)
+           ON CONFLICT (format) DO UPDATE SET revision = excluded.revision`,
+          [format, revision],
+        ),
       );
     },
   };

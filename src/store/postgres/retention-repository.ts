@@ -8,6 +8,7 @@
 import type pg from "pg";
 import type { RetentionRepository } from "../../domain/privacy/retention-store.ts";
 import { ANONYMIZED_EMAIL, ANONYMIZED_NAME, ANONYMIZED_TEXT } from "../retention-repository.ts";
+import type { LeaderFence } from "./leader-fence.ts";
 import { numbered } from "./transaction.ts";
 
 /** intent_data without its free-text fields (the keys SQLite's statement removes). */
@@ -47,16 +48,23 @@ const STATEMENTS = {
   signInLinks: `DELETE FROM space_sign_in_links WHERE ${batchOf("space_sign_in_links", "expires_at < @sessionCutoff")}`,
   leadEmailLinks: `DELETE FROM lead_email_confirmations
     WHERE ${batchOf("lead_email_confirmations", "expires_at < @sessionCutoff")}`,
+  spaceNotices: `DELETE FROM space_notices WHERE ${batchOf("space_notices", "at < @sessionCutoff")}`,
 };
 
 type Parameters = Record<string, string | number>;
 
-export function createPostgresRetentionRepository(pool: pg.Pool): RetentionRepository {
+/**
+ * `fence`: the server's, through which each batch commits only while its instance leads (the
+ * retention schedule runs on the leader, leader-fence.ts); without it, plain statements.
+ */
+export function createPostgresRetentionRepository(pool: pg.Pool, fence?: LeaderFence): RetentionRepository {
+  const run = (text: string, values: unknown[]) =>
+    fence ? fence.transaction((client) => client.query(text, values)) : pool.query(text, values);
   const drain = async (statement: string, parameters: Parameters): Promise<number> => {
     const { text, values } = numbered(statement, parameters);
     let total = 0;
     for (;;) {
-      const changed = (await pool.query(text, values)).rowCount ?? 0;
+      const changed = (await run(text, values)).rowCount ?? 0;
       total += changed;
       if (changed === 0) return total;
     }
@@ -85,6 +93,7 @@ export function createPostgresRetentionRepository(pool: pg.Pool): RetentionRepos
           (await drain(STATEMENTS.signIns, parameters)) +
           (await drain(STATEMENTS.signInLinks, parameters)),
         leadEmailLinks: await drain(STATEMENTS.leadEmailLinks, parameters),
+        spaceNotices: await drain(STATEMENTS.spaceNotices, parameters),
       };
     },
   };

@@ -47,6 +47,16 @@ export const attributionSessions = pgTable(
   ],
 );
 
+export const deploymentFiles = pgTable(
+  "deployment_files",
+  {
+    name: text("name").primaryKey(),
+    sha256: text("sha256").notNull(),
+    recordedAt: text("recorded_at").notNull(),
+    recordedBy: text("recorded_by").notNull(),
+  },
+);
+
 export const idempotencyKeys = pgTable(
   "idempotency_keys",
   {
@@ -111,6 +121,7 @@ export const leadEmailConfirmations = pgTable(
     sentAt: text("sent_at"),
     confirmedAt: text("confirmed_at"),
     withdrawnAt: text("withdrawn_at"),
+    waitingNoticeId: text("waiting_notice_id"),
   },
   (table) => [
     uniqueIndex("lead_email_confirmations_token").on(table.tokenHash),
@@ -298,6 +309,7 @@ export const merchants = pgTable(
     sameAs: jsonText("same_as").$type<(typeof sqlite.merchants.sameAs)["_"]["data"]>().notNull(),
     paymentSetup: boolean("payment_setup").notNull().default(false),
     paymentAccountId: text("payment_account_id"),
+    closure: jsonText("closure").$type<(typeof sqlite.merchants.closure)["_"]["data"]>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     revision: bigint("revision", { mode: "number" }).notNull().default(1),
@@ -514,12 +526,33 @@ export const signals = pgTable(
     recordedAt: text("recorded_at").notNull(),
     expiresAt: text("expires_at"),
     notice: jsonText("notice").$type<(typeof sqlite.signals.notice)["_"]["data"]>(),
+    changedAt: text("changed_at"),
+    origin: text("origin"),
   },
   (table) => [
     primaryKey({ columns: [table.abId, table.key] }),
     index("signals_verified").on(table.abId, table.key, table.value, table.expiresAt).where(sql`${table.status} = 'verified'`),
     index("signals_expiring").on(table.expiresAt, table.abId).where(sql`${table.status} = 'verified' AND ${table.expiresAt} IS NOT NULL`),
     index("signals_recorded").on(table.key, table.value, table.abId).where(sql`${table.status} = 'verified'`),
+  ],
+);
+
+export const spaceNotices = pgTable(
+  "space_notices",
+  {
+    noticeId: text("notice_id").primaryKey(),
+    abId: text("ab_id").notNull().references(() => merchants.abId),
+    what: text("what").notNull(),
+    at: text("at").notNull(),
+    byClaimId: text("by_claim_id"),
+    fromEmail: text("from_email"),
+    toEmail: text("to_email"),
+    confirmationId: text("confirmation_id"),
+    recipient: text("recipient").notNull(),
+    recipientRole: text("recipient_role").notNull(),
+  },
+  (table) => [
+    index("space_notices_at").on(table.at),
   ],
 );
 

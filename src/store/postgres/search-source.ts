@@ -2,26 +2,26 @@
  * The search engines' reads of the registry on PostgreSQL (SearchSource, src/search/source.ts):
  * the same columns, rows and order as the SQLite store's, ids as one array parameter. ab_ids are
  * ordered byte-wise (COLLATE "C"), as SQLite orders text, whatever the database's collation.
- * A read that must see one revision of the store (a batch the embedded index applies, a full
- * build) runs in one REPEATABLE READ transaction: every statement of it reads the same snapshot.
+ * A read of several statements (a batch the embedded index or Meilisearch applies, a full build)
+ * runs in one REPEATABLE READ transaction: every statement of it reads the same snapshot.
  */
 import type pg from "pg";
 import type { MerchantRow, ProductRow, SignalRow } from "../../search/embedded/documents.ts";
 import {
   byTrust,
   groupBy,
-  LISTED_SQL,
   listedDocumentsOf,
   MERCHANT_COLUMNS_SQL,
   type MerchantRows,
   PRODUCT_COLUMNS_SQL,
+  SEARCH_HIT_SQL,
   type SearchSource,
   SIGNAL_COLUMNS_SQL,
   type TrustEntry,
   trustOrder,
   withValidCoordinates,
 } from "../../search/source.ts";
-import { inTransaction, type Queryable } from "./transaction.ts";
+import { inOneSnapshot, type Queryable } from "./transaction.ts";
 
 /** Merchants whose signals a full build reads per statement (keyset pages by ab_id). */
 const SIGNAL_PAGE_MERCHANTS = 5_000;
@@ -61,7 +61,7 @@ export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
 
   async function listedByTrust(db: Queryable, at: Date): Promise<TrustEntry[]> {
     const listed = await db.query<{ ab_id: string; sector: string }>(
-      `SELECT ab_id, sector FROM merchants WHERE status IN (${LISTED_SQL}) ORDER BY ab_id COLLATE "C"`,
+      `SELECT ab_id, sector FROM merchants WHERE ${SEARCH_HIT_SQL} ORDER BY ab_id COLLATE "C"`,
     );
     // Trust a page of merchants at a time, from their signals (every signal at once would hold
     // millions of rows in memory at 100,000 merchants), then one order over the pages.
@@ -87,28 +87,25 @@ export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
     return order.sort(byTrust);
   }
 
-  /** Reads in one snapshot of the store (REPEATABLE READ, read only). */
-  const inOneRead = <T>(read: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
-    inTransaction(pool, async (client) => {
-      await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-      return read(client);
-    });
-
   return {
     revision: () => revision(pool),
-    readMerchants: (abIds) => readMerchants(pool, abIds),
+    // Merchants and their products, or documents made of merchants, products and signals: each in
+    // one snapshot, so a write committed between two statements is in all of a batch or in none.
+    readMerchants: (abIds) => inOneSnapshot(pool, (client) => readMerchants(client, abIds)),
     readProducts: (abIds) => readProducts(pool, abIds),
     readSignals: (abIds) => readSignals(pool, abIds),
-    listedByTrust: (at) => listedByTrust(pool, at),
-    listedDocuments: async (abIds, at) =>
-      listedDocumentsOf(abIds, await readMerchants(pool, abIds), await readSignals(pool, abIds), at),
+    listedByTrust: (at) => inOneSnapshot(pool, (client) => listedByTrust(client, at)),
+    listedDocuments: (abIds, at) =>
+      inOneSnapshot(pool, async (client) =>
+        listedDocumentsOf(abIds, await readMerchants(client, abIds), await readSignals(client, abIds), at),
+      ),
     listedDocumentsAt: (abIds, at) =>
-      inOneRead(async (client) => ({
+      inOneSnapshot(pool, async (client) => ({
         revision: await revision(client),
         ...listedDocumentsOf(abIds, await readMerchants(client, abIds), await readSignals(client, abIds), at),
       })),
     registrySnapshot: (at) =>
-      inOneRead(async (client) => {
+      inOneSnapshot(pool, async (client) => {
         const storeRevision = await revision(client);
         const order = await listedByTrust(client, at);
         const { merchants, products } = await readMerchants(

@@ -23,6 +23,19 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
   }
 }
 
+/**
+ * Reads that must describe one state of the store (a batch of profiles, a merchant's rows across
+ * tables, a revision and what it covers): one REPEATABLE READ, READ ONLY transaction on one pooled
+ * connection, so every statement of `read` sees the snapshot its first one took, and a write
+ * committed between two of them is seen by none.
+ */
+export function inOneSnapshot<T>(pool: pg.Pool, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, async (client) => {
+    await client.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+    return read(client);
+  });
+}
+
 /** The first row a statement answers, or undefined. */
 export async function firstRow<T extends pg.QueryResultRow>(
   db: Queryable,

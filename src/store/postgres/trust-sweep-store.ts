@@ -1,7 +1,8 @@
 import type pg from "pg";
 import type { SweptChange, TrustSweepPosition, TrustSweepStore } from "../../domain/trust/trust-sweep.ts";
 import { recordedValue, trustSweepStatements } from "../trust-sweep-store.ts";
-import { firstRow, inTransaction, numbered } from "./transaction.ts";
+import type { LeaderFence } from "./leader-fence.ts";
+import { firstRow, numbered } from "./transaction.ts";
 
 /** The SQLite store's statements (trust-sweep-store.ts), a list parameter an array; numbered when sent. */
 export const POSTGRES_TRUST_SWEEP_SQL = trustSweepStatements({
@@ -9,8 +10,12 @@ export const POSTGRES_TRUST_SWEEP_SQL = trustSweepStatements({
   holds: (column, parameter) => `${column} = ANY(@${parameter}::text[])`,
 });
 
-/** The sweep of trust changes on PostgreSQL. */
-export function createPostgresTrustSweepStore(pool: pg.Pool): TrustSweepStore {
+/**
+ * The sweep of trust changes on PostgreSQL. Its writes go through the leader's fence
+ * (leader-fence.ts): once the server's background work follows its election, a deposed leader's
+ * sweep commits nothing (an operator's `npm run refresh` or `search -- sync` is not fenced).
+ */
+export function createPostgresTrustSweepStore(pool: pg.Pool, fence: LeaderFence): TrustSweepStore {
   const sql = POSTGRES_TRUST_SWEEP_SQL;
   return {
     async readPosition() {
@@ -31,7 +36,7 @@ export function createPostgresTrustSweepStore(pool: pg.Pool): TrustSweepStore {
       return (await pool.query<{ abId: string }>(text, values)).rows.map((row) => row.abId);
     },
     advance: (touched, from, to) =>
-      inTransaction(pool, async (client) => {
+      fence.transaction(async (client) => {
         const moving =
           from === null
             ? numbered(sql.start, { to: JSON.stringify(to) })

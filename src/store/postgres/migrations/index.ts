@@ -175,7 +175,29 @@ export const migrations: Migration[] = [
     ]
   },
   {
-    "id": "0010_chunky_madrox",
+    "id": "0010_fearless_lester",
+    "statements": [
+      "CREATE TABLE \"space_notices\" (\n\t\"notice_id\" text PRIMARY KEY NOT NULL,\n\t\"ab_id\" text NOT NULL,\n\t\"what\" text NOT NULL,\n\t\"at\" text NOT NULL,\n\t\"by_claim_id\" text,\n\t\"from_email\" text,\n\t\"to_email\" text,\n\t\"confirmation_id\" text,\n\t\"recipient\" text NOT NULL,\n\t\"recipient_role\" text NOT NULL\n);",
+      "ALTER TABLE \"lead_email_confirmations\" ADD COLUMN \"waiting_notice_id\" text;",
+      "ALTER TABLE \"space_notices\" ADD CONSTRAINT \"space_notices_ab_id_merchants_ab_id_fk\" FOREIGN KEY (\"ab_id\") REFERENCES \"public\".\"merchants\"(\"ab_id\") ON DELETE no action ON UPDATE no action;",
+      "CREATE INDEX \"space_notices_at\" ON \"space_notices\" USING btree (\"at\");"
+    ]
+  },
+  {
+    "id": "0011_sudden_namora",
+    "statements": [
+      "ALTER TABLE \"merchants\" ADD COLUMN \"closure\" text;"
+    ]
+  },
+  {
+    "id": "0012_cultured_shotgun",
+    "statements": [
+      "ALTER TABLE \"signals\" ADD COLUMN \"changed_at\" text;",
+      "ALTER TABLE \"signals\" ADD COLUMN \"origin\" text;"
+    ]
+  },
+  {
+    "id": "0013_normal_franklin_richards",
     "statements": [
       "CREATE TABLE \"official_row_digests\" (\n\t\"ab_id\" text PRIMARY KEY NOT NULL,\n\t\"digest\" text NOT NULL,\n\t\"revision\" bigint NOT NULL\n);",
       "ALTER TABLE \"official_row_digests\" ADD CONSTRAINT \"official_row_digests_ab_id_merchants_ab_id_fk\" FOREIGN KEY (\"ab_id\") REFERENCES \"public\".\"merchants\"(\"ab_id\") ON DELETE cascade ON UPDATE no action;"
