@@ -12,13 +12,14 @@
  *
  * Prints and writes (bench/results/national-latest.{md,json}) each run's wall time, rows/s, CPU
  * time, the peak RSS of its process tree (sampled every 100 ms, threads included), the ratio to
- * the baseline, the projection for the country's 44 million rows, and the machine's load average
+ * the baseline, the projection for the country's 44 million rows, the longest a writer beside
+ * the import waited for the write lock (test/helpers/lock-probe.ts), and the machine's load average
  * before and after (the machine is shared: a figure means little without it). --keep keeps the
  * files and the registry (their folder is printed); --files DIR reuses the files of a kept run.
  *
  *   node bench/national.ts [--rows 4390000] [--keep] [--files DIR]
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -51,6 +52,8 @@ interface Run {
   cpuSeconds: number;
   rowsPerSecond: number;
   peakTreeRssMb: number;
+  /** The longest a writer beside the import waited for the write lock (test/helpers/lock-probe.ts), ms; null: not probed. */
+  longestLockWaitMs: number | null;
   report: Record<string, unknown> | null;
 }
 
@@ -97,8 +100,14 @@ function tree(pid: number): number[] {
 }
 
 /** Runs a command as a child process, sampling its tree's RSS and CPU every 100 ms. */
-function measured(name: string, args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
+function measured(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  probedDatabase: string | null = null,
+): Promise<Run> {
+  const probe = probedDatabase ? lockProbe(probedDatabase) : null;
+  return new Promise<Run>((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, {
       cwd: root,
@@ -152,10 +161,50 @@ function measured(name: string, args: string[], env: Record<string, string>): Pr
         ),
         rowsPerSecond: Math.round(rows / wallSeconds),
         peakTreeRssMb: Math.round(peak),
+        longestLockWaitMs: null,
         report: JSON.parse(stdout) as Record<string, unknown>,
       });
     });
-  });
+  }).then(
+    async (run) => ({ ...run, longestLockWaitMs: probe ? await probe.stop() : null }),
+    async (error: unknown) => {
+      await probe?.stop();
+      throw error;
+    },
+  );
+}
+
+/**
+ * A writer beside the import (test/helpers/lock-probe.ts, as a server's request thread asks for
+ * the lock every 20 ms), started once the import has made the database; patient, so its longest
+ * wait is the figure (issue 34: no write lock held more than a second at a time).
+ */
+function lockProbe(database: string): { stop: () => Promise<number | null> } {
+  let child: ChildProcess | null = null;
+  let output = "";
+  const waiting = setInterval(() => {
+    if (child || !existsSync(database)) return;
+    clearInterval(waiting);
+    child = spawn(process.execPath, [path.join(root, "test/helpers/lock-probe.ts"), database, "600000"], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+    });
+  }, 50);
+  return {
+    async stop() {
+      clearInterval(waiting);
+      const running = child as ChildProcess | null;
+      if (!running || running.exitCode !== null) return null;
+      const ended = new Promise((resolve) => running.once("exit", resolve));
+      running.kill("SIGTERM");
+      await ended;
+      const figures = output.split("\n").find((line) => line.startsWith("{"));
+      return figures ? (JSON.parse(figures) as { longestWaitMs: number }).longestWaitMs : null;
+    },
+  };
 }
 
 const loadBefore = os.loadavg();
@@ -176,6 +225,7 @@ const importArgs = (label: string) =>
       "--json",
     ),
     { DATA_DIR: dataDir },
+    path.join(dataDir, "abeille.db"),
   );
 
 const runs: Run[] = [];
@@ -218,6 +268,7 @@ const lines = runs.map((run) => [
   run.rowsPerSecond,
   round(run.wallSeconds / baseline.wallSeconds, 1),
   run.peakTreeRssMb,
+  run.longestLockWaitMs ?? "",
   projection(run),
   outcome(run),
 ]);
@@ -241,6 +292,7 @@ const report = [
       "rows/s",
       "x baseline",
       "peak tree RSS MB",
+      "longest lock wait ms",
       "44 M rows, min",
       "outcome",
     ],

@@ -3,19 +3,19 @@
  * (src/store/write-lock.ts: it tries without waiting, and tries again a millisecond later while
  * another process holds it), and gives up after a second: BEGIN IMMEDIATE then ROLLBACK, the lock
  * taken and nothing written. Run as a process of its own beside a server and a job: while it runs,
- * no other process can hold the lock for more than a second, or keep it to itself for a second
- * with transactions back to back, without this writer giving up. On SIGTERM it prints how many
- * times it took the lock, how many times it gave up, and the longest it waited.
+ * no other process can hold the lock for longer than the patience (a second unless told), or keep
+ * it to itself that long with transactions back to back, without this writer giving up. On SIGTERM
+ * it prints how many times it took the lock, how many times it gave up, and the longest it waited.
  *
- *   node test/helpers/lock-probe.ts DATA_DIR/abeille.db
+ *   node test/helpers/lock-probe.ts DATA_DIR/abeille.db [PATIENCE_MS]
  */
 import Database from "better-sqlite3";
 
 const file = process.argv[2];
-if (!file) throw new Error("usage: lock-probe.ts DATABASE_FILE");
+if (!file) throw new Error("usage: lock-probe.ts DATABASE_FILE [PATIENCE_MS]");
 const db = new Database(file);
 db.pragma("busy_timeout = 0");
-const PATIENCE_MS = 1_000;
+const PATIENCE_MS = Number(process.argv[3] ?? 1_000);
 let taken = 0;
 let gaveUp = 0;
 let longestWaitMs = 0;
