@@ -269,5 +269,11 @@ export const migrations: Migration[] = [
       "ALTER TABLE `signals` ADD `changed_at` text;",
       "ALTER TABLE `signals` ADD `origin` text;"
     ]
+  },
+  {
+    "id": "0024_outgoing_jack_murdock",
+    "statements": [
+      "ALTER TABLE `merchants` ADD `hours_exceptions` text;"
+    ]
   }
 ];

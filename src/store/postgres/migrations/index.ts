@@ -195,5 +195,11 @@ export const migrations: Migration[] = [
       "ALTER TABLE \"signals\" ADD COLUMN \"changed_at\" text;",
       "ALTER TABLE \"signals\" ADD COLUMN \"origin\" text;"
     ]
+  },
+  {
+    "id": "0013_shallow_layla_miller",
+    "statements": [
+      "ALTER TABLE \"merchants\" ADD COLUMN \"hours_exceptions\" text;"
+    ]
   }
 ];
