@@ -88,7 +88,8 @@ const dayHours = z
 export const HOURS_EXCEPTIONS_MAX = 30;
 export const HOURS_EXCEPTION_MAX_DAYS = 92;
 
-const daysBetween = (from: string, to: string) => (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
+const daysBetween = (from: string, to: string) =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
 
 /**
  * A dated exception to the usual week: a closure for the holidays (`from` to `to`, "fermé"), other
@@ -106,7 +107,11 @@ export const hoursExceptionSchema = z
     const days = daysBetween(exception.from, exception.to);
     if (days < 0) context.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });
     else if (days >= HOURS_EXCEPTION_MAX_DAYS) {
-      context.addIssue({ code: "custom", path: ["to"], message: `must be within ${HOURS_EXCEPTION_MAX_DAYS} days of from` });
+      context.addIssue({
+        code: "custom",
+        path: ["to"],
+        message: `must be within ${HOURS_EXCEPTION_MAX_DAYS} days of from`,
+      });
     }
   })
   .transform((exception) => ({

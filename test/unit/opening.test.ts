@@ -107,7 +107,12 @@ describe("openingAt, on the Paris clock", () => {
   });
 
   it("follows the merchant's exceptions: other hours on a date, a closure over days, an opening on a holiday", () => {
-    const christmasEve: HoursException = { from: "2026-12-24", to: "2026-12-24", hours: "07:00-12:00", note: "veille de Noël" };
+    const christmasEve: HoursException = {
+      from: "2026-12-24",
+      to: "2026-12-24",
+      hours: "07:00-12:00",
+      note: "veille de Noël",
+    };
     // Thursday 24 December 2026, 13:00 Paris: closed by the exception; 25 is Noël (skipped): Saturday 07:00.
     expect(openingAt(bakery([christmasEve]), at("2026-12-24T12:00:00Z"))).toEqual({
       open_now: false,
@@ -135,7 +140,11 @@ describe("openingAt, on the Paris clock", () => {
   });
 
   it("keeps a night past midnight open on the next day; an around-the-clock week changes only at a holiday", () => {
-    const bar: OpeningSchedule = { hours: { vendredi: "19:00-02:00", samedi: "fermé" }, exceptions: [], department: null };
+    const bar: OpeningSchedule = {
+      hours: { vendredi: "19:00-02:00", samedi: "fermé" },
+      exceptions: [],
+      department: null,
+    };
     // Saturday 12 December 2026, 01:00 Paris: still Friday's night.
     expect(openingAt(bar, at("2026-12-12T00:00:00Z"))).toEqual({
       open_now: true,

@@ -18,6 +18,7 @@ function result(abId: string, name: string, trustLevel: SearchResult["merchant"]
       review_count: null,
       trust_score: 62,
       trust_level: trustLevel,
+      opening: { open_now: null, today: null, next_change: null },
     },
     products: [],
     score: 80,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { FRENCH_WEEKDAYS } from "../../schemas/decision-card.ts";
 import { dayAfter } from "../calendar.ts";
 import type { HoursException } from "../merchant.ts";
+import { frenchHours } from "../registry/decision-card.ts";
 import {
   type DayHours,
   type FrenchWeekday,
@@ -10,8 +11,6 @@ import {
   isoInZone,
   localParts,
   parseDayHours,
-  parseWeekHours,
-  type WeekHours,
   zonedInstant,
 } from "./opening-hours.ts";
 
@@ -153,9 +152,9 @@ export function exceptionOn(exceptions: readonly HoursException[], date: string)
 }
 
 /**
- * A schedule read for many days: the week parsed once. An exception decides its days; else a
- * public holiday leaves the day unknown (the usual week does not say whether it opens then); else
- * the usual week's day, unknown when not declared or not readable.
+ * A schedule read for many days, each declared value parsed once. An exception decides its days;
+ * else a public holiday leaves the day unknown (the usual week does not say whether it opens
+ * then); else the usual week's day, unknown when not declared or not readable.
  */
 export interface ScheduleReader {
   /** Whether anything is known at all (hours or exceptions). */
@@ -164,9 +163,10 @@ export interface ScheduleReader {
 }
 
 export function scheduleReader(schedule: OpeningSchedule): ScheduleReader {
-  const week: WeekHours | null = parseWeekHours(schedule.hours);
+  const week = frenchHours(schedule.hours);
+  const declared = week !== null && Object.keys(week).length > 0;
   return {
-    known: week !== null || schedule.exceptions.length > 0,
+    known: declared || schedule.exceptions.length > 0,
     day(date) {
       const exception = exceptionOn(schedule.exceptions, date);
       if (exception) {
@@ -175,10 +175,32 @@ export function scheduleReader(schedule: OpeningSchedule): ScheduleReader {
       }
       const holiday = publicHolidayOn(date, schedule.department);
       if (holiday !== null) return { kind: "unknown", holiday };
-      const hours = week?.[weekdayOf(date)];
+      const value = week?.[weekdayOf(date)];
+      const hours = value === undefined ? null : dayHoursOf(value);
       if (!hours || hours.kind === "unknown") return { kind: "unknown", holiday: null };
       return { kind: hours.kind, hours, exception: null };
     },
+  };
+}
+
+/** The department of a French postal code (two characters, three overseas, 2A/2B in Corsica). */
+export function departmentOfPostalCode(postalCode: string): string | null {
+  if (!/^\d{5}$/.test(postalCode)) return null;
+  if (postalCode.startsWith("97") || postalCode.startsWith("98")) return postalCode.slice(0, 3);
+  if (postalCode.startsWith("20")) return Number(postalCode) < 20200 ? "2A" : "2B";
+  return postalCode.slice(0, 2);
+}
+
+/** A merchant's schedule: its week, its exceptions, and the department of its postal code (for the holidays). */
+export function scheduleOf(merchant: {
+  hours: Record<string, string> | null;
+  hoursExceptions: readonly HoursException[];
+  postalCode: string;
+}): OpeningSchedule {
+  return {
+    hours: merchant.hours,
+    exceptions: merchant.hoursExceptions,
+    department: departmentOfPostalCode(merchant.postalCode),
   };
 }
 
@@ -212,7 +234,8 @@ export function openingAt(schedule: OpeningSchedule, at: Date): Opening {
 
 /** The day's hours as the API words them (technical English; the merchant's own note kept as written). */
 export function todayText(day: DayOpening): string | null {
-  if (day.kind === "unknown") return day.holiday === null ? null : `public holiday (${day.holiday}): hours not declared`;
+  if (day.kind === "unknown")
+    return day.holiday === null ? null : `public holiday (${day.holiday}): hours not declared`;
   const hours = day.kind === "closed" ? "closed" : periodsOf(day).map(rangeText).join(", ");
   if (!day.exception) return hours;
   return `${hours} (exception${day.exception.note ? `: ${day.exception.note}` : ""})`;
