@@ -1,5 +1,5 @@
 import { parisMoment } from "../domain/availability/opening.ts";
-import type { MerchantClosure, Product } from "../domain/merchant.ts";
+import type { HoursException, MerchantClosure, Product } from "../domain/merchant.ts";
 import type { MerchantOpening } from "../schemas/registry.ts";
 
 /** French renderings for merchant-facing text (microsite, ai.md, snippets). */
@@ -153,4 +153,14 @@ export function openingStatusFr(opening: MerchantOpening, now: Date): string {
   if (opening.open_now === false) return `Fermé${next}`;
   if (opening.today === null && opening.next_change === null) return "Horaires non renseignés";
   return `Horaires du jour non communiqués${next}`;
+}
+
+/** A dated exception as the merchant page says it: « Du 3 août 2026 au 23 août 2026 : fermé (congés d'été) ». */
+export function hoursExceptionFr(exception: HoursException): string {
+  const dates =
+    exception.from === exception.to
+      ? `Le ${formatDateFr(exception.from)}`
+      : `Du ${formatDateFr(exception.from)} au ${formatDateFr(exception.to)}`;
+  const hours = exception.hours === "fermé" ? "fermé" : exception.hours.split(",").join(", ").replaceAll("-", " – ");
+  return `${dates} : ${hours}${exception.note ? ` (${exception.note})` : ""}`;
 }
