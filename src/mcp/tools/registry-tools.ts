@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { checkAvailability } from "../../domain/availability/check-availability.ts";
+import { scheduleOf } from "../../domain/availability/opening.ts";
 import { checkCertifications } from "../../domain/certifications/check-certifications.ts";
 import { COMPARE_MAX, COMPARE_MIN, compareMerchants } from "../../domain/compare/compare-merchants.ts";
 import { formatPrice } from "../../domain/format.ts";
@@ -131,8 +132,8 @@ export const checkAvailabilityTool = defineTool({
   name: "check_availability",
   title: "Opening hours: open now, next opening",
   description:
-    "Tell whether a merchant is open now (or at a given instant) and when it next opens, from its declared weekly opening hours, in the merchant's time zone (Europe/Paris unless recorded otherwise). " +
-    "Returns open_now (null when it cannot be told), the current period with its closing time, next_opening, today's and the whole week's hours, and a one-line summary. Times carry their UTC offset. " +
+    "Tell whether a merchant is open now (or at a given instant) and when it next opens, from its declared weekly opening hours, its dated exceptions (closures, other hours on a date) and French public holidays (a holiday without an exception is unknown), in the merchant's time zone (Europe/Paris unless recorded otherwise). " +
+    "Returns open_now (null when it cannot be told), the current period with its closing time, next_opening, today's hours (today_hours: as search results word them), the usual week's, and a one-line summary. Times carry their UTC offset. " +
     "Hours are the merchant's declaration: for a booking or an exceptional closure, send a lead (get_lead_fields, submit_lead with lead_type rdv).",
   input: z.strictObject({
     ab_id: abIdArgument,
@@ -152,7 +153,7 @@ export const checkAvailabilityTool = defineTool({
       data: {
         ab_id: merchant.abId,
         name: merchant.businessName,
-        ...checkAvailability(merchant.hours, { timeZone: merchant.timezone, at }),
+        ...checkAvailability(scheduleOf(merchant), { timeZone: merchant.timezone, at }),
       },
       actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
       state: assessment.capabilities.state,

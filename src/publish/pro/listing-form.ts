@@ -113,8 +113,9 @@ function isoDateOf(typed: string): string {
  * dates and hours themselves are checked by the declaration's schema.
  */
 export function exceptionOfLine(line: string): Record<string, unknown> | null {
-  const match =
-    /^\s*(?:du\s+|le\s+)?(\S+)(?:\s*(?:au|-|–)\s*(\S+))?\s*:\s*([^()]*?)\s*(?:\(([^()]*)\))?\s*$/iu.exec(line);
+  const match = /^\s*(?:du\s+|le\s+)?(\S+)(?:\s*(?:au|-|–)\s*(\S+))?\s*:\s*([^()]*?)\s*(?:\(([^()]*)\))?\s*$/iu.exec(
+    line,
+  );
   if (!match) return null;
   const hours = typedHours(match[3] ?? "");
   if (hours === "") return null;
@@ -130,7 +131,8 @@ export function exceptionOfLine(line: string): Record<string, unknown> | null {
 /** An exception as the form shows it: « 03/08/2026 au 23/08/2026 : fermé (congés d'été) ». */
 export function exceptionLine(exception: HoursException): string {
   const french = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
-  const dates = exception.from === exception.to ? french(exception.from) : `${french(exception.from)} au ${french(exception.to)}`;
+  const dates =
+    exception.from === exception.to ? french(exception.from) : `${french(exception.from)} au ${french(exception.to)}`;
   return `${dates} : ${exception.hours}${exception.note ? ` (${exception.note})` : ""}`;
 }
 

@@ -8,13 +8,7 @@ import { answerProofFr, identityCheckAt, identityStatementFr } from "../facts.ts
 import { COMPONENT_LABELS_FR, formatDateFr, STATUS_LABELS_FR } from "../format-fr.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { leadsPath } from "./leads.ts";
-import {
-  EXCEPTIONS_FIELD,
-  exceptionLine,
-  type FormFields,
-  type ListingSection,
-  PRICE_FIELD,
-} from "./listing-form.ts";
+import { EXCEPTIONS_FIELD, exceptionLine, type FormFields, type ListingSection, PRICE_FIELD } from "./listing-form.ts";
 
 /**
  * The merchant's listing in its space (`/pro/{ab_id}`), in French: how agents see it (status,
