@@ -232,9 +232,15 @@ export function createPlaceFinder(reference: CommuneReference = loadCommuneRefer
     }
   }
   const all: PlacedCommune[] = [];
+  /** Communes the reference knows but cannot place (no coordinates, none for their postal codes either). */
+  const unplaceable = new Map<string, UnplacedCommune[]>();
   for (const commune of [...reference.communes, ...reference.unplaced]) {
     const at = commune.lat !== null ? commune : commune.postalCodes.map((code) => placedByCode.get(code)).find(Boolean);
     if (at) all.push({ commune, key: comparablePlace(commune.name), at });
+    else if (commune.lat === null) {
+      const key = comparablePlace(commune.name);
+      unplaceable.set(key, [...(unplaceable.get(key) ?? []), commune]);
+    }
   }
   all.sort((a, b) => b.commune.population - a.commune.population);
   const byName = new Map<string, PlacedCommune[]>();
@@ -260,6 +266,16 @@ export function createPlaceFinder(reference: CommuneReference = loadCommuneRefer
       lng: entry.at.lng,
     },
   });
+
+  /** Nothing found: with the closest names, or with what to give instead. */
+  function unknown(reason: string, suggestions: string[]): PlaceLookup {
+    return {
+      place: null,
+      reason:
+        suggestions.length > 0 ? reason : `${reason}: give a town's name or a 5-digit postal code, or lat and lng`,
+      suggestions,
+    };
+  }
 
   function suggestionsFor(key: string): string[] {
     if (key.length === 0) return [];
@@ -288,11 +304,9 @@ export function createPlaceFinder(reference: CommuneReference = loadCommuneRefer
     const sameArea = all.filter((entry) =>
       entry.commune.postalCodes.some((other) => other.slice(0, 3) === code.slice(0, 3)),
     );
-    return {
-      place: null,
-      reason: `no French commune has the postal code ${code}`,
-      suggestions: [...new Set(sameArea.slice(0, PLACE_SUGGESTIONS).map(label))],
-    };
+    return unknown(`no French commune has the postal code ${code}`, [
+      ...new Set(sameArea.slice(0, PLACE_SUGGESTIONS).map(label)),
+    ]);
   }
 
   return {
@@ -311,6 +325,16 @@ export function createPlaceFinder(reference: CommuneReference = loadCommuneRefer
       const chosen =
         wantedDepartment === null ? named[0] : named.find((entry) => entry.commune.department === wantedDepartment);
       if (chosen) return placeOf(chosen);
+      const known = (unplaceable.get(key) ?? []).find(
+        (commune) => wantedDepartment === null || commune.department === wantedDepartment,
+      );
+      if (known) {
+        return {
+          place: null,
+          reason: `the commune reference has no coordinates for ${known.name} (${known.department}): give lat and lng`,
+          suggestions: [],
+        };
+      }
       if (named.length > 0) {
         return {
           place: null,
@@ -318,7 +342,7 @@ export function createPlaceFinder(reference: CommuneReference = loadCommuneRefer
           suggestions: named.slice(0, PLACE_SUGGESTIONS).map(label),
         };
       }
-      return { place: null, reason: `no French commune is named "${typed}"`, suggestions: suggestionsFor(key) };
+      return unknown(`no French commune is named "${typed}"`, suggestionsFor(key));
     },
   };
 }

@@ -14,7 +14,10 @@ export interface Place {
 
 export type PlaceLookup =
   | { place: Place }
-  /** Nothing named so: why, and the closest names (each one a value `near` takes). */
+  /**
+   * Nothing named so: why, in technical English (with what to give instead when there is no close
+   * name), and the closest names (each one a value `near` takes).
+   */
   | { place: null; reason: string; suggestions: string[] };
 
 export interface PlaceFinder {

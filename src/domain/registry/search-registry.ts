@@ -108,7 +108,7 @@ function searchPoint(places: PlaceFinder, input: SearchQueryInput): SearchPoint 
         message:
           found.suggestions.length > 0
             ? `${found.reason}; did you mean ${found.suggestions.map((name) => `"${name}"`).join(", ")}?`
-            : `${found.reason}; give a French town or a 5-digit postal code, or lat and lng`,
+            : found.reason,
         ...(found.suggestions.length > 0 ? { suggestions: found.suggestions } : {}),
       };
       throw validationError([issue]);
