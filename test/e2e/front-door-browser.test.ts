@@ -140,7 +140,10 @@ describe("the front door in Chromium", () => {
     await page.goto(`${server.url}/`);
     await page.getByLabel("Métier ou produit").fill("boulangerie");
     await page.getByLabel("Ouvert maintenant").check();
-    await Promise.all([page.waitForURL(/ouvert=1#resultats$/), page.getByRole("button", { name: "Rechercher" }).click()]);
+    await Promise.all([
+      page.waitForURL(/ouvert=1#resultats$/),
+      page.getByRole("button", { name: "Rechercher" }).click(),
+    ]);
     expect(await page.getByLabel("Ouvert maintenant").isChecked()).toBe(true);
     // Whatever the hour the test runs at, each result listed says it is open now.
     const statuses = await page.locator(".results .result .result-opening").allTextContents();

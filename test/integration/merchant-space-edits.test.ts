@@ -469,7 +469,7 @@ describe("the merchant's dated exceptions to its hours", () => {
     await refresh();
     const merchantPage = decodeHtml(await (await server.get(`/m/${abId}/`)).text());
     expect(merchantPage).toContain(
-      "<h3>Horaires exceptionnels</h3>\n<ul class=\"hours-exceptions\"><li>Du 2 août 2027 au 22 août 2027 : fermé (congés d'été)</li><li>Le 24 décembre 2027 : 07:00 – 12:00 (veille de Noël)</li></ul>",
+      '<h3>Horaires exceptionnels</h3>\n<ul class="hours-exceptions"><li>Du 2 août 2027 au 22 août 2027 : fermé (congés d\'été)</li><li>Le 24 décembre 2027 : 07:00 – 12:00 (veille de Noël)</li></ul>',
     );
   });
 });
