@@ -1,5 +1,4 @@
 import {
-  type HoursException,
   type OpeningSchedule,
   openAtMoment,
   type ParisMoment,
@@ -114,5 +113,3 @@ export function passesOpening(schedule: OpeningSchedule | null, checks: readonly
 export function checksKey(checks: readonly OpeningCheck[]): string {
   return checks.map((check) => `${check.moment.date}T${check.moment.minutes}`).join(",");
 }
-
-export type { HoursException, OpeningSchedule };

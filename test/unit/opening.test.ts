@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   easterSunday,
   frenchPublicHolidays,
-  type HoursException,
   type OpeningSchedule,
   openingAt,
 } from "../../src/domain/availability/opening.ts";
+import type { HoursException } from "../../src/domain/merchant.ts";
+import { openingCheck, openingTokens } from "../../src/search/opening-filter.ts";
 
 /** A bakery's usual week, as merchants declare it (Monday closed, Tuesday with a lunch break). */
 const BAKERY_HOURS = {
@@ -178,5 +179,41 @@ describe("openingAt, on the Paris clock", () => {
       today: null,
       next_change: "2026-12-08T09:00:00+01:00",
     });
+  });
+});
+
+describe("the opening filters' tokens (both engines filter on them first)", () => {
+  it("gives each hour of the week a merchant is open at some minute of, its night past midnight to the next day, and the exceptions' dates", () => {
+    expect(
+      openingTokens({
+        hours: { vendredi: "19:00-02:00", samedi: "fermé", dimanche: "10:30-11:15" },
+        exceptions: [{ from: "2026-12-24", to: "2026-12-25", hours: "fermé", note: null }],
+        department: null,
+      }).sort(),
+    ).toEqual([
+      "o_519",
+      "o_520",
+      "o_521",
+      "o_522",
+      "o_523",
+      "o_710",
+      "o_711",
+      "s_600",
+      "s_601",
+      "x_20261224",
+      "x_20261225",
+    ]);
+  });
+
+  it("asks an instant's hour of its day and of the night before, and the exceptions of both days; a national holiday only through an exception", () => {
+    // Tuesday 8 December 2026, 10:40 in Paris.
+    expect(openingCheck(at("2026-12-08T09:40:00Z"))).toEqual({
+      moment: { date: "2026-12-08", minutes: 640 },
+      tokens: ["o_210", "s_210", "x_20261208", "x_20261207"],
+    });
+    // Noël, a Friday: no hour of the usual week opens it; the night of the 24th still may.
+    expect(openingCheck(at("2026-12-25T09:00:00Z")).tokens).toEqual(["s_510", "x_20261225", "x_20261224"]);
+    // The night after Noël is not the usual week's either.
+    expect(openingCheck(at("2026-12-26T00:30:00Z")).tokens).toEqual(["o_601", "x_20261226", "x_20261225"]);
   });
 });

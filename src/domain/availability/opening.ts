@@ -23,7 +23,6 @@ import {
  */
 
 export const PARIS = "Europe/Paris";
-export type { HoursException };
 
 /** What the opening is read from. */
 export interface OpeningSchedule {
