@@ -59,6 +59,7 @@ const profile: MerchantProfile = {
     brandVoice: null,
     brandUpdatedAt: null,
     hours: { lundi: "07:00-19:00", mardi: "07:00-19:00", dimanche: "fermé" },
+    hoursExceptions: [],
     timezone: "Europe/Paris",
     zones: ["17"],
     areasDeclaredAt: null,

@@ -21,6 +21,7 @@ import { createOutboxHealth, type OutboxHealth } from "./domain/outbox-health.ts
 import type { OutboxRepository } from "./domain/outbox-store.ts";
 import { readAtMostEvery } from "./domain/read-at-most.ts";
 import { createSearchCardKeeper } from "./domain/registry/keep-search-cards.ts";
+import type { PlaceFinder } from "./domain/registry/place-finder.ts";
 import type { ChangeFeedStore } from "./domain/registry/read-changes.ts";
 import { createSearchCardCache, type SearchCardCache } from "./domain/registry/search-cards.ts";
 import { createRevisionCache, type RevisionCache } from "./domain/revision-cache.ts";
@@ -44,7 +45,7 @@ import {
 } from "./search/engine.ts";
 import { createSearchFollower, type SearchFollower } from "./search/follower.ts";
 import type { SearchIndex } from "./search/search-index.ts";
-import { createCommuneLookup } from "./seed/communes.ts";
+import { createCommuneLookup, createPlaceFinder } from "./seed/communes.ts";
 import { createKeyStore, type KeyStore } from "./signing/key-store.ts";
 import type { AgentRepository } from "./store/agent-repository.ts";
 import type { AttributionRepository } from "./store/attribution-repository.ts";
@@ -149,6 +150,8 @@ export interface App {
   merchantRegistry: MerchantRegistryStore;
   /** The communes reference, loaded on first use (an edit that moves an address needs it). */
   communes: CommuneLookup;
+  /** The places a search's `near` names, from the same reference, loaded on first use. */
+  places: PlaceFinder;
   /** The key of the merchant space's CSRF tokens (DATA_DIR/secrets/pro-csrf.key, created on first use). */
   proCsrfSecret: () => Buffer;
   /** ProConnect (PROCONNECT_*), or null when the service has no client there. */
@@ -275,6 +278,7 @@ export function createApp(config: Config, options: { now?: () => Date } = {}): A
     space: store.space,
     merchantRegistry: store.merchantRegistry,
     communes: lazyCommuneLookup(),
+    places: lazyPlaceFinder(),
     proCsrfSecret: once(() => loadOrCreateSecret(secretFile(config.dataDir, "proCsrf"))),
     proConnect: config.proConnect
       ? createProConnectProvider({
@@ -357,6 +361,17 @@ let current: App | undefined;
 export function getApp(): App {
   current ??= createApp(loadConfig());
   return current;
+}
+
+/** The places `near` names, read from data/ the first time a search names one. */
+function lazyPlaceFinder(): PlaceFinder {
+  let finder: PlaceFinder | undefined;
+  return {
+    find: (text) => {
+      finder ??= createPlaceFinder();
+      return finder.find(text);
+    },
+  };
 }
 
 /** The communes reference, read from data/ the first time it is asked (a server that edits no address never reads it). */

@@ -27,6 +27,7 @@ export function searchDeps(app: App): SearchDeps {
   return {
     ...resolveDeps(app),
     search: app.search,
+    places: app.places,
     cards: app.searchCards,
     keptCards: app.keptCards,
     cardCode: app.cardCode,

@@ -18,7 +18,7 @@ export const LEGACY_CARD_PROTOCOL_VERSION = "0.3.0";
 export const A2A_PATH = "/api/a2a";
 
 const SKILL_TAGS: Record<string, string[]> = {
-  search_merchants: ["search", "merchants", "products", "geo"],
+  search_merchants: ["search", "merchants", "products", "geo", "opening-hours"],
   resolve_merchant: ["merchant", "profile", "trust"],
   contact_merchant: ["lead", "contact"],
   get_trust_score: ["trust", "evidence"],
@@ -38,6 +38,7 @@ const SKILL_EXAMPLES: Record<string, string[]> = {
   search_merchants: [
     "boulangerie Lyon",
     '{"skill":"search_merchants","arguments":{"q":"plombier","lat":48.85,"lng":2.35}}',
+    '{"skill":"search_merchants","arguments":{"q":"boulangerie","near":"Lyon","open_now":true}}',
   ],
   resolve_merchant: ['{"skill":"resolve_merchant","arguments":{"ab_id":"ab_3k9x2m7q"}}'],
   check_availability: ["Is this garage open on Saturday morning?"],

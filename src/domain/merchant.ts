@@ -56,6 +56,8 @@ export interface Merchant {
   brandVoice: BrandVoice | null;
   brandUpdatedAt: string | null;
   hours: Record<string, string> | null;
+  /** The merchant's dated exceptions to its usual week (a closure for the holidays, other hours on a date). */
+  hoursExceptions: HoursException[];
   timezone: string;
   zones: string[];
   areasDeclaredAt: string | null;
@@ -74,6 +76,16 @@ export interface Merchant {
   closure: MerchantClosure | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A dated exception to the usual week: from `from` to `to` (inclusive, YYYY-MM-DD), these hours. */
+export interface HoursException {
+  from: string;
+  to: string;
+  /** As the week's days are written: "fermé", "09:00-12:30,14:00-18:00". */
+  hours: string;
+  /** The merchant's words for it ("congés d'été"), or null. */
+  note: string | null;
 }
 
 export interface TerritorialProof {

@@ -3,6 +3,8 @@ import type { ErrorCode } from "./catalog.ts";
 export interface ValidationIssue {
   path: string;
   message: string;
+  /** Values the argument may take instead (an unknown place's closest names). */
+  suggestions?: string[];
 }
 
 export interface ServiceErrorDetails {

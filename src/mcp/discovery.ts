@@ -199,7 +199,7 @@ export function llmsTxt(baseUrl: string): string {
     "",
     "## REST",
     "",
-    `- [Search](${baseUrl}/api/registry/search?q=boulangerie): GET /api/registry/search?q=&tags=&lat=&lng=&radius=&limit=`,
+    `- [Search](${baseUrl}/api/registry/search?q=boulangerie): GET /api/registry/search?q=&tags=&lat=&lng=&near=&radius=&open_now=&open_at=&at=&limit= (each result says merchant.opening; a point without radius ranks nearer first, no distance cut)`,
     `- Merchant profile: GET ${baseUrl}/api/registry/resolve/{ab_id}`,
     `- Decision card: GET ${baseUrl}/api/merchants/{ab_id}/decision-card (identity, trust, actionability, lead contract)`,
     `- Send a lead: POST ${baseUrl}/api/contact/brick (ab_id, contact_name, contact_email, lead_type; keep the tracking_token)`,

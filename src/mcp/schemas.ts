@@ -37,7 +37,11 @@ export const availabilitySchema = z
     current_period: z.object({ opened_at: zonedDateTime, closes_at: zonedDateTime.nullable() }).nullable(),
     next_opening: z.object({ weekday, opens_at: zonedDateTime, closes_at: zonedDateTime }).nullable(),
     today: dayViewSchema,
-    week: z.array(dayViewSchema),
+    today_hours: z.string().nullable().meta({
+      description:
+        "Today's hours as search results word them (merchant.opening.today): a dated exception or a public holiday counted; null when unknown",
+    }),
+    week: z.array(dayViewSchema.meta({ description: "The usual week, as declared" })),
     summary: z.string(),
   })
   .meta({ id: "Availability" });

@@ -236,6 +236,8 @@ function parametersOf(operation: OperationSpec, registry: ComponentRegistry): Js
         in: location,
         required: location === "path" || !(field as z.ZodType).safeParse(undefined).success,
         ...(typeof description === "string" ? { description } : {}),
+        // A list in a query string is one value, comma-separated (tags=bio,local), as the routes read it.
+        ...(location === "query" && rest.type === "array" ? { style: "form", explode: false } : {}),
         schema: rest,
       });
     }

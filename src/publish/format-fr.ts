@@ -1,4 +1,6 @@
-import type { MerchantClosure, Product } from "../domain/merchant.ts";
+import { parisMoment } from "../domain/availability/opening.ts";
+import type { HoursException, MerchantClosure, Product } from "../domain/merchant.ts";
+import type { MerchantOpening } from "../schemas/registry.ts";
 
 /** French renderings for merchant-facing text (microsite, ai.md, snippets). */
 
@@ -115,3 +117,50 @@ export const LANGUAGE_LABELS_FR: Record<string, string> = {
   ca: "catalan",
   co: "corse",
 };
+
+const parisClock = new Intl.DateTimeFormat("fr-FR", {
+  timeZone: "Europe/Paris",
+  weekday: "long",
+  hour: "numeric",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
+
+/** « à 19 h 30 », « demain à 7 h 00 », « mardi à 7 h 00 », « le 18 août 2026 à 7 h 00 »: an instant on the Paris clock, seen from `now`. */
+function momentFr(at: Date, now: Date): string {
+  const parts = Object.fromEntries(parisClock.formatToParts(at).map((part) => [part.type, part.value]));
+  const clock = `${Number(parts.hour)} h ${parts.minute}`;
+  const day = parisMoment(at).date;
+  const days = Math.round(
+    (Date.parse(`${day}T00:00:00Z`) - Date.parse(`${parisMoment(now).date}T00:00:00Z`)) / 86_400_000,
+  );
+  if (days === 0) return `à ${clock}`;
+  if (days === 1) return `demain à ${clock}`;
+  if (days > 1 && days < 7) return `${parts.weekday} à ${clock}`;
+  return `le ${formatDateFr(day)} à ${clock}`;
+}
+
+/**
+ * A search result's opening as a person reads it, at the search's instant: « Ouvert maintenant ·
+ * ferme à 19 h 30 », « Fermé · ouvre mardi à 7 h 00 », « Horaires du jour non communiqués » (a day
+ * not declared, a public holiday without an exception), « Horaires non renseignés ».
+ */
+export function openingStatusFr(opening: MerchantOpening, now: Date): string {
+  const next = opening.next_change
+    ? ` · ${opening.open_now === true ? "ferme" : "ouvre"} ${momentFr(new Date(opening.next_change), now)}`
+    : "";
+  if (opening.open_now === true) return `Ouvert maintenant${next}`;
+  if (opening.open_now === false) return `Fermé${next}`;
+  if (opening.today === null && opening.next_change === null) return "Horaires non renseignés";
+  return `Horaires du jour non communiqués${next}`;
+}
+
+/** A dated exception as the merchant page says it: « Du 3 août 2026 au 23 août 2026 : fermé (congés d'été) ». */
+export function hoursExceptionFr(exception: HoursException): string {
+  const dates =
+    exception.from === exception.to
+      ? `Le ${formatDateFr(exception.from)}`
+      : `Du ${formatDateFr(exception.from)} au ${formatDateFr(exception.to)}`;
+  const hours = exception.hours === "fermé" ? "fermé" : exception.hours.split(",").join(", ").replaceAll("-", " – ");
+  return `${dates} : ${hours}${exception.note ? ` (${exception.note})` : ""}`;
+}

@@ -3,6 +3,7 @@ import { PEOPLE_FIELD_MAX } from "../schemas/people.ts";
 import type { SearchResult } from "../schemas/registry.ts";
 import { HTML_TYPE, type RenderedDocument, renderedDocument } from "./document.ts";
 import { type IdentityCheck, identityStatementFr } from "./facts.ts";
+import { openingStatusFr } from "./format-fr.ts";
 import { html, type SafeHtml } from "./html.ts";
 
 /**
@@ -22,6 +23,8 @@ export const LEGAL_PATH = "/mentions-legales";
 export interface PeopleQuery {
   metier?: string | undefined;
   ville?: string | undefined;
+  /** "1": the « Ouvert maintenant » box ticked. */
+  ouvert?: string | undefined;
 }
 
 /** What a search for people found: the results, or why there are none. */
@@ -34,6 +37,8 @@ export interface PeopleSearch {
   identities: ReadonlyMap<string, IdentityCheck>;
   /** A French sentence when the search could not run as asked (unknown town, nothing typed). */
   notice: string | null;
+  /** The instant the search was made at (each result's opening is read at it). */
+  now: Date;
 }
 
 /** The links every page's footer carries: the notices a form's data is covered by. */
@@ -100,13 +105,17 @@ ${heading}
 <label for="ville">Ville ou code postal <span class="optional">(facultatif)</span></label>
 <input id="ville" name="ville" type="text" maxlength="${PEOPLE_FIELD_MAX}" value="${query.ville ?? ""}" placeholder="Lyon, 69003…" autocomplete="address-level2">
 </div>
+<div class="field field-check">
+<input id="ouvert" name="ouvert" type="checkbox" value="1"${query.ouvert === "1" ? " checked" : ""}>
+<label for="ouvert">Ouvert maintenant</label>
+</div>
 <button type="submit">Rechercher</button>
 </form>
 </section>`;
 }
 
 function resultsSection(search: PeopleSearch): SafeHtml {
-  const where = search.town ? ` autour de ${search.town.name} (${search.town.radiusKm} km)` : "";
+  const where = `${search.town ? ` autour de ${search.town.name} (${search.town.radiusKm} km)` : ""}${search.query.ouvert === "1" ? ", ouverts maintenant" : ""}`;
   const what = search.query.metier ? `« ${search.query.metier} »` : "votre recherche";
   const count = search.results.length;
   return html`<section aria-labelledby="${RESULTS_ANCHOR}">
@@ -121,6 +130,7 @@ ${search.results.map(
 <h3><a href="/m/${result.merchant.ab_id}/">${result.merchant.name}</a></h3>
 <p>${result.merchant.trade} · ${result.merchant.address}</p>
 <p class="result-identity">${identityStatementFr(search.identities.get(result.merchant.ab_id))}</p>
+<p class="result-opening">${openingStatusFr(result.merchant.opening, search.now)}</p>
 <p class="result-meta">Score de confiance ${String(result.merchant.trust_score)}/100${
     result.merchant.distance_km !== undefined
       ? ` · à ${result.merchant.distance_km.toLocaleString("fr-FR", { maximumFractionDigits: 1 })} km`

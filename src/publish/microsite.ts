@@ -1,3 +1,4 @@
+import { parisMoment } from "../domain/availability/opening.ts";
 import { yearsBetween } from "../domain/calendar.ts";
 import { formatAddress } from "../domain/format.ts";
 import { buildLeadContract, LEAD_TYPES, type LeadContractField, sectorLeadFields } from "../domain/lead-contract.ts";
@@ -26,6 +27,7 @@ import {
   closureStatementFr,
   formatDateFr,
   formatPriceFr,
+  hoursExceptionFr,
   LANGUAGE_LABELS_FR,
   LEAD_TYPE_LABELS_FR,
   PROOF_LABELS_FR,
@@ -254,8 +256,17 @@ ${
 
 function hoursSection(view: MerchantView): SafeHtml {
   const week = weekHours(view.profile.merchant.hours);
+  // The exceptions not over on the page's day (Paris): a closure for the holidays, other hours on a date.
+  const today = parisMoment(view.options.now).date;
+  const exceptions = view.profile.merchant.hoursExceptions.filter((exception) => exception.to >= today);
   return html`<section aria-labelledby="horaires">
 <h2 id="horaires">Horaires</h2>
+${
+  exceptions.length > 0
+    ? html`<h3>Horaires exceptionnels</h3>
+<ul class="hours-exceptions">${exceptions.map((exception) => html`<li>${hoursExceptionFr(exception)}</li>`)}</ul>`
+    : ""
+}
 ${
   !week || week.length === 0
     ? html`<p>Horaires non communiqués.</p>`

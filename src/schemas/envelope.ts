@@ -58,7 +58,21 @@ export const errorBodySchema = z.object({
 export const errorEnvelopeSchema = z
   .object({
     success: z.literal(false),
-    data: z.union([z.null(), z.object({ issues: z.array(z.object({ path: z.string(), message: z.string() })) })]),
+    data: z.union([
+      z.null(),
+      z.object({
+        issues: z.array(
+          z.object({
+            path: z.string(),
+            message: z.string(),
+            suggestions: z
+              .array(z.string())
+              .optional()
+              .meta({ description: "Values the argument may take instead (an unknown place's closest names)" }),
+          }),
+        ),
+      }),
+    ]),
     error: errorBodySchema,
     _actions: z.array(actionSchema),
     _links: linksSchema,

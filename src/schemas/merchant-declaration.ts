@@ -84,6 +84,59 @@ const dayHours = z
     'must be "fermé" or ranges like 09:00-12:30,14:00-18:00',
   );
 
+/** How many dated exceptions a merchant keeps, and how many days one may span (a summer closure fits). */
+export const HOURS_EXCEPTIONS_MAX = 30;
+export const HOURS_EXCEPTION_MAX_DAYS = 92;
+
+const daysBetween = (from: string, to: string) =>
+  (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000;
+
+/**
+ * A dated exception to the usual week: a closure for the holidays (`from` to `to`, "fermé"), other
+ * hours on a date; `to` defaults to `from`. Read by the opening rule (src/domain/availability/opening.ts).
+ */
+export const hoursExceptionSchema = z
+  .strictObject({
+    from: z.iso.date(required("a date like 2026-12-24")),
+    to: z.iso.date("must be a date like 2026-12-24").optional(),
+    hours: dayHours,
+    note: oneLine(100).nullable().optional(),
+  })
+  .superRefine((exception, context) => {
+    if (exception.to === undefined) return;
+    const days = daysBetween(exception.from, exception.to);
+    if (days < 0) context.addIssue({ code: "custom", path: ["to"], message: "must not be before from" });
+    else if (days >= HOURS_EXCEPTION_MAX_DAYS) {
+      context.addIssue({
+        code: "custom",
+        path: ["to"],
+        message: `must be within ${HOURS_EXCEPTION_MAX_DAYS} days of from`,
+      });
+    }
+  })
+  .transform((exception) => ({
+    from: exception.from,
+    to: exception.to ?? exception.from,
+    hours: exception.hours,
+    note: exception.note ?? null,
+  }));
+
+/** The exceptions, in date order, none overlapping another (a date has one set of hours). */
+const hoursExceptionsSchema = z
+  .array(hoursExceptionSchema)
+  .max(HOURS_EXCEPTIONS_MAX, `must hold at most ${HOURS_EXCEPTIONS_MAX} exceptions`)
+  .superRefine((exceptions, context) => {
+    const byDate = [...exceptions.entries()].sort(([, a], [, b]) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+    for (let position = 1; position < byDate.length; position += 1) {
+      const [index, exception] = byDate[position] as [number, { from: string }];
+      const previous = byDate[position - 1]?.[1] as { to: string };
+      if (exception.from <= previous.to) {
+        context.addIssue({ code: "custom", path: [index, "from"], message: "overlaps another exception" });
+      }
+    }
+  })
+  .transform((exceptions) => [...exceptions].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0)));
+
 export const siretSchema = z
   .string(required("a string of 14 digits"))
   .regex(/^\d{14}$/, "must be 14 digits")
@@ -146,6 +199,8 @@ const declarationShape = {
     )
     .nullable()
     .optional(),
+  /** Dated exceptions to the usual week (closures, other hours on a date). */
+  hours_exceptions: hoursExceptionsSchema.optional(),
   /** Where the merchant works: postal codes or commune names ("69002", "Villeurbanne"). */
   zones: z.array(serviceZone).max(100).optional(),
   languages: z.array(oneOf(merchantVocabulary.languages)).min(1).max(10).optional(),

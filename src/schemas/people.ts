@@ -15,10 +15,19 @@ const field = z.preprocess(
 
 export const peopleQuerySchema = z.object(
   described(
-    { metier: field, ville: field },
+    {
+      metier: field,
+      ville: field,
+      // A checkbox: sent as "1" when ticked, absent otherwise.
+      ouvert: z.preprocess(
+        emptyAsUndefined,
+        z.literal("1", { message: "must be 1 (the box ticked) or absent" }).optional(),
+      ),
+    },
     {
       metier: `A trade or a product, as a person types it (e.g. boulangerie), at most ${PEOPLE_FIELD_MAX} characters`,
       ville: `A town name or a postal code (e.g. Lyon, 69003), at most ${PEOPLE_FIELD_MAX} characters`,
+      ouvert: "1: only the merchants open now (the form's « Ouvert maintenant » box)",
     },
   ),
 );

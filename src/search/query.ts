@@ -1,6 +1,7 @@
 import { nomenclatureOf } from "../domain/naf.ts";
 import { AB_ID_PATTERN } from "../schemas/common.ts";
 import { normalizeTag, type QueryTerm, queryTerms } from "./normalize.ts";
+import { type OpeningCheck, openingCheck } from "./opening-filter.ts";
 import { MAX_SEARCH_DEPTH, type SearchQuery } from "./search-index.ts";
 import { FILLER_WORDS, TRADE_WORDS } from "./vocabulary.ts";
 
@@ -66,9 +67,11 @@ export function analyzeQuery(text: string): AnalyzedQuery {
 export interface NormalizedQuery extends AnalyzedQuery {
   /** Canonical tags (normalizeTag), deduplicated. */
   tags: string[];
-  near: { lat: number; lng: number; radiusKm: number } | null;
+  near: { lat: number; lng: number; radiusKm: number | null } | null;
   limit: number;
   offset: number;
+  /** The opening filters' instants (none: no filter). */
+  opening: OpeningCheck[];
 }
 
 /** Turns a caller's query into safe, normalised parts; null when it cannot match anything. */
@@ -92,13 +95,15 @@ export function normalizeSearchQuery(query: SearchQuery): NormalizedQuery | null
     const valid =
       Number.isFinite(lat) &&
       Number.isFinite(lng) &&
-      Number.isFinite(radiusKm) &&
+      (radiusKm === null || (Number.isFinite(radiusKm) && radiusKm > 0)) &&
       Math.abs(lat) <= 90 &&
-      Math.abs(lng) <= 180 &&
-      radiusKm > 0;
+      Math.abs(lng) <= 180;
     if (!valid) return null;
     near = { lat, lng, radiusKm };
   }
+  const instants = (query.openAt ?? []).filter((at) => at instanceof Date && Number.isFinite(at.getTime()));
+  if (instants.length !== (query.openAt ?? []).length) return null;
+  const opening = instants.map(openingCheck);
   const { terms, identifier, nafCodes } = analyzeQuery(typeof query.text === "string" ? query.text : "");
-  return { terms, identifier, nafCodes, tags, near, limit, offset };
+  return { terms, identifier, nafCodes, tags, near, limit, offset, opening };
 }

@@ -8,7 +8,13 @@ export interface SearchQuery {
   text: string;
   /** Every listed tag must be carried by at least one product of the merchant. */
   tags: string[];
-  near: { lat: number; lng: number; radiusKm: number } | null;
+  /**
+   * A point: with a radius, only the merchants within it, ranked with trust and distance; without
+   * one (null), every match, nearer first among comparable ones (no distance cut).
+   */
+  near: { lat: number; lng: number; radiusKm: number | null } | null;
+  /** Instants the merchant must be open at (open_now, open_at), each one; none or empty: no filter (opening-filter.ts). */
+  openAt?: readonly Date[];
   limit: number;
   /** Hits of the same query to skip (the pages before this one); default 0. */
   offset?: number;

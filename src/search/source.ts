@@ -20,7 +20,7 @@ import {
 
 /** The columns a merchant is read with (MerchantRow), from `merchants m` and `territorial_proofs tp`. */
 export const MERCHANT_COLUMNS_SQL = `m.ab_id, m.siret, m.business_name, m.legal_name, m.naf_code, m.naf_code_2025, m.sector, m.status, m.postal_code, m.city,
-         m.description, m.closure, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
+         m.description, m.closure, m.hours, m.hours_exceptions, tp.latitude, tp.longitude, tp.postal_code AS proof_postal_code, tp.city_normalized,
          tp.department_code`;
 const MERCHANT_SELECT = `
   SELECT ${MERCHANT_COLUMNS_SQL}

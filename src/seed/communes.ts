@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { slugify } from "../domain/format.ts";
 import { haversineKm } from "../domain/geo.ts";
 import type { CommuneLookup, CommuneMatch } from "../domain/merchants/merchant-registry.ts";
+import type { PlaceFinder, PlaceLookup } from "../domain/registry/place-finder.ts";
 
 /** One commune of `data/communes.json` (see data/README.md for sources and licences). */
 export interface Commune {
@@ -196,4 +197,175 @@ function comparableCity(name: string): string {
   return slugify(name)
     .replace(/\bsainte?\b/g, (word) => (word === "sainte" ? "ste" : "st"))
     .replace(/-/g, "");
+}
+
+/** Accents, case, hyphens, apostrophes and "Saint"/"St" aside, as people type town names. */
+function comparablePlace(name: string): string {
+  return comparableCity(name).replace(/[^a-z0-9]/g, "");
+}
+
+/** At most this many close names are suggested for an unknown place. */
+const PLACE_SUGGESTIONS = 5;
+
+/** A commune as `near` reads it: placed (coordinates), or placed by another commune of its postal code. */
+interface PlacedCommune {
+  commune: Commune | UnplacedCommune;
+  key: string;
+  at: Commune;
+}
+
+/**
+ * `near=` read against the commune reference (PlaceFinder): a postal code, a name (among
+ * homonyms the most populated, or the one of the department given in parentheses or after a
+ * comma), a postal code and a name together ("69003 Lyon"), a name and a district ("Lyon 3e",
+ * "Paris 75011"). A commune the reference does not place is searched around the placed commune
+ * that shares its postal code (the most populated). Unknown names get the closest names: one or
+ * two letters away (one for short names), or beginning with what was typed, the most populated
+ * first.
+ */
+export function createPlaceFinder(reference: CommuneReference = loadCommuneReference()): PlaceFinder {
+  const placedByCode = new Map<string, Commune>();
+  for (const commune of reference.communes) {
+    for (const code of commune.postalCodes) {
+      const current = placedByCode.get(code);
+      if (!current || current.population < commune.population) placedByCode.set(code, commune);
+    }
+  }
+  const all: PlacedCommune[] = [];
+  /** Communes the reference knows but cannot place (no coordinates, none for their postal codes either). */
+  const unplaceable = new Map<string, UnplacedCommune[]>();
+  for (const commune of [...reference.communes, ...reference.unplaced]) {
+    const at = commune.lat !== null ? commune : commune.postalCodes.map((code) => placedByCode.get(code)).find(Boolean);
+    if (at) all.push({ commune, key: comparablePlace(commune.name), at });
+    else if (commune.lat === null) {
+      const key = comparablePlace(commune.name);
+      unplaceable.set(key, [...(unplaceable.get(key) ?? []), commune]);
+    }
+  }
+  all.sort((a, b) => b.commune.population - a.commune.population);
+  const byName = new Map<string, PlacedCommune[]>();
+  const byCode = new Map<string, PlacedCommune[]>();
+  const add = (map: Map<string, PlacedCommune[]>, key: string, entry: PlacedCommune) => {
+    const list = map.get(key);
+    if (list) list.push(entry);
+    else map.set(key, [entry]);
+  };
+  for (const entry of all) {
+    add(byName, entry.key, entry);
+    for (const code of entry.commune.postalCodes) add(byCode, code, entry);
+  }
+  const homonyms = (key: string) => (byName.get(key)?.length ?? 0) > 1;
+  const label = (entry: PlacedCommune) =>
+    homonyms(entry.key) ? `${entry.commune.name} (${entry.commune.department})` : entry.commune.name;
+  const placeOf = (entry: PlacedCommune, postalCode?: string): PlaceLookup => ({
+    place: {
+      name: entry.commune.name,
+      department: entry.commune.department,
+      postalCode: postalCode ?? entry.commune.postalCodes[0] ?? "",
+      lat: entry.at.lat,
+      lng: entry.at.lng,
+    },
+  });
+
+  /** Nothing found: with the closest names, or with what to give instead. */
+  function unknown(reason: string, suggestions: string[]): PlaceLookup {
+    return {
+      place: null,
+      reason:
+        suggestions.length > 0 ? reason : `${reason}: give a town's name or a 5-digit postal code, or lat and lng`,
+      suggestions,
+    };
+  }
+
+  function suggestionsFor(key: string): string[] {
+    if (key.length === 0) return [];
+    const most = key.length <= 5 ? 1 : 2;
+    const found: { entry: PlacedCommune; distance: number }[] = [];
+    const seen = new Set<string>();
+    for (const entry of all) {
+      const distance = entry.key.startsWith(key) ? 0 : boundedEditDistance(key, entry.key, most);
+      if (distance > most) continue;
+      const name = label(entry);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      found.push({ entry, distance });
+    }
+    return found
+      .sort((a, b) => a.distance - b.distance || b.entry.commune.population - a.entry.commune.population)
+      .slice(0, PLACE_SUGGESTIONS)
+      .map(({ entry }) => label(entry));
+  }
+
+  function byPostalCode(code: string, name: string | null): PlaceLookup {
+    const communes = byCode.get(code) ?? [];
+    const named = name === null ? undefined : communes.find((entry) => entry.key === comparablePlace(name));
+    const chosen = named ?? communes[0];
+    if (chosen) return placeOf(chosen, code);
+    const sameArea = all.filter((entry) =>
+      entry.commune.postalCodes.some((other) => other.slice(0, 3) === code.slice(0, 3)),
+    );
+    return unknown(`no French commune has the postal code ${code}`, [
+      ...new Set(sameArea.slice(0, PLACE_SUGGESTIONS).map(label)),
+    ]);
+  }
+
+  return {
+    find(text) {
+      const typed = text.trim().replace(/\s+/g, " ");
+      const codeFirst = /^(\d{5})(?:\s+(.+))?$/.exec(typed);
+      if (codeFirst) return byPostalCode(codeFirst[1] as string, codeFirst[2] ?? null);
+      const codeLast = /^(.+?)\s+(\d{5})$/.exec(typed);
+      if (codeLast) return byPostalCode(codeLast[2] as string, codeLast[1] as string);
+      // "Saint-Denis (93)", "Saint-Denis, 93", "Lyon 3e", "Paris 11".
+      const department = /^(.+?)\s*(?:\((\w{2,3})\)|,\s*(\w{2,3}))$/.exec(typed);
+      const name = (department ? (department[1] as string) : typed).replace(/\s+\d{1,2}\s*(?:e|er|eme|ème)?$/i, "");
+      const wantedDepartment = department ? (department[2] ?? department[3] ?? "").toUpperCase() : null;
+      const key = comparablePlace(name);
+      const named = byName.get(key) ?? [];
+      const chosen =
+        wantedDepartment === null ? named[0] : named.find((entry) => entry.commune.department === wantedDepartment);
+      if (chosen) return placeOf(chosen);
+      const known = (unplaceable.get(key) ?? []).find(
+        (commune) => wantedDepartment === null || commune.department === wantedDepartment,
+      );
+      if (known) {
+        return {
+          place: null,
+          reason: `the commune reference has no coordinates for ${known.name} (${known.department}): give lat and lng`,
+          suggestions: [],
+        };
+      }
+      if (named.length > 0) {
+        return {
+          place: null,
+          reason: `no commune named "${name}" in department ${wantedDepartment}`,
+          suggestions: named.slice(0, PLACE_SUGGESTIONS).map(label),
+        };
+      }
+      return unknown(`no French commune is named "${typed}"`, suggestionsFor(key));
+    },
+  };
+}
+
+/** Levenshtein distance when at most `most`, else most + 1 (stops as soon as it is exceeded). */
+function boundedEditDistance(a: string, b: string, most: number): number {
+  if (Math.abs(a.length - b.length) > most) return most + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_unused, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    let rowBest = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+      current.push(value);
+      rowBest = Math.min(rowBest, value);
+    }
+    if (rowBest > most) return most + 1;
+    previous = current;
+  }
+  return previous[b.length] as number;
 }

@@ -436,6 +436,7 @@ export class MerchantGenerator {
       brandVoice,
       brandUpdatedAt: brandVoice ? isoString(Math.max(Date.parse(createdAt), updatedMs - rng.int(30) * DAY)) : null,
       hours,
+      hoursExceptions: [],
       timezone: "Europe/Paris",
       zones,
       areasDeclaredAt: content.travels ? createdAt : null,

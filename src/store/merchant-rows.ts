@@ -56,6 +56,7 @@ export function toMerchant(row: Row): Merchant {
     brandVoice: json<Merchant["brandVoice"]>(row.brand_voice, null),
     brandUpdatedAt: textOrNull(row.brand_updated_at),
     hours: json<Merchant["hours"]>(row.hours, null),
+    hoursExceptions: json<Merchant["hoursExceptions"] | null>(row.hours_exceptions, null) ?? [],
     timezone: text(row.timezone),
     zones: json<string[] | null>(row.zones, null) ?? [],
     areasDeclaredAt: textOrNull(row.areas_declared_at),

@@ -1,4 +1,4 @@
-import type { BrandVoice, MerchantClosure, SignalNotice } from "../domain/merchant.ts";
+import type { BrandVoice, HoursException, MerchantClosure, SignalNotice } from "../domain/merchant.ts";
 import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
 
 export type { BrandVoice } from "../domain/merchant.ts";
@@ -36,6 +36,8 @@ export const merchants = sqliteTable(
     brandVoice: text("brand_voice", { mode: "json" }).$type<BrandVoice | null>(),
     brandUpdatedAt: text("brand_updated_at"),
     hours: text("hours", { mode: "json" }).$type<Record<string, string> | null>(),
+    /** The merchant's dated exceptions to its usual week (HoursException[]); null: none. */
+    hoursExceptions: text("hours_exceptions", { mode: "json" }).$type<HoursException[] | null>(),
     timezone: text("timezone").notNull().default("Europe/Paris"),
     zones: text("zones", { mode: "json" }).$type<string[]>().notNull(),
     areasDeclaredAt: text("areas_declared_at"),

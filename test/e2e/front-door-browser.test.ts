@@ -135,6 +135,24 @@ describe("the front door in Chromium", () => {
     expect(errors).toEqual([]);
   });
 
+  it("keeps the merchants open now when « Ouvert maintenant » is ticked, each saying so", async () => {
+    const { page, errors } = await openPage();
+    await page.goto(`${server.url}/`);
+    await page.getByLabel("Métier ou produit").fill("boulangerie");
+    await page.getByLabel("Ouvert maintenant").check();
+    await Promise.all([
+      page.waitForURL(/ouvert=1#resultats$/),
+      page.getByRole("button", { name: "Rechercher" }).click(),
+    ]);
+    expect(await page.getByLabel("Ouvert maintenant").isChecked()).toBe(true);
+    // Whatever the hour the test runs at, each result listed says it is open now.
+    const statuses = await page.locator(".results .result .result-opening").allTextContents();
+    for (const status of statuses) expect(status).toMatch(/^Ouvert maintenant( · ferme .+)?$/);
+    expect(await page.locator("p[role=status]").last().textContent()).toMatch(/, ouverts maintenant\.$/);
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    expect(errors).toEqual([]);
+  });
+
   it("pads the 404 page's first card like the cards beside it", async () => {
     const { page } = await openPage();
     await page.goto(`${server.url}/pas-une-page`);

@@ -293,6 +293,139 @@ export function describeSearchIndexContract(name: string, makeIndex: (db: Db) =>
       });
     });
 
+    describe("opening filters (open_now, open_at)", () => {
+      // Fixed instants on the Paris clock (UTC+1 in December).
+      const TUESDAY_10H = new Date("2026-12-08T09:00:00Z");
+      const TUESDAY_14H = new Date("2026-12-08T13:00:00Z");
+      const SUNDAY_11H = new Date("2026-12-06T10:00:00Z");
+      const SUNDAY_13H = new Date("2026-12-06T12:00:00Z");
+      const CHRISTMAS_10H = new Date("2026-12-25T09:00:00Z");
+      const AFTER_CHRISTMAS_TUESDAY_10H = new Date("2026-12-29T09:00:00Z");
+      const openAt = (...instants: Date[]) => ({ openAt: instants });
+
+      it("keeps the merchants open at the instant, by their week, and none whose hours are unknown", async () => {
+        expect(await idsOf("boulangerie", openAt(TUESDAY_10H))).toEqual([
+          FIXTURE.bakeryTrusted,
+          FIXTURE.bakeryLessTrusted,
+        ]);
+        // The lunch break of Tuesday; the bakery of Grenoble declares no hours.
+        expect(await idsOf("boulangerie", openAt(TUESDAY_14H))).toEqual([]);
+        expect((await page("boulangerie", openAt(TUESDAY_14H))).estimatedTotal).toBe(0);
+      });
+
+      it("checks the minute, not only the hour: closed at 19:45 after a 19:30 closing", async () => {
+        expect(await idsOf("boulangerie", openAt(new Date("2026-12-08T18:25:00Z")))).toHaveLength(2);
+        expect(await idsOf("boulangerie", openAt(new Date("2026-12-08T18:45:00Z")))).toEqual([]);
+        expect((await page("boulangerie", openAt(new Date("2026-12-08T18:45:00Z")))).estimatedTotal).toBe(0);
+      });
+
+      it("reads a Sunday: the bakeries' morning, then closed; the florist closed all day", async () => {
+        expect(await sortedIdsOf("boulangerie", openAt(SUNDAY_11H))).toEqual(
+          [FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted].sort(),
+        );
+        expect(await idsOf("boulangerie", openAt(SUNDAY_13H))).toEqual([]);
+        expect(await idsOf("fleuriste", openAt(SUNDAY_11H))).toEqual([]);
+        expect(await idsOf("fleuriste", openAt(TUESDAY_10H))).toEqual([FIXTURE.floristNear]);
+      });
+
+      it("does not take a public holiday for a usual day: only an exception opens then", async () => {
+        // Noël, a Friday: the bakeries' Friday hours do not say; the plumber is on call by an exception.
+        expect(await idsOf("boulangerie", openAt(CHRISTMAS_10H))).toEqual([]);
+        expect(await idsOf("plombier", openAt(CHRISTMAS_10H))).toEqual([FIXTURE.plumberLyon]);
+        expect(await idsOf("plombier", openAt(new Date("2026-12-25T12:00:00Z")))).toEqual([]);
+      });
+
+      it("follows an exception's closure over several days", async () => {
+        expect(await idsOf("boulangerie", openAt(AFTER_CHRISTMAS_TUESDAY_10H))).toEqual([FIXTURE.bakeryTrusted]);
+        expect((await page("boulangerie", openAt(AFTER_CHRISTMAS_TUESDAY_10H))).estimatedTotal).toBe(1);
+      });
+
+      it("asks every instant given, with the other filters, a point and a merchant's identifier", async () => {
+        expect(await idsOf("boulangerie", openAt(TUESDAY_10H, AFTER_CHRISTMAS_TUESDAY_10H))).toEqual([
+          FIXTURE.bakeryTrusted,
+        ]);
+        expect(await idsOf("boulangerie", { ...openAt(TUESDAY_10H), tags: ["sans gluten"], ...nearLyon(5) })).toEqual([
+          FIXTURE.bakeryTrusted,
+          FIXTURE.bakeryLessTrusted,
+        ]);
+        expect(await idsOf("boulangerie", { ...openAt(TUESDAY_10H), near: { ...LYON, radiusKm: null } })).toEqual([
+          FIXTURE.bakeryTrusted,
+          FIXTURE.bakeryLessTrusted,
+        ]);
+        expect(await idsOf("443 061 841 00047", openAt(TUESDAY_10H))).toEqual([FIXTURE.plumberLyon]);
+        expect(await idsOf("443 061 841 00047", openAt(SUNDAY_11H))).toEqual([]);
+      });
+
+      it("fills each page and counts what passes, page after page", async () => {
+        const all = await idsOf("boulangerie", openAt(TUESDAY_10H));
+        const paged: string[] = [];
+        for (let offset = 0; offset < 3; offset += 1) {
+          const one = await page("boulangerie", { ...openAt(TUESDAY_10H), limit: 1, offset });
+          expect(one.estimatedTotal).toBe(2);
+          paged.push(...one.hits.map((hit) => hit.abId));
+        }
+        expect(paged).toEqual(all);
+      });
+    });
+
+    describe("a point without a radius", () => {
+      const aroundLyon = { near: { ...LYON, radiusKm: null } };
+      const distanceOf = (abId: string) => {
+        const point = fixtureMerchants.find((merchant) => merchant.abId === abId)?.point;
+        if (!point) throw new Error(`${abId} has no point`);
+        return referenceDistanceKm(LYON, point);
+      };
+
+      it("cuts at no distance: every placed match, however far", async () => {
+        expect(await idsOf("plombier", aroundLyon)).toEqual([FIXTURE.plumberLyon, FIXTURE.plumberParis]);
+        expect(await idsOf("plombier", nearLyon(10))).toEqual([FIXTURE.plumberLyon]);
+        // The bakery of Grenoble has no coordinates: a point leaves it out, as with a radius.
+        expect(await idsOf("boulangerie", aroundLyon)).toEqual([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]);
+        expect((await page("boulangerie", aroundLyon)).estimatedTotal).toBe(2);
+      });
+
+      it("ranks nearer merchants first among equally relevant matches, with their distance", async () => {
+        // A NAF code alone: every florist matches it alike.
+        const hits = await search("47.76Z", aroundLyon);
+        expect(hits.map((hit) => hit.abId)).toEqual([FIXTURE.floristPaused, FIXTURE.floristNear, FIXTURE.floristFar]);
+        for (const hit of hits) expect(hit.distanceKm ?? 0).toBeCloseTo(distanceOf(hit.abId), 1);
+        const scores = hits.map((hit) => hit.score);
+        expect(scores).toEqual([...scores].sort((a, b) => b - a));
+        // Around the far florist, it comes first; of the two others (text alike but for the name), the nearer.
+        expect(await idsOf("fleuriste", { near: { lat: 45.71, lng: 4.8357, radiusKm: null } })).toEqual([
+          FIXTURE.floristFar,
+          FIXTURE.floristNear,
+          FIXTURE.floristPaused,
+        ]);
+      });
+
+      it("breaks a tie of relevance and distance by trust", async () => {
+        expect(await idsOf("boulangerie", aroundLyon)).toEqual([FIXTURE.bakeryTrusted, FIXTURE.bakeryLessTrusted]);
+      });
+
+      it("pages through the same order", async () => {
+        const all = await idsOf("47.76Z", aroundLyon);
+        const paged: string[] = [];
+        for (let offset = 0; offset < 3; offset += 1) {
+          const one = await page("47.76Z", { ...aroundLyon, limit: 1, offset });
+          expect(one.estimatedTotal).toBe(3);
+          paged.push(...one.hits.map((hit) => hit.abId));
+        }
+        expect(paged).toEqual(all);
+      });
+
+      it("lists every placed merchant by distance for a point alone", async () => {
+        const hits = await search("de la", aroundLyon);
+        const placed = fixtureMerchants.filter(
+          (merchant) => merchant.point && ["ACTIVE", "PROBATION", "PAUSED"].includes(merchant.status),
+        );
+        expect(hits.map((hit) => hit.abId).sort()).toEqual(placed.map((merchant) => merchant.abId).sort());
+        const distances = hits.map((hit) => hit.distanceKm ?? Number.POSITIVE_INFINITY);
+        expect(distances).toEqual([...distances].sort((a, b) => a - b));
+        expect(hits[0]?.abId).toBe(FIXTURE.floristPaused);
+      });
+    });
+
     describe("listing", () => {
       it("never lists archived merchants, even by their own name", async () => {
         expect(await idsOf("boulangerie")).not.toContain(FIXTURE.bakeryArchived);

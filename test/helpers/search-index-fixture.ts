@@ -1,3 +1,4 @@
+import type { HoursException } from "../../src/domain/merchant.ts";
 import type { Db } from "../../src/store/db.ts";
 import { merchants, products, signals, territorialProofs } from "../../src/store/schema.ts";
 
@@ -35,7 +36,32 @@ export interface FixtureMerchant {
   products: FixtureProduct[];
   /** Verified signal keys (with value true, or the given number). */
   signals: Record<string, boolean | number>;
+  /** The usual week, as declared (default none). */
+  hours?: Record<string, string>;
+  /** Dated exceptions to it (default none). */
+  hoursExceptions?: HoursException[];
 }
+
+/** A bakery's week: closed on Monday, a lunch break on Tuesday, Sunday mornings. */
+export const BAKERY_WEEK = {
+  lundi: "fermé",
+  mardi: "07:00-13:00,15:00-19:30",
+  mercredi: "07:00-19:30",
+  jeudi: "07:00-19:30",
+  vendredi: "07:00-19:30",
+  samedi: "07:00-19:30",
+  dimanche: "07:00-12:30",
+};
+/** A shop's week: closed on Sunday and Monday. */
+const SHOP_WEEK = {
+  lundi: "fermé",
+  mardi: "09:30-19:00",
+  mercredi: "09:30-19:00",
+  jeudi: "09:30-19:00",
+  vendredi: "09:30-19:00",
+  samedi: "09:30-19:00",
+  dimanche: "fermé",
+};
 
 const strongSignals = {
   siret_verified: true,
@@ -94,6 +120,7 @@ export const fixtureMerchants: FixtureMerchant[] = [
       { id: "pr_bake0001_3", name: "Croissant", description: "Pur beurre.", tags: ["fait maison"] },
     ],
     signals: strongSignals,
+    hours: BAKERY_WEEK,
   },
   {
     abId: FIXTURE.bakeryLessTrusted,
@@ -118,6 +145,9 @@ export const fixtureMerchants: FixtureMerchant[] = [
       { id: "pr_bake0002_3", name: "Croissant", description: "Pur beurre.", tags: ["fait maison"] },
     ],
     signals: weakSignals,
+    // Its twin's week, and a closure between Christmas and the New Year.
+    hours: BAKERY_WEEK,
+    hoursExceptions: [{ from: "2026-12-24", to: "2026-12-31", hours: "fermé", note: "congés" }],
   },
   {
     abId: FIXTURE.bakeryArchived,
@@ -190,6 +220,9 @@ export const fixtureMerchants: FixtureMerchant[] = [
       },
     ],
     signals: strongSignals,
+    // An office's week, and on call on Christmas morning.
+    hours: { ...SHOP_WEEK, lundi: "08:00-18:00" },
+    hoursExceptions: [{ from: "2026-12-25", to: "2026-12-25", hours: "08:00-12:00", note: "astreinte" }],
   },
   {
     abId: FIXTURE.plumberParis,
@@ -306,6 +339,7 @@ export const fixtureMerchants: FixtureMerchant[] = [
     description: "Compositions florales.",
     products: [{ id: "pr_flor0002_1", name: "Bouquet rond", description: "Roses.", tags: [] }],
     signals: weakSignals,
+    hours: SHOP_WEEK,
   },
   {
     abId: FIXTURE.floristFar,
@@ -386,6 +420,8 @@ export function insertFixtureMerchants(db: Db, list: readonly FixtureMerchant[])
           nafCode2025: merchant.nafCode2025 ?? null,
           sector: merchant.sector,
           status: merchant.status,
+          hours: merchant.hours ?? null,
+          hoursExceptions: merchant.hoursExceptions ?? null,
           street: "1 rue de la République",
           postalCode: merchant.postalCode,
           city: merchant.city,

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatDateFr } from "../../src/publish/format-fr.ts";
-import { findTown, TOWN_RADIUS_KM } from "../../src/publish/people-search.ts";
+import { TOWN_RADIUS_KM } from "../../src/publish/people-search.ts";
 import { PUBLISHED_STATUSES } from "../../src/publish/view.ts";
+import { createPlaceFinder } from "../../src/seed/communes.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { startTestServer, TEST_BASE_URL, type TestServer } from "../helpers/test-server.ts";
 
@@ -44,7 +45,8 @@ describe("the front door", () => {
     const api = await server.getJson("/api/registry/search?q=boulangerie&limit=50");
     const someone = api.body.results[0]?.merchant;
     expect(someone).toBeDefined();
-    const town = findTown(someone.city);
+    const found = createPlaceFinder().find(someone.city);
+    const town = found.place;
     expect(town?.name).toBe(someone.city);
     const near = await server.getJson(
       `/api/registry/search?q=boulangerie&lat=${town?.lat}&lng=${town?.lng}&radius=${TOWN_RADIUS_KM}&limit=20`,

@@ -405,6 +405,75 @@ describe("the merchant keeps its listing", () => {
   });
 });
 
+describe("the merchant's dated exceptions to its hours", () => {
+  let abId: string;
+  let person: SignedIn;
+
+  beforeAll(async () => {
+    const listing = freshListing();
+    abId = listing.abId;
+    ({ person } = await claimed(abId, listing.siret));
+  });
+
+  it("saves them with the week, one per line, and shows them back in date order", async () => {
+    const saved = await post(person, abId, {
+      section: "horaires",
+      "hours.mardi": "07:00-19:30",
+      "hours.vendredi": "07:00-19:30",
+      hours_exceptions: "24/12/2027 : 07:00-12:00 (veille de Noël)\r\n02/08/2027 au 22/08/2027 : fermé (congés d'été)",
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.page).toContain("Vos horaires sont enregistrés.");
+    expect(JSON.parse(merchantRow(abId).hours_exceptions as string)).toEqual([
+      { from: "2027-08-02", to: "2027-08-22", hours: "fermé", note: "congés d'été" },
+      { from: "2027-12-24", to: "2027-12-24", hours: "07:00-12:00", note: "veille de Noël" },
+    ]);
+    const page = decodeHtml(await (await person.fetch(`/pro/${abId}/`)).text());
+    expect(page).toContain(
+      "02/08/2027 au 22/08/2027 : fermé (congés d'été)\n24/12/2027 : 07:00-12:00 (veille de Noël)</textarea>",
+    );
+  });
+
+  it("refuses a line it cannot take, in French, naming the line, with nothing written", async () => {
+    const before = merchantRow(abId).hours_exceptions;
+    const refused = await post(person, abId, {
+      section: "horaires",
+      "hours.mardi": "07:00-19:30",
+      hours_exceptions: "24/12/2027 : 07:00-12:00\n10/08/2027 au 01/08/2027 : fermé",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.page).toContain(
+      '<span class="field-error" id="f-hours-exceptions-erreur">Ligne 2 : La date de fin est avant la date de début.</span>',
+    );
+    expect(refused.page).toContain("10/08/2027 au 01/08/2027 : fermé</textarea>");
+    const unreadable = await post(person, abId, { section: "horaires", hours_exceptions: "Noël : fermé" });
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.page).toContain("Ligne 1 : Écrivez la date comme 24/12/2026.");
+    expect(merchantRow(abId).hours_exceptions).toBe(before);
+  });
+
+  it("reaches the search at once and the merchant page at the next refresh", async () => {
+    const name = merchantRow(abId).business_name as string;
+    const opening = async () => {
+      const { body } = await server.getJson(
+        `/api/registry/search?q=${encodeURIComponent(name)}&limit=50&at=${encodeURIComponent("2027-12-24T13:00:00+01:00")}`,
+      );
+      return body.results.find((result: { merchant: { ab_id: string } }) => result.merchant.ab_id === abId)?.merchant
+        .opening;
+    };
+    expect(await opening()).toEqual({
+      open_now: false,
+      today: "07:00-12:00 (exception: veille de Noël)",
+      next_change: "2027-12-28T07:00:00+01:00",
+    });
+    await refresh();
+    const merchantPage = decodeHtml(await (await server.get(`/m/${abId}/`)).text());
+    expect(merchantPage).toContain(
+      '<h3>Horaires exceptionnels</h3>\n<ul class="hours-exceptions"><li>Du 2 août 2027 au 22 août 2027 : fermé (congés d\'été)</li><li>Le 24 décembre 2027 : 07:00 – 12:00 (veille de Noël)</li></ul>',
+    );
+  });
+});
+
 /** The first value of `key` anywhere in a JSON value. */
 function findKey(value: unknown, key: string): unknown {
   if (value === null || typeof value !== "object") return undefined;

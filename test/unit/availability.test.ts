@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkAvailability } from "../../src/domain/availability/check-availability.ts";
+import type { OpeningSchedule } from "../../src/domain/availability/opening.ts";
 import {
   effectiveTimeZone,
   isoInZone,
@@ -68,9 +69,12 @@ describe("time zone arithmetic", () => {
   });
 });
 
+/** A usual week alone: no exception, a department without Alsace-Moselle's holidays. */
+const usual = (hours: Record<string, string> | null): OpeningSchedule => ({ hours, exceptions: [], department: "69" });
+
 describe("checkAvailability", () => {
   it("is open inside a period, with its closing time in the merchant's zone", () => {
-    const result = checkAvailability(OFFICE, at("2026-11-02T10:00:00Z"));
+    const result = checkAvailability(usual(OFFICE), at("2026-11-02T10:00:00Z"));
     expect(result.time_zone).toBe("Europe/Paris");
     expect(result.checked_at).toBe("2026-11-02T11:00:00+01:00");
     expect(result.local_weekday).toBe("lundi");
@@ -88,35 +92,59 @@ describe("checkAvailability", () => {
   });
 
   it("is closed at lunch and reopens the same afternoon", () => {
-    const result = checkAvailability(OFFICE, at("2026-11-02T11:30:00Z"));
+    const result = checkAvailability(usual(OFFICE), at("2026-11-02T11:30:00Z"));
     expect(result.open_now).toBe(false);
     expect(result.current_period).toBeNull();
     expect(result.next_opening?.opens_at).toBe("2026-11-02T14:00:00+01:00");
   });
 
   it("skips closed days to the next opening", () => {
-    const result = checkAvailability(OFFICE, at("2026-11-01T10:00:00Z"));
+    const result = checkAvailability(usual(OFFICE), at("2026-11-08T10:00:00Z"));
     expect(result.local_weekday).toBe("dimanche");
     expect(result.today).toEqual({ day: "dimanche", declared: "fermé", status: "closed", periods: [] });
     expect(result.open_now).toBe(false);
-    expect(result.next_opening).toMatchObject({ weekday: "lundi", opens_at: "2026-11-02T09:00:00+01:00" });
+    expect(result.next_opening).toMatchObject({ weekday: "lundi", opens_at: "2026-11-09T09:00:00+01:00" });
     expect(result.summary).toMatch(/^Closed now; next opening lundi/);
   });
 
+  it("does not take a public holiday for a usual day, and follows the merchant's exceptions, as search does", () => {
+    // Wednesday 11 November 2026 (Armistice), 11:00 in Paris.
+    const holiday = checkAvailability(usual(OFFICE), at("2026-11-11T10:00:00Z"));
+    expect(holiday.open_now).toBeNull();
+    expect(holiday.today_hours).toBe("public holiday (Armistice 1918): hours not declared");
+    expect(holiday.next_opening).toMatchObject({ weekday: "jeudi", opens_at: "2026-11-12T09:00:00+01:00" });
+    expect(holiday.summary).toMatch(
+      /^Today is a public holiday \(Armistice 1918\) the merchant declared no hours for; next opening jeudi/,
+    );
+    const exceptions = [
+      { from: "2026-11-11", to: "2026-11-11", hours: "10:00-12:00", note: "permanence" },
+      { from: "2026-11-12", to: "2026-11-13", hours: "fermé", note: null },
+    ];
+    const open = checkAvailability({ ...usual(OFFICE), exceptions }, at("2026-11-11T10:00:00Z"));
+    expect(open.open_now).toBe(true);
+    expect(open.today_hours).toBe("10:00-12:00 (exception: permanence)");
+    expect(open.current_period).toEqual({
+      opened_at: "2026-11-11T10:00:00+01:00",
+      closes_at: "2026-11-11T12:00:00+01:00",
+    });
+    // Closed Thursday and Friday by the exception; Saturday and Sunday closed: Monday 16.
+    expect(open.next_opening).toMatchObject({ weekday: "lundi", opens_at: "2026-11-16T09:00:00+01:00" });
+  });
+
   it("closes at the period's end: the closing minute itself is closed", () => {
-    expect(checkAvailability(OFFICE, at("2026-11-02T17:59:59Z")).open_now).toBe(true);
-    expect(checkAvailability(OFFICE, at("2026-11-02T18:00:00Z")).open_now).toBe(false);
+    expect(checkAvailability(usual(OFFICE), at("2026-11-02T17:59:59Z")).open_now).toBe(true);
+    expect(checkAvailability(usual(OFFICE), at("2026-11-02T18:00:00Z")).open_now).toBe(false);
   });
 
   it("uses summer time in summer", () => {
-    const result = checkAvailability(OFFICE, at("2026-07-06T07:30:00Z"));
+    const result = checkAvailability(usual(OFFICE), at("2026-07-06T07:30:00Z"));
     expect(result.open_now).toBe(true);
     expect(result.checked_at).toBe("2026-07-06T09:30:00+02:00");
   });
 
   it("follows an overnight range past midnight", () => {
     const hours = { ...OFFICE, samedi: "19:00-02:00" };
-    const result = checkAvailability(hours, at("2026-10-31T23:30:00Z"));
+    const result = checkAvailability(usual(hours), at("2026-10-31T23:30:00Z"));
     expect(result.local_weekday).toBe("dimanche");
     expect(result.open_now).toBe(true);
     expect(result.current_period?.closes_at).toBe("2026-11-01T02:00:00+01:00");
@@ -124,7 +152,8 @@ describe("checkAvailability", () => {
 
   it("reports a merchant open every day around the clock without a closing time", () => {
     const always = Object.fromEntries(Object.keys(OFFICE).map((day) => [day, "00:00-24:00"]));
-    const result = checkAvailability(always, at("2026-11-04T03:00:00Z"));
+    // A week without a public holiday (one would be unknown, even around the clock).
+    const result = checkAvailability(usual(always), at("2026-06-03T03:00:00Z"));
     expect(result.open_now).toBe(true);
     expect(result.current_period?.closes_at).toBeNull();
     expect(result.next_opening).toBeNull();
@@ -133,13 +162,13 @@ describe("checkAvailability", () => {
 
   it("merges contiguous periods across midnight", () => {
     const hours = { ...OFFICE, lundi: "18:00-24:00", mardi: "00:00-03:00,09:00-12:00" };
-    const result = checkAvailability(hours, at("2026-11-02T22:00:00Z"));
+    const result = checkAvailability(usual(hours), at("2026-11-02T22:00:00Z"));
     expect(result.open_now).toBe(true);
     expect(result.current_period?.closes_at).toBe("2026-11-03T03:00:00+01:00");
   });
 
   it("does not guess when today's value cannot be read", () => {
-    const result = checkAvailability({ ...OFFICE, lundi: "sur rendez-vous" }, at("2026-11-02T10:00:00Z"));
+    const result = checkAvailability(usual({ ...OFFICE, lundi: "sur rendez-vous" }), at("2026-11-02T10:00:00Z"));
     expect(result.open_now).toBeNull();
     expect(result.hours_complete).toBe(false);
     expect(result.today.status).toBe("unknown");
@@ -147,7 +176,7 @@ describe("checkAvailability", () => {
   });
 
   it("says so when no hours are declared", () => {
-    const result = checkAvailability(null, at("2026-11-02T10:00:00Z"));
+    const result = checkAvailability(usual(null), at("2026-11-02T10:00:00Z"));
     expect(result.hours_declared).toBe(false);
     expect(result.open_now).toBeNull();
     expect(result.week).toEqual([]);
@@ -155,13 +184,16 @@ describe("checkAvailability", () => {
   });
 
   it("reads English day names as the decision card does", () => {
-    const result = checkAvailability({ monday: "09:00-18:00" }, at("2026-11-02T10:00:00Z"));
+    const result = checkAvailability(usual({ monday: "09:00-18:00" }), at("2026-11-02T10:00:00Z"));
     expect(result.open_now).toBe(true);
     expect(result.week.find((day) => day.day === "mardi")?.status).toBe("unknown");
   });
 
   it("answers in the merchant's own zone", () => {
-    const result = checkAvailability(OFFICE, { at: new Date("2026-11-02T14:00:00Z"), timeZone: "America/Martinique" });
+    const result = checkAvailability(usual(OFFICE), {
+      at: new Date("2026-11-02T14:00:00Z"),
+      timeZone: "America/Martinique",
+    });
     expect(result.time_zone).toBe("America/Martinique");
     expect(result.checked_at).toBe("2026-11-02T10:00:00-04:00");
     expect(result.open_now).toBe(true);

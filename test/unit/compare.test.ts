@@ -59,6 +59,7 @@ function profile(
       brandVoice: null,
       brandUpdatedAt: null,
       hours: null,
+      hoursExceptions: [],
       timezone: "Europe/Paris",
       zones: [],
       areasDeclaredAt: null,

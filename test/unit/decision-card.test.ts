@@ -85,6 +85,7 @@ function tourismProfile(): MerchantProfile {
       brandVoice: null,
       brandUpdatedAt: null,
       hours: { monday: "09:00-18:00", Tuesday: "09:00-18:00", samedi: "10:00-12:00", dimanche: "fermé", holiday: "x" },
+      hoursExceptions: [],
       timezone: "Europe/Paris",
       zones: ["74", "73"],
       areasDeclaredAt: "2025-09-01T00:00:00.000Z",

@@ -51,6 +51,7 @@ function bakery(signals: Signal[]): MerchantProfile {
       brandVoice: null,
       brandUpdatedAt: null,
       hours: null,
+      hoursExceptions: [],
       timezone: "Europe/Paris",
       zones: [],
       areasDeclaredAt: null,

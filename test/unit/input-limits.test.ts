@@ -99,8 +99,9 @@ describe("the OpenAPI document", () => {
     }
     expect(missing).toEqual([]);
     // 37 before the merchant space; its door (6), the sign-in link's jeton (1), the listing pages (5), the leads' pages (7),
-    // the sign-in's assurance level (niveau, 1).
-    expect(parameters).toBe(57);
+    // the sign-in's assurance level (niveau, 1), the search's place and opening (near, open_now, open_at, at: 4),
+    // the front door's « Ouvert maintenant » box (ouvert, 1).
+    expect(parameters).toBe(62);
   });
 
   it("bounds every string, number and array an agent sends", () => {

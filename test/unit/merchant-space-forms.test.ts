@@ -9,6 +9,7 @@ import {
   brandVoiceFromForm,
   centsOf,
   contactFromForm,
+  exceptionLine,
   fieldErrorsOf,
   hoursFromForm,
   productsFromForm,
@@ -109,9 +110,14 @@ describe("reading the forms", () => {
   it("reads hours per day, lists one per line, and the brand voice with its approval", () => {
     expect(hoursFromForm({ "hours.lundi": " 09:00-12:30, 14:00-18:00 ", "hours.dimanche": "Fermé" })).toEqual({
       ok: true,
-      input: { hours: { lundi: "09:00-12:30,14:00-18:00", dimanche: "fermé" } },
+      input: { hours: { lundi: "09:00-12:30,14:00-18:00", dimanche: "fermé" }, hours_exceptions: [] },
+      rows: [],
     });
-    expect(hoursFromForm({ "hours.lundi": "" })).toEqual({ ok: true, input: { hours: null } });
+    expect(hoursFromForm({ "hours.lundi": "" })).toEqual({
+      ok: true,
+      input: { hours: null, hours_exceptions: [] },
+      rows: [],
+    });
     expect(
       contactFromForm({
         phone: "",
@@ -151,6 +157,90 @@ describe("reading the forms", () => {
         },
       },
     });
+  });
+});
+
+describe("the dated exceptions, one per line", () => {
+  it("reads a date or two, the hours and a note, and keeps each one's line", () => {
+    expect(
+      hoursFromForm({
+        "hours.mardi": "07:00-19:30",
+        hours_exceptions:
+          "24/12/2026 : 07:00 - 12:00 (veille de Noël)\r\n\n03/08/2026 au 23/08/2026 : Fermé (congés d'été)\ndu 2026-05-01 au 2026-05-02: ferme",
+      }),
+    ).toEqual({
+      ok: true,
+      input: {
+        hours: { mardi: "07:00-19:30" },
+        hours_exceptions: [
+          { from: "2026-12-24", hours: "07:00-12:00", note: "veille de Noël" },
+          { from: "2026-08-03", to: "2026-08-23", hours: "fermé", note: "congés d'été" },
+          { from: "2026-05-01", to: "2026-05-02", hours: "fermé" },
+        ],
+      },
+      rows: [1, 3, 4],
+    });
+    expect(exceptionLine({ from: "2026-08-03", to: "2026-08-23", hours: "fermé", note: "congés d'été" })).toBe(
+      "03/08/2026 au 23/08/2026 : fermé (congés d'été)",
+    );
+    expect(exceptionLine({ from: "2026-12-24", to: "2026-12-24", hours: "07:00-12:00", note: null })).toBe(
+      "24/12/2026 : 07:00-12:00",
+    );
+  });
+
+  it("refuses a line it cannot read, naming it, in French", () => {
+    const reading = hoursFromForm({ hours_exceptions: "24/12/2026 : 09:00-12:00\nNoël fermé" });
+    expect(reading).toEqual({
+      ok: false,
+      issues: [
+        {
+          path: "hours_exceptions",
+          message: 'line 2 must read like "24/12/2026 : 09:00-12:00" or "03/08/2026 au 23/08/2026 : fermé (congés)"',
+        },
+      ],
+    });
+    if (reading.ok) throw new Error("expected a refusal");
+    expect(fieldErrorsOf(reading.issues)).toEqual({
+      hours_exceptions:
+        "Ligne 2 : écrivez une date, « : » puis les horaires, par exemple « 24/12/2026 : 09:00-12:00 » ou « 03/08/2026 au 23/08/2026 : fermé (congés) ».",
+    });
+  });
+
+  it("says the schema's refusals of an exception in French, on its line", () => {
+    const reading = hoursFromForm({
+      hours_exceptions: [
+        "31/02/2026 : fermé",
+        "10/08/2026 au 01/08/2026 : fermé",
+        "",
+        "01/07/2026 au 30/10/2026 : fermé",
+        "24/12/2026 : 9h-12h",
+        "20/12/2026 au 26/12/2026 : fermé",
+      ].join("\n"),
+    });
+    if (!reading.ok) throw new Error("expected a reading");
+    const parsed = merchantUpdateSchema.safeParse(reading.input);
+    if (parsed.success) throw new Error("expected a refusal");
+    const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
+    expect(issues.map((issue) => issue.path)).toEqual([
+      "hours_exceptions.0.from",
+      "hours_exceptions.1.to",
+      "hours_exceptions.2.to",
+      "hours_exceptions.3.hours",
+      "hours_exceptions.1.from",
+      "hours_exceptions.3.from",
+    ]);
+    expect(fieldErrorsOf(issues, reading.rows)).toEqual({
+      hours_exceptions: "Ligne 1 : Écrivez la date comme 24/12/2026.",
+    });
+    expect(issues.map((issue) => fieldErrorsOf([issue], reading.rows).hours_exceptions)).toEqual([
+      "Ligne 1 : Écrivez la date comme 24/12/2026.",
+      "Ligne 2 : La date de fin est avant la date de début.",
+      "Ligne 4 : Une exception dure au plus 92 jours : découpez-la en plusieurs lignes.",
+      "Ligne 5 : Écrivez « fermé » ou des plages horaires comme 09:00-12:30,14:00-18:00.",
+      // 10 August falls in the closure of line 4; 24 December in that of line 6.
+      "Ligne 2 : Ces dates chevauchent une autre exception : une date n'a qu'un horaire.",
+      "Ligne 5 : Ces dates chevauchent une autre exception : une date n'a qu'un horaire.",
+    ]);
   });
 });
 

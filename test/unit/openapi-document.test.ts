@@ -173,7 +173,13 @@ describe("the OpenAPI document", () => {
       required: false,
       schema: { type: "integer", minimum: 1, maximum: 50 },
     });
-    expect(byName.get("tags")).toMatchObject({ schema: { type: "string" } });
+    expect(byName.get("tags")).toMatchObject({
+      style: "form",
+      explode: false,
+      schema: { type: "array", maxItems: 10 },
+    });
+    expect(byName.get("open_at")).toMatchObject({ required: false, schema: { type: "string", format: "date-time" } });
+    expect(byName.get("open_now")).toMatchObject({ required: false, schema: { type: "boolean" } });
     const resolve = document.paths["/api/registry/resolve/{ab_id}"]?.get?.parameters as Record<string, unknown>[];
     expect(resolve[0]).toMatchObject({ name: "ab_id", in: "path", required: true });
   });

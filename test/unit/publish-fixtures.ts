@@ -79,6 +79,7 @@ export function tourismProfile(): MerchantProfile {
         dimanche: "fermé",
         holiday: "x",
       },
+      hoursExceptions: [],
       timezone: "Europe/Paris",
       zones: ["Annecy", "Chambéry"],
       areasDeclaredAt: "2025-09-01T00:00:00.000Z",

@@ -5,7 +5,12 @@ import { buildNotFoundPage } from "../../src/publish/not-found-page.ts";
 import type { SearchResult } from "../../src/schemas/registry.ts";
 import { BASE, NOW, signal } from "./publish-fixtures.ts";
 
-function result(abId: string, name: string, trustLevel: SearchResult["merchant"]["trust_level"]): SearchResult {
+function result(
+  abId: string,
+  name: string,
+  trustLevel: SearchResult["merchant"]["trust_level"],
+  opening: SearchResult["merchant"]["opening"] = { open_now: null, today: null, next_change: null },
+): SearchResult {
   return {
     merchant: {
       ab_id: abId,
@@ -18,6 +23,7 @@ function result(abId: string, name: string, trustLevel: SearchResult["merchant"]
       review_count: null,
       trust_score: 62,
       trust_level: trustLevel,
+      opening,
     },
     products: [],
     score: 80,
@@ -41,8 +47,17 @@ const search = {
   query: { metier: "boulangerie", ville: "Lyon" },
   town: { name: "Lyon", department: "69", radiusKm: 15 },
   results: [
-    result("ab_verified", "Au Pain Doré", "verified"),
-    result("ab_expired", "La Mie Câline", "declared"),
+    // NOW is Sunday 10 May 2026, 11:00 in Paris.
+    result("ab_verified", "Au Pain Doré", "verified", {
+      open_now: true,
+      today: "07:00-12:30",
+      next_change: "2026-05-10T12:30:00+02:00",
+    }),
+    result("ab_expired", "La Mie Câline", "declared", {
+      open_now: false,
+      today: "closed",
+      next_change: "2026-05-12T07:00:00+02:00",
+    }),
     result("ab_never", "Le Fournil", "declared"),
   ],
   identities: new Map([
@@ -56,6 +71,7 @@ const search = {
     ],
   ]) as ReadonlyMap<string, NonNullable<ReturnType<typeof identityCheckAt>>>,
   notice: null,
+  now: NOW,
 };
 const page = renderHomePage(BASE, search).body.toString("utf8");
 
@@ -74,6 +90,17 @@ describe("the front door's results", () => {
       "Identité vérifiée auprès d'un registre officiel, le répertoire SIRENE de l'INSEE, le 1er mars 2025, mais cette vérification a expiré le 1er mars 2026 : elle est à renouveler.",
       "Identité non vérifiée : aucun registre officiel ne l'a confirmée à ce jour.",
     ]);
+  });
+
+  it("each say in French whether the merchant is open at the search's instant, and until or from when", () => {
+    const statuses = [...page.matchAll(/<p class="result-opening">([^<]+)<\/p>/g)].map((match) => match[1]);
+    expect(statuses).toEqual([
+      "Ouvert maintenant · ferme à 12 h 30",
+      "Fermé · ouvre mardi à 7 h 00",
+      "Horaires non renseignés",
+    ]);
+    expect(page).toContain('<input id="ouvert" name="ouvert" type="checkbox" value="1">');
+    expect(page).toContain('<label for="ouvert">Ouvert maintenant</label>');
   });
 
   it("come first on a search page, right after the form, which opens the page at them", () => {

@@ -47,6 +47,21 @@ describe("the microsite page", () => {
     expect(page).toContain("à partir de 1 234,50 €");
   });
 
+  it("lists the exceptions to the usual week not over yet, in French", () => {
+    const profile = tourismProfile();
+    profile.merchant.hoursExceptions = [
+      { from: "2026-05-01", to: "2026-05-01", hours: "fermé", note: null },
+      { from: "2026-05-14", to: "2026-05-14", hours: "10:00-12:00,14:00-16:00", note: "Ascension" },
+      { from: "2026-08-03", to: "2026-08-23", hours: "fermé", note: "congés d'été" },
+    ];
+    const withExceptions = buildMicrosite(view(profile), FORM);
+    expect(withExceptions).toContain(
+      '<h3>Horaires exceptionnels</h3>\n<ul class="hours-exceptions"><li>Le 14 mai 2026 : 10:00 – 12:00, 14:00 – 16:00 (Ascension)</li><li>Du 3 août 2026 au 23 août 2026 : fermé (congés d&#39;été)</li></ul>',
+    );
+    expect(withExceptions).not.toContain("Le 1er mai 2026 : fermé");
+    expect(page).not.toContain("Horaires exceptionnels");
+  });
+
   it("labels every form control, posts the form to the page itself, and JSON to the lead endpoint through the script", () => {
     const ids = [...page.matchAll(/<(?:input|select|textarea) id="([^"]+)"/g)].map((match) => match[1]);
     expect(ids.length).toBeGreaterThan(5);

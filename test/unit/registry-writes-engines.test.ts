@@ -16,9 +16,13 @@ import {
   type MerchantRegistryStore,
 } from "../../src/domain/merchants/merchant-registry.ts";
 import { updateMerchant } from "../../src/domain/merchants/update-merchant.ts";
+import { buildMerchantDocument, type MerchantRow } from "../../src/search/embedded/documents.ts";
+import { createSearchSource } from "../../src/search/source.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "../../src/store/postgres/merchant-registry-repository.ts";
+import { createPostgresSearchSource } from "../../src/store/postgres/search-source.ts";
+import type { PostgresStore } from "../../src/store/postgres/store.ts";
 import { type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const NOW = new Date("2026-11-26T10:00:00.000Z");
@@ -147,6 +151,59 @@ for (const engine of storeEngines()) {
         "ab_test0002",
       ]);
       expect(await registry.list({ department: "75", limit: 10 })).toEqual([]);
+    });
+
+    it("keeps the dated exceptions of the hours, replaced as a whole, and the search's reads and documents carry them", async () => {
+      const store = await engine.open();
+      const registry = registryOf(store);
+      const deps = lifecycleOf(registry);
+      const { abId } = await decideInRegistry(deps, { sirets: [SIRET] }, (decision) =>
+        addMerchant(
+          decision,
+          {
+            ...declaration(SIRET, "Boulangerie Martin"),
+            hours: { mardi: "07:00-19:30", dimanche: "07:00-12:30" },
+            hours_exceptions: [
+              { from: "2026-12-24", hours: "07:00-12:00", note: "veille de Noël" },
+              { from: "2026-08-03", to: "2026-08-23", hours: "fermé" },
+            ],
+          },
+          "operator:test",
+        ),
+      );
+      // In date order, `to` and `note` filled in.
+      expect((await registry.find(abId))?.merchant.hoursExceptions).toEqual([
+        { from: "2026-08-03", to: "2026-08-23", hours: "fermé", note: null },
+        { from: "2026-12-24", to: "2026-12-24", hours: "07:00-12:00", note: "veille de Noël" },
+      ]);
+      const updated = await decideInRegistry(deps, { abIds: [abId] }, (decision) =>
+        updateMerchant(
+          decision,
+          abId,
+          { hours_exceptions: [{ from: "2026-12-25", hours: "08:00-12:00" }] },
+          "merchant:c1",
+        ),
+      );
+      expect(updated.changed).toEqual(["hoursExceptions"]);
+      expect((await registry.find(abId))?.merchant.hoursExceptions).toEqual([
+        { from: "2026-12-25", to: "2026-12-25", hours: "08:00-12:00", note: null },
+      ]);
+      // What every search engine reads: the schedule beside the document, and its opening tokens.
+      if (!store.sqlite && !store.postgres) throw new Error("no store");
+      const source = store.sqlite
+        ? createSearchSource(store.sqlite)
+        : createPostgresSearchSource((store.postgres as PostgresStore).pool);
+      const { merchants } = await source.readMerchants([abId]);
+      const document = buildMerchantDocument(merchants[0] as MerchantRow, [], 0);
+      expect(JSON.parse(document.schedule ?? "null")).toEqual({
+        hours: { mardi: "07:00-19:30", dimanche: "07:00-12:30" },
+        exceptions: [{ from: "2026-12-25", to: "2026-12-25", hours: "08:00-12:00", note: null }],
+        department: "69",
+      });
+      expect(document.openingTokens).toEqual(
+        expect.arrayContaining(["o_207", "o_219", "o_707", "o_712", "x_20261225"]),
+      );
+      expect(document.openingTokens).toHaveLength(13 + 6 + 1);
     });
 
     it("a batch: a row that throws leaves nothing, the others stay, later rows see earlier ones", async () => {

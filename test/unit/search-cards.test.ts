@@ -127,6 +127,7 @@ function searchWorld(profile: MerchantProfile) {
   } as unknown as SearchIndex;
   const deps: SearchDeps = {
     search,
+    places: { find: () => ({ place: null, reason: "no places in this test", suggestions: [] }) },
     merchants,
     cards: createSearchCardCache(),
     keptCards: null,

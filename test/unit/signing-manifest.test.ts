@@ -69,6 +69,7 @@ function profile(): MerchantProfile {
       brandVoice: null,
       brandUpdatedAt: null,
       hours: { lundi: "07:00-19:00" },
+      hoursExceptions: [],
       timezone: "Europe/Paris",
       zones: ["17"],
       areasDeclaredAt: null,

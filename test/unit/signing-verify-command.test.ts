@@ -37,6 +37,7 @@ function profile(): MerchantProfile {
       brandVoice: null,
       brandUpdatedAt: null,
       hours: null,
+      hoursExceptions: [],
       timezone: "Europe/Paris",
       zones: [],
       areasDeclaredAt: null,

@@ -1,5 +1,6 @@
 import { FRENCH_WEEKDAYS } from "../../schemas/decision-card.ts";
 import { frenchHours } from "../registry/decision-card.ts";
+import { type OpeningSchedule, type ScheduleReader, scheduleReader, todayText } from "./opening.ts";
 import {
   addDays,
   type DayHours,
@@ -9,7 +10,6 @@ import {
   isoInZone,
   localParts,
   parseWeekHours,
-  type WeekHours,
   weekdayIndex,
   zonedInstant,
 } from "./opening-hours.ts";
@@ -38,6 +38,8 @@ export interface Availability {
   /** The next opening strictly after the instant (after the current period when open now). */
   next_opening: { weekday: FrenchWeekday; opens_at: string; closes_at: string } | null;
   today: DayView;
+  /** Today's hours as the search's merchant.opening.today words them (a dated exception, a public holiday); null when unknown. */
+  today_hours: string | null;
   week: DayView[];
   /** One sentence in technical English for the agent to relay. */
   summary: string;
@@ -53,21 +55,25 @@ const MINUTE = 60_000;
 
 /**
  * Whether a merchant is open at an instant and when it next opens, from its declared weekly hours,
- * in its time zone (Europe/Paris when none or an invalid one is recorded). Overnight ranges
- * ("19:00-02:00") and contiguous periods ("00:00-24:00" every day) are followed across midnight.
+ * its dated exceptions and the French public holidays (the days as the opening rule reads them,
+ * availability/opening.ts: a public holiday without an exception is unknown), in its time zone
+ * (Europe/Paris when none or an invalid one is recorded). Overnight ranges ("19:00-02:00") and
+ * contiguous periods ("00:00-24:00" every day) are followed across midnight.
  */
 export function checkAvailability(
-  hours: Record<string, string> | null,
+  schedule: OpeningSchedule,
   options: { timeZone?: string | null; at: Date },
 ): Availability {
+  const hours = schedule.hours;
   const timeZone = effectiveTimeZone(options.timeZone);
   const at = options.at.getTime();
   const local = localParts(at, timeZone);
   const localWeekday = FRENCH_WEEKDAYS[weekdayIndex(local.year, local.month, local.day)] ?? "lundi";
   const week = parseWeekHours(hours);
+  const reader = scheduleReader(schedule);
   const checkedAt = isoInZone(at, timeZone);
 
-  if (week === null) {
+  if (!reader.known) {
     const today: DayView = { day: localWeekday, declared: null, status: "unknown", periods: [] };
     return {
       time_zone: timeZone,
@@ -79,6 +85,7 @@ export function checkAvailability(
       current_period: null,
       next_opening: null,
       today,
+      today_hours: null,
       week: [],
       summary:
         "The merchant has not declared opening hours; ask about availability in a lead (lead_type rdv or contact).",
@@ -86,20 +93,22 @@ export function checkAvailability(
   }
 
   const declared = frenchHours(hours) ?? {};
-  const weekView = FRENCH_WEEKDAYS.map((day) => dayView(day, week[day], declared[day] ?? null));
-  const today = dayView(localWeekday, week[localWeekday], declared[localWeekday] ?? null);
-  const hoursComplete = FRENCH_WEEKDAYS.every((day) => week[day].kind !== "unknown");
+  const unknownDay: DayHours = { kind: "unknown", raw: "" };
+  const weekView = week ? FRENCH_WEEKDAYS.map((day) => dayView(day, week[day], declared[day] ?? null)) : [];
+  const today = dayView(localWeekday, week?.[localWeekday] ?? unknownDay, declared[localWeekday] ?? null);
+  const hoursComplete = week !== null && FRENCH_WEEKDAYS.every((day) => week[day].kind !== "unknown");
+  const todayOpening = reader.day(localDate(local));
 
   // Yesterday (for overnight ranges) through a week ahead, merged where periods touch.
   const windowStartDay = -1;
   const windowEndDay = 8;
-  const intervals = mergeIntervals(collectIntervals(week, local, timeZone, windowStartDay, windowEndDay));
+  const intervals = mergeIntervals(collectIntervals(reader, local, timeZone, windowStartDay, windowEndDay));
   const [endYear, endMonth, endDay] = addDays(local.year, local.month, local.day, windowEndDay - 1);
   const windowEnd = zonedInstant(endYear, endMonth, endDay, 1440, timeZone);
 
   const current = intervals.find((interval) => interval.start <= at && at < interval.end) ?? null;
   const next = intervals.find((interval) => interval.start > at) ?? null;
-  const todayUnknown = week[localWeekday].kind === "unknown";
+  const todayUnknown = todayOpening.kind === "unknown";
   const openNow = current !== null ? true : todayUnknown ? null : false;
   const aroundTheClock = current !== null && current.end >= windowEnd;
 
@@ -118,14 +127,23 @@ export function checkAvailability(
     time_zone: timeZone,
     checked_at: checkedAt,
     local_weekday: localWeekday,
-    hours_declared: true,
+    hours_declared: week !== null,
     hours_complete: hoursComplete,
     open_now: openNow,
     current_period: currentPeriod,
     next_opening: nextOpening,
     today,
+    today_hours: todayText(todayOpening),
     week: weekView,
-    summary: summarize({ openNow, current, next, aroundTheClock, timeZone, hoursComplete }),
+    summary: summarize({
+      openNow,
+      current,
+      next,
+      aroundTheClock,
+      timeZone,
+      hoursComplete,
+      holiday: todayOpening.kind === "unknown" ? todayOpening.holiday : null,
+    }),
   };
 }
 
@@ -141,8 +159,14 @@ function dayView(day: FrenchWeekday, hours: DayHours, declared: string | null): 
   return { day, declared, status: hours.kind, periods: [] };
 }
 
+/** A local calendar day as YYYY-MM-DD. */
+function localDate(local: { year: number; month: number; day: number }): string {
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return `${local.year}-${pad(local.month)}-${pad(local.day)}`;
+}
+
 function collectIntervals(
-  week: WeekHours,
+  reader: ScheduleReader,
   local: { year: number; month: number; day: number },
   timeZone: string,
   fromDay: number,
@@ -152,8 +176,9 @@ function collectIntervals(
   for (let offset = fromDay; offset < toDay; offset += 1) {
     const [year, month, day] = addDays(local.year, local.month, local.day, offset);
     const weekday = FRENCH_WEEKDAYS[weekdayIndex(year, month, day)] ?? "lundi";
-    const hours = week[weekday];
-    if (hours.kind !== "open") continue;
+    const opening = reader.day(localDate({ year, month, day }));
+    if (opening.kind !== "open" || opening.hours.kind !== "open") continue;
+    const hours = opening.hours;
     for (const period of hours.periods) {
       intervals.push({
         start: zonedInstant(year, month, day, period.start, timeZone),
@@ -186,6 +211,8 @@ function summarize(facts: {
   aroundTheClock: boolean;
   timeZone: string;
   hoursComplete: boolean;
+  /** Today's public holiday, when it leaves today unknown. */
+  holiday: string | null;
 }): string {
   const zone = `(${facts.timeZone} time)`;
   const caveat = facts.hoursComplete ? "" : " Some days have no readable hours; confirm with the merchant.";
@@ -195,6 +222,9 @@ function summarize(facts: {
   const nextText = facts.next
     ? `next opening ${facts.next.weekday} ${at(facts.next.start)} ${zone}`
     : "no opening declared in the coming week";
+  if (facts.openNow === null && facts.holiday !== null) {
+    return `Today is a public holiday (${facts.holiday}) the merchant declared no hours for; ${nextText}.${caveat}`;
+  }
   if (facts.openNow === null) return `Today's hours cannot be read; ${nextText}.${caveat}`;
   return `Closed now; ${nextText}.${caveat}`;
 }

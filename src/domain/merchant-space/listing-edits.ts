@@ -24,6 +24,7 @@ export const MERCHANT_DECLARED_FIELDS = [
   "phone",
   "website",
   "hours",
+  "hours_exceptions",
   "description",
   "brand_voice",
   "languages",

@@ -150,6 +150,7 @@ export function newMerchant(facts: NewMerchantFacts, nowIso: string): Merchant {
     brandVoice: null,
     brandUpdatedAt: null,
     hours: null,
+    hoursExceptions: [],
     timezone: "Europe/Paris",
     zones: [facts.postalCode],
     areasDeclaredAt: null,
@@ -190,6 +191,7 @@ export function merchantOf(abId: string, declaration: MerchantDeclaration, nowIs
       description,
       descriptionLlmUnreviewed: description !== null,
       hours: declaration.hours ?? null,
+      hoursExceptions: declaration.hours_exceptions ?? [],
       zones: declaration.zones ?? [declaration.address.postal_code],
       areasDeclaredAt: declaration.zones ? nowIso : null,
       deliveryEnabled: declaration.delivery?.enabled ?? false,
@@ -248,6 +250,7 @@ export function changedFields(merchant: Merchant, update: MerchantUpdate, nowIso
     if ("description" in next) set("descriptionLlmUnreviewed", update.description !== null);
   }
   if (update.hours !== undefined) set("hours", update.hours);
+  if (update.hours_exceptions !== undefined) set("hoursExceptions", update.hours_exceptions);
   if (update.zones !== undefined) {
     set("zones", update.zones);
     if ("zones" in next) set("areasDeclaredAt", nowIso);

@@ -1,6 +1,7 @@
 import type { Action, MerchantState } from "../../schemas/envelope.ts";
 import type { SearchResult } from "../../schemas/registry.ts";
 import { assessMerchant } from "../assess-merchant.ts";
+import { type OpeningSchedule, scheduleOf } from "../availability/opening.ts";
 import { formatAddress, formatPrice } from "../format.ts";
 import type { Merchant, Product } from "../merchant.ts";
 import { createRevisionCache, type RevisionCache } from "../revision-cache.ts";
@@ -25,7 +26,9 @@ export interface SearchCard extends KeptCard {
 export interface KeptCard {
   status: string;
   sector: string;
-  merchant: Omit<SearchResult["merchant"], "distance_km">;
+  merchant: Omit<SearchResult["merchant"], "distance_km" | "opening">;
+  /** What the hit's `merchant.opening` is read from, at the request's instant (availability/opening.ts). */
+  schedule: OpeningSchedule;
   products: SearchResult["products"];
   state: MerchantState;
   /** When the card's trust stops being right by itself: the earliest expiry among its counted signals. */
@@ -153,6 +156,7 @@ function buildCard(
       trust_score: assessment.trust.breakdown.total,
       trust_level: assessment.trustLevel,
     },
+    schedule: scheduleOf(merchant),
     products: products.map((product) => ({
       id: product.productId,
       name: product.name,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { checkAvailability } from "../../domain/availability/check-availability.ts";
+import { scheduleOf } from "../../domain/availability/opening.ts";
 import { checkCertifications } from "../../domain/certifications/check-certifications.ts";
 import { COMPARE_MAX, COMPARE_MIN, compareMerchants } from "../../domain/compare/compare-merchants.ts";
 import { formatPrice } from "../../domain/format.ts";
@@ -12,17 +13,10 @@ import { searchRegistry } from "../../domain/registry/search-registry.ts";
 import { validationError } from "../../errors/service-error.ts";
 import { successEnvelope } from "../../http/envelope.ts";
 import { resolveEnvelopeParts } from "../../http/resolve-answer.ts";
-import { parseInput } from "../../http/route.ts";
 import { successEnvelopeSchema } from "../../openapi/envelopes.ts";
 import { resolveResponseSchema, searchResponseSchema } from "../../openapi/responses.ts";
 import { abIdSchema } from "../../schemas/common.ts";
-import {
-  SEARCH_LIMIT_MAX,
-  SEARCH_QUERY_MAX,
-  SEARCH_RADIUS_MAX_KM,
-  SEARCH_TAGS_MAX,
-  searchQuerySchema,
-} from "../../schemas/registry.ts";
+import { type SearchQueryInput, searchInputSchema } from "../../schemas/registry.ts";
 import {
   availabilitySchema,
   certificationsSchema,
@@ -55,56 +49,32 @@ export const searchMerchants = defineTool({
   twin: "searchRegistry",
   title: "Search verified merchants",
   description:
-    'Find identity-verified local merchants in France and their products by text (a trade, product or name, in French or English: "boulangerie", "plombier", "gîte"), optionally around a point (lat/lng, radius in km) and by product tags. ' +
-    "Returns up to `limit` results ranked by relevance, distance and trust; each has merchant (ab_id, name, address, city, trade, rating, trust_score, distance_km when a point is given), matching products with quotable prices, and _state (can_contact, blocked_because). " +
-    "Next: resolve_merchant or get_trust_score for one result, compare_merchants for 2 to 5 of them, check_availability for opening hours, get_lead_fields then submit_lead to contact one whose _state.can_contact is true. " +
+    'Find identity-verified local merchants in France and their products by text (a trade, product or name, in French or English: "boulangerie", "plombier", "gîte"), optionally around a point (lat/lng, or near: a town or a postal code) and by product tags. ' +
+    "With a point and no radius, every match comes back, nearer first among comparable ones; radius (km) cuts at that distance. open_now=true keeps the merchants open now (open_at: at another instant), by their hours, their exceptions and French public holidays. " +
+    "Returns up to `limit` results; each has merchant (ab_id, name, address, city, trade, rating, trust_score, distance_km when a point is given, opening: open_now, today's hours, next_change), matching products with quotable prices, and _state (can_contact, blocked_because). " +
+    "Next: resolve_merchant or get_trust_score for one result, compare_merchants for 2 to 5 of them, check_availability for the week's hours, get_lead_fields then submit_lead to contact one whose _state.can_contact is true. " +
     "An empty result with retrieval_degraded set is not proof that nothing matches: retry with other words.",
-  input: z.strictObject({
-    q: z
-      .string()
-      .trim()
-      .min(1)
-      .max(SEARCH_QUERY_MAX)
-      .describe("What to look for: a trade, a product or a merchant name (French works best)"),
-    tags: z
-      .array(
-        z
-          .string()
-          .min(1)
-          .max(50)
-          .regex(/^[^,]+$/, "must not contain a comma"),
-      )
-      .max(SEARCH_TAGS_MAX)
-      .optional()
-      .describe('Product tags a merchant must all carry, e.g. ["bio"]'),
-    lat: latitude.optional().describe("Latitude of the point to search around (give lng too)"),
-    lng: longitude.optional().describe("Longitude of the point to search around (give lat too)"),
-    radius: z
-      .number()
-      .positive()
-      .max(SEARCH_RADIUS_MAX_KM)
-      .optional()
-      .describe("Kilometres around lat/lng (default 10); needs lat and lng"),
-    limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional().describe("Number of results (default 10)"),
-    semantic: z.boolean().optional().describe("Also use vector search when the registry has an embedder"),
-  }),
+  // The search's one schema (src/schemas/registry.ts): the REST route reads the same arguments from its query string.
+  input: searchInputSchema,
   output: searchResponseSchema,
   annotations: READ_ONLY,
   async run(args, { app, envelopeContext }) {
-    const rest: Record<string, string> = { q: args.q };
-    if (args.tags !== undefined) rest.tags = args.tags.join(",");
-    for (const key of ["lat", "lng", "radius", "limit", "semantic"] as const) {
-      const value = args[key];
-      if (value !== undefined) rest[key] = String(value);
-    }
-    // The REST route's own schema: the same cross-field rules and messages.
-    const query = parseInput(searchQuerySchema, rest);
-    const answer = await searchRegistry(searchDeps(app), query);
-    return successEnvelope(envelopeContext(`/api/registry/search?${new URLSearchParams(rest).toString()}`), {
+    const answer = await searchRegistry(searchDeps(app), args);
+    return successEnvelope(envelopeContext(`/api/registry/search?${searchQueryString(args).toString()}`), {
       topLevel: answer,
     });
   },
 });
+
+/** The REST twin's query string of a tool call's arguments (lists comma-separated). */
+function searchQueryString(args: SearchQueryInput): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined) continue;
+    params.set(name, Array.isArray(value) ? value.join(",") : String(value));
+  }
+  return params;
+}
 
 export const resolveMerchantTool = defineTool({
   name: "resolve_merchant",
@@ -162,8 +132,8 @@ export const checkAvailabilityTool = defineTool({
   name: "check_availability",
   title: "Opening hours: open now, next opening",
   description:
-    "Tell whether a merchant is open now (or at a given instant) and when it next opens, from its declared weekly opening hours, in the merchant's time zone (Europe/Paris unless recorded otherwise). " +
-    "Returns open_now (null when it cannot be told), the current period with its closing time, next_opening, today's and the whole week's hours, and a one-line summary. Times carry their UTC offset. " +
+    "Tell whether a merchant is open now (or at a given instant) and when it next opens, from its declared weekly opening hours, its dated exceptions (closures, other hours on a date) and French public holidays (a holiday without an exception is unknown), in the merchant's time zone (Europe/Paris unless recorded otherwise). " +
+    "Returns open_now (null when it cannot be told), the current period with its closing time, next_opening, today's hours (today_hours: as search results word them), the usual week's, and a one-line summary. Times carry their UTC offset. " +
     "Hours are the merchant's declaration: for a booking or an exceptional closure, send a lead (get_lead_fields, submit_lead with lead_type rdv).",
   input: z.strictObject({
     ab_id: abIdArgument,
@@ -183,7 +153,7 @@ export const checkAvailabilityTool = defineTool({
       data: {
         ab_id: merchant.abId,
         name: merchant.businessName,
-        ...checkAvailability(merchant.hours, { timeZone: merchant.timezone, at }),
+        ...checkAvailability(scheduleOf(merchant), { timeZone: merchant.timezone, at }),
       },
       actions: merchantActions(deps.baseUrl, merchant.abId, merchant.sector, assessment.capabilities),
       state: assessment.capabilities.state,

@@ -1,4 +1,4 @@
-import type { BrandVoice, Product } from "../../domain/merchant.ts";
+import type { BrandVoice, HoursException, Product } from "../../domain/merchant.ts";
 import type { ValidationIssue } from "../../errors/service-error.ts";
 import { merchantVocabulary, type ProductDeclaration } from "../../schemas/merchant-declaration.ts";
 
@@ -58,14 +58,82 @@ export function contactFromForm(fields: FormFields): FormReading {
   return { ok: true, input };
 }
 
-/** One field per day; an empty day is not declared, no day at all removes the hours. */
+/** A day's hours as typed: spaces out, lower case, "ferme" as "fermé". */
+const typedHours = (value: string) => {
+  const compact = value.trim().replace(/\s+/g, "").toLowerCase();
+  return compact === "ferme" ? "fermé" : compact;
+};
+
+/**
+ * One field per day; an empty day is not declared, no day at all removes the hours. The dated
+ * exceptions: one per line (`hours_exceptions`), read by exceptionOfLine; `rows` gives each
+ * exception's line (refusals name it).
+ */
 export function hoursFromForm(fields: FormFields): FormReading {
   const hours: Record<string, string> = {};
   for (const day of merchantVocabulary.days) {
-    const value = (fields[`hours.${day}`] ?? "").trim().replace(/\s+/g, "").toLowerCase();
-    if (value !== "") hours[day] = value === "ferme" ? "fermé" : value;
+    const value = typedHours(fields[`hours.${day}`] ?? "");
+    if (value !== "") hours[day] = value;
   }
-  return { ok: true, input: { hours: Object.keys(hours).length === 0 ? null : hours } };
+  const exceptions: Record<string, unknown>[] = [];
+  const rows: number[] = [];
+  const issues: ValidationIssue[] = [];
+  (fields.hours_exceptions ?? "").split(/\r?\n/).forEach((line, index) => {
+    if (line.trim() === "") return;
+    const exception = exceptionOfLine(line);
+    if (exception === null) {
+      issues.push({ path: EXCEPTIONS_FIELD, message: `line ${index + 1} ${EXCEPTION_LINE_RULE}` });
+      return;
+    }
+    exceptions.push(exception);
+    rows.push(index + 1);
+  });
+  if (issues.length > 0) return { ok: false, issues };
+  return {
+    ok: true,
+    input: { hours: Object.keys(hours).length === 0 ? null : hours, hours_exceptions: exceptions },
+    rows,
+  };
+}
+
+export const EXCEPTIONS_FIELD = "hours_exceptions";
+const EXCEPTION_LINE_RULE = 'must read like "24/12/2026 : 09:00-12:00" or "03/08/2026 au 23/08/2026 : fermé (congés)"';
+
+/** A date typed as 24/12/2026 (or 2026-12-24), as YYYY-MM-DD; the text itself otherwise (the schema then refuses it). */
+function isoDateOf(typed: string): string {
+  const french = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(typed);
+  if (!french) return typed;
+  return `${french[3]}-${(french[2] as string).padStart(2, "0")}-${(french[1] as string).padStart(2, "0")}`;
+}
+
+/**
+ * One exception as a merchant types it: a date, or two joined by « au » (or a dash), then « : »,
+ * the hours as for a day of the week, and a note in parentheses: « 24/12/2026 : 09:00-12:00 »,
+ * « 03/08/2026 au 23/08/2026 : fermé (congés d'été) ». Null when it does not read so; the
+ * dates and hours themselves are checked by the declaration's schema.
+ */
+export function exceptionOfLine(line: string): Record<string, unknown> | null {
+  const match = /^\s*(?:du\s+|le\s+)?(\S+)(?:\s*(?:au|-|–)\s*(\S+))?\s*:\s*([^()]*?)\s*(?:\(([^()]*)\))?\s*$/iu.exec(
+    line,
+  );
+  if (!match) return null;
+  const hours = typedHours(match[3] ?? "");
+  if (hours === "") return null;
+  const note = (match[4] ?? "").trim();
+  return {
+    from: isoDateOf(match[1] as string),
+    ...(match[2] ? { to: isoDateOf(match[2]) } : {}),
+    hours,
+    ...(note ? { note } : {}),
+  };
+}
+
+/** An exception as the form shows it: « 03/08/2026 au 23/08/2026 : fermé (congés d'été) ». */
+export function exceptionLine(exception: HoursException): string {
+  const french = (iso: string) => `${iso.slice(8, 10)}/${iso.slice(5, 7)}/${iso.slice(0, 4)}`;
+  const dates =
+    exception.from === exception.to ? french(exception.from) : `${french(exception.from)} au ${french(exception.to)}`;
+  return `${dates} : ${exception.hours}${exception.note ? ` (${exception.note})` : ""}`;
 }
 
 /** A price typed in euros ("12", "12,50", "12.5") in cents; null when empty; undefined when unreadable. */
@@ -170,6 +238,7 @@ export function formFieldOf(path: string, rows: readonly number[] = []): string 
   }
   const listItem = /^(zones|languages|brand_voice\.(?:values|do|dont))\.\d+$/.exec(path);
   if (listItem?.[1]) return listItem[1];
+  if (path.startsWith(`${EXCEPTIONS_FIELD}.`)) return EXCEPTIONS_FIELD;
   return path;
 }
 
@@ -188,6 +257,15 @@ const ISSUES_FR: readonly (readonly [pattern: RegExp, french: string])[] = [
   ],
   [/http\(s\) URL/, "Saisissez l'adresse complète du site, commençant par https://."],
   [/"fermé" or ranges/, "Écrivez « fermé » ou des plages horaires comme 09:00-12:30,14:00-18:00."],
+  [
+    /^line (\d+) must read like/,
+    "Ligne $1 : écrivez une date, « : » puis les horaires, par exemple « 24/12/2026 : 09:00-12:00 » ou « 03/08/2026 au 23/08/2026 : fermé (congés) ».",
+  ],
+  [/^must be a date like|^Invalid ISO date|^is required$/, "Écrivez la date comme 24/12/2026."],
+  [/^must not be before from$/, "La date de fin est avant la date de début."],
+  [/^must be within (\d+) days of from$/, "Une exception dure au plus $1 jours : découpez-la en plusieurs lignes."],
+  [/^overlaps another exception$/, "Ces dates chevauchent une autre exception : une date n'a qu'un horaire."],
+  [/^must hold at most (\d+) exceptions$/, "Indiquez au plus $1 exceptions."],
   [
     /postal code \(5 digits\) or a commune name/,
     "Indiquez un code postal (5 chiffres) ou le nom d'une commune par ligne.",
@@ -211,12 +289,20 @@ export function frenchFieldIssue(message: string): string {
   return ISSUE_FALLBACK_FR;
 }
 
-/** One French message per form field (the first), and those no field of the form shows. */
+/**
+ * One French message per form field (the first), and those no field of the form shows. A refusal
+ * of one exception names its line (`rows`: the line of each exception sent).
+ */
 export function fieldErrorsOf(
   issues: readonly ValidationIssue[],
   rows: readonly number[] = [],
 ): Record<string, string> {
   const errors: Record<string, string> = {};
-  for (const issue of issues) errors[formFieldOf(issue.path, rows)] ??= frenchFieldIssue(issue.message);
+  for (const issue of issues) {
+    const exception = new RegExp(`^${EXCEPTIONS_FIELD}\\.(\\d+)`).exec(issue.path);
+    const line = exception ? rows[Number(exception[1])] : undefined;
+    const french = frenchFieldIssue(issue.message);
+    errors[formFieldOf(issue.path, rows)] ??= line === undefined ? french : `Ligne ${line} : ${french}`;
+  }
   return errors;
 }

@@ -1,3 +1,4 @@
+import { parisMoment } from "../../domain/availability/opening.ts";
 import type { Merchant, Product, QaCluster, Signal } from "../../domain/merchant.ts";
 import type { ScoreAdvice, ScoreStep } from "../../domain/merchant-space/score-advice.ts";
 import { answerFactAt } from "../../domain/trust/answer-fact.ts";
@@ -7,7 +8,7 @@ import { answerProofFr, identityCheckAt, identityStatementFr } from "../facts.ts
 import { COMPONENT_LABELS_FR, formatDateFr, STATUS_LABELS_FR } from "../format-fr.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { leadsPath } from "./leads.ts";
-import { type FormFields, type ListingSection, PRICE_FIELD } from "./listing-form.ts";
+import { EXCEPTIONS_FIELD, exceptionLine, type FormFields, type ListingSection, PRICE_FIELD } from "./listing-form.ts";
 
 /**
  * The merchant's listing in its space (`/pro/{ab_id}`), in French: how agents see it (status,
@@ -205,8 +206,22 @@ ${merchantVocabulary.days.map((day) =>
     error: state.errors[`hours.${day}`],
   }),
 )}
+${field({
+  label: "Horaires exceptionnels",
+  name: EXCEPTIONS_FIELD,
+  multiline: true,
+  value: shownValue(state, "horaires", EXCEPTIONS_FIELD, currentExceptions(model).map(exceptionLine).join("\n")),
+  error: state.errors[EXCEPTIONS_FIELD],
+  hint: "Une par ligne : une date ou deux (du … au …), « : », puis « fermé » ou des plages, et une note entre parenthèses si vous voulez. Par exemple « 24/12/2026 : 09:00-12:00 (veille de Noël) » ou « 03/08/2026 au 23/08/2026 : fermé (congés d'été) ». Un jour férié sans exception est indiqué aux agents comme « horaires non communiqués ». Les exceptions passées ne sont plus affichées.",
+})}
 <p><button type="submit">Enregistrer les horaires</button></p>
 </form></section>`;
+}
+
+/** The exceptions that still matter: those not over by the page's day (Paris). */
+function currentExceptions(model: ListingSpaceModel) {
+  const today = parisMoment(model.now).date;
+  return model.merchant.hoursExceptions.filter((exception) => exception.to >= today);
 }
 
 const BRICK_LABELS_FR: Record<string, string> = { product: "Produit", service: "Service" };

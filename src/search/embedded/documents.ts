@@ -1,8 +1,11 @@
+import { scheduleOf } from "../../domain/availability/opening.ts";
+import type { HoursException } from "../../domain/merchant.ts";
 import { nafLabel } from "../../domain/naf.ts";
 import { sectorOf, tradeOf } from "../../domain/sectors.ts";
 import { computeTrust, type ScorableSignal } from "../../domain/trust/compute-trust.ts";
 import type { SignalValue } from "../../domain/trust/signal-catalog.ts";
 import { indexTerms, normalizeForIndex, normalizeTag } from "../normalize.ts";
+import { openingTokens, storedSchedule } from "../opening-filter.ts";
 import { tradeVocabularyText } from "../vocabulary.ts";
 import { nafToken, pointCells, tagToken } from "./filter-tokens.ts";
 
@@ -34,6 +37,9 @@ export interface MerchantRow {
   description: string | null;
   /** The official closure as stored (JSON text), null while in business: a closed merchant is never a hit. */
   closure: string | null;
+  /** The usual week and the dated exceptions as stored (JSON text), null when none. */
+  hours: string | null;
+  hours_exceptions: string | null;
   latitude: number | null;
   longitude: number | null;
   proof_postal_code: string | null;
@@ -77,8 +83,12 @@ export interface MerchantDocument {
   tagsText: string;
   place: string;
   about: string;
-  /** Tag and grid-cell tokens (filter-tokens.ts). */
+  /** Tag, NAF, grid-cell and opening tokens (filter-tokens.ts, opening-filter.ts). */
   filters: string;
+  /** The opening schedule as the index keeps it (opening-filter.ts storedSchedule), null when unknown. */
+  schedule: string | null;
+  /** The opening tokens (opening-filter.ts openingTokens), also in `filters`. */
+  openingTokens: string[];
   /** The products with their words, for what a search reports about a hit (product-match.ts). */
   catalogue: PreparedProduct[];
 }
@@ -200,6 +210,15 @@ export function buildMerchantDocument(
       tagText.push(normalizeForIndex(tag));
     }
   }
+  const hours = parseJson(merchant.hours);
+  const exceptions = parseJson(merchant.hours_exceptions);
+  const schedule = scheduleOf({
+    hours:
+      typeof hours === "object" && hours !== null && !Array.isArray(hours) ? (hours as Record<string, string>) : null,
+    hoursExceptions: Array.isArray(exceptions) ? (exceptions as HoursException[]) : [],
+    postalCode: merchant.postal_code,
+  });
+  const opening = openingTokens(schedule);
   return {
     abId: merchant.ab_id,
     siret: merchant.siret,
@@ -224,7 +243,10 @@ export function buildMerchantDocument(
       ...(merchant.latitude !== null && merchant.longitude !== null
         ? pointCells(merchant.latitude, merchant.longitude)
         : []),
+      ...opening,
     ].join(" "),
+    schedule: storedSchedule(schedule),
+    openingTokens: opening,
     catalogue,
   };
 }

@@ -3,6 +3,7 @@ import type { Db } from "../../store/db.ts";
 import { storeRevisionReader } from "../../store/store-revision.ts";
 import { writeLock } from "../../store/write-lock.ts";
 import type { QueryTerm } from "../normalize.ts";
+import { checksKey, openingCheck, passesOpening, scheduleFromStore } from "../opening-filter.ts";
 import { type Identifier, type NormalizedQuery, normalizeSearchQuery } from "../query.ts";
 import {
   MATCHED_FIELDS,
@@ -38,6 +39,8 @@ import {
   haversineKm,
   haversineSql,
   matchExpression,
+  NEAREST_RINGS_KM,
+  nearestScore,
   occursIn,
   roundKm,
   textScore,
@@ -520,7 +523,7 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
     const normalized = normalizeSearchQuery(query);
     if (normalized === null) return EMPTY_PAGE;
     if (normalized.identifier) {
-      const found = identifierCandidates(normalized.identifier, normalized.near);
+      const found = identifierCandidates(normalized.identifier, normalized);
       if (found.length > 0) return page(found, found.length, normalized, true);
     }
     const { terms, tags, near, nafCodes } = normalized;
@@ -528,7 +531,7 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
     // narrow the query; with neither, nothing matches rather than everything.
     if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0 && near === null) return EMPTY_PAGE;
     const weights = weightsFor(terms.length > 0, near !== null);
-    if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0) {
+    if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0 && normalized.opening.length === 0) {
       const candidates = nearCandidates(normalized, weights);
       return page(candidates, estimateNear(normalized), normalized);
     }
@@ -617,12 +620,14 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
     });
   }
 
-  /** A merchant found by its SIRET, its SIREN (each establishment) or its ab_id, if listed. */
-  function identifierCandidates(identifier: Identifier, near: NormalizedQuery["near"]): Candidate[] {
-    const select = "SELECT s.id AS id, s.ab_id AS abId, s.trust AS trust, s.lat AS lat, s.lng AS lng";
-    let rows: CandidateRow[];
+  /** A merchant found by its SIRET, its SIREN (each establishment) or its ab_id, if listed (and open, when asked). */
+  function identifierCandidates(identifier: Identifier, query: NormalizedQuery): Candidate[] {
+    const { near } = query;
+    const select =
+      "SELECT s.id AS id, s.ab_id AS abId, s.trust AS trust, s.lat AS lat, s.lng AS lng, s.opening AS opening";
+    let rows: (CandidateRow & { opening: string | null })[];
     if (identifier.kind === "ab_id") {
-      rows = prepare(`${select} FROM search_merchants s WHERE s.ab_id = ?`).all(identifier.value) as CandidateRow[];
+      rows = prepare(`${select} FROM search_merchants s WHERE s.ab_id = ?`).all(identifier.value) as typeof rows;
     } else {
       const [low, high] =
         identifier.kind === "siret"
@@ -634,9 +639,10 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
          WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`
           : `${select} FROM search_sirets m JOIN search_merchants s ON s.id = m.id
          WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`,
-      ).all(low, high, MAX_SEARCH_DEPTH) as CandidateRow[];
+      ).all(low, high, MAX_SEARCH_DEPTH) as typeof rows;
     }
-    return rows.map((row) => ({
+    const open = rows.filter((row) => passesOpening(scheduleFromStore(row.opening), query.opening));
+    return open.map((row) => ({
       id: row.id,
       abId: row.abId,
       score: IDENTIFIER_SCORE,
@@ -645,16 +651,19 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
     }));
   }
 
-  /** Merchants in the point's box (a little more than the circle), up to the deepest page. */
+  /** Merchants in the point's box (a little more than the circle), or placed anywhere without a radius, up to the deepest page. */
   function estimateNear(query: NormalizedQuery): number {
     if (!query.near) return 0;
-    const count = prepare(
-      `SELECT count(*) FROM (SELECT id FROM search_geo
+    const count =
+      query.near.radiusKm === null
+        ? prepare(`SELECT count(*) FROM (SELECT id FROM search_geo LIMIT ${MAX_SEARCH_DEPTH})`).pluck().get()
+        : prepare(
+            `SELECT count(*) FROM (SELECT id FROM search_geo
          WHERE max_lat >= @minLat AND min_lat <= @maxLat AND max_lng >= @minLng AND min_lng <= @maxLng
          LIMIT ${MAX_SEARCH_DEPTH})`,
-    )
-      .pluck()
-      .get(boundingBox(query.near, query.near.radiusKm));
+          )
+            .pluck()
+            .get(boundingBox(query.near, query.near.radiusKm));
     return typeof count === "number" ? count : 0;
   }
 
@@ -756,20 +765,10 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
   function matchCandidates(query: NormalizedQuery, weights: Weights): { candidates: Candidate[]; total: number } {
     const depth = query.offset + query.limit;
     const poolSize = Math.max(pool, depth);
-    const params: Record<string, unknown> = {};
-    const clauses: string[] = [];
-    let cells: string[] | null = null;
-    if (query.near) {
-      const box = boundingBox(query.near, query.near.radiusKm);
-      cells = coveringCells(box);
-      Object.assign(params, box, { lat: query.near.lat, lng: query.near.lng, radius: query.near.radiusKm });
-      clauses.push(
-        "m.lat BETWEEN @minLat AND @maxLat AND m.lng BETWEEN @minLng AND @maxLng",
-        `${haversineSql("m.lat", "m.lng")} <= @radius`,
-      );
-    }
     const filterTokens = [...query.tags.map(tagToken), ...query.nafCodes.map(nafToken)];
-    const matchFor = (terms: readonly QueryTerm[]) => matchExpression(terms, filterTokens, cells);
+    const openingTokens = query.opening.map((check) => check.tokens);
+    const matchFor = (terms: readonly QueryTerm[], cells: readonly string[] | null) =>
+      matchExpression(terms, filterTokens, cells, openingTokens);
     // The last word typed also matches as a prefix. In the MATCH, a prefix term is spelled out as
     // the indexed words it starts (spelledOut): the same matches, without FTS5 merging whole
     // doclists. Most often it starts no longer word (a complete last word, "service" of "Auto
@@ -796,47 +795,87 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
         matchTerms = exact;
       }
     }
-    const match = matchFor(matchTerms);
-    // One walk of the matches (text, tags, covering cells) in rowid order, most trusted first, up
-    // to the deepest page: the first `maxRanked` are ranked, and when there are more (the walk is
-    // cut) how many there are, up to the deepest page, is the estimated total (one walk where a
-    // second statement counted them again from the start). The cut is taken before the exact
-    // distance, so a few fewer rows remain when some cells stick out of the circle.
+    const near = query.near;
+    if (near && near.radiusKm === null) {
+      return nearestMatches(query, { lat: near.lat, lng: near.lng }, terms, (cells) => matchFor(matchTerms, cells));
+    }
+    const params: Record<string, unknown> = {};
+    const clauses: string[] = [];
+    let cells: string[] | null = null;
+    if (near && near.radiusKm !== null) {
+      const box = boundingBox(near, near.radiusKm);
+      cells = coveringCells(box);
+      Object.assign(params, box, { lat: near.lat, lng: near.lng, radius: near.radiusKm });
+      clauses.push(
+        "m.lat BETWEEN @minLat AND @maxLat AND m.lng BETWEEN @minLng AND @maxLng",
+        `${haversineSql("m.lat", "m.lng")} <= @radius`,
+      );
+    }
+    const match = matchFor(matchTerms, cells);
+    // One walk of the matches (text, tags, covering cells, opening tokens) in rowid order, most
+    // trusted first, up to the deepest page: the first `maxRanked` are ranked, and when there
+    // are more (the walk is cut) how many there are, up to the deepest page, is the estimated
+    // total (one walk where a second statement counted them again from the start). The cut is
+    // taken before the exact distance, so a few fewer rows remain when some cells stick out of
+    // the circle. The opening filters' exact rule is applied to the walk (walkMatches).
     const cut = query.offset > 0 ? Math.max(maxRanked, depth) : maxRanked; // a later page reads deeper
-    const ids = prepare(
-      "SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH ? ORDER BY rowid LIMIT ?",
-    )
-      .pluck()
-      .all(match, Math.max(cut, MAX_SEARCH_DEPTH)) as number[];
+    const walk = walkMatches(match, Math.max(cut, MAX_SEARCH_DEPTH), query);
+    const ids = walk.ids;
     const counted = Math.min(ids.length, MAX_SEARCH_DEPTH);
     params.ids = JSON.stringify(ids.length > cut ? ids.slice(0, cut) : ids);
     const where = clauses.length > 0 ? `AND ${clauses.join(" AND ")}` : "";
-    const inWalk = "m.id IN (SELECT value FROM json_each(@ids))";
     if (terms.length === 0) {
       // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
       const rows = prepare(
         `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
-         FROM search_merchants m WHERE ${inWalk} ${where}`,
+         FROM search_merchants m WHERE ${IN_WALK} ${where}`,
       ).all(params) as CandidateRow[];
       const candidates = rank(rows, query, weights, () => 1);
-      return { candidates, total: rows.length < cut ? candidates.length : counted };
+      return { candidates, total: ids.length <= cut ? candidates.length : counted };
     }
-    // Text relevance is scored here, from the fields each word occurs in (textScore), not by
-    // FTS5's bm25(): bm25 counts, for each word of the query, every document holding it (its IDF)
-    // on every statement, which cost milliseconds a query for a common word or a long prefix at
-    // 100,000 merchants.
-    const rows = prepare(
-      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng, m.naf_code AS naf,
-              m.naf_code_2025 AS naf2025, m.name AS name, m.place AS place, m.tags AS tags
-       FROM search_merchants m WHERE ${inWalk} ${where}`,
-    ).all(params) as (CandidateRow & {
-      naf: string;
-      naf2025: string | null;
-      name: string;
-      place: string;
-      tags: string;
-    })[];
-    const scored = rows
+    const rows = prepare(`SELECT ${MATCH_ROW_COLUMNS} FROM search_merchants m WHERE ${IN_WALK} ${where}`).all(
+      params,
+    ) as MatchRow[];
+    const { scored, text } = scoreText(rows, terms, poolSize);
+    const candidates = rank(scored, query, weights, (row) => text.get(row.id) ?? 0);
+    // Not cut: every match was ranked. No match within the radius: nothing to page through.
+    return { candidates, total: ids.length <= cut || rows.length === 0 ? rows.length : counted };
+  }
+
+  /**
+   * The matches of a MATCH in rowid order (most trusted first), at most `limit` of them walked
+   * (`cut` when there were more), those the opening filters keep by their exact rule
+   * (opening-filter.ts): the MATCH's opening tokens keep a superset.
+   */
+  function walkMatches(match: string, limit: number, query: NormalizedQuery): { ids: number[]; cut: boolean } {
+    const ids = prepare(
+      "SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH ? ORDER BY rowid LIMIT ?",
+    )
+      .pluck()
+      .all(match, limit) as number[];
+    const cut = ids.length >= limit;
+    if (query.opening.length === 0 || ids.length === 0) return { ids, cut };
+    const schedules = prepare(`SELECT m.id AS id, m.opening AS opening FROM search_merchants m WHERE ${IN_IDS}`).all(
+      JSON.stringify(ids),
+    ) as { id: number; opening: string | null }[];
+    const open = new Set(
+      schedules.filter((row) => passesOpening(scheduleFromStore(row.opening), query.opening)).map((row) => row.id),
+    );
+    return { ids: ids.filter((id) => open.has(id)), cut };
+  }
+
+  /**
+   * Text relevance, scored here from the fields each word occurs in (textScore), not by FTS5's
+   * bm25(): bm25 counts, for each word of the query, every document holding it (its IDF) on
+   * every statement, which cost milliseconds a query for a common word or a long prefix at
+   * 100,000 merchants. The best `poolSize` by text, and each one's relevance relative to the best.
+   */
+  function scoreText(
+    rows: readonly MatchRow[],
+    terms: readonly QueryTerm[],
+    poolSize: number,
+  ): { scored: MatchRow[]; text: Map<number, number> } {
+    const ranked = rows
       .map((row) => ({
         row,
         text: textScore(terms, {
@@ -848,16 +887,73 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
       }))
       .sort((a, b) => b.text - a.text || a.row.id - b.row.id)
       .slice(0, poolSize);
-    const best = scored[0]?.text ?? 0;
-    const text = new Map(scored.map((entry) => [entry.row.id, best > 0 ? entry.text / best : 1]));
-    const candidates = rank(
-      scored.map((entry) => entry.row),
-      query,
-      weights,
-      (row) => text.get(row.id) ?? 0,
-    );
-    // Not cut: every match was ranked. No match within the radius: nothing to page through.
-    return { candidates, total: ids.length < cut || rows.length === 0 ? rows.length : counted };
+    const best = ranked[0]?.text ?? 0;
+    return {
+      scored: ranked.map((entry) => entry.row),
+      text: new Map(ranked.map((entry) => [entry.row.id, best > 0 ? entry.text / best : 1])),
+    };
+  }
+
+  /**
+   * A point without a radius: no distance cut, nearer first among comparable matches. The matches
+   * within growing distances (NEAREST_RINGS_KM: the ring's grid cells in the MATCH, then the exact
+   * distance) until a ring holds the page's depth (at least the candidate pool), or its walk is
+   * cut (a ring this dense: its most trusted matches), or the last ring (anywhere) is reached; its
+   * `wanted` nearest are scored by text relevance times nearness (ranking.ts nearestScore).
+   * Merchants without coordinates are left out, as with a radius. The total counts every match
+   * placed anywhere (up to the deepest page).
+   */
+  function nearestMatches(
+    query: NormalizedQuery,
+    point: { lat: number; lng: number },
+    terms: readonly QueryTerm[],
+    matchWithin: (cells: readonly string[] | null) => string,
+  ): { candidates: Candidate[]; total: number } {
+    const wanted = Math.max(pool, query.offset + query.limit);
+    let within: { row: MatchRow; distanceKm: number }[] = [];
+    let everywhere: { ids: number[]; cut: boolean } | null = null;
+    for (const ring of NEAREST_RINGS_KM) {
+      const walk = walkMatches(
+        matchWithin(ring === null ? null : coveringCells(boundingBox(point, ring))),
+        MAX_SEARCH_DEPTH,
+        query,
+      );
+      if (ring === null) everywhere = walk;
+      const rows = prepare(`SELECT ${MATCH_ROW_COLUMNS} FROM search_merchants m WHERE ${IN_IDS}`).all(
+        JSON.stringify(walk.ids),
+      ) as MatchRow[];
+      within = rows.flatMap((row) => {
+        if (row.lat === null || row.lng === null) return [];
+        const distanceKm = haversineKm(point, { lat: row.lat, lng: row.lng });
+        return ring === null || distanceKm <= ring ? [{ row, distanceKm }] : [];
+      });
+      if (within.length >= wanted || walk.cut) break;
+    }
+    const nearest = within.sort((a, b) => a.distanceKm - b.distanceKm || a.row.id - b.row.id).slice(0, wanted);
+    const { text } =
+      terms.length > 0
+        ? scoreText(
+            nearest.map((entry) => entry.row),
+            terms,
+            wanted,
+          )
+        : { text: null };
+    const candidates = nearest
+      .map(({ row, distanceKm }) => ({
+        id: row.id,
+        abId: row.abId,
+        trust: row.trust,
+        distanceKm,
+        score: nearestScore(text ? (text.get(row.id) ?? 0) : 1, distanceKm),
+      }))
+      .sort(byNearestScore)
+      .map(({ trust: _trust, ...candidate }) => candidate);
+    // Every placed match, wherever it is: the last ring's walk, or one more walk without cells.
+    const all = everywhere ?? walkMatches(matchWithin(null), MAX_SEARCH_DEPTH, query);
+    const placed = prepare(`SELECT count(*) FROM search_merchants m WHERE ${IN_IDS} AND m.lat IS NOT NULL`)
+      .pluck()
+      .get(JSON.stringify(all.ids));
+    return { candidates, total: Math.max(candidates.length, typeof placed === "number" ? placed : 0) };
   }
 
   /**
@@ -865,31 +961,54 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
    * coordinates, trust from its auxiliary column) picks the best by trust and distance, exactly;
    * their merchant rows are read afterwards. R*Tree coordinates are 32-bit floats (about 1 m
    * here): the exact distance is computed again from the merchant row, and a few extra rows
-   * absorb the difference at the radius.
+   * absorb the difference at the radius. Without a radius: the nearest, growing the box ring by
+   * ring (NEAREST_RINGS_KM) until it holds the page's depth.
    */
   function nearCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
     const near = query.near;
     if (!near) return [];
-    const params = {
-      ...boundingBox(near, near.radiusKm),
-      lat: near.lat,
-      lng: near.lng,
-      radius: near.radiusKm,
-      limit: query.offset + query.limit + NEAR_SLACK,
-    };
+    const limit = query.offset + query.limit + NEAR_SLACK;
     const distance = haversineSql("g.min_lat", "g.min_lng");
-    const ids = prepare(
-      `SELECT g.id FROM search_geo g
-       WHERE g.max_lat >= @minLat AND g.min_lat <= @maxLat AND g.max_lng >= @minLng AND g.min_lng <= @maxLng
-         AND ${distance} <= @radius
-       ORDER BY ${blendSql(weights, "g.trust", distance)} DESC, g.id
-       LIMIT @limit`,
-    )
-      .pluck()
-      .all(params);
+    const inBox = "g.max_lat >= @minLat AND g.min_lat <= @maxLat AND g.max_lng >= @minLng AND g.min_lng <= @maxLng";
+    let ids: unknown[] = [];
+    if (near.radiusKm === null) {
+      for (const ring of NEAREST_RINGS_KM) {
+        const params = {
+          lat: near.lat,
+          lng: near.lng,
+          limit,
+          ...(ring === null ? {} : { ...boundingBox(near, ring), radius: ring }),
+        };
+        ids = prepare(
+          `SELECT g.id FROM search_geo g
+           ${ring === null ? "" : `WHERE ${inBox} AND ${distance} <= @radius`}
+           ORDER BY ${distance}, g.trust DESC, g.id
+           LIMIT @limit`,
+        )
+          .pluck()
+          .all(params);
+        if (ids.length >= limit) break;
+      }
+    } else {
+      const params = {
+        ...boundingBox(near, near.radiusKm),
+        lat: near.lat,
+        lng: near.lng,
+        radius: near.radiusKm,
+        limit,
+      };
+      ids = prepare(
+        `SELECT g.id FROM search_geo g
+         WHERE ${inBox} AND ${distance} <= @radius
+         ORDER BY ${blendSql(weights, "g.trust", distance)} DESC, g.id
+         LIMIT @limit`,
+      )
+        .pluck()
+        .all(params);
+    }
     const rows = prepare(
       `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
-       FROM search_merchants m WHERE m.id IN (SELECT value FROM json_each(?))`,
+       FROM search_merchants m WHERE ${IN_IDS}`,
     ).all(JSON.stringify(ids)) as CandidateRow[];
     return rank(rows, query, weights, () => 1);
   }
@@ -900,26 +1019,25 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
     weights: Weights,
     textOf: (row: CandidateRow) => number,
   ): Candidate[] {
-    const candidates: Candidate[] = [];
+    const radiusKm = query.near?.radiusKm ?? null;
+    const nearest = query.near !== null && radiusKm === null;
+    const candidates: (Candidate & { trust: number })[] = [];
     for (const row of rows) {
       let distanceKm: number | null = null;
       if (query.near) {
         if (row.lat === null || row.lng === null) continue;
         distanceKm = haversineKm(query.near, { lat: row.lat, lng: row.lng });
-        if (distanceKm > query.near.radiusKm) continue; // the SQL filter already did; float guard
+        if (radiusKm !== null && distanceKm > radiusKm) continue; // the SQL filter already did; float guard
       }
-      const score = blendedScore(
-        { text: textOf(row), trust: row.trust, distanceKm, radiusKm: query.near?.radiusKm ?? null },
-        weights,
-      );
-      candidates.push({ id: row.id, abId: row.abId, score, distanceKm });
+      const score =
+        nearest && distanceKm !== null
+          ? nearestScore(textOf(row), distanceKm)
+          : blendedScore({ text: textOf(row), trust: row.trust, distanceKm, radiusKm }, weights);
+      candidates.push({ id: row.id, abId: row.abId, score, distanceKm, trust: row.trust });
     }
-    return candidates.sort(
-      (a, b) =>
-        b.score - a.score ||
-        (a.distanceKm ?? 0) - (b.distanceKm ?? 0) ||
-        (a.abId < b.abId ? -1 : a.abId > b.abId ? 1 : 0),
-    );
+    return candidates
+      .sort(nearest ? byNearestScore : byBlendedScore)
+      .map(({ trust: _trust, ...candidate }) => candidate);
   }
 
   const index: EmbeddedSearchIndex & { writeCursorInTransaction(revision: number): void } = {
@@ -936,18 +1054,45 @@ function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: Embed
   return { index, writeListed, replaceAll, readCursor };
 }
 
+/** Highest score first, then the nearer, then by ab_id. */
+function byBlendedScore(a: Candidate, b: Candidate): number {
+  return (
+    b.score - a.score || (a.distanceKm ?? 0) - (b.distanceKm ?? 0) || (a.abId < b.abId ? -1 : a.abId > b.abId ? 1 : 0)
+  );
+}
+
+/** Without a radius: highest score (text times nearness) first, then the more trusted, the nearer, by ab_id. */
+function byNearestScore(a: Candidate & { trust: number }, b: Candidate & { trust: number }): number {
+  return (
+    b.score - a.score ||
+    b.trust - a.trust ||
+    (a.distanceKm ?? 0) - (b.distanceKm ?? 0) ||
+    (a.abId < b.abId ? -1 : a.abId > b.abId ? 1 : 0)
+  );
+}
+
+/** The merchants a statement reads, by the ids given as a JSON array: named (@ids) or positional. */
+const IN_WALK = "m.id IN (SELECT value FROM json_each(@ids))";
+const IN_IDS = "m.id IN (SELECT value FROM json_each(?))";
+
+/** What a text match is scored and ranked from. */
+type MatchRow = CandidateRow & { naf: string; naf2025: string | null; name: string; place: string; tags: string };
+const MATCH_ROW_COLUMNS = `m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng, m.naf_code AS naf,
+       m.naf_code_2025 AS naf2025, m.name AS name, m.place AS place, m.tags AS tags`;
+
 function uniqueIds(abIds: readonly string[]): string[] {
   return [...new Set(abIds.filter((abId) => typeof abId === "string"))];
 }
 
 /** What tells one page of hits from another besides the revisions: every field of the query the index reads. */
 function pageKey(query: SearchQuery): string {
-  const near = query.near ? `${query.near.lat},${query.near.lng},${query.near.radiusKm}` : "";
-  return `${query.text}|${query.tags.join(",")}|${near}|${query.limit}|${query.offset ?? 0}`;
+  const near = query.near ? `${query.near.lat},${query.near.lng},${query.near.radiusKm ?? "-"}` : "";
+  const opening = checksKey((query.openAt ?? []).map(openingCheck));
+  return `${query.text}|${query.tags.join(",")}|${near}|${query.limit}|${query.offset ?? 0}|${opening}`;
 }
 
 /** search_merchants' columns but its id, and the values a document gives them. */
-const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, naf_code_2025, name, place, tags";
+const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, naf_code_2025, name, place, tags, opening";
 const ROW_PARAMS = ROW_COLUMNS.split(", ")
   .map(() => "?")
   .join(", ");
@@ -964,6 +1109,7 @@ function rowOf(doc: MerchantDocument): unknown[] {
     doc.name,
     doc.place,
     doc.tagsText,
+    doc.schedule,
   ];
 }
 

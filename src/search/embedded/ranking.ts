@@ -49,12 +49,16 @@ export function matchExpression(
   terms: readonly QueryTerm[],
   tagTokens: readonly string[],
   cells: readonly string[] | null,
+  anyOf: readonly (readonly string[])[] = [],
 ): string {
   const parts: string[] = [];
   if (terms.length > 0) parts.push(`(${allTermsMatch(terms)})`);
   const exact = (token: string): QueryTerm => ({ term: token, prefix: false });
+  const oneOf = (tokens: readonly string[]) => `(${tokens.map((token) => quote(exact(token))).join(" OR ")})`;
   if (tagTokens.length > 0) parts.push(`(${tagTokens.map((token) => quote(exact(token))).join(" AND ")})`);
-  if (cells && cells.length > 0) parts.push(`(${cells.map((cell) => quote(exact(cell))).join(" OR ")})`);
+  if (cells && cells.length > 0) parts.push(oneOf(cells));
+  // Each group: one of its tokens (the opening filters, opening-filter.ts).
+  for (const tokens of anyOf) if (tokens.length > 0) parts.push(oneOf(tokens));
   return parts.join(" AND ");
 }
 
@@ -113,6 +117,32 @@ export function blendSql(weights: Weights, trustColumn: string, distanceColumn: 
   if (distanceColumn === null || weights.proximity === 0) return `(${trust})`;
   return `(${trust} + ${weights.proximity} * max(0, 1 - ${distanceColumn} / @radius))`;
 }
+
+/**
+ * Without a radius (a point to rank by, no distance cut): how fast nearness fades. A match this
+ * far away is worth half a match at the point; ten times as far, a tenth.
+ */
+export const NEARNESS_HALF_KM = 5;
+
+export function nearness(distanceKm: number): number {
+  return 1 / (1 + Math.max(0, distanceKm) / NEARNESS_HALF_KM);
+}
+
+/**
+ * The score of a match without a radius: its text relevance (in [0, 1]) times its nearness, so
+ * that of two equally relevant matches the nearer comes first, and a match twice as relevant
+ * outranks a nearer one up to NEARNESS_HALF_KM further (plus twice the nearer one's distance).
+ * Trust does not weigh: it breaks exact ties (engines sort by it after the score).
+ */
+export function nearestScore(text: number, distanceKm: number): number {
+  return Math.round(Math.min(1, Math.max(0, text)) * nearness(distanceKm) * 1e6) / 1e4;
+}
+
+/**
+ * Distances a search without a radius looks within, nearest first, until one holds enough matches
+ * to rank (the page's depth, at least the candidate pool); null: anywhere.
+ */
+export const NEAREST_RINGS_KM: readonly (number | null)[] = [2, 5, 10, 20, 50, 100, 200, 500, 1000, null];
 
 export function roundKm(distanceKm: number): number {
   return Math.round(distanceKm * 100) / 100;

@@ -13,7 +13,7 @@ import { FILTER_MARK } from "./filter-tokens.ts";
  * check (store vs migrations) about the store alone.
  *
  * Tables: search_merchant_fts (one document per listed merchant: text columns, plus a `filters`
- * column of tag and grid-cell tokens, see filter-tokens.ts), search_geo (R*Tree of merchant
+ * column of tag, NAF, grid-cell and opening tokens, see filter-tokens.ts and opening-filter.ts), search_geo (R*Tree of merchant
  * points, for searches by point alone), search_merchants (ranking data: trust, status, lat, lng),
  * search_details (what a returned merchant matched in),
  * search_meta (the format the tables were built with), search_terms (fts5vocab: the indexed words,
@@ -33,7 +33,7 @@ import { FILTER_MARK } from "./filter-tokens.ts";
  */
 
 /** Bump when the layout or the content of the derived tables changes (an edit of the vocabulary moves it too). */
-export const INDEX_FORMAT = `embedded-12/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
+export const INDEX_FORMAT = `embedded-13/norm-${NORMALIZATION_VERSION}/vocabulary-${VOCABULARY_FINGERPRINT}`;
 
 /** The merchant document's columns (text relevance: ranking.ts textScore). */
 export const MERCHANT_COLUMNS = ["name", "trade", "products", "tags", "place", "about", "filters"] as const;
@@ -68,7 +68,10 @@ export const CREATE_STATEMENTS: readonly string[] = [
     naf_code_2025 TEXT,
     name TEXT NOT NULL,
     place TEXT NOT NULL,
-    tags TEXT NOT NULL
+    tags TEXT NOT NULL,
+    -- The opening schedule (opening-filter.ts storedSchedule: JSON, null when unknown): what the
+    -- opening filters check exactly on the matches their tokens keep.
+    opening TEXT
   )`,
   // What a returned merchant reports it matched in (index.ts hitDetails): the normalised
   // description, and the products with their normalised words (product-match.ts storedCatalogue),

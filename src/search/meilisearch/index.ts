@@ -9,10 +9,11 @@ import {
 } from "meilisearch";
 import type { MerchantDocument, ProductRow } from "../embedded/documents.ts";
 import { matchProducts, prepareProduct } from "../embedded/product-match.ts";
-import { blendedScore, haversineKm, roundKm, weightsFor } from "../embedded/ranking.ts";
+import { blendedScore, haversineKm, nearestScore, roundKm, weightsFor } from "../embedded/ranking.ts";
 import { INDEX_FORMAT } from "../embedded/tables.ts";
 import { documentEmbeddingText, type Embedder } from "../embedder.ts";
 import type { QueryTerm } from "../normalize.ts";
+import { passesOpening, scheduleFromStore } from "../opening-filter.ts";
 import { type Identifier, normalizeSearchQuery } from "../query.ts";
 import {
   MATCHED_FIELDS,
@@ -104,6 +105,10 @@ interface MeiliDocument {
   status: string;
   trust: number;
   _geo: { lat: number; lng: number } | null;
+  /** The opening tokens (src/search/opening-filter.ts): the opening filters' first step. */
+  opening: string[];
+  /** The opening schedule as the embedded index keeps it (JSON, null when unknown): the exact rule's input. */
+  schedule: string | null;
   _vectors?: Record<string, number[]>;
 }
 
@@ -122,9 +127,22 @@ const FIELD_OF: Record<string, MatchedField> = {
 
 export const MEILISEARCH_SETTINGS: Settings = {
   searchableAttributes: [...SEARCHABLE],
-  filterableAttributes: ["_geo", "tag_filter", "naf", "status", "sector", "department", "siret", "siren", "ab_id"],
+  filterableAttributes: [
+    "_geo",
+    "tag_filter",
+    "naf",
+    "opening",
+    "status",
+    "sector",
+    "department",
+    "siret",
+    "siren",
+    "ab_id",
+  ],
   sortableAttributes: ["trust", "_geo"],
-  rankingRules: ["words", "typo", "proximity", "attribute", "exactness", "trust:desc"],
+  // `sort` first: a search around a point without a radius sorts by distance (its candidates are
+  // the nearest matches, re-ranked here); the others pass no sort and the rule does nothing.
+  rankingRules: ["sort", "words", "typo", "proximity", "attribute", "exactness", "trust:desc"],
   // The text is already folded to French root forms (normalize.ts): the French tokenizer, no
   // stop words of Meilisearch's own (the query drops them), no synonyms (the vocabulary is indexed).
   localizedAttributes: [{ attributePatterns: ["*"], locales: ["fra"] }],
@@ -168,6 +186,8 @@ const REFRESH_CHUNK = 1_000;
 const DEFAULT_POOL = 80;
 /** The radius Meilisearch filters with, a little wider than asked: the exact cut is made here. */
 const RADIUS_SLACK = 1.005;
+/** Half the Earth's circumference, in metres: a _geoRadius this wide keeps every placed merchant, and only those. */
+const ANYWHERE_M = 20_037_509;
 
 /**
  * `source`: the store's search reads, on either engine (src/search/source.ts createSearchSource,
@@ -331,18 +351,23 @@ export function createMeilisearchSearchIndex(
   async function search(query: SearchQuery): Promise<SearchPage> {
     const normalized = normalizeSearchQuery(query);
     if (normalized === null) return { hits: [], estimatedTotal: 0 };
-    const { terms, tags, near, limit, offset, identifier, nafCodes } = normalized;
+    const { terms, tags, near, limit, offset, identifier, nafCodes, opening } = normalized;
     const index = reader.index<MeiliDocument>(uid);
-    const geo = near ? `_geoRadius(${near.lat}, ${near.lng}, ${Math.ceil(near.radiusKm * 1000 * RADIUS_SLACK)})` : null;
+    // Without a radius, the point ranks and keeps the placed merchants only (as with one).
+    const nearest = near !== null && near.radiusKm === null;
+    const geo = near
+      ? `_geoRadius(${near.lat}, ${near.lng}, ${near.radiusKm === null ? ANYWHERE_M : Math.ceil(near.radiusKm * 1000 * RADIUS_SLACK)})`
+      : null;
+    const isOpen = (doc: MeiliDocument) => passesOpening(scheduleFromStore(doc.schedule ?? null), opening);
 
     if (identifier) {
       const found = await index.search("", {
         filter: identifierFilter(identifier),
         limit: MAX_SEARCH_DEPTH,
-        attributesToRetrieve: ["ab_id", "trust", "_geo"],
+        attributesToRetrieve: ["ab_id", "trust", "_geo", "schedule"],
       });
       if (found.hits.length > 0) {
-        const byTrust = found.hits.sort((a, b) => b.trust - a.trust || (a.ab_id < b.ab_id ? -1 : 1));
+        const byTrust = found.hits.filter(isOpen).sort((a, b) => b.trust - a.trust || (a.ab_id < b.ab_id ? -1 : 1));
         const hits = byTrust.map(
           (doc): SearchHit => ({
             abId: doc.ab_id,
@@ -352,7 +377,7 @@ export function createMeilisearchSearchIndex(
             matched: ["identifier"],
           }),
         );
-        return { hits: hits.slice(offset, offset + limit), estimatedTotal: hits.length };
+        if (hits.length > 0) return { hits: hits.slice(offset, offset + limit), estimatedTotal: hits.length };
       }
     }
     if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0 && near === null) {
@@ -362,18 +387,33 @@ export function createMeilisearchSearchIndex(
     const filters: string[] = [
       ...tags.map((tag) => `tag_filter = ${quoteFilter(tag)}`),
       ...nafCodes.map((code) => `naf = ${quoteFilter(code)}`),
+      // The opening tokens keep a superset; the exact rule runs on the candidates below.
+      ...opening.map((check) => `opening IN [${check.tokens.map(quoteFilter).join(", ")}]`),
     ];
     if (geo) filters.push(geo);
     const hasText = terms.length > 0;
     const depth = offset + limit;
+    const wanted = Math.max(pool, depth);
     const params: SearchParams = {
-      // Without words, every merchant the filters keep is a candidate: trust and distance rank them.
-      limit: hasText ? Math.max(pool, depth) : MAX_SEARCH_DEPTH,
+      // Without words, every merchant the filters keep is a candidate: trust and distance rank
+      // them (without a radius, the nearest are enough). The opening filters scan up to the
+      // deepest page for what passes their exact rule.
+      limit:
+        opening.length > 0
+          ? MAX_SEARCH_DEPTH
+          : nearest
+            ? hasText
+              ? wanted
+              : depth
+            : hasText
+              ? wanted
+              : MAX_SEARCH_DEPTH,
       offset: 0,
       matchingStrategy: "all",
       showRankingScore: true,
-      attributesToRetrieve: ["ab_id", "trust", "_geo"],
+      attributesToRetrieve: ["ab_id", "trust", "_geo", ...(opening.length > 0 ? ["schedule"] : [])],
       ...(filters.length > 0 ? { filter: filters.join(" AND ") } : {}),
+      ...(nearest && near ? { sort: [`_geoPoint(${near.lat}, ${near.lng}):asc`] } : {}),
     };
     // A trade word never makes a merchant a match through its town alone (vocabulary.ts): a
     // query of one trade word is not matched against the place nor the description (which names
@@ -420,19 +460,34 @@ export function createMeilisearchSearchIndex(
       answer = await index.search(text, params);
       candidates = answer.hits;
     }
+    let estimatedTotal = answer.estimatedTotalHits ?? candidates.length;
+    if (opening.length > 0) {
+      // The exact rule, in Meilisearch's order: what passes is the answer (up to the deepest page),
+      // and its count among those scanned.
+      candidates = candidates.filter(isOpen);
+      estimatedTotal = candidates.length;
+      if (hasText || nearest) candidates = candidates.slice(0, nearest && !hasText ? depth : wanted);
+    }
     const weights = weightsFor(hasText, near !== null);
     const best = candidates.reduce((max, hit) => Math.max(max, hit._rankingScore ?? 0), 0);
     const ranked = candidates
       .map((doc) => {
         const distanceKm = near && doc._geo ? haversineKm(near, doc._geo) : null;
         const text = hasText ? (best > 0 ? (doc._rankingScore ?? 0) / best : 1) : 1;
-        const score = blendedScore({ text, trust: doc.trust, distanceKm, radiusKm: near?.radiusKm ?? null }, weights);
+        const score =
+          nearest && distanceKm !== null
+            ? nearestScore(text, distanceKm)
+            : blendedScore({ text, trust: doc.trust, distanceKm, radiusKm: near?.radiusKm ?? null }, weights);
         return { doc, distanceKm, score };
       })
-      .filter((entry) => near === null || (entry.distanceKm !== null && entry.distanceKm <= near.radiusKm))
+      .filter(
+        (entry) =>
+          near === null || (entry.distanceKm !== null && (near.radiusKm === null || entry.distanceKm <= near.radiusKm)),
+      )
       .sort(
         (a, b) =>
           b.score - a.score ||
+          (nearest ? b.doc.trust - a.doc.trust : 0) ||
           (a.distanceKm ?? 0) - (b.distanceKm ?? 0) ||
           (a.doc.ab_id < b.doc.ab_id ? -1 : a.doc.ab_id > b.doc.ab_id ? 1 : 0),
       );
@@ -471,7 +526,6 @@ export function createMeilisearchSearchIndex(
       };
     });
     // A hybrid answer that did not fill the pool held every candidate: those kept are the total.
-    const estimatedTotal = answer.estimatedTotalHits ?? ranked.length;
     return {
       hits,
       estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(estimatedTotal, ranked.length)),
@@ -542,6 +596,8 @@ function meiliDocument(doc: MerchantDocument): MeiliDocument {
     status: doc.status,
     trust: doc.trust,
     _geo: doc.lat !== null && doc.lng !== null ? { lat: doc.lat, lng: doc.lng } : null,
+    opening: doc.openingTokens,
+    schedule: doc.schedule,
   };
 }
 

@@ -275,5 +275,11 @@ export const migrations: Migration[] = [
     "statements": [
       "CREATE TABLE `official_row_digests` (\n\t`ab_id` text PRIMARY KEY NOT NULL,\n\t`digest` text NOT NULL,\n\t`revision` integer NOT NULL,\n\tFOREIGN KEY (`ab_id`) REFERENCES `merchants`(`ab_id`) ON UPDATE no action ON DELETE cascade\n);"
     ]
+  },
+  {
+    "id": "0025_zippy_otto_octavius",
+    "statements": [
+      "ALTER TABLE `merchants` ADD `hours_exceptions` text;"
+    ]
   }
 ];

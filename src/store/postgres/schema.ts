@@ -294,6 +294,7 @@ export const merchants = pgTable(
     brandVoice: jsonText("brand_voice").$type<(typeof sqlite.merchants.brandVoice)["_"]["data"]>(),
     brandUpdatedAt: text("brand_updated_at"),
     hours: jsonText("hours").$type<(typeof sqlite.merchants.hours)["_"]["data"]>(),
+    hoursExceptions: jsonText("hours_exceptions").$type<(typeof sqlite.merchants.hoursExceptions)["_"]["data"]>(),
     timezone: text("timezone").notNull().default("Europe/Paris"),
     zones: jsonText("zones").$type<(typeof sqlite.merchants.zones)["_"]["data"]>().notNull(),
     areasDeclaredAt: text("areas_declared_at"),

@@ -202,5 +202,11 @@ export const migrations: Migration[] = [
       "CREATE TABLE \"official_row_digests\" (\n\t\"ab_id\" text PRIMARY KEY NOT NULL,\n\t\"digest\" text NOT NULL,\n\t\"revision\" bigint NOT NULL\n);",
       "ALTER TABLE \"official_row_digests\" ADD CONSTRAINT \"official_row_digests_ab_id_merchants_ab_id_fk\" FOREIGN KEY (\"ab_id\") REFERENCES \"public\".\"merchants\"(\"ab_id\") ON DELETE cascade ON UPDATE no action;"
     ]
+  },
+  {
+    "id": "0014_dry_marrow",
+    "statements": [
+      "ALTER TABLE \"merchants\" ADD COLUMN \"hours_exceptions\" text;"
+    ]
   }
 ];

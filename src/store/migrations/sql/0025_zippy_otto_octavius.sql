@@ -1,0 +1,1 @@
+ALTER TABLE `merchants` ADD `hours_exceptions` text;
