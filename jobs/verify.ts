@@ -8,8 +8,9 @@
  *   npm run verify -- --due [--within-days 30] [--limit N] [--json]
  *
  * `<ab_id>`: that merchant, now. `--due`: every listed merchant whose siret_verified expires within
- * N days (default 30), or is missing or not verified, soonest first. Found and active: verified for
- * two more years; closed: failed and archived; not found: failed. At most 7 requests a second (the
+ * N days (default 30), or is missing or not verified, soonest first (closed merchants are not due).
+ * Found and active: verified for two more years; closed: failed and its closure recorded (still
+ * resolvable, never a search hit); not public: archived; not found: failed. At most 7 requests a second (the
  * API's published limit), 429s wait their Retry-After, timeouts and 5xx are retried with backoff.
  * Ends with counts; progress on a terminal only.
  *

@@ -7,6 +7,8 @@ import { merchants, signals } from "./schema.ts";
  * The listed merchants whose official identity check (`siret_verified`) is due by `horizon` (an
  * ISO instant): it expires by then, or it is missing, not verified (failed, unverified) or without
  * an end; soonest first (missing ones before all), then by ab_id. Read by `npm run verify -- --due`.
+ * A merchant whose closure is recorded is not due: it is no longer a search hit, and a reopening
+ * reaches it through the stock or the daily import, which lift SIRENE's closure.
  */
 export function merchantsDueForIdentityCheck(db: Db, options: { horizon: string; limit?: number }): string[] {
   const query = db
@@ -16,6 +18,7 @@ export function merchantsDueForIdentityCheck(db: Db, options: { horizon: string;
     .where(
       and(
         inArray(merchants.status, [...LISTED_STATUSES]),
+        isNull(merchants.closure),
         or(
           isNull(signals.key),
           ne(signals.status, "verified"),

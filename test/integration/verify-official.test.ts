@@ -141,7 +141,7 @@ describe("npm run verify", () => {
     const after = new Date().toISOString();
     expect([due.code, JSON.parse(due.stdout), due.stderr]).toEqual([
       0,
-      { selected: 3, checked: 3, verified: 1, not_found: 1, closed: 1, not_public: 0, archived: 1, errors: [] },
+      { selected: 3, checked: 3, verified: 1, not_found: 1, closed: 1, not_public: 0, archived: 0, errors: [] },
       "",
     ]);
     // The 503 and the 429 were asked again; every question was the SIRET itself.
@@ -184,9 +184,20 @@ describe("npm run verify", () => {
     });
     expect((await server.getJson(`/api/registry/resolve/${epiId}`)).status).toBe(200);
 
-    // Closed: archived, so no longer served, withdrawn from the feed, and the audit log says why.
+    // Closed: its closure recorded (resolvable, saying closed, since when, from which source), never
+    // a search hit, still in the feed as updated; the audit log says why.
     const mieId = ids["LA BELLE MIE"] as string;
-    expect((await server.getJson(`/api/registry/resolve/${mieId}`)).status).toBe(404);
+    const closed = await server.getJson(`/api/registry/resolve/${mieId}`);
+    expect(closed.status).toBe(200);
+    expect(closed.body.merchant.closure).toEqual({
+      closed_on: "2026-10-31",
+      source: "sirene",
+      source_url: searched(mie.siret),
+      label: "Établissement fermé (API Recherche d'entreprises)",
+      announcement_id: null,
+      recorded_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+    expect(closed.body._state.blocked_because).toContain("merchant_closed");
     expect((await server.getJson("/api/registry/search?q=Belle%20Mie")).body.results).toEqual([]);
     const { body: feed } = await server.getJson("/api/registry/changes?limit=1000");
     const changesOf = (abId: string) =>
@@ -195,22 +206,22 @@ describe("npm run verify", () => {
         .map((change) => change.change);
     expect([changesOf(fournilId), changesOf(mieId), changesOf(epiId)]).toEqual([
       ["created", "updated"],
-      ["created", "withdrawn"],
+      ["created", "updated"],
       ["created", "updated"],
     ]);
     const shown = JSON.parse((await job("jobs/merchants.ts", "show", mieId, "--json")).stdout) as {
       merchant: { status: string };
       events: { actor: string; action: string; changes: Record<string, unknown>; reason: string }[];
     };
-    expect(shown.merchant.status).toBe("ARCHIVED");
+    expect(shown.merchant.status).toBe("PROBATION");
     expect(shown.events.at(-1)).toMatchObject({
       actor: "verify:recherche-entreprises",
-      action: "status_changed",
-      changes: { status: { from: "PROBATION", to: "ARCHIVED" } },
+      action: "updated",
+      changes: { closure: { from: null, to: { closed_on: "2026-10-31", source: "sirene" } } },
       reason: "établissement fermé au répertoire SIRENE depuis le 2026-10-31 (API Recherche d'entreprises)",
     });
 
-    // The next run: only the merchant whose check failed is due again.
+    // The next run: only the merchant whose check failed is due again (the closed one is not).
     fake.requests.length = 0;
     const again = await verify("--due", "--within-days", "60", "--json");
     expect(JSON.parse(again.stdout)).toMatchObject({ selected: 1, checked: 1, not_found: 1 });
@@ -248,6 +259,10 @@ describe("npm run verify", () => {
     // Nothing was written: the last check stands.
     expect((await server.getJson(`/api/verify/siret_verified/${fournilId}`)).body.data.status).toBe("verified");
 
+    // An archived merchant (the operator archived the closed one) is not checked.
+    expect(
+      await job("jobs/merchants.ts", "status", ids["LA BELLE MIE"] as string, "ARCHIVED", "--reason", "fermé", "--actor", "operator:lea"),
+    ).toMatchObject({ code: 0 });
     const archived = await verify(ids["LA BELLE MIE"] as string);
     expect([archived.code, archived.stderr]).toEqual([
       1,

@@ -147,12 +147,21 @@ describe("verifyOfficialIdentity", () => {
     expect(feedOf(abId)).toEqual(["created", "updated"]);
   });
 
-  it("archives the merchant of a closed establishment, with the reason, and records the failed check", async () => {
+  it("records the closure of a closed establishment (status kept, resolvable), with the reason and the failed check", async () => {
     const { abId, siret } = importedMerchant();
     const { lookup } = answering((asked) => establishment(asked, { active: false, closedOn: "2026-09-30" }));
     const outcome = await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup }, abId, ACTOR);
-    expect(outcome).toEqual({ kind: "closed", abId, url: `${API}/search?q=${siret}`, archived: true });
-    expect(registry.find(abId)?.merchant.status).toBe("ARCHIVED");
+    expect(outcome).toEqual({ kind: "closed", abId, url: `${API}/search?q=${siret}` });
+    const after = registry.find(abId)?.merchant;
+    expect(after?.status).toBe("PROBATION");
+    expect(after?.closure).toEqual({
+      closedOn: "2026-09-30",
+      source: "sirene",
+      sourceUrl: `${API}/search?q=${siret}`,
+      label: "Établissement fermé (API Recherche d'entreprises)",
+      announcementId: null,
+      recordedAt: NOW_ISO,
+    });
     expect(identityOf(abId)).toMatchObject({
       status: "failed",
       value: false,
@@ -161,14 +170,26 @@ describe("verifyOfficialIdentity", () => {
     });
     expect(registry.events(abId).at(-1)).toMatchObject({
       actor: ACTOR,
-      action: "status_changed",
+      action: "updated",
       changes: {
-        status: { from: "PROBATION", to: "ARCHIVED" },
         siret_verified: { from: "verified 2026-10-02T08:15:31.000Z", to: `failed ${NOW_ISO}` },
+        closure: { from: null, to: { closed_on: "2026-09-30", source: "sirene" } },
       },
       reason: "établissement fermé au répertoire SIRENE depuis le 2026-09-30 (API Recherche d'entreprises)",
     });
-    expect(feedOf(abId)).toEqual(["created", "withdrawn"]);
+    expect(feedOf(abId)).toEqual(["created", "updated"]);
+
+    // Found active again: SIRENE's closure is lifted and the check verified.
+    const { lookup: reopened } = answering((asked) => establishment(asked));
+    expect(await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup: reopened }, abId, ACTOR)).toEqual({
+      kind: "verified",
+      abId,
+      url: `${API}/search?q=${siret}`,
+    });
+    expect(registry.find(abId)?.merchant.closure).toBeNull();
+    expect(registry.events(abId).at(-1)?.changes).toMatchObject({
+      closure: { from: { closed_on: "2026-09-30", source: "sirene" }, to: null },
+    });
   });
 
   it("marks the check failed when the register does not know the SIRET, and leaves the status to the operator", async () => {
@@ -199,8 +220,9 @@ describe("verifyOfficialIdentity", () => {
 
   it("does not ask about an archived merchant (CONFLICT), nor about an unknown one (MERCHANT_NOT_FOUND)", async () => {
     const { abId } = importedMerchant();
-    const closing = answering((asked) => establishment(asked, { active: false, closedOn: null }));
-    await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup: closing.lookup }, abId, ACTOR);
+    // No longer public: archived (a closed establishment is not: its closure is recorded instead).
+    const hidden = answering((asked) => establishment(asked, { public: false, address: null }));
+    await verifyOfficialIdentity({ registry: store, now: () => NOW, lookup: hidden.lookup }, abId, ACTOR);
     const again = answering((asked) => establishment(asked));
     const codes: string[] = [];
     for (const id of [abId, "ab_unknown0"]) {

@@ -1,5 +1,5 @@
 import { ServiceError } from "../../errors/service-error.ts";
-import type { Merchant, Signal } from "../merchant.ts";
+import type { Merchant, MerchantClosure, Signal } from "../merchant.ts";
 import { officialCheckExpiresAt } from "../trust/signal-catalog.ts";
 import { checkTransition, feedChange } from "./lifecycle.ts";
 import { changedMeanwhile, loadRegistered, readRegistered } from "./load-registered.ts";
@@ -20,8 +20,11 @@ export type IdentityCheckOutcome =
   | { kind: "verified"; abId: string; url: string }
   /** The register does not know the SIRET: siret_verified failed; the status stays. */
   | { kind: "not_found"; abId: string; url: string }
-  /** The establishment closed: siret_verified failed and the merchant is archived (unless it already was). */
-  | { kind: "closed"; abId: string; url: string; archived: boolean }
+  /**
+   * The establishment closed: siret_verified failed and the merchant's closure recorded (its status
+   * kept: resolvable, saying closed, never a search hit), as the SIRENE import does.
+   */
+  | { kind: "closed"; abId: string; url: string }
   /** The establishment opposed publication: the merchant is archived, as the SIRENE import does. */
   | { kind: "not_public"; abId: string; url: string; archived: boolean };
 
@@ -32,8 +35,10 @@ const SOURCE_NAME = "API Recherche d'entreprises";
  * and records the answer in one transaction with its audit event and change-feed row:
  * - found and active: `siret_verified` verified, source `official_api`, its source URL the address
  *   queried, valid for the catalogue's official period from now;
- * - found but closed: `siret_verified` failed, and the merchant archived through the lifecycle
- *   rules with the reason;
+ * - found but closed: `siret_verified` failed, and the merchant's closure recorded (since the
+ *   register's date, source SIRENE read through the API) unless one is already: the merchant stays
+ *   resolvable and says closed, and is no longer a search hit (docs/decisions.md, "Issue 37: only
+ *   what is in business"); found active again, a closure SIRENE recorded is lifted;
  * - not found: `siret_verified` failed (its status stays: the operator decides);
  * - not public (diffusion partielle): archived, as the SIRENE import does, the signal untouched.
  * The register is asked before anything is written; a register that cannot answer throws
@@ -74,14 +79,25 @@ function applyOfficialAnswer(
   const mayArchive = (reason: string) =>
     checkTransition(merchant.status, "ARCHIVED", { identityVerified: false, descriptionReviewed: true, reason })
       .allowed;
-  const write = (change: { signal: Signal | null; status: Merchant["status"]; reason: string }) => {
+  const write = (change: {
+    signal: Signal | null;
+    status: Merchant["status"];
+    reason: string;
+    /** undefined: the closure stays as it is. */
+    closure?: MerchantClosure | null;
+  }) => {
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     if (change.status !== merchant.status) changes.status = { from: merchant.status, to: change.status };
     if (change.signal) changes.siret_verified = { from: describe(known), to: describe(change.signal) };
+    if (change.closure !== undefined) changes.closure = { from: closureOf(merchant.closure), to: closureOf(change.closure) };
     const written = deps.registry.update({
       abId,
       expectedRevision: current.revision,
-      fields: { ...(change.status !== merchant.status ? { status: change.status } : {}), updatedAt: nowIso },
+      fields: {
+        ...(change.status !== merchant.status ? { status: change.status } : {}),
+        ...(change.closure !== undefined ? { closure: change.closure } : {}),
+        updatedAt: nowIso,
+      },
       products: null,
       territorialProof: undefined,
       ...(change.signal ? { signals: [change.signal] } : {}),
@@ -125,16 +141,33 @@ function applyOfficialAnswer(
   }
   if (!establishment.active) {
     const reason = `établissement fermé au répertoire SIRENE${establishment.closedOn ? ` depuis le ${establishment.closedOn}` : ""} (${SOURCE_NAME})`;
-    const archived = mayArchive(reason);
-    write({ signal: signal("failed"), status: archived ? "ARCHIVED" : merchant.status, reason });
-    return { kind: "closed", abId, url, archived };
+    // A closure already recorded (by the stock, the daily import or BODACC) stands: the first source to say so.
+    const closure: MerchantClosure | undefined = merchant.closure
+      ? undefined
+      : {
+          closedOn: establishment.closedOn ?? nowIso.slice(0, 10),
+          source: "sirene",
+          sourceUrl: url,
+          label: `Établissement fermé (${SOURCE_NAME})`,
+          announcementId: null,
+          recordedAt: nowIso,
+        };
+    write({ signal: signal("failed"), status: merchant.status, reason, ...(closure ? { closure } : {}) });
+    return { kind: "closed", abId, url };
   }
   write({
     signal: signal("verified"),
     status: merchant.status,
     reason: `établissement actif au répertoire SIRENE (${SOURCE_NAME})`,
+    // Open again in SIRENE: SIRENE's closure is lifted, as the import does; BODACC's stands.
+    ...(merchant.closure?.source === "sirene" ? { closure: null } : {}),
   });
   return { kind: "verified", abId, url };
+}
+
+/** A closure in the audit log: since when and from which source. */
+function closureOf(closure: MerchantClosure | null): { closed_on: string; source: string } | null {
+  return closure ? { closed_on: closure.closedOn, source: closure.source } : null;
 }
 
 /** A signal's state in the audit log: its status and when it was checked. */

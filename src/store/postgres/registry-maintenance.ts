@@ -65,7 +65,7 @@ async function merchantDependents(client: pg.PoolClient): Promise<string[]> {
 }
 
 /**
- * The listed merchants whose official identity check is due by `horizon`, as
+ * The listed merchants, not closed, whose official identity check is due by `horizon`, as
  * src/store/identity-check-queue.ts orders them: missing checks first (SQLite sorts NULL first
  * ascending, PostgreSQL last unless told), then soonest, then by ab_id.
  */
@@ -76,7 +76,7 @@ export async function postgresMerchantsDueForIdentityCheck(
   const found = await pool.query<{ ab_id: string }>(
     `SELECT m.ab_id FROM merchants m
      LEFT JOIN signals s ON s.ab_id = m.ab_id AND s.key = 'siret_verified'
-     WHERE m.status = ANY($1::text[])
+     WHERE m.status = ANY($1::text[]) AND m.closure IS NULL
        AND (s.key IS NULL OR s.status <> 'verified' OR s.expires_at IS NULL OR s.expires_at <= $2)
      ORDER BY s.expires_at COLLATE "C" ASC NULLS FIRST, m.ab_id COLLATE "C" ASC
      ${options.limit === undefined ? "" : "LIMIT $3"}`,
