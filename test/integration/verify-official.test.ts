@@ -261,7 +261,16 @@ describe("npm run verify", () => {
 
     // An archived merchant (the operator archived the closed one) is not checked.
     expect(
-      await job("jobs/merchants.ts", "status", ids["LA BELLE MIE"] as string, "ARCHIVED", "--reason", "fermé", "--actor", "operator:lea"),
+      await job(
+        "jobs/merchants.ts",
+        "status",
+        ids["LA BELLE MIE"] as string,
+        "ARCHIVED",
+        "--reason",
+        "fermé",
+        "--actor",
+        "operator:lea",
+      ),
     ).toMatchObject({ code: 0 });
     const archived = await verify(ids["LA BELLE MIE"] as string);
     expect([archived.code, archived.stderr]).toEqual([

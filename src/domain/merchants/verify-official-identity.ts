@@ -89,7 +89,8 @@ function applyOfficialAnswer(
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     if (change.status !== merchant.status) changes.status = { from: merchant.status, to: change.status };
     if (change.signal) changes.siret_verified = { from: describe(known), to: describe(change.signal) };
-    if (change.closure !== undefined) changes.closure = { from: closureOf(merchant.closure), to: closureOf(change.closure) };
+    if (change.closure !== undefined)
+      changes.closure = { from: closureOf(merchant.closure), to: closureOf(change.closure) };
     const written = deps.registry.update({
       abId,
       expectedRevision: current.revision,
