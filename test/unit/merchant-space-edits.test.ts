@@ -222,7 +222,7 @@ describe("the merchant's declared fields", () => {
       [
         "VALIDATION_ERROR",
         "payment_setup",
-        "is not a field the merchant declares (phone, website, hours, description, brand_voice, languages, zones, delivery, products); nothing was changed",
+        "is not a field the merchant declares (phone, website, hours, hours_exceptions, description, brand_voice, languages, zones, delivery, products); nothing was changed",
       ],
     ]);
     const after = view.find(abId);
