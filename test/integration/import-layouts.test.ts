@@ -252,7 +252,8 @@ describe("SIRENE layouts", () => {
       code: 3,
       stderr: `import: --etablissements ${semicolons}, line 1: the columns are separated by semicolons (a spreadsheet's export?): INSEE's stock files separate them by commas; give the file as published\n`,
     });
-  });
+    // Six runs of the import, each a process of its own (a few seconds each on a busy machine).
+  }, 120_000);
 });
 
 describe("bounds on the SIRENE rows", () => {
