@@ -195,7 +195,7 @@ describe("published documents in the database, mirrored by every instance", () =
 
     // This machine's refresh is writing its folder when another machine publishes: the mirror
     // leaves the folder alone until the refresh is over, then applies the publication.
-    const refreshing = new PublishFolder(own.dir).lockForRun("refresh");
+    const refreshing = await lockOnceFree(own.dir, "refresh");
     await leader(url, "shared-other").refresh(NOW);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(ownMirror.revision()).toBe(0);
@@ -205,7 +205,7 @@ describe("published documents in the database, mirrored by every instance", () =
     expect(filesOf(own.dir).size).toBeGreaterThan(0);
 
     // The mirror is applying when this machine's refresh starts: the refresh waits for it.
-    const applying = new PublishFolder(own.dir).lockForRun("mirror");
+    const applying = await lockOnceFree(own.dir, "mirror");
     let settled = false;
     const run = own.refresh(new Date(NOW.getTime() + 60_000)).finally(() => {
       settled = true;
@@ -592,3 +592,26 @@ describe("one refresh at a time across machines (the store's advisory lock)", ()
     expect(await holders(admin)).toEqual([]);
   }, 120_000);
 });
+
+/**
+ * The publish folder's lock, taken as soon as it is free: a mirror lets the folder go a moment
+ * after its revision moves (its start's catch-up, an apply), and the test must not race it.
+ */
+async function lockOnceFree(dir: string, kind: "refresh" | "mirror"): Promise<() => void> {
+  const taken: { release?: () => void } = {};
+  await until(
+    () => {
+      try {
+        taken.release = new PublishFolder(dir).lockForRun(kind);
+        return true;
+      } catch (error) {
+        if (error instanceof RefreshBusyError) return false;
+        throw error;
+      }
+    },
+    10_000,
+    `the folder's lock (${kind})`,
+  );
+  if (!taken.release) throw new Error(`the folder's lock (${kind}) was not taken`);
+  return taken.release;
+}
