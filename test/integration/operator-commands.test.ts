@@ -198,7 +198,7 @@ describe("npm run merchants, when something is wrong", () => {
         )
       ).stderr,
     ).toBe(
-      'merchants: VALIDATION_ERROR: (declaration): "descripton": not a field an update may change (legal_name, business_name, naf_code, address, rcs, vat_number, email, phone, website, description, hours, zones, languages, delivery, brand_voice, founded_on, products)\n',
+      'merchants: VALIDATION_ERROR: (declaration): "descripton": not a field an update may change (legal_name, business_name, naf_code, address, rcs, vat_number, email, phone, website, description, hours, hours_exceptions, zones, languages, delivery, brand_voice, founded_on, products)\n',
     );
 
     // A status in small letters is the same status; one that does not exist is a usage error.
