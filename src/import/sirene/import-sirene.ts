@@ -12,7 +12,13 @@ import type { ReadMeter } from "../open-text.ts";
 import { quoted, type RejectionList } from "../rejections.ts";
 import type { SireneFileKind } from "./layout.ts";
 import { SiretFilter } from "./raw-fields.ts";
-import type { ReadingProgress, RowRejection, RowToApply, StockReadingOptions } from "./stock-reader.ts";
+import {
+  type ReadingProgress,
+  type RowRejection,
+  type RowToApply,
+  SireneFileError,
+  type StockReadingOptions,
+} from "./stock-reader.ts";
 import { type ReadingMessage, type StockWorkerData, TAKEN } from "./stock-worker.ts";
 
 export interface SireneImportFiles {
@@ -45,23 +51,7 @@ export interface SireneImportReport extends RejectionList<SireneRejection>, Offi
   stock_date: string | null;
 }
 
-/**
- * A file the import cannot read on (not a layout it reads, damaged, cut short, missing): which of
- * the three files, its path, and the line at fault when there is one. The establishments are read
- * through once before anything is applied, so a fault of any file leaves the registry as it was.
- */
-export class SireneFileError extends Error {
-  override name = "SireneFileError";
-  readonly file: SireneFileKind;
-  readonly path: string;
-  readonly line: number | null;
-  constructor(file: SireneFileKind, path: string, line: number | null, message: string) {
-    super(message);
-    this.file = file;
-    this.path = path;
-    this.line = line;
-  }
-}
+export { SireneFileError };
 
 /** How far an import is, as a long run's progress line shows it. */
 export interface SireneImportProgress extends ReadingProgress {

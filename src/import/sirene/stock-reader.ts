@@ -122,9 +122,14 @@ export interface ReadingResult {
   progress: ReadingProgress;
 }
 
-/** A file the import cannot read on: which, its path, the line at fault when there is one. */
-export class StockFileError extends Error {
-  override name = "StockFileError";
+/**
+ * A file the import cannot read on (not a layout it reads, damaged, cut short, missing): which of
+ * the three files, its path, and the line at fault when there is one. The establishments are read
+ * through once before anything is applied, so a fault of any file leaves the registry as it was.
+ * Thrown in the reading thread, said to the main thread as data and thrown there again.
+ */
+export class SireneFileError extends Error {
+  override name = "SireneFileError";
   readonly file: SireneFileKind;
   readonly path: string;
   readonly line: number | null;
@@ -421,7 +426,7 @@ interface FileReading {
 /**
  * Streams one of the files: its header checked for a layout the import reads (layout.ts) and for
  * the columns it needs, then each record to `reading.record`. Any failure to read the file on is a
- * StockFileError naming it.
+ * SireneFileError naming it.
  */
 async function readFile(
   file: SireneFileKind,
@@ -473,7 +478,7 @@ async function readFile(
           .replace(/^\uFEFF/, "")
           .replace(/\r$/, "");
         const refusal = layoutRefusal(firstLine, file);
-        if (refusal) throw new StockFileError(file, path, 1, refusal);
+        if (refusal) throw new SireneFileError(file, path, 1, refusal);
         scanner.feed(head, each);
         head = null;
       } else scanner.feed(chunk, each);
@@ -487,18 +492,18 @@ async function readFile(
           .replace(/\r?\n?$/, ""),
         file,
       );
-      if (refusal) throw new StockFileError(file, path, 1, refusal);
+      if (refusal) throw new SireneFileError(file, path, 1, refusal);
       scanner.feed(head, each);
     }
     scanner.end(each);
-    if (!columns) throw new StockFileError(file, path, 1, "an empty file: it has no header");
+    if (!columns) throw new SireneFileError(file, path, 1, "an empty file: it has no header");
     await reading.drain?.();
   } catch (error) {
     source?.destroy();
-    if (error instanceof StockFileError) throw error;
-    if (error instanceof CsvFormatError) throw new StockFileError(file, path, error.line, error.message);
+    if (error instanceof SireneFileError) throw error;
+    if (error instanceof CsvFormatError) throw new SireneFileError(file, path, error.line, error.message);
     const fault = fileFault(error);
-    throw fault === null ? error : new StockFileError(file, path, null, fault);
+    throw fault === null ? error : new SireneFileError(file, path, null, fault);
   }
 }
 

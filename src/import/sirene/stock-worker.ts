@@ -4,7 +4,7 @@ import {
   type ReadingProgress,
   type RowToApply,
   readStock,
-  StockFileError,
+  SireneFileError,
   type StockReadingOptions,
 } from "./stock-reader.ts";
 
@@ -24,7 +24,7 @@ export type ReadingMessage =
   | { type: "done"; result: Awaited<ReturnType<typeof readStock>> }
   | {
       type: "failed";
-      fileError: { file: StockFileError["file"]; path: string; line: number | null; message: string } | null;
+      fileError: { file: SireneFileError["file"]; path: string; line: number | null; message: string } | null;
       message: string;
       stack: string | null;
     };
@@ -74,7 +74,7 @@ if (parentPort && started?.stockReading) {
     post({
       type: "failed",
       fileError:
-        error instanceof StockFileError
+        error instanceof SireneFileError
           ? { file: error.file, path: error.path, line: error.line, message: error.message }
           : null,
       message: error instanceof Error ? error.message : String(error),
