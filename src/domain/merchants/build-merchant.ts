@@ -54,7 +54,19 @@ function randomAbIdChars(count: number): string {
  */
 export function abIdsOfOneBatch(): () => string {
   const prefix = randomAbIdChars(3);
-  return () => `ab_${prefix}${randomAbIdChars(5)}`;
+  // Five random characters under one prefix: two draws of a 2,000-merchant transaction meet about
+  // once in thirty transactions. The registry would refuse the second (newAbId asks isFree), but a
+  // draw that cannot repeat costs one set of a transaction's size and no query.
+  const drawn = new Set<string>();
+  return () => {
+    for (;;) {
+      const id = `ab_${prefix}${randomAbIdChars(5)}`;
+      if (!drawn.has(id)) {
+        drawn.add(id);
+        return id;
+      }
+    }
+  };
 }
 
 /** The position of a declared address: its commune's centroid, marked as such, never "verified" (none when the reference has none). */
