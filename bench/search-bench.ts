@@ -7,7 +7,7 @@
  * Uses the demo seed generator (src/seed/seed-demo.ts) when it exists, unless --fixture is given;
  * otherwise bench/search-fixture.ts. Not a test: it prints figures.
  */
-import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -70,6 +70,11 @@ async function seed(db: Db): Promise<string> {
   return "bench/search-fixture.ts";
 }
 
+/** Bytes of the files directly in a folder (the index's catalog and generations). */
+function folderBytes(dir: string): number {
+  return readdirSync(dir).reduce((sum, name) => sum + statSync(path.join(dir, name)).size, 0);
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 }
@@ -94,7 +99,7 @@ async function main(): Promise<void> {
       started = performance.now();
       const cpuBefore = process.cpuUsage();
       let lastReport = 0;
-      index.rebuild((done, total) => {
+      await index.rebuild((done, total) => {
         if (done - lastReport >= 20_000 || done === total) {
           lastReport = done;
           console.log(`  rebuild ${done}/${total} at ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -104,7 +109,7 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage(cpuBefore);
       sqlite.pragma("wal_checkpoint(TRUNCATE)");
       console.log(
-        `rebuild: ${(rebuildMs / 1000).toFixed(2)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU, ${countOf("search_merchants")} merchants indexed, database ${(statSync(file).size / 1e6).toFixed(0)} MB`,
+        `rebuild: ${(rebuildMs / 1000).toFixed(2)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB, index ${(folderBytes(index.dir) / 1e6).toFixed(0)} MB (${index.dir})`,
       );
     } else {
       console.log("index already built in the given store copy: rebuild skipped (--rebuild to force)");
@@ -112,7 +117,7 @@ async function main(): Promise<void> {
 
     const sample = sqlite.prepare("SELECT ab_id FROM merchants ORDER BY ab_id LIMIT 100").pluck().all() as string[];
     started = performance.now();
-    index.refresh(sample);
+    await index.refresh(sample);
     console.log(`refresh of 100 merchants: ${(performance.now() - started).toFixed(1)} ms`);
 
     console.log(
@@ -142,6 +147,7 @@ async function main(): Promise<void> {
       sqlite.pragma("wal_checkpoint(TRUNCATE)");
       copyFileSync(file, keepAs);
     }
+    index.close();
     sqlite.close();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

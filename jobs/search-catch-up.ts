@@ -17,9 +17,28 @@ import { printable } from "./terminal.ts";
  * fed by the leader's follower (docs/several-machines.md); a command may run on a machine that
  * serves nothing.
  */
-export async function catchUpSearchIndex(store: OpenedStore, command: string): Promise<void> {
+export async function catchUpSearchIndex(
+  store: OpenedStore,
+  command: string,
+  options: {
+    /**
+     * false: an index with no whole generation (new in this format, an earlier version's) is left
+     * to the server's follower, which builds it while the server serves (`npm start`); true
+     * (default): built here in full, as a command that wrote merchants waits for its index.
+     */
+    build?: boolean;
+  } = {},
+): Promise<void> {
   if (store.engine !== "sqlite") return;
   const { db } = store;
+  const index = createEmbeddedSearchIndex(db);
+  if (options.build === false && index.needsRebuild()) {
+    index.close();
+    process.stderr.write(
+      `${command}: the search index is built by the server while it serves (searches say index_building until then; npm run search -- status)\n`,
+    );
+    return;
+  }
   // A command started with --expose-gc (the import: jobs/compile-cache.ts) collects what it read
   // before, and every few thousand merchants of a full build: V8 would otherwise let the garbage of
   // a build pile up on top of the import's (peak RSS 350 MB instead of under 300 at 1,000,000 rows).
@@ -30,7 +49,7 @@ export async function catchUpSearchIndex(store: OpenedStore, command: string): P
   // merchants) shows its progress as the import does.
   const bar = progressBar({ label: "search index", unit: "merchants" });
   let built = { done: 0, total: 0 };
-  const status = await createEmbeddedSearchFollower(db, createEmbeddedSearchIndex(db), {
+  const status = await createEmbeddedSearchFollower(db, index, {
     onProgress: (done, total) => {
       built = { done, total };
       bar.update(done, total);
@@ -40,6 +59,7 @@ export async function catchUpSearchIndex(store: OpenedStore, command: string): P
       }
     },
   }).syncOnce();
+  index.close();
   bar.end(built.done, built.total);
   if (status.state === "unavailable") {
     process.stderr.write(

@@ -157,9 +157,10 @@ async function main(values: SeedOptions): Promise<void> {
       },
     );
     await seedIfEmpty(config);
-    // The search index in step before any server process serves: an index without a cursor (built
-    // by an earlier version) is built here in full, not on a thread that answers requests.
-    await withJobStore(config, "start", (store) => catchUpSearchIndex(store, "start"));
+    // The search index in step before any server process serves; an index with no whole
+    // generation (an earlier version's format) is built by the server's follower while it serves
+    // (src/search/embedded/index.ts): at national size that build takes minutes.
+    await withJobStore(config, "start", (store) => catchUpSearchIndex(store, "start", { build: false }));
     return;
   }
   const seedCount = count ?? config.demoSeedCount;
@@ -180,7 +181,7 @@ async function main(values: SeedOptions): Promise<void> {
     const started = performance.now();
     const { seedDemoRegistryInto } = await import("../src/seed/seed-demo.ts");
     const progress = progressReporter();
-    // On SQLite the embedded search index lives in the store's file and is built with the seed; on
+    // On SQLite the embedded search index (DATA_DIR/search-index/) is built with the seed; on
     // PostgreSQL each server's own index follows the shared feed (docs/several-machines.md).
     const sqlite = store.engine === "sqlite" ? store.db : null;
     const summary = await seedDemoRegistryInto(

@@ -69,6 +69,13 @@ export const healthResponseSchema = successEnvelopeSchema({
           })
           .nullable(),
         fallback: z.enum(["embedded", "none"]).nullable(),
+        build: z
+          .object({
+            done: z.number().int().nonnegative().describe("Merchants the full build has read so far"),
+            total: z.number().int().nonnegative().describe("Merchants it reads in all, about"),
+          })
+          .optional()
+          .describe("While a first full build is under way (state building): how far it is"),
       })
       .describe("The search engine, its state and how far behind the store it is (read at most once a second)"),
     store: z

@@ -1,19 +1,21 @@
 import path from "node:path";
-import { openConnection } from "../store/connection.ts";
 import type { Db } from "../store/db.ts";
 import { createPostgresSearchFeed } from "../store/postgres/registry-feeds.ts";
 import { createPostgresSearchSource } from "../store/postgres/search-source.ts";
 import { createSearchFeed, type SearchFeed } from "../store/search-feed.ts";
 import { createEmbeddedSearchFollower, createLocalSearchFollower } from "./embedded/follow.ts";
 import {
+  type BuildProgress,
   createEmbeddedSearchIndex,
   createLocalSearchIndex,
   type EmbeddedSearchIndex,
   type LocalSearchIndex,
+  SEARCH_INDEX_DIR,
 } from "./embedded/index.ts";
 import type { Embedder } from "./embedder.ts";
 import { createEmbedder, type EmbedderSetting } from "./embedders/setting.ts";
 import { createSearchFollower, type SearchFollower } from "./follower.ts";
+import { createIdentifierIndex } from "./identifier-index.ts";
 import { createMeilisearchSearchIndex, type MeilisearchSearchIndex } from "./meilisearch/index.ts";
 import { createResilientSearchIndex, type ResilientSearchIndex } from "./resilient-index.ts";
 import type { SearchIndex, SearchPage, SearchQuery } from "./search-index.ts";
@@ -26,7 +28,9 @@ import { createSearchSource, type SearchSource } from "./source.ts";
  * fallback unless SEARCH_FALLBACK=none). The health check reports the engine, its state and lag.
  * In front of either, the semantic layer (semantic-index.ts): with SEARCH_EMBEDDER (Meilisearch
  * only), the follower writes each merchant's vector and `semantic` queries run a hybrid search;
- * without, they answer from the words, flagged embedding_disabled.
+ * without, they answer from the words, flagged embedding_disabled. In front of all, an identifier
+ * (SIRET, SIREN, ab_id) is answered from the store by key (identifier-index.ts), whatever the
+ * engine has caught up with.
  */
 
 export interface SearchEngineSettings {
@@ -48,12 +52,15 @@ export interface SearchHealth {
   lag: { merchants: number; revisions: number } | null;
   /** What answers while the engine does not (null: the engine is the embedded index). */
   fallback: "embedded" | "none" | null;
+  /** A full build under way: merchants read so far, of about `total` (only while building). */
+  build?: BuildProgress;
 }
 
 /** The embedded index as the engine uses it, wherever it lives (the store's file, or a file of its own). */
 export interface EmbeddedIndex extends SearchIndex {
   search(query: SearchQuery): SearchPage;
   readCursor(): number | null;
+  building(): BuildProgress | null;
 }
 
 /**
@@ -69,7 +76,7 @@ export interface SearchPorts<Embedded extends EmbeddedIndex> {
   followEmbedded(options: { onError?: (error: unknown) => void }): SearchFollower;
 }
 
-/** The one-machine default: the embedded index in the store's SQLite file, the store read there. */
+/** The one-machine default: the store in its SQLite file, the embedded index in DATA_DIR/search-index/ beside it. */
 export function sqliteSearchPorts(db: Db, options: { now: () => Date }): SearchPorts<EmbeddedSearchIndex> {
   const embedded = createEmbeddedSearchIndex(db, { now: options.now });
   return {
@@ -80,13 +87,10 @@ export function sqliteSearchPorts(db: Db, options: { now: () => Date }): SearchP
   };
 }
 
-/** The embedded index's file in an instance's DATA_DIR when the store is elsewhere (PostgreSQL). */
-export const OWN_SEARCH_INDEX_FILE = "search-index.db";
-
 /**
  * A store that is not a SQLite file beside the index (PostgreSQL: createPostgresSearchSource and
  * createPostgresSearchFeed of src/store/postgres/): the embedded index lives in
- * DATA_DIR/search-index.db, one per instance, and its follower reads the shared feed.
+ * DATA_DIR/search-index/, one per instance, and its follower reads the shared feed.
  */
 export function ownFileSearchPorts(options: {
   source: SearchSource;
@@ -94,8 +98,9 @@ export function ownFileSearchPorts(options: {
   dataDir: string;
   now: () => Date;
 }): SearchPorts<LocalSearchIndex> {
-  const file = openConnection(path.join(options.dataDir, OWN_SEARCH_INDEX_FILE), { storeMigrations: false });
-  const embedded = createLocalSearchIndex(file, options.source, { now: options.now });
+  const embedded = createLocalSearchIndex(path.join(options.dataDir, SEARCH_INDEX_DIR), options.source, {
+    now: options.now,
+  });
   return {
     source: options.source,
     feed: options.feed,
@@ -106,7 +111,7 @@ export function ownFileSearchPorts(options: {
 
 /**
  * The store on PostgreSQL (its pool, src/store/postgres/pool.ts): ownFileSearchPorts over
- * PostgreSQL's search reads and feed, the index in DATA_DIR/search-index.db.
+ * PostgreSQL's search reads and feed, the index in DATA_DIR/search-index/.
  */
 export function postgresSearchPorts(
   pool: Parameters<typeof createPostgresSearchSource>[0],
@@ -172,9 +177,11 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
     merchants: await feed.countTouchedAfter(cursor, LAG_COUNT_BOUND),
     revisions: Math.max(0, (await feed.revision()) - cursor),
   });
+  const identifiersFirst = (engine: SearchIndex) =>
+    createIdentifierIndex({ engine, source: ports.source, now: options.now });
   if (!meili) {
     return {
-      index: semantic(embedded),
+      index: identifiersFirst(semantic(embedded)),
       embedded,
       meilisearch: null,
       follower: followEmbedded(),
@@ -182,9 +189,14 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
       embedder: null,
       async health() {
         const cursor = embedded.readCursor();
-        // The embedded index is built in one transaction, which holds this process until it ends
-        // and which no other process sees before it commits: without a cursor, it is not built.
-        if (cursor === null) return { engine: "embedded", state: "not_built", lag: null, fallback: null };
+        // Without a cursor there is no whole generation: a build is under way (in any process,
+        // its progress in the catalog), or none is.
+        if (cursor === null) {
+          const build = embedded.building();
+          return build
+            ? { engine: "embedded", state: "building", lag: null, fallback: null, build }
+            : { engine: "embedded", state: "not_built", lag: null, fallback: null };
+        }
         const lag = await lagAfter(cursor);
         return { engine: "embedded", state: lag.merchants === 0 ? "ready" : "catching_up", lag, fallback: null };
       },
@@ -229,7 +241,7 @@ export function createSearchEngine<Embedded extends EmbeddedIndex>(
   }
 
   return {
-    index: semantic(resilient),
+    index: identifiersFirst(semantic(resilient)),
     embedded,
     meilisearch,
     follower,

@@ -63,7 +63,8 @@ export interface SearchPage {
    * Set when the page is not all that was asked: it did not come from the configured engine
    * (search_engine_unavailable: resilient-index.ts), or it came from the words alone although a
    * semantic search was asked (embedding_disabled: no embedder; embedding_unavailable: the
-   * embedder or the vectors failed: semantic-index.ts).
+   * embedder or the vectors failed: semantic-index.ts), or it came from an embedded index whose
+   * first build is under way (index_building: what is indexed so far, embedded/index.ts).
    */
   degraded?: SearchDegradation;
 }
@@ -72,6 +73,7 @@ export const SEARCH_DEGRADATIONS = [
   "embedding_unavailable",
   "embedding_disabled",
   "search_engine_unavailable",
+  "index_building",
 ] as const;
 export type SearchDegradation = (typeof SEARCH_DEGRADATIONS)[number];
 

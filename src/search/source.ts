@@ -10,6 +10,8 @@ import {
   type SignalRow,
   trustOf,
 } from "./embedded/documents.ts";
+import type { Identifier } from "./query.ts";
+import { MAX_SEARCH_DEPTH } from "./search-index.ts";
 
 /*
  * What every search engine reads from the store (merchants with their place, products, signals)
@@ -32,9 +34,44 @@ const SIGNAL_SELECT = `SELECT ${SIGNAL_COLUMNS_SQL} FROM signals`;
 export const LISTED_SQL = [...LISTED_STATUSES].map((status) => `'${status.replaceAll("'", "''")}'`).join(", ");
 /** The merchants that are search hits (isSearchHit), as a condition on `merchants`: listed and not closed. */
 export const SEARCH_HIT_SQL = `status IN (${LISTED_SQL}) AND closure IS NULL`;
+/**
+ * A page of a full build (SearchSource.listedPage), one statement for both engines (named
+ * parameters; PostgreSQL's numbered by src/store/postgres/transaction.ts): the merchants of a
+ * listed status after an ab_id, in ab_id order, walked along the primary key. On SQLite the
+ * status is written `+m.status`, which keeps the planner off the status index: with it, SQLite
+ * reads every listed merchant and sorts them, for each page (measured: "USE TEMP B-TREE FOR
+ * ORDER BY"). PostgreSQL needs the plain column (its statistics then tell it most merchants are
+ * listed, and it walks merchants_pkey, filtering); its database orders text byte-wise (migrate.ts
+ * refuses any other collation), so a plain ORDER BY ab_id is SQLite's order and the key's (with
+ * COLLATE "C" written out it would sort every listed merchant for each page). Both plans are
+ * checked by test/unit/search-postgres.test.ts. The closed merchants are read and dropped
+ * (listedDocumentsOf): a page counts them as scanned, so the build's progress ends at
+ * LISTED_COUNT_SQL's count.
+ */
+export function listedPageSql(engine: "sqlite" | "postgres"): string {
+  return `${MERCHANT_SELECT}
+  WHERE m.ab_id > @after AND ${engine === "sqlite" ? "+m.status" : "m.status"} IN (${LISTED_SQL})
+  ORDER BY m.ab_id LIMIT @limit`;
+}
+/** The merchants of a listed status (a build's total): from the status index alone. */
+export const LISTED_COUNT_SQL = `SELECT count(*) AS count FROM merchants WHERE status IN (${LISTED_SQL})`;
+/**
+ * The search hits a SIRET or a SIREN names (a range of SIRETs: the merchants_siret index), or an
+ * ab_id: the identifier's answer from the store (identifier-index.ts), both engines.
+ */
+export const IDENTIFIER_SQL = {
+  siret: `SELECT ab_id FROM merchants WHERE siret >= @low AND siret <= @high AND ${SEARCH_HIT_SQL}
+    ORDER BY ab_id LIMIT ${MAX_SEARCH_DEPTH}`,
+  abId: `SELECT ab_id FROM merchants WHERE ab_id = @abId AND ${SEARCH_HIT_SQL}`,
+} as const;
 
 export type MerchantRows = { merchants: MerchantRow[]; products: Map<string, ProductRow[]> };
 export type ListedDocuments = { documents: MerchantDocument[]; unlisted: string[] };
+/**
+ * A page of a full build: the documents of the search hits among `scanned` merchants of a listed
+ * status, and the last ab_id read (null: none after the one asked, the build is through).
+ */
+export type ListedPage = { documents: MerchantDocument[]; scanned: number; last: string | null };
 /** A merchant in the order of a full build: most trusted first (ties by ab_id). */
 export type TrustEntry = { abId: string; trust: number };
 
@@ -64,6 +101,26 @@ export interface SearchSource {
   listedDocumentsAt(abIds: readonly string[], at: Date): Promise<ListedDocuments & { revision: number }>;
   /** Every listed merchant, in one read of the store (RegistrySnapshot). */
   registrySnapshot(at: Date): Promise<RegistrySnapshot>;
+  /**
+   * The next page of a full build: up to `limit` merchants of a listed status after the ab_id
+   * `after` ("" for the first), in ab_id order, read in one snapshot; their documents at `at`.
+   */
+  listedPage(after: string, limit: number, at: Date): Promise<ListedPage>;
+  /** How many merchants have a listed status (a full build's total, closed ones included). */
+  countListed(): Promise<number>;
+  /** The search hits an identifier names (a SIRET, every SIRET of a SIREN, an ab_id), by ab_id, at most MAX_SEARCH_DEPTH. */
+  identifierMatches(identifier: Identifier): Promise<string[]>;
+}
+
+/** IDENTIFIER_SQL's statement for an identifier, and its named parameters. */
+export function identifierStatement(identifier: Identifier): { sql: string; params: Record<string, string> } {
+  if (identifier.kind === "ab_id") return { sql: IDENTIFIER_SQL.abId, params: { abId: identifier.value } };
+  // Every SIRET of a SIREN: its nine digits and five more.
+  const [low, high] =
+    identifier.kind === "siren"
+      ? [`${identifier.value}00000`, `${identifier.value}99999`]
+      : [identifier.value, identifier.value];
+  return { sql: IDENTIFIER_SQL.siret, params: { low, high } };
 }
 
 /**
@@ -77,6 +134,11 @@ export interface SynchronousSearchSource {
   readSignals(abIds: readonly string[]): Map<string, SignalRow[]>;
   listedByTrust(at: Date): TrustEntry[];
   listedDocuments(abIds: readonly string[], at: Date): ListedDocuments;
+  listedPage(after: string, limit: number, at: Date): ListedPage;
+  countListed(): number;
+  identifierMatches(identifier: Identifier): string[];
+  /** The store revision each of these merchants was last touched at (merchant_touches), for those touched. */
+  touchesOf(abIds: readonly string[]): Map<string, number>;
 }
 
 export function createSynchronousSearchSource(db: Db): SynchronousSearchSource {
@@ -124,6 +186,26 @@ export function createSynchronousSearchSource(db: Db): SynchronousSearchSource {
     return trustOrder(rows, signals, at);
   }
 
+  function listedPage(after: string, limit: number, at: Date): ListedPage {
+    const rows = prepare(listedPageSql("sqlite")).all({ after, limit }) as MerchantRow[];
+    const abIds = rows.map((row) => row.ab_id);
+    const merchants = { merchants: rows.map(withValidCoordinates), products: readProducts(abIds) };
+    const { documents } = listedDocumentsOf(abIds, merchants, readSignals(abIds), at);
+    return { documents, scanned: rows.length, last: abIds.at(-1) ?? null };
+  }
+
+  function identifierMatches(identifier: Identifier): string[] {
+    const { sql, params } = identifierStatement(identifier);
+    return prepare(sql).pluck().all(params) as string[];
+  }
+
+  function touchesOf(abIds: readonly string[]): Map<string, number> {
+    const rows = prepare(
+      "SELECT ab_id, touch FROM merchant_touches WHERE ab_id IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(abIds)) as { ab_id: string; touch: number }[];
+    return new Map(rows.map((row) => [row.ab_id, row.touch]));
+  }
+
   return {
     revision: storeRevisionReader(db),
     readMerchants,
@@ -131,14 +213,17 @@ export function createSynchronousSearchSource(db: Db): SynchronousSearchSource {
     readSignals,
     listedByTrust,
     listedDocuments: (abIds, at) => listedDocumentsOf(abIds, readMerchants(abIds), readSignals(abIds), at),
+    // One snapshot for the page's merchants, products and signals.
+    listedPage: (after, limit, at) => inOneRead(sqlite, () => listedPage(after, limit, at)),
+    countListed: () => Number(prepare(LISTED_COUNT_SQL).pluck().get() ?? 0),
+    identifierMatches,
+    touchesOf,
   };
 }
 
 /** The SQLite store's SearchSource: the synchronous reads, each in an async method (one await for the caller). */
 export function createSearchSource(db: Db): SearchSource {
   const reads = createSynchronousSearchSource(db);
-  // A deferred transaction: its reads see one snapshot of the file (WAL), whatever other processes commit meanwhile.
-  const inOneRead = <T>(read: () => T): T => db.$client.transaction(read)();
   return {
     revision: async () => reads.revision(),
     readMerchants: async (abIds) => reads.readMerchants(abIds),
@@ -147,15 +232,23 @@ export function createSearchSource(db: Db): SearchSource {
     listedByTrust: async (at) => reads.listedByTrust(at),
     listedDocuments: async (abIds, at) => reads.listedDocuments(abIds, at),
     listedDocumentsAt: async (abIds, at) =>
-      inOneRead(() => ({ revision: reads.revision(), ...reads.listedDocuments(abIds, at) })),
+      inOneRead(db.$client, () => ({ revision: reads.revision(), ...reads.listedDocuments(abIds, at) })),
     registrySnapshot: async (at) =>
-      inOneRead(() => {
+      inOneRead(db.$client, () => {
         const revision = reads.revision();
         const order = reads.listedByTrust(at);
         const { merchants, products } = reads.readMerchants(order.map((entry) => entry.abId));
         return { revision, order, merchants: new Map(merchants.map((row) => [row.ab_id, row])), products };
       }),
+    listedPage: async (after, limit, at) => reads.listedPage(after, limit, at),
+    countListed: async () => reads.countListed(),
+    identifierMatches: async (identifier) => reads.identifierMatches(identifier),
   };
+}
+
+/** A deferred transaction: its reads see one snapshot of the file (WAL), whatever other processes commit meanwhile. */
+function inOneRead<T>(sqlite: Db["$client"], read: () => T): T {
+  return sqlite.transaction(read)();
 }
 
 /**

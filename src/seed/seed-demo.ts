@@ -445,13 +445,13 @@ export async function seedDemoRegistryInto(target: DemoTarget, options: SeedOpti
   db?.$client.pragma("wal_checkpoint(TRUNCATE)");
   if (!options.keepFiles) rmSync(workDir, { recursive: true, force: true });
 
-  const searchIndex =
-    options.searchIndex === undefined
-      ? db && createEmbeddedSearchIndex(db, { now: () => new Date(now) })
-      : options.searchIndex;
+  const ownIndex =
+    options.searchIndex === undefined && db ? createEmbeddedSearchIndex(db, { now: () => new Date(now) }) : null;
+  const searchIndex = options.searchIndex === undefined ? ownIndex : options.searchIndex;
   if (searchIndex) {
     await searchIndex.rebuild((done, total) => options.onProgress?.({ phase: "search_index", done, total }));
   }
+  ownIndex?.close();
 
   const collected = roster.finish();
   const demoRoster: DemoRoster = {

@@ -37,6 +37,8 @@ export interface OpenOptions {
    * src/search/embedded/index.ts createLocalSearchIndex): the store's migrations are not applied.
    */
   storeMigrations?: boolean;
+  /** true: a file that is gone is an error, never a new empty database (a generation of the search index another process deleted). */
+  mustExist?: boolean;
 }
 
 /**
@@ -58,7 +60,7 @@ const BULK_CHECKPOINT_PAGES = 20_000;
  */
 export function openConnection(file: string, options: OpenOptions = {}): Database.Database {
   makePrivateDirectory(path.dirname(file));
-  const sqlite = new Database(file, { readonly: options.readonly ?? false });
+  const sqlite = new Database(file, { readonly: options.readonly ?? false, fileMustExist: options.mustExist ?? false });
   if (!options.readonly) makePrivateFiles(file);
   sqlite.pragma("journal_mode = WAL");
   // Deleted and overwritten content is zeroed in the file, not left in free space: retention's

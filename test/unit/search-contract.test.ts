@@ -1,10 +1,8 @@
 import path from "node:path";
 import { afterAll } from "vitest";
 import { createEmbeddedSearchIndex, createLocalSearchIndex } from "../../src/search/embedded/index.ts";
-import { OWN_SEARCH_INDEX_FILE } from "../../src/search/engine.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
 import { createSearchSource } from "../../src/search/source.ts";
-import { openConnection } from "../../src/store/connection.ts";
 import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
 import { describeSearchIndexContract } from "../helpers/search-index-contract.ts";
 
@@ -14,14 +12,12 @@ describeSearchIndexContract("embedded (SQLite FTS5 + R*Tree)", (db) =>
   createEmbeddedSearchIndex(db, { now: () => NOW }),
 );
 
-// The layout of an instance's own file (a store elsewhere, PostgreSQL on a deployment): read here
-// from the SQLite store through the same asynchronous SearchSource.
-describeSearchIndexContract("embedded in a file of its own (DATA_DIR/search-index.db)", (db) =>
-  createLocalSearchIndex(
-    openConnection(path.join(path.dirname(db.$client.name), OWN_SEARCH_INDEX_FILE), { storeMigrations: false }),
-    createSearchSource(db),
-    { now: () => NOW },
-  ),
+// The index of a store elsewhere (PostgreSQL on a deployment): no store beside it, every result
+// from what it applied; read here from the SQLite store through the same asynchronous SearchSource.
+describeSearchIndexContract("embedded with no store beside it (PostgreSQL's layout)", (db) =>
+  createLocalSearchIndex(path.join(path.dirname(db.$client.name), "own-search-index"), createSearchSource(db), {
+    now: () => NOW,
+  }),
 );
 
 let meilisearch: TestMeilisearch | undefined;

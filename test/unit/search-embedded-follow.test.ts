@@ -5,7 +5,7 @@
  * check counts it until then; a step that fails moves nothing, and the next applies everything
  * since; an index built before it had a cursor is built again.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -39,7 +39,7 @@ let db: Db;
 let other: Db;
 let engine: SearchEngine;
 
-beforeEach(() => {
+beforeEach(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "abeille-embedded-follow-"));
   file = path.join(dataDir, "abeille.db");
   db = openDatabase(file);
@@ -51,10 +51,11 @@ beforeEach(() => {
     { now },
   );
   const embedded: EmbeddedSearchIndex = engine.embedded;
-  embedded.rebuild();
+  await embedded.rebuild();
 });
 
 afterEach(() => {
+  engine.embedded.close();
   other.$client.close();
   db.$client.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -137,7 +138,7 @@ describe("the embedded index following the change feed", () => {
       },
     };
     const interrupted = await createSearchFollower({
-      engine: embeddedFollowedEngine(db, dying),
+      engine: embeddedFollowedEngine(dying),
       feed: createSearchFeed(db),
       batchSize: EMBEDDED_FOLLOW_BATCH,
     }).syncOnce();
@@ -154,23 +155,35 @@ describe("the embedded index following the change feed", () => {
     expect(missingFrom(engine.embedded, written)).toEqual([]);
   });
 
-  it("says it could not follow while another process holds the write lock past its patience, without waiting on the thread or losing anything", async () => {
+  it("follows while another process holds the store's write lock: the index never takes it", async () => {
+    const written = bakeries(5);
+    insertFixtureMerchants(other, written);
+    other.$client.exec("BEGIN IMMEDIATE");
+    try {
+      const follower = createEmbeddedSearchFollower(db, engine.embedded);
+      expect(await follower.syncOnce()).toMatchObject({ state: "ready", lastError: null });
+    } finally {
+      other.$client.exec("ROLLBACK");
+    }
+    expect(missingFrom(engine.embedded, written)).toEqual([]);
+  });
+
+  it("says it could not follow while another process holds the index's lock past its patience, without waiting on the thread or losing anything", async () => {
     const written = bakeries(5);
     insertFixtureMerchants(other, written);
     const cursor = engine.embedded.readCursor();
-    const impatient = openDatabase(file, { busyTimeoutMs: 20 });
+    const impatient = createEmbeddedSearchIndex(db, { now, lockPatienceMs: 50 });
+    const catalog = openDatabase(path.join(engine.embedded.dir, "catalog.db"));
     try {
-      const follower = createEmbeddedSearchFollower(impatient, createEmbeddedSearchIndex(impatient, { now }), {
-        lockPatienceMs: 50,
-      });
-      other.$client.exec("BEGIN IMMEDIATE");
+      const follower = createEmbeddedSearchFollower(db, impatient);
+      catalog.$client.exec("BEGIN IMMEDIATE");
       let turns = 0;
       const ticking = setInterval(() => {
         turns += 1;
       }, 5);
       const blocked = await follower.syncOnce();
       clearInterval(ticking);
-      other.$client.exec("ROLLBACK");
+      catalog.$client.exec("ROLLBACK");
       expect(blocked).toMatchObject({ state: "unavailable", lastError: "database is locked" });
       expect(turns).toBeGreaterThanOrEqual(3);
       expect(engine.embedded.readCursor()).toBe(cursor);
@@ -178,7 +191,8 @@ describe("the embedded index following the change feed", () => {
       expect(await follower.syncOnce()).toMatchObject({ state: "ready", lastError: null });
       expect(missingFrom(engine.embedded, written)).toEqual([]);
     } finally {
-      impatient.$client.close();
+      catalog.$client.close();
+      impatient.close();
     }
   });
 
@@ -186,7 +200,10 @@ describe("the embedded index following the change feed", () => {
     // The state issue 23 found: merchants in the store and the feed, not in the index, and no cursor.
     const written = bakeries(4);
     insertFixtureMerchants(other, written);
-    db.$client.prepare("DELETE FROM search_meta WHERE key = 'cursor'").run();
+    const generation = readdirSync(engine.embedded.dir).find((name) => /^generation-\d+\.db$/.test(name)) ?? "";
+    const lost = openDatabase(path.join(engine.embedded.dir, generation));
+    lost.$client.prepare("DELETE FROM search_meta WHERE key = 'cursor'").run();
+    lost.$client.close();
     expect(engine.embedded.readCursor()).toBeNull();
     expect(await engine.health()).toEqual({ engine: "embedded", state: "not_built", lag: null, fallback: null });
 
@@ -201,15 +218,15 @@ describe("the embedded index following the change feed", () => {
     const applied: string[] = [];
     const counting = (index: EmbeddedSearchIndex): EmbeddedSearchIndex => ({
       ...index,
-      refreshThrough(abIds, from, through) {
-        const done = index.refreshThrough(abIds, from, through);
+      async refreshThrough(abIds, from, through) {
+        const done = await index.refreshThrough(abIds, from, through);
         if (done) applied.push(...abIds);
         return done;
       },
     });
     const follower = (connection: Db) =>
       createSearchFollower({
-        engine: embeddedFollowedEngine(connection, counting(createEmbeddedSearchIndex(connection, { now }))),
+        engine: embeddedFollowedEngine(counting(createEmbeddedSearchIndex(connection, { now }))),
         feed: createSearchFeed(connection),
         batchSize: EMBEDDED_FOLLOW_BATCH,
       });

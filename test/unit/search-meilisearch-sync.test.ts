@@ -156,13 +156,17 @@ describe("an index built with another layout", () => {
 });
 
 describe("search when Meilisearch fails", () => {
-  const embedded = () => createEmbeddedSearchIndex(db, { now: () => NOW });
+  const embedded = async () => {
+    const index = createEmbeddedSearchIndex(db, { now: () => NOW });
+    await index.rebuild();
+    return index;
+  };
 
   it("answers from the embedded index, flagged, while Meilisearch is stopped; then from Meilisearch again", async () => {
     let clock = 0;
     const resilient = createResilientSearchIndex({
       primary: index,
-      fallback: embedded(),
+      fallback: await embedded(),
       timeoutMs: 2_000,
       retryAfterMs: 5_000,
       now: () => clock,
@@ -216,7 +220,7 @@ describe("search when Meilisearch fails", () => {
           indexUid: "sync",
           searchTimeoutMs: 10_000,
         }),
-        fallback: embedded(),
+        fallback: await embedded(),
         timeoutMs: 150,
       });
       const started = Date.now();

@@ -3,7 +3,7 @@
  * (copySqliteToPostgres), then:
  * - the search reads (SearchSource) answer the same rows in the same order on both engines
  *   (src/search/source.ts, src/store/postgres/search-source.ts), deep-equal;
- * - the embedded index in a file of its own (ownFileSearchPorts: DATA_DIR/search-index.db),
+ * - the embedded index in a folder of its own (ownFileSearchPorts: DATA_DIR/search-index/),
  *   following PostgreSQL's feed, answers text, tags, geo and identifier searches as the SQLite
  *   store's own embedded index does; a merchant changed in PostgreSQL is in it after the
  *   follower's step; two such files following one PostgreSQL agree;
@@ -21,7 +21,6 @@ import type { LocalSearchIndex } from "../../src/search/embedded/index.ts";
 import { createEmbeddedSearchIndex } from "../../src/search/embedded/index.ts";
 import {
   createSearchEngine,
-  OWN_SEARCH_INDEX_FILE,
   ownFileSearchPorts,
   postgresSearchPorts,
   type SearchEngine,
@@ -29,13 +28,14 @@ import {
 import { createSearchFollower } from "../../src/search/follower.ts";
 import { createMeilisearchSearchIndex } from "../../src/search/meilisearch/index.ts";
 import type { SearchQuery } from "../../src/search/search-index.ts";
-import { createSearchSource } from "../../src/search/source.ts";
+import { createSearchSource, type ListedPage, listedPageSql, type SearchSource } from "../../src/search/source.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { copySqliteToPostgres } from "../../src/store/postgres/copy.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
 import { createPostgresSearchFeed } from "../../src/store/postgres/registry-feeds.ts";
 import { createPostgresSearchSource } from "../../src/store/postgres/search-source.ts";
+import { numbered } from "../../src/store/postgres/transaction.ts";
 import { createSearchFeed } from "../../src/store/search-feed.ts";
 import { startTestMeilisearch, type TestMeilisearch } from "../helpers/meilisearch-server.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
@@ -157,6 +157,60 @@ describe("the search reads on SQLite and on PostgreSQL", () => {
     expect(snapshot.order).toEqual(order);
     expect(await onPostgres.registrySnapshot(NOW)).toEqual(snapshot);
   });
+
+  it("read a full build's keyset pages, its total and identifiers alike, along the primary key", async () => {
+    const onSqlite = createSearchSource(sqlite);
+    const onPostgres = createPostgresSearchSource(pool);
+    const pages = async (source: SearchSource) => {
+      const read: ListedPage[] = [];
+      for (let after = ""; ; ) {
+        const page = await source.listedPage(after, 7, NOW);
+        if (page.last === null) return read;
+        read.push(page);
+        after = page.last;
+      }
+    };
+    const onBoth = await pages(onSqlite);
+    expect(onBoth.length).toBeGreaterThan(5);
+    expect(await pages(onPostgres)).toEqual(onBoth);
+    expect(onBoth.reduce((sum, page) => sum + page.scanned, 0)).toBe(await onSqlite.countListed());
+    expect(await onPostgres.countListed()).toBe(await onSqlite.countListed());
+    const doc = onBoth[1]?.documents[0];
+    if (!doc) throw new Error("a listed merchant");
+    for (const identifier of [
+      { kind: "siret", value: doc.siret },
+      { kind: "siren", value: doc.siret.slice(0, 9) },
+      { kind: "ab_id", value: doc.abId },
+    ] as const) {
+      const found = await onSqlite.identifierMatches(identifier);
+      expect(found).toContain(doc.abId);
+      expect(await onPostgres.identifierMatches(identifier)).toEqual(found);
+    }
+    // The plans: each page walks the primary key from where the last one stopped, never a sort
+    // of every listed merchant.
+    const client = await pool.connect();
+    try {
+      // A tiny table is cheaper to read whole and sort: the planner is told not to, and has to
+      // find the key's order (which a collation other than the key's would not give it).
+      await client.query("SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off");
+      const { text, values } = numbered(listedPageSql("postgres"), { after: "ab_m", limit: 100 });
+      const plan = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN ${text}`, values)).rows
+        .map((row) => row["QUERY PLAN"])
+        .join("\n");
+      expect(plan).toMatch(/Index Scan using merchants_pkey on merchants/);
+      expect(plan).not.toMatch(/Sort/);
+    } finally {
+      await client.query("RESET enable_seqscan; RESET enable_bitmapscan; RESET enable_sort");
+      client.release();
+    }
+    const sqlitePlan = sqlite.$client
+      .prepare(`EXPLAIN QUERY PLAN ${listedPageSql("sqlite")}`)
+      .all({ after: "ab_m", limit: 100 })
+      .map((row) => (row as { detail: string }).detail)
+      .join("\n");
+    expect(sqlitePlan).toMatch(/SEARCH m USING INDEX sqlite_autoindex_merchants_1 \(ab_id>\?\)/);
+    expect(sqlitePlan).not.toMatch(/TEMP B-TREE/);
+  });
 });
 
 describe("Meilisearch fed from PostgreSQL", () => {
@@ -246,7 +300,7 @@ describe("the embedded index in its own file, following PostgreSQL", () => {
     const status = await engine.follower.syncOnce();
     expect(status.state).toBe("ready");
     expect(status.cursor).toBe(await createPostgresSearchSource(pool).revision());
-    expect(existsSync(path.join(instances[0]?.dir ?? "", OWN_SEARCH_INDEX_FILE))).toBe(true);
+    expect(existsSync(path.join(instances[0]?.dir ?? "", "search-index", "catalog.db"))).toBe(true);
     expect(await engine.health()).toEqual({
       engine: "embedded",
       state: "ready",
@@ -255,7 +309,7 @@ describe("the embedded index in its own file, following PostgreSQL", () => {
     });
 
     const inStore = createEmbeddedSearchIndex(sqlite, { now });
-    inStore.rebuild();
+    await inStore.rebuild();
     for (const [label, asked] of queries) {
       const expected = inStore.search(asked);
       expect(expected.hits.length, label).toBeGreaterThan(0);

@@ -64,7 +64,7 @@ beforeAll(async () => {
   const roster = JSON.parse(readFileSync(path.join(dataDir, "demo-roster.json"), "utf8")) as DemoRoster;
   questions = buildQuestions(db, roster);
   const embedded = createEmbeddedSearchIndex(db, { now: () => NOW });
-  embedded.rebuild();
+  await embedded.rebuild();
   meili = await startTestMeilisearch();
   const meilisearch = createMeilisearchSearchIndex(createSearchSource(db), {
     url: meili.url,

@@ -1,1176 +1,472 @@
-import { createRevisionCache } from "../../domain/revision-cache.ts";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openConnection } from "../../store/connection.ts";
 import type { Db } from "../../store/db.ts";
-import { storeRevisionReader } from "../../store/store-revision.ts";
 import { writeLock } from "../../store/write-lock.ts";
-import type { QueryTerm } from "../normalize.ts";
-import { checksKey, openingCheck, passesOpening, scheduleFromStore } from "../opening-filter.ts";
-import { type Identifier, type NormalizedQuery, normalizeSearchQuery } from "../query.ts";
+import type { SearchIndex, SearchPage, SearchQuery } from "../search-index.ts";
+import { createSearchSource, createSynchronousSearchSource, type SearchSource } from "../source.ts";
 import {
-  MATCHED_FIELDS,
-  MAX_SEARCH_DEPTH,
-  type MatchedField,
-  type SearchHit,
-  type SearchIndex,
-  type SearchPage,
-  type SearchQuery,
-} from "../search-index.ts";
-import {
-  createSynchronousSearchSource,
-  type ListedDocuments,
-  type RegistrySnapshot,
-  type SearchSource,
-  type SynchronousSearchSource,
-  type TrustEntry,
-} from "../source.ts";
-import { MIN_TYPO_WORD_LENGTH, typoProbes, withinOneEdit } from "../typos.ts";
-import {
-  buildMerchantDocument,
-  type MerchantDocument,
-  type MerchantRow,
-  type ProductRow,
-  tradeText,
-} from "./documents.ts";
-import { coveringCells, nafToken, tagToken } from "./filter-tokens.ts";
-import { catalogueFromStored, matchProducts, type PreparedProduct, storedCatalogue } from "./product-match.ts";
-import {
-  blendedScore,
-  blendSql,
-  boundingBox,
-  haversineKm,
-  haversineSql,
-  matchExpression,
-  NEAREST_RINGS_KM,
-  nearestScore,
-  occursIn,
-  roundKm,
-  textScore,
-  type Weights,
-  weightsFor,
-} from "./ranking.ts";
-import {
-  CREATE_OWN_FILE_SIRETS,
-  CREATE_STATEMENTS,
-  DROP_STATEMENTS,
-  INDEX_FORMAT,
-  LONGEST_PREFIX_INDEX,
-} from "./tables.ts";
+  createGenerationTables,
+  EMPTY_PAGE,
+  type EmbeddedSearchIndexOptions,
+  type Generation,
+  openGeneration,
+  type StoreBeside,
+} from "./generation.ts";
+import { dropStoreFileTables } from "./old-tables.ts";
+import { CATALOG_STATEMENTS, INDEX_FORMAT } from "./tables.ts";
+
+export type { EmbeddedSearchIndexOptions } from "./generation.ts";
 
 /*
- * The default SearchIndex: SQLite FTS5 (text), R*Tree (geo) and a few plain tables, all derived
- * from the store (see tables.ts). Synchronous, like better-sqlite3. Two places for it:
- * - in the store's own SQLite file (createEmbeddedSearchIndex, the one-machine default): it reads
- *   the store inside its own transactions, and a returned merchant touched since the index
- *   followed is described from the store;
- * - in a file of its own (createLocalSearchIndex: an instance's DATA_DIR/search-index.db on a
- *   PostgreSQL deployment, docs/several-machines.md): it reads the store first (SearchSource,
- *   asynchronous: the rows and the revision they were read at, in one read), then writes them in
- *   one local transaction with no await inside. Its searches read the local file alone, so a
- *   result describes the merchant as the index last applied it.
+ * The embedded index on disk: DATA_DIR/search-index/, whatever the store's engine. A small
+ * catalog (catalog.db, tables.ts CATALOG_STATEMENTS) names the generation that answers; each
+ * generation is a SQLite file of its own (generation-<n>.db, generation.ts). A full build writes
+ * a new generation page by page, reading the store in keyset pages (SearchSource.listedPage: by
+ * ab_id, one snapshot a page), never taking the store's write lock and holding one page in
+ * memory; the generation records the last ab_id it wrote with each page, so a build killed midway
+ * goes on from there. Once every page is in, its FTS segments are merged step by step, then the
+ * catalog switches to it in one transaction and the generations before it are deleted.
+ *
+ * Meanwhile searches answer from what is indexed: the current generation, else the one being
+ * built (its pages so far, most trusted first: tables.ts idInBand), flagged `index_building`;
+ * health says `building` with the build's progress (the catalog's copy, any process).
+ *
+ * Every write (a build's page, a follower's step, the switch) runs under the catalog's write lock
+ * (write-lock.ts whenFree: the thread free while another process holds it), the generation's own
+ * transaction inside it: writers of one folder, in any process, take turns, and a step checks
+ * what it builds on (the cursor, the build's last ab_id) under the lock before it writes.
  */
 
-type Sqlite = Db["$client"];
-/** Statements take positional or named parameters; rows are typed where they are read. */
-const prepareStatement = (sqlite: Sqlite, source: string) => sqlite.prepare<unknown[], unknown>(source);
-type Statement = ReturnType<typeof prepareStatement>;
+/** The index's folder in DATA_DIR. */
+export const SEARCH_INDEX_DIR = "search-index";
+const CATALOG_FILE = "catalog.db";
+const generationFile = (dir: string, id: number) => path.join(dir, `generation-${id}.db`);
 
-export interface EmbeddedSearchIndexOptions {
-  /** Clock used to compute trust totals (signals expire) when documents are built. */
-  now?: () => Date;
-  /** How many text matches, best bm25 first, are re-ranked with trust and distance (default 80). */
-  candidatePool?: number;
-  /** At most this many text matches, the most trusted, get a bm25 score (default 200). */
-  maxRankedMatches?: number;
-}
-
-/** The embedded index adds one optional member to SearchIndex. */
-export interface EmbeddedSearchIndex extends SearchIndex {
-  search(query: SearchQuery): SearchPage;
-  refresh(abIds: string[]): void;
-  rebuild(onProgress?: (done: number, total: number) => void): void;
-  /**
-   * True when the derived tables were just created, or were built by an older format of this
-   * index, and no rebuild has run since. The first search() or refresh() then rebuilds first;
-   * a start-up job can call rebuild() itself to do it eagerly, with progress.
-   */
-  needsRebuild(): boolean;
-  /**
-   * The store revision the index reflects (its cursor: every merchant touched at or before it is
-   * in the index as it was then or later); null when it was never built in this format.
-   */
-  readCursor(): number | null;
-  writeCursor(revision: number): void;
-  /**
-   * Applies these merchants, touched after the cursor `from` up to `through`, and moves the cursor
-   * to `through`, in one transaction; false, with nothing done, when the cursor is no longer
-   * `from` (another process following the same feed moved it first).
-   */
-  refreshThrough(abIds: string[], from: number, through: number): boolean;
-}
-
-const BATCH_SIZE = 2_000;
+/** A build's page aims at this long on the thread (reading the store, then writing the page). */
+const PAGE_TARGET_MS = 50;
+const FIRST_PAGE = 200;
+const SMALLEST_PAGE = 20;
+const LARGEST_PAGE = 2_000;
+/** FTS pages a merge step writes (a few MB, tens of ms). */
+const MERGE_STEP_PAGES = 256;
+/** Merchants a refresh reads from the store and writes at a time. */
 const REFRESH_CHUNK = 500;
-// bm25 costs 1-2 µs a row and a common trade word matches thousands of merchants. Measured at
-// 100,000 merchants on the bench's trade words: 1,000/400 cost 3.2 ms a query, 200/80 0.9 ms,
-// with 9.3 of the top 10 shared between the two (300/120 shared as many, at 1.0 ms).
-const DEFAULT_POOL = 80;
-const DEFAULT_MAX_RANKED = 200;
-/** Extra rows a search by point alone reads, for R*Tree rounding at the radius (see nearCandidates). */
-const NEAR_SLACK = 8;
+/** How long a last try for the catalog's lock waits on the thread (write-lock.ts whenFree). */
+const CATALOG_BUSY_MS = 100;
+/** A build whose catalog row moved within this long is under way (in some process). */
+const BUILD_ALIVE_MS = 60_000;
 
-interface CandidateRow {
-  id: number;
-  abId: string;
-  trust: number;
-  lat: number | null;
-  lng: number | null;
+export interface BuildProgress {
+  done: number;
+  total: number;
 }
 
-interface Candidate {
-  id: number;
-  abId: string;
-  score: number;
-  distanceKm: number | null;
-}
-
-/** What a returned merchant's matched fields and products are read from: normalised words joined by spaces. */
-interface HitDetail {
-  products: PreparedProduct[];
-  fields: Record<"name" | "trade" | "place" | "description" | "tag", string>;
-}
-
-/** Two-letter beginnings whose indexed words the fuzzy fallback keeps (per index revision). */
-const PROBE_CACHE_ENTRIES = 200;
-/** Alternatives kept for a misspelt word, the most frequent first. */
-const MAX_ALTERNATIVES = 8;
-/** Longer words a prefix term is spelled out as, at most (see spelledOut); beyond, FTS5 expands it. */
-const MAX_SPELLED_OUT = 16;
-/** Prefixes whose longer indexed words are kept between searches (see spelledOut). */
-const LONGER_WORDS_ENTRIES = 2_000;
-/**
- * Returned merchants whose details are kept between searches (see hitDetails): several KB each
- * (their products' words); a query asked again is answered from the kept pages anyway.
- */
-const DETAIL_CACHE_ENTRIES = 2_000;
-/** Pages of hits kept between searches (see search): ten small hits each, a few KB. */
-const PAGE_CACHE_ENTRIES = 2_000;
-const EMPTY_PAGE: SearchPage = { hits: [], estimatedTotal: 0 };
-
-/** What the index reads synchronously from the store when both live in one SQLite file. */
-interface SameFileStore {
-  source: SynchronousSearchSource;
-  revision: () => number;
-}
-
-export function createEmbeddedSearchIndex(db: Db, options: EmbeddedSearchIndexOptions = {}): EmbeddedSearchIndex {
-  const source = createSynchronousSearchSource(db);
-  const { index } = createIndex(db.$client, { source, revision: storeRevisionReader(db) }, options);
-  return index;
-}
-
-/**
- * The embedded index in a file of its own (DATA_DIR/search-index.db, src/store/search-index-file.ts
- * opens it), built and kept in step from a store it does not share a file with: the follower
- * (embedded/follow.ts createLocalSearchFollower) reads `source` and writes here.
- */
-export interface LocalSearchIndex extends SearchIndex {
+/** The embedded index, wherever the store is. */
+export interface EmbeddedSearchIndex extends SearchIndex {
+  /** Answers from the current generation; from a build's pages so far (flagged index_building) while there is none. */
   search(query: SearchQuery): SearchPage;
-  /** True until a first full build in this format (a search answers nothing meanwhile). */
-  needsRebuild(): boolean;
-  readCursor(): number | null;
-  writeCursor(revision: number): void;
-  /** Reads every listed merchant from the store, then replaces the whole index in one local transaction. */
+  /** Builds a new generation (or goes on with the one under way), then switches to it. */
   rebuild(onProgress?: (done: number, total: number) => void): Promise<void>;
-  /** Reads these merchants from the store, then applies them in one local transaction (the cursor stays). */
+  /** Reads these merchants from the store and applies them to the current generation (the cursor stays). */
   refresh(abIds: string[]): Promise<void>;
   /** Reads these merchants, then applies them and moves the cursor from `from` to `through` (false: moved meanwhile). */
   refreshThrough(abIds: string[], from: number, through: number): Promise<boolean>;
+  /** The current generation's cursor (the store revision it reflects); null when there is none. */
+  readCursor(): number | null;
+  writeCursor(revision: number): Promise<void>;
+  /** True while no generation of this format is whole (a search answers from a build's pages meanwhile). */
+  needsRebuild(): boolean;
+  /** A build under way, in this process or another (its catalog row moved within the last minute); null when none. */
+  building(): BuildProgress | null;
+  readonly dir: string;
+  close(): void;
 }
 
+/** The same index: the name the PostgreSQL deployment's wiring uses. */
+export type LocalSearchIndex = EmbeddedSearchIndex;
+
+export interface GenerationsOptions extends EmbeddedSearchIndexOptions {
+  /** How long a write waits for the catalog's lock another process holds (write-lock.ts whenFree; default 30 s). */
+  lockPatienceMs?: number;
+  /** Merchants a build's page reads; default sized by time (PAGE_TARGET_MS). */
+  pageSize?: number;
+}
+
+/**
+ * The index of the SQLite store: in DATA_DIR/search-index/ beside the store's file, built from
+ * the store's reads; a returned merchant touched since its generation applied it is described
+ * from the store. The old layout's tables in the store's own file are dropped in the background,
+ * a round at a time (old-tables.ts).
+ */
+export function createEmbeddedSearchIndex(db: Db, options: GenerationsOptions = {}): EmbeddedSearchIndex {
+  const file = db.$client.name;
+  const inMemory = file === "" || file === ":memory:";
+  const dir = inMemory
+    ? mkdtempSync(path.join(os.tmpdir(), "abeille-search-index-"))
+    : path.join(path.dirname(file), SEARCH_INDEX_DIR);
+  const reads = createSynchronousSearchSource(db);
+  if (!db.$client.readonly && !inMemory) void dropStoreFileTables(db.$client).catch(() => undefined);
+  return createGenerations(dir, createSearchSource(db), reads, { ...options, readonly: db.$client.readonly });
+}
+
+/** The index of a store elsewhere (PostgreSQL): in `dir` (DATA_DIR/search-index/), built from `source`. */
 export function createLocalSearchIndex(
-  sqlite: Sqlite,
+  dir: string,
   source: SearchSource,
-  options: EmbeddedSearchIndexOptions & {
-    /** How long a write waits for the file's write lock another process holds (write-lock.ts whenFree). */
-    lockPatienceMs?: number;
-  } = {},
+  options: GenerationsOptions = {},
 ): LocalSearchIndex {
-  const { index, writeListed, replaceAll, readCursor } = createIndex(sqlite, null, options);
-  const now = options.now ?? (() => new Date());
-  const lock = writeLock(sqlite);
-  // Each write: one IMMEDIATE transaction of the local file, taken without sleeping on the thread.
-  const write = <T>(work: () => T): Promise<T> => lock.whenFree(work, options.lockPatienceMs);
-  return {
-    name: "embedded",
-    search: index.search,
-    needsRebuild: index.needsRebuild,
-    readCursor,
-    writeCursor: index.writeCursor,
-    async rebuild(onProgress) {
-      const snapshot = await source.registrySnapshot(now());
-      await write(() => replaceAll(snapshot, onProgress));
-    },
-    async refresh(abIds) {
-      if (index.needsRebuild()) throw new Error("the search index is not built yet: rebuild it first");
-      const unique = uniqueIds(abIds);
-      for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
-        const listed = await source.listedDocumentsAt(unique.slice(start, start + REFRESH_CHUNK), now());
-        await write(() => writeListed(listed));
-      }
-    },
-    async refreshThrough(abIds, from, through) {
-      const listed = await source.listedDocumentsAt(uniqueIds(abIds), now());
-      return write(() => {
-        // Under the write lock: another process following the same feed may have applied them.
-        if (readCursor() !== from) return false;
-        writeListed(listed);
-        index.writeCursorInTransaction(through);
-        return true;
-      });
-    },
-  };
+  return createGenerations(dir, source, null, options);
 }
 
-type ListedAt = ListedDocuments & { revision: number };
+interface CatalogRow {
+  id: number;
+  state: "building" | "current" | "retired";
+  from_revision: number;
+  done: number;
+  total: number;
+  updated_at: string;
+}
 
-function createIndex(sqlite: Sqlite, store: SameFileStore | null, options: EmbeddedSearchIndexOptions) {
+interface Handle {
+  id: number;
+  connection: ReturnType<typeof openConnection>;
+  generation: Generation;
+}
+
+function createGenerations(
+  dir: string,
+  source: SearchSource,
+  beside: StoreBeside | null,
+  options: GenerationsOptions & { readonly?: boolean },
+): EmbeddedSearchIndex {
   const now = options.now ?? (() => new Date());
-  const pool = Math.max(1, Math.floor(options.candidatePool ?? DEFAULT_POOL));
-  const maxRanked = Math.max(pool, Math.floor(options.maxRankedMatches ?? DEFAULT_MAX_RANKED));
-  const statements = new Map<string, Statement>();
-  const probeCache = createRevisionCache<[string, number][]>({ maxEntries: PROBE_CACHE_ENTRIES });
-  const longerWords = createRevisionCache<string[]>({ maxEntries: LONGER_WORDS_ENTRIES });
-  // Without the store beside it, what a page describes moves with the index alone (indexRevision).
-  const storeRevision = store ? store.revision : () => indexRevision();
-  /** The layout in a file of its own adds search_sirets (no merchants table to find a SIRET in). */
-  const format = store ? INDEX_FORMAT : `${INDEX_FORMAT}/own-file`;
-  const detailCache = createRevisionCache<HitDetail>({ maxEntries: DETAIL_CACHE_ENTRIES });
-  const pageCache = createRevisionCache<SearchPage>({ maxEntries: PAGE_CACHE_ENTRIES });
-  /** The index and store revisions the search under way read at its start (what it keeps is kept for them). */
-  let searchedRevision = 0;
-  let searchedStoreRevision = 0;
-  const documentOf = (merchant: MerchantRow, products: readonly ProductRow[], trust: number): MerchantDocument =>
-    buildMerchantDocument(merchant, products, trust);
-  let stale = true;
+  const readonly = options.readonly ?? false;
+  let catalog: ReturnType<typeof openConnection> | null = null;
+  const handles = new Map<number, Handle>();
+  /** Set while this process builds: health says building whatever the row's age. */
+  let buildingHere = false;
 
-  const prepare = (source: string): Statement => {
-    let statement = statements.get(source);
-    if (!statement) {
-      statement = prepareStatement(sqlite, source);
-      statements.set(source, statement);
+  function openCatalog(): ReturnType<typeof openConnection> | null {
+    if (catalog) return catalog;
+    const file = path.join(dir, CATALOG_FILE);
+    if (readonly) {
+      if (!existsSync(file)) return null;
+      catalog = openConnection(file, { readonly: true, storeMigrations: false, small: true });
+      return catalog;
     }
-    return statement;
+    // A short busy timeout: writers wait for the catalog's lock in whenFree, the thread free
+    // (write-lock.ts); SQLite's own wait, past their patience, would hold the thread.
+    catalog = openConnection(file, { storeMigrations: false, small: true, busyTimeoutMs: CATALOG_BUSY_MS });
+    for (const statement of CATALOG_STATEMENTS) catalog.exec(statement);
+    return catalog;
+  }
+
+  const lock = () => {
+    const opened = openCatalog();
+    if (!opened) throw new Error("the search index is read-only here");
+    return writeLock(opened);
   };
+  /** Runs `work` under the catalog's write lock, the thread free while another process holds it. */
+  const underLock = <T>(work: () => T): Promise<T> => lock().whenFree(work, options.lockPatienceMs);
 
-  function createTables(): void {
-    for (const statement of CREATE_STATEMENTS) sqlite.exec(statement);
-    if (!store) for (const statement of CREATE_OWN_FILE_SIRETS) sqlite.exec(statement);
+  /** The generations of this format that answer or are being built (the catalog as it is now). */
+  function live(): { current: CatalogRow | null; building: CatalogRow | null } {
+    const opened = openCatalog();
+    if (!opened) return { current: null, building: null };
+    const rows = opened
+      .prepare(
+        `SELECT id, state, from_revision, done, total, updated_at FROM generations
+         WHERE format = ? AND state IN ('current', 'building') ORDER BY id DESC`,
+      )
+      .all(INDEX_FORMAT) as CatalogRow[];
+    return {
+      current: rows.find((row) => row.state === "current") ?? null,
+      building: rows.find((row) => row.state === "building") ?? null,
+    };
   }
 
-  function dropTables(): void {
-    for (const statement of DROP_STATEMENTS) sqlite.exec(statement);
-    statements.clear();
-  }
-
-  function storedFormat(): string | undefined {
-    const exists = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_meta'").get();
-    if (exists === undefined) return undefined;
-    const row = sqlite.prepare("SELECT value FROM search_meta WHERE key = 'format'").get() as
-      | { value: string }
-      | undefined;
-    return row?.value;
-  }
-  stale = storedFormat() !== format;
-  if (stale && !sqlite.readonly) {
-    const setUp = sqlite.transaction(() => {
-      // Read again under the write lock: another process may have set the index up since.
-      const current = storedFormat();
-      if (current === format) return;
-      if (current !== undefined) dropTables();
-      createTables();
-    });
-    setUp.immediate();
-    stale = storedFormat() !== format;
-  }
-
-  // --- writing documents ---------------------------------------------------------------------
-  //
-  // FTS5 keeps new entries in memory and flushes them to a new segment whenever a rowid is not
-  // larger than the previous one, and whenever a statement opens a savepoint (an UPSERT does).
-  // rebuild() therefore numbers merchants up front and inserts plain rows in ascending id order;
-  // refresh() touches few rows and may take the slower path.
-
-  function insertDocuments(id: number, doc: MerchantDocument, builtAt: number): void {
-    prepare("INSERT INTO search_details (id, about, products, revision) VALUES (?, ?, ?, ?)").run(
-      id,
-      doc.about,
-      storedCatalogue(doc.catalogue),
-      builtAt,
-    );
-    prepare(
-      `INSERT INTO search_merchant_fts (rowid, name, trade, products, tags, place, about, filters)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, doc.name, doc.trade, doc.products, doc.tagsText, doc.place, doc.about, doc.filters);
-    if (!store) prepare("INSERT INTO search_sirets (siret, id) VALUES (?, ?)").run(doc.siret, id);
-    if (doc.lat !== null && doc.lng !== null) {
-      prepare("INSERT INTO search_geo (id, min_lat, max_lat, min_lng, max_lng, trust) VALUES (?, ?, ?, ?, ?, ?)").run(
-        id,
-        doc.lat,
-        doc.lat,
-        doc.lng,
-        doc.lng,
-        doc.trust,
-      );
-    }
-  }
-
-  function removeDocuments(id: number): void {
-    prepare("DELETE FROM search_merchant_fts WHERE rowid = ?").run(id);
-    prepare("DELETE FROM search_geo WHERE id = ?").run(id);
-    prepare("DELETE FROM search_details WHERE id = ?").run(id);
-    if (!store) prepare("DELETE FROM search_sirets WHERE id = ?").run(id);
-  }
-
-  function idOf(abId: string): number | undefined {
-    const id = prepare("SELECT id FROM search_merchants WHERE ab_id = ?").pluck().get(abId);
-    return typeof id === "number" ? id : undefined;
-  }
-
-  function removeMerchant(abId: string): void {
-    const id = idOf(abId);
-    if (id === undefined) return;
-    removeDocuments(id);
-    prepare("DELETE FROM search_merchants WHERE id = ?").run(id);
-  }
-
-  /** refresh(): replaces a merchant's documents, keeping its id (a new merchant gets the next id). */
-  function replaceMerchant(doc: MerchantDocument, builtAt: number): void {
-    let id = idOf(doc.abId);
-    if (id === undefined) {
-      id = Number(
-        prepare(`INSERT INTO search_merchants (${ROW_COLUMNS}) VALUES (${ROW_PARAMS})`).run(rowOf(doc)).lastInsertRowid,
-      );
-    } else {
-      prepare(`UPDATE search_merchants SET (${ROW_COLUMNS}) = (${ROW_PARAMS}) WHERE id = ?`).run(rowOf(doc), id);
-      removeDocuments(id);
-    }
-    insertDocuments(id, doc, builtAt);
-  }
-
-  /**
-   * Replaces the whole index with these merchants (most trusted first: ids in that order), built
-   * at store revision `builtAt`, and sets the cursor there; inside a write transaction.
-   */
-  function writeAll(
-    order: readonly TrustEntry[],
-    builtAt: number,
-    readMerchants: SynchronousSearchSource["readMerchants"],
-    onProgress?: (done: number, total: number) => void,
-  ): void {
-    const revision = indexRevision();
-    dropTables();
-    createTables();
-    const insertMerchant = prepare(`INSERT INTO search_merchants (id, ${ROW_COLUMNS}) VALUES (?, ${ROW_PARAMS})`);
-    onProgress?.(0, order.length);
-    for (let start = 0; start < order.length; start += BATCH_SIZE) {
-      const batch = order.slice(start, start + BATCH_SIZE);
-      const { merchants, products } = readMerchants(batch.map((entry) => entry.abId));
-      const rows = new Map(merchants.map((merchant) => [merchant.ab_id, merchant]));
-      batch.forEach((entry, offset) => {
-        const merchant = rows.get(entry.abId);
-        if (!merchant) return;
-        const id = start + offset + 1;
-        const doc = documentOf(merchant, products.get(entry.abId) ?? [], entry.trust);
-        insertMerchant.run(id, rowOf(doc));
-        insertDocuments(id, doc, builtAt);
+  /** The generation `id`, opened (once; `create`: a new file, else the file must be there). */
+  function handle(id: number, create = false): Handle {
+    let found = handles.get(id);
+    if (!found) {
+      const connection = openConnection(generationFile(dir, id), {
+        storeMigrations: false,
+        mustExist: !create,
+        readonly,
       });
-      onProgress?.(Math.min(order.length, start + batch.length), order.length);
+      // A generation holds public documents only, and is deleted whole: deletes need not zero pages.
+      if (!readonly) connection.exec("PRAGMA secure_delete = OFF");
+      found = { id, connection, generation: openGeneration(connection, beside, options) };
+      handles.set(id, found);
     }
-    // Merge each FTS index into a single b-tree: the fastest layout to query.
-    sqlite.exec("INSERT INTO search_merchant_fts (search_merchant_fts) VALUES ('optimize')");
-    sqlite.prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('format', ?)").run(format);
-    moveRevision(revision);
-    setCursor(builtAt);
+    return found;
   }
 
-  /** The store beside the index (createEmbeddedSearchIndex); refresh and rebuild read it. */
-  function storeBeside(): SameFileStore {
-    if (!store) throw new Error("this search index reads no store itself (createLocalSearchIndex)");
-    return store;
-  }
-
-  function rebuild(onProgress?: (done: number, total: number) => void): void {
-    const { source } = storeBeside();
-    const at = now();
-    // One transaction: readers keep the previous index until the new one is complete, and a
-    // failure leaves the previous index in place. IMMEDIATE (src/store/write-lock.ts): it reads
-    // the store, then writes.
-    const build = sqlite.transaction(() => {
-      const order = source.listedByTrust(at);
-      // The store revision these documents are built at (same transaction, same snapshot).
-      writeAll(order, storeRevision(), source.readMerchants, onProgress);
-    });
-    build.immediate();
-    stale = false;
-  }
-
-  /** rebuild() from a snapshot of the store read before (an index in a file of its own); inside a write transaction. */
-  function replaceAll(snapshot: RegistrySnapshot, onProgress?: (done: number, total: number) => void): void {
-    const readMerchants = (abIds: readonly string[]) => ({
-      merchants: abIds.flatMap((abId) => snapshot.merchants.get(abId) ?? []),
-      products: snapshot.products,
-    });
-    writeAll(snapshot.order, snapshot.revision, readMerchants, onProgress);
-    stale = false;
-  }
-
-  function refresh(abIds: string[]): void {
-    if (stillStale()) {
-      rebuild();
-      return;
-    }
-    const unique = uniqueIds(abIds);
-    // IMMEDIATE (src/store/write-lock.ts): each chunk reads the store, then writes the index.
-    const apply = sqlite.transaction(applyMerchants);
-    for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
-      apply.immediate(unique.slice(start, start + REFRESH_CHUNK));
+  /** Closes the handles of generations that are neither current nor being built. */
+  function closeStale(keep: readonly (CatalogRow | null)[]): void {
+    const ids = new Set(keep.flatMap((row) => (row ? [row.id] : [])));
+    for (const [id, opened] of handles) {
+      if (ids.has(id)) continue;
+      opened.connection.close();
+      handles.delete(id);
     }
   }
 
-  /** Writes these merchants' documents as they are in the store now; inside a write transaction. */
-  function applyMerchants(abIds: readonly string[]): void {
-    const { source } = storeBeside();
-    const revision = storeRevision(); // before the rows, in the same transaction
-    writeListed({ revision, ...source.listedDocuments(abIds, now()) });
+  /** What answers a search now: the current generation, else the one being built (partial). */
+  function readable(): { generation: Generation; partial: boolean } | null {
+    const { current, building } = live();
+    closeStale([current, building]);
+    const row = current ?? building;
+    if (!row) return null;
+    try {
+      return { generation: handle(row.id).generation, partial: current === null };
+    } catch {
+      // Deleted by another process between the catalog's read and the open: nothing this time.
+      return null;
+    }
   }
 
-  /** Writes documents read from the store at `revision` (and removes the unlisted); inside a write transaction. */
-  function writeListed({ revision, documents, unlisted }: ListedAt): void {
-    for (const abId of unlisted) removeMerchant(abId); // archived, suspended or deleted from the store
-    for (const doc of documents) replaceMerchant(doc, revision);
-    moveRevision(indexRevision());
-  }
+  /** Runs `work` in one IMMEDIATE transaction of a generation (inside the catalog's lock: never waits). */
+  const inGeneration = <T>(opened: Handle, work: () => T): T => opened.connection.transaction(work).immediate();
 
-  // --- following the store (src/search/follower.ts, embedded/follow.ts) ----------------------
-  //
-  // The cursor is the store revision the index reflects: every merchant touched at or before it
-  // (merchant_touches) is in the index as it was then or later. rebuild() sets it to the revision
-  // it read; refreshThrough() moves it with the documents, in the same transaction. refresh()
-  // leaves it: whatever a job refreshed itself, the follower applies again from the cursor.
+  function search(query: SearchQuery): SearchPage {
+    const view = readable();
+    if (!view) return { ...EMPTY_PAGE, degraded: "index_building" };
+    const page = view.generation.search(query);
+    return view.partial ? { ...page, degraded: "index_building" } : page;
+  }
 
   function readCursor(): number | null {
-    if (stillStale()) return null;
-    const value = prepare("SELECT value FROM search_meta WHERE key = 'cursor'").pluck().get();
-    return typeof value === "string" && /^\d+$/.test(value) ? Number(value) : null;
+    const { current } = live();
+    if (!current) return null;
+    return handle(current.id).generation.readCursor();
   }
 
-  function setCursor(revision: number): void {
-    prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('cursor', ?)").run(String(revision));
-  }
-
-  function refreshThrough(abIds: string[], from: number, through: number): boolean {
-    return sqlite
-      .transaction(() => {
-        // Under the write lock: another process following the same feed may have applied them.
-        if (readCursor() !== from) return false;
-        applyMerchants(uniqueIds(abIds));
-        setCursor(through);
-        return true;
-      })
-      .immediate();
-  }
-
-  /**
-   * The index's own revision, moved by every rebuild and refresh, from any connection (jobs
-   * refresh the index from other processes, after their store writes have moved the store
-   * revision): what searches keep of the index's words is kept for it.
-   */
-  function indexRevision(): number {
-    return Number(prepare("SELECT value FROM search_meta WHERE key = 'revision'").pluck().get() ?? 0);
-  }
-
-  function moveRevision(from: number): void {
-    prepare("INSERT OR REPLACE INTO search_meta (key, value) VALUES ('revision', ?)").run(String(from + 1));
-  }
-
-  // --- searching -----------------------------------------------------------------------------
-
-  /** Another connection (a job) may have rebuilt the index since this one found it stale. */
-  function stillStale(): boolean {
-    if (stale && storedFormat() === format) stale = false;
-    return stale;
-  }
-
-  /**
-   * A page is a function of the query, the index (its revision) and the store (the store
-   * revision: the hits' details, a merchant found by its SIRET): pages are kept for both, so a
-   * query asked again before either moves is answered without running it again. A kept page is
-   * shared by the searches that get it: callers read it, never change it.
-   */
-  function search(query: SearchQuery): SearchPage {
-    if (stillStale()) {
-      // An index in a file of its own is built by its follower, never by a search.
-      if (sqlite.readonly || !store) return EMPTY_PAGE;
-      rebuild();
-    }
-    searchedRevision = indexRevision();
-    searchedStoreRevision = storeRevision();
-    return pageCache.readOrBuild(`${searchedRevision}|${pageKey(query)}`, searchedStoreRevision, undefined, () =>
-      runSearch(query),
-    );
-  }
-
-  function runSearch(query: SearchQuery): SearchPage {
-    const normalized = normalizeSearchQuery(query);
-    if (normalized === null) return EMPTY_PAGE;
-    if (normalized.identifier) {
-      const found = identifierCandidates(normalized.identifier, normalized);
-      if (found.length > 0) return page(found, found.length, normalized, true);
-    }
-    const { terms, tags, near, nafCodes } = normalized;
-    // Nothing searchable typed (empty, or only stop words): tags, NAF codes or a point alone may still
-    // narrow the query; with neither, nothing matches rather than everything.
-    if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0 && near === null) return EMPTY_PAGE;
-    const weights = weightsFor(terms.length > 0, near !== null);
-    if (terms.length === 0 && tags.length === 0 && nafCodes.length === 0 && normalized.opening.length === 0) {
-      const candidates = nearCandidates(normalized, weights);
-      return page(candidates, estimateNear(normalized), normalized);
-    }
-    let found = matchCandidates(normalized, weights);
-    if (found.candidates.length === 0 && terms.length > 0) {
-      // Fuzzy fallback: words the index does not hold are replaced by indexed words one typo away.
-      const corrected = correctTypos(terms);
-      if (corrected) {
-        normalized.terms = corrected;
-        found = matchCandidates(normalized, weights);
-      }
-    }
-    return page(found.candidates, found.total, normalized);
-  }
-
-  function page(
-    candidates: readonly Candidate[],
-    total: number,
-    query: NormalizedQuery,
-    byIdentifier = false,
-  ): SearchPage {
-    const hits = candidates.slice(query.offset, query.offset + query.limit);
-    const details = hits.length > 0 && !byIdentifier ? hitDetails(hits) : new Map<string, HitDetail>();
-    return {
-      hits: hits.map((hit): SearchHit => {
-        const detail = details.get(hit.abId);
-        return {
-          abId: hit.abId,
-          score: hit.score,
-          distanceKm: hit.distanceKm === null ? null : roundKm(hit.distanceKm),
-          matchedProductIds: byIdentifier ? [] : matchProducts(detail?.products ?? [], query.terms, query.tags),
-          matched: byIdentifier ? ["identifier"] : matchedFields(detail, query),
-        };
-      }),
-      estimatedTotal: Math.min(MAX_SEARCH_DEPTH, Math.max(total, candidates.length)),
-    };
-  }
-
-  /**
-   * The returned merchants' fields and products, normalised, as they are in the store now: what
-   * matchedFields and matchProducts read. The index keeps them normalised with each document
-   * (search_merchants, search_details) and the store revision it was built at: a merchant not
-   * touched since (merchant_touches) is read from there; one touched since, before the index
-   * follows, is read from the store and normalised here. Reading every hit from the store and
-   * normalising it cost about 1 ms a page of 10 at 100,000 merchants. Details are kept for the
-   * store revision: they describe the store as it is at that revision either way.
-   */
-  function hitDetails(hits: readonly Candidate[]): Map<string, HitDetail> {
-    const idOf = new Map(hits.map((hit) => [hit.abId, hit.id]));
-    return detailCache.readThrough([...idOf.keys()], searchedStoreRevision, undefined, (missing) => {
-      const rows = prepare(
-        store
-          ? `SELECT s.ab_id AS abId, s.naf_code AS naf, s.naf_code_2025 AS naf2025, s.name, s.place, s.tags, d.about, d.products,
-                coalesce(t.touch, 0) > d.revision AS touched
-         FROM search_merchants s JOIN search_details d ON d.id = s.id
-              LEFT JOIN merchant_touches t ON t.ab_id = s.ab_id
-         WHERE s.id IN (SELECT value FROM json_each(?))`
-          : `SELECT s.ab_id AS abId, s.naf_code AS naf, s.naf_code_2025 AS naf2025, s.name, s.place, s.tags, d.about, d.products,
-                0 AS touched
-         FROM search_merchants s JOIN search_details d ON d.id = s.id
-         WHERE s.id IN (SELECT value FROM json_each(?))`,
-      ).all(JSON.stringify(missing.map((abId) => idOf.get(abId)))) as (DetailRow & {
-        abId: string;
-        touched: number;
-      })[];
-      const details = new Map<string, HitDetail>();
-      for (const row of rows) if (!row.touched) details.set(row.abId, detailOf(row));
-      const fromStore = missing.filter((abId) => !details.has(abId));
-      if (fromStore.length > 0 && store) {
-        const { merchants, products } = store.source.readMerchants(fromStore);
-        for (const merchant of merchants) {
-          const doc = buildMerchantDocument(merchant, products.get(merchant.ab_id) ?? [], 0);
-          details.set(
-            merchant.ab_id,
-            detailOf({
-              ...doc,
-              naf: doc.nafCode,
-              naf2025: doc.nafCode2025,
-              tags: doc.tagsText,
-              products: doc.catalogue,
-            }),
-          );
-        }
-      }
-      return details;
+  async function writeCursor(revision: number): Promise<void> {
+    await underLock(() => {
+      const { current } = live();
+      if (!current) return;
+      const opened = handle(current.id);
+      inGeneration(opened, () => opened.generation.setCursor(revision));
     });
   }
 
-  /** A merchant found by its SIRET, its SIREN (each establishment) or its ab_id, if listed (and open, when asked). */
-  function identifierCandidates(identifier: Identifier, query: NormalizedQuery): Candidate[] {
-    const { near } = query;
-    const select =
-      "SELECT s.id AS id, s.ab_id AS abId, s.trust AS trust, s.lat AS lat, s.lng AS lng, s.opening AS opening";
-    let rows: (CandidateRow & { opening: string | null })[];
-    if (identifier.kind === "ab_id") {
-      rows = prepare(`${select} FROM search_merchants s WHERE s.ab_id = ?`).all(identifier.value) as typeof rows;
-    } else {
-      const [low, high] =
-        identifier.kind === "siret"
-          ? [identifier.value, identifier.value]
-          : [`${identifier.value}00000`, `${identifier.value}99999`];
-      rows = prepare(
-        store
-          ? `${select} FROM merchants m JOIN search_merchants s ON s.ab_id = m.ab_id
-         WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`
-          : `${select} FROM search_sirets m JOIN search_merchants s ON s.id = m.id
-         WHERE m.siret >= ? AND m.siret <= ? ORDER BY s.trust DESC, s.ab_id LIMIT ?`,
-      ).all(low, high, MAX_SEARCH_DEPTH) as typeof rows;
-    }
-    const open = rows.filter((row) => passesOpening(scheduleFromStore(row.opening), query.opening));
-    return open.map((row) => ({
-      id: row.id,
-      abId: row.abId,
-      score: IDENTIFIER_SCORE,
-      distanceKm:
-        near && row.lat !== null && row.lng !== null ? haversineKm(near, { lat: row.lat, lng: row.lng }) : null,
-    }));
-  }
-
-  /** Merchants in the point's box (a little more than the circle), or placed anywhere without a radius, up to the deepest page. */
-  function estimateNear(query: NormalizedQuery): number {
-    if (!query.near) return 0;
-    const count =
-      query.near.radiusKm === null
-        ? prepare(`SELECT count(*) FROM (SELECT id FROM search_geo LIMIT ${MAX_SEARCH_DEPTH})`).pluck().get()
-        : prepare(
-            `SELECT count(*) FROM (SELECT id FROM search_geo
-         WHERE max_lat >= @minLat AND min_lat <= @maxLat AND max_lng >= @minLng AND min_lng <= @maxLng
-         LIMIT ${MAX_SEARCH_DEPTH})`,
-          )
-            .pluck()
-            .get(boundingBox(query.near, query.near.radiusKm));
-    return typeof count === "number" ? count : 0;
-  }
-
-  /**
-   * The query's words the index does not hold (as typed, or as a prefix for the last one), of
-   * MIN_TYPO_WORD_LENGTH letters or more, replaced by the indexed words one edit away; null when
-   * no word could be corrected. The dictionary is fts5vocab over the merchant documents, looked
-   * up by ranges of two-letter beginnings (typoProbes), so a typo on the very first letter,
-   * other than a swap with the second, is not forgiven.
-   */
-  function correctTypos(terms: readonly QueryTerm[]): QueryTerm[] | null {
-    let changed = false;
-    const known = prepare("SELECT 1 FROM search_terms WHERE term >= ? AND term < ? LIMIT 1").pluck();
-    const range = prepare("SELECT term, doc FROM search_terms WHERE term >= ? AND term < ? LIMIT 20000").raw();
-    // fts5vocab reads every doclist of a range to count its documents: the words of a two-letter
-    // beginning are kept for the index revision they were read at.
-    const revision = searchedRevision;
-    const wordsStarting = (probe: string): [string, number][] =>
-      probeCache.readOrBuild(
-        probe,
-        revision,
-        undefined,
-        () => range.all(probe, `${probe}\uffff`) as [string, number][],
-      );
-    const corrected = terms.map((term): QueryTerm => {
-      const word = term.term;
-      if (word.length < MIN_TYPO_WORD_LENGTH || /\d/.test(word)) return term;
-      const end = term.prefix ? `${word}\uffff` : `${word}\u0000`;
-      if (known.get(word, end) !== undefined) return term;
-      const found = new Map<string, number>();
-      for (const probe of typoProbes(word)) {
-        for (const [candidate, docs] of wordsStarting(probe)) {
-          if (withinOneEdit(word, candidate)) found.set(candidate, docs);
-        }
-      }
-      if (found.size === 0) return term;
-      changed = true;
-      const alternatives = [...found.entries()]
-        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-        .slice(0, MAX_ALTERNATIVES)
-        .map(([candidate]) => candidate);
-      return { ...term, prefix: false, alternatives };
-    });
-    return changed ? corrected : null;
-  }
-
-  /**
-   * A prefix term as the MATCH should spell it: as its word alone when the index holds no longer
-   * word it starts; as the alternatives of its word and the (at most MAX_SPELLED_OUT) longer
-   * indexed words it starts; as it is (FTS5 expands it) otherwise. FTS5 answers a prefix longer
-   * than its prefix indexes (tables.ts) by merging the doclists of every word it starts over the
-   * whole table, on every statement: "restaurant"* cost 0.9 ms at 100,000 merchants where
-   * "restaurant" costs 0.05, and "Roussel Auto Service"* 2.8 ms where 0.5 ms finds the same four.
-   * The words come from fts5vocab (the index's own words, so the matches are the same); it counts
-   * the documents of each word it lists, so only the longer words are read, a few of them.
-   * Prefixes that fit a prefix index, and non-ASCII ones (the tokenizer may fold them further),
-   * are left to FTS5.
-   */
-  function spelledOut(term: QueryTerm): QueryTerm {
-    const word = term.term;
-    if (!term.prefix || word.length <= LONGEST_PREFIX_INDEX || !/^[a-z0-9]+$/.test(word)) return term;
-    // fts5vocab counts the documents of each word it lists: the lists are kept for the index
-    // revision they were read at (the same last words come back, "paris", "centre", "moulin").
-    const revision = searchedRevision;
-    const longer = longerWords.readOrBuild(word, revision, undefined, () => {
-      // Every word that starts `word` and is longer: above word + U+0001 (no token holds a
-      // control character), below the word with its last letter moved up by one.
-      const successor = `${word.slice(0, -1)}${String.fromCharCode(word.charCodeAt(word.length - 1) + 1)}`;
-      return prepare("SELECT term FROM search_terms WHERE term >= ? AND term < ? LIMIT ?")
-        .pluck()
-        .all(`${word}\u0001`, successor, MAX_SPELLED_OUT + 1) as string[];
-    });
-    if (longer.length > MAX_SPELLED_OUT) return term;
-    if (longer.length === 0) return { ...term, prefix: false };
-    return { ...term, prefix: false, alternatives: [word, ...longer] };
-  }
-
-  /**
-   * Text and/or tags (and maybe a point), through FTS5, with bounded work. FTS5 has no top-k
-   * pruning: `ORDER BY rank LIMIT n` still computes bm25 for every match (a few microseconds
-   * each), so a common word ("qualite", "pa"*) over 100,000 merchants would cost hundreds of
-   * milliseconds. So:
-   * 1. The MATCH holds the text (text columns only), the tags and the grid cells covering the
-   *    point (filter-tokens.ts): FTS5 intersects them itself.
-   * 2. Walk the matches in rowid order without scoring (cheap) to find the `maxRanked`-th. Ids
-   *    are given most trusted first at rebuild, so the matches up to it are the most trusted
-   *    ones. Tags and cells filter before this cut, so a point or tags never lose their matches
-   *    to better-ranked ones elsewhere.
-   * 3. Score with bm25 those up to the cut that also lie within the exact radius (only rows that
-   *    pass every filter are scored), keep the best `pool` and re-rank them with trust and
-   *    distance. Without text, all of them are re-ranked by trust and distance.
-   * Trade-off: on a broad query (more matches than `maxRanked`), a merchant less trusted than the
-   * cut is not considered even if its text matches better; among thousands of matches of one
-   * common word text relevance varies little, and trust is what the blend would reward. On other
-   * queries every match is scored, and only near-ties at the pool's edge (below the pool's 80th
-   * by text relevance) can be left out. Merchants added by refresh() take the next ids, so they
-   * count as least trusted for this cut until the next rebuild; their score uses their real trust.
-   */
-  function matchCandidates(query: NormalizedQuery, weights: Weights): { candidates: Candidate[]; total: number } {
-    const depth = query.offset + query.limit;
-    const poolSize = Math.max(pool, depth);
-    const filterTokens = [...query.tags.map(tagToken), ...query.nafCodes.map(nafToken)];
-    const openingTokens = query.opening.map((check) => check.tokens);
-    const matchFor = (terms: readonly QueryTerm[], cells: readonly string[] | null) =>
-      matchExpression(terms, filterTokens, cells, openingTokens);
-    // The last word typed also matches as a prefix. In the MATCH, a prefix term is spelled out as
-    // the indexed words it starts (spelledOut): the same matches, without FTS5 merging whole
-    // doclists. Most often it starts no longer word (a complete last word, "service" of "Auto
-    // Service") and is matched as it is. When it does start longer words and the words as typed
-    // already match `pool` merchants (many pages of answers), the expansion could only add longer
-    // words: skip it. A partial word ("boulan") matches little as typed and is expanded.
-    // `terms` (what text relevance is scored with) keep their prefix flag: spelling out changes
-    // how the MATCH is written, not what matches.
-    let terms = query.terms;
-    let matchTerms = terms.map(spelledOut);
-    // Expanded: left to FTS5 as a prefix, or spelled out with longer words (new alternatives).
-    const expanded = (term: QueryTerm, index: number) =>
-      term.prefix || term.alternatives !== terms[index]?.alternatives;
-    if (matchTerms.some(expanded)) {
-      const exact = terms.map((term) => ({ ...term, prefix: false }));
-      const asTyped = prepare(
-        `SELECT count(*) FROM (
-           SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH @match ORDER BY rowid LIMIT @pool)`,
-      )
-        .pluck()
-        .get({ match: matchExpression(exact, [], null), pool });
-      if (typeof asTyped === "number" && asTyped >= pool) {
-        terms = exact;
-        matchTerms = exact;
-      }
-    }
-    const near = query.near;
-    if (near && near.radiusKm === null) {
-      return nearestMatches(query, { lat: near.lat, lng: near.lng }, terms, (cells) => matchFor(matchTerms, cells));
-    }
-    const params: Record<string, unknown> = {};
-    const clauses: string[] = [];
-    let cells: string[] | null = null;
-    if (near && near.radiusKm !== null) {
-      const box = boundingBox(near, near.radiusKm);
-      cells = coveringCells(box);
-      Object.assign(params, box, { lat: near.lat, lng: near.lng, radius: near.radiusKm });
-      clauses.push(
-        "m.lat BETWEEN @minLat AND @maxLat AND m.lng BETWEEN @minLng AND @maxLng",
-        `${haversineSql("m.lat", "m.lng")} <= @radius`,
-      );
-    }
-    const match = matchFor(matchTerms, cells);
-    // One walk of the matches (text, tags, covering cells, opening tokens) in rowid order, most
-    // trusted first, up to the deepest page: the first `maxRanked` are ranked, and when there
-    // are more (the walk is cut) how many there are, up to the deepest page, is the estimated
-    // total (one walk where a second statement counted them again from the start). The cut is
-    // taken before the exact distance, so a few fewer rows remain when some cells stick out of
-    // the circle. The opening filters' exact rule is applied to the walk (walkMatches).
-    const cut = query.offset > 0 ? Math.max(maxRanked, depth) : maxRanked; // a later page reads deeper
-    const walk = walkMatches(match, Math.max(cut, MAX_SEARCH_DEPTH), query);
-    const ids = walk.ids;
-    const counted = Math.min(ids.length, MAX_SEARCH_DEPTH);
-    params.ids = JSON.stringify(ids.length > cut ? ids.slice(0, cut) : ids);
-    const where = clauses.length > 0 ? `AND ${clauses.join(" AND ")}` : "";
-    if (terms.length === 0) {
-      // Tags (and maybe a point) alone: no text to score; trust and distance rank them all.
-      const rows = prepare(
-        `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
-         FROM search_merchants m WHERE ${IN_WALK} ${where}`,
-      ).all(params) as CandidateRow[];
-      const candidates = rank(rows, query, weights, () => 1);
-      return { candidates, total: ids.length <= cut ? candidates.length : counted };
-    }
-    const rows = prepare(`SELECT ${MATCH_ROW_COLUMNS} FROM search_merchants m WHERE ${IN_WALK} ${where}`).all(
-      params,
-    ) as MatchRow[];
-    const { scored, text } = scoreText(rows, terms, poolSize);
-    const candidates = rank(scored, query, weights, (row) => text.get(row.id) ?? 0);
-    // Not cut: every match was ranked. No match within the radius: nothing to page through.
-    return { candidates, total: ids.length <= cut || rows.length === 0 ? rows.length : counted };
-  }
-
-  /**
-   * The matches of a MATCH in rowid order (most trusted first), at most `limit` of them walked
-   * (`cut` when there were more), those the opening filters keep by their exact rule
-   * (opening-filter.ts): the MATCH's opening tokens keep a superset.
-   */
-  function walkMatches(match: string, limit: number, query: NormalizedQuery): { ids: number[]; cut: boolean } {
-    const ids = prepare(
-      "SELECT rowid FROM search_merchant_fts WHERE search_merchant_fts MATCH ? ORDER BY rowid LIMIT ?",
-    )
-      .pluck()
-      .all(match, limit) as number[];
-    const cut = ids.length >= limit;
-    if (query.opening.length === 0 || ids.length === 0) return { ids, cut };
-    const schedules = prepare(`SELECT m.id AS id, m.opening AS opening FROM search_merchants m WHERE ${IN_IDS}`).all(
-      JSON.stringify(ids),
-    ) as { id: number; opening: string | null }[];
-    const open = new Set(
-      schedules.filter((row) => passesOpening(scheduleFromStore(row.opening), query.opening)).map((row) => row.id),
-    );
-    return { ids: ids.filter((id) => open.has(id)), cut };
-  }
-
-  /**
-   * Text relevance, scored here from the fields each word occurs in (textScore), not by FTS5's
-   * bm25(): bm25 counts, for each word of the query, every document holding it (its IDF) on
-   * every statement, which cost milliseconds a query for a common word or a long prefix at
-   * 100,000 merchants. The best `poolSize` by text, and each one's relevance relative to the best.
-   */
-  function scoreText(
-    rows: readonly MatchRow[],
-    terms: readonly QueryTerm[],
-    poolSize: number,
-  ): { scored: MatchRow[]; text: Map<number, number> } {
-    const ranked = rows
-      .map((row) => ({
-        row,
-        text: textScore(terms, {
-          name: row.name,
-          trade: tradeWords(row.naf, row.naf2025),
-          place: row.place,
-          tags: row.tags,
-        }),
-      }))
-      .sort((a, b) => b.text - a.text || a.row.id - b.row.id)
-      .slice(0, poolSize);
-    const best = ranked[0]?.text ?? 0;
-    return {
-      scored: ranked.map((entry) => entry.row),
-      text: new Map(ranked.map((entry) => [entry.row.id, best > 0 ? entry.text / best : 1])),
-    };
-  }
-
-  /**
-   * A point without a radius: no distance cut, nearer first among comparable matches. The matches
-   * within growing distances (NEAREST_RINGS_KM: the ring's grid cells in the MATCH, then the exact
-   * distance) until a ring holds the page's depth (at least the candidate pool), or its walk is
-   * cut (a ring this dense: its most trusted matches), or the last ring (anywhere) is reached; its
-   * `wanted` nearest are scored by text relevance times nearness (ranking.ts nearestScore).
-   * Merchants without coordinates are left out, as with a radius. The total counts every match
-   * placed anywhere (up to the deepest page).
-   */
-  function nearestMatches(
-    query: NormalizedQuery,
-    point: { lat: number; lng: number },
-    terms: readonly QueryTerm[],
-    matchWithin: (cells: readonly string[] | null) => string,
-  ): { candidates: Candidate[]; total: number } {
-    const wanted = Math.max(pool, query.offset + query.limit);
-    let within: { row: MatchRow; distanceKm: number }[] = [];
-    let everywhere: { ids: number[]; cut: boolean } | null = null;
-    for (const ring of NEAREST_RINGS_KM) {
-      const walk = walkMatches(
-        matchWithin(ring === null ? null : coveringCells(boundingBox(point, ring))),
-        MAX_SEARCH_DEPTH,
-        query,
-      );
-      if (ring === null) everywhere = walk;
-      const rows = prepare(`SELECT ${MATCH_ROW_COLUMNS} FROM search_merchants m WHERE ${IN_IDS}`).all(
-        JSON.stringify(walk.ids),
-      ) as MatchRow[];
-      within = rows.flatMap((row) => {
-        if (row.lat === null || row.lng === null) return [];
-        const distanceKm = haversineKm(point, { lat: row.lat, lng: row.lng });
-        return ring === null || distanceKm <= ring ? [{ row, distanceKm }] : [];
+  async function refresh(abIds: string[]): Promise<void> {
+    const unique = uniqueIds(abIds);
+    for (let start = 0; start < unique.length; start += REFRESH_CHUNK) {
+      // Nothing current: the build under way (or the next) starts from a revision before these changes.
+      if (!live().current) return;
+      const listed = await source.listedDocumentsAt(unique.slice(start, start + REFRESH_CHUNK), now());
+      await underLock(() => {
+        const { current } = live();
+        if (!current) return;
+        const opened = handle(current.id);
+        inGeneration(opened, () => opened.generation.writeListed(listed));
       });
-      if (within.length >= wanted || walk.cut) break;
     }
-    const nearest = within.sort((a, b) => a.distanceKm - b.distanceKm || a.row.id - b.row.id).slice(0, wanted);
-    const { text } =
-      terms.length > 0
-        ? scoreText(
-            nearest.map((entry) => entry.row),
-            terms,
-            wanted,
+  }
+
+  async function refreshThrough(abIds: string[], from: number, through: number): Promise<boolean> {
+    const listed = await source.listedDocumentsAt(uniqueIds(abIds), now());
+    return underLock(() => {
+      // Under the lock: another process following the same feed may have applied them, or
+      // switched to a new generation (whose cursor is another).
+      const { current } = live();
+      if (!current) return false;
+      const opened = handle(current.id);
+      if (opened.generation.readCursor() !== from) return false;
+      inGeneration(opened, () => {
+        opened.generation.writeListed(listed);
+        opened.generation.setCursor(through);
+      });
+      return true;
+    });
+  }
+
+  /** The build under way, or a new one (its row and file), under the lock. */
+  async function startOrResume(): Promise<CatalogRow> {
+    const found = live().building;
+    const total = await source.countListed();
+    if (found) {
+      await underLock(() =>
+        openCatalog()
+          ?.prepare("UPDATE generations SET total = ?, updated_at = ? WHERE id = ?")
+          .run(total, now().toISOString(), found.id),
+      );
+      return { ...found, total };
+    }
+    // Read before the first page: every change after it is in the feed the follower applies once the build is in.
+    const fromRevision = await source.revision();
+    return underLock(() => {
+      const again = live().building; // another process may have started one meanwhile
+      if (again) return again;
+      const at = now().toISOString();
+      const id = Number(
+        openCatalog()
+          ?.prepare(
+            `INSERT INTO generations (format, state, from_revision, total, started_at, updated_at)
+             VALUES (?, 'building', ?, ?, ?, ?)`,
           )
-        : { text: null };
-    const candidates = nearest
-      .map(({ row, distanceKm }) => ({
-        id: row.id,
-        abId: row.abId,
-        trust: row.trust,
-        distanceKm,
-        score: nearestScore(text ? (text.get(row.id) ?? 0) : 1, distanceKm),
-      }))
-      .sort(byNearestScore)
-      .map(({ trust: _trust, ...candidate }) => candidate);
-    // Every placed match, wherever it is: the last ring's walk, or one more walk without cells.
-    const all = everywhere ?? walkMatches(matchWithin(null), MAX_SEARCH_DEPTH, query);
-    const placed = prepare(`SELECT count(*) FROM search_merchants m WHERE ${IN_IDS} AND m.lat IS NOT NULL`)
-      .pluck()
-      .get(JSON.stringify(all.ids));
-    return { candidates, total: Math.max(candidates.length, typeof placed === "number" ? placed : 0) };
+          .run(INDEX_FORMAT, fromRevision, total, at, at).lastInsertRowid,
+      );
+      removeFiles(id); // a file left by a number never committed to the catalog
+      const opened = handle(id, true);
+      inGeneration(opened, () => {
+        createGenerationTables(opened.connection);
+        opened.generation.writeMeta("built_at", String(fromRevision));
+        opened.generation.writeMeta("build_after", "");
+        opened.generation.writeMeta("build_done", "0");
+      });
+      return { id, state: "building", from_revision: fromRevision, done: 0, total, updated_at: at } as CatalogRow;
+    });
   }
 
-  /**
-   * A point alone (no text, no tags): the R*Tree alone (its box, then the distance on its
-   * coordinates, trust from its auxiliary column) picks the best by trust and distance, exactly;
-   * their merchant rows are read afterwards. R*Tree coordinates are 32-bit floats (about 1 m
-   * here): the exact distance is computed again from the merchant row, and a few extra rows
-   * absorb the difference at the radius. Without a radius: the nearest, growing the box ring by
-   * ring (NEAREST_RINGS_KM) until it holds the page's depth.
-   */
-  function nearCandidates(query: NormalizedQuery, weights: Weights): Candidate[] {
-    const near = query.near;
-    if (!near) return [];
-    const limit = query.offset + query.limit + NEAR_SLACK;
-    const distance = haversineSql("g.min_lat", "g.min_lng");
-    const inBox = "g.max_lat >= @minLat AND g.min_lat <= @maxLat AND g.max_lng >= @minLng AND g.min_lng <= @maxLng";
-    let ids: unknown[] = [];
-    if (near.radiusKm === null) {
-      for (const ring of NEAREST_RINGS_KM) {
-        const params = {
-          lat: near.lat,
-          lng: near.lng,
-          limit,
-          ...(ring === null ? {} : { ...boundingBox(near, ring), radius: ring }),
-        };
-        ids = prepare(
-          `SELECT g.id FROM search_geo g
-           ${ring === null ? "" : `WHERE ${inBox} AND ${distance} <= @radius`}
-           ORDER BY ${distance}, g.trust DESC, g.id
-           LIMIT @limit`,
-        )
-          .pluck()
-          .all(params);
-        if (ids.length >= limit) break;
-      }
-    } else {
-      const params = {
-        ...boundingBox(near, near.radiusKm),
-        lat: near.lat,
-        lng: near.lng,
-        radius: near.radiusKm,
-        limit,
-      };
-      ids = prepare(
-        `SELECT g.id FROM search_geo g
-         WHERE ${inBox} AND ${distance} <= @radius
-         ORDER BY ${blendSql(weights, "g.trust", distance)} DESC, g.id
-         LIMIT @limit`,
-      )
-        .pluck()
-        .all(params);
+  async function rebuild(onProgress?: (done: number, total: number) => void): Promise<void> {
+    buildingHere = true;
+    try {
+      await build(onProgress);
+    } finally {
+      buildingHere = false;
     }
-    const rows = prepare(
-      `SELECT m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng
-       FROM search_merchants m WHERE ${IN_IDS}`,
-    ).all(JSON.stringify(ids)) as CandidateRow[];
-    return rank(rows, query, weights, () => 1);
+    await deleteRetired();
   }
 
-  function rank(
-    rows: readonly CandidateRow[],
-    query: NormalizedQuery,
-    weights: Weights,
-    textOf: (row: CandidateRow) => number,
-  ): Candidate[] {
-    const radiusKm = query.near?.radiusKm ?? null;
-    const nearest = query.near !== null && radiusKm === null;
-    const candidates: (Candidate & { trust: number })[] = [];
-    for (const row of rows) {
-      let distanceKm: number | null = null;
-      if (query.near) {
-        if (row.lat === null || row.lng === null) continue;
-        distanceKm = haversineKm(query.near, { lat: row.lat, lng: row.lng });
-        if (radiusKm !== null && distanceKm > radiusKm) continue; // the SQL filter already did; float guard
+  async function build(onProgress?: (done: number, total: number) => void): Promise<void> {
+    const row = await startOrResume();
+    let total = row.total;
+    let size = Math.max(1, Math.floor(options.pageSize ?? FIRST_PAGE));
+    let done = Number(handle(row.id).generation.readMeta("build_done") ?? 0);
+    onProgress?.(done, Math.max(total, done));
+    // The pages: each read from the store (no lock), then written under the lock if the build is
+    // still where it was when the page was read (another process building the same generation
+    // may have written it: then read the next one from where that one left it).
+    for (;;) {
+      const generation = handle(row.id).generation;
+      if (generation.readMeta("build_state") === "merging") break;
+      const after = generation.readMeta("build_after") ?? "";
+      const started = performance.now();
+      const page = await source.listedPage(after, size, now());
+      const outcome = await underLock(() => {
+        const opened = handle(row.id);
+        const state = catalogState(row.id);
+        if (state !== "building") return "gone" as const;
+        if ((opened.generation.readMeta("build_after") ?? "") !== after) return "raced" as const;
+        const doneNow = Number(opened.generation.readMeta("build_done") ?? 0) + page.scanned;
+        inGeneration(opened, () => {
+          if (page.last === null) {
+            opened.generation.writeMeta("build_state", "merging");
+            return;
+          }
+          opened.generation.writePage(page.documents);
+          opened.generation.writeMeta("build_after", page.last);
+          opened.generation.writeMeta("build_done", String(doneNow));
+        });
+        openCatalog()
+          ?.prepare("UPDATE generations SET done = ?, after_key = ?, updated_at = ? WHERE id = ?")
+          .run(doneNow, page.last ?? after, now().toISOString(), row.id);
+        return doneNow;
+      });
+      if (outcome === "gone") return; // finished (or replaced) by another process
+      if (outcome !== "raced") {
+        done = outcome;
+        total = Math.max(total, done);
+        onProgress?.(done, total);
+        if (options.pageSize === undefined) size = nextPageSize(size, performance.now() - started);
       }
-      const score =
-        nearest && distanceKm !== null
-          ? nearestScore(textOf(row), distanceKm)
-          : blendedScore({ text: textOf(row), trust: row.trust, distanceKm, radiusKm }, weights);
-      candidates.push({ id: row.id, abId: row.abId, score, distanceKm, trust: row.trust });
+      // The server's process answers requests between two pages.
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    return candidates
-      .sort(nearest ? byNearestScore : byBlendedScore)
-      .map(({ trust: _trust, ...candidate }) => candidate);
+    // Every page is in: merge the FTS segments into one b-tree (the fastest layout to query), a
+    // step at a time, then switch.
+    for (;;) {
+      const more = await underLock(() => {
+        if (catalogState(row.id) !== "building") return false;
+        const opened = handle(row.id);
+        return inGeneration(opened, () => opened.generation.mergeStep(MERGE_STEP_PAGES));
+      });
+      if (!more) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await underLock(() => {
+      const current = openCatalog();
+      if (!current || catalogState(row.id) !== "building") return;
+      const opened = handle(row.id);
+      const fromRevision = (current.prepare("SELECT from_revision FROM generations WHERE id = ?").pluck().get(row.id) ??
+        0) as number;
+      inGeneration(opened, () => opened.generation.finish(fromRevision));
+      const at = now().toISOString();
+      // Every other generation is retired, whatever its format: this one answers from now on.
+      current.prepare("UPDATE generations SET state = 'retired', updated_at = ? WHERE id <> ?").run(at, row.id);
+      current
+        .prepare("UPDATE generations SET state = 'current', done = ?, total = ?, updated_at = ? WHERE id = ?")
+        .run(done, Math.max(total, done), at, row.id);
+    });
+    onProgress?.(done, Math.max(total, done));
   }
 
-  const index: EmbeddedSearchIndex & { writeCursorInTransaction(revision: number): void } = {
+  function catalogState(id: number): CatalogRow["state"] | undefined {
+    return openCatalog()?.prepare("SELECT state FROM generations WHERE id = ?").pluck().get(id) as
+      | CatalogRow["state"]
+      | undefined;
+  }
+
+  function removeFiles(id: number): void {
+    const file = generationFile(dir, id);
+    for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${file}${suffix}`, { force: true });
+  }
+
+  /** Deletes the retired generations' files, then their rows. A process that still reads one keeps its open file until it looks at the catalog again. */
+  async function deleteRetired(): Promise<void> {
+    if (readonly) return;
+    await underLock(() => {
+      const opened = openCatalog();
+      if (!opened) return;
+      const retired = opened.prepare("SELECT id FROM generations WHERE state = 'retired'").pluck().all() as number[];
+      const { current, building } = live();
+      closeStale([current, building]);
+      for (const id of retired) {
+        removeFiles(id);
+        opened.prepare("DELETE FROM generations WHERE id = ?").run(id);
+      }
+    });
+  }
+
+  function building(): BuildProgress | null {
+    const row = live().building;
+    if (!row) return null;
+    const alive = buildingHere || Date.now() - Date.parse(row.updated_at) < BUILD_ALIVE_MS;
+    return alive ? { done: row.done, total: Math.max(row.total, row.done) } : null;
+  }
+
+  return {
     name: "embedded",
+    dir,
     search,
-    refresh,
     rebuild,
-    needsRebuild: stillStale,
-    readCursor,
-    writeCursor: (revision) => sqlite.transaction(setCursor).immediate(revision),
-    writeCursorInTransaction: setCursor,
+    refresh,
     refreshThrough,
+    readCursor,
+    writeCursor,
+    needsRebuild: () => live().current === null,
+    building,
+    close() {
+      for (const opened of handles.values()) opened.connection.close();
+      handles.clear();
+      catalog?.close();
+      catalog = null;
+    },
   };
-  return { index, writeListed, replaceAll, readCursor };
 }
 
-/** Highest score first, then the nearer, then by ab_id. */
-function byBlendedScore(a: Candidate, b: Candidate): number {
-  return (
-    b.score - a.score || (a.distanceKm ?? 0) - (b.distanceKm ?? 0) || (a.abId < b.abId ? -1 : a.abId > b.abId ? 1 : 0)
-  );
+/** The next page's size: towards PAGE_TARGET_MS on the thread, at most doubling or halving a step. */
+function nextPageSize(size: number, tookMs: number): number {
+  const wanted = size * (PAGE_TARGET_MS / Math.max(1, tookMs));
+  const bounded = Math.min(size * 2, Math.max(size / 2, wanted));
+  return Math.round(Math.min(LARGEST_PAGE, Math.max(SMALLEST_PAGE, bounded)));
 }
-
-/** Without a radius: highest score (text times nearness) first, then the more trusted, the nearer, by ab_id. */
-function byNearestScore(a: Candidate & { trust: number }, b: Candidate & { trust: number }): number {
-  return (
-    b.score - a.score ||
-    b.trust - a.trust ||
-    (a.distanceKm ?? 0) - (b.distanceKm ?? 0) ||
-    (a.abId < b.abId ? -1 : a.abId > b.abId ? 1 : 0)
-  );
-}
-
-/** The merchants a statement reads, by the ids given as a JSON array: named (@ids) or positional. */
-const IN_WALK = "m.id IN (SELECT value FROM json_each(@ids))";
-const IN_IDS = "m.id IN (SELECT value FROM json_each(?))";
-
-/** What a text match is scored and ranked from. */
-type MatchRow = CandidateRow & { naf: string; naf2025: string | null; name: string; place: string; tags: string };
-const MATCH_ROW_COLUMNS = `m.id AS id, m.ab_id AS abId, m.trust AS trust, m.lat AS lat, m.lng AS lng, m.naf_code AS naf,
-       m.naf_code_2025 AS naf2025, m.name AS name, m.place AS place, m.tags AS tags`;
 
 function uniqueIds(abIds: readonly string[]): string[] {
   return [...new Set(abIds.filter((abId) => typeof abId === "string"))];
-}
-
-/** What tells one page of hits from another besides the revisions: every field of the query the index reads. */
-function pageKey(query: SearchQuery): string {
-  const near = query.near ? `${query.near.lat},${query.near.lng},${query.near.radiusKm ?? "-"}` : "";
-  const opening = checksKey((query.openAt ?? []).map(openingCheck));
-  return `${query.text}|${query.tags.join(",")}|${near}|${query.limit}|${query.offset ?? 0}|${opening}`;
-}
-
-/** search_merchants' columns but its id, and the values a document gives them. */
-const ROW_COLUMNS = "ab_id, status, trust, lat, lng, naf_code, naf_code_2025, name, place, tags, opening";
-const ROW_PARAMS = ROW_COLUMNS.split(", ")
-  .map(() => "?")
-  .join(", ");
-
-function rowOf(doc: MerchantDocument): unknown[] {
-  return [
-    doc.abId,
-    doc.status,
-    doc.trust,
-    doc.lat,
-    doc.lng,
-    doc.nafCode,
-    doc.nafCode2025,
-    doc.name,
-    doc.place,
-    doc.tagsText,
-    doc.schedule,
-  ];
-}
-
-interface DetailRow {
-  naf: string;
-  naf2025: string | null;
-  name: string;
-  place: string;
-  tags: string;
-  about: string;
-  /** As stored (product-match.ts storedCatalogue), or already prepared. */
-  products: string | PreparedProduct[];
-}
-
-/** A hit's details from its document's fields (normalised words joined by spaces). */
-function detailOf(row: DetailRow): HitDetail {
-  return {
-    products: typeof row.products === "string" ? catalogueFromStored(row.products) : row.products,
-    fields: {
-      name: row.name,
-      trade: tradeText(row.naf, row.naf2025),
-      place: row.place,
-      description: row.about,
-      tag: row.tags,
-    },
-  };
-}
-
-const tradeWordSets = new Map<string, ReadonlySet<string>>();
-
-/** The words indexed with a merchant's codes and trade (documents.ts tradeText), as a set, cached. */
-function tradeWords(nafCode: string, nafCode2025: string | null): ReadonlySet<string> {
-  const key = `${nafCode}|${nafCode2025 ?? ""}`;
-  let words = tradeWordSets.get(key);
-  if (!words) {
-    words = new Set(tradeText(nafCode, nafCode2025).split(" "));
-    tradeWordSets.set(key, words);
-  }
-  return words;
-}
-
-/** Score of a merchant found by its identifier: above any blend. */
-const IDENTIFIER_SCORE = 100;
-
-/** The fields the query's words occur in (a trade word never counts its place), and `tag` when tags were asked. */
-function matchedFields(detail: HitDetail | undefined, query: NormalizedQuery): MatchedField[] {
-  const matched = new Set<MatchedField>();
-  if (query.tags.length > 0) matched.add("tag");
-  if (query.nafCodes.length > 0) matched.add("trade");
-  if (detail) {
-    const { fields, products } = detail;
-    for (const term of query.terms) {
-      if (occursIn(term, fields.name)) matched.add("name");
-      if (occursIn(term, fields.trade)) matched.add("trade");
-      if (products.some((product) => occursIn(term, product.name) || occursIn(term, product.description))) {
-        matched.add("product");
-      }
-      if (occursIn(term, fields.tag)) matched.add("tag");
-      if (!term.trade && occursIn(term, fields.place)) matched.add("place");
-      if (occursIn(term, fields.description)) matched.add("description");
-    }
-  }
-  return MATCHED_FIELDS.filter((field) => matched.has(field));
 }

@@ -7,10 +7,14 @@
  */
 import type pg from "pg";
 import type { MerchantRow, ProductRow, SignalRow } from "../../search/embedded/documents.ts";
+import type { Identifier } from "../../search/query.ts";
 import {
   byTrust,
   groupBy,
+  identifierStatement,
+  LISTED_COUNT_SQL,
   listedDocumentsOf,
+  listedPageSql,
   MERCHANT_COLUMNS_SQL,
   type MerchantRows,
   PRODUCT_COLUMNS_SQL,
@@ -21,11 +25,10 @@ import {
   trustOrder,
   withValidCoordinates,
 } from "../../search/source.ts";
-import { inOneSnapshot, type Queryable } from "./transaction.ts";
+import { inOneSnapshot, numbered, type Queryable } from "./transaction.ts";
 
 /** Merchants whose signals a full build reads per statement (keyset pages by ab_id). */
 const SIGNAL_PAGE_MERCHANTS = 5_000;
-
 export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
   async function revision(db: Queryable): Promise<number> {
     const row = (await db.query<{ revision: number }>("SELECT revision FROM store_revision WHERE id = 1")).rows[0];
@@ -87,6 +90,21 @@ export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
     return order.sort(byTrust);
   }
 
+  async function listedPage(db: Queryable, after: string, limit: number, at: Date) {
+    const { text, values } = numbered(listedPageSql("postgres"), { after, limit });
+    const rows = (await db.query<MerchantRow>(text, values)).rows;
+    const abIds = rows.map((row) => row.ab_id);
+    const merchants = { merchants: rows.map(withValidCoordinates), products: await readProducts(db, abIds) };
+    const { documents } = listedDocumentsOf(abIds, merchants, await readSignals(db, abIds), at);
+    return { documents, scanned: rows.length, last: abIds.at(-1) ?? null };
+  }
+
+  async function identifierMatches(identifier: Identifier): Promise<string[]> {
+    const { sql, params } = identifierStatement(identifier);
+    const { text, values } = numbered(sql, params);
+    return (await pool.query<{ ab_id: string }>(text, values)).rows.map((row) => row.ab_id);
+  }
+
   return {
     revision: () => revision(pool),
     // Merchants and their products, or documents made of merchants, products and signals: each in
@@ -119,5 +137,11 @@ export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
           products,
         };
       }),
+    listedPage: (after, limit, at) => inOneSnapshot(pool, (client) => listedPage(client, after, limit, at)),
+    async countListed() {
+      const row = (await pool.query<{ count: string }>(LISTED_COUNT_SQL)).rows[0];
+      return Number(row?.count ?? 0);
+    },
+    identifierMatches,
   };
 }
