@@ -38,8 +38,8 @@ export async function startBackgroundWork(app: App, config: Config): Promise<Bac
     config.outboxWorker === "inprocess"
       ? startOutboxThread(config, { nextDueAt: () => app.outbox.nextDueAt(), now: app.now })
       : null;
-  // On PostgreSQL the embedded index is this machine's own file (DATA_DIR/search-index.db): its
-  // follower runs on every machine; on SQLite it lives in the shared store and runs once.
+  // On PostgreSQL the embedded index is this machine's own (DATA_DIR/search-index/): its
+  // follower runs on every machine; on SQLite the one machine runs it once.
   const ownIndex = config.postgres ? embeddedFollower(app) : null;
   ownIndex?.start();
   // On PostgreSQL the published documents live in the database: this machine's publish folder is

@@ -80,8 +80,8 @@ async function run(command: SearchCommand): Promise<void> {
 /** The command over the store it opened (SQLite's file, or PostgreSQL with DATABASE_URL). */
 async function runOn(store: OpenedStore, config: Config, command: SearchCommand): Promise<void> {
   const now = () => new Date();
-  // On PostgreSQL the embedded index is this machine's own file, DATA_DIR/search-index.db,
-  // following the shared feed; Meilisearch is fed from PostgreSQL's reads (docs/search.md).
+  // The embedded index is this machine's own folder, DATA_DIR/search-index/ (on PostgreSQL it
+  // follows the shared feed); Meilisearch is fed from the store's reads (docs/search.md).
   const ports =
     store.engine === "sqlite"
       ? sqliteSearchPorts(store.db, { now })

@@ -33,8 +33,8 @@ export interface OpenOptions {
    */
   busyTimeoutMs?: number;
   /**
-   * false: a file that holds no store (an instance's own search index, DATA_DIR/search-index.db,
-   * src/search/embedded/index.ts createLocalSearchIndex): the store's migrations are not applied.
+   * false: a file that holds no store (the search index's catalog and generations, DATA_DIR/search-index/,
+   * src/search/embedded/index.ts): the store's migrations are not applied.
    */
   storeMigrations?: boolean;
   /** true: a file that is gone is an error, never a new empty database (a generation of the search index another process deleted). */

@@ -330,7 +330,7 @@ describe("operator commands with DATABASE_URL", () => {
     const rebuilt = await command("search", ["rebuild"]);
     expect([rebuilt.code, rebuilt.stderr]).toEqual([0, ""]);
     expect(rebuilt.stdout).toMatch(/^Rebuilt the embedded index in \d+\.\d s\.\n$/);
-    expect(existsSync(path.join(dataDir, "search-index.db"))).toBe(true);
+    expect(existsSync(path.join(dataDir, "search-index", "catalog.db"))).toBe(true);
     const status = await command("search", ["status"]);
     const [revision] = await rows<{ revision: number }>('SELECT revision FROM "store_revision" WHERE id = 1');
     expect(status.code).toBe(0);
