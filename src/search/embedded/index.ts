@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { openConnection } from "../../store/connection.ts";
@@ -144,6 +145,7 @@ function createGenerations(
   const now = options.now ?? (() => new Date());
   const readonly = options.readonly ?? false;
   let catalog: ReturnType<typeof openConnection> | null = null;
+  let liveStatement: ReturnType<ReturnType<typeof openConnection>["prepare"]> | null = null;
   const handles = new Map<number, Handle>();
   /** Set while this process builds: health says building whatever the row's age. */
   let buildingHere = false;
@@ -175,12 +177,12 @@ function createGenerations(
   function live(): { current: CatalogRow | null; building: CatalogRow | null } {
     const opened = openCatalog();
     if (!opened) return { current: null, building: null };
-    const rows = opened
-      .prepare(
-        `SELECT id, state, from_revision, done, total, updated_at FROM generations
-         WHERE format = ? AND state IN ('current', 'building') ORDER BY id DESC`,
-      )
-      .all(INDEX_FORMAT) as CatalogRow[];
+    // Read at every search: prepared once.
+    liveStatement ??= opened.prepare(
+      `SELECT id, state, from_revision, done, total, updated_at FROM generations
+       WHERE format = ? AND state IN ('current', 'building') ORDER BY id DESC`,
+    );
+    const rows = liveStatement.all(INDEX_FORMAT) as CatalogRow[];
     return {
       current: rows.find((row) => row.state === "current") ?? null,
       building: rows.find((row) => row.state === "building") ?? null,
@@ -335,6 +337,29 @@ function createGenerations(
 
   async function build(onProgress?: (done: number, total: number) => void): Promise<void> {
     const row = await startOrResume();
+    try {
+      await buildGeneration(row, onProgress);
+    } catch (error) {
+      // A generation being built is written without fsync (see buildGeneration): after an
+      // operating system's crash it may be damaged. Retired, the next build starts anew.
+      if (isDamaged(error)) {
+        await underLock(() =>
+          openCatalog()
+            ?.prepare("UPDATE generations SET state = 'retired' WHERE id = ? AND state = 'building'")
+            .run(row.id),
+        );
+      }
+      throw error;
+    }
+  }
+
+  async function buildGeneration(row: CatalogRow, onProgress?: (done: number, total: number) => void): Promise<void> {
+    // Written without fsync while it is built (synchronous OFF): a checkpoint's fsync on the
+    // thread held it up to a second at a time (measured: 359 turns of the event loop late by more
+    // than 80 ms over a build of 305,580 merchants, 38 without); a killed process loses nothing
+    // (the pages are in the operating system's cache), and the files are flushed, off the
+    // thread, before the generation answers.
+    handle(row.id).connection.exec("PRAGMA synchronous = OFF");
     let total = row.total;
     let size = Math.max(1, Math.floor(options.pageSize ?? FIRST_PAGE));
     let done = Number(handle(row.id).generation.readMeta("build_done") ?? 0);
@@ -389,10 +414,14 @@ function createGenerations(
       if (!more) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // Flushed to disk (the pool's threads, not this one) before it answers, then written as
+    // the current generation is.
+    await flushFiles(row.id);
     await underLock(() => {
       const current = openCatalog();
       if (!current || catalogState(row.id) !== "building") return;
       const opened = handle(row.id);
+      opened.connection.exec("PRAGMA synchronous = NORMAL");
       const fromRevision = (current.prepare("SELECT from_revision FROM generations WHERE id = ?").pluck().get(row.id) ??
         0) as number;
       inGeneration(opened, () => opened.generation.finish(fromRevision));
@@ -404,6 +433,19 @@ function createGenerations(
         .run(done, Math.max(total, done), at, row.id);
     });
     onProgress?.(done, Math.max(total, done));
+  }
+
+  /** fsync of a generation's file and its WAL, on libuv's threads. */
+  async function flushFiles(id: number): Promise<void> {
+    for (const file of [generationFile(dir, id), `${generationFile(dir, id)}-wal`]) {
+      const opened = await open(file, "r+").catch(() => null);
+      if (!opened) continue;
+      try {
+        await opened.sync();
+      } finally {
+        await opened.close();
+      }
+    }
   }
 
   function catalogState(id: number): CatalogRow["state"] | undefined {
@@ -456,8 +498,15 @@ function createGenerations(
       handles.clear();
       catalog?.close();
       catalog = null;
+      liveStatement = null;
     },
   };
+}
+
+/** SQLite's word for a file it cannot read as a database. */
+function isDamaged(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^SQLITE_(CORRUPT|NOTADB)/.test(code);
 }
 
 /** The next page's size: towards PAGE_TARGET_MS on the thread, at most doubling or halving a step. */
