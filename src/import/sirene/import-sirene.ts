@@ -1,3 +1,4 @@
+import os from "node:os";
 import { Worker } from "node:worker_threads";
 import {
   applyOfficialEstablishment,
@@ -36,6 +37,11 @@ export interface SireneImportFiles {
    * processing date in the establishments file.
    */
   fileDate?: string | null;
+  /**
+   * Where the reading sorts the rows it keeps by SIRET (a national stock's: a couple of gigabytes,
+   * removed after): DATA_DIR's import folder for the command; the system's temporary folder if unset.
+   */
+  sortDir?: string | null;
 }
 
 /** A row set aside: which file, its line, why. */
@@ -152,6 +158,7 @@ export async function importSireneStock(
     fast,
     registrySirets: fast ? await registrySirets(deps) : null,
     batchRows: BATCH_ROWS,
+    sortDir: files.sortDir ?? os.tmpdir(),
   };
 
   /**
