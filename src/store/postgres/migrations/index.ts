@@ -208,5 +208,11 @@ export const migrations: Migration[] = [
     "statements": [
       "ALTER TABLE \"merchants\" ADD COLUMN \"hours_exceptions\" text;"
     ]
+  },
+  {
+    "id": "0015_chubby_spyke",
+    "statements": [
+      "ALTER TABLE \"store_revision\" ADD COLUMN \"deferred_touches\" bigint DEFAULT 0 NOT NULL;"
+    ]
   }
 ];

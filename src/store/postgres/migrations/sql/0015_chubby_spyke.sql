@@ -1,0 +1,1 @@
+ALTER TABLE "store_revision" ADD COLUMN "deferred_touches" bigint DEFAULT 0 NOT NULL;
