@@ -42,9 +42,7 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
   const batch = sqlite.transaction((decide: (view: MerchantRegistryView) => unknown) =>
     view.deferTouches(() => decide(view)),
   );
-  const siretsQuery = sqlite
-    .prepare("SELECT siret FROM merchants WHERE siret > ? AND status <> 'ARCHIVED' ORDER BY siret LIMIT ?")
-    .pluck();
+  const siretsQuery = sqlite.prepare("SELECT siret FROM merchants WHERE siret > ? ORDER BY siret LIMIT ?").pluck();
   // A digest counts while its merchant is at the revision recorded with it, and is the only one of its SIRET.
   const digestsQuery = sqlite.prepare(
     `SELECT m.siret AS siret, d.digest AS digest

@@ -292,7 +292,7 @@ export async function importSireneStock(
   return current();
 }
 
-/** The registry's SIRETs (merchants not archived), as a filter the reading thread asks (raw-fields.ts). */
+/** The registry's SIRETs (archived merchants' included), as a filter the reading thread asks (raw-fields.ts). */
 async function registrySirets(deps: MerchantLifecycleDeps): Promise<Uint32Array> {
   const sirets: number[] = [];
   let after: string | null = null;

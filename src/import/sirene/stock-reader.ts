@@ -71,7 +71,7 @@ export interface StockReadingOptions {
    * (the reference the fast path is tested against).
    */
   fast: boolean;
-  /** The registry's SIRETs (not archived), as SiretFilter bits: a closing row they may hold goes to the domain. */
+  /** The registry's SIRETs (archived ones included), as SiretFilter bits: a closing row they may hold goes to the domain. */
   registrySirets: Uint32Array | null;
   /** Rows a batch holds at most. */
   batchRows: number;
