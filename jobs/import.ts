@@ -260,7 +260,9 @@ async function run(job: ImportJob, json: boolean): Promise<void> {
     await withJobStore(config, "import", (store) => importBodaccDaysInto(asLeaderJob(store), config, job.since, json));
     return;
   }
-  await withJobStore(config, "import", (store) => importInto(store, job, json), { bulkWrites: true });
+  await withJobStore(config, "import", (store) => importInto(store, config, job, json), {
+    bulkWrites: true,
+  });
 }
 
 /**
@@ -412,6 +414,7 @@ function printSireneDays(report: SireneDailyReport & { requests: number }, json:
 /** The import into the store it opened (SQLite's file, or PostgreSQL with DATABASE_URL). */
 async function importInto(
   store: OpenedStore,
+  config: Config,
   job: SireneArguments | { source: "bodacc"; file: string },
   json: boolean,
 ): Promise<void> {
@@ -450,14 +453,19 @@ async function importInto(
     } else {
       const rate = sireneRate();
       const collect = garbageCollector();
-      const report = await importSireneStock(deps, job, "import:sirene", {
-        printable,
-        meter,
-        onReading: (progress) => {
-          detail = rate(progress);
-          collect();
+      const report = await importSireneStock(
+        deps,
+        { ...job, sortDir: path.join(config.dataDir, "import") },
+        "import:sirene",
+        {
+          printable,
+          meter,
+          onReading: (progress) => {
+            detail = rate(progress);
+            collect();
+          },
         },
-      });
+      );
       clearInterval(ticking);
       bar.end(meter.totalBytes, meter.totalBytes, `${count(report.read)} rows, ${count(report.created)} added`);
       // The daily import's first run starts on the day of the last stock imported.
@@ -495,7 +503,7 @@ function sireneRate(): (progress: SireneImportProgress) => string {
     const now = performance.now();
     if (progress.phase !== "applying") {
       return progress.phase === "checking"
-        ? "checking the establishments' file"
+        ? `reading the establishments' file, its rows sorted by SIRET: ${count(progress.rows)} rows`
         : progress.phase === "companies"
           ? "reading the companies"
           : "reading the places";

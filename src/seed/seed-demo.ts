@@ -372,12 +372,17 @@ export async function seedDemoRegistryInto(target: DemoTarget, options: SeedOpti
 
   // 2. The imports and the operator's steps, with the demo's ids and clock.
   let nextAbId = 0;
+  // The import applies the establishments in SIRET order (stock-reader.ts), each demo merchant a
+  // company of its own: the ids are drawn in the order of their SIRENs.
+  const creationOrder = sirens
+    .map((_, index) => index)
+    .sort((a, b) => ((sirens[a] as string) < (sirens[b] as string) ? -1 : 1));
   const ids = Rng.create(seed, -2);
   const deps = {
     registry: target.registry,
     communes: createCommuneLookup(reference),
     now: () => clock,
-    randomId: () => abIds[nextAbId++] as string,
+    randomId: () => abIds[creationOrder[nextAbId++] as number] as string,
     newId: () => ids.uuid(),
   };
   const checkpoints = new Map<string, number>();

@@ -38,10 +38,11 @@ import { noticeWriter } from "./space-notice-repository.ts";
 export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore {
   const view = createMerchantRegistryView(db);
   const sqlite = db.$client;
-  const batch = sqlite.transaction((decide: (view: MerchantRegistryView) => unknown) => decide(view));
-  const siretsQuery = sqlite
-    .prepare("SELECT siret FROM merchants WHERE siret > ? AND status <> 'ARCHIVED' ORDER BY siret LIMIT ?")
-    .pluck();
+  // Every batch writes its merchants' touches once each at its end (the view's deferTouches).
+  const batch = sqlite.transaction((decide: (view: MerchantRegistryView) => unknown) =>
+    view.deferTouches(() => decide(view)),
+  );
+  const siretsQuery = sqlite.prepare("SELECT siret FROM merchants WHERE siret > ? ORDER BY siret LIMIT ?").pluck();
   // A digest counts while its merchant is at the revision recorded with it, and is the only one of its SIRET.
   const digestsQuery = sqlite.prepare(
     `SELECT m.siret AS siret, d.digest AS digest
@@ -94,6 +95,14 @@ export function createMerchantRegistryRepository(db: Db): MerchantRegistryStore 
 export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   events(abId: string): MerchantEvent[];
   list(filter: MerchantListFilter): MerchantListing[];
+  /**
+   * Runs `write` (inside a transaction the caller began) with the touch triggers standing aside
+   * (store_revision.deferred_touches), then touches each merchant the view wrote once, at store
+   * revisions of their own, in the order written: what the triggers would have left, the
+   * revision moving by one a merchant instead of one a row. Nothing is deferred when it throws:
+   * the caller's transaction rolls back with the flag.
+   */
+  deferTouches<T>(write: () => T): T;
 } {
   const reads = createMerchantReads(db);
   // Prepared once: an import asks these for every row of a file of millions.
@@ -152,6 +161,21 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
     `UPDATE signals SET source = ?, source_url = ?, verified_at = ?, recorded_at = ?, expires_at = ?, changed_at = ?,
        origin = ? WHERE ab_id = ? AND key = ?`,
   );
+
+  const setDeferral = sqlite.prepare("UPDATE store_revision SET deferred_touches = 1 WHERE id = 1");
+  const endDeferral = sqlite
+    .prepare<[number]>(
+      "UPDATE store_revision SET deferred_touches = 0, revision = revision + ? WHERE id = 1 RETURNING revision",
+    )
+    .pluck();
+  // `WHERE true`: SQLite reads ON CONFLICT after a SELECT only past a WHERE.
+  const touchAll = sqlite.prepare<[number, string]>(
+    `INSERT INTO merchant_touches (ab_id, touch) SELECT value, ? + key FROM json_each(?) WHERE true
+     ON CONFLICT (ab_id) DO UPDATE SET touch = excluded.touch`,
+  );
+  /** The merchants written while touches are deferred, in the order first written; null: not deferring. */
+  let touched: Set<string> | null = null;
+  const wrote = (abId: string) => touched?.add(abId);
 
   // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
   // statements with them); inside a batch each becomes a savepoint.
@@ -217,12 +241,29 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       return revisionOf(abId) === null;
     },
     create(write: MerchantCreation) {
+      wrote(write.merchant.abId);
       createTransaction.immediate(write);
     },
     update(write: MerchantModification) {
+      wrote(write.abId);
       return updateTransaction.immediate(write);
     },
+    deferTouches<T>(write: () => T): T {
+      if (touched !== null) return write();
+      setDeferral.run();
+      touched = new Set();
+      try {
+        const result = write();
+        const ids = [...touched];
+        const last = endDeferral.get(ids.length) as number;
+        if (ids.length > 0) touchAll.run(last - ids.length + 1, JSON.stringify(ids));
+        return result;
+      } finally {
+        touched = null;
+      }
+    },
     confirm({ abId, signals: confirmed }: SignalConfirmation) {
+      wrote(abId);
       for (const signal of confirmed) {
         const moved = confirmSignal.run(
           signal.source,

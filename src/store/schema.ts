@@ -217,6 +217,14 @@ export const settings = sqliteTable("settings", {
 export const storeRevision = sqliteTable("store_revision", {
   id: integer("id").primaryKey(),
   revision: integer("revision").notNull().default(0),
+  /**
+   * 1 while a registry batch (merchant-registry-repository.ts) writes on SQLite: the touch triggers
+   * stand aside and the batch touches each merchant it wrote once, before it commits; a national
+   * import's merchant fired them four times (its row, place and two signals). Set and cleared inside
+   * the batch's transaction, so no other connection ever reads it set. PostgreSQL's triggers do not
+   * read it (its column stays 0).
+   */
+  deferredTouches: integer("deferred_touches").notNull().default(0),
 });
 
 /**

@@ -1,3 +1,4 @@
+import os from "node:os";
 import { Worker } from "node:worker_threads";
 import {
   applyOfficialEstablishment,
@@ -36,6 +37,11 @@ export interface SireneImportFiles {
    * processing date in the establishments file.
    */
   fileDate?: string | null;
+  /**
+   * Where the reading sorts the rows it keeps by SIRET (a national stock's: a couple of gigabytes,
+   * removed after): DATA_DIR's import folder for the command; the system's temporary folder if unset.
+   */
+  sortDir?: string | null;
 }
 
 /** A row set aside: which file, its line, why. */
@@ -152,6 +158,7 @@ export async function importSireneStock(
     fast,
     registrySirets: fast ? await registrySirets(deps) : null,
     batchRows: BATCH_ROWS,
+    sortDir: files.sortDir ?? os.tmpdir(),
   };
 
   /**
@@ -285,7 +292,7 @@ export async function importSireneStock(
   return current();
 }
 
-/** The registry's SIRETs (merchants not archived), as a filter the reading thread asks (raw-fields.ts). */
+/** The registry's SIRETs (archived merchants' included), as a filter the reading thread asks (raw-fields.ts). */
 async function registrySirets(deps: MerchantLifecycleDeps): Promise<Uint32Array> {
   const sirets: number[] = [];
   let after: string | null = null;

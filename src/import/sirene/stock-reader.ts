@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
 import type {
   OfficialEstablishment,
@@ -36,6 +36,7 @@ import {
   timestampAt,
 } from "./raw-fields.ts";
 import { refusedRow } from "./row-check.ts";
+import { SortedSpill } from "./sorted-spill.ts";
 
 /*
  * The reading side of the SIRENE stock import (import-sirene.ts applies what it sends, on the main
@@ -70,10 +71,12 @@ export interface StockReadingOptions {
    * (the reference the fast path is tested against).
    */
   fast: boolean;
-  /** The registry's SIRETs (not archived), as SiretFilter bits: a closing row they may hold goes to the domain. */
+  /** The registry's SIRETs (archived ones included), as SiretFilter bits: a closing row they may hold goes to the domain. */
   registrySirets: Uint32Array | null;
   /** Rows a batch holds at most. */
   batchRows: number;
+  /** Where the rows kept are sorted by SIRET (a folder of the reading's own is made inside, and removed after). */
+  sortDir: string;
 }
 
 /** A row for the domain, with its digest (the rules' fingerprint and the row as read) when the reading is fast. */
@@ -185,144 +188,168 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
   const inDepartments = (inseeCode: string) =>
     !files.departments || files.departments.some((code) => inseeCode.startsWith(code));
 
-  // 1. The establishments, checked whole; the companies (and places) to read; the stock's date.
+  // 1. The establishments, read and checked whole; the rows that may go to the domain kept in
+  //    SIRET order (sorted-spill.ts); the companies (and places) to read; the stock's date.
   const wanted = new SirenSet();
   const wantedSirets = files.geo ? new Set<string>() : null;
   const latest = files.fileDate ? null : new LatestTimestamp();
-  await readFile("establishments", files.establishments, ESTABLISHMENT_COLUMNS, ESTABLISHMENT_OPTIONAL, meter, {
-    header: () => undefined,
-    record: (record, columns) => {
-      tick();
-      if (record.oversized || record.count !== columns.width || emptyLine(record)) return;
-      latest?.read(record, columns.processed);
-      const decided = options.fast ? quickly(record, columns, null) : null;
-      if (decided !== null && decided !== WANTED) return;
-      // Kept (or not sure): its company is read. A superset of the companies the domain asks for.
-      const siren = nineDigits(record, columns.siren);
-      if (siren >= 0) wanted.add(siren);
-      else wanted.addOdd(spaced(fieldText(record, columns.siren)));
-      if (wantedSirets) wantedSirets.add(spaced(fieldText(record, columns.siret)));
-    },
-  });
-  wanted.seal();
-  const stockDate = files.fileDate ? `${files.fileDate}T00:00:00.000Z` : (latest?.instant() ?? null);
-  sink.dated(stockDate);
-
-  // 2. Their companies.
-  let units: LegalUnits | null = null;
-  if (files.legalUnits) {
-    phase = "companies";
-    const kept = new LegalUnits(wanted);
-    units = kept;
-    await readFile("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [LEGAL_UNIT_PROCESSED_COLUMN], meter, {
-      header: () => undefined,
-      record: (record, columns) => {
-        tick();
-        if (record.oversized) {
-          reject({ file: "legalUnits", line: record.line, kind: "text", text: oversized() });
-          return;
-        }
-        if (emptyLine(record)) return;
-        if (record.count !== columns.width) {
-          reject({ file: "legalUnits", line: record.line, kind: "text", text: widthError(record, columns) });
-          return;
-        }
-        const siren = nineDigits(record, columns.siren);
-        const index = siren >= 0 ? wanted.indexOf(siren) : -1;
-        if (index < 0 && !(siren < 0 && wanted.hasOdd(fieldText(record, columns.siren)))) return;
-        const row = rowOf(record, columns.kept);
-        const refusal = refusedRow(row);
-        if (refusal) {
-          reject({ file: "legalUnits", line: record.line, kind: "text", text: refusal });
-          return;
-        }
-        const unit = legalUnitOf(row);
-        if (unit) kept.set(index, unit);
-      },
-    });
-  }
-
-  // 3. Their places.
-  let positions: Map<string, OfficialPosition> | null = null;
-  if (files.geo && wantedSirets) {
-    phase = "places";
-    const found = new Map<string, OfficialPosition>();
-    positions = found;
-    await readFile("geo", files.geo, ["siret", "longitude", "latitude"], GEO_COLUMNS, meter, {
-      header: () => undefined,
-      record: (record, columns) => {
-        tick();
-        if (record.oversized) {
-          reject({ file: "geo", line: record.line, kind: "text", text: oversized() });
-          return;
-        }
-        if (emptyLine(record)) return;
-        if (record.count !== columns.width) {
-          reject({ file: "geo", line: record.line, kind: "text", text: widthError(record, columns) });
-          return;
-        }
-        if (!wantedSirets.has(fieldText(record, columns.siret))) return;
-        const row = rowOf(record, columns.kept);
-        const refusal = refusedRow(row);
-        if (refusal) {
-          reject({ file: "geo", line: record.line, kind: "text", text: refusal });
-          return;
-        }
-        const position = positionOf(row);
-        // Copied out of the chunk (a kept string must not hold the file's chunk: see csv.ts detached).
-        if (position)
-          found.set(detach(row.siret ?? ""), { ...position, label: position.label ? detach(position.label) : null });
-      },
-    });
-  }
-
-  // 4. The establishments, applied.
-  phase = "applying";
-  const fingerprint = options.fast ? rulesFingerprint() : "";
   const registry = options.registrySirets ? new SiretFilter(options.registrySirets) : null;
-  const sentSirets = options.fast ? SiretFilter.forCount(wanted.size * 2) : null;
-  let batch: RowToApply[] = [];
-  // Batches go out one after the other; after each chunk of the file the reading waits for the
-  // main thread to have taken them (the sink's back-pressure).
-  let sent: Promise<void> = Promise.resolve();
-  const send = () => {
-    if (batch.length === 0) return;
-    const rowsNow = batch;
-    batch = [];
-    const countsNow: ReadCounts = { read: counts.read, skipped: { ...counts.skipped } };
-    const progressNow = progress();
-    sent = sent.then(() => sink.rows(rowsNow, countsNow, progressNow));
-  };
-  const applying = { registry, sent: sentSirets, inDepartments: files.departments ? inDepartments : null };
-  await readFile("establishments", files.establishments, ESTABLISHMENT_COLUMNS, ESTABLISHMENT_OPTIONAL, meter, {
-    header: () => undefined,
-    record: (record, columns) => {
-      if (record.oversized) {
+  // The rows kept so far: a closing row the registry does not hold goes to the domain when this
+  // stock brought its SIRET in before it (a filter: a false "may hold" only sends a row more).
+  const kept = options.fast ? SiretFilter.forCount(KEPT_SIRETS_EXPECTED) : null;
+  const applying = { registry, sent: kept, inDepartments: files.departments ? inDepartments : null };
+  const spill = new SortedSpill(options.sortDir);
+  try {
+    const packer = new RowPacker();
+    /** The names of the columns a row keeps, in the order they are packed. */
+    let keptNames: string[] = [];
+    await readFile("establishments", files.establishments, ESTABLISHMENT_COLUMNS, ESTABLISHMENT_OPTIONAL, meter, {
+      header: () => undefined,
+      record: (record, columns) => {
+        if (record.oversized) {
+          counts.read += 1;
+          rows += 1;
+          reject({ file: "establishments", line: record.line, kind: "text", text: oversized() });
+          return;
+        }
+        if (emptyLine(record)) return;
         counts.read += 1;
         rows += 1;
-        reject({ file: "establishments", line: record.line, kind: "text", text: oversized() });
-        return;
-      }
-      if (emptyLine(record)) return;
-      counts.read += 1;
-      rows += 1;
-      tick();
-      if (record.count !== columns.width) {
-        reject({ file: "establishments", line: record.line, kind: "text", text: widthError(record, columns) });
-        return;
-      }
-      if (options.fast) {
-        const decided = quickly(record, columns, applying);
-        if (decided !== null && decided !== WANTED) {
-          skip(decided);
+        tick();
+        if (record.count !== columns.width) {
+          reject({ file: "establishments", line: record.line, kind: "text", text: widthError(record, columns) });
           return;
         }
-      }
-      const row = rowOf(record, columns.kept);
+        latest?.read(record, columns.processed);
+        if (keptNames.length === 0) keptNames = columns.kept.map(([name]) => name);
+        if (options.fast) {
+          const decided = quickly(record, columns, applying);
+          if (decided !== null && decided !== WANTED) {
+            skip(decided);
+            return;
+          }
+        }
+        // Kept (or not sure): its company is read. A superset of the companies the domain asks for.
+        const siren = nineDigits(record, columns.siren);
+        if (siren >= 0) wanted.add(siren);
+        else wanted.addOdd(spaced(fieldText(record, columns.siren)));
+        if (wantedSirets) wantedSirets.add(spaced(fieldText(record, columns.siret)));
+        const siret = siretNumber(record, columns.siret);
+        if (siret !== null && siret >= 0) kept?.add(siret);
+        // A SIRET of another shape sorts last (the domain's reading sets it aside, with its line).
+        spill.add(siret !== null && siret >= 0 ? siret : Number.MAX_VALUE, packer.pack(record, columns.kept));
+      },
+    });
+    wanted.seal();
+    const stockDate = files.fileDate ? `${files.fileDate}T00:00:00.000Z` : (latest?.instant() ?? null);
+    sink.dated(stockDate);
+
+    // 2. Their companies.
+    let units: LegalUnits | null = null;
+    if (files.legalUnits) {
+      phase = "companies";
+      const kept = new LegalUnits(wanted);
+      units = kept;
+      await readFile("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [LEGAL_UNIT_PROCESSED_COLUMN], meter, {
+        header: () => undefined,
+        record: (record, columns) => {
+          tick();
+          if (record.oversized) {
+            reject({ file: "legalUnits", line: record.line, kind: "text", text: oversized() });
+            return;
+          }
+          if (emptyLine(record)) return;
+          if (record.count !== columns.width) {
+            reject({ file: "legalUnits", line: record.line, kind: "text", text: widthError(record, columns) });
+            return;
+          }
+          const siren = nineDigits(record, columns.siren);
+          const index = siren >= 0 ? wanted.indexOf(siren) : -1;
+          if (index < 0 && !(siren < 0 && wanted.hasOdd(fieldText(record, columns.siren)))) return;
+          const row = rowOf(record, columns.kept);
+          const refusal = refusedRow(row);
+          if (refusal) {
+            reject({ file: "legalUnits", line: record.line, kind: "text", text: refusal });
+            return;
+          }
+          const unit = legalUnitOf(row);
+          if (unit) kept.set(index, unit);
+        },
+      });
+    }
+
+    // 3. Their places.
+    let positions: Map<string, OfficialPosition> | null = null;
+    if (files.geo && wantedSirets) {
+      phase = "places";
+      const found = new Map<string, OfficialPosition>();
+      positions = found;
+      await readFile("geo", files.geo, ["siret", "longitude", "latitude"], GEO_COLUMNS, meter, {
+        header: () => undefined,
+        record: (record, columns) => {
+          tick();
+          if (record.oversized) {
+            reject({ file: "geo", line: record.line, kind: "text", text: oversized() });
+            return;
+          }
+          if (emptyLine(record)) return;
+          if (record.count !== columns.width) {
+            reject({ file: "geo", line: record.line, kind: "text", text: widthError(record, columns) });
+            return;
+          }
+          if (!wantedSirets.has(fieldText(record, columns.siret))) return;
+          const row = rowOf(record, columns.kept);
+          const refusal = refusedRow(row);
+          if (refusal) {
+            reject({ file: "geo", line: record.line, kind: "text", text: refusal });
+            return;
+          }
+          const position = positionOf(row);
+          // Copied out of the chunk (a kept string must not hold the file's chunk: see csv.ts detached).
+          if (position)
+            found.set(detach(row.siret ?? ""), { ...position, label: position.label ? detach(position.label) : null });
+        },
+      });
+    }
+
+    // 4. The rows kept, in SIRET order, applied.
+    phase = "applying";
+    const fingerprint = options.fast ? rulesFingerprint() : "";
+    // The rows sent so far: the registry may hold a SIRET this stock sent before (a row read twice).
+    const sentSirets = options.fast ? SiretFilter.forCount(spill.count * 2) : null;
+    const establishmentsRows = counts.read;
+    const establishmentsBytes = statSync(files.establishments).size;
+    const readBefore = meter.bytesRead;
+    let delivered = 0;
+    // The rows sorted stand for a pass over the establishments' file (the meter planned it): the
+    // rows and bytes of it their share of the rows kept stands for.
+    const position = (): ReadingProgress => {
+      const share = spill.count === 0 ? 1 : delivered / spill.count;
+      return {
+        phase,
+        rows: Math.round(establishmentsRows * share),
+        bytesRead: readBefore + Math.round(establishmentsBytes * share),
+        totalBytes: meter.totalBytes,
+        file: files.establishments,
+      };
+    };
+    let batch: RowToApply[] = [];
+    const send = async () => {
+      if (batch.length === 0) return;
+      const rowsNow = batch;
+      batch = [];
+      const at = position();
+      // Rows read count as the rows sent stand for: a report's progress follows the application.
+      await sink.rows(rowsNow, { read: at.rows, skipped: { ...counts.skipped } }, at);
+    };
+    let lastTick = 0;
+    for (const { record: packed } of spill.sorted()) {
+      delivered += 1;
+      const { line, row } = unpackRow(packed, keptNames);
       const refusal = refusedRow(row);
       if (refusal) {
-        reject({ file: "establishments", line: record.line, kind: "text", text: refusal });
-        return;
+        reject({ file: "establishments", line, kind: "text", text: refusal });
+        continue;
       }
       const read = establishmentOf(row);
       const establishment: OfficialEstablishment = {
@@ -331,12 +358,12 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
         asOf: stockDate,
       };
       if (!isValidSiret(establishment.siret)) {
-        reject({ file: "establishments", line: record.line, kind: "invalid_siret", siret: establishment.siret });
-        return;
+        reject({ file: "establishments", line, kind: "invalid_siret", siret: establishment.siret });
+        continue;
       }
       if (!inDepartments(establishment.inseeCode)) {
         skip("department");
-        return;
+        continue;
       }
       const siret = Number(establishment.siret);
       const known = !registry || registry.mayHold(siret) || (sentSirets?.mayHold(siret) ?? true);
@@ -346,13 +373,18 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
         digest: options.fast ? digestOf(fingerprint, establishment) : null,
         known,
       });
-      if (batch.length >= options.batchRows) send();
-    },
-    drain: () => sent,
-  });
-  send();
-  await sent;
-  return { counts, rejections, progress: progress() };
+      if (batch.length >= options.batchRows) await send();
+      const now = performance.now();
+      if (now - lastTick >= PROGRESS_EVERY_MS) {
+        lastTick = now;
+        sink.progress(position());
+      }
+    }
+    await send();
+    return { counts, rejections, progress: position() };
+  } finally {
+    spill.close();
+  }
 }
 
 /** The optional columns of the establishments' file the import reads (a geocoded file's, NAF 2025, the period's start). */
@@ -745,6 +777,52 @@ class LegalUnits {
 function dayOf(day: number): string {
   const date = String(day).padStart(8, "0");
   return `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`;
+}
+
+/**
+ * How many SIRETs the filter of the rows kept is sized for: the country's local commerce (5.2
+ * million in a national stock) and more; 8 MB, whatever the stock's size.
+ */
+const KEPT_SIRETS_EXPECTED = 8_000_000;
+
+/**
+ * A row's kept fields in bytes, to be sorted (sorted-spill.ts): its line (4 bytes), then each
+ * field's length (4 bytes) and UTF-8 text, doubled quotes undone, in the order of the columns kept.
+ */
+class RowPacker {
+  #buffer = Buffer.allocUnsafe(2 * MAX_RECORD_BYTES);
+
+  /** The packed row: a view of this packer's buffer, valid until the next call. */
+  pack(record: ScannedRecord, kept: [name: string, index: number][]): Buffer {
+    // Every field's text is at most its bytes in the record, plus 4 bytes of length each.
+    const most = 4 + record.bytes.length + 4 * kept.length;
+    if (most > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(most);
+    const buffer = this.#buffer;
+    buffer.writeUInt32LE(record.line, 0);
+    let at = 4;
+    for (const [, index] of kept) {
+      let length = 0;
+      if (index < record.count) {
+        if (record.escaped[index]) length = buffer.write(fieldText(record, index), at + 4, "utf8");
+        else length = record.bytes.copy(buffer, at + 4, record.starts[index], record.ends[index]);
+      }
+      buffer.writeUInt32LE(length, at);
+      at += 4 + length;
+    }
+    return buffer.subarray(0, at);
+  }
+}
+
+/** A packed row (RowPacker) read back: its line, and its fields by column name, as rowOf gives them. */
+function unpackRow(packed: Buffer, names: readonly string[]): { line: number; row: Record<string, string> } {
+  const row: Record<string, string> = {};
+  let at = 4;
+  for (const name of names) {
+    const length = packed.readUInt32LE(at);
+    row[name] = packed.toString("utf8", at + 4, at + 4 + length);
+    at += 4 + length;
+  }
+  return { line: packed.readUInt32LE(0), row };
 }
 
 /** Bytes of names a chunk of LegalUnits holds. */

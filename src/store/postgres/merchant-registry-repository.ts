@@ -76,8 +76,7 @@ export function createPostgresMerchantRegistryRepository(
     applyBatch: batch,
     async sirets(after, limit) {
       const found = await pool.query<{ siret: string }>(
-        `SELECT "siret" FROM "merchants" WHERE "siret" COLLATE "C" > $1 AND "status" <> 'ARCHIVED'
-         ORDER BY "siret" COLLATE "C" LIMIT $2`,
+        `SELECT "siret" FROM "merchants" WHERE "siret" COLLATE "C" > $1 ORDER BY "siret" COLLATE "C" LIMIT $2`,
         [after ?? "", limit],
       );
       return found.rows.map((row) => row.siret);
@@ -160,8 +159,33 @@ export async function registryBatchOn<T>(
   await client.query('SELECT 1 FROM "store_revision" WHERE "id" = 1 FOR UPDATE');
   const view = new BatchView(keys, await readRegistered(client, keys));
   const result = decide(view);
+  if (view.writes.length === 0) return result;
+  // The touch triggers stand aside while the batch writes; it touches each merchant it wrote once,
+  // in the order written, as the SQLite store does (deferTouches there). The flag is set and
+  // cleared in this transaction, under the revision row's lock: no other transaction reads it set.
+  await client.query('UPDATE "store_revision" SET "deferred_touches" = 1 WHERE "id" = 1');
   await writeAll(client, view.writes);
+  // A digest recorded is no write to the merchant's published inputs (no trigger of SQLite's either).
+  const touched = [...new Set(view.writes.flatMap(writtenMerchant))];
+  const moved = await client.query<{ revision: string }>(
+    'UPDATE "store_revision" SET "deferred_touches" = 0, "revision" = "revision" + $1 WHERE "id" = 1 RETURNING "revision"',
+    [touched.length],
+  );
+  const first = Number(moved.rows[0]?.revision) - touched.length + 1;
+  await client.query(
+    `INSERT INTO "merchant_touches" ("ab_id", "touch")
+     SELECT t."ab_id", $1::bigint + t."at" - 1 FROM unnest($2::text[]) WITH ORDINALITY AS t("ab_id", "at")
+     ON CONFLICT ("ab_id") DO UPDATE SET "touch" = excluded."touch"`,
+    [first, touched],
+  );
   return result;
+}
+
+/** The merchant whose published inputs a batch's write changes, if any. */
+function writtenMerchant(write: Write): string[] {
+  if (write.kind === "create") return [write.write.merchant.abId];
+  if (write.kind === "digest") return [];
+  return [write.write.abId];
 }
 
 // The first merchant of a SIRET, as SQLite's index answers it (there is normally one).

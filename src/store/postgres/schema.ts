@@ -577,6 +577,7 @@ export const storeRevision = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
     revision: bigint("revision", { mode: "number" }).notNull().default(0),
+    deferredTouches: bigint("deferred_touches", { mode: "number" }).notNull().default(0),
   },
 );
 

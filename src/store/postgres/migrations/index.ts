@@ -208,5 +208,13 @@ export const migrations: Migration[] = [
     "statements": [
       "ALTER TABLE \"merchants\" ADD COLUMN \"hours_exceptions\" text;"
     ]
+  },
+  {
+    "id": "0015_chubby_spyke",
+    "statements": [
+      "ALTER TABLE \"store_revision\" ADD COLUMN \"deferred_touches\" bigint DEFAULT 0 NOT NULL;",
+      "-- Written by hand: the touch triggers stand aside while a registry batch writes (SQLite 0026).\nCREATE OR REPLACE FUNCTION \"abeille_touch_merchant\"() RETURNS trigger LANGUAGE plpgsql AS $$\nDECLARE\n  touched_ab_id text;\nBEGIN\n  IF (SELECT \"deferred_touches\" FROM \"store_revision\" WHERE \"id\" = 1) <> 0 THEN\n    RETURN NULL;\n  END IF;\n  IF TG_OP = 'DELETE' THEN\n    touched_ab_id := OLD.\"ab_id\";\n  ELSE\n    touched_ab_id := NEW.\"ab_id\";\n  END IF;\n  UPDATE \"store_revision\" SET \"revision\" = \"revision\" + 1 WHERE \"id\" = 1;\n  INSERT INTO \"merchant_touches\" (\"ab_id\", \"touch\")\n    SELECT touched_ab_id, r.\"revision\" FROM \"store_revision\" r WHERE r.\"id\" = 1\n    ON CONFLICT (\"ab_id\") DO UPDATE SET \"touch\" = excluded.\"touch\";\n  RETURN NULL;\nEND\n$$;",
+      "CREATE OR REPLACE FUNCTION \"abeille_touch_qa_node_merchant\"() RETURNS trigger LANGUAGE plpgsql AS $$\nDECLARE\n  node_cluster_id text;\nBEGIN\n  IF (SELECT \"deferred_touches\" FROM \"store_revision\" WHERE \"id\" = 1) <> 0 THEN\n    RETURN NULL;\n  END IF;\n  IF TG_OP = 'DELETE' THEN\n    node_cluster_id := OLD.\"cluster_id\";\n  ELSE\n    node_cluster_id := NEW.\"cluster_id\";\n  END IF;\n  UPDATE \"store_revision\" SET \"revision\" = \"revision\" + 1 WHERE \"id\" = 1;\n  INSERT INTO \"merchant_touches\" (\"ab_id\", \"touch\")\n    SELECT c.\"ab_id\", r.\"revision\" FROM \"qa_clusters\" c, \"store_revision\" r\n    WHERE c.\"cluster_id\" = node_cluster_id AND r.\"id\" = 1\n    ON CONFLICT (\"ab_id\") DO UPDATE SET \"touch\" = excluded.\"touch\";\n  RETURN NULL;\nEND\n$$;"
+    ]
   }
 ];
