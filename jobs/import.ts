@@ -140,6 +140,14 @@ type ImportJob =
   | { source: "bodacc-daily"; since: string | null }
   | { source: "bodacc"; file: string };
 
+/**
+ * Merchants a SIRENE stock may bring in with the command still building the search index's first
+ * generation before it ends (a minute or so). Past it (a region, the country: 5 million merchants
+ * take half an hour to index) the server builds it while it serves, its searches saying
+ * index_building meanwhile, and the import ends when the registry holds the stock.
+ */
+const FIRST_BUILD_IN_COMMAND_MOST = 100_000;
+
 interface SireneArguments {
   source: "sirene";
   establishments: string;
@@ -438,6 +446,8 @@ async function importInto(
   const ticking = setInterval(draw, PROGRESS_TICK_MS);
   /** Another process held the write lock past the wait: the catch-up would wait as long again. */
   let lockHeldElsewhere = false;
+  // A stock that brought a registry's worth of merchants leaves the index's first build to the server.
+  let firstBuildHere = true;
   try {
     if (job.source === "bodacc") {
       const report = await importBodaccFile(deps, job.file, "import:bodacc", {
@@ -468,6 +478,7 @@ async function importInto(
       );
       clearInterval(ticking);
       bar.end(meter.totalBytes, meter.totalBytes, `${count(report.read)} rows, ${count(report.created)} added`);
+      firstBuildHere = report.created <= FIRST_BUILD_IN_COMMAND_MOST;
       // The daily import's first run starts on the day of the last stock imported.
       if (report.stock_date) await store.settings.set(SIRENE_STOCK_DATE_KEY, report.stock_date, new Date());
       printSirene(report, job, json);
@@ -488,7 +499,7 @@ async function importInto(
     // The search index follows the store's change feed (src/search/embedded/follow.ts): what this
     // run wrote, and what an earlier run left unapplied, becomes searchable now (a serving server
     // follows the feed meanwhile). A failure here loses nothing: the feed keeps it for the next one.
-    if (!lockHeldElsewhere) await catchUpSearchIndex(store, "import");
+    if (!lockHeldElsewhere) await catchUpSearchIndex(store, "import", { build: firstBuildHere });
   }
 }
 
