@@ -141,8 +141,9 @@ type ImportJob =
   | { source: "bodacc"; file: string };
 
 /**
- * Merchants a SIRENE stock may bring in with the command still building the search index's first
- * generation before it ends (a minute or so). Past it (a region, the country: 5 million merchants
+ * Merchants a SIRENE stock may speak for (brought in, changed, closed, confirmed or found unchanged)
+ * with the command still building the search index's first generation before it ends (a minute
+ * or so). Past it (a region, the country: 5 million merchants
  * take half an hour to index) the server builds it while it serves, its searches saying
  * index_building meanwhile, and the import ends when the registry holds the stock.
  */
@@ -478,7 +479,9 @@ async function importInto(
       );
       clearInterval(ticking);
       bar.end(meter.totalBytes, meter.totalBytes, `${count(report.read)} rows, ${count(report.created)} added`);
-      firstBuildHere = report.created <= FIRST_BUILD_IN_COMMAND_MOST;
+      firstBuildHere =
+        report.created + report.updated + report.closed + report.confirmed + report.unchanged <=
+        FIRST_BUILD_IN_COMMAND_MOST;
       // The daily import's first run starts on the day of the last stock imported.
       if (report.stock_date) await store.settings.set(SIRENE_STOCK_DATE_KEY, report.stock_date, new Date());
       printSirene(report, job, json);
