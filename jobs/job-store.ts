@@ -6,6 +6,7 @@
  * DATABASE_URL.
  */
 import type { Config } from "../src/config/config.ts";
+import { startCheckpointThread } from "../src/store/checkpoint-worker.ts";
 import { JOB_BUSY_TIMEOUT_MS } from "../src/store/connection.ts";
 import { openDatabase } from "../src/store/db.ts";
 import type { OpenedStore } from "../src/store/open-store.ts";
@@ -53,6 +54,9 @@ export async function withJobStore<T>(
   options: JobStoreOptions = {},
 ): Promise<T> {
   const store = openJobStore(config, command, options);
+  // A bulk writer's checkpoints run on the process's other core (checkpoint-worker.ts).
+  const checkpoints =
+    options.bulkWrites && store.engine === "sqlite" ? startCheckpointThread(config.databaseFile) : null;
   try {
     return await work(store);
   } catch (error) {
@@ -61,6 +65,7 @@ export async function withJobStore<T>(
     }
     throw error;
   } finally {
+    await checkpoints?.stop();
     await store.close();
   }
 }

@@ -50,8 +50,11 @@ export const JOB_BUSY_TIMEOUT_MS = 300_000;
 
 /** Pages (4 KB) past which a connection checkpoints anyway when the primary is meant to. */
 const BACKSTOP_CHECKPOINT_PAGES = 10_000;
-/** Pages past which a bulk writer checkpoints. */
-const BULK_CHECKPOINT_PAGES = 20_000;
+/**
+ * Pages past which a bulk writer checkpoints on its own connection: a backstop, its checkpoint
+ * thread (checkpoint-worker.ts) copying the WAL back every 100 ms meanwhile.
+ */
+const BULK_CHECKPOINT_PAGES = 50_000;
 
 /**
  * Opens DATA_DIR's database in WAL mode and applies the committed migrations: the raw connection,
