@@ -13,7 +13,7 @@
  * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is replaced.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -63,7 +63,40 @@ if (previousPublish) renameSync(publishDir, previousPublish);
 interface Run {
   name: string;
   wallSeconds: number;
+  /** The refresh process's peak resident memory (GNU time's %M), MB. */
+  peakRssMb: number;
   summary: RefreshSummary;
+  /** The publish folder after the run: bytes on disk (file-system blocks) and inodes (files and folders). */
+  disk: DiskUse;
+}
+
+interface DiskUse {
+  bytes: number;
+  files: number;
+  folders: number;
+}
+
+/** What a folder takes on disk: its blocks (not the files' apparent sizes), files and folders. */
+function diskUseOf(root: string): DiskUse {
+  const use: DiskUse = { bytes: 0, files: 0, folders: 0 };
+  const walk = (dir: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    use.folders += 1;
+    for (const name of names) {
+      const full = path.join(dir, name);
+      const stat = lstatSync(full);
+      use.bytes += stat.blocks * 512;
+      if (stat.isDirectory()) walk(full);
+      else use.files += 1;
+    }
+  };
+  walk(root);
+  return use;
 }
 
 function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Run {
@@ -74,7 +107,9 @@ function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs:
     ...(values.workers ? ["--workers", values.workers] : []),
     ...extraArgs,
   );
-  const result = spawnSync(process.execPath, args, {
+  // GNU time writes the child's peak RSS (KB) to its own file, apart from the job's output.
+  const rssFile = path.join(os.tmpdir(), `abeille-refresh-rss-${process.pid}`);
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", rssFile, process.execPath, ...args], {
     cwd: root,
     env: { ...env, ...extraEnv },
     encoding: "utf8",
@@ -83,10 +118,15 @@ function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs:
   const wallSeconds = round((performance.now() - started) / 1000, 2);
   if (result.status !== 0) throw new Error(`refresh failed: ${result.stderr}`);
   const summary = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as RefreshSummary;
-  const run: Run = { name, wallSeconds, summary };
+  const peakRssMb = Math.round(Number(readFileSync(rssFile, "utf8").trim().split("\n").pop()) / 1024);
+  rmSync(rssFile, { force: true });
+  const disk = diskUseOf(publishDir);
+  const run: Run = { name, wallSeconds, peakRssMb, summary, disk };
   process.stdout.write(
-    `${name}: ${summary.merchants} merchants in ${wallSeconds} s wall (${Math.round(summary.merchants / wallSeconds)} merchants/s); ` +
-      `rendered ${summary.rendered}, written ${summary.written}, unchanged ${summary.unchanged}, signed ${summary.snapshotsSigned}\n`,
+    `${name}: ${summary.merchants} merchants in ${wallSeconds} s wall (${Math.round(summary.merchants / wallSeconds)} merchants/s, ` +
+      `${round((wallSeconds * 1000) / Math.max(1, summary.merchants), 3)} ms a merchant), peak RSS ${peakRssMb} MB; ` +
+      `rendered ${summary.rendered}, written ${summary.written}, unchanged ${summary.unchanged}, signed ${summary.snapshotsSigned}; ` +
+      `on disk ${round(disk.bytes / 1e6, 1)} MB, ${disk.files} files, ${disk.folders} folders\n`,
   );
   return run;
 }
@@ -138,18 +178,23 @@ runs.push(refresh("full over the files in place (--full)", {}, ["--full"]));
 runs.push(refresh("daily (snapshots renewed)", { REFRESH_CRON: "17 3 * * *", SNAPSHOT_RENEW_MARGIN_SECONDS: "86400" }));
 
 const header =
-  "| run | merchants | wall s | merchants/s | rendered | skipped | files written | files unchanged | snapshots signed |";
+  "| run | merchants | wall s | ms a merchant | peak RSS MB | rendered | skipped | documents written | documents unchanged | snapshots signed | on disk MB | KB a merchant | files | folders |";
 const lines = runs.map((run) =>
   [
     run.name,
     run.summary.merchants,
     run.wallSeconds,
-    Math.round(run.summary.merchants / run.wallSeconds),
+    round((run.wallSeconds * 1000) / Math.max(1, run.summary.merchants), 3),
+    run.peakRssMb,
     run.summary.rendered,
     run.summary.skipped,
     run.summary.written,
     run.summary.unchanged,
     run.summary.snapshotsSigned,
+    round(run.disk.bytes / 1e6, 1),
+    round(run.disk.bytes / 1024 / Math.max(1, run.summary.merchants), 2),
+    run.disk.files,
+    run.disk.folders,
   ].join(" | "),
 );
 const report = [
@@ -157,10 +202,10 @@ const report = [
   "",
   `${machineLine()}, ${published.length} published of the registry's merchants, workers ${values.workers ?? "default"}, DATA_DIR on ${fileSystemOf(dataDir)}.`,
   "Each run is `npm run refresh` as a child process (start-up included); the full run starts from an empty publish folder.",
-  "Targets: a full run of 100,000 merchants under 60 s (issue 11); after 1,000 changes under 5 s, with no change under 1 s (issue 9).",
+  "Targets (issue 35): a first publication at 0.6 ms a merchant or less, a run with nothing changed at 0.05 ms a merchant or less, a day's 10,000 changes under a minute, under 500 MB of RSS, 5 KB a merchant on disk and one file per ten merchants at most.",
   "",
   header,
-  `|${"---|".repeat(9)}`,
+  `|${"---|".repeat(14)}`,
   ...lines.map((line) => `| ${line} |`),
   "",
   `Baseline in the same run: bare node:fs writing the full run's files of its first ${baseline.merchants} merchants again ` +

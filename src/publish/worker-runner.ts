@@ -2,7 +2,7 @@ import os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { RefreshInput } from "./publisher.ts";
 import type { WorkerSetup } from "./refresh-worker.ts";
-import type { BatchItem, BatchResult, BatchRunner } from "./render-batch.ts";
+import type { BatchItem, BatchPacks, BatchResult, BatchRunner } from "./render-batch.ts";
 
 /** Batches a worker holds at once: the one it renders and the next. */
 const BATCHES_PER_WORKER = 2;
@@ -51,6 +51,7 @@ export function workerRunner(
       ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       dataDir: config.dataDir,
       publishDir: settings.publishDir,
+      dictionary: context.dictionary,
       baseUrl: context.baseUrl,
       orderRailEnabled: context.orderRailEnabled,
       nowIso: context.now.toISOString(),
@@ -61,7 +62,7 @@ export function workerRunner(
     const entry = new URL("./refresh-worker.ts", import.meta.url);
 
     const pending = new Map<number, { resolve: (result: BatchResult) => void; reject: (error: Error) => void }>();
-    const queue: { id: number; items: BatchItem[] }[] = [];
+    const queue: { id: number; items: BatchItem[]; packs: BatchPacks }[] = [];
     /** The batches posted to each worker and not answered yet (a worker renders its own in order). */
     const posted = new Map<Worker, Set<number>>();
     let nextId = 0;
@@ -76,7 +77,7 @@ export function workerRunner(
     // (which may be rendering, or reading stamps) to hand it one.
     const dispatch = () => {
       for (let worker = leastLoaded(); worker !== null && queue.length > 0; worker = leastLoaded()) {
-        const job = queue.shift() as { id: number; items: BatchItem[] };
+        const job = queue.shift() as { id: number; items: BatchItem[]; packs: BatchPacks };
         posted.get(worker)?.add(job.id);
         worker.postMessage(job);
       }
@@ -110,11 +111,11 @@ export function workerRunner(
     const runner: BatchRunner = {
       concurrency: size * BATCHES_PER_WORKER,
       hasRoom: () => failure === null && queue.length === 0 && leastLoaded() !== null,
-      run(items) {
+      run(items, packs) {
         if (failure) return Promise.reject(failure);
         const id = nextId++;
         const promise = new Promise<BatchResult>((resolve, reject) => pending.set(id, { resolve, reject }));
-        queue.push({ id, items });
+        queue.push({ id, items, packs });
         dispatch();
         return promise;
       },
