@@ -138,7 +138,24 @@ runs.push(refresh("full"));
 // node:fs (bench/bare-writes.ts), on as many threads as the job's workers. A sample, so that the
 // copy does not double the publish folder's memory on tmpfs.
 const threads = Number(values.workers ?? os.availableParallelism());
-const sample = merchantFilesOf(publishDir, BASELINE_MERCHANTS);
+// The publication written out as files (`npm run export-publication`): timed, and the baseline's sample.
+const exportDir = path.join(dataDir, `export-${process.pid}`);
+const exportStarted = performance.now();
+const exportRun = spawnSync(process.execPath, jobArgv("jobs/export-publication.ts", exportDir, "--json"), {
+  cwd: root,
+  env,
+  encoding: "utf8",
+});
+if (exportRun.status !== 0) throw new Error(`export-publication failed: ${exportRun.stderr}`);
+const exported = {
+  wallSeconds: round((performance.now() - exportStarted) / 1000, 2),
+  ...(JSON.parse(exportRun.stdout.trim()) as { documents: number; bytes: number }),
+  disk: diskUseOf(exportDir),
+};
+process.stdout.write(
+  `export-publication: ${exported.documents} documents in ${exported.wallSeconds} s, ${round(exported.disk.bytes / 1e6, 1)} MB on disk, ${exported.disk.files} files, ${exported.disk.folders} folders\n`,
+);
+const sample = merchantFilesOf(exportDir, BASELINE_MERCHANTS);
 const bare = await writeBare(sample, path.join(dataDir, "bare-writes"), threads);
 const fullRun = runs[0] as Run;
 const baseline = {
@@ -208,6 +225,9 @@ const report = [
   `|${"---|".repeat(14)}`,
   ...lines.map((line) => `| ${line} |`),
   "",
+  `The publication written out as plain files by \`npm run export-publication\` after the full run: ${exported.documents} documents in ${exported.wallSeconds} s wall, ` +
+    `${round(exported.disk.bytes / 1e6, 1)} MB on disk, ${exported.disk.files} files and ${exported.disk.folders} folders.`,
+  "",
   `Baseline in the same run: bare node:fs writing the full run's files of its first ${baseline.merchants} merchants again ` +
     `(${baseline.files} files, the same sizes and layout, each written beside its target and renamed over it, ` +
     `${baseline.threads} threads, no rendering): ${baseline.wallSeconds} s wall (${baseline.cpuSeconds} s of CPU), ` +
@@ -215,7 +235,8 @@ const report = [
     `${round(baseline.fullRunMicrosecondsPerMerchant / baseline.microsecondsPerMerchant, 1)} times the files alone.`,
   "",
 ].join("\n");
-writeReport("refresh", report, { runs, baseline });
+writeReport("refresh", report, { runs, baseline, exported });
+rmSync(exportDir, { recursive: true, force: true });
 if (previousPublish) rmSync(previousPublish, { recursive: true, force: true });
 if (!values.keep && !values.store) rmSync(dataDir, { recursive: true, force: true });
 

@@ -1,10 +1,12 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobArgv } from "../../jobs/compile-cache.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { matchesIfNoneMatch } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
+import { ExportRefused, exportPublication } from "../../src/publish/export-publication.ts";
 import { PublishFolder } from "../../src/publish/publish-folder.ts";
 import { type RefreshInput, type RefreshSummary, runRefresh } from "../../src/publish/publisher.ts";
 import { loadPublishSettings } from "../../src/publish/settings.ts";
@@ -14,6 +16,7 @@ import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
 import { publishedDocuments, readPublished } from "../helpers/published-packs.ts";
+import { runJob } from "../helpers/run-job.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -407,5 +410,30 @@ describe("the refresh job and the published files", () => {
     expect(full).toMatchObject({ rendered: full.merchants, written: 0, failed: 0 });
     const next = await runRefresh({ ...refreshInput(), codeKey: "another-version" });
     expect(next).toMatchObject({ rendered: 0, written: 0, skipped: full.merchants });
+  });
+
+  it("exports the publication as the tree of files a static server takes, byte for byte what the server serves", async () => {
+    const target = path.join(server.dataDir, "static-export");
+    const exported = await runJob(jobArgv("jobs/export-publication.ts", target, "--json"), {
+      dataDir: server.dataDir,
+      baseUrl: loadConfig().baseUrl,
+    });
+    expect([exported.code, exported.stderr]).toEqual([0, ""]);
+    const summary = JSON.parse(exported.stdout.trim()) as { documents: number; files: number };
+    const served = publishedDocuments(publishDir());
+    expect(summary.documents).toBe(served.size);
+    for (const relative of served.keys()) {
+      expect(readFileSync(path.join(target, relative)).equals(publishedBody(relative)), relative).toBe(true);
+    }
+    for (const file of [".well-known/ab-public-keys.json", "_headers", "_nginx.conf"]) {
+      expect(readFileSync(path.join(target, file)).equals(readFileSync(path.join(publishDir(), file)))).toBe(true);
+    }
+    // Exported again over itself: replaced whole; a folder holding anything else is refused.
+    expect(exportPublication(publishDir(), target).documents).toBe(served.size);
+    const foreign = path.join(server.dataDir, "not-an-export");
+    mkdirSync(foreign);
+    writeFileSync(path.join(foreign, "index.html"), "<p>mine</p>");
+    expect(() => exportPublication(publishDir(), foreign)).toThrow(ExportRefused);
+    expect(readdirSync(foreign)).toEqual(["index.html"]);
   });
 });
