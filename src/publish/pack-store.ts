@@ -140,6 +140,12 @@ export function openPackStore(stateDir: string): PackStore {
           compact(stateDir, index, reader, generation, written, () => next++);
           index.commit(generation, made, written);
           index.prune();
+          // Packs no committed row points to any more go at once (a snapshot pack the daily run
+          // superseded whole): the server keeps the descriptors it has open, and a read that finds
+          // a pack gone falls back to the route.
+          const dead = index.deadPacks(generation + 1);
+          for (const id of dead) rmSync(packFileOf(stateDir, id), { force: true });
+          index.forgetPacks(dead);
         },
       };
       return stage;
@@ -169,31 +175,42 @@ function compact(
   const rows: StagedDocument[] = [];
   const flush = () => {
     if (!writer) return;
+    const pending = rows.splice(0);
     const record = writer.finish();
-    if (record) written.push(record);
-    index.stageDocuments(generation, rows.splice(0));
     writer = null;
+    if (record) written.push(record);
+    index.stageDocuments(generation, pending);
   };
-  // Rows this stage already moved keep their new place.
-  for (const pack of sparse) {
-    if (budget <= 0) break;
-    const live = index.documentsIn([pack.id]);
-    const staged = index.documentsAt(
-      generation,
-      live.map(([relative]) => relative),
-    );
-    for (const [relative, location] of live) {
-      if (staged.get(relative)?.pack !== location.pack) continue;
-      const frame = reader.frame(location);
-      if (!frame) continue;
-      writer ??= new PackWriter(stateDir, nextPack(), rawFrames, location.dictionary);
-      const moved = writer.addFrame(frame, location);
-      rows.push({ path: relative, location: moved, replaces: true });
-      budget -= frame.length;
-      if (writer.bytes >= COMPACT_PACK_BYTES) flush();
-    }
+  try {
+    copyLiveFrames();
+  } catch (error) {
+    // A compaction that cannot write (a full disk) leaves the frames where they are: the run's own
+    // publication does not depend on it, the next run tries again.
+    rows.length = 0;
+    process.emitWarning(`refresh: packs not compacted: ${error instanceof Error ? error.message : String(error)}`);
   }
-  flush();
+  function copyLiveFrames(): void {
+    // Rows this stage already moved keep their new place.
+    for (const pack of sparse) {
+      if (budget <= 0) break;
+      const live = index.documentsIn([pack.id]);
+      const staged = index.documentsAt(
+        generation,
+        live.map(([relative]) => relative),
+      );
+      for (const [relative, location] of live) {
+        if (staged.get(relative)?.pack !== location.pack) continue;
+        const frame = reader.frame(location);
+        if (!frame) continue;
+        writer ??= new PackWriter(stateDir, nextPack(), rawFrames, location.dictionary);
+        const moved = writer.addFrame(frame, location);
+        rows.push({ path: relative, location: moved, replaces: true });
+        budget -= frame.length;
+        if (writer.bytes >= COMPACT_PACK_BYTES) flush();
+      }
+    }
+    flush();
+  }
 }
 
 /** Compaction copies frames already encoded. */

@@ -371,8 +371,10 @@ async function refreshWithIndex(
   }
 
   const total = candidates ? candidates.length : await source.count();
-  // Smaller batches in an incremental run share the work out evenly between this thread and the worker.
-  const batchSize = input.batchSize ?? (since !== null ? 100 : 500);
+  // Smaller batches in a small incremental run share the work out evenly between this thread and
+  // the worker; a large one (the daily snapshots of every merchant) takes full ones, so its packs
+  // stay one for 500 merchants.
+  const batchSize = input.batchSize ?? (since !== null && total <= 20_000 ? 100 : 500);
   /** The entries this run wrote (rendered, or carried with a new stamp): the index's other rows stay. */
   const written = new Map<string, IndexEntry>();
   const totals = emptyCounters();
