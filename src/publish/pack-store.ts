@@ -47,6 +47,8 @@ export interface PackStage {
 }
 
 export interface PackStore {
+  /** The publish folder's state folder (`.abeille`), where the packs and their index live. */
+  readonly stateDir: string;
   begin(): PackStage;
   /** The committed documents, for reading (export, a mirror's comparison). */
   readCommitted(relative: string): Buffer | null;
@@ -67,6 +69,7 @@ export function openPackStore(stateDir: string): PackStore {
   const readAt = (location: DocumentLocation | null) => (location ? reader.read(location) : null);
 
   return {
+    stateDir,
     index,
     readCommitted: (relative) => readAt(index.document(relative)),
     close() {
