@@ -375,27 +375,41 @@ async function refreshWithIndex(
   // the worker; a large one (the daily snapshots of every merchant) takes full ones, so its packs
   // stay one for 500 merchants.
   const batchSize = input.batchSize ?? (since !== null && total <= 20_000 ? 100 : 500);
-  /** The entries this run wrote (rendered, or carried with a new stamp): the index's other rows stay. */
+  // The entries this run writes (rendered, or carried with a new stamp; the index's other rows
+  // stay): kept by the folder's own index on disk until the commit, so that the run holds a
+  // batch's at a time (issue 35: 500 MB of RSS at any size); kept here when the commit publishes
+  // them to the shared table (PostgreSQL), which needs them whole.
+  const staging = documents === null && !index.publishesDocuments ? (index.staging ?? null) : null;
+  await staging?.clear();
   const written = new Map<string, IndexEntry>();
+  let writtenCount = 0;
+  let writtenFiles = 0;
   const totals = emptyCounters();
-  const seen = new Set<string>();
+  /** Merchants read by a full pass (kept only without staging: the staged rows say it then). */
+  const seen = staging ? null : new Set<string>();
   const withdrawnIds: string[] = [];
   let done = 0;
   const inFlight = new Set<Promise<void>>();
   const failures: { abId: string; message: string }[] = [];
+  // Only a later run tells anyone what changed: a first one counts them.
   const changed: string[] = [];
+  let changedCount = 0;
   let batchFailure: Error | null = null;
 
-  const collect = (result: BatchResult, size: number) => {
+  const collect = async (result: BatchResult, size: number) => {
     stage.stageDocuments(result.documents);
     for (const pack of result.packs) stage.recordPack(pack);
     stage.stageServe(
       result.entries.map(([abId, entry]) => ({ abId, record: serveRecordOf(entry), replaces: previous !== null })),
     );
-    for (const [abId, entry] of result.entries) written.set(abId, entry);
+    if (staging) await staging.add(result.entries);
+    else for (const [abId, entry] of result.entries) written.set(abId, entry);
+    writtenCount += result.entries.length;
+    for (const [, entry] of result.entries) writtenFiles += Object.keys(entry.hashes).length;
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += result[key];
     failures.push(...result.failures);
-    changed.push(...result.changed);
+    if (previous !== null) changed.push(...result.changed);
+    changedCount += result.changed.length;
     done += size;
     input.onProgress?.({ done, total });
   };
@@ -431,7 +445,7 @@ async function refreshWithIndex(
       const items: BatchItem[] = [];
       let skippedHere = 0;
       for (const stamp of stamps) {
-        seen.add(stamp.abId);
+        seen?.add(stamp.abId);
         if (!isPublishedStatus(stamp.status)) {
           withdrawnIds.push(stamp.abId);
           skippedHere += 1;
@@ -469,18 +483,34 @@ async function refreshWithIndex(
 
   // Withdrawal: merchants no longer published, merchants gone from the store and, on a full pass,
   // index rows of merchants the store no longer has and documents in the packs nobody owns.
-  const indexed = new Set<string>(candidates ? (await index.entriesOf(withdrawnIds)).keys() : await index.abIds());
-  const withdrawn = new Set<string>(withdrawnIds.filter((abId) => indexed.has(abId)));
+  let indexed: Set<string>;
+  let withdrawn: Set<string>;
+  if (candidates) {
+    indexed = new Set((await index.entriesOf(withdrawnIds)).keys());
+    withdrawn = new Set(withdrawnIds.filter((abId) => indexed.has(abId)));
+  } else if (staging) {
+    // A full pass staged every merchant it still publishes: the index's other rows go.
+    indexed = new Set(await staging.unstaged());
+    withdrawn = new Set(indexed);
+  } else {
+    indexed = new Set(await index.abIds());
+    withdrawn = new Set(withdrawnIds.filter((abId) => indexed.has(abId)));
+    for (const abId of indexed) if (!seen?.has(abId)) withdrawn.add(abId);
+  }
   if (!candidates) {
-    for (const abId of indexed) if (!seen.has(abId)) withdrawn.add(abId);
-    for (const abId of stage.servedMerchants()) if (!written.has(abId)) withdrawn.add(abId);
+    for (const page of pagesOf(stage.servedMerchants(), 1000)) {
+      const kept = staging ? await staging.among(page) : new Set(page.filter((abId) => written.has(abId)));
+      for (const abId of page) if (!kept.has(abId)) withdrawn.add(abId);
+    }
   }
   let deleted = totals.deleted;
   for (const abId of withdrawn) {
     written.delete(abId);
     deleted += withdrawFromPacks(stage, abId);
   }
-  changed.push(...[...withdrawn].filter((abId) => indexed.has(abId)));
+  const withdrawnIndexed = [...withdrawn].filter((abId) => indexed.has(abId));
+  if (previous !== null) changed.push(...withdrawnIndexed);
+  changedCount += withdrawnIndexed.length;
 
   // Files that belong to no merchant: the key set and the static server configuration.
   const files: Record<string, string> = {};
@@ -549,9 +579,7 @@ async function refreshWithIndex(
   }
   const counts = await index.counts();
   // Merchants an incremental run left as they were, and their files.
-  let writtenFiles = 0;
-  for (const entry of written.values()) writtenFiles += Object.keys(entry.hashes).length;
-  const carried = candidates ? Math.max(0, counts.merchants - written.size) : 0;
+  const carried = candidates ? Math.max(0, counts.merchants - writtenCount) : 0;
   const carriedFiles = candidates ? Math.max(0, counts.files - writtenFiles) : 0;
   return {
     merchants: counts.merchants,
@@ -560,7 +588,7 @@ async function refreshWithIndex(
     written: totals.written,
     unchanged: totals.unchanged + carriedFiles,
     snapshotsSigned: totals.snapshotsSigned,
-    changed: changed.length,
+    changed: changedCount,
     withdrawn: withdrawn.size,
     deleted,
     failed: totals.failed,
@@ -582,6 +610,19 @@ function renderGlobalFiles(input: RefreshInput): Record<string, GlobalFile> {
   if (input.keySet) add(KEY_SET_PATH, JSON.stringify(input.keySet()));
   for (const [name, build] of Object.entries(STATIC_CONFIG_FILES)) add(name, build());
   return files;
+}
+
+/** An iterable cut into arrays of `size`. */
+function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let page: T[] = [];
+  for (const item of items) {
+    page.push(item);
+    if (page.length >= size) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
 }
 
 function inlineRunner(context: BatchContext): BatchRunner {
