@@ -205,9 +205,8 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS entries (
+  // The columns of an entry: the index's rows, and a run's rows until its commit.
+  const entryColumns = `
       ab_id TEXT PRIMARY KEY,
       status TEXT NOT NULL,
       stamp TEXT NOT NULL,
@@ -220,23 +219,11 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
       snapshot_expires_at TEXT,
       has_snapshot INTEGER NOT NULL,
       -- When the snapshot manifest falls due: its expiry, or '' (before any date) when there is none.
-      snapshot_due TEXT NOT NULL
-    );
-    -- A run's entries until its commit (the same columns as entries).
-    CREATE TABLE IF NOT EXISTS staged_entries (
-      ab_id TEXT PRIMARY KEY,
-      status TEXT NOT NULL,
-      stamp TEXT NOT NULL,
-      fingerprint TEXT NOT NULL,
-      since TEXT NOT NULL,
-      until TEXT,
-      hashes TEXT NOT NULL,
-      file_count INTEGER NOT NULL,
-      card_hash TEXT,
-      snapshot_expires_at TEXT,
-      has_snapshot INTEGER NOT NULL,
-      snapshot_due TEXT NOT NULL
-    ) WITHOUT ROWID;
+      snapshot_due TEXT NOT NULL`;
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS entries (${entryColumns});
+    CREATE TABLE IF NOT EXISTS staged_entries (${entryColumns}) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS entries_until ON entries (until) WHERE until IS NOT NULL;
     CREATE INDEX IF NOT EXISTS entries_snapshot_due ON entries (snapshot_due);
     CREATE INDEX IF NOT EXISTS entries_with_snapshot ON entries (has_snapshot) WHERE has_snapshot = 1;
