@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { PublishedKind } from "../publish/documents.ts";
@@ -155,6 +156,29 @@ export interface PublishIndexMeta {
 }
 
 export const INDEX_DATABASE = "index.db";
+/** A run's staged entries (openPublishIndex), beside index.db: `index-run-<pid>-<random>.db`. */
+const RUN_DATABASE_PREFIX = "index-run-";
+
+/** Removes the staged-entries files of processes that are gone (killed before they closed the index). */
+function sweepRunFiles(stateDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^index-run-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      alive = (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+    if (!alive) rmSync(path.join(stateDir, name), { force: true });
+  }
+}
 /** The JSON index of earlier versions, taken over once. */
 const LEGACY_INDEX = "index.json";
 
@@ -223,7 +247,6 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
   db.exec(`
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS entries (${entryColumns});
-    CREATE TABLE IF NOT EXISTS staged_entries (${entryColumns}) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS entries_until ON entries (until) WHERE until IS NOT NULL;
     CREATE INDEX IF NOT EXISTS entries_snapshot_due ON entries (snapshot_due);
     CREATE INDEX IF NOT EXISTS entries_with_snapshot ON entries (has_snapshot) WHERE has_snapshot = 1;
@@ -273,6 +296,15 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
     };
   };
 
+  // A run's entries until its commit live in a file of their own, made anew by each process and
+  // removed when it closes the index: staged in index.db, their pages stayed in the file once the
+  // commit had moved them (SQLite does not give a file's pages back), and index.db doubled.
+  sweepRunFiles(stateDir);
+  const runFile = path.join(stateDir, `${RUN_DATABASE_PREFIX}${process.pid}-${randomBytes(3).toString("hex")}.db`);
+  db.prepare("ATTACH DATABASE ? AS run").run(runFile);
+  db.pragma("run.journal_mode = OFF");
+  db.pragma("run.synchronous = OFF");
+  db.exec(`CREATE TABLE run.staged_entries (${entryColumns}) WITHOUT ROWID`);
   const COLUMNS =
     "ab_id, status, stamp, fingerprint, since, until, hashes, file_count, card_hash, snapshot_expires_at, has_snapshot, snapshot_due";
   const UPDATE_ALL = `status = excluded.status, stamp = excluded.stamp, fingerprint = excluded.fingerprint,
@@ -319,6 +351,11 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
       clearStaged.run();
     },
   );
+  /** The commit, then the staged rows' pages given back (the run's file is empty by then: instant). */
+  const commitAndShrink = (run: Parameters<typeof commit>[0]) => {
+    commit.immediate(run);
+    db.exec("VACUUM run");
+  };
 
   // An index written by an earlier version (one JSON file): taken over once, so the first run after
   // an upgrade does not render everything again.
@@ -361,7 +398,7 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
     },
     abIds: () => all.all(),
     counts: () => count.get() ?? { merchants: 0, files: 0 },
-    commit: (run) => commit.immediate(run),
+    commit: (run) => commitAndShrink(run),
     clearStaged: () => void clearStaged.run(),
     stageEntries: (entries) => stageEntries(entries),
     stagedAmong(abIds) {
@@ -383,6 +420,9 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
         retry: current.retry,
       };
     },
-    close: () => db.close(),
+    close: () => {
+      db.close();
+      rmSync(runFile, { force: true });
+    },
   };
 }

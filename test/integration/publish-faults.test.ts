@@ -90,10 +90,11 @@ const urlsOf = (abId: string) => [
   `/m/${abId}/ai.md`,
 ];
 
-/** Every pack on disk is one the index names, and no temporary file is left. */
+/** Every pack on disk is one the index names, and no temporary file is left (nor a run's staged entries). */
 function packsAccountedFor(): void {
   const onDisk = packFilesOnDisk(stateDir());
   expect(onDisk.temporary).toEqual([]);
+  expect(readdirSync(stateDir()).filter((name) => name.startsWith("index-run-"))).toEqual([]);
   const index = openPackIndexWriter(stateDir());
   try {
     const registered = new Set(index.packs().map((pack) => pack.id));
