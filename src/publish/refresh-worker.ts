@@ -34,7 +34,7 @@ export interface WorkerSetup {
 
 const setup = workerData as WorkerSetup;
 const pool = setup.databaseUrl ? openPostgresPool({ url: setup.databaseUrl, poolMax: 2, poolTimeoutMs: 30_000 }) : null;
-const db = pool ? null : openDatabase(setup.databaseFile, { readonly: true });
+const db = pool ? null : openDatabase(setup.databaseFile, { readonly: true, small: true });
 const loader = pool ? createPostgresProfileLoader(pool) : db ? createProfileLoader(db) : null;
 if (!loader) throw new Error("refresh worker: no store to read");
 const context = {

@@ -15,7 +15,7 @@ const BATCHES_PER_WORKER = 2;
  * often for the same work; the old generation's limit is far above a batch's needs and makes V8
  * collect before it grows.
  */
-const WORKER_HEAP = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 256 };
+const WORKER_HEAP = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 128 };
 
 /** How long a worker asked to close may take before it is terminated. */
 const CLOSE_TIMEOUT_MS = 10_000;
