@@ -1,17 +1,20 @@
 /**
  * The refresh job at scale: a full refresh of N merchants into an empty publish folder, then an
- * incremental refresh after 1,000 published merchants changed, one with no change, a full one
- * over the files in place (what a deployment runs after a change of code) and the daily one that
- * re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
- * process: start-up included). Beside them, the same run's baseline: the full run's files of
- * 20,000 merchants written again by bare node:fs (bench/bare-writes.ts). Prints merchants/s and
- * wall time and writes bench/results/refresh-latest.{md,json}.
+ * incremental refresh after --changes published merchants changed, one with no change, a full one
+ * over the documents in place (what a deployment runs after a change of code) and the daily one
+ * that re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child process:
+ * start-up included), with its peak RSS (GNU time) and the publish folder after it (bytes on disk
+ * counted in file-system blocks, files, folders). After the full run the publication is written
+ * out as files by `npm run export-publication` (timed); the same run's baseline: those files of
+ * 20,000 merchants written again by bare node:fs (bench/bare-writes.ts). Writes
+ * bench/results/refresh-latest.{md,json}.
  *
  *   node bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changes 1000] [--workers N] [--keep]
  *
  * Without --store a registry of --count merchants is seeded first (npm run seed) in a temporary
- * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is replaced.
- */
+ * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is
+ * replaced; a registry of the national stock's shape: `npm run bench:national -- --rows N --keep`
+ * (its DATA_DIR is the kept folder's `data`; `npm run keys -- list` there makes its signing key). */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import os from "node:os";
