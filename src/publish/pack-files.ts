@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import type { DocumentLocation, PackRecord } from "../store/pack-index.ts";
+import { documentForm, packedForm } from "./snapshot-packing.ts";
 import { createFrameDecoder, createFrameEncoder, type FrameDecoder, type FrameEncoder } from "./zstd-frames.ts";
 
 /**
@@ -83,12 +84,14 @@ export class PackWriter {
 
   /** Appends a document; answers where it will lie once the pack is written. */
   add(body: Uint8Array, sha256: string): DocumentLocation {
-    const frame = this.encoder.encode(body);
+    // A snapshot manifest without the JWS payload its manifest gives back (snapshot-packing.ts).
+    const packed = packedForm(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    const frame = this.encoder.encode(packed);
     const location: DocumentLocation = {
       pack: this.id,
       offset: this.offset,
       length: frame.length,
-      size: body.length,
+      size: packed.length,
       sha256,
       dictionary: this.dictionary,
     };
@@ -189,7 +192,7 @@ export class PackReader {
   read(location: DocumentLocation): Buffer | null {
     const frame = this.frame(location);
     if (!frame) return null;
-    if (location.dictionary === 0) return frame;
+    if (location.dictionary === 0) return documentForm(frame);
     let decoder = this.decoders.get(location.dictionary);
     if (!decoder) {
       const body = this.dictionaryOf(location.dictionary);
@@ -197,7 +200,7 @@ export class PackReader {
       decoder = createFrameDecoder(body);
       this.decoders.set(location.dictionary, decoder);
     }
-    return decoder.decode(frame, location.size);
+    return documentForm(decoder.decode(frame, location.size));
   }
 
   /** The frame's bytes as stored (compaction copies frames without decoding them). */

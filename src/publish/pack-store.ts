@@ -10,6 +10,7 @@ import {
 import { bodyHash } from "./document.ts";
 import { buildDictionary } from "./pack-dictionary.ts";
 import { type PackDictionary, PackReader, PackWriter, packFileOf, packFilesOnDisk } from "./pack-files.ts";
+import { packedForm } from "./snapshot-packing.ts";
 import { createFrameEncoder, type FrameEncoder } from "./zstd-frames.ts";
 
 /**
@@ -126,7 +127,7 @@ export function openPackStore(stateDir: string): PackStore {
           const current = index.currentDictionary(publishKey);
           if (current) dictionary = current;
           else {
-            const body = buildDictionary(samples());
+            const body = buildDictionary(samples().map(packedForm));
             dictionary = { id: index.addDictionary(publishKey, body), body };
           }
           return dictionary;

@@ -23,7 +23,7 @@ export interface DocumentLocation {
   /** Where the frame starts in the pack, and its length in bytes. */
   offset: number;
   length: number;
-  /** The document's own length (decoded). */
+  /** The frame's length decoded: the document's, or its packed form's (src/publish/snapshot-packing.ts). */
   size: number;
   /** Base64 SHA-256 of the document's bytes (its strong ETag). */
   sha256: string;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
+import { compactVerify, createLocalJWKSet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobArgv } from "../../jobs/compile-cache.ts";
 import { loadConfig } from "../../src/config/config.ts";
@@ -227,6 +228,10 @@ describe("the refresh job and the published files", () => {
     expect(body.data.manifest).toMatchObject({ ab_id: abId, kind: "snapshot" });
     expect(Date.parse(body.data.manifest.expires_at) - Date.parse(body.data.manifest.issued_at)).toBe(86_400_000);
     expect(body.data.jws.split(".")).toHaveLength(3);
+    // Stored in its pack without its JWS payload, served with it: jose verifies it against the key set.
+    const keySet = JSON.parse(readFileSync(path.join(publishDir(), ".well-known/ab-public-keys.json"), "utf8"));
+    const verified = await compactVerify(body.data.jws, createLocalJWKSet(keySet));
+    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(body.data.manifest);
     const card = JSON.parse(publishedBody(publishedPath("decision-card", abId)).toString("utf8"));
     expect(body.data.manifest.content_hash).toBe(card.data.decision_card.content_hash);
     // The folder's own path answers the same file; without a fresh file it goes to the live route.
