@@ -1,19 +1,22 @@
 /**
  * The refresh job at scale: a full refresh of N merchants into an empty publish folder, then an
- * incremental refresh after 1,000 published merchants changed, one with no change, a full one
- * over the files in place (what a deployment runs after a change of code) and the daily one that
- * re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child
- * process: start-up included). Beside them, the same run's baseline: the full run's files of
- * 20,000 merchants written again by bare node:fs (bench/bare-writes.ts). Prints merchants/s and
- * wall time and writes bench/results/refresh-latest.{md,json}.
+ * incremental refresh after --changes published merchants changed, one with no change, a full one
+ * over the documents in place (what a deployment runs after a change of code) and the daily one
+ * that re-signs every snapshot manifest, each run as `npm run refresh` runs it (a child process:
+ * start-up included), with its peak RSS (GNU time) and the publish folder after it (bytes on disk
+ * counted in file-system blocks, files, folders). After the full run the publication is written
+ * out as files by `npm run export-publication` (timed); the same run's baseline: those files of
+ * 20,000 merchants written again by bare node:fs (bench/bare-writes.ts). Writes
+ * bench/results/refresh-latest.{md,json}.
  *
  *   node bench/refresh.ts [--count 100000] [--store /path/to/seeded/DATA_DIR] [--changes 1000] [--workers N] [--keep]
  *
  * Without --store a registry of --count merchants is seeded first (npm run seed) in a temporary
- * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is replaced.
- */
+ * DATA_DIR (about 5 minutes for 100,000 on two cores). With --store, its publish folder is
+ * replaced; a registry of the national stock's shape: `npm run bench:national -- --rows N --keep`
+ * (its DATA_DIR is the kept folder's `data`; `npm run keys -- list` there makes its signing key). */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -63,7 +66,40 @@ if (previousPublish) renameSync(publishDir, previousPublish);
 interface Run {
   name: string;
   wallSeconds: number;
+  /** The refresh process's peak resident memory (GNU time's %M), MB. */
+  peakRssMb: number;
   summary: RefreshSummary;
+  /** The publish folder after the run: bytes on disk (file-system blocks) and inodes (files and folders). */
+  disk: DiskUse;
+}
+
+interface DiskUse {
+  bytes: number;
+  files: number;
+  folders: number;
+}
+
+/** What a folder takes on disk: its blocks (not the files' apparent sizes), files and folders. */
+function diskUseOf(root: string): DiskUse {
+  const use: DiskUse = { bytes: 0, files: 0, folders: 0 };
+  const walk = (dir: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    use.folders += 1;
+    for (const name of names) {
+      const full = path.join(dir, name);
+      const stat = lstatSync(full);
+      use.bytes += stat.blocks * 512;
+      if (stat.isDirectory()) walk(full);
+      else use.files += 1;
+    }
+  };
+  walk(root);
+  return use;
 }
 
 function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Run {
@@ -74,7 +110,9 @@ function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs:
     ...(values.workers ? ["--workers", values.workers] : []),
     ...extraArgs,
   );
-  const result = spawnSync(process.execPath, args, {
+  // GNU time writes the child's peak RSS (KB) to its own file, apart from the job's output.
+  const rssFile = path.join(os.tmpdir(), `abeille-refresh-rss-${process.pid}`);
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", rssFile, process.execPath, ...args], {
     cwd: root,
     env: { ...env, ...extraEnv },
     encoding: "utf8",
@@ -83,10 +121,15 @@ function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs:
   const wallSeconds = round((performance.now() - started) / 1000, 2);
   if (result.status !== 0) throw new Error(`refresh failed: ${result.stderr}`);
   const summary = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as RefreshSummary;
-  const run: Run = { name, wallSeconds, summary };
+  const peakRssMb = Math.round(Number(readFileSync(rssFile, "utf8").trim().split("\n").pop()) / 1024);
+  rmSync(rssFile, { force: true });
+  const disk = diskUseOf(publishDir);
+  const run: Run = { name, wallSeconds, peakRssMb, summary, disk };
   process.stdout.write(
-    `${name}: ${summary.merchants} merchants in ${wallSeconds} s wall (${Math.round(summary.merchants / wallSeconds)} merchants/s); ` +
-      `rendered ${summary.rendered}, written ${summary.written}, unchanged ${summary.unchanged}, signed ${summary.snapshotsSigned}\n`,
+    `${name}: ${summary.merchants} merchants in ${wallSeconds} s wall (${Math.round(summary.merchants / wallSeconds)} merchants/s, ` +
+      `${round((wallSeconds * 1000) / Math.max(1, summary.merchants), 3)} ms a merchant), peak RSS ${peakRssMb} MB; ` +
+      `rendered ${summary.rendered}, written ${summary.written}, unchanged ${summary.unchanged}, signed ${summary.snapshotsSigned}; ` +
+      `on disk ${round(disk.bytes / 1e6, 1)} MB, ${disk.files} files, ${disk.folders} folders\n`,
   );
   return run;
 }
@@ -98,7 +141,24 @@ runs.push(refresh("full"));
 // node:fs (bench/bare-writes.ts), on as many threads as the job's workers. A sample, so that the
 // copy does not double the publish folder's memory on tmpfs.
 const threads = Number(values.workers ?? os.availableParallelism());
-const sample = merchantFilesOf(publishDir, BASELINE_MERCHANTS);
+// The publication written out as files (`npm run export-publication`): timed, and the baseline's sample.
+const exportDir = path.join(dataDir, `export-${process.pid}`);
+const exportStarted = performance.now();
+const exportRun = spawnSync(process.execPath, jobArgv("jobs/export-publication.ts", exportDir, "--json"), {
+  cwd: root,
+  env,
+  encoding: "utf8",
+});
+if (exportRun.status !== 0) throw new Error(`export-publication failed: ${exportRun.stderr}`);
+const exported = {
+  wallSeconds: round((performance.now() - exportStarted) / 1000, 2),
+  ...(JSON.parse(exportRun.stdout.trim()) as { documents: number; bytes: number }),
+  disk: diskUseOf(exportDir),
+};
+process.stdout.write(
+  `export-publication: ${exported.documents} documents in ${exported.wallSeconds} s, ${round(exported.disk.bytes / 1e6, 1)} MB on disk, ${exported.disk.files} files, ${exported.disk.folders} folders\n`,
+);
+const sample = merchantFilesOf(exportDir, BASELINE_MERCHANTS);
 const bare = await writeBare(sample, path.join(dataDir, "bare-writes"), threads);
 const fullRun = runs[0] as Run;
 const baseline = {
@@ -138,18 +198,23 @@ runs.push(refresh("full over the files in place (--full)", {}, ["--full"]));
 runs.push(refresh("daily (snapshots renewed)", { REFRESH_CRON: "17 3 * * *", SNAPSHOT_RENEW_MARGIN_SECONDS: "86400" }));
 
 const header =
-  "| run | merchants | wall s | merchants/s | rendered | skipped | files written | files unchanged | snapshots signed |";
+  "| run | merchants | wall s | ms a merchant | peak RSS MB | rendered | skipped | documents written | documents unchanged | snapshots signed | on disk MB | KB a merchant | files | folders |";
 const lines = runs.map((run) =>
   [
     run.name,
     run.summary.merchants,
     run.wallSeconds,
-    Math.round(run.summary.merchants / run.wallSeconds),
+    round((run.wallSeconds * 1000) / Math.max(1, run.summary.merchants), 3),
+    run.peakRssMb,
     run.summary.rendered,
     run.summary.skipped,
     run.summary.written,
     run.summary.unchanged,
     run.summary.snapshotsSigned,
+    round(run.disk.bytes / 1e6, 1),
+    round(run.disk.bytes / 1024 / Math.max(1, run.summary.merchants), 2),
+    run.disk.files,
+    run.disk.folders,
   ].join(" | "),
 );
 const report = [
@@ -157,11 +222,14 @@ const report = [
   "",
   `${machineLine()}, ${published.length} published of the registry's merchants, workers ${values.workers ?? "default"}, DATA_DIR on ${fileSystemOf(dataDir)}.`,
   "Each run is `npm run refresh` as a child process (start-up included); the full run starts from an empty publish folder.",
-  "Targets: a full run of 100,000 merchants under 60 s (issue 11); after 1,000 changes under 5 s, with no change under 1 s (issue 9).",
+  "Targets (issue 35): a first publication at 0.6 ms a merchant or less, a run with nothing changed at 0.05 ms a merchant or less, a day's 10,000 changes under a minute, under 500 MB of RSS, 5 KB a merchant on disk and one file per ten merchants at most.",
   "",
   header,
-  `|${"---|".repeat(9)}`,
+  `|${"---|".repeat(14)}`,
   ...lines.map((line) => `| ${line} |`),
+  "",
+  `The publication written out as plain files by \`npm run export-publication\` after the full run: ${exported.documents} documents in ${exported.wallSeconds} s wall, ` +
+    `${round(exported.disk.bytes / 1e6, 1)} MB on disk, ${exported.disk.files} files and ${exported.disk.folders} folders.`,
   "",
   `Baseline in the same run: bare node:fs writing the full run's files of its first ${baseline.merchants} merchants again ` +
     `(${baseline.files} files, the same sizes and layout, each written beside its target and renamed over it, ` +
@@ -170,7 +238,8 @@ const report = [
     `${round(baseline.fullRunMicrosecondsPerMerchant / baseline.microsecondsPerMerchant, 1)} times the files alone.`,
   "",
 ].join("\n");
-writeReport("refresh", report, { runs, baseline });
+writeReport("refresh", report, { runs, baseline, exported });
+rmSync(exportDir, { recursive: true, force: true });
 if (previousPublish) rmSync(previousPublish, { recursive: true, force: true });
 if (!values.keep && !values.store) rmSync(dataDir, { recursive: true, force: true });
 

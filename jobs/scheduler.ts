@@ -18,6 +18,7 @@ import { logger } from "../src/logging.ts";
 import { STATE_DIRNAME } from "../src/publish/publish-folder.ts";
 import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { loadPublishSettings, type PublishSettings } from "../src/publish/settings.ts";
+import { PACK_INDEX_DATABASE } from "../src/store/pack-index.ts";
 import { INDEX_DATABASE } from "../src/store/publish-index.ts";
 import { spawnJob } from "./child-job.ts";
 import { EXIT_BUSY } from "./cli.ts";
@@ -93,7 +94,12 @@ export function startScheduler(config: Pick<Config, "dataDir">, options: { env?:
     void task.start();
   }
   let firstRun: NodeJS.Timeout | null = null;
-  if (settings.refreshOnStart && !existsSync(path.join(settings.publishDir, STATE_DIRNAME, INDEX_DATABASE))) {
+  // Never published here: no job index (always so on PostgreSQL, whose index is shared), or no
+  // packs yet (the first start after the upgrade to packs, issue 35).
+  const stateDir = path.join(settings.publishDir, STATE_DIRNAME);
+  const neverPublished =
+    !existsSync(path.join(stateDir, INDEX_DATABASE)) || !existsSync(path.join(stateDir, PACK_INDEX_DATABASE));
+  if (settings.refreshOnStart && neverPublished) {
     firstRun = setTimeout(runQuietly, FIRST_RUN_DELAY_MS);
     firstRun.unref();
   }

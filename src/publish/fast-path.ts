@@ -1,13 +1,13 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { fixedAnswerWriter, writeAnswer } from "../http/conventions.ts";
 import type { Reply } from "../http/reply.ts";
 import { addDiscoveryLinks, discoveryLinks } from "../openapi/link-header.ts";
 import { MANIFEST_CACHE_MAX_SECONDS } from "../signing/policy.ts";
+import { openPackIndexReader, type PackIndexReader, packIndexFile } from "../store/pack-index.ts";
 import type { PublishSource } from "../store/publish-source.ts";
 import {
-  bodyHash,
   DOCUMENT_CACHE_CONTROL,
   etagOf,
   JSON_TYPE,
@@ -16,8 +16,9 @@ import {
   matchesIfNoneMatch,
 } from "./document.ts";
 import { matchPublishedPath, type PublishedKind, publishedPath } from "./documents.ts";
-import { SERVE_INDEX_FILENAME, STATE_DIRNAME } from "./publish-folder.ts";
-import { parseServeIndex, type ServeIndex } from "./serve-index.ts";
+import { PackReader } from "./pack-files.ts";
+import { STATE_DIRNAME } from "./publish-folder.ts";
+import type { ServeEntry } from "./serve-index.ts";
 import { isPublishedStatus } from "./view.ts";
 
 const CONTENT_TYPES: Record<PublishedKind, string> = {
@@ -38,6 +39,8 @@ const INDEX_RECHECK_MS = 1000;
 const MAX_TOUCHES_FOLLOWED = 5_000;
 /** Kept store stamps, at most (about 100 bytes each); past this they are dropped and read again. */
 const MAX_KEPT_STAMPS = 200_000;
+/** Kept serve entries of the packs' committed generation, at most. */
+const MAX_KEPT_ENTRIES = 200_000;
 
 /**
  * What the fast path reads from the store: the store revision (moved by every write to a
@@ -59,7 +62,7 @@ export interface FastPathOptions {
   baseUrl?: string;
   /** Bytes of file bodies kept in memory (default 64 MiB). */
   maxCacheBytes?: number;
-  /** How often the serve index's file is looked at for a new run (ms, default 1000). */
+  /** How often the packs' index is asked for a new generation (ms, default 1000). */
   indexRecheckMs?: number;
 }
 
@@ -110,36 +113,84 @@ interface CachedFile {
  */
 export function createPublishedFastPath(options: FastPathOptions): PublishedFastPath {
   const nowMs = options.nowMs ?? Date.now;
-  const indexFile = path.join(options.publishDir, STATE_DIRNAME, SERVE_INDEX_FILENAME);
+  const stateDir = path.join(options.publishDir, STATE_DIRNAME);
+  const indexFile = packIndexFile(stateDir);
   const maxCacheBytes = options.maxCacheBytes ?? 64 * 1024 * 1024;
   const indexRecheckMs = options.indexRecheckMs ?? INDEX_RECHECK_MS;
   const cache = new Map<string, CachedFile>();
   let cacheBytes = 0;
-  let index: ServeIndex | null = null;
+  /** The packs' index and reader, the generation last seen and its publish key. */
+  let packIndex: PackIndexReader | null = null;
+  let packs: PackReader | null = null;
   let indexSignature = "";
+  let generation = -1;
+  let servedKey: string | null = null;
   let indexCheckedAt = Number.NEGATIVE_INFINITY;
+  /** Each merchant's serve entry in the committed generation (null: not served), kept until the next one. */
+  const entries = new Map<string, ServeEntry | null>();
   const counters: FastPathStats = { served: 0, notModified: 0, passed: 0 };
   /** The store's stamp of each merchant asked for, null when it is not published, as of `stampsRevision`. */
   const storeStamps = new Map<string, string | null>();
   let stampsRevision = -1;
 
-  const currentIndex = (): ServeIndex | null => {
+  const forgetGeneration = () => {
+    cache.clear();
+    cacheBytes = 0;
+    entries.clear();
+  };
+
+  /**
+   * The packs' index as of its committed generation, asked at most once a second: a new
+   * generation (a refresh or the mirror committed) drops what was kept of the last one. The file
+   * replaced or removed (a publish folder deleted by hand) is opened again.
+   */
+  const currentIndex = (): PackIndexReader | null => {
     const at = performance.now();
-    if (at - indexCheckedAt < indexRecheckMs) return index;
+    if (at - indexCheckedAt < indexRecheckMs) return packIndex;
     indexCheckedAt = at;
     const stat = statSync(indexFile, { throwIfNoEntry: false });
-    const signature = stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : "";
+    const signature = stat ? `${stat.dev}:${stat.ino}` : "";
     if (signature !== indexSignature) {
       indexSignature = signature;
-      try {
-        index = stat ? parseServeIndex(readFileSync(indexFile, "utf8")) : null;
-      } catch {
-        index = null;
-      }
-      cache.clear();
-      cacheBytes = 0;
+      packs?.close();
+      packIndex?.close();
+      packIndex = stat ? openPackIndexReader(stateDir) : null;
+      const opened = packIndex;
+      packs = opened ? new PackReader(stateDir, (id) => opened.dictionary(id)) : null;
+      generation = -1;
     }
-    return index;
+    if (packIndex) {
+      try {
+        const committed = packIndex.committed();
+        if (committed.generation !== generation) {
+          generation = committed.generation;
+          servedKey = committed.publishKey;
+          forgetGeneration();
+        }
+      } catch {
+        // Not made yet (a first refresh creating its tables): nothing is served.
+        servedKey = null;
+      }
+    }
+    return packIndex;
+  };
+
+  const entryOf = (index: PackIndexReader, abId: string): ServeEntry | null => {
+    const kept = entries.get(abId);
+    if (kept !== undefined) return kept;
+    const record = index.serve(abId);
+    const entry: ServeEntry | null = record
+      ? {
+          stamp: record.stamp,
+          until: record.until,
+          untilMs: record.until === null ? Number.POSITIVE_INFINITY : Date.parse(record.until),
+          snapshotExpiresMs: record.snapshotExpiresAt === null ? Number.NaN : Date.parse(record.snapshotExpiresAt),
+          snapshotExpiresAt: record.snapshotExpiresAt,
+        }
+      : null;
+    if (entries.size >= MAX_KEPT_ENTRIES) entries.clear();
+    entries.set(abId, entry);
+    return entry;
   };
 
   /**
@@ -185,8 +236,11 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
     });
   };
 
-  /** A published file by the request path that names it (the snapshot's two paths are kept apart). */
-  const readFile = (kind: PublishedKind, abId: string, pathname: string): CachedFile | null => {
+  /**
+   * A published document by the request path that names it (the snapshot's two paths are kept
+   * apart): its frame read from its pack and decoded, its ETag from the hash the index holds.
+   */
+  const readFile = (index: PackIndexReader, kind: PublishedKind, abId: string, pathname: string): CachedFile | null => {
     const cached = cache.get(pathname);
     if (cached) {
       // Refresh its place in the LRU order.
@@ -194,13 +248,17 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       cache.set(pathname, cached);
       return cached;
     }
-    let body: Buffer;
+    let body: Buffer | null;
+    let etag: string;
     try {
-      body = readFileSync(path.join(options.publishDir, publishedPath(kind, abId)));
+      const location = index.document(publishedPath(kind, abId));
+      body = location && packs ? packs.read(location) : null;
+      if (!location || !body) return null;
+      etag = etagOf(location.sha256);
     } catch {
+      // A pack removed or damaged since: the route renders the document.
       return null;
     }
-    const etag = etagOf(bodyHash(body));
     const file: CachedFile = {
       body,
       etag,
@@ -264,8 +322,13 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       if (options.isSuspended?.()) return pass();
 
       const served = currentIndex();
-      if (!served || served.publishKey !== options.publishKey) return pass();
-      const entry = served.entries.get(match.abId);
+      if (!served || servedKey !== options.publishKey) return pass();
+      let entry: ServeEntry | null;
+      try {
+        entry = entryOf(served, match.abId);
+      } catch {
+        return pass();
+      }
       const now = nowMs();
       if (!entry || now >= entry.untilMs) return pass();
       let snapshotCacheControl: string | null = null;
@@ -276,7 +339,7 @@ export function createPublishedFastPath(options: FastPathOptions): PublishedFast
       }
       const answer = (stamp: string | null): boolean => {
         if (stamp !== entry.stamp) return pass();
-        const file = readFile(match.kind, match.abId, pathname);
+        const file = readFile(served, match.kind, match.abId, pathname);
         if (!file) return pass();
         if (matchesIfNoneMatch(request.headers["if-none-match"], file.etag)) counters.notModified += 1;
         else counters.served += 1;

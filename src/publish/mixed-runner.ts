@@ -10,9 +10,9 @@ import type { BatchRunner } from "./render-batch.ts";
 export function mixedRunner(here: BatchRunner, workers: BatchRunner): BatchRunner {
   return {
     concurrency: workers.concurrency + 1,
-    run(items) {
-      if (workers.hasRoom?.() ?? false) return workers.run(items);
-      return new Promise<void>((resolve) => setImmediate(resolve)).then(() => here.run(items));
+    run(items, packs) {
+      if (workers.hasRoom?.() ?? false) return workers.run(items, packs);
+      return new Promise<void>((resolve) => setImmediate(resolve)).then(() => here.run(items, packs));
     },
     async close() {
       await Promise.all([here.close(), workers.close()]);

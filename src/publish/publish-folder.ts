@@ -85,6 +85,15 @@ export class PublishFolder {
     return existsSync(this.full(relative));
   }
 
+  /** A file's bytes, or null when it is not there. */
+  read(relative: string): Buffer | null {
+    try {
+      return readFileSync(this.full(relative));
+    } catch {
+      return null;
+    }
+  }
+
   /**
    * Writes a file atomically: a hidden temporary sibling, then a rename over the target.
    * Synchronous on purpose: the renderers are one thread per core, and handing each file to the

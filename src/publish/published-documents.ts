@@ -5,12 +5,11 @@
  * Paths are the publish folder's relative paths, the serve index included
  * (`.abeille/serve-index.tsv`): a mirror is a copy of the leader's folder, served as it is.
  */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { bodyHash, JSON_TYPE, JSONLD_TYPE, MARKDOWN_TYPE } from "./document.ts";
 import { KEY_SET_PATH, type PublishedKind, publishedPath } from "./documents.ts";
 import type { Publication, PublishedFile } from "./publication.ts";
-import { type IndexEntry, type PublishFolder, SERVE_INDEX_FILENAME, STATE_DIRNAME } from "./publish-folder.ts";
+import { type IndexEntry, SERVE_INDEX_FILENAME, STATE_DIRNAME } from "./publish-folder.ts";
 
 export type {
   Publication,
@@ -39,17 +38,14 @@ export function contentTypeOf(relative: string): string {
   return "text/plain; charset=utf-8";
 }
 
-function readPublished(folder: PublishFolder, relative: string, contentType: string): PublishedFile {
-  return { path: relative, body: readFileSync(folder.full(relative)), contentType };
-}
-
 /**
- * The files a refresh run changed, read back from its folder once its index is committed: the
- * kinds whose hash moved (or appeared), the kinds and merchants gone, the global files written,
- * and the serve index. `replaceAll`: every file the index now holds instead (the table was behind).
+ * The files a refresh run changed, read back from its packs and folder: the kinds whose hash moved
+ * (or appeared), the kinds and merchants gone, the global files written, and the serve index.
+ * `replaceAll`: every file the index now holds instead (the table was behind).
  */
 export async function publicationOf(input: {
-  folder: PublishFolder;
+  /** A published document's or global file's bytes (the run's packs, then the folder). */
+  read: (relative: string) => Buffer | null;
   before: Map<string, IndexEntry>;
   written: Map<string, IndexEntry>;
   withdrawn: Iterable<string>;
@@ -57,22 +53,26 @@ export async function publicationOf(input: {
   everyEntry: () => Promise<Iterable<[string, IndexEntry]>>;
   globalFiles: { written: string[]; present: string[]; removed: string[] };
   replaceAll: boolean;
-  /** Whether the folder's serve index goes too (false: the index's commit makes it, on PostgreSQL). */
-  withServeIndex: boolean;
+  /** The serve index to send with the files (null: the index's commit makes it, on PostgreSQL). */
+  serveIndex: string | null;
   runGeneratedAt: string;
   publishKey: string;
   at: string;
 }): Promise<Publication> {
   const writes: PublishedFile[] = [];
   const removes: string[] = [];
+  const readPublished = (relative: string, contentType: string): PublishedFile => {
+    const body = input.read(relative);
+    if (!body) throw new Error(`refresh: ${relative} was published but cannot be read back`);
+    return { path: relative, body, contentType };
+  };
   const merchantFile = (abId: string, kind: PublishedKind) =>
-    readPublished(input.folder, publishedPath(kind, abId), KIND_TYPES[kind]);
+    readPublished(publishedPath(kind, abId), KIND_TYPES[kind]);
   if (input.replaceAll) {
     for (const [abId, entry] of await input.everyEntry()) {
       for (const kind of Object.keys(entry.hashes) as PublishedKind[]) writes.push(merchantFile(abId, kind));
     }
-    for (const relative of input.globalFiles.present)
-      writes.push(readPublished(input.folder, relative, contentTypeOf(relative)));
+    for (const relative of input.globalFiles.present) writes.push(readPublished(relative, contentTypeOf(relative)));
   } else {
     for (const [abId, entry] of input.written) {
       const old = input.before.get(abId)?.hashes ?? {};
@@ -88,13 +88,16 @@ export async function publicationOf(input: {
         removes.push(publishedPath(kind, abId));
       }
     }
-    for (const relative of input.globalFiles.written)
-      writes.push(readPublished(input.folder, relative, contentTypeOf(relative)));
+    for (const relative of input.globalFiles.written) writes.push(readPublished(relative, contentTypeOf(relative)));
     removes.push(...input.globalFiles.removed);
   }
   // The serve index last: a mirror writes it after the files it names.
-  if (input.withServeIndex) {
-    writes.push(readPublished(input.folder, SERVE_INDEX_PATH, contentTypeOf(SERVE_INDEX_PATH)));
+  if (input.serveIndex !== null) {
+    writes.push({
+      path: SERVE_INDEX_PATH,
+      body: Buffer.from(input.serveIndex, "utf8"),
+      contentType: contentTypeOf(SERVE_INDEX_PATH),
+    });
   }
   return {
     runGeneratedAt: input.runGeneratedAt,

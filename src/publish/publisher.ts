@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { createTask } from "node-cron";
 import type { MerchantProfile } from "../domain/merchant.ts";
 import type { Db } from "../store/db.ts";
+import type { StagedDocument } from "../store/pack-index.ts";
 import { asPublishIndexPort, openPublishIndex, type PublishIndexPort } from "../store/publish-index.ts";
 import {
   createProfileLoader,
@@ -10,9 +11,11 @@ import {
   type PublishSource,
 } from "../store/publish-source.ts";
 import { bodyHash } from "./document.ts";
-import { KEY_SET_PATH, PUBLISHED_KINDS } from "./documents.ts";
+import { KEY_SET_PATH, PUBLISHED_KINDS, type PublishedKind, publishedPath } from "./documents.ts";
 import { mixedRunner } from "./mixed-runner.ts";
-import { type IndexEntry, PublishFolder, RefreshBusyError, SERVE_INDEX_FILENAME } from "./publish-folder.ts";
+import { type PackDictionary, packWriters } from "./pack-files.ts";
+import { openPackStore, type PackStage } from "./pack-store.ts";
+import { type IndexEntry, PublishFolder, RefreshBusyError } from "./publish-folder.ts";
 import { type PublishedDocuments, publicationOf } from "./published-documents.ts";
 import {
   type BatchContext,
@@ -20,9 +23,11 @@ import {
   type BatchResult,
   type BatchRunner,
   emptyCounters,
+  type RenderContext,
   renderBatch,
+  sampleDocuments,
 } from "./render-batch.ts";
-import { formatServeIndex, publishKeyOf } from "./serve-index.ts";
+import { formatServeIndex, publishKeyOf, serveRecordOf } from "./serve-index.ts";
 import type { PublishSettings } from "./settings.ts";
 import type { SnapshotIssuer } from "./snapshot.ts";
 import { STATIC_CONFIG_FILES } from "./static-config.ts";
@@ -80,10 +85,7 @@ export interface RefreshInput {
    */
   onMerchantsChanged?: (abIds: string[]) => void | Promise<void>;
   /** Where batches render (default: this thread). */
-  runner?: (
-    context: Omit<BatchContext, "loadProfiles" | "folder" | "readTransaction">,
-    options?: { spareOneCore?: boolean },
-  ) => BatchRunner;
+  runner?: (context: RunnerContext, options?: { spareOneCore?: boolean }) => BatchRunner;
   onProgress?: (progress: { done: number; total: number }) => void;
   /**
    * The shared database's published documents (a deployment on PostgreSQL): each run writes the
@@ -92,6 +94,9 @@ export interface RefreshInput {
    */
   publishedDocuments?: PublishedDocuments | null;
 }
+
+/** What a runner's threads are given: rendering's context and the run's zstd dictionary. */
+export type RunnerContext = RenderContext & { dictionary: PackDictionary };
 
 export interface RefreshSummary {
   /** Published merchants (ACTIVE, PROBATION, PAUSED). */
@@ -150,9 +155,11 @@ export function nextScheduledRun(cron: string | null, timezone: string | null): 
 }
 
 /**
- * One refresh of the publish folder: every published merchant's documents and snapshot manifest,
- * the key set and the static server configuration; withdrawn merchants' files deleted; the index
- * (job state) and the serve index (what jobs/serve.ts reads) written last, atomically.
+ * One refresh of the publish folder: every published merchant's documents and snapshot manifest
+ * into the packs (pack-store.ts), the key set and the static server configuration as files;
+ * withdrawn merchants' documents removed. The packs' new generation is committed first (what the
+ * server reads, atomically), the job's index last: a run that dies between the two is followed
+ * by one that checks every merchant against the packs.
  */
 export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
   const started = performance.now();
@@ -171,9 +178,14 @@ export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
     }
     shared = taken;
     folder.open();
-    const summary = await refreshLocked(input, folder, now, started);
-    success = true;
-    return summary;
+    const packs = openPackStore(folder.stateDir);
+    try {
+      const summary = await refreshLocked(input, folder, packs.begin(), now, started);
+      success = true;
+      return summary;
+    } finally {
+      packs.close();
+    }
   } finally {
     folder.close(success);
     await shared?.release();
@@ -184,13 +196,14 @@ export async function runRefresh(input: RefreshInput): Promise<RefreshSummary> {
 async function refreshLocked(
   input: RefreshInput,
   folder: PublishFolder,
+  stage: PackStage,
   now: Date,
   started: number,
 ): Promise<RefreshSummary> {
-  if (input.store) return refreshWithIndex(input, folder, input.store.index, now, started);
+  if (input.store) return refreshWithIndex(input, folder, stage, input.store.index, now, started);
   const index = asPublishIndexPort(openPublishIndex(folder.stateDir));
   try {
-    return await refreshWithIndex(input, folder, index, now, started);
+    return await refreshWithIndex(input, folder, stage, index, now, started);
   } finally {
     await index.close();
   }
@@ -212,9 +225,13 @@ function readersOf(input: RefreshInput): {
   };
 }
 
+/** Merchants whose documents make the dictionary of a new publication. */
+const DICTIONARY_SAMPLE_MERCHANTS = 8;
+
 async function refreshWithIndex(
   input: RefreshInput,
   folder: PublishFolder,
+  stage: PackStage,
   index: PublishIndexPort,
   now: Date,
   started: number,
@@ -244,7 +261,23 @@ async function refreshWithIndex(
     previous.publishKey === publishKey &&
     codeKey !== "" &&
     previous.codeKey === codeKey;
-  const since = skipAllowed ? (previous?.cursor ?? null) : null;
+  // The packs are not those of the index's last run (it died between the two commits, packs were
+  // lost, the first run since packs replaced files) or `--full` asks: every merchant is read and
+  // each document the index records is looked for in the packs, with its hash. On a deployment
+  // that publishes to the shared table, only on `--full`: there the machine's mirror fills its
+  // packs from the table, and the table is what a run keeps in step (tableBehind below).
+  const sharedTable = index.publishesDocuments || input.publishedDocuments != null;
+  const packsMade = stage.committedRun();
+  const verify =
+    Boolean(input.full) ||
+    (!sharedTable &&
+      (stage.damaged ||
+        previous === null ||
+        packsMade.run !== previous.generatedAt ||
+        packsMade.publishKey !== previous.publishKey));
+  const since = skipAllowed && !verify ? (previous?.cursor ?? null) : null;
+  // The first run on packs: the files an earlier version wrote a merchant at a time go.
+  if (packsMade.run === null) for (const abId of folder.merchantsOnDisk()) folder.removeMerchant(abId);
   // The table holds what this folder's last run published, or it is behind (another leader ran
   // since, a publication failed after its index was committed, the first run here): then this run
   // sends every file.
@@ -257,7 +290,7 @@ async function refreshWithIndex(
       tableState.runGeneratedAt !== previous.generatedAt ||
       tableState.publishKey !== previous.publishKey);
 
-  const contextBase = {
+  const renderContext: RenderContext = {
     baseUrl: config.baseUrl,
     orderRailEnabled: config.publicOrderRailEnabled,
     now,
@@ -265,22 +298,40 @@ async function refreshWithIndex(
     renewBeforeMs,
     issueSnapshot: input.snapshotIssuer ?? null,
   };
+  let contextBase: RunnerContext | null = null;
+  /** The run's dictionary: the publication's, or made from a few merchants rendered here first. */
+  const dictionaryReady = async (): Promise<RunnerContext> => {
+    if (contextBase) return contextBase;
+    let samples: Buffer[] = [];
+    if (!stage.hasDictionary(publishKey)) {
+      const stamps = (await source.stampsAfter("", DICTIONARY_SAMPLE_MERCHANTS * 4))
+        .filter((stamp) => isPublishedStatus(stamp.status))
+        .slice(0, DICTIONARY_SAMPLE_MERCHANTS);
+      const inTransaction = readers.readTransaction ?? (<T>(work: () => T) => work());
+      const profiles = await inTransaction(() => readers.loadProfiles(stamps.map((stamp) => stamp.abId)));
+      samples = sampleDocuments(renderContext, profiles.values());
+    }
+    contextBase = { ...renderContext, dictionary: stage.dictionary(publishKey, () => samples) };
+    return contextBase;
+  };
   let runner: BatchRunner | null = null;
-  const inline = () =>
+  const inline = (context: RunnerContext) =>
     inlineRunner({
-      ...contextBase,
+      ...context,
       loadProfiles: readers.loadProfiles,
-      folder,
+      packWriter: packWriters(folder.stateDir, context.dictionary),
       ...(readers.readTransaction ? { readTransaction: readers.readTransaction } : {}),
     });
-  const startRunner = (): BatchRunner => {
+  const startRunner = async (): Promise<BatchRunner> => {
+    if (runner) return runner;
+    const context = await dictionaryReady();
     // An incremental run renders on this thread too, beside one worker fewer: this thread would
     // otherwise wait, and each worker costs a start-up (a full pass keeps every core on workers).
     runner ??= input.runner
       ? since !== null
-        ? mixedRunner(inline(), input.runner(contextBase, { spareOneCore: true }))
-        : input.runner(contextBase)
-      : inline();
+        ? mixedRunner(inline(context), input.runner(context, { spareOneCore: true }))
+        : input.runner(context)
+      : inline(context);
     return runner;
   };
 
@@ -294,7 +345,7 @@ async function refreshWithIndex(
     const due = await index.due(now.toISOString(), new Date(renewBeforeMs).toISOString(), snapshots);
     candidates = [...new Set([...touched.abIds, ...due, ...(previous?.retry ?? [])])].sort();
     // Workers take about half a second to load: they start now, while this thread reads the stamps.
-    if (candidates.length > 0) startRunner();
+    if (candidates.length > 0) await startRunner();
   }
   const globalUnchanged = Object.entries(globalFiles).every(
     ([relative, file]) => previous?.files[relative] === file.hash && folder.exists(relative),
@@ -302,6 +353,7 @@ async function refreshWithIndex(
   if (
     candidates?.length === 0 &&
     !tableBehind &&
+    !stage.damaged &&
     globalUnchanged &&
     Object.keys(previous?.files ?? {}).length === Object.keys(globalFiles).length
   ) {
@@ -319,27 +371,57 @@ async function refreshWithIndex(
   }
 
   const total = candidates ? candidates.length : await source.count();
-  // Smaller batches in an incremental run share the work out evenly between this thread and the worker.
-  const batchSize = input.batchSize ?? (since !== null ? 100 : 500);
-  /** The entries this run wrote (rendered, or carried with a new stamp): the index's other rows stay. */
+  // Smaller batches in a small incremental run share the work out evenly between this thread and
+  // the worker; a large one (the daily snapshots of every merchant) takes full ones, so its packs
+  // stay one for 500 merchants.
+  const batchSize = input.batchSize ?? (since !== null && total <= 20_000 ? 100 : 500);
+  // The entries this run writes (rendered, or carried with a new stamp; the index's other rows
+  // stay): kept by the folder's own index on disk until the commit, so that the run holds a
+  // batch's at a time (issue 35: 500 MB of RSS at any size); kept here when the commit publishes
+  // them to the shared table (PostgreSQL), which needs them whole.
+  const staging = documents === null && !index.publishesDocuments ? (index.staging ?? null) : null;
+  await staging?.clear();
   const written = new Map<string, IndexEntry>();
+  let writtenCount = 0;
+  let writtenFiles = 0;
   const totals = emptyCounters();
-  const seen = new Set<string>();
+  /** Merchants read by a full pass (kept only without staging: the staged rows say it then). */
+  const seen = staging ? null : new Set<string>();
   const withdrawnIds: string[] = [];
   let done = 0;
   const inFlight = new Set<Promise<void>>();
   const failures: { abId: string; message: string }[] = [];
+  // Only a later run tells anyone what changed: a first one counts them.
   const changed: string[] = [];
+  let changedCount = 0;
   let batchFailure: Error | null = null;
 
-  const collect = (result: BatchResult, size: number) => {
-    for (const [abId, entry] of result.entries) written.set(abId, entry);
+  const collect = async (result: BatchResult, size: number) => {
+    stage.stageDocuments(result.documents);
+    for (const pack of result.packs) stage.recordPack(pack);
+    stage.stageServe(
+      result.entries.map(([abId, entry]) => ({ abId, record: serveRecordOf(entry), replaces: previous !== null })),
+    );
+    if (staging) await staging.add(result.entries);
+    else for (const [abId, entry] of result.entries) written.set(abId, entry);
+    writtenCount += result.entries.length;
+    for (const [, entry] of result.entries) writtenFiles += Object.keys(entry.hashes).length;
     for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += result[key];
     failures.push(...result.failures);
-    changed.push(...result.changed);
+    if (previous !== null) changed.push(...result.changed);
+    changedCount += result.changed.length;
     done += size;
     input.onProgress?.({ done, total });
+    // Started with --expose-gc (jobs/compile-cache.ts): a collection every 10,000 merchants keeps
+    // the garbage of the batches taken in from piling up (V8 let a first publication's main
+    // thread grow by about 150 MB at 100,000 merchants before collecting).
+    if (collectGarbage && done - collectedAt >= 10_000) {
+      collectedAt = done;
+      collectGarbage();
+    }
   };
+  const collectGarbage = (globalThis as { gc?: () => void }).gc;
+  let collectedAt = 0;
 
   // Stamps are read before the profiles: a file is never recorded with a stamp newer than its content.
   let position = 0;
@@ -372,7 +454,7 @@ async function refreshWithIndex(
       const items: BatchItem[] = [];
       let skippedHere = 0;
       for (const stamp of stamps) {
-        seen.add(stamp.abId);
+        seen?.add(stamp.abId);
         if (!isPublishedStatus(stamp.status)) {
           withdrawnIds.push(stamp.abId);
           skippedHere += 1;
@@ -380,14 +462,16 @@ async function refreshWithIndex(
         }
         items.push({ abId: stamp.abId, stamp: stamp.stamp, status: stamp.status, old: old.get(stamp.abId) ?? null });
       }
+      if (verify) withoutMissingDocuments(stage, items);
       if (skippedHere > 0) {
         done += skippedHere;
         input.onProgress?.({ done, total });
       }
       if (items.length === 0) continue;
-      const active = startRunner();
+      const active = await startRunner();
+      const packs = { documents: stage.nextPack(), snapshots: stage.nextPack() };
       const task: Promise<void> = active
-        .run(items)
+        .run(items, packs)
         .then(
           (result) => collect(result, items.length),
           (error: unknown) => {
@@ -407,19 +491,35 @@ async function refreshWithIndex(
   }
 
   // Withdrawal: merchants no longer published, merchants gone from the store and, on a full pass,
-  // index rows of merchants the store no longer has and folders nobody owns.
-  const indexed = new Set<string>(candidates ? (await index.entriesOf(withdrawnIds)).keys() : await index.abIds());
-  const withdrawn = new Set<string>(withdrawnIds.filter((abId) => indexed.has(abId)));
+  // index rows of merchants the store no longer has and documents in the packs nobody owns.
+  let indexed: Set<string>;
+  let withdrawn: Set<string>;
+  if (candidates) {
+    indexed = new Set((await index.entriesOf(withdrawnIds)).keys());
+    withdrawn = new Set(withdrawnIds.filter((abId) => indexed.has(abId)));
+  } else if (staging) {
+    // A full pass staged every merchant it still publishes: the index's other rows go.
+    indexed = new Set(await staging.unstaged());
+    withdrawn = new Set(indexed);
+  } else {
+    indexed = new Set(await index.abIds());
+    withdrawn = new Set(withdrawnIds.filter((abId) => indexed.has(abId)));
+    for (const abId of indexed) if (!seen?.has(abId)) withdrawn.add(abId);
+  }
   if (!candidates) {
-    for (const abId of indexed) if (!seen.has(abId)) withdrawn.add(abId);
-    for (const abId of folder.merchantsOnDisk()) if (!written.has(abId)) withdrawn.add(abId);
+    for (const page of pagesOf(stage.servedMerchants(), 1000)) {
+      const kept = staging ? await staging.among(page) : new Set(page.filter((abId) => written.has(abId)));
+      for (const abId of page) if (!kept.has(abId)) withdrawn.add(abId);
+    }
   }
   let deleted = totals.deleted;
   for (const abId of withdrawn) {
     written.delete(abId);
-    deleted += folder.removeMerchant(abId);
+    deleted += withdrawFromPacks(stage, abId);
   }
-  changed.push(...[...withdrawn].filter((abId) => indexed.has(abId)));
+  const withdrawnIndexed = [...withdrawn].filter((abId) => indexed.has(abId));
+  if (previous !== null) changed.push(...withdrawnIndexed);
+  changedCount += withdrawnIndexed.length;
 
   // Files that belong to no merchant: the key set and the static server configuration.
   const files: Record<string, string> = {};
@@ -440,9 +540,9 @@ async function refreshWithIndex(
     (documents && !tableBehind) || index.publishesDocuments
       ? await index.entriesOf([...written.keys(), ...withdrawn])
       : new Map<string, IndexEntry>();
-  const publication = (replaceAll: boolean, withServeIndex: boolean) =>
+  const publication = async (replaceAll: boolean, withServeIndex: boolean) =>
     publicationOf({
-      folder,
+      read: (relative) => stage.read(relative) ?? folder.read(relative),
       before,
       written,
       withdrawn,
@@ -453,7 +553,7 @@ async function refreshWithIndex(
         removed: keySetRemoved ? [KEY_SET_PATH] : [],
       },
       replaceAll,
-      withServeIndex,
+      serveIndex: withServeIndex ? formatServeIndex(publishKey, await index.serveRows()) : null,
       runGeneratedAt: now.toISOString(),
       publishKey,
       at: new Date().toISOString(),
@@ -471,10 +571,11 @@ async function refreshWithIndex(
     upserts: written,
     deletes: withdrawn,
   };
-  // On PostgreSQL the index and the published documents are one transaction (the serve index is
-  // made from the index's rows inside it); with the folder's own index they follow it.
+  // The packs first (what this machine serves), then the job's index: on PostgreSQL the index and
+  // the published documents are one transaction (the serve index is made from the index's rows
+  // inside it); with the folder's own index the shared table follows it.
+  stage.commit({ publishKey, run: now.toISOString() });
   await index.commit(run, index.publishesDocuments ? await publication(false, false) : null);
-  folder.writeState(SERVE_INDEX_FILENAME, formatServeIndex(publishKey, await index.serveRows()));
   if (documents && !index.publishesDocuments) {
     await documents.publish(await publication(tableBehind, true));
   }
@@ -487,9 +588,7 @@ async function refreshWithIndex(
   }
   const counts = await index.counts();
   // Merchants an incremental run left as they were, and their files.
-  let writtenFiles = 0;
-  for (const entry of written.values()) writtenFiles += Object.keys(entry.hashes).length;
-  const carried = candidates ? Math.max(0, counts.merchants - written.size) : 0;
+  const carried = candidates ? Math.max(0, counts.merchants - writtenCount) : 0;
   const carriedFiles = candidates ? Math.max(0, counts.files - writtenFiles) : 0;
   return {
     merchants: counts.merchants,
@@ -498,7 +597,7 @@ async function refreshWithIndex(
     written: totals.written,
     unchanged: totals.unchanged + carriedFiles,
     snapshotsSigned: totals.snapshotsSigned,
-    changed: changed.length,
+    changed: changedCount,
     withdrawn: withdrawn.size,
     deleted,
     failed: totals.failed,
@@ -522,12 +621,59 @@ function renderGlobalFiles(input: RefreshInput): Record<string, GlobalFile> {
   return files;
 }
 
+/** An iterable cut into arrays of `size`. */
+function* pagesOf<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let page: T[] = [];
+  for (const item of items) {
+    page.push(item);
+    if (page.length >= size) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
+}
+
 function inlineRunner(context: BatchContext): BatchRunner {
   return {
     concurrency: 1,
-    run: (items) => renderBatch(context, items),
+    run: (items, packs) => renderBatch(context, items, packs),
     close: async () => undefined,
   };
+}
+
+/**
+ * Verification (publisher.ts `verify`): a document the index records but the packs lack, or hold
+ * with other bytes, is dropped from the merchant's old entry, so the merchant is rendered and the
+ * document written again.
+ */
+function withoutMissingDocuments(stage: PackStage, items: BatchItem[]): void {
+  const paths: string[] = [];
+  for (const item of items) {
+    for (const kind of Object.keys(item.old?.hashes ?? {}) as PublishedKind[])
+      paths.push(publishedPath(kind, item.abId));
+  }
+  const present = stage.locations(paths);
+  for (const item of items) {
+    if (!item.old) continue;
+    let hashes: IndexEntry["hashes"] | null = null;
+    for (const [kind, hash] of Object.entries(item.old.hashes) as [PublishedKind, string][]) {
+      if (present.get(publishedPath(kind, item.abId))?.sha256 === hash) continue;
+      hashes ??= { ...item.old.hashes };
+      delete hashes[kind];
+    }
+    if (hashes) item.old = { ...item.old, hashes };
+  }
+}
+
+/** Removes a withdrawn merchant's documents from the packs (at the run's generation); answers how many it had. */
+function withdrawFromPacks(stage: PackStage, abId: string): number {
+  const paths = PUBLISHED_KINDS.map((kind) => publishedPath(kind, abId));
+  const present = stage.locations(paths);
+  const rows: StagedDocument[] = paths.map((relative) => ({ path: relative, location: null, replaces: true }));
+  stage.stageDocuments(rows);
+  stage.stageServe([{ abId, record: null, replaces: true }]);
+  return present.size;
 }
 
 /** Runs a function in one read transaction: the profiles of a batch come from one snapshot of the store. */

@@ -4,14 +4,16 @@
  * On PostgreSQL (`databaseUrl` set: DATABASE_URL) the thread opens a pool of its own (a pool
  * cannot cross threads) and loads profiles through it.
  */
+import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { openDatabase } from "../store/db.ts";
 import { openPostgresPool } from "../store/postgres/pool.ts";
 import { createPostgresProfileLoader } from "../store/postgres/publish-source.ts";
 import { createProfileLoader } from "../store/publish-source.ts";
-import { PublishFolder } from "./publish-folder.ts";
+import { packWriters } from "./pack-files.ts";
+import { STATE_DIRNAME } from "./publish-folder.ts";
 import { readTransactionOf } from "./publisher.ts";
-import { type BatchItem, renderBatch } from "./render-batch.ts";
+import { type BatchItem, type BatchPacks, renderBatch } from "./render-batch.ts";
 import { publishSigning } from "./signing-hooks.ts";
 
 export interface WorkerSetup {
@@ -20,6 +22,8 @@ export interface WorkerSetup {
   databaseUrl?: string;
   dataDir: string;
   publishDir: string;
+  /** The run's zstd dictionary (pack-files.ts): the same frames whichever thread encodes them. */
+  dictionary: { id: number; body: Uint8Array };
   baseUrl: string;
   orderRailEnabled: boolean;
   nowIso: string;
@@ -30,12 +34,15 @@ export interface WorkerSetup {
 
 const setup = workerData as WorkerSetup;
 const pool = setup.databaseUrl ? openPostgresPool({ url: setup.databaseUrl, poolMax: 2, poolTimeoutMs: 30_000 }) : null;
-const db = pool ? null : openDatabase(setup.databaseFile, { readonly: true });
+const db = pool ? null : openDatabase(setup.databaseFile, { readonly: true, small: true });
 const loader = pool ? createPostgresProfileLoader(pool) : db ? createProfileLoader(db) : null;
 if (!loader) throw new Error("refresh worker: no store to read");
 const context = {
   loadProfiles: (abIds: readonly string[]) => loader.load(abIds),
-  folder: new PublishFolder(setup.publishDir),
+  packWriter: packWriters(path.join(setup.publishDir, STATE_DIRNAME), {
+    id: setup.dictionary.id,
+    body: Buffer.from(setup.dictionary.body),
+  }),
   baseUrl: setup.baseUrl,
   orderRailEnabled: setup.orderRailEnabled,
   now: new Date(setup.nowIso),
@@ -48,7 +55,7 @@ const context = {
 /** The batches being rendered: closing waits for them, so no render loses its store midway. */
 const inFlight = new Set<Promise<unknown>>();
 
-parentPort?.on("message", (message: { id: number; items: BatchItem[] } | { close: true }) => {
+parentPort?.on("message", (message: { id: number; items: BatchItem[]; packs: BatchPacks } | { close: true }) => {
   if ("close" in message) {
     // Closing the store and the port lets the thread exit on its own (worker-runner.ts says why
     // it is not terminated).
@@ -60,7 +67,7 @@ parentPort?.on("message", (message: { id: number; items: BatchItem[] } | { close
     return;
   }
   // A failure rejects unhandled, which ends the worker with an error the runner reports.
-  const rendering = renderBatch(context, message.items).then((result) =>
+  const rendering = renderBatch(context, message.items, message.packs).then((result) =>
     parentPort?.postMessage({ id: message.id, result }),
   );
   inFlight.add(rendering);

@@ -1,12 +1,17 @@
 import { hash } from "node:crypto";
 import type { MerchantProfile } from "../domain/merchant.ts";
 import { utf8Bytes } from "../domain/utf8.ts";
+import type { DocumentLocation, PackRecord, StagedDocument } from "../store/pack-index.ts";
 import { buildPublishedDecisionCard, renderDecisionCard } from "./decision-card.ts";
 import { MERCHANT_DOCUMENT_KINDS, MERCHANT_RENDERERS, type PublishedKind, publishedPath } from "./documents.ts";
+import type { PackWriter } from "./pack-files.ts";
 import { contentPeriod } from "./period.ts";
-import type { IndexEntry, PublishFolder } from "./publish-folder.ts";
+import type { IndexEntry } from "./publish-folder.ts";
 import type { SnapshotIssuer } from "./snapshot.ts";
 import { merchantView } from "./view.ts";
+
+/** What rendering needs besides the store and the packs (what a worker thread is given). */
+export type RenderContext = Omit<BatchContext, "loadProfiles" | "packWriter" | "readTransaction">;
 
 export interface BatchContext {
   /**
@@ -14,7 +19,8 @@ export interface BatchContext {
    * its read transaction; store/postgres/publish-source.ts createPostgresProfileLoader, a Promise).
    */
   loadProfiles: (abIds: readonly string[]) => Map<string, MerchantProfile> | Promise<Map<string, MerchantProfile>>;
-  folder: PublishFolder;
+  /** A writer for the pack of this id (pack-files.ts packWriters: the run's dictionary, one encoder a thread). */
+  packWriter: (id: number) => PackWriter;
   baseUrl: string;
   orderRailEnabled: boolean;
   now: Date;
@@ -44,8 +50,22 @@ export interface BatchCounters {
   failed: number;
 }
 
+/**
+ * The packs a batch writes into, ids given by the run: a merchant's four documents in one, its
+ * snapshot manifest in the other (re-signed every day, so its packs die whole instead of leaving
+ * the documents' packs half dead).
+ */
+export interface BatchPacks {
+  documents: number;
+  snapshots: number;
+}
+
 export interface BatchResult extends BatchCounters {
   entries: [abId: string, entry: IndexEntry][];
+  /** The documents written (their place in the packs) and removed, for the pack index. */
+  documents: StagedDocument[];
+  /** The packs written (none when nothing was). */
+  packs: PackRecord[];
   /** Merchants whose decision card (trust, status, identity, products...) differs from the last run's. */
   changed: string[];
   failures: { abId: string; message: string }[];
@@ -57,7 +77,7 @@ export interface BatchRunner {
   concurrency: number;
   /** True when a batch handed over now would start without waiting behind more than one other. */
   hasRoom?(): boolean;
-  run(items: BatchItem[]): Promise<BatchResult>;
+  run(items: BatchItem[], packs: BatchPacks): Promise<BatchResult>;
   close(): Promise<void>;
 }
 
@@ -83,37 +103,119 @@ export function profileFingerprint(profile: unknown): string {
  * A merchant whose file could not be written counts as failed (its files stay as they were,
  * each written atomically); the next run tries it again.
  */
-export async function renderBatch(context: BatchContext, items: readonly BatchItem[]): Promise<BatchResult> {
+export async function renderBatch(
+  context: BatchContext,
+  items: readonly BatchItem[],
+  packs: BatchPacks,
+): Promise<BatchResult> {
   const inTransaction = context.readTransaction ?? (<T>(work: () => T) => work());
   // One snapshot of the store for the whole batch; rendering itself reads nothing else.
   const profiles = await inTransaction(() => context.loadProfiles(items.map((item) => item.abId)));
-  return renderItems(context, items, profiles);
+  return renderItems(context, items, profiles, packs);
+}
+
+/** Where one merchant's documents go: written into the batch's packs, recorded once the merchant succeeded. */
+interface MerchantSink {
+  write(kind: PublishedKind, body: Buffer, sha256: string, replaces: boolean): void;
+  remove(kind: PublishedKind): void;
 }
 
 function renderItems(
   context: BatchContext,
   items: readonly BatchItem[],
   profiles: Map<string, MerchantProfile>,
+  packs: BatchPacks,
 ): BatchResult {
-  const result: BatchResult = { ...emptyCounters(), entries: [], changed: [], failures: [] };
+  const result: BatchResult = {
+    ...emptyCounters(),
+    entries: [],
+    documents: [],
+    packs: [],
+    changed: [],
+    failures: [],
+  };
+  const documentsPack = context.packWriter(packs.documents);
+  const snapshotsPack = context.packWriter(packs.snapshots);
+  /** The merchants rendered: failed all together if their packs cannot be written. */
+  const rendered: BatchItem[] = [];
   for (const item of items) {
+    const staged: StagedDocument[] = [];
+    const frames: [PackWriter, DocumentLocation][] = [];
+    const sink: MerchantSink = {
+      write(kind, body, sha256, replaces) {
+        const pack = kind === "snapshot" ? snapshotsPack : documentsPack;
+        const location = pack.add(body, sha256);
+        frames.push([pack, location]);
+        staged.push({ path: publishedPath(kind, item.abId), location, replaces });
+      },
+      remove(kind) {
+        staged.push({ path: publishedPath(kind, item.abId), location: null, replaces: true });
+      },
+    };
     try {
       const profile = profiles.get(item.abId);
-      const entry = profile ? renderOne(context, item, profile, result) : null;
+      const entry = profile ? renderOne(context, item, profile, result, sink) : null;
       if (!entry) continue;
+      rendered.push(item);
       result.entries.push([item.abId, entry]);
+      result.documents.push(...staged);
       if (entry.cardHash !== (item.old?.cardHash ?? null)) result.changed.push(item.abId);
     } catch (error) {
+      // Its frames stay in the pack, dead from the start: nothing records them.
+      for (const [pack, location] of frames) pack.forget(location);
       result.failed += 1;
       result.failures.push({ abId: item.abId, message: error instanceof Error ? error.message : String(error) });
       // Keep what was published: the server compares stamps, so stale files are not served as fresh.
       if (item.old) result.entries.push([item.abId, item.old]);
     }
   }
+  try {
+    for (const pack of [documentsPack, snapshotsPack]) {
+      const record = pack.finish();
+      if (record) result.packs.push(record);
+    }
+  } catch (error) {
+    // A pack could not be written (a full disk): every merchant of the batch keeps what was
+    // published, and the next run renders them again (they are its retries).
+    return failedBatch(result, rendered, error);
+  }
   return result;
 }
 
-function snapshotDue(context: BatchContext, old: IndexEntry | null, cardHash: string | null): boolean {
+/**
+ * The documents of these merchants as a run renders them, written nowhere: the samples a
+ * publication's zstd dictionary is made of (pack-dictionary.ts).
+ */
+export function sampleDocuments(context: RenderContext, profiles: Iterable<MerchantProfile>): Buffer[] {
+  const bodies: Buffer[] = [];
+  const sink: MerchantSink = { write: (_kind, body) => void bodies.push(body), remove: () => undefined };
+  for (const profile of profiles) {
+    const item: BatchItem = { abId: profile.merchant.abId, stamp: "", status: profile.merchant.status, old: null };
+    renderOne({ ...context, skipAllowed: false }, item, profile, emptyCounters(), sink);
+  }
+  return bodies;
+}
+
+/** The outcome of a batch whose packs could not be written: each merchant rendered counts as failed. */
+function failedBatch(result: BatchResult, rendered: readonly BatchItem[], error: unknown): BatchResult {
+  const message = `its documents could not be written: ${error instanceof Error ? error.message : String(error)}`;
+  const failedIds = new Set(rendered.map((item) => item.abId));
+  const entries = result.entries.filter(([abId]) => !failedIds.has(abId));
+  for (const item of rendered) if (item.old) entries.push([item.abId, item.old]);
+  return {
+    ...result,
+    failed: result.failed + rendered.length,
+    written: 0,
+    snapshotsSigned: 0,
+    entries,
+    documents: [],
+    packs: [],
+    changed: result.changed.filter((abId) => !failedIds.has(abId)),
+    failures: [...result.failures, ...rendered.map((item) => ({ abId: item.abId, message }))],
+  };
+}
+
+function snapshotDue(context: RenderContext, old: IndexEntry | null, cardHash: string | null): boolean {
   if (!context.issueSnapshot) return false;
   if (!old?.snapshotExpiresAt || !old.hashes.snapshot) return true;
   if (cardHash !== null && cardHash !== old.cardHash) return true;
@@ -121,27 +223,27 @@ function snapshotDue(context: BatchContext, old: IndexEntry | null, cardHash: st
 }
 
 function renderOne(
-  context: BatchContext,
+  context: RenderContext,
   item: BatchItem,
   profile: MerchantProfile,
   counters: BatchCounters,
+  sink: MerchantSink,
 ): IndexEntry | null {
   const fingerprint = profileFingerprint(profile);
   const period = contentPeriod(profile, context.now);
-  const { old, abId } = item;
-  const folder = context.folder;
+  const { old } = item;
 
-  // Same inputs, same period, same code: the documents on disk are what rendering would give.
+  // Same inputs, same period, same code: the published documents are what rendering would give.
+  // (The run gives `old` without the hash of a document the packs lack: publisher.ts.)
   const documentsCurrent =
     context.skipAllowed &&
     old !== null &&
     old.fingerprint === fingerprint &&
     old.since === period.since &&
     old.until === period.until &&
-    MERCHANT_DOCUMENT_KINDS.every((kind) => old.hashes[kind] !== undefined && folder.exists(publishedPath(kind, abId)));
+    MERCHANT_DOCUMENT_KINDS.every((kind) => old.hashes[kind] !== undefined);
   if (documentsCurrent && old) {
-    const snapshotPresent = !old.hashes.snapshot || folder.exists(publishedPath("snapshot", abId));
-    if (snapshotPresent && !snapshotDue(context, old, null)) {
+    if (!snapshotDue(context, old, null)) {
       counters.skipped += 1;
       counters.unchanged += Object.keys(old.hashes).length;
       return { ...old, status: item.status, stamp: item.stamp };
@@ -157,7 +259,7 @@ function renderOne(
       );
       const card = buildPublishedDecisionCard(view);
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.write(publishedPath("snapshot", abId), issued.document.body, old.hashes.snapshot !== undefined);
+      sink.write("snapshot", issued.document.body, issued.document.hash, old.hashes.snapshot !== undefined);
       counters.written += 1;
       counters.snapshotsSigned += 1;
       return {
@@ -181,12 +283,11 @@ function renderOne(
   const hashes: Partial<Record<PublishedKind, string>> = {};
   for (const kind of MERCHANT_DOCUMENT_KINDS) {
     const document = kind === "decision-card" ? renderDecisionCard(view, card) : MERCHANT_RENDERERS[kind](view);
-    const relative = publishedPath(kind, abId);
     hashes[kind] = document.hash;
-    if (old?.hashes[kind] === document.hash && folder.exists(relative)) {
+    if (old?.hashes[kind] === document.hash) {
       counters.unchanged += 1;
     } else {
-      folder.write(relative, document.body, old !== null);
+      sink.write(kind, document.body, document.hash, old?.hashes[kind] !== undefined);
       counters.written += 1;
     }
   }
@@ -194,9 +295,9 @@ function renderOne(
   const cardHash = card.decision_card.content_hash;
   let snapshotExpiresAt = old?.snapshotExpiresAt ?? null;
   if (context.issueSnapshot) {
-    if (snapshotDue(context, old, cardHash) || !folder.exists(publishedPath("snapshot", abId))) {
+    if (snapshotDue(context, old, cardHash)) {
       const issued = context.issueSnapshot(view, card, context.now);
-      folder.write(publishedPath("snapshot", abId), issued.document.body, old?.hashes.snapshot !== undefined);
+      sink.write("snapshot", issued.document.body, issued.document.hash, old?.hashes.snapshot !== undefined);
       hashes.snapshot = issued.document.hash;
       snapshotExpiresAt = issued.expiresAt;
       counters.written += 1;
@@ -207,7 +308,10 @@ function renderOne(
     }
   } else {
     snapshotExpiresAt = null;
-    if (folder.remove(publishedPath("snapshot", abId))) counters.deleted += 1;
+    if (old?.hashes.snapshot) {
+      sink.remove("snapshot");
+      counters.deleted += 1;
+    }
   }
 
   return {

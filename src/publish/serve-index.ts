@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import type { ServeRecord } from "../store/pack-index.ts";
+import type { IndexEntry } from "../store/publish-index.ts";
 
 /**
  * What the server needs to know about each published merchant to serve its files without
@@ -8,7 +10,8 @@ import { createHash } from "node:crypto";
  */
 export interface ServeEntry {
   stamp: string;
-  /** Epoch ms; Infinity when the content has no calendar boundary ahead. */
+  /** Until when the documents hold (ISO), or null; and as epoch ms, Infinity when null. */
+  until: string | null;
   untilMs: number;
   /** Epoch ms; NaN when no snapshot is published. */
   snapshotExpiresMs: number;
@@ -22,8 +25,21 @@ export interface ServeIndex {
 
 const HEADER = "#abeille-serve-index";
 
-/** Bump when a renderer's output changes shape: files published by older code are then not served. */
-export const PUBLISH_FORMAT_VERSION = 1;
+/**
+ * Bump when a renderer's output changes shape, or where documents are published: what older code
+ * published is then not served, and the next refresh publishes everything again. 2: packs
+ * (issue 35) where each document was a file.
+ */
+export const PUBLISH_FORMAT_VERSION = 2;
+
+/** What the server needs of a merchant's entry in the packs' index: its stamp, period end, snapshot expiry. */
+export function serveRecordOf(entry: IndexEntry): ServeRecord {
+  return {
+    stamp: entry.stamp,
+    until: entry.until,
+    snapshotExpiresAt: entry.hashes.snapshot ? entry.snapshotExpiresAt : null,
+  };
+}
 
 /** What published bytes depend on besides the store: the format, BASE_URL and the order rail. */
 export function publishKeyOf(config: { baseUrl: string; publicOrderRailEnabled: boolean }): string {
@@ -55,6 +71,7 @@ export function parseServeIndex(text: string): ServeIndex | null {
     if (!abId || !stamp || until === undefined || snapshot === undefined) continue;
     entries.set(abId, {
       stamp,
+      until: until === "-" ? null : until,
       untilMs: until === "-" ? Number.POSITIVE_INFINITY : Date.parse(until),
       snapshotExpiresMs: snapshot === "-" ? Number.NaN : Date.parse(snapshot),
       snapshotExpiresAt: snapshot === "-" ? null : snapshot,

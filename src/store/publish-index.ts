@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type { PublishedKind } from "../publish/documents.ts";
@@ -62,8 +63,19 @@ export interface PublishIndexStore {
   abIds(): string[];
   /** How many merchants and merchant files the index holds. */
   counts(): { merchants: number; files: number };
-  /** Writes a run's outcome in one transaction: its keys, the entries it wrote, the merchants it withdrew. */
+  /**
+   * Writes a run's outcome in one transaction: its keys, the entries it wrote (`upserts`, and
+   * those it staged), the merchants it withdrew.
+   */
   commit(run: { meta: PublishIndexMeta; upserts: Iterable<[string, IndexEntry]>; deletes: Iterable<string> }): void;
+  /** Forgets what an earlier run staged and did not commit. */
+  clearStaged(): void;
+  /** Keeps a run's entries on disk until its commit (a run's memory stays a batch's, whatever the registry's size). */
+  stageEntries(entries: readonly [string, IndexEntry][]): void;
+  /** Of these merchants, those this run staged. */
+  stagedAmong(abIds: readonly string[]): Set<string>;
+  /** Index rows this run has not staged, in ab_id order. */
+  unstaged(): string[];
   /** Every entry in ab_id order with the columns the serve index needs (stamp, until, snapshot expiry). */
   serveRows(): [abId: string, stamp: string, until: string | null, snapshotExpiresAt: string | null][];
   /** The whole index as one object (tests and tools). */
@@ -96,6 +108,17 @@ export interface PublishIndexPort {
   serveRows(): Promise<[abId: string, stamp: string, until: string | null, snapshotExpiresAt: string | null][]>;
   snapshot(): Promise<PublishIndex | null>;
   close(): Promise<void>;
+  /**
+   * Where a run keeps the entries it writes until its commit, when the index keeps them on disk
+   * (the folder's SQLite index): the run then holds a batch's entries at a time. Absent (the
+   * shared index on PostgreSQL, whose commit publishes the run's documents): the run keeps them.
+   */
+  staging?: {
+    clear(): Promise<void>;
+    add(entries: readonly [string, IndexEntry][]): Promise<void>;
+    among(abIds: readonly string[]): Promise<Set<string>>;
+    unstaged(): Promise<string[]>;
+  };
 }
 
 /** The folder's SQLite index as the refresh's port (it writes no documents: the folder is the only copy). */
@@ -111,6 +134,12 @@ export function asPublishIndexPort(index: PublishIndexStore): PublishIndexPort {
     serveRows: async () => index.serveRows(),
     snapshot: async () => index.snapshot(),
     close: async () => index.close(),
+    staging: {
+      clear: async () => index.clearStaged(),
+      add: async (entries) => index.stageEntries(entries),
+      among: async (abIds) => index.stagedAmong(abIds),
+      unstaged: async () => index.unstaged(),
+    },
   };
 }
 
@@ -127,6 +156,29 @@ export interface PublishIndexMeta {
 }
 
 export const INDEX_DATABASE = "index.db";
+/** A run's staged entries (openPublishIndex), beside index.db: `index-run-<pid>-<random>.db`. */
+const RUN_DATABASE_PREFIX = "index-run-";
+
+/** Removes the staged-entries files of processes that are gone (killed before they closed the index). */
+function sweepRunFiles(stateDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(stateDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^index-run-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    let alive = true;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      alive = (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+    if (!alive) rmSync(path.join(stateDir, name), { force: true });
+  }
+}
 /** The JSON index of earlier versions, taken over once. */
 const LEGACY_INDEX = "index.json";
 
@@ -154,14 +206,31 @@ export const toEntry = (row: EntryRow): IndexEntry => ({
   snapshotExpiresAt: row.snapshot_expires_at,
 });
 
+/** An entry as the SQLite index's columns hold it. */
+function rowOf(abId: string, entry: IndexEntry) {
+  return {
+    ab_id: abId,
+    status: entry.status,
+    stamp: entry.stamp,
+    fingerprint: entry.fingerprint,
+    since: entry.since,
+    until: entry.until,
+    hashes: JSON.stringify(entry.hashes),
+    file_count: Object.keys(entry.hashes).length,
+    card_hash: entry.cardHash,
+    snapshot_expires_at: entry.snapshotExpiresAt,
+    has_snapshot: entry.hashes.snapshot ? 1 : 0,
+    snapshot_due: entry.hashes.snapshot && entry.snapshotExpiresAt ? entry.snapshotExpiresAt : "",
+  };
+}
+
 export function openPublishIndex(stateDir: string): PublishIndexStore {
   const file = path.join(stateDir, INDEX_DATABASE);
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE IF NOT EXISTS entries (
+  // The columns of an entry: the index's rows, and a run's rows until its commit.
+  const entryColumns = `
       ab_id TEXT PRIMARY KEY,
       status TEXT NOT NULL,
       stamp TEXT NOT NULL,
@@ -174,8 +243,10 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
       snapshot_expires_at TEXT,
       has_snapshot INTEGER NOT NULL,
       -- When the snapshot manifest falls due: its expiry, or '' (before any date) when there is none.
-      snapshot_due TEXT NOT NULL
-    );
+      snapshot_due TEXT NOT NULL`;
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS entries (${entryColumns});
     CREATE INDEX IF NOT EXISTS entries_until ON entries (until) WHERE until IS NOT NULL;
     CREATE INDEX IF NOT EXISTS entries_snapshot_due ON entries (snapshot_due);
     CREATE INDEX IF NOT EXISTS entries_with_snapshot ON entries (has_snapshot) WHERE has_snapshot = 1;
@@ -225,33 +296,66 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
     };
   };
 
+  // A run's entries until its commit live in a file of their own, made anew by each process and
+  // removed when it closes the index: staged in index.db, their pages stayed in the file once the
+  // commit had moved them (SQLite does not give a file's pages back), and index.db doubled.
+  sweepRunFiles(stateDir);
+  const runFile = path.join(stateDir, `${RUN_DATABASE_PREFIX}${process.pid}-${randomBytes(3).toString("hex")}.db`);
+  db.prepare("ATTACH DATABASE ? AS run").run(runFile);
+  db.pragma("run.journal_mode = OFF");
+  db.pragma("run.synchronous = OFF");
+  db.exec(`CREATE TABLE run.staged_entries (${entryColumns}) WITHOUT ROWID`);
+  const COLUMNS =
+    "ab_id, status, stamp, fingerprint, since, until, hashes, file_count, card_hash, snapshot_expires_at, has_snapshot, snapshot_due";
+  const UPDATE_ALL = `status = excluded.status, stamp = excluded.stamp, fingerprint = excluded.fingerprint,
+       since = excluded.since, until = excluded.until, hashes = excluded.hashes, file_count = excluded.file_count,
+       card_hash = excluded.card_hash, snapshot_expires_at = excluded.snapshot_expires_at, has_snapshot = excluded.has_snapshot,
+       snapshot_due = excluded.snapshot_due`;
+  const stage = db.prepare(
+    `INSERT INTO staged_entries (${COLUMNS})
+     VALUES (@ab_id, @status, @stamp, @fingerprint, @since, @until, @hashes, @file_count, @card_hash, @snapshot_expires_at, @has_snapshot, @snapshot_due)
+     ON CONFLICT (ab_id) DO UPDATE SET ${UPDATE_ALL}`,
+  );
+  const mergeStaged = db.prepare(
+    `INSERT INTO entries (${COLUMNS}) SELECT ${COLUMNS} FROM staged_entries WHERE true
+     ON CONFLICT (ab_id) DO UPDATE SET ${UPDATE_ALL}`,
+  );
+  const stagedIn = db
+    .prepare<[string], string>("SELECT ab_id FROM staged_entries WHERE ab_id IN (SELECT value FROM json_each(?))")
+    .pluck();
+  const notStaged = db
+    .prepare<[], string>(
+      "SELECT ab_id FROM entries WHERE ab_id NOT IN (SELECT ab_id FROM staged_entries) ORDER BY ab_id",
+    )
+    .pluck();
+  const unstage = db.prepare<[string]>("DELETE FROM staged_entries WHERE ab_id = ?");
+  const clearStaged = db.prepare("DELETE FROM staged_entries");
+  const stageEntries = db.transaction((entries: readonly [string, IndexEntry][]) => {
+    for (const [abId, entry] of entries) stage.run(rowOf(abId, entry));
+  });
+
   const commit = db.transaction(
     (run: { meta: PublishIndexMeta; upserts: Iterable<[string, IndexEntry]>; deletes: Iterable<string> }) => {
-      for (const abId of run.deletes) remove.run(abId);
-      for (const [abId, entry] of run.upserts) {
-        upsert.run({
-          ab_id: abId,
-          status: entry.status,
-          stamp: entry.stamp,
-          fingerprint: entry.fingerprint,
-          since: entry.since,
-          until: entry.until,
-          hashes: JSON.stringify(entry.hashes),
-          file_count: Object.keys(entry.hashes).length,
-          card_hash: entry.cardHash,
-          snapshot_expires_at: entry.snapshotExpiresAt,
-          has_snapshot: entry.hashes.snapshot ? 1 : 0,
-          snapshot_due: entry.hashes.snapshot && entry.snapshotExpiresAt ? entry.snapshotExpiresAt : "",
-        });
+      for (const abId of run.deletes) {
+        remove.run(abId);
+        unstage.run(abId);
       }
+      mergeStaged.run();
+      for (const [abId, entry] of run.upserts) upsert.run(rowOf(abId, entry));
       writeMeta.run("publishKey", run.meta.publishKey);
       writeMeta.run("codeKey", run.meta.codeKey);
       writeMeta.run("generatedAt", run.meta.generatedAt);
       writeMeta.run("cursor", run.meta.cursor === null ? "" : String(run.meta.cursor));
       writeMeta.run("files", JSON.stringify(run.meta.files));
       writeMeta.run("retry", JSON.stringify(run.meta.retry));
+      clearStaged.run();
     },
   );
+  /** The commit, then the staged rows' pages given back (the run's file is empty by then: instant). */
+  const commitAndShrink = (run: Parameters<typeof commit>[0]) => {
+    commit.immediate(run);
+    db.exec("VACUUM run");
+  };
 
   // An index written by an earlier version (one JSON file): taken over once, so the first run after
   // an upgrade does not render everything again.
@@ -294,7 +398,13 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
     },
     abIds: () => all.all(),
     counts: () => count.get() ?? { merchants: 0, files: 0 },
-    commit: (run) => commit.immediate(run),
+    commit: (run) => commitAndShrink(run),
+    clearStaged: () => void clearStaged.run(),
+    stageEntries: (entries) => stageEntries(entries),
+    stagedAmong(abIds) {
+      return abIds.length === 0 ? new Set() : new Set(stagedIn.all(JSON.stringify(abIds)));
+    },
+    unstaged: () => notStaged.all(),
     serveRows: () => serve.all(),
     snapshot() {
       const current = meta();
@@ -310,6 +420,9 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
         retry: current.retry,
       };
     },
-    close: () => db.close(),
+    close: () => {
+      db.close();
+      rmSync(runFile, { force: true });
+    },
   };
 }

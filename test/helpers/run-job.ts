@@ -25,10 +25,19 @@ export function runJob(
     onSpawn?: (child: ChildProcess) => void;
     /** More of the job's environment (DATABASE_URL...). */
     env?: Record<string, string>;
+    /**
+     * Refuses the job's writes past this many KB in any file (bash's `ulimit -f`: EFBIG, as a full
+     * disk refuses a write that needs a new block).
+     */
+    fileSizeLimitKb?: number;
   },
 ): Promise<FinishedJob> {
+  const [command, argv] =
+    options.fileSizeLimitKb === undefined
+      ? [process.execPath, args]
+      : ["bash", ["-c", `ulimit -f ${options.fileSizeLimitKb}; exec "$0" "$@"`, process.execPath, ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(command, argv, {
       cwd: root,
       env: { ...process.env, DATA_DIR: options.dataDir, BASE_URL: options.baseUrl, LOG_LEVEL: "warn", ...options.env },
       stdio: ["ignore", "pipe", "pipe"],

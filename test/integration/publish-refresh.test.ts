@@ -1,10 +1,13 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
+import { compactVerify, createLocalJWKSet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobArgv } from "../../jobs/compile-cache.ts";
 import { loadConfig } from "../../src/config/config.ts";
 import { matchesIfNoneMatch } from "../../src/publish/document.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
+import { ExportRefused, exportPublication } from "../../src/publish/export-publication.ts";
 import { PublishFolder } from "../../src/publish/publish-folder.ts";
 import { type RefreshInput, type RefreshSummary, runRefresh } from "../../src/publish/publisher.ts";
 import { loadPublishSettings } from "../../src/publish/settings.ts";
@@ -13,6 +16,8 @@ import { workerRunner } from "../../src/publish/worker-runner.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRepository } from "../../src/store/merchant-repository.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
+import { publishedDocuments, readPublished } from "../helpers/published-packs.ts";
+import { runJob } from "../helpers/run-job.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
 let server: TestServer;
@@ -55,9 +60,12 @@ const urlOf: Record<string, (abId: string) => string> = {
   "ai-md": (abId) => `/m/${abId}/ai.md`,
 };
 
-/** Every file of the publish folder (outside the job's state) with its inode and mtime. */
+/**
+ * Every published document and file of the publish folder (outside the job's state): a
+ * document's place in the packs (a document written again moves), a file's inode and mtime.
+ */
 function snapshotTree(): Map<string, string> {
-  const files = new Map<string, string>();
+  const files = publishedDocuments(publishDir());
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
@@ -71,6 +79,13 @@ function snapshotTree(): Map<string, string> {
   };
   walk(publishDir());
   return files;
+}
+
+/** A published document's bytes as the server serves them. */
+function publishedBody(relative: string): Buffer {
+  const body = readPublished(publishDir(), relative);
+  if (!body) throw new Error(`${relative} is not published`);
+  return body;
 }
 
 function changedFiles(before: Map<string, string>, after: Map<string, string>): string[] {
@@ -129,19 +144,23 @@ describe("the refresh job and the published files", () => {
     expect(firstRun.failed).toBe(0);
     for (const [key, answer] of onDemand) {
       const [kind, abId] = key.split(":") as [string, string];
-      const file = readFileSync(path.join(publishDir(), publishedPath(kind as "jsonld", abId)));
+      const file = publishedBody(publishedPath(kind as "jsonld", abId));
       expect(file.equals(answer.body), `${key} differs between the endpoint and the job`).toBe(true);
     }
     const keys = JSON.parse(readFileSync(path.join(publishDir(), ".well-known/ab-public-keys.json"), "utf8"));
     expect(keys.keys.length).toBeGreaterThan(0);
     expect(readFileSync(path.join(publishDir(), "_headers"), "utf8")).toContain("Content-Type");
     expect(new PublishFolder(publishDir()).temporaryFiles()).toEqual([]);
+    // Packs, not a file a document: five documents of each merchant in two packs a batch of 40.
+    const packs = readdirSync(path.join(publishDir(), ".abeille", "packs"));
+    expect(packs.length).toBeLessThanOrEqual(2 * Math.ceil(expected / 40));
+    expect(existsSync(path.join(publishDir(), "api", "merchants"))).toBe(false);
   });
 
   it("withdraws nothing but never publishes suspended or archived merchants", () => {
     for (const abId of [first("suspended"), first("archived")]) {
       for (const kind of ["jsonld", "ai-digest", "decision-card", "ai-md", "snapshot"] as const) {
-        expect(new PublishFolder(publishDir()).exists(publishedPath(kind, abId))).toBe(false);
+        expect(readPublished(publishDir(), publishedPath(kind, abId))).toBeNull();
       }
     }
   });
@@ -209,7 +228,11 @@ describe("the refresh job and the published files", () => {
     expect(body.data.manifest).toMatchObject({ ab_id: abId, kind: "snapshot" });
     expect(Date.parse(body.data.manifest.expires_at) - Date.parse(body.data.manifest.issued_at)).toBe(86_400_000);
     expect(body.data.jws.split(".")).toHaveLength(3);
-    const card = JSON.parse(readFileSync(path.join(publishDir(), publishedPath("decision-card", abId)), "utf8"));
+    // Stored in its pack without its JWS payload, served with it: jose verifies it against the key set.
+    const keySet = JSON.parse(readFileSync(path.join(publishDir(), ".well-known/ab-public-keys.json"), "utf8"));
+    const verified = await compactVerify(body.data.jws, createLocalJWKSet(keySet));
+    expect(JSON.parse(new TextDecoder().decode(verified.payload))).toEqual(body.data.manifest);
+    const card = JSON.parse(publishedBody(publishedPath("decision-card", abId)).toString("utf8"));
     expect(body.data.manifest.content_hash).toBe(card.data.decision_card.content_hash);
     // The folder's own path answers the same file; without a fresh file it goes to the live route.
     const folderPath = await server.get(`/api/registry/verify/${abId}/snapshot`);
@@ -259,12 +282,12 @@ describe("the refresh job and the published files", () => {
   });
 
   it("with nothing written since the last run and nothing due, writes nothing, not even its own state", async () => {
-    const serveIndex = path.join(publishDir(), ".abeille", "serve-index.tsv");
-    const before = statSync(serveIndex).mtimeMs;
+    const packIndex = path.join(publishDir(), ".abeille", "packs.db");
+    const before = statSync(packIndex).mtimeMs;
     const index = new PublishFolder(publishDir()).readIndex();
     const run = await runRefresh(refreshInput());
     expect(run).toMatchObject({ rendered: 0, written: 0, changed: 0, skipped: firstRun.merchants });
-    expect(statSync(serveIndex).mtimeMs).toBe(before);
+    expect(statSync(packIndex).mtimeMs).toBe(before);
     expect(new PublishFolder(publishDir()).readIndex()).toEqual(index);
   });
 
@@ -359,7 +382,7 @@ describe("the refresh job and the published files", () => {
     expect(removed.every((file) => file.includes(archived) || file.includes(suspended))).toBe(true);
     expect(removed).toHaveLength(10);
     for (const abId of [archived, suspended]) {
-      expect(new PublishFolder(publishDir()).merchantsOnDisk().has(abId)).toBe(false);
+      expect([...publishedDocuments(publishDir()).keys()].some((relative) => relative.includes(abId))).toBe(false);
       expect((await server.get(`/api/merchants/${abId}/jsonld`)).status).toBe(404);
       expect((await server.get(`/m/${abId}/ai.md`)).status).toBe(404);
     }
@@ -392,5 +415,30 @@ describe("the refresh job and the published files", () => {
     expect(full).toMatchObject({ rendered: full.merchants, written: 0, failed: 0 });
     const next = await runRefresh({ ...refreshInput(), codeKey: "another-version" });
     expect(next).toMatchObject({ rendered: 0, written: 0, skipped: full.merchants });
+  });
+
+  it("exports the publication as the tree of files a static server takes, byte for byte what the server serves", async () => {
+    const target = path.join(server.dataDir, "static-export");
+    const exported = await runJob(jobArgv("jobs/export-publication.ts", target, "--json"), {
+      dataDir: server.dataDir,
+      baseUrl: loadConfig().baseUrl,
+    });
+    expect([exported.code, exported.stderr]).toEqual([0, ""]);
+    const summary = JSON.parse(exported.stdout.trim()) as { documents: number; files: number };
+    const served = publishedDocuments(publishDir());
+    expect(summary.documents).toBe(served.size);
+    for (const relative of served.keys()) {
+      expect(readFileSync(path.join(target, relative)).equals(publishedBody(relative)), relative).toBe(true);
+    }
+    for (const file of [".well-known/ab-public-keys.json", "_headers", "_nginx.conf"]) {
+      expect(readFileSync(path.join(target, file)).equals(readFileSync(path.join(publishDir(), file)))).toBe(true);
+    }
+    // Exported again over itself: replaced whole; a folder holding anything else is refused.
+    expect(exportPublication(publishDir(), target).documents).toBe(served.size);
+    const foreign = path.join(server.dataDir, "not-an-export");
+    mkdirSync(foreign);
+    writeFileSync(path.join(foreign, "index.html"), "<p>mine</p>");
+    expect(() => exportPublication(publishDir(), foreign)).toThrow(ExportRefused);
+    expect(readdirSync(foreign)).toEqual(["index.html"]);
   });
 });

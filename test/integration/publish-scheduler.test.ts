@@ -30,7 +30,7 @@ describe("the refresh schedule", () => {
       const summary = await first;
       expect(summary.merchants).toBeGreaterThan(0);
       expect(summary.rendered).toBe(summary.merchants);
-      expect(existsSync(path.join(server.dataDir, "publish", ".abeille", "serve-index.tsv"))).toBe(true);
+      expect(existsSync(path.join(server.dataDir, "publish", ".abeille", "packs.db"))).toBe(true);
       const again = await scheduler.runNow();
       expect(again.rendered).toBe(0);
     } finally {

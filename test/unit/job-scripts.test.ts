@@ -19,6 +19,7 @@ describe("the npm scripts that run jobs", () => {
       "keys",
       "verify-manifest",
       "refresh",
+      "export-publication",
       "agents",
       "merchants",
       "import",

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { etagOf, matchesIfNoneMatch } from "../../src/publish/document.ts";
 import { matchPublishedPath, publishedPath } from "../../src/publish/documents.ts";
+import { nodePackWrites, packFilesOnDisk, packWriters, usePackWrites } from "../../src/publish/pack-files.ts";
 import { type IndexEntry, PublishFolder } from "../../src/publish/publish-folder.ts";
 import { profileFingerprint, renderBatch } from "../../src/publish/render-batch.ts";
 import { formatServeIndex, parseServeIndex, publishKeyOf } from "../../src/publish/serve-index.ts";
@@ -145,6 +146,7 @@ describe("serve index, ETags and settings", () => {
     expect(index?.publishKey).toBe(key);
     expect(index?.entries.get("ab_12345678")).toEqual({
       stamp: "stampA",
+      until: "2027-01-01T00:00:00.000Z",
       untilMs: Date.parse("2027-01-01T00:00:00.000Z"),
       snapshotExpiresMs: Date.parse("2026-11-23T03:17:00.000Z"),
       snapshotExpiresAt: "2026-11-23T03:17:00.000Z",
@@ -215,10 +217,9 @@ describe("writes of the refresh job's renderers", () => {
     folder.close(true);
   });
 
-  it("count a merchant whose file could not be written as failed, keeping what was published", async () => {
+  it("count a merchant whose pack could not be written (a full disk) as failed, keeping what was published", async () => {
     const root = tempDir();
-    const folder = new PublishFolder(root);
-    folder.open();
+    const stateDir = path.join(root, ".abeille");
     const profile = tourismProfile();
     const abId = profile.merchant.abId;
     const old: IndexEntry = {
@@ -231,27 +232,39 @@ describe("writes of the refresh job's renderers", () => {
       cardHash: null,
       snapshotExpiresAt: null,
     };
-    mkdirSync(path.join(root, publishedPath("ai-md", abId), "inside"), { recursive: true });
-    const result = await renderBatch(
-      {
-        loadProfiles: () => new Map([[abId, profile]]),
-        folder,
-        baseUrl: BASE,
-        orderRailEnabled: false,
-        now: NOW,
-        skipAllowed: true,
-        renewBeforeMs: NOW.getTime(),
-        issueSnapshot: null,
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    const previous = usePackWrites({
+      ...nodePackWrites,
+      write: () => {
+        throw full;
       },
-      [{ abId, stamp: "new-stamp", status: "ACTIVE", old }],
-    );
-    expect(result.failed).toBe(1);
-    expect(result.failures[0]?.abId).toBe(abId);
-    expect(result.entries).toEqual([[abId, old]]);
-    expect(result.changed).toEqual([]);
-    expect(result.written).toBe(3);
-    expect(folder.exists(publishedPath("jsonld", abId))).toBe(true);
-    expect(folder.temporaryFiles()).toEqual([]);
-    folder.close(true);
+    });
+    try {
+      const result = await renderBatch(
+        {
+          loadProfiles: () => new Map([[abId, profile]]),
+          packWriter: packWriters(stateDir, { id: 1, body: Buffer.from("{}") }),
+          baseUrl: BASE,
+          orderRailEnabled: false,
+          now: NOW,
+          skipAllowed: true,
+          renewBeforeMs: NOW.getTime(),
+          issueSnapshot: null,
+        },
+        [{ abId, stamp: "new-stamp", status: "ACTIVE", old }],
+        { documents: 1, snapshots: 2 },
+      );
+      expect(result.failed).toBe(1);
+      expect(result.failures[0]?.abId).toBe(abId);
+      expect(result.failures[0]?.message).toMatch(/ENOSPC/);
+      expect(result.entries).toEqual([[abId, old]]);
+      expect(result.changed).toEqual([]);
+      expect(result.documents).toEqual([]);
+      expect(result.packs).toEqual([]);
+      // Neither the pack nor its temporary file is left.
+      expect(packFilesOnDisk(stateDir)).toEqual({ ids: [], temporary: [] });
+    } finally {
+      usePackWrites(previous);
+    }
   });
 });

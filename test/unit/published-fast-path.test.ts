@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { bodyHash, etagOf } from "../../src/publish/document.ts";
 import { type PublishedKind, publishedPath } from "../../src/publish/documents.ts";
 import { createPublishedFastPath, type FastPathStore } from "../../src/publish/fast-path.ts";
-import { SERVE_INDEX_FILENAME, STATE_DIRNAME } from "../../src/publish/publish-folder.ts";
-import { formatServeIndex } from "../../src/publish/serve-index.ts";
+import { openPackStore, type PackStage, type PackStore, StageWriter } from "../../src/publish/pack-store.ts";
+import { STATE_DIRNAME } from "../../src/publish/publish-folder.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createPublishSource } from "../../src/store/publish-source.ts";
 import { FIXTURE, fixtureMerchants, insertFixtureMerchants } from "../helpers/search-index-fixture.ts";
@@ -53,34 +53,55 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  run?.packs.close();
+  run = null;
   db.$client.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** A refresh run under way, as the job keeps it: documents written into its stage, not committed yet. */
+let run: { packs: PackStore; stage: PackStage; writer: StageWriter | null } | null = null;
+
+function openRun(): NonNullable<typeof run> {
+  if (!run) {
+    const packs = openPackStore(path.join(publishDir, STATE_DIRNAME));
+    run = { packs, stage: packs.begin(), writer: null };
+  }
+  return run;
+}
+
+/** A document written into the packs by a run that has not committed yet. */
 function publish(kind: PublishedKind, abId: string, text: string): Buffer {
-  const file = path.join(publishDir, publishedPath(kind, abId));
-  mkdirSync(path.dirname(file), { recursive: true });
   const body = Buffer.from(text);
-  writeFileSync(file, body);
+  const current = openRun();
+  current.writer ??= new StageWriter(
+    current.stage,
+    path.join(publishDir, STATE_DIRNAME),
+    current.stage.dictionary(PUBLISH_KEY, () => [body]),
+  );
+  current.writer.put(publishedPath(kind, abId), body);
   return body;
 }
 
 /**
- * The serve index as the refresh job writes it (a new file renamed over the old one): each
- * merchant under the stamp the store gives it now.
+ * The end of the run, as the refresh job commits it: each merchant served under the stamp the
+ * store gives it now, with the documents written since the last commit.
  */
 async function writeServeIndex(abIds: string[], until: string | null = null): Promise<void> {
   const stamps = await createPublishSource(db).stampsOf([...abIds].sort());
-  const file = path.join(publishDir, STATE_DIRNAME, SERVE_INDEX_FILENAME);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(
-    `${file}.tmp`,
-    formatServeIndex(
-      PUBLISH_KEY,
-      stamps.map((stamp) => [stamp.abId, stamp.stamp, until, null]),
-    ),
+  const current = openRun();
+  current.writer?.flush();
+  current.writer?.close();
+  current.stage.stageServe(
+    stamps.map((stamp) => ({
+      abId: stamp.abId,
+      record: { stamp: stamp.stamp, until, snapshotExpiresAt: null },
+      replaces: true,
+    })),
   );
-  renameSync(`${file}.tmp`, file);
+  current.stage.commit({ publishKey: PUBLISH_KEY, run: new Date().toISOString() });
+  current.packs.close();
+  run = null;
 }
 
 interface Written {
@@ -270,19 +291,19 @@ describe("the published-file fast path", () => {
     expect(calls).toMatchObject({ touchedSince: 1, stampOf: 2 });
   });
 
-  it("keeps the bytes the serve index vouches for until the refresh job writes a new index", async () => {
+  it("keeps the bytes of the packs' committed generation until the refresh job commits the next", async () => {
     const before = publish("jsonld", bakery, '{"name":"Boulangerie"}');
     await writeServeIndex([bakery]);
     const fastPath = createPublishedFastPath({ publishDir, store, publishKey: PUBLISH_KEY, indexRecheckMs: 0 });
     expect((await get(fastPath, `/api/merchants/${bakery}/jsonld`))?.body?.equals(before)).toBe(true);
 
-    // A run in progress writes the file first: the index it answers for is still the old one.
+    // A run in progress writes the document into its packs first: the generation served is still the old one.
     const after = publish("jsonld", bakery, '{"name":"Boulangerie du Centre"}');
     const during = await get(fastPath, `/api/merchants/${bakery}/jsonld`);
     expect(during?.body?.equals(before)).toBe(true);
     expect(during?.headers.etag).toBe(etagOf(bodyHash(before)));
 
-    // Then the run's index: the new bytes, with their own ETag.
+    // Then the run commits: the new bytes, with their own ETag.
     await writeServeIndex([bakery]);
     const served = await get(fastPath, `/api/merchants/${bakery}/jsonld`);
     expect(served?.body?.equals(after)).toBe(true);

@@ -7,7 +7,7 @@
  * every file. And the refresh run on PostgreSQL itself (its source, its index in the shared tables):
  * the index and the files commit together, and another instance leading next carries on from it.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type pg from "pg";
@@ -25,6 +25,7 @@ import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { seedDemoRegistry } from "../../src/seed/seed-demo.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
+import { openPackIndexReader } from "../../src/store/pack-index.ts";
 import { copySqliteToPostgres } from "../../src/store/postgres/copy.ts";
 import { leaderLockKey } from "../../src/store/postgres/leader.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
@@ -34,6 +35,7 @@ import { createPostgresPublishedDocuments } from "../../src/store/postgres/publi
 import { type PublishedMirror, startPublishedMirror } from "../../src/store/postgres/published-mirror.ts";
 import { REFRESH_LOCK } from "../../src/store/postgres/refresh-lock.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { publishedDocuments, readPublished } from "../helpers/published-packs.ts";
 import { until } from "../helpers/wait-for.ts";
 
 const NOW = new Date("2026-11-20T09:00:00.000Z");
@@ -71,9 +73,13 @@ async function mirror(url: string, name: string): Promise<{ dir: string; mirror:
   return { dir, mirror: started };
 }
 
-/** Every file under a publish folder outside its state, with its bytes. */
+/** Every document a publish folder's packs serve and every file outside its state, with its bytes. */
 function filesOf(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
+  for (const relative of publishedDocuments(dir).keys()) {
+    const body = readPublished(dir, relative);
+    if (body) files.set(relative, body);
+  }
   const walk = (folder: string) => {
     let entries: import("node:fs").Dirent[];
     try {
@@ -92,7 +98,26 @@ function filesOf(dir: string): Map<string, Buffer> {
   return files;
 }
 
-const serveIndexOf = (dir: string) => readFileSync(path.join(dir, ".abeille", "serve-index.tsv"), "utf8");
+/** What the server of a publish folder knows of each merchant it serves (its packs' serve records), one line each. */
+function serveIndexOf(dir: string): string {
+  const index = openPackIndexReader(path.join(dir, ".abeille"));
+  if (!index) return "";
+  try {
+    const lines = [`publish key ${index.committed().publishKey}`];
+    for (let after = ""; ; ) {
+      const page = index.serveRecords(after, 1000);
+      for (const [abId, record] of page) {
+        lines.push(`${abId}\t${record.stamp}\t${record.until ?? "-"}\t${record.snapshotExpiresAt ?? "-"}`);
+      }
+      const last = page[page.length - 1];
+      if (!last) break;
+      after = last[0];
+    }
+    return lines.join("\n");
+  } finally {
+    index.close();
+  }
+}
 
 /** A publish folder's settings with no schedule. */
 function publishSettings(publishDir: string): PublishSettings {
@@ -330,6 +355,7 @@ describe("published documents in the database, mirrored by every instance", () =
       [...filesOf(one.dir).keys()].find((relative) => relative.startsWith("api/merchants/")) ?? "",
     )?.[1];
     if (!live) throw new Error("a merchant must remain published");
+    mkdirSync(path.join(away.dir, "api", "merchants", live), { recursive: true });
     writeFileSync(path.join(away.dir, "api", "merchants", live, "retired-kind"), "{}");
     writeFileSync(path.join(away.dir, "operator-notes.txt"), "not Abeille's");
     // A refresh of that machine's own folder is running: the full catch-up waits for it (it would
@@ -444,10 +470,16 @@ describe("published documents in the database, mirrored by every instance", () =
     expect(second.rendered).toBe(1);
     await until(() => watcher.mirror.revision() === 2, 10_000, "the second publication");
     const jsonld = publishedPath("jsonld", renamed);
-    const renderedHere = readFileSync(path.join(next.dir, jsonld));
+    const renderedHere = readPublished(next.dir, jsonld) ?? Buffer.alloc(0);
     expect(renderedHere.toString("utf8")).toContain("Maison Renommée");
-    expect(readFileSync(path.join(watcher.dir, jsonld)).equals(renderedHere)).toBe(true);
-    expect(serveIndexOf(watcher.dir)).toBe(serveIndexOf(next.dir));
+    expect(readPublished(watcher.dir, jsonld)?.equals(renderedHere)).toBe(true);
+    // This instance's packs hold what it rendered (its own mirror brings the rest from the table).
+    const lineOf = (dir: string) =>
+      serveIndexOf(dir)
+        .split("\n")
+        .find((line) => line.startsWith(renamed));
+    expect(lineOf(watcher.dir)).toBe(lineOf(next.dir));
+    expect(lineOf(next.dir)).toBeDefined();
     // The second publication carried the renamed merchant's files and the serve index, nothing else.
     const carried = await shared.query<{ path: string }>(
       "SELECT path FROM published_documents WHERE revision = 2 ORDER BY path",

@@ -7,8 +7,19 @@ function batch(abId: string): BatchItem[] {
 }
 
 function resultOf(items: BatchItem[]): BatchResult {
-  return { ...emptyCounters(), rendered: items.length, entries: [], changed: [], failures: [] };
+  return {
+    ...emptyCounters(),
+    rendered: items.length,
+    entries: [],
+    documents: [],
+    packs: [],
+    changed: [],
+    failures: [],
+  };
 }
+
+/** The packs a batch would write into (these fake runners write none). */
+const PACKS = { documents: 1, snapshots: 2 };
 
 /** A worker pool that holds `room` batches and answers each when told to (as a worker thread's message would). */
 function fakeWorkers(room: number) {
@@ -47,16 +58,16 @@ describe("sharing a refresh between this thread and worker threads", () => {
     const mixed = mixedRunner(recordingHere(renderedHere), workers.runner);
     expect(mixed.concurrency).toBe(3);
 
-    void mixed.run(batch("a"));
-    void mixed.run(batch("b"));
-    const third = mixed.run(batch("c"));
+    void mixed.run(batch("a"), PACKS);
+    void mixed.run(batch("b"), PACKS);
+    const third = mixed.run(batch("c"), PACKS);
     expect(workers.held.map((job) => job.abId)).toEqual(["a", "b"]);
     await third;
     expect(renderedHere).toEqual(["c"]);
 
     // A worker answered: its place goes to the next batch, not to this thread.
     workers.answerOldest();
-    void mixed.run(batch("d"));
+    void mixed.run(batch("d"), PACKS);
     expect(workers.held.map((job) => job.abId)).toEqual(["b", "d"]);
     expect(renderedHere).toEqual(["c"]);
   });
@@ -65,7 +76,7 @@ describe("sharing a refresh between this thread and worker threads", () => {
     const workers = fakeWorkers(0);
     const renderedHere: string[] = [];
     const mixed = mixedRunner(recordingHere(renderedHere), workers.runner);
-    const pending = mixed.run(batch("a"));
+    const pending = mixed.run(batch("a"), PACKS);
     await Promise.resolve();
     expect(renderedHere).toEqual([]);
     await nextTurn();
@@ -77,8 +88,8 @@ describe("sharing a refresh between this thread and worker threads", () => {
     const renderedHere: string[] = [];
     const { hasRoom: _unknown, ...withoutRoom } = fakeWorkers(4).runner;
     const mixed = mixedRunner(recordingHere(renderedHere), withoutRoom);
-    await mixed.run(batch("a"));
-    await mixed.run(batch("b"));
+    await mixed.run(batch("a"), PACKS);
+    await mixed.run(batch("b"), PACKS);
     expect(renderedHere).toEqual(["a", "b"]);
   });
 });

@@ -9,9 +9,11 @@
  * failed is tried again every `retryMs`. A mirror whose revision is below the last pruned
  * tombstone's (published-documents.ts) catches up in full: it may have missed a removal.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type pg from "pg";
+import { matchPublishedPath } from "../../publish/documents.ts";
+import { openPackStore, type PackStage, type PackStore, StageWriter } from "../../publish/pack-store.ts";
 import { PublishFolder, RefreshBusyError, STATE_DIRNAME } from "../../publish/publish-folder.ts";
 import {
   isMirrorablePath,
@@ -20,6 +22,8 @@ import {
   publishedHash,
   SERVE_INDEX_PATH,
 } from "../../publish/published-documents.ts";
+import { parseServeIndex } from "../../publish/serve-index.ts";
+import { packIndexFile } from "../pack-index.ts";
 import { listenForNotices, type NoticeListener } from "./notices.ts";
 import { createPostgresPublishedDocuments, PUBLISHED_CHANNEL } from "./published-documents.ts";
 
@@ -67,7 +71,9 @@ export async function startPublishedMirror(options: PublishedMirrorOptions): Pro
   const folder = new PublishFolder(options.publishDir);
   const revisionFile = path.join(folder.stateDir, REVISION_FILE);
   const retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
-  let revision = readRevision(revisionFile);
+  // A machine whose packs were never written (a new one, or the first start on packs, whose
+  // folder held files) takes everything from the table, whatever revision it had reached.
+  let revision = existsSync(packIndexFile(folder.stateDir)) ? readRevision(revisionFile) : 0;
   let running: Promise<number> | null = null;
   let again = false;
   let failing = false;
@@ -90,11 +96,14 @@ export async function startPublishedMirror(options: PublishedMirrorOptions): Pro
     try {
       let state = await behindPruned();
       if (state === null) {
-        const reached = await applyChanges(documents, folder, revision);
+        const reached = await inPacks(folder, (target) => applyChanges(documents, target, revision));
         state = await behindPruned();
         if (state === null) revision = reached;
       }
-      if (state !== null) revision = await applyEverything(documents, folder, state.revision);
+      if (state !== null) {
+        const from = state.revision;
+        revision = await inPacks(folder, (target) => applyEverything(documents, target, from));
+      }
       folder.writeState(REVISION_FILE, String(revision));
       return revision;
     } finally {
@@ -174,8 +183,103 @@ export async function startPublishedMirror(options: PublishedMirrorOptions): Pro
   };
 }
 
-/** Applies every row after `from` to the folder; the serve index last, once the files it names are there. */
-async function applyChanges(documents: PublishedDocuments, folder: PublishFolder, from: number): Promise<number> {
+/**
+ * Where a mirror applies the table's rows: a merchant's documents into the machine's packs (one
+ * stage, committed once every row of the catch-up is in), the serve index into the packs' serve
+ * records, any other file (the key set, the static server configuration) into the folder.
+ */
+interface MirrorTarget {
+  put(change: PublishedChange & { body: Buffer }): void;
+  remove(relative: string): void;
+  /** The serve index, applied last: every merchant it names served as it says, every other one not. */
+  serveIndex(text: string): void;
+  /** The committed documents' paths and hashes, a page at a time (a full catch-up's comparison). */
+  committedPaths(): Iterable<[string, string]>;
+  folder: PublishFolder;
+}
+
+/** Runs an apply on a stage of the machine's packs, committed when the apply ends without error. */
+async function inPacks(folder: PublishFolder, apply: (target: MirrorTarget) => Promise<number>): Promise<number> {
+  const packs = openPackStore(folder.stateDir);
+  try {
+    // The first apply on packs: the files an earlier version mirrored a merchant at a time go.
+    if (packs.index.committed().run === null) for (const abId of folder.merchantsOnDisk()) folder.removeMerchant(abId);
+    const stage = packs.begin();
+    const target = mirrorTarget(packs, stage, folder);
+    const reached = await apply(target);
+    target.finish();
+    stage.commit({ publishKey: target.publishKey(), run: `mirror:${reached}` });
+    return reached;
+  } finally {
+    packs.close();
+  }
+}
+
+function mirrorTarget(
+  packs: PackStore,
+  stage: PackStage,
+  folder: PublishFolder,
+): MirrorTarget & {
+  finish(): void;
+  publishKey(): string;
+} {
+  let publishKey = packs.index.committed().publishKey ?? "mirror";
+  let writer: StageWriter | null = null;
+  const writerFor = (sample: Buffer) => {
+    writer ??= new StageWriter(
+      stage,
+      folder.stateDir,
+      stage.dictionary(publishKey, () => [sample]),
+    );
+    return writer;
+  };
+  return {
+    folder,
+    put(change) {
+      if (!matchPublishedPath(`/${change.path}`, "")) folder.write(change.path, change.body);
+      // The leader's own refresh wrote it already: the same bytes are not packed twice.
+      else if (change.sha256 === null || packs.index.document(change.path)?.sha256 !== change.sha256) {
+        writerFor(change.body).put(change.path, change.body, change.sha256 ?? undefined);
+      }
+    },
+    remove(relative) {
+      if (matchPublishedPath(`/${relative}`, ""))
+        stage.stageDocuments([{ path: relative, location: null, replaces: true }]);
+      else folder.remove(relative);
+    },
+    serveIndex(text) {
+      const parsed = parseServeIndex(text);
+      if (!parsed) return;
+      publishKey = parsed.publishKey;
+      const rows = [...parsed.entries].map(([abId, entry]) => ({
+        abId,
+        record: { stamp: entry.stamp, until: entry.until, snapshotExpiresAt: entry.snapshotExpiresAt },
+        replaces: true,
+      }));
+      stage.stageServe(rows);
+      const gone = [...stage.servedMerchants()].filter((abId) => !parsed.entries.has(abId));
+      stage.stageServe(gone.map((abId) => ({ abId, record: null, replaces: true })));
+    },
+    *committedPaths() {
+      let after = "";
+      for (;;) {
+        const page = packs.index.paths(after, 1000);
+        for (const [relative, location] of page) yield [relative, location.sha256] as [string, string];
+        const last = page[page.length - 1];
+        if (!last) return;
+        after = last[0];
+      }
+    },
+    finish() {
+      writer?.flush();
+      writer?.close();
+    },
+    publishKey: () => publishKey,
+  };
+}
+
+/** Applies every row after `from`; the serve index last, once the documents it names are there. */
+async function applyChanges(documents: PublishedDocuments, target: MirrorTarget, from: number): Promise<number> {
   let reached = from;
   let after: { revision: number; path: string } | null = null;
   let serveIndex: PublishedChange | null = null;
@@ -185,28 +289,29 @@ async function applyChanges(documents: PublishedDocuments, folder: PublishFolder
       reached = Math.max(reached, change.revision);
       if (!isMirrorablePath(change.path) || change.path.startsWith(`${STATE_DIRNAME}/mirror`)) continue;
       if (change.path === SERVE_INDEX_PATH) serveIndex = change;
-      else applyChange(folder, change);
+      else applyChange(target, change);
     }
     const last = page[page.length - 1];
     if (!last || page.length < PAGE_ROWS) break;
     after = { revision: last.revision, path: last.path };
   }
-  if (serveIndex) applyChange(folder, serveIndex);
+  if (serveIndex?.body) target.serveIndex(serveIndex.body.toString("utf8"));
   return reached;
 }
 
 /**
- * A full catch-up: every file the table has (written when its bytes differ), every other file of
- * the folder deleted, then what changed after `stateRevision` (the state when it began: a
- * publication during the read may have removed a file already written). Run under the folder's
- * run lock, as every apply (applyOnce).
+ * A full catch-up: every file the table has (written when its bytes differ), every other
+ * published document and file removed, then what changed after `stateRevision` (the state when it
+ * began: a publication during the read may have removed a file already written). Run under the
+ * folder's run lock, as every apply (applyOnce).
  */
 async function applyEverything(
   documents: PublishedDocuments,
-  folder: PublishFolder,
+  target: MirrorTarget,
   stateRevision: number,
 ): Promise<number> {
   const live = new Set<string>();
+  const committed = new Map<string, string>(target.committedPaths());
   let after: { revision: number; path: string } | null = null;
   let serveIndex: PublishedChange | null = null;
   for (;;) {
@@ -216,29 +321,33 @@ async function applyEverything(
       if (!isMirrorablePath(change.path) || change.path.startsWith(`${STATE_DIRNAME}/mirror`)) continue;
       live.add(change.path);
       if (change.path === SERVE_INDEX_PATH) serveIndex = change;
-      else if (change.body !== null && !sameBytes(folder, change)) folder.write(change.path, change.body);
+      else if (change.body !== null && !sameBytes(target.folder, committed, change)) applyChange(target, change);
     }
     const last = page[page.length - 1];
     if (!last || page.length < PAGE_ROWS) break;
     after = { revision: last.revision, path: last.path };
   }
-  for (const relative of folder.publishedFiles()) if (!live.has(relative)) folder.remove(relative);
-  if (serveIndex) applyChange(folder, serveIndex);
-  return await applyChanges(documents, folder, stateRevision);
+  for (const relative of committed.keys()) if (!live.has(relative)) target.remove(relative);
+  for (const relative of target.folder.publishedFiles()) if (!live.has(relative)) target.remove(relative);
+  if (serveIndex?.body) target.serveIndex(serveIndex.body.toString("utf8"));
+  return await applyChanges(documents, target, stateRevision);
 }
 
-/** Whether the folder already holds these bytes (a full catch-up rewrites only what differs). */
-function sameBytes(folder: PublishFolder, change: PublishedChange): boolean {
+/** Whether the machine already holds these bytes (a full catch-up rewrites only what differs). */
+function sameBytes(folder: PublishFolder, committed: Map<string, string>, change: PublishedChange): boolean {
+  if (change.sha256 === null) return false;
+  const inPacks = committed.get(change.path);
+  if (inPacks !== undefined) return inPacks === change.sha256;
   try {
-    return change.sha256 !== null && publishedHash(readFileSync(folder.full(change.path))) === change.sha256;
+    return publishedHash(readFileSync(folder.full(change.path))) === change.sha256;
   } catch {
     return false;
   }
 }
 
-function applyChange(folder: PublishFolder, change: PublishedChange): void {
-  if (change.body === null) folder.remove(change.path);
-  else folder.write(change.path, change.body);
+function applyChange(target: MirrorTarget, change: PublishedChange): void {
+  if (change.body === null) target.remove(change.path);
+  else target.put({ ...change, body: change.body });
 }
 
 function readRevision(file: string): number {
