@@ -29,6 +29,8 @@ export function startCheckpointThread(databaseFile: string): CheckpointThread {
   worker.unref();
   return {
     async stop() {
+      // Waited for: the thread holds the loop until it has closed its connection.
+      worker.ref();
       const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
       worker.postMessage("stop");
       await exited;

@@ -40,6 +40,9 @@ beforeAll(async () => {
   clock = SEEDED_AT;
   app = createApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "warn" }), { now: () => clock });
   await seedDemoRegistry(app.db, { count: COUNT, seed: 20261126, now: SEEDED_AT, dataDir, searchIndex: null });
+  // The index's first build, which a serving app's follower makes in the background: searched
+  // before it ends, the answer would be the part built so far (index_building).
+  expect((await app.searchEngine.follower.syncOnce()).state).toBe("ready");
 });
 
 afterAll(() => {

@@ -282,7 +282,11 @@ export async function importSireneStock(
     });
   }).finally(() => worker.terminate());
 
-  report.rejected = rejections.rejected.map((rejection) => ({
+  // Listed as the files are read (the companies, the places, then the establishments), each by
+  // line: the reading sets rows aside in two phases (as read, then in SIRET order).
+  const fileOrder: Record<SireneFileKind, number> = { legalUnits: 0, geo: 1, establishments: 2 };
+  const listed = [...rejections.rejected].sort((a, b) => fileOrder[a.file] - fileOrder[b.file] || a.line - b.line);
+  report.rejected = listed.map((rejection) => ({
     file: rejection.file,
     line: rejection.line,
     error:
