@@ -54,16 +54,20 @@ export function createMerchantReads(db: Db): MerchantReads {
      FROM merchants WHERE ab_id = ?`,
   );
   const proofById = sqlite.prepare<[string], Row>("SELECT * FROM territorial_proofs WHERE ab_id = ?");
-  const productsById = sqlite.prepare<[string], Row>("SELECT * FROM products WHERE ab_id = ? ORDER BY position");
+  const productsById = sqlite.prepare<[string], Row>(
+    "SELECT * FROM products WHERE ab_id = ? ORDER BY position, product_id",
+  );
   const signalsById = sqlite.prepare<[string], Row>("SELECT * FROM signals WHERE ab_id = ?");
-  const clustersById = sqlite.prepare<[string], Row>("SELECT * FROM qa_clusters WHERE ab_id = ? ORDER BY position");
+  const clustersById = sqlite.prepare<[string], Row>(
+    "SELECT * FROM qa_clusters WHERE ab_id = ? ORDER BY position, cluster_id",
+  );
   const clusterById = sqlite.prepare<[string], Row>("SELECT * FROM qa_clusters WHERE cluster_id = ?");
   const nodesOf = sqlite.prepare<[string], Row>(
-    `SELECT * FROM qa_nodes WHERE cluster_id ${within} ORDER BY cluster_id, position`,
+    `SELECT * FROM qa_nodes WHERE cluster_id ${within} ORDER BY cluster_id, position, node_id`,
   );
   const merchantsByIds = sqlite.prepare<[string], Row>(`SELECT * FROM merchants WHERE ab_id ${within}`);
   const productsByIds = sqlite.prepare<[string], Row>(
-    `SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position`,
+    `SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position, product_id`,
   );
   const signalOfIds = sqlite.prepare<[string, string], Row>(`SELECT * FROM signals WHERE key = ? AND ab_id ${within}`);
   // Raw rows (arrays) of the few columns trust reads: the search path reads ~17 signals per

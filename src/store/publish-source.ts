@@ -166,14 +166,14 @@ export function createProfileLoader(db: Db): ProfileLoader {
   const merchantsQuery = sqlite.prepare<[string], Row>(`SELECT * FROM merchants WHERE ab_id ${within}`);
   const proofsQuery = sqlite.prepare<[string], Row>(`SELECT * FROM territorial_proofs WHERE ab_id ${within}`);
   const productsQuery = sqlite.prepare<[string], Row>(
-    `SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position`,
+    `SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position, product_id`,
   );
   const signalsQuery = sqlite.prepare<[string], Row>(`SELECT * FROM signals WHERE ab_id ${within} ORDER BY ab_id, key`);
   const clustersQuery = sqlite.prepare<[string], Row>(
-    `SELECT * FROM qa_clusters WHERE ab_id ${within} ORDER BY ab_id, position`,
+    `SELECT * FROM qa_clusters WHERE ab_id ${within} ORDER BY ab_id, position, cluster_id`,
   );
   const nodesQuery = sqlite.prepare<[string], Row>(
-    `SELECT n.* FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id WHERE c.ab_id ${within} ORDER BY n.cluster_id, n.position`,
+    `SELECT n.* FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id WHERE c.ab_id ${within} ORDER BY n.cluster_id, n.position, n.node_id`,
   );
   return {
     load(abIds) {

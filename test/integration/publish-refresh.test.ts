@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import path from "node:path";
 import type { Worker } from "node:worker_threads";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { compactVerify, createLocalJWKSet } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobArgv } from "../../jobs/compile-cache.ts";
@@ -187,6 +189,25 @@ describe("the refresh job and the published files", () => {
     const abId = first("active_contactable");
     const jsonld = await server.get(`/api/merchants/${abId}/jsonld`);
     expect(jsonld.headers.get("content-type")).toBe("application/ld+json; charset=utf-8");
+    // Compressed from the decoded frame, as any answer: br and gzip give back the same bytes.
+    const identity = Buffer.from(await jsonld.arrayBuffer());
+    for (const coding of ["br", "gzip"] as const) {
+      const compressed = await new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const request = httpGet(`${server.url}/api/merchants/${abId}/jsonld`, {
+          headers: { "accept-encoding": coding },
+        });
+        request.on("response", (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+        });
+        request.on("error", reject);
+      });
+      expect(compressed.headers["x-served-from"]).toBe("publish-folder");
+      expect(compressed.headers["content-encoding"]).toBe(coding);
+      const decoded = coding === "br" ? brotliDecompressSync(compressed.body) : gunzipSync(compressed.body);
+      expect(decoded.equals(identity)).toBe(true);
+    }
     const markdown = await server.get(`/m/${abId}/ai.md`, { method: "HEAD" });
     expect(markdown.headers.get("content-type")).toBe("text/markdown; charset=utf-8");
   });

@@ -12,6 +12,7 @@ import { loadConfig } from "../../src/config/config.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { TRUST_SIGNALS_OF_MERCHANT_SQL, TRUST_SIGNALS_OF_MERCHANTS_SQL } from "../../src/store/merchant-repository.ts";
+import { openPackIndexWriter } from "../../src/store/pack-index.ts";
 import { openPublishIndex } from "../../src/store/publish-index.ts";
 import { createProfileLoader, createPublishSource } from "../../src/store/publish-source.ts";
 import { CURRENT_CARDS_SQL } from "../../src/store/search-card-store.ts";
@@ -21,10 +22,16 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-statements-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /**
- * limits.db and the refresh job's index.db have their own schemas, created by the store modules
- * themselves, which prepare every statement when they open (checked below for the index).
+ * limits.db, the refresh job's index.db and the packs' index (packs.db) have their own schemas,
+ * created by the store modules themselves, which prepare every statement when they open (checked
+ * below for the two indexes).
  */
-const OTHER_DATABASES = new Set(["rate-limit-store.ts", "redis-rate-limit-store.ts", "publish-index.ts"]);
+const OTHER_DATABASES = new Set([
+  "rate-limit-store.ts",
+  "redis-rate-limit-store.ts",
+  "publish-index.ts",
+  "pack-index.ts",
+]);
 
 /**
  * The string literals passed to `prepare(` in a source file (after an optional type argument),
@@ -64,6 +71,13 @@ describe("the store's SQL", () => {
     const index = openPublishIndex(dataDir);
     expect(index.meta()).toBeNull();
     expect(index.counts()).toEqual({ merchants: 0, files: 0 });
+    index.close();
+  });
+
+  it("opens the packs' index, which prepares each of its statements against its own schema", () => {
+    const index = openPackIndexWriter(path.join(dataDir, "publish-state"));
+    expect(index.committed()).toEqual({ generation: 0, publishKey: null, run: null });
+    expect(index.counts()).toEqual({ documents: 0, merchants: 0 });
     index.close();
   });
 

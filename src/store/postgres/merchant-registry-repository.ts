@@ -214,7 +214,7 @@ async function readRegistered(db: Queryable, keys: RegistryBatchKeys): Promise<R
   const ids = merchantRows.map((row) => text(row.ab_id));
   const proofs = await rows('SELECT * FROM "territorial_proofs" WHERE "ab_id" = ANY($1::text[])', [ids]);
   const products = await rows(
-    'SELECT * FROM "products" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id" COLLATE "C", "position"',
+    'SELECT * FROM "products" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id" COLLATE "C", "position", "product_id" COLLATE "C"',
     [ids],
   );
   const signals = await rows(
@@ -222,14 +222,14 @@ async function readRegistered(db: Queryable, keys: RegistryBatchKeys): Promise<R
     [ids],
   );
   const clusters = await rows(
-    'SELECT * FROM "qa_clusters" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id" COLLATE "C", "position"',
+    'SELECT * FROM "qa_clusters" WHERE "ab_id" = ANY($1::text[]) ORDER BY "ab_id" COLLATE "C", "position", "cluster_id" COLLATE "C"',
     [ids],
   );
   const nodes =
     clusters.length === 0
       ? []
       : await rows(
-          'SELECT * FROM "qa_nodes" WHERE "cluster_id" = ANY($1::text[]) ORDER BY "cluster_id" COLLATE "C", "position"',
+          'SELECT * FROM "qa_nodes" WHERE "cluster_id" = ANY($1::text[]) ORDER BY "cluster_id" COLLATE "C", "position", "node_id" COLLATE "C"',
           [clusters.map((row) => text(row.cluster_id))],
         );
   const byId = new Map<string, RegisteredMerchant>(

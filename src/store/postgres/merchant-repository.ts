@@ -50,14 +50,16 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
     if (clusters.length === 0) return clusters;
     const byId = new Map(clusters.map((cluster) => [cluster.clusterId, cluster]));
     const nodes = await rows(
-      "SELECT * FROM qa_nodes WHERE cluster_id = ANY($1::text[]) ORDER BY cluster_id, position",
+      'SELECT * FROM qa_nodes WHERE cluster_id = ANY($1::text[]) ORDER BY cluster_id, position, node_id COLLATE "C"',
       [[...byId.keys()]],
     );
     for (const row of nodes) byId.get(text(row.cluster_id))?.nodes.push(toNode(row));
     return clusters;
   };
   const productsOf = async (abId: string) =>
-    (await rows("SELECT * FROM products WHERE ab_id = $1 ORDER BY position", [abId])).map(toProduct);
+    (await rows('SELECT * FROM products WHERE ab_id = $1 ORDER BY position, product_id COLLATE "C"', [abId])).map(
+      toProduct,
+    );
 
   return {
     revision: postgresStoreRevisionReader(pool),
@@ -67,7 +69,7 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
         firstRow<Row>(pool, "SELECT * FROM territorial_proofs WHERE ab_id = $1", [abId]),
         productsOf(abId),
         rows("SELECT * FROM signals WHERE ab_id = $1 ORDER BY key", [abId]),
-        rows("SELECT * FROM qa_clusters WHERE ab_id = $1 ORDER BY position", [abId]),
+        rows('SELECT * FROM qa_clusters WHERE ab_id = $1 ORDER BY position, cluster_id COLLATE "C"', [abId]),
       ]);
       if (!merchant) return null;
       return {
@@ -98,9 +100,12 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
     },
     async findProducts(abIds) {
       if (abIds.length === 0) return [];
-      return (await rows("SELECT * FROM products WHERE ab_id = ANY($1::text[]) ORDER BY ab_id, position", [abIds])).map(
-        toProduct,
-      );
+      return (
+        await rows(
+          'SELECT * FROM products WHERE ab_id = ANY($1::text[]) ORDER BY ab_id, position, product_id COLLATE "C"',
+          [abIds],
+        )
+      ).map(toProduct);
     },
     async findTrustSignals(abIds) {
       const byMerchant = new Map<string, ScorableSignal[]>();
@@ -129,7 +134,9 @@ export function createPostgresMerchantRepository(pool: pg.Pool): Asynchronous<Me
       return row ? ((await withNodes([row]))[0] ?? null) : null;
     },
     async findClusters(abId) {
-      return withNodes(await rows("SELECT * FROM qa_clusters WHERE ab_id = $1 ORDER BY position", [abId]));
+      return withNodes(
+        await rows('SELECT * FROM qa_clusters WHERE ab_id = $1 ORDER BY position, cluster_id COLLATE "C"', [abId]),
+      );
     },
   };
 }

@@ -105,11 +105,15 @@ export function createPostgresProfileLoader(pool: pg.Pool): Asynchronous<Profile
         const within = "= ANY($1::text[])";
         const merchants = await rows(`SELECT * FROM merchants WHERE ab_id ${within}`);
         const proofs = await rows(`SELECT * FROM territorial_proofs WHERE ab_id ${within}`);
-        const products = await rows(`SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position`);
+        const products = await rows(
+          `SELECT * FROM products WHERE ab_id ${within} ORDER BY ab_id, position, product_id COLLATE "C"`,
+        );
         const signals = await rows(`SELECT * FROM signals WHERE ab_id ${within} ORDER BY ab_id, key`);
-        const clusterRows = await rows(`SELECT * FROM qa_clusters WHERE ab_id ${within} ORDER BY ab_id, position`);
+        const clusterRows = await rows(
+          `SELECT * FROM qa_clusters WHERE ab_id ${within} ORDER BY ab_id, position, cluster_id COLLATE "C"`,
+        );
         const nodes = await rows(
-          `SELECT n.* FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id WHERE c.ab_id ${within} ORDER BY n.cluster_id, n.position`,
+          `SELECT n.* FROM qa_nodes n JOIN qa_clusters c ON c.cluster_id = n.cluster_id WHERE c.ab_id ${within} ORDER BY n.cluster_id, n.position, n.node_id COLLATE "C"`,
         );
         for (const row of merchants) {
           const merchant = toMerchant(row);
