@@ -345,6 +345,17 @@ export function openPackIndexWriter(stateDir: string): PackIndexWriter {
 
   const committedGeneration = () => reader.committed().generation;
 
+  const commitRun = db.transaction(
+    (generation: number, made: { publishKey: string; run: string }, packs: readonly PackRecord[]) => {
+      for (const pack of packs) insertPack.run(pack.id, generation, pack.bytes, pack.live);
+      writeState.run("publishKey", made.publishKey);
+      writeState.run("run", made.run);
+      writeState.run("generation", String(generation));
+    },
+  );
+  const forgetPackRows = db.transaction((ids: readonly number[]) => {
+    for (const id of ids) forgetPack.run(id);
+  });
   const stageDocuments = db.transaction((generation: number, rows: readonly StagedDocument[]) => {
     for (const row of rows) {
       const location = row.location;
@@ -383,7 +394,7 @@ export function openPackIndexWriter(stateDir: string): PackIndexWriter {
       db.transaction(() => {
         for (const relative of paths) dropDocument.run(relative, committed);
         for (const abId of abIds) dropServe.run(abId, committed);
-      })();
+      }).immediate();
     }
   };
 
@@ -406,7 +417,7 @@ export function openPackIndexWriter(stateDir: string): PackIndexWriter {
         if (row.tombstone) dropServeTombstone.run(row.ab_id, row.generation);
         else settleServe.run(row.ab_id, row.generation);
       }
-    })();
+    }).immediate();
     return true;
   };
 
@@ -426,8 +437,8 @@ export function openPackIndexWriter(stateDir: string): PackIndexWriter {
       prune();
       return { generation: committed + 1, nextPack: (maxPack.get() ?? 0) + 1 };
     },
-    stageDocuments: (generation, rows) => stageDocuments(generation, rows),
-    stageServe: (generation, rows) => stageServe(generation, rows),
+    stageDocuments: (generation, rows) => stageDocuments.immediate(generation, rows),
+    stageServe: (generation, rows) => stageServe.immediate(generation, rows),
     documentsAt(generation, paths) {
       const found = new Map<string, DocumentLocation>();
       for (const relative of paths) {
@@ -446,19 +457,10 @@ export function openPackIndexWriter(stateDir: string): PackIndexWriter {
     },
     currentDictionary: (publishKey) => dictionaryFor.get(publishKey) ?? null,
     addDictionary: (publishKey, body) => Number(insertDictionary.run(publishKey, body).lastInsertRowid),
-    commit: db.transaction(
-      (generation: number, made: { publishKey: string; run: string }, packs: readonly PackRecord[]) => {
-        for (const pack of packs) insertPack.run(pack.id, generation, pack.bytes, pack.live);
-        writeState.run("publishKey", made.publishKey);
-        writeState.run("run", made.run);
-        writeState.run("generation", String(generation));
-      },
-    ),
+    commit: (generation, made, packs) => commitRun.immediate(generation, made, packs),
     prune,
     deadPacks: (before) => deadBefore.all(before),
-    forgetPacks: db.transaction((ids: readonly number[]) => {
-      for (const id of ids) forgetPack.run(id);
-    }),
+    forgetPacks: (ids) => forgetPackRows.immediate(ids),
     packs: () => allPacks.all(),
     documentsIn(packs) {
       const committed = committedGeneration();

@@ -400,7 +400,7 @@ export function openPublishIndex(stateDir: string): PublishIndexStore {
     counts: () => count.get() ?? { merchants: 0, files: 0 },
     commit: (run) => commitAndShrink(run),
     clearStaged: () => void clearStaged.run(),
-    stageEntries: (entries) => stageEntries(entries),
+    stageEntries: (entries) => stageEntries.immediate(entries),
     stagedAmong(abIds) {
       return abIds.length === 0 ? new Set() : new Set(stagedIn.all(JSON.stringify(abIds)));
     },

@@ -197,6 +197,7 @@ const NOT_WRITE_TRANSACTIONS: Record<string, string> = {
   "src/store/publish-source.ts:touchedSince": "reads the touched merchants and the revision in one snapshot",
   "src/search/source.ts:inOneRead": "reads documents, or the whole registry, and the revision in one snapshot",
   "src/store/group-commit.ts:inSavepoint": "each piece of work: a savepoint inside the group's IMMEDIATE transaction",
+  "src/store/pack-index.ts:readerOn": "the server reads the packs' index (its own file) in one snapshot",
 };
 
 function sourceFiles(dir: string): string[] {
