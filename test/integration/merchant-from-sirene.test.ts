@@ -6,12 +6,13 @@
  * feed, and after the next refresh in the published files.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { publishedPath } from "../../src/publish/documents.ts";
+import { readPublished } from "../helpers/published-packs.ts";
 import { ESTABLISHMENT_HEADER, legalUnitsCsv, publicCompany, stockRow } from "../helpers/sirene-stock.ts";
 import { startTestServer, type TestServer } from "../helpers/test-server.ts";
 
@@ -54,9 +55,9 @@ async function statusEverywhere(abId: string) {
 /** The decision card as the refresh published it, or null when the merchant has no published files. */
 async function publishedCard(abId: string): Promise<{ status: string; description: string | null } | null> {
   await job("jobs/refresh.ts", "--quiet");
-  const file = path.join(server.dataDir, "publish", publishedPath("decision-card", abId));
-  if (!existsSync(file)) return null;
-  const body = JSON.parse(readFileSync(file, "utf8"));
+  const bytes = readPublished(path.join(server.dataDir, "publish"), publishedPath("decision-card", abId));
+  if (!bytes) return null;
+  const body = JSON.parse(bytes.toString("utf8"));
   return {
     status: body._state.merchant_status,
     description: body.data.decision_card.merchant_signals.description ?? null,

@@ -20,6 +20,7 @@ import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
 import { type FakeRechercheEntreprises, startFakeRechercheEntreprises } from "../helpers/fake-recherche-entreprises.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
+import { readPublished } from "../helpers/published-packs.ts";
 import { runJob } from "../helpers/run-job.ts";
 import { ESTABLISHMENT_HEADER, legalUnitsCsv, publicCompany, stockRow } from "../helpers/sirene-stock.ts";
 import { freePort } from "../helpers/spawn-start.ts";
@@ -310,8 +311,12 @@ describe("operator commands with DATABASE_URL", () => {
       published.map((abId) => `api/merchants/${abId}/jsonld`).sort(),
     );
     for (const document of documents) {
-      const local = readFileSync(path.join(dataDir, "publish", document.path));
-      expect(createHash("sha256").update(local).digest("base64")).toBe(document.sha256);
+      const local = readPublished(path.join(dataDir, "publish"), document.path);
+      expect(
+        createHash("sha256")
+          .update(local ?? "")
+          .digest("base64"),
+      ).toBe(document.sha256);
     }
   }, 120_000);
 
