@@ -143,9 +143,9 @@ type ImportJob =
 /**
  * Merchants a SIRENE stock may speak for (brought in, changed, closed, confirmed or found unchanged)
  * with the command still building the search index's first generation before it ends (a minute
- * or so). Past it (a region, the country: 5 million merchants
- * take half an hour to index) the server builds it while it serves, its searches saying
- * index_building meanwhile, and the import ends when the registry holds the stock.
+ * or so). Past it (a region, the country: 5 million merchants take half an hour to index) the
+ * server builds it while it serves, its searches saying index_building meanwhile, and the import
+ * ends when the registry holds the stock.
  */
 const FIRST_BUILD_IN_COMMAND_MOST = 100_000;
 
@@ -447,7 +447,7 @@ async function importInto(
   const ticking = setInterval(draw, PROGRESS_TICK_MS);
   /** Another process held the write lock past the wait: the catch-up would wait as long again. */
   let lockHeldElsewhere = false;
-  // A stock that brought a registry's worth of merchants leaves the index's first build to the server.
+  // A stock that speaks for a registry's worth of merchants leaves the index's first build to the server.
   let firstBuildHere = true;
   try {
     if (job.source === "bodacc") {

@@ -175,11 +175,12 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
     rows,
   });
   let lastProgress = 0;
-  const tick = () => {
+  /** Says where the reading is, a few times a second at most (`at`: the applying phase's own measure). */
+  const tick = (at: () => ReadingProgress = progress) => {
     const now = performance.now();
     if (now - lastProgress < PROGRESS_EVERY_MS) return;
     lastProgress = now;
-    sink.progress(progress());
+    sink.progress(at());
   };
   const reject = (rejection: RowRejection) => addRejection(rejections, rejection);
   const skip = (reason: string) => {
@@ -196,8 +197,8 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
   const registry = options.registrySirets ? new SiretFilter(options.registrySirets) : null;
   // The rows kept so far: a closing row the registry does not hold goes to the domain when this
   // stock brought its SIRET in before it (a filter: a false "may hold" only sends a row more).
-  const kept = options.fast ? SiretFilter.forCount(KEPT_SIRETS_EXPECTED) : null;
-  const applying = { registry, sent: kept, inDepartments: files.departments ? inDepartments : null };
+  const keptSirets = options.fast ? SiretFilter.forCount(KEPT_SIRETS_EXPECTED) : null;
+  const applying = { registry, sent: keptSirets, inDepartments: files.departments ? inDepartments : null };
   const spill = new SortedSpill(options.sortDir);
   try {
     const packer = new RowPacker();
@@ -235,7 +236,7 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
         else wanted.addOdd(spaced(fieldText(record, columns.siren)));
         if (wantedSirets) wantedSirets.add(spaced(fieldText(record, columns.siret)));
         const siret = siretNumber(record, columns.siret);
-        if (siret !== null && siret >= 0) kept?.add(siret);
+        if (siret !== null && siret >= 0) keptSirets?.add(siret);
         // A SIRET of another shape sorts last (the domain's reading sets it aside, with its line).
         spill.add(siret !== null && siret >= 0 ? siret : Number.MAX_VALUE, packer.pack(record, columns.kept));
       },
@@ -342,7 +343,6 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
       // Rows read count as the rows sent stand for: a report's progress follows the application.
       await sink.rows(rowsNow, { read: at.rows, skipped: { ...counts.skipped } }, at);
     };
-    let lastTick = 0;
     for (const { record: packed } of spill.sorted()) {
       delivered += 1;
       const { line, row } = unpackRow(packed, keptNames);
@@ -374,11 +374,7 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
         known,
       });
       if (batch.length >= options.batchRows) await send();
-      const now = performance.now();
-      if (now - lastTick >= PROGRESS_EVERY_MS) {
-        lastTick = now;
-        sink.progress(position());
-      }
+      tick(position);
     }
     await send();
     return { counts, rejections, progress: position() };
