@@ -108,7 +108,7 @@ import { CommandError, EXIT_DONE, EXIT_FAILED, EXIT_USAGE, runCommand, USAGE_STA
 import { followLeaderTerm, registryPortsOf, withJobStore } from "./job-store.ts";
 import { isPostgresRefusal } from "./postgres-refusal.ts";
 import { count, progressBar } from "./progress.ts";
-import { catchUpSearchIndex, lockHeldTooLong } from "./search-catch-up.ts";
+import { catchUpSearchIndex, commandBuildsFirstIndex, lockHeldTooLong } from "./search-catch-up.ts";
 import { printable } from "./terminal.ts";
 
 /** A file refused or unreadable (see the header). */
@@ -139,15 +139,6 @@ type ImportJob =
   | SireneDailyArguments
   | { source: "bodacc-daily"; since: string | null }
   | { source: "bodacc"; file: string };
-
-/**
- * Merchants a SIRENE stock may speak for (brought in, changed, closed, confirmed or found unchanged)
- * with the command still building the search index's first generation before it ends (a minute
- * or so). Past it (a region, the country: 5 million merchants take half an hour to index) the
- * server builds it while it serves, its searches saying index_building meanwhile, and the import
- * ends when the registry holds the stock.
- */
-const FIRST_BUILD_IN_COMMAND_MOST = 100_000;
 
 interface SireneArguments {
   source: "sirene";
@@ -479,9 +470,9 @@ async function importInto(
       );
       clearInterval(ticking);
       bar.end(meter.totalBytes, meter.totalBytes, `${count(report.read)} rows, ${count(report.created)} added`);
-      firstBuildHere =
-        report.created + report.updated + report.closed + report.confirmed + report.unchanged <=
-        FIRST_BUILD_IN_COMMAND_MOST;
+      firstBuildHere = commandBuildsFirstIndex(
+        report.created + report.updated + report.closed + report.confirmed + report.unchanged,
+      );
       // The daily import's first run starts on the day of the last stock imported.
       if (report.stock_date) await store.settings.set(SIRENE_STOCK_DATE_KEY, report.stock_date, new Date());
       printSirene(report, job, json);

@@ -69,6 +69,20 @@ export async function catchUpSearchIndex(
 }
 
 /**
+ * Merchants a command may have spoken for (a SIRENE stock: brought in, changed, closed, confirmed
+ * or found unchanged) with the command still building the search index's first generation before
+ * it ends (a minute or so). Past it (a region, the country: 5 million merchants take half an hour
+ * to index) the server builds it while it serves, its searches saying index_building meanwhile,
+ * and the command ends when the registry holds what it brought.
+ */
+export const FIRST_BUILD_IN_COMMAND_MOST = 100_000;
+
+/** Whether a command that spoke for this many merchants builds a missing index itself (catchUpSearchIndex's `build`). */
+export function commandBuildsFirstIndex(merchantsSpokenFor: number): boolean {
+  return merchantsSpokenFor <= FIRST_BUILD_IN_COMMAND_MOST;
+}
+
+/**
  * What a command says when another process held the write lock past JOB_BUSY_TIMEOUT_MS (a write
  * of its own then failed): what it committed before stays; run again, it goes on from there.
  */
