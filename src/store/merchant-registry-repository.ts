@@ -106,16 +106,10 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
 } {
   const reads = createMerchantReads(db);
   // Prepared once: an import asks these for every row of a file of millions.
-  const revisionQuery = db
-    .select({ revision: merchants.revision })
-    .from(merchants)
-    .where(eq(merchants.abId, sql.placeholder("abId")))
-    .prepare();
-  const siretQuery = db
-    .select({ abId: merchants.abId })
-    .from(merchants)
-    .where(eq(merchants.siret, sql.placeholder("siret")))
-    .prepare();
+  // The two an import asks of every row (and every new ab_id), plucked: drizzle's mapping of a
+  // one-column row cost more than the index lookup.
+  const revisionQuery = db.$client.prepare<[string], number>("SELECT revision FROM merchants WHERE ab_id = ?").pluck();
+  const siretQuery = db.$client.prepare<[string], string>("SELECT ab_id FROM merchants WHERE siret = ?").pluck();
   const sirenQuery = db
     .select({ abId: merchants.abId })
     .from(merchants)
@@ -127,7 +121,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
     .from(merchants)
     .where(eq(merchants.abId, sql.placeholder("abId")))
     .prepare();
-  const revisionOf = (abId: string) => revisionQuery.get({ abId })?.revision ?? null;
+  const revisionOf = (abId: string) => revisionQuery.get(abId) ?? null;
   const insertMerchant = preparedInsert(db, merchants);
   const insertProof = preparedInsert(db, territorialProofs);
   const insertProduct = preparedInsert(db, products);
@@ -177,17 +171,21 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
   let touched: Set<string> | null = null;
   const wrote = (abId: string) => touched?.add(abId);
 
-  // Transaction functions made once (better-sqlite3 prepares their BEGIN, COMMIT and SAVEPOINT
-  // statements with them); inside a batch each becomes a savepoint.
-  const createTransaction = sqlite.transaction((write: MerchantCreation) => {
+  // A write's rows, run as a transaction function (made once: better-sqlite3 prepares its BEGIN,
+  // COMMIT and SAVEPOINT statements with it; inside a batch it becomes a savepoint), or as they are
+  // inside a row of a batch, whose own savepoint already takes all or nothing of them: a second
+  // savepoint there copied each page the write changed into the statement journal again (a
+  // national import writes 16 B-tree entries a new merchant).
+  const createRows = (write: MerchantCreation) => {
     insertMerchant({ ...write.merchant, paymentAccountId: null, revision: 1 });
     if (write.territorialProof) insertProof({ abId: write.merchant.abId, ...write.territorialProof });
     for (const product of write.products) insertProduct(product);
     for (const signal of write.signals ?? []) upsertSignal(write.merchant.abId, signal);
     record(write.merchant.abId, 1, write.event, write.feed);
-  });
+  };
+  const createTransaction = sqlite.transaction(createRows);
   const rowTransaction = sqlite.transaction((decide: () => unknown) => decide());
-  const updateTransaction = sqlite.transaction((write: MerchantModification): boolean => {
+  const updateRows = (write: MerchantModification): boolean => {
     const fields: Partial<typeof merchants.$inferInsert> = columnsOf(write.fields);
     if (write.paymentAccountId !== undefined) fields.paymentAccountId = write.paymentAccountId;
     if (!updateMerchantRow(write.abId, write.expectedRevision, fields)) return false;
@@ -212,7 +210,10 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
     record(write.abId, write.expectedRevision + 1, write.event, write.feed);
     if (write.notice) writeNotice(write.notice);
     return true;
-  });
+  };
+  const updateTransaction = sqlite.transaction(updateRows);
+  /** How many rows of a batch (savepoints of `row`) are running now. */
+  let rowsOpen = 0;
 
   return {
     find(abId) {
@@ -230,7 +231,7 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       };
     },
     abIdOfSiret(siret) {
-      return siretQuery.get({ siret })?.abId ?? null;
+      return siretQuery.get(siret) ?? null;
     },
     abIdsOfSiren(siren) {
       if (!/^\d{9}$/.test(siren)) return [];
@@ -242,11 +243,12 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
     },
     create(write: MerchantCreation) {
       wrote(write.merchant.abId);
-      createTransaction.immediate(write);
+      if (rowsOpen > 0) createRows(write);
+      else createTransaction.immediate(write);
     },
     update(write: MerchantModification) {
       wrote(write.abId);
-      return updateTransaction.immediate(write);
+      return rowsOpen > 0 ? updateRows(write) : updateTransaction.immediate(write);
     },
     deferTouches<T>(write: () => T): T {
       if (touched !== null) return write();
@@ -280,7 +282,12 @@ export function createMerchantRegistryView(db: Db): MerchantRegistryView & {
       }
     },
     row(decide) {
-      return rowTransaction.immediate(decide) as ReturnType<typeof decide>;
+      rowsOpen++;
+      try {
+        return rowTransaction.immediate(decide) as ReturnType<typeof decide>;
+      } finally {
+        rowsOpen--;
+      }
     },
     recordOfficialRowDigest(abId, digest) {
       recordDigest.run(digest, abId);
