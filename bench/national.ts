@@ -11,22 +11,21 @@
  *   3. the same again onto the registry it filled (nothing changes).
  *
  * Prints and writes (bench/results/national-latest.{md,json}) each run's wall time, rows/s, CPU
- * time, the peak RSS of its process tree (sampled every 100 ms, threads included), the ratio to
+ * time, the peak RSS of its process tree (bench/child-measure.ts), the ratio to
  * the baseline, the projection for the country's 44 million rows, the longest a writer beside
- * the import waited for the write lock (test/helpers/lock-probe.ts), and the machine's load average
+ * the import waited for the write lock, and the machine's load average
  * before and after (the machine is shared: a figure means little without it). --keep keeps the
  * files and the registry (their folder is printed); --files DIR reuses the files of a kept run.
  *
  *   node bench/national.ts [--rows 4390000] [--keep] [--files DIR]
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { jobArgv } from "../jobs/compile-cache.ts";
 import { type NationalStock, writeNationalStock } from "../test/helpers/generated-stock.ts";
-import { childPids } from "../test/helpers/spawn-start.ts";
+import { measureChild } from "./child-measure.ts";
 import { machineLine, markdownTable, round, writeReport } from "./lib.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -82,128 +81,33 @@ function megabytes(file: string): number {
   return round(statSync(file).size / 1e6, 1);
 }
 
-/** CPU seconds (user and system, every thread) and RSS (MB) of a process, from /proc. */
-function processFigures(pid: number): { cpuSeconds: number; rssMb: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  return { cpuSeconds: ticks / 100, rssMb: rss };
-}
-
-/** A process tree's pids: the process and its descendants. */
-function tree(pid: number): number[] {
-  const pids = [pid];
-  for (let index = 0; index < pids.length; index++) pids.push(...childPids(pids[index] as number));
-  return pids;
-}
-
-/** Runs a command as a child process, sampling its tree's RSS and CPU every 100 ms. */
-function measured(
+/** Runs a command as a child process (bench/child-measure.ts), reading its figures and its job's progress lines. */
+async function measured(
   name: string,
   args: string[],
   env: Record<string, string>,
   probedDatabase: string | null = null,
 ): Promise<Run> {
-  const probe = probedDatabase ? lockProbe(probedDatabase) : null;
-  return new Promise<Run>((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    // The job's progress lines (stderr is a log here: a line every 10 s, and the last figures of each bar).
-    let stderr = "";
-    child.stderr.on("data", (data: Buffer) => {
-      stderr += data.toString();
-      process.stderr.write(data);
-    });
-    const lastSeconds = (label: string) => {
-      const lines = stderr.split("\n").filter((line) => line.startsWith(`${label}: `));
-      const seconds = /([\d.]+)s$/.exec(lines.at(-1) ?? "")?.[1];
-      return seconds === undefined ? null : Number(seconds);
-    };
-    let peak = 0;
-    const cpu = new Map<number, number>();
-    const sample = () => {
-      let rss = 0;
-      for (const pid of tree(child.pid as number)) {
-        try {
-          const figures = processFigures(pid);
-          rss += figures.rssMb;
-          cpu.set(pid, figures.cpuSeconds);
-        } catch {
-          // gone between the listing and the reading
-        }
-      }
-      peak = Math.max(peak, rss);
-    };
-    const sampler = setInterval(sample, 100);
-    let stdout = "";
-    child.stdout.on("data", (data: Buffer) => {
-      stdout += data.toString();
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearInterval(sampler);
-      const wallSeconds = round((performance.now() - started) / 1000, 2);
-      if (code !== 0 && code !== 1) return reject(new Error(`${name}: exited with ${code}\n${stdout}`));
-      resolve({
-        name,
-        wallSeconds,
-        importSeconds: lastSeconds("import sirene"),
-        searchIndexSeconds: lastSeconds("search index"),
-        cpuSeconds: round(
-          [...cpu.values()].reduce((sum, seconds) => sum + seconds, 0),
-          1,
-        ),
-        rowsPerSecond: Math.round(rows / wallSeconds),
-        peakTreeRssMb: Math.round(peak),
-        longestLockWaitMs: null,
-        report: JSON.parse(stdout) as Record<string, unknown>,
-      });
-    });
-  }).then(
-    async (run) => ({ ...run, longestLockWaitMs: probe ? await probe.stop() : null }),
-    async (error: unknown) => {
-      await probe?.stop();
-      throw error;
-    },
-  );
-}
-
-/**
- * A writer beside the import (test/helpers/lock-probe.ts, as a server's request thread asks for
- * the lock every 20 ms), started once the import has made the database; patient, so its longest
- * wait is the figure (issue 34: no write lock held more than a second at a time).
- */
-function lockProbe(database: string): { stop: () => Promise<number | null> } {
-  let child: ChildProcess | null = null;
-  let output = "";
-  const waiting = setInterval(() => {
-    if (child || !existsSync(database)) return;
-    clearInterval(waiting);
-    child = spawn(process.execPath, [path.join(root, "test/helpers/lock-probe.ts"), database, "600000"], {
-      cwd: root,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    child.stdout?.on("data", (data: Buffer) => {
-      output += data.toString();
-    });
-  }, 50);
+  const figures = await measureChild(args, env, probedDatabase);
+  if (figures.exitCode !== 0 && figures.exitCode !== 1) {
+    throw new Error(`${name}: exited with ${figures.exitCode}\n${figures.stdout}`);
+  }
+  // The job's progress lines (stderr is a log here: a line every 10 s, and the last figures of each bar).
+  const lastSeconds = (label: string) => {
+    const lines = figures.stderr.split("\n").filter((line) => line.startsWith(`${label}: `));
+    const seconds = /([\d.]+)s$/.exec(lines.at(-1) ?? "")?.[1];
+    return seconds === undefined ? null : Number(seconds);
+  };
   return {
-    async stop() {
-      clearInterval(waiting);
-      const running = child as ChildProcess | null;
-      if (!running || running.exitCode !== null) return null;
-      const ended = new Promise((resolve) => running.once("exit", resolve));
-      running.kill("SIGTERM");
-      await ended;
-      const figures = output.split("\n").find((line) => line.startsWith("{"));
-      return figures ? (JSON.parse(figures) as { longestWaitMs: number }).longestWaitMs : null;
-    },
+    name,
+    wallSeconds: figures.wallSeconds,
+    importSeconds: lastSeconds("import sirene"),
+    searchIndexSeconds: lastSeconds("search index"),
+    cpuSeconds: figures.cpuSeconds,
+    rowsPerSecond: Math.round(rows / figures.wallSeconds),
+    peakTreeRssMb: figures.peakTreeRssMb,
+    longestLockWaitMs: figures.longestLockWaitMs,
+    report: JSON.parse(figures.stdout) as Record<string, unknown>,
   };
 }
 

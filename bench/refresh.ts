@@ -16,15 +16,15 @@
  * replaced; a registry of the national stock's shape: `npm run bench:national -- --rows N --keep`
  * (its DATA_DIR is the kept folder's `data`; `npm run keys -- list` there makes its signing key). */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { jobArgv } from "../jobs/compile-cache.ts";
-import type { RefreshSummary } from "../src/publish/publisher.ts";
 import { openDatabase } from "../src/store/db.ts";
 import { merchantFilesOf, writeBare } from "./bare-writes.ts";
 import { machineLine, round, writeReport } from "./lib.ts";
+import { diskUseOf, type RefreshRun as Run, refreshRun } from "./refresh-runs.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -63,76 +63,8 @@ const publishDir = path.join(dataDir, "publish");
 const previousPublish = existsSync(publishDir) ? `${publishDir}.old-${process.pid}` : null;
 if (previousPublish) renameSync(publishDir, previousPublish);
 
-interface Run {
-  name: string;
-  wallSeconds: number;
-  /** The refresh process's peak resident memory (GNU time's %M), MB. */
-  peakRssMb: number;
-  summary: RefreshSummary;
-  /** The publish folder after the run: bytes on disk (file-system blocks) and inodes (files and folders). */
-  disk: DiskUse;
-}
-
-interface DiskUse {
-  bytes: number;
-  files: number;
-  folders: number;
-}
-
-/** What a folder takes on disk: its blocks (not the files' apparent sizes), files and folders. */
-function diskUseOf(root: string): DiskUse {
-  const use: DiskUse = { bytes: 0, files: 0, folders: 0 };
-  const walk = (dir: string) => {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    use.folders += 1;
-    for (const name of names) {
-      const full = path.join(dir, name);
-      const stat = lstatSync(full);
-      use.bytes += stat.blocks * 512;
-      if (stat.isDirectory()) walk(full);
-      else use.files += 1;
-    }
-  };
-  walk(root);
-  return use;
-}
-
-function refresh(name: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Run {
-  const started = performance.now();
-  const args = jobArgv(
-    "jobs/refresh.ts",
-    "--json",
-    ...(values.workers ? ["--workers", values.workers] : []),
-    ...extraArgs,
-  );
-  // GNU time writes the child's peak RSS (KB) to its own file, apart from the job's output.
-  const rssFile = path.join(os.tmpdir(), `abeille-refresh-rss-${process.pid}`);
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", rssFile, process.execPath, ...args], {
-    cwd: root,
-    env: { ...env, ...extraEnv },
-    encoding: "utf8",
-    maxBuffer: 1 << 24,
-  });
-  const wallSeconds = round((performance.now() - started) / 1000, 2);
-  if (result.status !== 0) throw new Error(`refresh failed: ${result.stderr}`);
-  const summary = JSON.parse(result.stdout.trim().split("\n").pop() ?? "{}") as RefreshSummary;
-  const peakRssMb = Math.round(Number(readFileSync(rssFile, "utf8").trim().split("\n").pop()) / 1024);
-  rmSync(rssFile, { force: true });
-  const disk = diskUseOf(publishDir);
-  const run: Run = { name, wallSeconds, peakRssMb, summary, disk };
-  process.stdout.write(
-    `${name}: ${summary.merchants} merchants in ${wallSeconds} s wall (${Math.round(summary.merchants / wallSeconds)} merchants/s, ` +
-      `${round((wallSeconds * 1000) / Math.max(1, summary.merchants), 3)} ms a merchant), peak RSS ${peakRssMb} MB; ` +
-      `rendered ${summary.rendered}, written ${summary.written}, unchanged ${summary.unchanged}, signed ${summary.snapshotsSigned}; ` +
-      `on disk ${round(disk.bytes / 1e6, 1)} MB, ${disk.files} files, ${disk.folders} folders\n`,
-  );
-  return run;
-}
+const refresh = (name: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []): Run =>
+  refreshRun(name, { ...env, ...extraEnv }, { workers: values.workers, extraArgs });
 
 const runs: Run[] = [];
 runs.push(refresh("full"));
