@@ -42,6 +42,7 @@ import {
   type LoadFigure,
   machineLine,
   markdownTable,
+  percentile,
   round,
   rssMegabytes,
   serverBesideBare,
@@ -187,6 +188,9 @@ interface Quality {
   asked: number;
   answered: number;
   naming: number;
+  /** Each answer's time, asked one after the other (no load): what each kind costs. */
+  p50Ms: number;
+  maxMs: number;
 }
 const starts: Start[] = [];
 const scenarios: Scenario[] = [];
@@ -263,13 +267,18 @@ async function startServer(engine: string, extraEnv: Record<string, string>) {
 async function readAnswers(engine: string, url: string): Promise<void> {
   for (const kind of QUESTION_KINDS) {
     const sample = questions.filter((question) => question.kind === kind).slice(0, QUALITY_SAMPLE);
-    const row: Quality = { engine, kind, asked: sample.length, answered: 0, naming: 0 };
+    let [answered, naming] = [0, 0];
+    const times: number[] = [];
     for (const question of sample) {
+      const started = performance.now();
       const answer = await ask(url, question.q);
-      if ((answer?.results ?? []).length > 0) row.answered += 1;
-      if (answer?.results?.some((result) => result.merchant.ab_id === question.abId)) row.naming += 1;
+      times.push(performance.now() - started);
+      if ((answer?.results ?? []).length > 0) answered += 1;
+      if (answer?.results?.some((result) => result.merchant.ab_id === question.abId)) naming += 1;
     }
-    quality.push(row);
+    times.sort((a, b) => a - b);
+    const [p50Ms, maxMs] = [round(percentile(times, 0.5), 1), round(times.at(-1) ?? 0, 1)];
+    quality.push({ engine, kind, asked: sample.length, answered, naming, p50Ms, maxMs });
   }
 }
 
@@ -461,11 +470,11 @@ const report = [
     ]),
   ),
   "",
-  `Answers read before the load (the first ${QUALITY_SAMPLE} questions of each kind): answered with results, and naming the merchant the question was drawn from in the first page.`,
+  `Answers read before the load (the first ${QUALITY_SAMPLE} questions of each kind, one after the other, each its first asking): answered with results, naming the merchant the question was drawn from in the first page, and the time of each answer over loopback.`,
   "",
   ...markdownTable(
-    ["engine", "kind", "asked", "answered", "naming its merchant"],
-    quality.map((row) => [row.engine, row.kind, row.asked, row.answered, row.naming]),
+    ["engine", "kind", "asked", "answered", "naming its merchant", "p50 ms", "slowest ms"],
+    quality.map((row) => [row.engine, row.kind, row.asked, row.answered, row.naming, row.p50Ms, row.maxMs]),
   ),
   "",
   ...notes.map((note) => `- ${note}`),
