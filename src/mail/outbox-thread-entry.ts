@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
 import { createSignInLinkTokens } from "../domain/merchant-space/sign-in-links.ts";
 import { logger } from "../logging.ts";
-import { openConnection } from "../store/connection.ts";
+import { openDatabase } from "../store/db.ts";
 import {
   createLeadEmailConfirmationRepository,
   leadEmailTokensOf,
@@ -137,7 +137,7 @@ async function openDeliveryStore(setup: Config): Promise<{
       close: postgres.close,
     };
   }
-  const db = { $client: openConnection(setup.databaseFile, { small: true, checkpoints: setup.walCheckpoints }) };
+  const db = openDatabase(setup.databaseFile, { small: true, checkpoints: setup.walCheckpoints });
   return {
     ports: {
       outbox: createOutboxRepository(db),

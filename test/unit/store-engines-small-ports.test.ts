@@ -1,7 +1,7 @@
 /**
  * The small ports' contract on both store engines (docs/several-machines.md): settings, agents,
- * attribution sessions, orders and platform contacts answer the same on SQLite (src/store/*) and
- * on PostgreSQL (src/store/postgres/*): the same values back, the same refusals, and the writes
+ * attribution sessions, orders and platform contacts, one repository each (src/store/*) over either
+ * engine's StoreDb (src/store/store-db.ts), answer the same on SQLite and on PostgreSQL: the same values back, the same refusals, and the writes
  * that must be atomic or single (a conversion, an order with its Idempotency-Key, a contact with
  * its outbox row) single on both.
  */
@@ -12,33 +12,19 @@ import { createAgentRepository } from "../../src/store/agent-repository.ts";
 import { createAttributionRepository } from "../../src/store/attribution-repository.ts";
 import { createOrderRepository } from "../../src/store/order-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
-import { createPostgresAgentRepository } from "../../src/store/postgres/agent-repository.ts";
-import { createPostgresAttributionRepository } from "../../src/store/postgres/attribution-repository.ts";
-import { createPostgresOrderRepository } from "../../src/store/postgres/order-repository.ts";
-import { createPostgresPlatformContactRepository } from "../../src/store/postgres/platform-contact-repository.ts";
-import { createPostgresSettingsRepository } from "../../src/store/postgres/settings-repository.ts";
 import { createSettingsRepository } from "../../src/store/settings-repository.ts";
-import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
+import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const T0 = "2026-11-26T10:00:00.000Z";
 
+/** One repository of each per engine (src/store/*), built over the engine's StoreDb. */
 function ports(store: OpenedStore) {
-  if (store.sqlite) {
-    return {
-      settings: asynchronous(createSettingsRepository(store.sqlite)),
-      agents: asynchronous(createAgentRepository(store.sqlite)),
-      attribution: asynchronous(createAttributionRepository(store.sqlite)),
-      orders: asynchronous(createOrderRepository(store.sqlite)),
-      contacts: asynchronous(createPlatformContactRepository(store.sqlite)),
-    };
-  }
-  if (!store.postgres) throw new Error("no store");
   return {
-    settings: createPostgresSettingsRepository(store.postgres),
-    agents: createPostgresAgentRepository(store.postgres),
-    attribution: createPostgresAttributionRepository(store.postgres),
-    orders: createPostgresOrderRepository(store.postgres),
-    contacts: createPostgresPlatformContactRepository(store.postgres),
+    settings: createSettingsRepository(store.storeDb),
+    agents: createAgentRepository(store.storeDb),
+    attribution: createAttributionRepository(store.storeDb),
+    orders: createOrderRepository(store.storeDb),
+    contacts: createPlatformContactRepository(store.storeDb),
   };
 }
 

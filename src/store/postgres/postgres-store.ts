@@ -4,9 +4,12 @@
  */
 import type pg from "pg";
 import type { Config } from "../../config/config.ts";
+import { createAgentRepository } from "../agent-repository.ts";
+import { createAttributionRepository } from "../attribution-repository.ts";
+import { createOrderRepository } from "../order-repository.ts";
+import { createPlatformContactRepository } from "../platform-contact-repository.ts";
+import { createSettingsRepository } from "../settings-repository.ts";
 import type { StorePorts } from "../store-ports.ts";
-import { createPostgresAgentRepository } from "./agent-repository.ts";
-import { createPostgresAttributionRepository } from "./attribution-repository.ts";
 import { createPostgresDeploymentFileStore } from "./deployment-files.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
 import { createLeaderFence, type LeaderFence } from "./leader-fence.ts";
@@ -14,9 +17,7 @@ import { createPostgresLetterRepository } from "./letter-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "./merchant-registry-repository.ts";
 import { createPostgresMerchantRepository } from "./merchant-repository.ts";
 import { createPostgresMerchantSpaceRepository } from "./merchant-space-repository.ts";
-import { createPostgresOrderRepository } from "./order-repository.ts";
 import { createPostgresOutboxRepository } from "./outbox-repository.ts";
-import { createPostgresPlatformContactRepository } from "./platform-contact-repository.ts";
 import { openPostgresPool } from "./pool.ts";
 import { createPostgresPublishSource } from "./publish-source.ts";
 import { createPostgresRateLimitStore } from "./rate-limit-store.ts";
@@ -28,7 +29,6 @@ import {
 } from "./registry-feeds.ts";
 import { createPostgresRetentionRepository } from "./retention-repository.ts";
 import { type RevisionWatch, watchStoreRevision } from "./revision-watch.ts";
-import { createPostgresSettingsRepository } from "./settings-repository.ts";
 import {
   createPostgresLeadEmailConfirmationRepository,
   createPostgresSignInLinkRepository,
@@ -74,8 +74,8 @@ export function openPostgresStore(
     pool,
     revisionWatch,
     leaderFence,
-    agents: createPostgresAgentRepository(store),
-    settings: createPostgresSettingsRepository(store),
+    agents: createAgentRepository(store.storeDb),
+    settings: createSettingsRepository(store.storeDb),
     outbox: createPostgresOutboxRepository(pool),
     // The caches' revision: what the notices say, else a read (revision-watch.ts).
     merchants: { ...merchants, revision: revisionWatch.read },
@@ -85,9 +85,9 @@ export function openPostgresStore(
     leads: createPostgresLeadRepository(pool),
     changeFeed: createPostgresChangeFeed(pool),
     publishSource: { ...publishSource, revision: revisionWatch.read, knownRevision: revisionWatch.known },
-    orders: createPostgresOrderRepository(store),
-    attribution: createPostgresAttributionRepository(store),
-    platformContacts: createPostgresPlatformContactRepository(store),
+    orders: createOrderRepository(store.storeDb),
+    attribution: createAttributionRepository(store.storeDb),
+    platformContacts: createPlatformContactRepository(store.storeDb),
     retention: createPostgresRetentionRepository(pool, leaderFence),
     signInLinks: createPostgresSignInLinkRepository(pool),
     leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),

@@ -1,0 +1,72 @@
+/**
+ * The one query builder of the shared repositories (src/store/store-db.ts) on PostgreSQL:
+ * drizzle's SQLite dialect compiles each query over the one schema, as on the embedded file, and
+ * its SQL runs here on the pool, its `?` numbered as PostgreSQL takes them (`$1`...). Rows come
+ * back as arrays, which drizzle maps through the SQLite columns as it maps better-sqlite3's: a
+ * boolean read as `true` is true (SQLite's mapper reads `Number(value) === 1`), a JSON column's
+ * text is parsed, an int8 is a number (pool.ts). Values go the same way: a boolean is written
+ * as 1 or 0, which PostgreSQL reads as a boolean where the column is one.
+ */
+import type pg from "pg";
+import * as schema from "../schema.ts";
+import { runAwaiting, type StoreDb, withTransactions } from "../store-db.ts";
+import { drizzleSqliteProxy } from "./drizzle.ts";
+import { inTransaction, type Queryable } from "./transaction.ts";
+
+/** The shared repositories' StoreDb over the pool: each query on any pooled connection, a transaction on one. */
+export function postgresStoreDb(pool: pg.Pool): StoreDb {
+  return withTransactions(over(pool), (work) => inTransaction(pool, (client) => runAwaiting(work(over(client)))));
+}
+
+function over(connection: Queryable): StoreDb {
+  return drizzleSqliteProxy(
+    async (statement, params, method) => {
+      const text = postgresText(statement);
+      if (method === "run") {
+        await connection.query(text, params);
+        return { rows: [] };
+      }
+      const { rows } = await connection.query<unknown[]>({ text, values: params, rowMode: "array" });
+      // `get` answers one row (an array of values), not a list of them, and undefined for none
+      // (drizzle's mapper reads it so, whatever its type says).
+      return { rows: (method === "get" ? rows[0] : rows) as unknown[] };
+    },
+    { schema },
+  );
+}
+
+/** What each statement became, kept: a prepared query sends the same text every time. */
+const translated = new Map<string, string>();
+const KEPT_AT_MOST = 2_000;
+
+/**
+ * The SQL drizzle's SQLite dialect writes, as PostgreSQL reads it: its `?` parameters numbered
+ * `$1`, `$2`... in order (those inside a quoted string or name left alone: drizzle writes every
+ * value as a parameter, so a literal holds one only when a `sql` template says so), and the
+ * columns of an ON CONFLICT target named without their table, which PostgreSQL refuses.
+ */
+export function postgresText(statement: string): string {
+  const known = translated.get(statement);
+  if (known !== undefined) return known;
+  let text = "";
+  let count = 0;
+  let quote: string | null = null;
+  for (const character of statement) {
+    if (quote !== null) {
+      if (character === quote) quote = null;
+    } else if (character === "'" || character === '"') {
+      quote = character;
+    } else if (character === "?") {
+      text += `$${++count}`;
+      continue;
+    }
+    text += character;
+  }
+  text = text.replace(
+    / on conflict \(([^)]*)\)/g,
+    (_clause, target: string) => ` on conflict (${target.replace(/"[^"]*"\./g, "")})`,
+  );
+  if (translated.size >= KEPT_AT_MOST) translated.clear();
+  translated.set(statement, text);
+  return text;
+}
