@@ -10,10 +10,13 @@ export function createSettingsRepository(db: StoreDb): SettingsRepository {
     .from(settings)
     .where(eq(settings.key, sql.placeholder("key") as unknown as string))
     .prepare();
-  const find = async (key: string) => (await byKey.get({ key })) ?? null;
   return {
-    get: async (key) => (await find(key))?.value ?? null,
-    find,
+    async get(key) {
+      return (await byKey.get({ key }))?.value ?? null;
+    },
+    async find(key) {
+      return (await byKey.get({ key })) ?? null;
+    },
     async set(key, value, now) {
       const updatedAt = now.toISOString();
       await db
