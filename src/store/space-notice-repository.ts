@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import {
-  type NoticeForDelivery,
   type NoticeRecipient,
   type NoticeRecipientRole,
   noticeRecipients,
@@ -8,12 +7,17 @@ import {
 } from "../domain/merchant-space/space-notices.ts";
 import type { NoticeWhat, SpaceNotice, SpaceVia } from "../domain/merchant-space/space-store.ts";
 import type { StoreConnection } from "./connection.ts";
+import { eq, sql } from "./drizzle.ts";
+import { merchantClaims, merchants, spaceNotices } from "./schema.ts";
+import type { StoreDb } from "./store-db.ts";
 
 /*
- * The notices of claims and lead email changes (port: src/domain/merchant-space/space-notices.ts;
- * PostgreSQL: src/store/postgres/space-notice-repository.ts). A notice is written inside the
- * transaction of its change, one row and one outbox row per person told, who being read in that
- * transaction (the listing's lead address and live claims).
+ * The notices of claims and lead email changes (port: src/domain/merchant-space/space-notices.ts).
+ * A notice is written inside the transaction of its change, one row and one outbox row per person
+ * told, who being read in that transaction (the listing's lead address and live claims): by
+ * noticeWriter on SQLite, by insertNoticeOn (src/store/postgres/space-notice-repository.ts, the
+ * same statements) on PostgreSQL, until the repositories that write them are shared. Read for
+ * delivery by one repository on both engines.
  */
 
 type SqliteClient = StoreConnection["$client"];
@@ -30,21 +34,6 @@ export interface NoticeRow {
   recipient: string;
   recipient_role: string;
 }
-
-export type NoticeDeliveryRow = NoticeRow & {
-  business_name: string;
-  legal_name: string;
-  siret: string;
-  city: string;
-  claim_via: string | null;
-  claim_siren: string | null;
-};
-
-export const NOTICE_FOR_DELIVERY = `SELECT n.*, m.business_name, m.legal_name, m.siret, m.city,
-    c.via AS claim_via, c.siren AS claim_siren
-  FROM space_notices n JOIN merchants m ON m.ab_id = n.ab_id
-  LEFT JOIN merchant_claims c ON c.claim_id = n.by_claim_id
-  WHERE n.notice_id = @noticeId`;
 
 /** Who a notice tells is read in the change's transaction: the listing's email and live claims. */
 export const LISTING_EMAIL = "SELECT email FROM merchants WHERE ab_id = @abId";
@@ -96,31 +85,43 @@ export function noticeWriter(sqlite: SqliteClient): (notice: SpaceNotice) => str
   };
 }
 
-export function createSpaceNoticeRepository(db: StoreConnection): SpaceNoticeStore {
-  const forDelivery = db.$client.prepare<{ noticeId: string }, NoticeDeliveryRow>(NOTICE_FOR_DELIVERY);
+/** A notice to deliver, with the listing it is about and the claim that acted (both engines). */
+export function createSpaceNoticeRepository(db: StoreDb): SpaceNoticeStore {
+  const forDelivery = db
+    .select({
+      notice: spaceNotices,
+      listing: {
+        businessName: merchants.businessName,
+        legalName: merchants.legalName,
+        siret: merchants.siret,
+        city: merchants.city,
+      },
+      claimVia: merchantClaims.via,
+      claimSiren: merchantClaims.siren,
+    })
+    .from(spaceNotices)
+    .innerJoin(merchants, eq(merchants.abId, spaceNotices.abId))
+    .leftJoin(merchantClaims, eq(merchantClaims.claimId, spaceNotices.byClaimId))
+    .where(eq(spaceNotices.noticeId, sql.placeholder("noticeId") as unknown as string))
+    .prepare();
   return {
     async findForDelivery(noticeId) {
-      const row = forDelivery.get({ noticeId });
-      return row ? noticeForDeliveryOf(row) : null;
+      const row = await forDelivery.get({ noticeId });
+      if (!row) return null;
+      const { notice, listing, claimVia, claimSiren } = row;
+      return {
+        noticeId: notice.noticeId,
+        abId: notice.abId,
+        what: notice.what as NoticeWhat,
+        at: notice.at,
+        byClaimId: notice.byClaimId,
+        fromEmail: notice.fromEmail,
+        toEmail: notice.toEmail,
+        confirmationId: notice.confirmationId,
+        recipient: { email: notice.recipient, role: notice.recipientRole as NoticeRecipientRole },
+        listing,
+        by: claimVia !== null && claimSiren !== null ? { via: claimVia as SpaceVia, siren: claimSiren } : null,
+      };
     },
-  };
-}
-
-export function noticeForDeliveryOf(row: NoticeDeliveryRow): NoticeForDelivery {
-  return {
-    noticeId: row.notice_id,
-    abId: row.ab_id,
-    what: row.what as NoticeWhat,
-    at: row.at,
-    byClaimId: row.by_claim_id,
-    fromEmail: row.from_email,
-    toEmail: row.to_email,
-    confirmationId: row.confirmation_id,
-    recipient: { email: row.recipient, role: row.recipient_role as NoticeRecipientRole },
-    listing: { businessName: row.business_name, legalName: row.legal_name, siret: row.siret, city: row.city },
-    by:
-      row.claim_via !== null && row.claim_siren !== null
-        ? { via: row.claim_via as SpaceVia, siren: row.claim_siren }
-        : null,
   };
 }

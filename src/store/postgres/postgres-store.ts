@@ -9,6 +9,7 @@ import { createAttributionRepository } from "../attribution-repository.ts";
 import { createOrderRepository } from "../order-repository.ts";
 import { createPlatformContactRepository } from "../platform-contact-repository.ts";
 import { createSettingsRepository } from "../settings-repository.ts";
+import { createSpaceNoticeRepository } from "../space-notice-repository.ts";
 import type { StorePorts } from "../store-ports.ts";
 import { createPostgresDeploymentFileStore } from "./deployment-files.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
@@ -33,7 +34,6 @@ import {
   createPostgresLeadEmailConfirmationRepository,
   createPostgresSignInLinkRepository,
 } from "./space-link-repositories.ts";
-import { createPostgresSpaceNoticeRepository } from "./space-notice-repository.ts";
 import { postgresStore } from "./store.ts";
 import { createPostgresTrustSweepStore } from "./trust-sweep-store.ts";
 
@@ -94,7 +94,7 @@ export function openPostgresStore(
     space: createPostgresMerchantSpaceRepository(pool),
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
     letters: createPostgresLetterRepository(pool),
-    spaceNotices: createPostgresSpaceNoticeRepository(pool),
+    spaceNotices: createSpaceNoticeRepository(store.storeDb),
     deploymentFiles: createPostgresDeploymentFileStore(pool),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {

@@ -1,21 +1,19 @@
 /**
- * The notices of claims and lead email changes on PostgreSQL: the SQLite store's statements
- * (src/store/space-notice-repository.ts), numbered, on the change's transaction.
+ * The notices of claims and lead email changes written on PostgreSQL: the SQLite store's
+ * statements (src/store/space-notice-repository.ts), numbered, on the change's transaction. Read
+ * for delivery by the shared repository (createSpaceNoticeRepository).
  */
 import type pg from "pg";
-import { noticeRecipients, type SpaceNoticeStore } from "../../domain/merchant-space/space-notices.ts";
+import { noticeRecipients } from "../../domain/merchant-space/space-notices.ts";
 import type { SpaceNotice } from "../../domain/merchant-space/space-store.ts";
 import {
   INSERT_NOTICE,
   INSERT_NOTICE_OUTBOX,
   LISTING_EMAIL,
   LIVE_CLAIMS,
-  NOTICE_FOR_DELIVERY,
-  type NoticeDeliveryRow,
-  noticeForDeliveryOf,
   noticeParameters,
 } from "../space-notice-repository.ts";
-import { firstRow, numbered, type Queryable } from "./transaction.ts";
+import { numbered, type Queryable } from "./transaction.ts";
 
 async function query<T extends pg.QueryResultRow>(
   db: Queryable,
@@ -42,14 +40,4 @@ export async function insertNoticeOn(client: pg.PoolClient, notice: SpaceNotice)
     if (recipient.role === "lead_address") leadAddressNotice = parameters.noticeId;
   }
   return leadAddressNotice;
-}
-
-export function createPostgresSpaceNoticeRepository(pool: pg.Pool): SpaceNoticeStore {
-  return {
-    async findForDelivery(noticeId) {
-      const { text, values } = numbered(NOTICE_FOR_DELIVERY, { noticeId });
-      const row = await firstRow<NoticeDeliveryRow>(pool, text, values);
-      return row ? noticeForDeliveryOf(row) : null;
-    },
-  };
 }
