@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 
 const load = createRequire(import.meta.url);
 
-export const { and, asc, eq, getTableColumns, gt, gte, inArray, is, isNull, lte, ne, or, sql } = load(
+export const { and, asc, eq, getTableColumns, gt, gte, inArray, is, isNull, lte, ne, notExists, or, sql } = load(
   "drizzle-orm",
 ) as typeof import("drizzle-orm");
 export const { getTableConfig, index, integer, primaryKey, real, SQLiteTable, sqliteTable, text, uniqueIndex } = load(

@@ -36,9 +36,15 @@ export type Statement = () => unknown;
  */
 export type Work<T> = (tx: StoreDb) => Generator<Statement, T, unknown>;
 
+/** A statement's answer, inside a transaction's work (what `rows` and `run` are made of). */
+export function* step<T>(statement: () => T | Promise<T>): Generator<Statement, T, unknown> {
+  // The driver sends back what this very statement answered (awaited on PostgreSQL).
+  return (yield statement) as T;
+}
+
 /** A query's rows (a select, or a write with `.returning()`), inside a transaction's work. */
 export function* rows<T>(query: { all(): T | Promise<T> }): Generator<Statement, T, unknown> {
-  return (yield () => query.all()) as T;
+  return yield* step(() => query.all());
 }
 
 /** A write whose result the work does not read, inside a transaction's work. */

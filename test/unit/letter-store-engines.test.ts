@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { LetterStore, NewLetter } from "../../src/domain/merchant-space/letter-store.ts";
 import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimEvent, ClaimRecord } from "../../src/domain/merchant-space/space-store.ts";
-import { createLetterRepository } from "../../src/store/letter-repository.ts";
+import { createLetterRepository, sqliteLetterClaims } from "../../src/store/letter-repository.ts";
 import { createPostgresLetterRepository } from "../../src/store/postgres/letter-repository.ts";
 import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
@@ -19,8 +19,8 @@ const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toIS
 const EXPIRES = at(60 * 24 * 90);
 
 function lettersOf(store: OpenedStore): LetterStore {
-  if (store.sqlite) return createLetterRepository(store.sqlite);
-  if (store.postgres) return createPostgresLetterRepository(store.postgres.pool);
+  if (store.sqlite) return createLetterRepository(store.sqlite, sqliteLetterClaims(store.sqlite));
+  if (store.postgres) return createPostgresLetterRepository(store.postgres);
   throw new Error("no store");
 }
 

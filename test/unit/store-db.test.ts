@@ -11,11 +11,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { eq } from "../../src/store/drizzle.ts";
 import { postgresText } from "../../src/store/postgres/store-db.ts";
-import { settings } from "../../src/store/schema.ts";
+import { merchantEvents, settings } from "../../src/store/schema.ts";
 import { inTransaction, rows, run } from "../../src/store/store-db.ts";
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), "abeille-store-db-"));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const sqliteDb = openDatabase(path.join(dataDir, "statements.db"));
+afterAll(() => {
+  sqliteDb.$client.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 describe("postgresText", () => {
   it("numbers the parameters in order, leaves quoted ones alone, and unqualifies an ON CONFLICT target", () => {
@@ -29,6 +33,25 @@ describe("postgresText", () => {
     ).toBe(`insert into "settings" ("key", "value") values ($1, $2) on conflict ("key") do update set "value" = $3`);
     expect(postgresText(`insert into "t" ("a") values (?) on conflict ("t"."a", "t"."b") do nothing`)).toBe(
       `insert into "t" ("a") values ($1) on conflict ("a", "b") do nothing`,
+    );
+  });
+
+  it("writes DEFAULT for a rowid an insert leaves out, and PostgreSQL's expression for a SQLite SQL default", () => {
+    const events = sqliteDb.insert(merchantEvents).values({
+      abId: "ab_1",
+      at: "t",
+      actor: "a",
+      action: "x",
+      changes: "{}",
+      reason: null,
+      revision: 1,
+    });
+    expect(postgresText(events.toSQL().sql)).toBe(
+      `insert into "merchant_events" ("event_id", "ab_id", "at", "actor", "action", "changes", "reason", "revision") values (default, $1, $2, $3, $4, $5, $6, $7)`,
+    );
+    const setting = sqliteDb.insert(settings).values({ key: "k", value: "v" });
+    expect(postgresText(setting.toSQL().sql)).toBe(
+      `insert into "settings" ("key", "value", "updated_at") values ($1, $2, (to_char(statement_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))`,
     );
   });
 });

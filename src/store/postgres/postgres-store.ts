@@ -93,7 +93,7 @@ export function openPostgresStore(
     leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),
     space: createPostgresMerchantSpaceRepository(pool),
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
-    letters: createPostgresLetterRepository(pool),
+    letters: createPostgresLetterRepository(store),
     spaceNotices: createSpaceNoticeRepository(store.storeDb),
     deploymentFiles: createPostgresDeploymentFileStore(pool),
     sharedLimits: createPostgresRateLimitStore(pool),

@@ -8,14 +8,35 @@
  * as 1 or 0, which PostgreSQL reads as a boolean where the column is one.
  */
 import type pg from "pg";
+import { NUMBERED_BY_THE_STORE } from "../rowid.ts";
 import * as schema from "../schema.ts";
 import { runAwaiting, type StoreDb, withTransactions } from "../store-db.ts";
+import { SQL_DEFAULTS } from "./derive-schema.ts";
 import { drizzleSqliteProxy } from "./drizzle.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
 
+/** The connection of each transaction's StoreDb, for a statement the shared builder cannot write yet. */
+const transactions = new WeakMap<StoreDb, pg.PoolClient>();
+
 /** The shared repositories' StoreDb over the pool: each query on any pooled connection, a transaction on one. */
 export function postgresStoreDb(pool: pg.Pool): StoreDb {
-  return withTransactions(over(pool), (work) => inTransaction(pool, (client) => runAwaiting(work(over(client)))));
+  return withTransactions(over(pool), (work) =>
+    inTransaction(pool, (client) => {
+      const tx = over(client);
+      transactions.set(tx, client);
+      return runAwaiting(work(tx));
+    }),
+  );
+}
+
+/**
+ * The connection a transaction's work runs on (its `tx`), for what is still written for
+ * PostgreSQL alone (a claim, until the merchant space is shared). Throws outside a transaction.
+ */
+export function connectionOf(tx: StoreDb): pg.PoolClient {
+  const client = transactions.get(tx);
+  if (!client) throw new Error("connectionOf takes the StoreDb a transaction's work is given");
+  return client;
 }
 
 function over(connection: Queryable): StoreDb {
@@ -42,8 +63,10 @@ const KEPT_AT_MOST = 2_000;
 /**
  * The SQL drizzle's SQLite dialect writes, as PostgreSQL reads it: its `?` parameters numbered
  * `$1`, `$2`... in order (those inside a quoted string or name left alone: drizzle writes every
- * value as a parameter, so a literal holds one only when a `sql` template says so), and the
- * columns of an ON CONFLICT target named without their table, which PostgreSQL refuses.
+ * value as a parameter, so a literal holds one only when a `sql` template says so); DEFAULT for
+ * a rowid an insert leaves out (rowid.ts) and PostgreSQL's expression for a SQLite SQL default
+ * (derive-schema.ts); the columns of an ON CONFLICT target named without their table, which
+ * PostgreSQL refuses.
  */
 export function postgresText(statement: string): string {
   const known = translated.get(statement);
@@ -62,6 +85,9 @@ export function postgresText(statement: string): string {
     }
     text += character;
   }
+  // What SQLite's dialect writes for a value an insert leaves out: a rowid's marker, an SQL default.
+  text = text.replaceAll(NUMBERED_BY_THE_STORE, "default");
+  for (const [sqlite, postgres] of Object.entries(SQL_DEFAULTS)) text = text.replaceAll(sqlite, `(${postgres})`);
   text = text.replace(
     / on conflict \(([^)]*)\)/g,
     (_clause, target: string) => ` on conflict (${target.replace(/"[^"]*"\./g, "")})`,
