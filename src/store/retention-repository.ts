@@ -1,132 +1,312 @@
+import type { SQLWrapper } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { RetentionRepository } from "../domain/privacy/retention-store.ts";
-import type { Db } from "./db.ts";
+import { and, eq, inArray, isNotNull, isNull, like, lt, lte, or, sql } from "./drizzle.ts";
+import {
+  idempotencyKeys,
+  leadDedupWindows,
+  leadEmailConfirmations,
+  leadMessages,
+  leads,
+  orders,
+  platformContacts,
+  proSessions,
+  proSignIns,
+  spaceNotices,
+  spaceSignInLinks,
+} from "./schema.ts";
+import { inTransaction, rows, run, type StoreDb, sqliteOf } from "./store-db.ts";
 
 export type { RetentionCounts, RetentionRepository } from "../domain/privacy/retention-store.ts";
 
 /*
- * Anonymisation of personal data past its retention period. What identifies or describes a
- * person (names, emails, phones, companies, free text, AI context, sector details, free-text
- * intent fields) is replaced by placeholders or cleared; ids, dates, merchant, lead type, enum
- * intent fields and statuses stay for statistics. Work is done in batches so a large backlog
- * never holds the write lock for long.
+ * Anonymisation of personal data past its retention period, on both engines. What identifies or
+ * describes a person (names, emails, phones, companies, free text, AI context, sector details,
+ * free-text intent fields) is replaced by placeholders or cleared; ids, dates, merchant, lead
+ * type, enum intent fields and statuses stay for statistics. Work is done in batches, each its own
+ * transaction, so a large backlog never holds the write lock for long; a batch is picked by
+ * primary key (`(key) IN (SELECT key ... LIMIT n)`, which both engines read alike). On
+ * PostgreSQL the store given is the leader's fenced one (postgres-store.ts): a batch commits only
+ * while this instance leads.
  */
 
 export const ANONYMIZED_NAME = "Anonymisé";
 export const ANONYMIZED_EMAIL = "anonyme@anonymise.invalid";
 export const ANONYMIZED_TEXT = "[anonymisé]";
 
-export function createRetentionRepository(db: Db): RetentionRepository {
-  const sqlite = db.$client;
-  const leads = sqlite.prepare(
-    `UPDATE leads SET contact_name = @name, contact_email = @email, contact_phone = NULL,
-       message = CASE WHEN message IS NULL THEN NULL ELSE @text END, ai_context = NULL, intent = NULL,
-       intent_data = CASE WHEN intent_data IS NULL THEN NULL
-         ELSE json_remove(intent_data, '$.budget_range', '$.project_type', '$.timeline') END,
-       metadata = NULL, anonymized_at = @now
-     WHERE rowid IN (SELECT rowid FROM leads WHERE created_at < @cutoff AND anonymized_at IS NULL LIMIT @batch)`,
-  );
-  const messages = sqlite.prepare(
-    `UPDATE lead_messages SET body = @text, anonymized_at = @now
-     WHERE rowid IN (
-       SELECT lm.rowid FROM lead_messages lm JOIN leads l ON l.lead_id = lm.lead_id
-       WHERE lm.anonymized_at IS NULL AND (lm.created_at < @cutoff OR l.anonymized_at IS NOT NULL)
-       LIMIT @batch)`,
-  );
-  const contacts = sqlite.prepare(
-    `UPDATE platform_contacts SET name = @name, email = @email, phone = NULL, company = NULL, message = @text,
-       anonymized_at = @now
-     WHERE rowid IN (
-       SELECT rowid FROM platform_contacts WHERE created_at < @cutoff AND anonymized_at IS NULL LIMIT @batch)`,
-  );
-  // An order keeps its merchant, items, amount and statuses; the buyer's email, address and notes go.
-  const orders = sqlite.prepare(
-    `UPDATE orders SET user_email = CASE WHEN user_email IS NULL THEN NULL ELSE @email END,
-       delivery_address = NULL, customer_notes = CASE WHEN customer_notes IS NULL THEN NULL ELSE @text END,
-       anonymized_at = @now
-     WHERE rowid IN (SELECT rowid FROM orders WHERE created_at < @cutoff AND anonymized_at IS NULL LIMIT @batch)`,
-  );
-  const windows = sqlite.prepare(
-    `DELETE FROM lead_dedup_windows WHERE rowid IN (
-       SELECT rowid FROM lead_dedup_windows WHERE window_ends_at <= @now LIMIT @batch)`,
-  );
-  const keys = sqlite.prepare(
-    `DELETE FROM idempotency_keys WHERE rowid IN (
-       SELECT rowid FROM idempotency_keys WHERE scope LIKE 'lead:%' AND created_at < @idempotencyCutoff LIMIT @batch)`,
-  );
+/** The free-text fields a lead's intent_data loses; the other keys stay in their order. */
+const INTENT_FREE_TEXT = ["budget_range", "project_type", "timeline"];
 
-  const spaceSessions = sqlite.prepare(
-    `DELETE FROM pro_sessions WHERE rowid IN (
-       SELECT rowid FROM pro_sessions
-       WHERE (ended_at IS NOT NULL AND ended_at < @sessionCutoff) OR absolute_expires_at < @sessionCutoff
-       LIMIT @batch)`,
-  );
-  const signIns = sqlite.prepare(
-    `DELETE FROM pro_sign_ins WHERE rowid IN (
-       SELECT rowid FROM pro_sign_ins WHERE expires_at < @sessionCutoff LIMIT @batch)`,
-  );
-  // The letter path's sign-in links hold the address they went to: gone as long after they expired.
-  const signInLinks = sqlite.prepare(
-    `DELETE FROM space_sign_in_links WHERE rowid IN (
-       SELECT rowid FROM space_sign_in_links WHERE expires_at < @sessionCutoff LIMIT @batch)`,
-  );
+/** `(columns) IN (keys)`: the rows of a batch by their primary key, as both engines read it. */
+const picked = (columns: SQLiteColumn[], keys: SQLWrapper) => sql`(${sql.join(columns, sql`, `)}) in ${keys}`;
 
-  // A link's row names the address asked for; 30 days after it expired, the audit log holds what
-  // became of it (the email change, under the merchant's actor).
-  const leadEmailLinks = sqlite.prepare(
-    `DELETE FROM lead_email_confirmations WHERE rowid IN (
-       SELECT rowid FROM lead_email_confirmations WHERE expires_at < @sessionCutoff LIMIT @batch)`,
-  );
+/** A column's placeholder where it holds something, NULL where it holds nothing. */
+const clearedWhenSet = (column: SQLiteColumn, value: string) =>
+  sql`CASE WHEN ${column} IS NULL THEN NULL ELSE ${value} END`;
 
-  // A notice names the addresses told of a change; 30 days after it, the audit log keeps the change
-  // (the outbox has long settled it: its retries end within a day).
-  const spaceNotices = sqlite.prepare(
-    `DELETE FROM space_notices WHERE rowid IN (
-       SELECT rowid FROM space_notices WHERE at < @sessionCutoff LIMIT @batch)`,
-  );
-
-  const drain = (run: () => number): number => {
+export function createRetentionRepository(db: StoreDb): RetentionRepository {
+  const sqlite = sqliteOf(db);
+  /** Runs one batch after another, each its own transaction, until one changes nothing. */
+  const drain = async (batch: (tx: StoreDb) => { all(): unknown[] | Promise<unknown[]> }): Promise<number> => {
     let total = 0;
     for (;;) {
-      const changed = sqlite.transaction(run).immediate();
+      const changed = (await inTransaction(db, (tx) => rows(batch(tx)))).length;
       total += changed;
       if (changed === 0) return total;
     }
   };
-
   return {
     async anonymizeBefore({ cutoff, now, idempotencyCutoff, sessionCutoff, batchSize = 1000 }) {
-      const params = {
-        cutoff,
-        now,
-        idempotencyCutoff,
-        sessionCutoff,
-        batch: batchSize,
-        name: ANONYMIZED_NAME,
-        email: ANONYMIZED_EMAIL,
-        text: ANONYMIZED_TEXT,
+      const leadBatch = async (): Promise<number> => {
+        let total = 0;
+        for (;;) {
+          const changed = await inTransaction(db, function* (tx) {
+            const batch = yield* rows(
+              tx
+                .select({ leadId: leads.leadId, intentData: leads.intentData })
+                .from(leads)
+                .where(and(lt(leads.createdAt, cutoff), isNull(leads.anonymizedAt)))
+                .limit(batchSize),
+            );
+            if (batch.length === 0) return 0;
+            yield* run(
+              tx
+                .update(leads)
+                .set({
+                  contactName: ANONYMIZED_NAME,
+                  contactEmail: ANONYMIZED_EMAIL,
+                  contactPhone: null,
+                  message: clearedWhenSet(leads.message, ANONYMIZED_TEXT),
+                  aiContext: null,
+                  intent: null,
+                  metadata: null,
+                  anonymizedAt: now,
+                })
+                .where(
+                  inArray(
+                    leads.leadId,
+                    batch.map((lead) => lead.leadId),
+                  ),
+                ),
+            );
+            // intent_data loses its free-text keys, rewritten as drizzle wrote it (JSON.stringify):
+            // the bytes SQLite's json_remove wrote, on both engines.
+            for (const { leadId, intentData } of batch) {
+              if (!intentData || !INTENT_FREE_TEXT.some((key) => key in intentData)) continue;
+              const kept = Object.fromEntries(
+                Object.entries(intentData).filter(([key]) => !INTENT_FREE_TEXT.includes(key)),
+              );
+              yield* run(tx.update(leads).set({ intentData: kept }).where(eq(leads.leadId, leadId)));
+            }
+            return batch.length;
+          });
+          total += changed;
+          if (changed === 0) return total;
+        }
       };
-      const pick = <K extends string>(...names: K[]) =>
-        Object.fromEntries(names.map((name) => [name, params[name as keyof typeof params]]));
       const counts = {
-        leads: drain(() => leads.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
-        leadMessages: drain(() => messages.run(pick("text", "now", "cutoff", "batch")).changes),
-        platformContacts: drain(() => contacts.run(pick("name", "email", "text", "now", "cutoff", "batch")).changes),
-        orders: drain(() => orders.run(pick("email", "text", "now", "cutoff", "batch")).changes),
-        dedupWindows: drain(() => windows.run(pick("now", "batch")).changes),
-        idempotencyKeys: drain(() => keys.run(pick("idempotencyCutoff", "batch")).changes),
+        leads: await leadBatch(),
+        leadMessages: await drain((tx) =>
+          tx
+            .update(leadMessages)
+            .set({ body: ANONYMIZED_TEXT, anonymizedAt: now })
+            .where(
+              picked(
+                [leadMessages.messageId],
+                tx
+                  .select({ messageId: leadMessages.messageId })
+                  .from(leadMessages)
+                  .innerJoin(leads, eq(leads.leadId, leadMessages.leadId))
+                  .where(
+                    and(
+                      isNull(leadMessages.anonymizedAt),
+                      or(lt(leadMessages.createdAt, cutoff), isNotNull(leads.anonymizedAt)),
+                    ),
+                  )
+                  .limit(batchSize),
+              ),
+            )
+            .returning({ messageId: leadMessages.messageId }),
+        ),
+        platformContacts: await drain((tx) =>
+          tx
+            .update(platformContacts)
+            .set({
+              name: ANONYMIZED_NAME,
+              email: ANONYMIZED_EMAIL,
+              phone: null,
+              company: null,
+              message: ANONYMIZED_TEXT,
+              anonymizedAt: now,
+            })
+            .where(
+              picked(
+                [platformContacts.contactId],
+                tx
+                  .select({ contactId: platformContacts.contactId })
+                  .from(platformContacts)
+                  .where(and(lt(platformContacts.createdAt, cutoff), isNull(platformContacts.anonymizedAt)))
+                  .limit(batchSize),
+              ),
+            )
+            .returning({ contactId: platformContacts.contactId }),
+        ),
+        // An order keeps its merchant, items, amount and statuses; the buyer's email, address and notes go.
+        orders: await drain((tx) =>
+          tx
+            .update(orders)
+            .set({
+              userEmail: clearedWhenSet(orders.userEmail, ANONYMIZED_EMAIL),
+              deliveryAddress: null,
+              customerNotes: clearedWhenSet(orders.customerNotes, ANONYMIZED_TEXT),
+              anonymizedAt: now,
+            })
+            .where(
+              picked(
+                [orders.orderId],
+                tx
+                  .select({ orderId: orders.orderId })
+                  .from(orders)
+                  .where(and(lt(orders.createdAt, cutoff), isNull(orders.anonymizedAt)))
+                  .limit(batchSize),
+              ),
+            )
+            .returning({ orderId: orders.orderId }),
+        ),
+        dedupWindows: await drain((tx) => {
+          const key = [
+            leadDedupWindows.abId,
+            leadDedupWindows.emailNormalized,
+            leadDedupWindows.leadType,
+            leadDedupWindows.callerScope,
+          ];
+          return tx
+            .delete(leadDedupWindows)
+            .where(
+              picked(
+                key,
+                tx
+                  .select({
+                    abId: leadDedupWindows.abId,
+                    emailNormalized: leadDedupWindows.emailNormalized,
+                    leadType: leadDedupWindows.leadType,
+                    callerScope: leadDedupWindows.callerScope,
+                  })
+                  .from(leadDedupWindows)
+                  .where(lte(leadDedupWindows.windowEndsAt, now))
+                  .limit(batchSize),
+              ),
+            )
+            .returning({ abId: leadDedupWindows.abId });
+        }),
+        idempotencyKeys: await drain((tx) =>
+          tx
+            .delete(idempotencyKeys)
+            .where(
+              picked(
+                [idempotencyKeys.scope, idempotencyKeys.key],
+                tx
+                  .select({ scope: idempotencyKeys.scope, key: idempotencyKeys.key })
+                  .from(idempotencyKeys)
+                  .where(and(like(idempotencyKeys.scope, "lead:%"), lt(idempotencyKeys.createdAt, idempotencyCutoff)))
+                  .limit(batchSize),
+              ),
+            )
+            .returning({ scope: idempotencyKeys.scope }),
+        ),
         spaceSessions:
-          drain(() => spaceSessions.run(pick("sessionCutoff", "batch")).changes) +
-          drain(() => signIns.run(pick("sessionCutoff", "batch")).changes) +
-          drain(() => signInLinks.run(pick("sessionCutoff", "batch")).changes),
-        leadEmailLinks: drain(() => leadEmailLinks.run(pick("sessionCutoff", "batch")).changes),
-        spaceNotices: drain(() => spaceNotices.run(pick("sessionCutoff", "batch")).changes),
+          (await drain((tx) =>
+            tx
+              .delete(proSessions)
+              .where(
+                picked(
+                  [proSessions.sessionId],
+                  tx
+                    .select({ sessionId: proSessions.sessionId })
+                    .from(proSessions)
+                    .where(
+                      or(
+                        and(isNotNull(proSessions.endedAt), lt(proSessions.endedAt, sessionCutoff)),
+                        lt(proSessions.absoluteExpiresAt, sessionCutoff),
+                      ),
+                    )
+                    .limit(batchSize),
+                ),
+              )
+              .returning({ sessionId: proSessions.sessionId }),
+          )) +
+          (await drain((tx) =>
+            tx
+              .delete(proSignIns)
+              .where(
+                picked(
+                  [proSignIns.tokenHash],
+                  tx
+                    .select({ tokenHash: proSignIns.tokenHash })
+                    .from(proSignIns)
+                    .where(lt(proSignIns.expiresAt, sessionCutoff))
+                    .limit(batchSize),
+                ),
+              )
+              .returning({ tokenHash: proSignIns.tokenHash }),
+          )) +
+          // The letter path's sign-in links hold the address they went to: gone as long after they expired.
+          (await drain((tx) =>
+            tx
+              .delete(spaceSignInLinks)
+              .where(
+                picked(
+                  [spaceSignInLinks.linkId],
+                  tx
+                    .select({ linkId: spaceSignInLinks.linkId })
+                    .from(spaceSignInLinks)
+                    .where(lt(spaceSignInLinks.expiresAt, sessionCutoff))
+                    .limit(batchSize),
+                ),
+              )
+              .returning({ linkId: spaceSignInLinks.linkId }),
+          )),
+        // A link's row names the address asked for; 30 days after it expired, the audit log holds
+        // what became of it (the email change, under the merchant's actor).
+        leadEmailLinks: await drain((tx) =>
+          tx
+            .delete(leadEmailConfirmations)
+            .where(
+              picked(
+                [leadEmailConfirmations.confirmationId],
+                tx
+                  .select({ confirmationId: leadEmailConfirmations.confirmationId })
+                  .from(leadEmailConfirmations)
+                  .where(lt(leadEmailConfirmations.expiresAt, sessionCutoff))
+                  .limit(batchSize),
+              ),
+            )
+            .returning({ confirmationId: leadEmailConfirmations.confirmationId }),
+        ),
+        // A notice names the addresses told of a change; 30 days after it, the audit log keeps the
+        // change (the outbox has long settled it: its retries end within a day).
+        spaceNotices: await drain((tx) =>
+          tx
+            .delete(spaceNotices)
+            .where(
+              picked(
+                [spaceNotices.noticeId],
+                tx
+                  .select({ noticeId: spaceNotices.noticeId })
+                  .from(spaceNotices)
+                  .where(lt(spaceNotices.at, sessionCutoff))
+                  .limit(batchSize),
+              ),
+            )
+            .returning({ noticeId: spaceNotices.noticeId }),
+        ),
       };
-      // secure_delete (db.ts) zeroes what the updates freed in the database's pages; the WAL
-      // still holds the pages as they were until it is checkpointed and emptied. A reader in
-      // the middle of a transaction can keep it from being emptied this time: the next run does.
-      if (Object.values(counts).some((count) => count > 0)) {
+      // On SQLite, secure_delete (db.ts) zeroes what the updates freed in the database's pages;
+      // the WAL still holds the pages as they were until it is checkpointed and emptied. A reader
+      // in the middle of a transaction can keep it from being emptied this time: the next run does.
+      if (sqlite && Object.values(counts).some((count) => count > 0)) {
         try {
-          sqlite.pragma("wal_checkpoint(TRUNCATE)");
+          sqlite.$client.pragma("wal_checkpoint(TRUNCATE)");
         } catch {
           // SQLITE_BUSY: another connection holds the WAL; its next checkpoint copies the pages.
         }

@@ -75,6 +75,11 @@ function isSqlite(db: StoreDb): db is Db {
   return "$client" in db && db.$client instanceof Database;
 }
 
+/** The embedded file's drizzle, when `db` is one: for what only SQLite has to do (its WAL). */
+export function sqliteOf(db: StoreDb): Db | null {
+  return isSqlite(db) ? db : null;
+}
+
 function runAtOnce<T>(work: Generator<Statement, T, unknown>): T {
   let step = work.next();
   while (!step.done) {

@@ -13,7 +13,6 @@ import { createMerchantSpaceRepository } from "../../src/store/merchant-space-re
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
 import { createPostgresLeadRepository } from "../../src/store/postgres/lead-repository.ts";
 import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
-import { createPostgresRetentionRepository } from "../../src/store/postgres/retention-repository.ts";
 import { postgresStore } from "../../src/store/postgres/store.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
@@ -35,7 +34,7 @@ function portsOf(store: OpenedStore) {
     leads: createPostgresLeadRepository(pool),
     contacts: createPlatformContactRepository(postgresStore(pool).storeDb),
     space: createPostgresMerchantSpaceRepository(pool),
-    retention: createPostgresRetentionRepository(pool),
+    retention: createRetentionRepository(postgresStore(pool).storeDb),
   };
 }
 

@@ -8,6 +8,7 @@ import { createAgentRepository } from "../agent-repository.ts";
 import { createAttributionRepository } from "../attribution-repository.ts";
 import { createOrderRepository } from "../order-repository.ts";
 import { createPlatformContactRepository } from "../platform-contact-repository.ts";
+import { createRetentionRepository } from "../retention-repository.ts";
 import { createSettingsRepository } from "../settings-repository.ts";
 import { createSpaceNoticeRepository } from "../space-notice-repository.ts";
 import type { StorePorts } from "../store-ports.ts";
@@ -28,13 +29,13 @@ import {
   createPostgresSearchFeed,
   postgresStoreRevisionReader,
 } from "./registry-feeds.ts";
-import { createPostgresRetentionRepository } from "./retention-repository.ts";
 import { type RevisionWatch, watchStoreRevision } from "./revision-watch.ts";
 import {
   createPostgresLeadEmailConfirmationRepository,
   createPostgresSignInLinkRepository,
 } from "./space-link-repositories.ts";
 import { postgresStore } from "./store.ts";
+import { fencedStoreDb } from "./store-db.ts";
 import { createPostgresTrustSweepStore } from "./trust-sweep-store.ts";
 
 export interface PostgresPorts extends StorePorts {
@@ -88,7 +89,7 @@ export function openPostgresStore(
     orders: createOrderRepository(store.storeDb),
     attribution: createAttributionRepository(store.storeDb),
     platformContacts: createPlatformContactRepository(store.storeDb),
-    retention: createPostgresRetentionRepository(pool, leaderFence),
+    retention: createRetentionRepository(fencedStoreDb(pool, leaderFence)),
     signInLinks: createPostgresSignInLinkRepository(pool),
     leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),
     space: createPostgresMerchantSpaceRepository(pool),

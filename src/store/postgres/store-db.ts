@@ -10,9 +10,10 @@
 import type pg from "pg";
 import { NUMBERED_BY_THE_STORE } from "../rowid.ts";
 import * as schema from "../schema.ts";
-import { runAwaiting, type StoreDb, withTransactions } from "../store-db.ts";
+import { runAwaiting, type StoreDb, type Work, withTransactions } from "../store-db.ts";
 import { SQL_DEFAULTS } from "./derive-schema.ts";
 import { drizzleSqliteProxy } from "./drizzle.ts";
+import type { LeaderFence } from "./leader-fence.ts";
 import { inTransaction, type Queryable } from "./transaction.ts";
 
 /** The connection of each transaction's StoreDb, for a statement the shared builder cannot write yet. */
@@ -20,13 +21,21 @@ const transactions = new WeakMap<StoreDb, pg.PoolClient>();
 
 /** The shared repositories' StoreDb over the pool: each query on any pooled connection, a transaction on one. */
 export function postgresStoreDb(pool: pg.Pool): StoreDb {
-  return withTransactions(over(pool), (work) =>
-    inTransaction(pool, (client) => {
-      const tx = over(client);
-      transactions.set(tx, client);
-      return runAwaiting(work(tx));
-    }),
-  );
+  return withTransactions(over(pool), (work) => inTransaction(pool, (client) => workOn(client, work)));
+}
+
+/**
+ * The same, its transactions committed through the leader's fence (leader-fence.ts): for the
+ * work done once across the deployment (the retention's batches).
+ */
+export function fencedStoreDb(pool: pg.Pool, fence: LeaderFence): StoreDb {
+  return withTransactions(over(pool), (work) => fence.transaction((client) => workOn(client, work)));
+}
+
+function workOn<T>(client: pg.PoolClient, work: Work<T>): Promise<T> {
+  const tx = over(client);
+  transactions.set(tx, client);
+  return runAwaiting(work(tx));
 }
 
 /**
