@@ -1,5 +1,5 @@
-import type { SQLWrapper } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SQL } from "drizzle-orm";
+import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { RetentionRepository } from "../domain/privacy/retention-store.ts";
 import { and, eq, inArray, isNotNull, isNull, like, lt, lte, or, sql } from "./drizzle.ts";
 import {
@@ -15,7 +15,7 @@ import {
   spaceNotices,
   spaceSignInLinks,
 } from "./schema.ts";
-import { inTransaction, rows, run, type StoreDb, sqliteOf } from "./store-db.ts";
+import { inTransaction, rows, run, type Statement, type StoreDb, sqliteOf, type Work } from "./store-db.ts";
 
 export type { RetentionCounts, RetentionRepository } from "../domain/privacy/retention-store.ts";
 
@@ -37,9 +37,6 @@ export const ANONYMIZED_TEXT = "[anonymisé]";
 /** The free-text fields a lead's intent_data loses; the other keys stay in their order. */
 const INTENT_FREE_TEXT = ["budget_range", "project_type", "timeline"];
 
-/** `(columns) IN (keys)`: the rows of a batch by their primary key, as both engines read it. */
-const picked = (columns: SQLiteColumn[], keys: SQLWrapper) => sql`(${sql.join(columns, sql`, `)}) in ${keys}`;
-
 /** A column's placeholder where it holds something, NULL where it holds nothing. */
 const clearedWhenSet = (column: SQLiteColumn, value: string) =>
   sql`CASE WHEN ${column} IS NULL THEN NULL ELSE ${value} END`;
@@ -47,260 +44,185 @@ const clearedWhenSet = (column: SQLiteColumn, value: string) =>
 export function createRetentionRepository(db: StoreDb): RetentionRepository {
   const sqlite = sqliteOf(db);
   /** Runs one batch after another, each its own transaction, until one changes nothing. */
-  const drain = async (batch: (tx: StoreDb) => { all(): unknown[] | Promise<unknown[]> }): Promise<number> => {
+  const drain = async (batch: Work<number>): Promise<number> => {
     let total = 0;
     for (;;) {
-      const changed = (await inTransaction(db, (tx) => rows(batch(tx)))).length;
+      const changed = await inTransaction(db, batch);
       total += changed;
       if (changed === 0) return total;
     }
   };
   return {
     async anonymizeBefore({ cutoff, now, idempotencyCutoff, sessionCutoff, batchSize = 1000 }) {
-      const leadBatch = async (): Promise<number> => {
-        let total = 0;
-        for (;;) {
-          const changed = await inTransaction(db, function* (tx) {
-            const batch = yield* rows(
-              tx
-                .select({ leadId: leads.leadId, intentData: leads.intentData })
-                .from(leads)
-                .where(and(lt(leads.createdAt, cutoff), isNull(leads.anonymizedAt)))
-                .limit(batchSize),
-            );
-            if (batch.length === 0) return 0;
-            yield* run(
-              tx
-                .update(leads)
-                .set({
-                  contactName: ANONYMIZED_NAME,
-                  contactEmail: ANONYMIZED_EMAIL,
-                  contactPhone: null,
-                  message: clearedWhenSet(leads.message, ANONYMIZED_TEXT),
-                  aiContext: null,
-                  intent: null,
-                  metadata: null,
-                  anonymizedAt: now,
-                })
-                .where(
-                  inArray(
-                    leads.leadId,
-                    batch.map((lead) => lead.leadId),
-                  ),
-                ),
-            );
-            // intent_data loses its free-text keys, rewritten as drizzle wrote it (JSON.stringify):
-            // the bytes SQLite's json_remove wrote, on both engines.
-            for (const { leadId, intentData } of batch) {
-              if (!intentData || !INTENT_FREE_TEXT.some((key) => key in intentData)) continue;
-              const kept = Object.fromEntries(
-                Object.entries(intentData).filter(([key]) => !INTENT_FREE_TEXT.includes(key)),
-              );
-              yield* run(tx.update(leads).set({ intentData: kept }).where(eq(leads.leadId, leadId)));
-            }
-            return batch.length;
-          });
-          total += changed;
-          if (changed === 0) return total;
-        }
+      /** The first `batchSize` rows of `table` that `where` picks, by their primary key. */
+      const batchOf = (tx: StoreDb, table: SQLiteTable, key: SQLiteColumn[], where: SQL | undefined) => {
+        const keys = tx
+          .select(Object.fromEntries(key.map((column) => [column.name, column])))
+          .from(table)
+          .where(where)
+          .limit(batchSize);
+        return sql`(${sql.join(key, sql`, `)}) in ${keys}`;
       };
+      /** Changes (or deletes) one batch: the count of the rows it touched. */
+      function* touched(query: { all(): unknown[] | Promise<unknown[]> }): Generator<Statement, number, unknown> {
+        return (yield* rows(query)).length;
+      }
+      const deleteBatches = (table: SQLiteTable, key: SQLiteColumn[], where: SQL | undefined) =>
+        drain((tx) =>
+          touched(
+            tx
+              .delete(table)
+              .where(batchOf(tx, table, key, where))
+              .returning({ one: sql`1` }),
+          ),
+        );
       const counts = {
-        leads: await leadBatch(),
-        leadMessages: await drain((tx) =>
-          tx
-            .update(leadMessages)
-            .set({ body: ANONYMIZED_TEXT, anonymizedAt: now })
+        leads: await drain((tx) => leadsBatch(tx)),
+        leadMessages: await drain((tx) => {
+          // A follow-up message goes with its lead, or when it is itself past the cutoff.
+          const keys = tx
+            .select({ messageId: leadMessages.messageId })
+            .from(leadMessages)
+            .innerJoin(leads, eq(leads.leadId, leadMessages.leadId))
             .where(
-              picked(
-                [leadMessages.messageId],
-                tx
-                  .select({ messageId: leadMessages.messageId })
-                  .from(leadMessages)
-                  .innerJoin(leads, eq(leads.leadId, leadMessages.leadId))
-                  .where(
-                    and(
-                      isNull(leadMessages.anonymizedAt),
-                      or(lt(leadMessages.createdAt, cutoff), isNotNull(leads.anonymizedAt)),
-                    ),
-                  )
-                  .limit(batchSize),
+              and(
+                isNull(leadMessages.anonymizedAt),
+                or(lt(leadMessages.createdAt, cutoff), isNotNull(leads.anonymizedAt)),
               ),
             )
-            .returning({ messageId: leadMessages.messageId }),
-        ),
+            .limit(batchSize);
+          return touched(
+            tx
+              .update(leadMessages)
+              .set({ body: ANONYMIZED_TEXT, anonymizedAt: now })
+              .where(inArray(leadMessages.messageId, keys))
+              .returning({ one: sql`1` }),
+          );
+        }),
         platformContacts: await drain((tx) =>
-          tx
-            .update(platformContacts)
-            .set({
-              name: ANONYMIZED_NAME,
-              email: ANONYMIZED_EMAIL,
-              phone: null,
-              company: null,
-              message: ANONYMIZED_TEXT,
-              anonymizedAt: now,
-            })
-            .where(
-              picked(
-                [platformContacts.contactId],
-                tx
-                  .select({ contactId: platformContacts.contactId })
-                  .from(platformContacts)
-                  .where(and(lt(platformContacts.createdAt, cutoff), isNull(platformContacts.anonymizedAt)))
-                  .limit(batchSize),
-              ),
-            )
-            .returning({ contactId: platformContacts.contactId }),
+          touched(
+            tx
+              .update(platformContacts)
+              .set({
+                name: ANONYMIZED_NAME,
+                email: ANONYMIZED_EMAIL,
+                phone: null,
+                company: null,
+                message: ANONYMIZED_TEXT,
+                anonymizedAt: now,
+              })
+              .where(
+                batchOf(
+                  tx,
+                  platformContacts,
+                  [platformContacts.contactId],
+                  and(lt(platformContacts.createdAt, cutoff), isNull(platformContacts.anonymizedAt)),
+                ),
+              )
+              .returning({ one: sql`1` }),
+          ),
         ),
         // An order keeps its merchant, items, amount and statuses; the buyer's email, address and notes go.
         orders: await drain((tx) =>
-          tx
-            .update(orders)
-            .set({
-              userEmail: clearedWhenSet(orders.userEmail, ANONYMIZED_EMAIL),
-              deliveryAddress: null,
-              customerNotes: clearedWhenSet(orders.customerNotes, ANONYMIZED_TEXT),
-              anonymizedAt: now,
-            })
-            .where(
-              picked(
-                [orders.orderId],
-                tx
-                  .select({ orderId: orders.orderId })
-                  .from(orders)
-                  .where(and(lt(orders.createdAt, cutoff), isNull(orders.anonymizedAt)))
-                  .limit(batchSize),
-              ),
-            )
-            .returning({ orderId: orders.orderId }),
+          touched(
+            tx
+              .update(orders)
+              .set({
+                userEmail: clearedWhenSet(orders.userEmail, ANONYMIZED_EMAIL),
+                deliveryAddress: null,
+                customerNotes: clearedWhenSet(orders.customerNotes, ANONYMIZED_TEXT),
+                anonymizedAt: now,
+              })
+              .where(
+                batchOf(tx, orders, [orders.orderId], and(lt(orders.createdAt, cutoff), isNull(orders.anonymizedAt))),
+              )
+              .returning({ one: sql`1` }),
+          ),
         ),
-        dedupWindows: await drain((tx) => {
-          const key = [
+        dedupWindows: await deleteBatches(
+          leadDedupWindows,
+          [
             leadDedupWindows.abId,
             leadDedupWindows.emailNormalized,
             leadDedupWindows.leadType,
             leadDedupWindows.callerScope,
-          ];
-          return tx
-            .delete(leadDedupWindows)
-            .where(
-              picked(
-                key,
-                tx
-                  .select({
-                    abId: leadDedupWindows.abId,
-                    emailNormalized: leadDedupWindows.emailNormalized,
-                    leadType: leadDedupWindows.leadType,
-                    callerScope: leadDedupWindows.callerScope,
-                  })
-                  .from(leadDedupWindows)
-                  .where(lte(leadDedupWindows.windowEndsAt, now))
-                  .limit(batchSize),
-              ),
-            )
-            .returning({ abId: leadDedupWindows.abId });
-        }),
-        idempotencyKeys: await drain((tx) =>
-          tx
-            .delete(idempotencyKeys)
-            .where(
-              picked(
-                [idempotencyKeys.scope, idempotencyKeys.key],
-                tx
-                  .select({ scope: idempotencyKeys.scope, key: idempotencyKeys.key })
-                  .from(idempotencyKeys)
-                  .where(and(like(idempotencyKeys.scope, "lead:%"), lt(idempotencyKeys.createdAt, idempotencyCutoff)))
-                  .limit(batchSize),
-              ),
-            )
-            .returning({ scope: idempotencyKeys.scope }),
+          ],
+          lte(leadDedupWindows.windowEndsAt, now),
+        ),
+        idempotencyKeys: await deleteBatches(
+          idempotencyKeys,
+          [idempotencyKeys.scope, idempotencyKeys.key],
+          and(like(idempotencyKeys.scope, "lead:%"), lt(idempotencyKeys.createdAt, idempotencyCutoff)),
         ),
         spaceSessions:
-          (await drain((tx) =>
-            tx
-              .delete(proSessions)
-              .where(
-                picked(
-                  [proSessions.sessionId],
-                  tx
-                    .select({ sessionId: proSessions.sessionId })
-                    .from(proSessions)
-                    .where(
-                      or(
-                        and(isNotNull(proSessions.endedAt), lt(proSessions.endedAt, sessionCutoff)),
-                        lt(proSessions.absoluteExpiresAt, sessionCutoff),
-                      ),
-                    )
-                    .limit(batchSize),
-                ),
-              )
-              .returning({ sessionId: proSessions.sessionId }),
+          (await deleteBatches(
+            proSessions,
+            [proSessions.sessionId],
+            or(
+              and(isNotNull(proSessions.endedAt), lt(proSessions.endedAt, sessionCutoff)),
+              lt(proSessions.absoluteExpiresAt, sessionCutoff),
+            ),
           )) +
-          (await drain((tx) =>
-            tx
-              .delete(proSignIns)
-              .where(
-                picked(
-                  [proSignIns.tokenHash],
-                  tx
-                    .select({ tokenHash: proSignIns.tokenHash })
-                    .from(proSignIns)
-                    .where(lt(proSignIns.expiresAt, sessionCutoff))
-                    .limit(batchSize),
-                ),
-              )
-              .returning({ tokenHash: proSignIns.tokenHash }),
-          )) +
+          (await deleteBatches(proSignIns, [proSignIns.tokenHash], lt(proSignIns.expiresAt, sessionCutoff))) +
           // The letter path's sign-in links hold the address they went to: gone as long after they expired.
-          (await drain((tx) =>
-            tx
-              .delete(spaceSignInLinks)
-              .where(
-                picked(
-                  [spaceSignInLinks.linkId],
-                  tx
-                    .select({ linkId: spaceSignInLinks.linkId })
-                    .from(spaceSignInLinks)
-                    .where(lt(spaceSignInLinks.expiresAt, sessionCutoff))
-                    .limit(batchSize),
-                ),
-              )
-              .returning({ linkId: spaceSignInLinks.linkId }),
+          (await deleteBatches(
+            spaceSignInLinks,
+            [spaceSignInLinks.linkId],
+            lt(spaceSignInLinks.expiresAt, sessionCutoff),
           )),
         // A link's row names the address asked for; 30 days after it expired, the audit log holds
         // what became of it (the email change, under the merchant's actor).
-        leadEmailLinks: await drain((tx) =>
-          tx
-            .delete(leadEmailConfirmations)
-            .where(
-              picked(
-                [leadEmailConfirmations.confirmationId],
-                tx
-                  .select({ confirmationId: leadEmailConfirmations.confirmationId })
-                  .from(leadEmailConfirmations)
-                  .where(lt(leadEmailConfirmations.expiresAt, sessionCutoff))
-                  .limit(batchSize),
-              ),
-            )
-            .returning({ confirmationId: leadEmailConfirmations.confirmationId }),
+        leadEmailLinks: await deleteBatches(
+          leadEmailConfirmations,
+          [leadEmailConfirmations.confirmationId],
+          lt(leadEmailConfirmations.expiresAt, sessionCutoff),
         ),
         // A notice names the addresses told of a change; 30 days after it, the audit log keeps the
         // change (the outbox has long settled it: its retries end within a day).
-        spaceNotices: await drain((tx) =>
-          tx
-            .delete(spaceNotices)
-            .where(
-              picked(
-                [spaceNotices.noticeId],
-                tx
-                  .select({ noticeId: spaceNotices.noticeId })
-                  .from(spaceNotices)
-                  .where(lt(spaceNotices.at, sessionCutoff))
-                  .limit(batchSize),
-              ),
-            )
-            .returning({ noticeId: spaceNotices.noticeId }),
-        ),
+        spaceNotices: await deleteBatches(spaceNotices, [spaceNotices.noticeId], lt(spaceNotices.at, sessionCutoff)),
       };
+
+      /** A batch of leads: what describes the person cleared, intent_data without its free-text keys. */
+      function* leadsBatch(tx: StoreDb): Generator<Statement, number, unknown> {
+        const batch = yield* rows(
+          tx
+            .select({ leadId: leads.leadId, intentData: leads.intentData })
+            .from(leads)
+            .where(and(lt(leads.createdAt, cutoff), isNull(leads.anonymizedAt)))
+            .limit(batchSize),
+        );
+        if (batch.length === 0) return 0;
+        yield* run(
+          tx
+            .update(leads)
+            .set({
+              contactName: ANONYMIZED_NAME,
+              contactEmail: ANONYMIZED_EMAIL,
+              contactPhone: null,
+              message: clearedWhenSet(leads.message, ANONYMIZED_TEXT),
+              aiContext: null,
+              intent: null,
+              metadata: null,
+              anonymizedAt: now,
+            })
+            .where(
+              inArray(
+                leads.leadId,
+                batch.map((lead) => lead.leadId),
+              ),
+            ),
+        );
+        // Rewritten as drizzle writes JSON (JSON.stringify, the other keys in their order): the
+        // bytes SQLite's json_remove wrote, on both engines.
+        for (const { leadId, intentData } of batch) {
+          if (!intentData || !INTENT_FREE_TEXT.some((key) => key in intentData)) continue;
+          const kept = Object.fromEntries(
+            Object.entries(intentData).filter(([key]) => !INTENT_FREE_TEXT.includes(key)),
+          );
+          yield* run(tx.update(leads).set({ intentData: kept }).where(eq(leads.leadId, leadId)));
+        }
+        return batch.length;
+      }
       // On SQLite, secure_delete (db.ts) zeroes what the updates freed in the database's pages;
       // the WAL still holds the pages as they were until it is checkpointed and emptied. A reader
       // in the middle of a transaction can keep it from being emptied this time: the next run does.
