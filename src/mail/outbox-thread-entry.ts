@@ -14,7 +14,7 @@ import {
   leadEmailTokensOf,
 } from "../store/lead-email-confirmation-repository.ts";
 import { createLeadRepository, loadOrCreateSecret } from "../store/lead-repository.ts";
-import { createOutboxRepository } from "../store/outbox-repository.ts";
+import { createOutboxRepository, sqliteOutboxClaims } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
 import { createSignInLinkRepository, signInLinkKeyFile } from "../store/sign-in-link-repository.ts";
 import { createSpaceNoticeRepository } from "../store/space-notice-repository.ts";
@@ -140,7 +140,7 @@ async function openDeliveryStore(setup: Config): Promise<{
   const db = openDatabase(setup.databaseFile, { small: true, checkpoints: setup.walCheckpoints });
   return {
     ports: {
-      outbox: createOutboxRepository(db),
+      outbox: createOutboxRepository(db, sqliteOutboxClaims(db)),
       leads: createLeadRepository(db),
       platformContacts: createPlatformContactRepository(db),
       signInLinks: createSignInLinkRepository(db),

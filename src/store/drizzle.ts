@@ -12,6 +12,7 @@ const load = createRequire(import.meta.url);
 export const {
   and,
   asc,
+  count,
   eq,
   getTableColumns,
   gt,
@@ -23,6 +24,7 @@ export const {
   like,
   lt,
   lte,
+  min,
   ne,
   notExists,
   or,

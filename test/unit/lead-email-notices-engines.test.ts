@@ -21,7 +21,7 @@ import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { createLeadEmailConfirmationRepository } from "../../src/store/lead-email-confirmation-repository.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
-import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
+import { createOutboxRepository, sqliteOutboxClaims } from "../../src/store/outbox-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "../../src/store/postgres/merchant-registry-repository.ts";
 import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
 import { createPostgresOutboxRepository } from "../../src/store/postgres/outbox-repository.ts";
@@ -47,7 +47,7 @@ function portsOf(store: OpenedStore): Ports {
       registry: createMerchantRegistryRepository(store.sqlite),
       confirmations: createLeadEmailConfirmationRepository(store.sqlite),
       space: createMerchantSpaceRepository(store.sqlite),
-      outbox: createOutboxRepository(store.sqlite),
+      outbox: createOutboxRepository(store.sqlite, sqliteOutboxClaims(store.sqlite)),
     };
   }
   if (!store.postgres) throw new Error("no store");
@@ -56,7 +56,7 @@ function portsOf(store: OpenedStore): Ports {
     registry: createPostgresMerchantRegistryRepository(store.postgres),
     confirmations: createPostgresLeadEmailConfirmationRepository(pool),
     space: createPostgresMerchantSpaceRepository(pool),
-    outbox: createPostgresOutboxRepository(pool),
+    outbox: createPostgresOutboxRepository(store.postgres),
   };
 }
 

@@ -77,7 +77,7 @@ export function openPostgresStore(
     leaderFence,
     agents: createAgentRepository(store.storeDb),
     settings: createSettingsRepository(store.storeDb),
-    outbox: createPostgresOutboxRepository(pool),
+    outbox: createPostgresOutboxRepository(store),
     // The caches' revision: what the notices say, else a read (revision-watch.ts).
     merchants: { ...merchants, revision: revisionWatch.read },
     keptCards: createPostgresSearchCardStore(pool, leaderFence),
