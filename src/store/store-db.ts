@@ -53,7 +53,16 @@ export function* run(query: { run(): unknown }): Generator<Statement, void, unkn
 }
 
 /** How an engine other than the embedded file runs a transaction's work (postgres/store-db.ts). */
-export type TransactionDriver = <T>(work: Work<T>) => Promise<T>;
+export type TransactionDriver = <T>(work: Work<T>, options: TransactionOptions) => Promise<T>;
+
+export interface TransactionOptions {
+  /**
+   * Transactions naming the same key run one after another, even when the rows they read do not
+   * exist yet to be locked: SQLite's IMMEDIATE transactions already run one at a time; PostgreSQL
+   * takes a transaction-level advisory lock on the key first.
+   */
+  serializedBy?: number;
+}
 
 const drivers = new WeakMap<StoreDb, TransactionDriver>();
 
@@ -64,9 +73,9 @@ export function withTransactions(db: StoreDb, driver: TransactionDriver): StoreD
 }
 
 /** `work` in one transaction, BEGIN IMMEDIATE on SQLite (the write-lock rule), rolled back when it throws. */
-export async function inTransaction<T>(db: StoreDb, work: Work<T>): Promise<T> {
+export async function inTransaction<T>(db: StoreDb, work: Work<T>, options: TransactionOptions = {}): Promise<T> {
   const driver = drivers.get(db);
-  if (driver) return driver(work);
+  if (driver) return driver(work, options);
   if (!isSqlite(db)) throw new Error("a StoreDb that is neither better-sqlite3's nor given a transaction driver");
   return db.$client.transaction(() => runAtOnce(work(db))).immediate();
 }

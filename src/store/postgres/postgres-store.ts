@@ -6,13 +6,13 @@ import type pg from "pg";
 import type { Config } from "../../config/config.ts";
 import { createAgentRepository } from "../agent-repository.ts";
 import { createAttributionRepository } from "../attribution-repository.ts";
+import { createDeploymentFileStore } from "../deployment-files.ts";
 import { createOrderRepository } from "../order-repository.ts";
 import { createPlatformContactRepository } from "../platform-contact-repository.ts";
 import { createRetentionRepository } from "../retention-repository.ts";
 import { createSettingsRepository } from "../settings-repository.ts";
 import { createSpaceNoticeRepository } from "../space-notice-repository.ts";
 import type { StorePorts } from "../store-ports.ts";
-import { createPostgresDeploymentFileStore } from "./deployment-files.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
 import { createLeaderFence, type LeaderFence } from "./leader-fence.ts";
 import { createPostgresLetterRepository } from "./letter-repository.ts";
@@ -96,7 +96,7 @@ export function openPostgresStore(
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
     letters: createPostgresLetterRepository(store),
     spaceNotices: createSpaceNoticeRepository(store.storeDb),
-    deploymentFiles: createPostgresDeploymentFileStore(pool),
+    deploymentFiles: createDeploymentFileStore(store.storeDb),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {
       await pool.query("SELECT 1");

@@ -10,7 +10,7 @@
 import type pg from "pg";
 import { NUMBERED_BY_THE_STORE } from "../rowid.ts";
 import * as schema from "../schema.ts";
-import { runAwaiting, type StoreDb, type Work, withTransactions } from "../store-db.ts";
+import { runAwaiting, type StoreDb, type TransactionOptions, type Work, withTransactions } from "../store-db.ts";
 import { SQL_DEFAULTS } from "./derive-schema.ts";
 import { drizzleSqliteProxy } from "./drizzle.ts";
 import type { LeaderFence } from "./leader-fence.ts";
@@ -21,7 +21,9 @@ const transactions = new WeakMap<StoreDb, pg.PoolClient>();
 
 /** The shared repositories' StoreDb over the pool: each query on any pooled connection, a transaction on one. */
 export function postgresStoreDb(pool: pg.Pool): StoreDb {
-  return withTransactions(over(pool), (work) => inTransaction(pool, (client) => workOn(client, work)));
+  return withTransactions(over(pool), (work, options) =>
+    inTransaction(pool, (client) => workOn(client, work, options)),
+  );
 }
 
 /**
@@ -29,10 +31,12 @@ export function postgresStoreDb(pool: pg.Pool): StoreDb {
  * work done once across the deployment (the retention's batches).
  */
 export function fencedStoreDb(pool: pg.Pool, fence: LeaderFence): StoreDb {
-  return withTransactions(over(pool), (work) => fence.transaction((client) => workOn(client, work)));
+  return withTransactions(over(pool), (work, options) => fence.transaction((client) => workOn(client, work, options)));
 }
 
-function workOn<T>(client: pg.PoolClient, work: Work<T>): Promise<T> {
+async function workOn<T>(client: pg.PoolClient, work: Work<T>, options: TransactionOptions): Promise<T> {
+  if (options.serializedBy !== undefined)
+    await client.query("SELECT pg_advisory_xact_lock($1)", [options.serializedBy]);
   const tx = over(client);
   transactions.set(tx, client);
   return runAwaiting(work(tx));
