@@ -11,12 +11,12 @@ export function createAgentRepository(db: StoreDb): AgentRepository {
   const byKeyHash = db
     .select()
     .from(agents)
-    .where(eq(agents.keyHash, sql.placeholder("keyHash") as unknown as string))
+    .where(eq(agents.keyHash, sql.placeholder("keyHash")))
     .prepare();
   const byId = db
     .select()
     .from(agents)
-    .where(eq(agents.agentId, sql.placeholder("agentId") as unknown as string))
+    .where(eq(agents.agentId, sql.placeholder("agentId")))
     .prepare();
 
   return {

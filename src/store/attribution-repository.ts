@@ -10,7 +10,7 @@ export type {
   ConversionTarget,
 } from "../domain/attribution/attribution-store.ts";
 
-const text = (name: string) => sql.placeholder(name) as unknown as string;
+const text = (name: string) => sql.placeholder(name);
 
 export function createAttributionRepository(db: StoreDb): AttributionRepository {
   const byId = db

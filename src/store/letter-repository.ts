@@ -29,7 +29,7 @@ export function createLetterRepository(db: StoreDb, writeClaim: WriteClaim): Let
   const byLocator = db
     .select()
     .from(letterCodes)
-    .where(eq(letterCodes.locatorHash, sql.placeholder("locatorHash") as unknown as string))
+    .where(eq(letterCodes.locatorHash, sql.placeholder("locatorHash")))
     .prepare();
   return {
     async recipients(filter) {

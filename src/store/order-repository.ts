@@ -6,7 +6,7 @@ import { inTransaction, rows, run, type StoreDb } from "./store-db.ts";
 
 export type { OrderIdempotency, OrderItem, OrderRecord, OrderRepository } from "../domain/orders/order-store.ts";
 
-const text = (name: string) => sql.placeholder(name) as unknown as string;
+const text = (name: string) => sql.placeholder(name);
 
 export function createOrderRepository(db: StoreDb): OrderRepository {
   const byId = db

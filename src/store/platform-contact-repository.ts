@@ -14,7 +14,7 @@ export function createPlatformContactRepository(db: StoreDb): PlatformContactRep
   const byId = db
     .select()
     .from(platformContacts)
-    .where(eq(platformContacts.contactId, sql.placeholder("contactId") as unknown as string))
+    .where(eq(platformContacts.contactId, sql.placeholder("contactId")))
     .prepare();
   return {
     insert: (contact, outboxMessageId) =>

@@ -8,7 +8,7 @@ export function createSettingsRepository(db: StoreDb): SettingsRepository {
   const byKey = db
     .select()
     .from(settings)
-    .where(eq(settings.key, sql.placeholder("key") as unknown as string))
+    .where(eq(settings.key, sql.placeholder("key")))
     .prepare();
   return {
     async get(key) {

@@ -102,7 +102,7 @@ export function createSpaceNoticeRepository(db: StoreDb): SpaceNoticeStore {
     .from(spaceNotices)
     .innerJoin(merchants, eq(merchants.abId, spaceNotices.abId))
     .leftJoin(merchantClaims, eq(merchantClaims.claimId, spaceNotices.byClaimId))
-    .where(eq(spaceNotices.noticeId, sql.placeholder("noticeId") as unknown as string))
+    .where(eq(spaceNotices.noticeId, sql.placeholder("noticeId")))
     .prepare();
   return {
     async findForDelivery(noticeId) {
