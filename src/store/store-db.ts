@@ -77,7 +77,7 @@ export async function inTransaction<T>(db: StoreDb, work: Work<T>, options: Tran
   const driver = drivers.get(db);
   if (driver) return driver(work, options);
   if (!isSqlite(db)) throw new Error("a StoreDb that is neither better-sqlite3's nor given a transaction driver");
-  return db.$client.transaction(() => runAtOnce(work(db))).immediate();
+  return db.$client.transaction(() => runNow(work(db))).immediate();
 }
 
 function isSqlite(db: StoreDb): db is Db {
@@ -89,7 +89,11 @@ export function sqliteOf(db: StoreDb): Db | null {
   return isSqlite(db) ? db : null;
 }
 
-function runAtOnce<T>(work: Generator<Statement, T, unknown>): T {
+/**
+ * Runs a transaction's work on SQLite, each statement at once: inside `inTransaction`, or inside
+ * a better-sqlite3 transaction a repository not shared yet holds.
+ */
+export function runNow<T>(work: Generator<Statement, T, unknown>): T {
   let step = work.next();
   while (!step.done) {
     const result = step.value();

@@ -52,6 +52,11 @@ export function connectionOf(tx: StoreDb): pg.PoolClient {
   return client;
 }
 
+/** A StoreDb on one connection (inside a transaction its caller holds). */
+export function storeDbOn(connection: Queryable): StoreDb {
+  return over(connection);
+}
+
 function over(connection: Queryable): StoreDb {
   return drizzleSqliteProxy(
     async (statement, params, method) => {
