@@ -13,6 +13,7 @@ export const {
   and,
   asc,
   count,
+  desc,
   eq,
   getTableColumns,
   gt,

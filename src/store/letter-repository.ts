@@ -2,30 +2,20 @@
  * The postal letters' codes, on both engines (the port: src/domain/merchant-space/letter-store.ts).
  * A wrong try is one UPDATE (two tries at once both count: SQLite's single writer, or PostgreSQL's
  * row lock); a spend is one UPDATE ... WHERE used_at IS NULL (of two spends at once the second
- * finds the letter used) and records its claim in the same transaction. The claim is written by
- * each engine's merchant space (`WriteClaim`) until that repository is shared too.
+ * finds the letter used) and records its claim in the same transaction (claimWrites, the merchant
+ * space's).
  */
 import type { LetterStore } from "../domain/merchant-space/letter-store.ts";
-import type { ClaimEvent, ClaimRecord, SpaceNotice } from "../domain/merchant-space/space-store.ts";
 import { LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
-import type { Db } from "./db.ts";
 import { and, asc, eq, gt, inArray, isNull, ne, notExists, sql } from "./drizzle.ts";
-import { claimWriter } from "./merchant-space-repository.ts";
+import { claimWrites } from "./merchant-space-repository.ts";
 import { letterCodes, merchantClaims, merchantEvents, merchants, territorialProofs } from "./schema.ts";
 import { secretFile } from "./secret-files.ts";
-import { inTransaction, rows, run, type Statement, type StoreDb, step } from "./store-db.ts";
-
-/** Records a claim, with its event and notice, in the transaction `tx` is; answers the live claim. */
-export type WriteClaim = (
-  tx: StoreDb,
-  claim: ClaimRecord,
-  event: ClaimEvent,
-  notice: SpaceNotice,
-) => Generator<Statement, ClaimRecord, unknown>;
+import { inTransaction, rows, run, type StoreDb } from "./store-db.ts";
 
 const LISTED = [...LISTED_STATUSES];
 
-export function createLetterRepository(db: StoreDb, writeClaim: WriteClaim): LetterStore {
+export function createLetterRepository(db: StoreDb): LetterStore {
   const byLocator = db
     .select()
     .from(letterCodes)
@@ -148,16 +138,8 @@ export function createLetterRepository(db: StoreDb, writeClaim: WriteClaim): Let
             .returning({ letterId: letterCodes.letterId }),
         );
         if (spent.length === 0) return null;
-        return yield* writeClaim(tx, claim, event, notice);
+        return yield* claimWrites(tx, claim, event, notice);
       }),
-  };
-}
-
-/** The claims of the letters on SQLite: the merchant space's claim writer, inside the spend's transaction. */
-export function sqliteLetterClaims(db: Db): WriteClaim {
-  const write = claimWriter(db.$client);
-  return function* (_tx, claim, event, notice) {
-    return yield* step(() => write(claim, event, notice));
   };
 }
 

@@ -10,7 +10,7 @@ import { type Db, openDatabase } from "./db.ts";
 import { createDeploymentFileStore } from "./deployment-files.ts";
 import { createLeadEmailConfirmationRepository } from "./lead-email-confirmation-repository.ts";
 import { createLeadRepository } from "./lead-repository.ts";
-import { createLetterRepository, sqliteLetterClaims } from "./letter-repository.ts";
+import { createLetterRepository } from "./letter-repository.ts";
 import { createMerchantRegistryRepository } from "./merchant-registry-repository.ts";
 import { createMerchantRepository } from "./merchant-repository.ts";
 import { createMerchantSpaceRepository } from "./merchant-space-repository.ts";
@@ -59,7 +59,7 @@ export function sqliteStoreOf(db: Db): SqliteStore {
     leadEmailConfirmations: createLeadEmailConfirmationRepository(db),
     space: createMerchantSpaceRepository(db),
     merchantRegistry: createMerchantRegistryRepository(db),
-    letters: createLetterRepository(db, sqliteLetterClaims(db)),
+    letters: createLetterRepository(db),
     signInLinks: createSignInLinkRepository(db),
     spaceNotices: createSpaceNoticeRepository(db),
     deploymentFiles: createDeploymentFileStore(db),

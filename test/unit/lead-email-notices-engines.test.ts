@@ -23,7 +23,6 @@ import { createMerchantRegistryRepository } from "../../src/store/merchant-regis
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createOutboxRepository, sqliteOutboxClaims } from "../../src/store/outbox-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "../../src/store/postgres/merchant-registry-repository.ts";
-import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
 import { createPostgresOutboxRepository } from "../../src/store/postgres/outbox-repository.ts";
 import { createPostgresLeadEmailConfirmationRepository } from "../../src/store/postgres/space-link-repositories.ts";
 import { type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
@@ -55,7 +54,7 @@ function portsOf(store: OpenedStore): Ports {
   return {
     registry: createPostgresMerchantRegistryRepository(store.postgres),
     confirmations: createPostgresLeadEmailConfirmationRepository(pool),
-    space: createPostgresMerchantSpaceRepository(pool),
+    space: createMerchantSpaceRepository(store.postgres.storeDb),
     outbox: createPostgresOutboxRepository(store.postgres),
   };
 }

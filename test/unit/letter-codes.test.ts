@@ -29,7 +29,7 @@ import { isServiceError } from "../../src/errors/service-error.ts";
 import { renderLettersPdf } from "../../src/publish/pro/letters-pdf.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createLetterRepository, sqliteLetterClaims } from "../../src/store/letter-repository.ts";
+import { createLetterRepository } from "../../src/store/letter-repository.ts";
 import { createMerchantRegistryView } from "../../src/store/merchant-registry-repository.ts";
 import { codesIn, pdfPagesText } from "../helpers/letters-pdf.ts";
 
@@ -42,7 +42,7 @@ const lifecycle = (): MerchantDecisionDeps => ({
   now: () => clock,
 });
 const deps = (): LetterDeps => ({
-  letters: createLetterRepository(db, sqliteLetterClaims(db)),
+  letters: createLetterRepository(db),
   codeKeys: createLetterCodeKeys(() => Buffer.alloc(32, 7)),
   now: () => clock,
 });

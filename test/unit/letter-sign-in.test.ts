@@ -40,7 +40,7 @@ import { makeSiret } from "../../src/domain/siret.ts";
 import { isServiceError } from "../../src/errors/service-error.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { type Db, openDatabase } from "../../src/store/db.ts";
-import { createLetterRepository, sqliteLetterClaims } from "../../src/store/letter-repository.ts";
+import { createLetterRepository } from "../../src/store/letter-repository.ts";
 import { createMerchantRegistryView } from "../../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
@@ -83,7 +83,7 @@ beforeEach(() => {
   abB = add(lifecycle, "0002", "Boulangerie Martin Gare");
   space = { store: createMerchantSpaceRepository(db), now, csrfSecret: () => Buffer.alloc(32, 3) };
   letters = {
-    letters: createLetterRepository(db, sqliteLetterClaims(db)),
+    letters: createLetterRepository(db),
     codeKeys: createLetterCodeKeys(() => Buffer.alloc(32, 4)),
     now,
   };

@@ -1,6 +1,6 @@
 /**
- * The postal letters' store on both engines (src/store/letter-repository.ts on SQLite,
- * src/store/postgres/letter-repository.ts on PostgreSQL): who a batch may go to; a batch
+ * The postal letters' store on both engines (src/store/letter-repository.ts, one repository over
+ * each engine's StoreDb): who a batch may go to; a batch
  * superseding the older letters of its establishments; wrong tries counted and the letter locked
  * at the limit (the lock in the audit log); a spend that records its claim in the same
  * transaction, refused for a letter used, locked, superseded or expired; two spends of one code at
@@ -10,8 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { LetterStore, NewLetter } from "../../src/domain/merchant-space/letter-store.ts";
 import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimEvent, ClaimRecord } from "../../src/domain/merchant-space/space-store.ts";
-import { createLetterRepository, sqliteLetterClaims } from "../../src/store/letter-repository.ts";
-import { createPostgresLetterRepository } from "../../src/store/postgres/letter-repository.ts";
+import { createLetterRepository } from "../../src/store/letter-repository.ts";
 import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const T0 = "2026-11-26T10:00:00.000Z";
@@ -19,9 +18,7 @@ const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toIS
 const EXPIRES = at(60 * 24 * 90);
 
 function lettersOf(store: OpenedStore): LetterStore {
-  if (store.sqlite) return createLetterRepository(store.sqlite, sqliteLetterClaims(store.sqlite));
-  if (store.postgres) return createPostgresLetterRepository(store.postgres);
-  throw new Error("no store");
+  return createLetterRepository(store.storeDb);
 }
 
 const letter = (letterId: string, abId: string, batchId = "batch-1"): NewLetter => ({

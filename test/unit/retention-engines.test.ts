@@ -12,7 +12,6 @@ import { createLeadRepository } from "../../src/store/lead-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
 import { createPostgresLeadRepository } from "../../src/store/postgres/lead-repository.ts";
-import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
 import { postgresStore } from "../../src/store/postgres/store.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
@@ -33,7 +32,7 @@ function portsOf(store: OpenedStore) {
   return {
     leads: createPostgresLeadRepository(pool),
     contacts: createPlatformContactRepository(postgresStore(pool).storeDb),
-    space: createPostgresMerchantSpaceRepository(pool),
+    space: createMerchantSpaceRepository(postgresStore(pool).storeDb),
     retention: createRetentionRepository(postgresStore(pool).storeDb),
   };
 }

@@ -7,6 +7,8 @@ import type { Config } from "../../config/config.ts";
 import { createAgentRepository } from "../agent-repository.ts";
 import { createAttributionRepository } from "../attribution-repository.ts";
 import { createDeploymentFileStore } from "../deployment-files.ts";
+import { createLetterRepository } from "../letter-repository.ts";
+import { createMerchantSpaceRepository } from "../merchant-space-repository.ts";
 import { createOrderRepository } from "../order-repository.ts";
 import { createPlatformContactRepository } from "../platform-contact-repository.ts";
 import { createRetentionRepository } from "../retention-repository.ts";
@@ -15,10 +17,8 @@ import { createSpaceNoticeRepository } from "../space-notice-repository.ts";
 import type { StorePorts } from "../store-ports.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
 import { createLeaderFence, type LeaderFence } from "./leader-fence.ts";
-import { createPostgresLetterRepository } from "./letter-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "./merchant-registry-repository.ts";
 import { createPostgresMerchantRepository } from "./merchant-repository.ts";
-import { createPostgresMerchantSpaceRepository } from "./merchant-space-repository.ts";
 import { createPostgresOutboxRepository } from "./outbox-repository.ts";
 import { openPostgresPool } from "./pool.ts";
 import { createPostgresPublishSource } from "./publish-source.ts";
@@ -92,9 +92,9 @@ export function openPostgresStore(
     retention: createRetentionRepository(fencedStoreDb(pool, leaderFence)),
     signInLinks: createPostgresSignInLinkRepository(pool),
     leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),
-    space: createPostgresMerchantSpaceRepository(pool),
+    space: createMerchantSpaceRepository(store.storeDb),
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
-    letters: createPostgresLetterRepository(store),
+    letters: createLetterRepository(store.storeDb),
     spaceNotices: createSpaceNoticeRepository(store.storeDb),
     deploymentFiles: createDeploymentFileStore(store.storeDb),
     sharedLimits: createPostgresRateLimitStore(pool),
