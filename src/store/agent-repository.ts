@@ -1,23 +1,15 @@
 import type { Agent, AgentStore, NewAgent } from "../domain/agents/agent.ts";
 import { type AgentStatus, type CertificationLevel, isCertificationLevel } from "../domain/agents/levels.ts";
-import { and, asc, eq, sql } from "./drizzle.ts";
+import { and, asc, eq } from "./drizzle.ts";
 import { agents } from "./schema.ts";
-import type { StoreDb } from "./store-db.ts";
+import { byKey, type StoreDb } from "./store-db.ts";
 
 export type AgentRepository = AgentStore;
 
 /** Agents, on both engines: keys are looked up by their SHA-256 through the unique index agents_key_hash. */
 export function createAgentRepository(db: StoreDb): AgentRepository {
-  const byKeyHash = db
-    .select()
-    .from(agents)
-    .where(eq(agents.keyHash, sql.placeholder("keyHash")))
-    .prepare();
-  const byId = db
-    .select()
-    .from(agents)
-    .where(eq(agents.agentId, sql.placeholder("agentId")))
-    .prepare();
+  const byKeyHash = byKey(db, agents, agents.keyHash, "keyHash");
+  const byId = byKey(db, agents, agents.agentId, "agentId");
 
   return {
     async insert(agent: NewAgent) {

@@ -2,7 +2,7 @@
 import type { AttributionRepository } from "../domain/attribution/attribution-store.ts";
 import { and, eq, gt, isNull, sql } from "./drizzle.ts";
 import { attributionSessions, leads, orders } from "./schema.ts";
-import type { StoreDb } from "./store-db.ts";
+import { byKey, type StoreDb } from "./store-db.ts";
 
 export type {
   AttributionRepository,
@@ -13,11 +13,7 @@ export type {
 const text = (name: string) => sql.placeholder(name);
 
 export function createAttributionRepository(db: StoreDb): AttributionRepository {
-  const byId = db
-    .select()
-    .from(attributionSessions)
-    .where(eq(attributionSessions.sessionId, text("id")))
-    .prepare();
+  const byId = byKey(db, attributionSessions, attributionSessions.sessionId, "id");
   const leadById = db
     .select({ abId: leads.abId, agentId: leads.agentId })
     .from(leads)

@@ -8,19 +8,15 @@
 import type { LetterStore } from "../domain/merchant-space/letter-store.ts";
 import { LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
 import { and, asc, eq, gt, inArray, isNull, ne, notExists, sql } from "./drizzle.ts";
-import { claimWrites } from "./merchant-space-repository.ts";
-import { letterCodes, merchantClaims, merchantEvents, merchants, territorialProofs } from "./schema.ts";
+import { auditWrites, claimWrites } from "./merchant-space-repository.ts";
+import { letterCodes, merchantClaims, merchants, territorialProofs } from "./schema.ts";
 import { secretFile } from "./secret-files.ts";
-import { inTransaction, rows, run, type StoreDb } from "./store-db.ts";
+import { byKey, inTransaction, rows, run, type StoreDb } from "./store-db.ts";
 
 const LISTED = [...LISTED_STATUSES];
 
 export function createLetterRepository(db: StoreDb): LetterStore {
-  const byLocator = db
-    .select()
-    .from(letterCodes)
-    .where(eq(letterCodes.locatorHash, sql.placeholder("locatorHash")))
-    .prepare();
+  const byLocator = byKey(db, letterCodes, letterCodes.locatorHash, "locatorHash");
   return {
     async recipients(filter) {
       const conditions = [inArray(merchants.status, LISTED)];
@@ -99,24 +95,14 @@ export function createLetterRepository(db: StoreDb): LetterStore {
         );
         if (!letter) return null;
         if (letter.lockedAt !== null) {
-          // The lock goes in the merchant's audit log, at the revision the record is at (the record
-          // does not change: nothing to publish, no change-feed row). No code, no email: the id only.
-          const [merchant] = yield* rows(
-            tx.select({ revision: merchants.revision }).from(merchants).where(eq(merchants.abId, letter.abId)),
-          );
-          if (merchant) {
-            yield* run(
-              tx.insert(merchantEvents).values({
-                abId: letter.abId,
-                at,
-                actor: `letter:${letterId}`,
-                action: "letter_locked",
-                changes: "{}",
-                reason: `${letter.failedAttempts} wrong tries; a new letter is needed`,
-                revision: merchant.revision,
-              }),
-            );
-          }
+          // The lock goes in the merchant's audit log. No code, no email: the letter's id only.
+          yield* auditWrites(tx, letter.abId, {
+            at,
+            actor: `letter:${letterId}`,
+            action: "letter_locked",
+            changes: "{}",
+            reason: `${letter.failedAttempts} wrong tries; a new letter is needed`,
+          });
         }
         return letter;
       }),

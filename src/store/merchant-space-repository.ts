@@ -20,7 +20,7 @@ import type {
 import { and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, or, sql } from "./drizzle.ts";
 import { merchantClaims, merchantEvents, merchants, proSessions, proSignIns } from "./schema.ts";
 import { noticeWrites } from "./space-notice-repository.ts";
-import { inTransaction, rows, run, type Statement, type StoreDb } from "./store-db.ts";
+import { byKey, inTransaction, rows, run, type Statement, type StoreDb } from "./store-db.ts";
 
 export type { SpaceStore } from "../domain/merchant-space/space-store.ts";
 
@@ -106,30 +106,24 @@ function ofPerson(
 }
 
 /**
- * A claim's audit event. A claim changes who may edit the merchant, not the merchant's record:
- * the event carries the revision the record is at, which does not move (nothing to publish, no
- * change-feed row).
+ * An entry of a merchant's audit log that changes who may act on the merchant, not its record (a
+ * claim, a letter locked): it carries the revision the record is at, which does not move
+ * (nothing to publish, no change-feed row).
  */
-function* claimEventWrites(
+export function* auditWrites(
   tx: StoreDb,
   abId: string,
-  claimId: string,
-  event: ClaimEvent,
+  entry: { at: string; actor: string; action: string; changes: string; reason: string | null },
 ): Generator<Statement, void, unknown> {
   const [merchant] = yield* rows(
     tx.select({ revision: merchants.revision }).from(merchants).where(eq(merchants.abId, abId)),
   );
-  yield* run(
-    tx.insert(merchantEvents).values({
-      abId,
-      at: event.at,
-      actor: event.actor,
-      action: event.action,
-      changes: claimChanges(claimId, event),
-      reason: event.reason,
-      revision: merchant?.revision ?? 0,
-    }),
-  );
+  yield* run(tx.insert(merchantEvents).values({ abId, ...entry, revision: merchant?.revision ?? 0 }));
+}
+
+/** A claim's audit event. */
+function claimEventWrites(tx: StoreDb, abId: string, claimId: string, event: ClaimEvent) {
+  return auditWrites(tx, abId, { ...event, changes: claimChanges(claimId, event) });
 }
 
 /**
@@ -186,11 +180,7 @@ export function* claimWrites(
 }
 
 export function createMerchantSpaceRepository(db: StoreDb): SpaceStore {
-  const sessionByToken = db
-    .select()
-    .from(proSessions)
-    .where(eq(proSessions.tokenHash, sql.placeholder("tokenHash")))
-    .prepare();
+  const sessionByToken = byKey(db, proSessions, proSessions.tokenHash, "tokenHash");
   const touch = db
     .update(proSessions)
     .set({
@@ -199,11 +189,7 @@ export function createMerchantSpaceRepository(db: StoreDb): SpaceStore {
     })
     .where(and(eq(proSessions.sessionId, sql.placeholder("sessionId")), isNull(proSessions.endedAt)))
     .prepare();
-  const claimById = db
-    .select()
-    .from(merchantClaims)
-    .where(eq(merchantClaims.claimId, sql.placeholder("claimId")))
-    .prepare();
+  const claimById = byKey(db, merchantClaims, merchantClaims.claimId, "claimId");
   const claims = (where: ReturnType<typeof and>, order: "newest first" | "oldest first") =>
     db
       .select()

@@ -2,18 +2,14 @@
 import type { OrderRepository } from "../domain/orders/order-store.ts";
 import { and, eq, sql } from "./drizzle.ts";
 import { idempotencyKeys, merchants, orders } from "./schema.ts";
-import { inTransaction, rows, run, type StoreDb } from "./store-db.ts";
+import { byKey, inTransaction, rows, run, type StoreDb } from "./store-db.ts";
 
 export type { OrderIdempotency, OrderItem, OrderRecord, OrderRepository } from "../domain/orders/order-store.ts";
 
 const text = (name: string) => sql.placeholder(name);
 
 export function createOrderRepository(db: StoreDb): OrderRepository {
-  const byId = db
-    .select()
-    .from(orders)
-    .where(eq(orders.orderId, text("orderId")))
-    .prepare();
+  const byId = byKey(db, orders, orders.orderId, "orderId");
   const accountOf = db
     .select({ paymentSetup: merchants.paymentSetup, paymentAccountId: merchants.paymentAccountId })
     .from(merchants)

@@ -1,10 +1,10 @@
 import { hostname } from "node:os";
 import type { OutboxKind, OutboxMessage, OutboxRepository, OutboxResult } from "../domain/outbox-store.ts";
 import type { Db } from "./db.ts";
-import { and, asc, count, eq, inArray, isNull, min, sql } from "./drizzle.ts";
+import { and, asc, count, eq, inArray, isNull, min } from "./drizzle.ts";
 import { waitingChangeSettler } from "./lead-email-confirmation-repository.ts";
 import { leadEmailConfirmations, leadMessages, leads, outbox, platformContacts } from "./schema.ts";
-import { inTransaction, rows, run, type Statement, type StoreDb, step } from "./store-db.ts";
+import { byKey, inTransaction, rows, run, type Statement, type StoreDb, step } from "./store-db.ts";
 
 /*
  * The transactional outbox, one repository on both engines but for its claims, each engine's own
@@ -46,11 +46,7 @@ type Moving = (tx: StoreDb, subject: string, at: string) => { run(): unknown };
  * notice that a lead email change waits for applies it: settleWaitingChange).
  */
 const SUBJECT_SENT: Partial<Record<OutboxKind, Moving>> = {
-  lead_notification: (tx, subject, at) =>
-    tx
-      .update(leads)
-      .set({ trackingStatus: "delivered", deliveredAt: at })
-      .where(and(eq(leads.leadId, subject), eq(leads.trackingStatus, "received"))),
+  lead_notification: (tx, subject, at) => leadTracking(tx, subject, { trackingStatus: "delivered", deliveredAt: at }),
   lead_follow_up: (tx, subject) => messageStatus(tx, subject, "sent"),
   lead_answer: (tx, subject) => messageStatus(tx, subject, "sent"),
   platform_contact: (tx, subject) => contactStatus(tx, subject, "forwarded"),
@@ -62,17 +58,24 @@ const SUBJECT_SENT: Partial<Record<OutboxKind, Moving>> = {
 };
 
 const SUBJECT_FAILED: Partial<Record<OutboxKind, Moving>> = {
-  lead_notification: (tx, subject, at) =>
-    tx
-      .update(leads)
-      .set({ trackingStatus: "failed", failedAt: at })
-      .where(and(eq(leads.leadId, subject), eq(leads.trackingStatus, "received"))),
+  lead_notification: (tx, subject, at) => leadTracking(tx, subject, { trackingStatus: "failed", failedAt: at }),
   lead_follow_up: (tx, subject) => messageStatus(tx, subject, "failed"),
   lead_answer: (tx, subject) => messageStatus(tx, subject, "failed"),
   platform_contact: (tx, subject) => contactStatus(tx, subject, "failed"),
   // lead_email_confirmation: none; the request stays waiting, and the merchant who sees no link
   // arrive asks again (a new request withdraws this one).
 };
+
+function leadTracking(
+  tx: StoreDb,
+  leadId: string,
+  tracking: { trackingStatus: string; deliveredAt?: string; failedAt?: string },
+) {
+  return tx
+    .update(leads)
+    .set(tracking)
+    .where(and(eq(leads.leadId, leadId), eq(leads.trackingStatus, "received")));
+}
 
 function messageStatus(tx: StoreDb, messageId: string, status: string) {
   return tx
@@ -154,11 +157,7 @@ export function sqliteOutboxClaims(db: Db): OutboxClaims {
 }
 
 export function createOutboxRepository(db: StoreDb, claims: OutboxClaims): OutboxRepository {
-  const byId = db
-    .select()
-    .from(outbox)
-    .where(eq(outbox.messageId, sql.placeholder("messageId")))
-    .prepare();
+  const byId = byKey(db, outbox, outbox.messageId, "messageId");
   /** Applies one result to the attempt it claimed, and what it moves along; false when that attempt is over. */
   function* applyOne(tx: StoreDb, result: OutboxResult): Generator<Statement, boolean, unknown> {
     const [settled] = yield* rows(

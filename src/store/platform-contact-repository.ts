@@ -1,8 +1,7 @@
 /** Messages to the platform's team, on both engines: the contact and its outbox row in one transaction. */
 import type { PlatformContactRepository } from "../domain/platform-contact/platform-contact-store.ts";
-import { eq, sql } from "./drizzle.ts";
 import { outbox, platformContacts } from "./schema.ts";
-import { inTransaction, run, type StoreDb } from "./store-db.ts";
+import { byKey, inTransaction, run, type StoreDb } from "./store-db.ts";
 
 export type {
   NewPlatformContact,
@@ -11,11 +10,7 @@ export type {
 } from "../domain/platform-contact/platform-contact-store.ts";
 
 export function createPlatformContactRepository(db: StoreDb): PlatformContactRepository {
-  const byId = db
-    .select()
-    .from(platformContacts)
-    .where(eq(platformContacts.contactId, sql.placeholder("contactId")))
-    .prepare();
+  const byId = byKey(db, platformContacts, platformContacts.contactId, "contactId");
   return {
     insert: (contact, outboxMessageId) =>
       inTransaction(db, function* (tx) {

@@ -1,21 +1,16 @@
 import type { SettingsRepository } from "../domain/settings-store.ts";
-import { eq, sql } from "./drizzle.ts";
 import { settings } from "./schema.ts";
-import type { StoreDb } from "./store-db.ts";
+import { byKey, type StoreDb } from "./store-db.ts";
 
 /** Operator settings (the kill switch, ...): one row each, shared by every process and machine, on both engines. */
 export function createSettingsRepository(db: StoreDb): SettingsRepository {
-  const byKey = db
-    .select()
-    .from(settings)
-    .where(eq(settings.key, sql.placeholder("key")))
-    .prepare();
+  const byName = byKey(db, settings, settings.key, "key");
   return {
     async get(key) {
-      return (await byKey.get({ key }))?.value ?? null;
+      return (await byName.get({ key }))?.value ?? null;
     },
     async find(key) {
-      return (await byKey.get({ key })) ?? null;
+      return (await byName.get({ key })) ?? null;
     },
     async set(key, value, now) {
       const updatedAt = now.toISOString();

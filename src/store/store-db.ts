@@ -13,8 +13,9 @@
  * come back as arrays). A write whose count matters says `.returning()` and counts the rows.
  */
 import Database from "better-sqlite3";
-import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import type { BaseSQLiteDatabase, SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./db.ts";
+import { eq, sql } from "./drizzle.ts";
 import type * as schema from "./schema.ts";
 
 /** drizzle's SQLite query builder over the one schema, synchronous (SQLite) or not (PostgreSQL). */
@@ -108,4 +109,16 @@ export async function runAwaiting<T>(work: Generator<Statement, T, unknown>): Pr
   let step = work.next();
   while (!step.done) step = work.next(await step.value());
   return step.value;
+}
+
+/**
+ * The prepared read of `table`'s rows whose `column` equals the value named `name` (`get` for the
+ * first, `all` for every one): a lookup by key, prepared once.
+ */
+export function byKey<Table extends SQLiteTable>(db: StoreDb, table: Table, column: SQLiteColumn, name: string) {
+  return db
+    .select()
+    .from(table)
+    .where(eq(column, sql.placeholder(name)))
+    .prepare();
 }
