@@ -1,8 +1,8 @@
 import { defineConfig } from "drizzle-kit";
 
 /**
- * The PostgreSQL migrations, from the schema derived from src/store/schema.ts
- * (jobs/postgres-schema.ts writes src/store/postgres/schema.ts first; `npm run db:generate` runs both).
+ * The PostgreSQL migrations, from the tables derived from src/store/schema.ts when
+ * src/store/postgres/schema.ts loads (src/store/postgres/derive-schema.ts).
  */
 export default defineConfig({
   dialect: "postgresql",

@@ -9,7 +9,7 @@
 import type { Config } from "../src/config/config.ts";
 import { logger } from "../src/logging.ts";
 import { startOfToday } from "../src/seed/demo-day.ts";
-import { createPostgresDeploymentFileStore } from "../src/store/postgres/deployment-files.ts";
+import { createDeploymentFileStore } from "../src/store/deployment-files.ts";
 import { createPostgresMerchantRegistryRepository } from "../src/store/postgres/merchant-registry-repository.ts";
 import { applyPostgresMigrations, DatabaseSetupError } from "../src/store/postgres/migrate.ts";
 import { openPostgresPool } from "../src/store/postgres/pool.ts";
@@ -35,7 +35,7 @@ export async function preparePostgresStore(config: Config & { postgres: NonNulla
   });
   try {
     const migrationsApplied = await applyPostgresMigrations(pool);
-    await checkSharedFiles(createPostgresDeploymentFileStore(pool), config);
+    await checkSharedFiles(createDeploymentFileStore(postgresStore(pool).storeDb), config);
     const seeded = config.demoSeedCount > 0 ? await seedOnce(pool, config) : false;
     return { migrationsApplied, seeded };
   } catch (failure) {

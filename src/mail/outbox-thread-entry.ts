@@ -8,13 +8,13 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Config } from "../config/config.ts";
 import { createSignInLinkTokens } from "../domain/merchant-space/sign-in-links.ts";
 import { logger } from "../logging.ts";
-import { openConnection } from "../store/connection.ts";
+import { openDatabase } from "../store/db.ts";
 import {
   createLeadEmailConfirmationRepository,
   leadEmailTokensOf,
 } from "../store/lead-email-confirmation-repository.ts";
 import { createLeadRepository, loadOrCreateSecret } from "../store/lead-repository.ts";
-import { createOutboxRepository } from "../store/outbox-repository.ts";
+import { createOutboxRepository, sqliteOutboxClaims } from "../store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../store/platform-contact-repository.ts";
 import { createSignInLinkRepository, signInLinkKeyFile } from "../store/sign-in-link-repository.ts";
 import { createSpaceNoticeRepository } from "../store/space-notice-repository.ts";
@@ -137,10 +137,10 @@ async function openDeliveryStore(setup: Config): Promise<{
       close: postgres.close,
     };
   }
-  const db = { $client: openConnection(setup.databaseFile, { small: true, checkpoints: setup.walCheckpoints }) };
+  const db = openDatabase(setup.databaseFile, { small: true, checkpoints: setup.walCheckpoints });
   return {
     ports: {
-      outbox: createOutboxRepository(db),
+      outbox: createOutboxRepository(db, sqliteOutboxClaims(db)),
       leads: createLeadRepository(db),
       platformContacts: createPlatformContactRepository(db),
       signInLinks: createSignInLinkRepository(db),

@@ -1,45 +1,37 @@
 import type { Agent, AgentStore, NewAgent } from "../domain/agents/agent.ts";
 import { type AgentStatus, type CertificationLevel, isCertificationLevel } from "../domain/agents/levels.ts";
-import type { Db } from "./db.ts";
-import { and, asc, eq, sql } from "./drizzle.ts";
+import { and, asc, eq } from "./drizzle.ts";
 import { agents } from "./schema.ts";
+import { byKey, type StoreDb } from "./store-db.ts";
 
 export type AgentRepository = AgentStore;
 
-/** Agents on SQLite: keys are looked up by their SHA-256 through the unique index agents_key_hash. */
-export function createAgentRepository(db: Db): AgentRepository {
-  const byKeyHash = db
-    .select()
-    .from(agents)
-    .where(eq(agents.keyHash, sql.placeholder("keyHash") as unknown as string))
-    .prepare();
-  const byId = db
-    .select()
-    .from(agents)
-    .where(eq(agents.agentId, sql.placeholder("agentId") as unknown as string))
-    .prepare();
+/** Agents, on both engines: keys are looked up by their SHA-256 through the unique index agents_key_hash. */
+export function createAgentRepository(db: StoreDb): AgentRepository {
+  const byKeyHash = byKey(db, agents, agents.keyHash, "keyHash");
+  const byId = byKey(db, agents, agents.agentId, "agentId");
 
   return {
     async insert(agent: NewAgent) {
-      db.insert(agents).values(agent).run();
+      await db.insert(agents).values(agent);
     },
     async findByKeyHash(keyHash) {
-      const row = byKeyHash.get({ keyHash });
+      const row = await byKeyHash.get({ keyHash });
       return row ? toAgent(row) : null;
     },
     async findById(agentId) {
-      const row = byId.get({ agentId });
+      const row = await byId.get({ agentId });
       return row ? toAgent(row) : null;
     },
     async list(filter = {}) {
       const query = db.select().from(agents);
       const rows = filter.status
-        ? query.where(eq(agents.status, filter.status)).orderBy(asc(agents.createdAt)).all()
-        : query.orderBy(asc(agents.createdAt)).all();
+        ? await query.where(eq(agents.status, filter.status)).orderBy(asc(agents.createdAt))
+        : await query.orderBy(asc(agents.createdAt));
       return rows.map(toAgent);
     },
     async update(agentId, change) {
-      const result = db
+      const [row] = await db
         .update(agents)
         .set({
           status: change.status,
@@ -47,9 +39,7 @@ export function createAgentRepository(db: Db): AgentRepository {
           updatedAt: change.now.toISOString(),
         })
         .where(and(eq(agents.agentId, agentId), eq(agents.status, change.from)))
-        .run();
-      if (result.changes === 0) return null;
-      const row = byId.get({ agentId });
+        .returning();
       return row ? toAgent(row) : null;
     },
   };

@@ -1,7 +1,8 @@
+/** Attribution sessions, on both engines: of two concurrent conversions of one session exactly one wins. */
 import type { AttributionRepository } from "../domain/attribution/attribution-store.ts";
-import type { Db } from "./db.ts";
 import { and, eq, gt, isNull, sql } from "./drizzle.ts";
 import { attributionSessions, leads, orders } from "./schema.ts";
+import { byKey, type StoreDb } from "./store-db.ts";
 
 export type {
   AttributionRepository,
@@ -9,14 +10,10 @@ export type {
   ConversionTarget,
 } from "../domain/attribution/attribution-store.ts";
 
-const text = (name: string) => sql.placeholder(name) as unknown as string;
+const text = (name: string) => sql.placeholder(name);
 
-export function createAttributionRepository(db: Db): AttributionRepository {
-  const byId = db
-    .select()
-    .from(attributionSessions)
-    .where(eq(attributionSessions.sessionId, text("id")))
-    .prepare();
+export function createAttributionRepository(db: StoreDb): AttributionRepository {
+  const byId = byKey(db, attributionSessions, attributionSessions.sessionId, "id");
   const leadById = db
     .select({ abId: leads.abId, agentId: leads.agentId })
     .from(leads)
@@ -29,13 +26,13 @@ export function createAttributionRepository(db: Db): AttributionRepository {
     .prepare();
   return {
     async insert(session) {
-      db.insert(attributionSessions).values(session).run();
+      await db.insert(attributionSessions).values(session);
     },
     async findById(sessionId) {
-      return byId.get({ id: sessionId }) ?? null;
+      return (await byId.get({ id: sessionId })) ?? null;
     },
     async convert(sessionId, conversion) {
-      const result = db
+      const converted = await db
         .update(attributionSessions)
         .set({ convertedAt: conversion.at, leadId: conversion.leadId, orderId: conversion.orderId })
         .where(
@@ -45,14 +42,14 @@ export function createAttributionRepository(db: Db): AttributionRepository {
             gt(attributionSessions.expiresAt, conversion.at),
           ),
         )
-        .run();
-      return result.changes === 1;
+        .returning({ sessionId: attributionSessions.sessionId });
+      return converted.length === 1;
     },
     async leadOwner(leadId) {
-      return leadById.get({ id: leadId }) ?? null;
+      return (await leadById.get({ id: leadId })) ?? null;
     },
     async orderOwner(orderId) {
-      return orderById.get({ id: orderId }) ?? null;
+      return (await orderById.get({ id: orderId })) ?? null;
     },
   };
 }

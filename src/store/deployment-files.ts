@@ -2,12 +2,12 @@
  * The fingerprints of the files every machine of a deployment holds alike (schema.ts
  * deploymentFiles; docs/several-machines.md, "Secrets and signing keys reach every machine by
  * copy"): the deployment's first server or command records each file's SHA-256, every later one
- * compares its copy with it (jobs/shared-files.ts). The port, and its SQLite implementation; the
- * PostgreSQL one is postgres/deployment-files.ts.
+ * compares its copy with it (jobs/shared-files.ts). The port, and its one implementation for both
+ * engines.
  */
-import type { Db } from "./db.ts";
-import { inArray } from "./drizzle.ts";
+import { inArray, sql } from "./drizzle.ts";
 import { deploymentFiles } from "./schema.ts";
+import { inTransaction, rows, run, type StoreDb } from "./store-db.ts";
 
 export interface RecordedFingerprint {
   name: string;
@@ -42,34 +42,43 @@ export interface DeploymentFileStore {
   ): Promise<Map<string, RecordedFingerprint>>;
 }
 
-export function createDeploymentFileStore(db: Db): DeploymentFileStore {
-  const read = (names: readonly string[]) =>
-    new Map(
-      db
-        .select()
-        .from(deploymentFiles)
-        .where(inArray(deploymentFiles.name, [...names]))
-        .all()
-        .map((row) => [row.name, row] as const),
-    );
-  const recordTx = db.$client.transaction(
-    (
-      names: readonly string[],
-      decide: (recorded: ReadonlyMap<string, RecordedFingerprint>) => FingerprintEntry[],
-      by: RecordedBy,
-    ) => {
-      for (const entry of decide(read(names))) {
-        const row = { ...entry, recordedAt: by.at, recordedBy: by.host };
-        db.insert(deploymentFiles)
-          .values(row)
-          .onConflictDoUpdate({
-            target: deploymentFiles.name,
-            set: { sha256: row.sha256, recordedAt: row.recordedAt, recordedBy: row.recordedBy },
-          })
-          .run();
-      }
-      return read(names);
-    },
-  );
-  return { record: async (names, decide, by) => recordTx.immediate(names, decide, by) };
+/** The lock of the check: two machines starting together record one set, not two. */
+const DEPLOYMENT_FILES_LOCK = 0x4142_4546_494c;
+
+export function createDeploymentFileStore(db: StoreDb): DeploymentFileStore {
+  return {
+    record: (names, decide, by) =>
+      inTransaction(
+        db,
+        function* (tx) {
+          const read = function* () {
+            const recorded = yield* rows(
+              tx
+                .select()
+                .from(deploymentFiles)
+                .where(inArray(deploymentFiles.name, [...names])),
+            );
+            return new Map<string, RecordedFingerprint>(recorded.map((row) => [row.name, row]));
+          };
+          const recorded = yield* read();
+          const entries = decide(recorded);
+          if (entries.length === 0) return recorded;
+          yield* run(
+            tx
+              .insert(deploymentFiles)
+              .values(entries.map((entry) => ({ ...entry, recordedAt: by.at, recordedBy: by.host })))
+              .onConflictDoUpdate({
+                target: deploymentFiles.name,
+                set: {
+                  sha256: sql`excluded.sha256`,
+                  recordedAt: sql`excluded.recorded_at`,
+                  recordedBy: sql`excluded.recorded_by`,
+                },
+              }),
+          );
+          return yield* read();
+        },
+        { serializedBy: DEPLOYMENT_FILES_LOCK },
+      ),
+  };
 }

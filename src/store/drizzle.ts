@@ -9,9 +9,28 @@ import { createRequire } from "node:module";
 
 const load = createRequire(import.meta.url);
 
-export const { and, asc, eq, getTableColumns, gt, gte, inArray, is, isNull, lte, ne, or, sql } = load(
-  "drizzle-orm",
-) as typeof import("drizzle-orm");
+export const {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  gte,
+  inArray,
+  is,
+  isNotNull,
+  isNull,
+  like,
+  lt,
+  lte,
+  min,
+  ne,
+  notExists,
+  or,
+  sql,
+} = load("drizzle-orm") as typeof import("drizzle-orm");
 export const { getTableConfig, index, integer, primaryKey, real, SQLiteTable, sqliteTable, text, uniqueIndex } = load(
   "drizzle-orm/sqlite-core",
 ) as typeof import("drizzle-orm/sqlite-core");

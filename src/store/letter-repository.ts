@@ -1,143 +1,131 @@
-import type {
-  LetterRecipient,
-  LetterRecipientFilter,
-  LetterRow,
-  LetterStore,
-  NewLetter,
-} from "../domain/merchant-space/letter-store.ts";
-import type { ClaimEvent, ClaimRecord, SpaceNotice } from "../domain/merchant-space/space-store.ts";
+/**
+ * The postal letters' codes, on both engines (the port: src/domain/merchant-space/letter-store.ts).
+ * A wrong try is one UPDATE (two tries at once both count: SQLite's single writer, or PostgreSQL's
+ * row lock); a spend is one UPDATE ... WHERE used_at IS NULL (of two spends at once the second
+ * finds the letter used) and records its claim in the same transaction (claimWrites, the merchant
+ * space's).
+ */
+import type { LetterStore } from "../domain/merchant-space/letter-store.ts";
 import { LISTED_STATUSES } from "../domain/merchants/lifecycle.ts";
-import type { StoreConnection } from "./connection.ts";
-import { claimWriter } from "./merchant-space-repository.ts";
+import { and, asc, eq, gt, inArray, isNull, ne, notExists, sql } from "./drizzle.ts";
+import { auditWrites, claimWrites } from "./merchant-space-repository.ts";
+import { letterCodes, merchantClaims, merchants, territorialProofs } from "./schema.ts";
 import { secretFile } from "./secret-files.ts";
+import { byKey, inTransaction, rows, run, type StoreDb } from "./store-db.ts";
 
-export interface LetterDbRow {
-  letter_id: string;
-  ab_id: string;
-  batch_id: string;
-  locator_hash: string;
-  secret_hash: string;
-  created_at: string;
-  expires_at: string;
-  used_at: string | null;
-  failed_attempts: number;
-  locked_at: string | null;
-  superseded_at: string | null;
-}
+const LISTED = [...LISTED_STATUSES];
 
-const LISTED = [...LISTED_STATUSES].map((status) => `'${status}'`).join(", ");
-
-export function createLetterRepository(db: StoreConnection): LetterStore {
-  const sqlite = db.$client;
-  const insertLetter = sqlite.prepare(
-    `INSERT INTO letter_codes (letter_id, ab_id, batch_id, locator_hash, secret_hash, created_at, expires_at)
-     VALUES (@letterId, @abId, @batchId, @locatorHash, @secretHash, @createdAt, @expiresAt)`,
-  );
-  const supersede = sqlite.prepare(
-    `UPDATE letter_codes SET superseded_at = @at
-     WHERE ab_id = @abId AND letter_id <> @letterId AND used_at IS NULL AND locked_at IS NULL AND superseded_at IS NULL`,
-  );
-  const byLocator = sqlite.prepare<[string], LetterDbRow>("SELECT * FROM letter_codes WHERE locator_hash = ?");
-  const byId = sqlite.prepare<[string], LetterDbRow>("SELECT * FROM letter_codes WHERE letter_id = ?");
-  const countTry = sqlite.prepare(
-    `UPDATE letter_codes SET failed_attempts = failed_attempts + 1,
-       locked_at = CASE WHEN failed_attempts + 1 >= @lockAfter THEN @at ELSE NULL END
-     WHERE letter_id = @letterId AND locked_at IS NULL`,
-  );
-  const spendLetter = sqlite.prepare(
-    `UPDATE letter_codes SET used_at = @at
-     WHERE letter_id = @letterId AND used_at IS NULL AND locked_at IS NULL AND superseded_at IS NULL AND expires_at > @at`,
-  );
-  const writeClaim = claimWriter(sqlite);
-  const spendTx = sqlite.transaction(
-    (letterId: string, at: string, claim: ClaimRecord, event: ClaimEvent, notice: SpaceNotice) =>
-      spendLetter.run({ letterId, at }).changes === 0 ? null : writeClaim(claim, event, notice),
-  );
-  const recordTx = sqlite.transaction((letters: readonly NewLetter[], at: string) => {
-    for (const letter of letters) {
-      insertLetter.run(letter);
-      supersede.run({ at, abId: letter.abId, letterId: letter.letterId });
-    }
-  });
-  // The lock goes in the merchant's audit log, at the revision the record is at (the record does
-  // not change: nothing to publish, no change-feed row). No code, no email: the letter's id only.
-  const insertLockEvent = sqlite.prepare(
-    `INSERT INTO merchant_events (ab_id, at, actor, action, changes, reason, revision)
-     SELECT ab_id, @at, 'letter:' || @letterId, 'letter_locked', '{}', @reason, revision FROM merchants WHERE ab_id = @abId`,
-  );
-  const countTx = sqlite.transaction((letterId: string, at: string, lockAfter: number) => {
-    if (countTry.run({ letterId, at, lockAfter }).changes === 0) return null;
-    const row = byId.get(letterId);
-    if (!row) return null;
-    if (row.locked_at !== null) {
-      insertLockEvent.run({
-        at,
-        letterId,
-        abId: row.ab_id,
-        reason: `${row.failed_attempts} wrong tries; a new letter is needed`,
-      });
-    }
-    return letterOf(row);
-  });
+export function createLetterRepository(db: StoreDb): LetterStore {
+  const byLocator = byKey(db, letterCodes, letterCodes.locatorHash, "locatorHash");
   return {
-    async recipients(filter: LetterRecipientFilter): Promise<LetterRecipient[]> {
-      const conditions = [`m.status IN (${LISTED})`];
-      const parameters: Record<string, string | number> = { limit: filter.limit };
-      if (filter.abIds) {
-        conditions.push(`m.ab_id IN (SELECT value FROM json_each(@abIds))`);
-        parameters.abIds = JSON.stringify(filter.abIds);
-      }
+    async recipients(filter) {
+      const conditions = [inArray(merchants.status, LISTED)];
+      if (filter.abIds) conditions.push(inArray(merchants.abId, [...filter.abIds]));
       if (filter.department !== undefined) {
-        conditions.push("m.ab_id IN (SELECT ab_id FROM territorial_proofs WHERE department_code = @department)");
-        parameters.department = filter.department;
+        const inDepartment = db
+          .select({ abId: territorialProofs.abId })
+          .from(territorialProofs)
+          .where(eq(territorialProofs.departmentCode, filter.department));
+        conditions.push(inArray(merchants.abId, inDepartment));
       }
       if (filter.unclaimed) {
-        conditions.push(
-          "NOT EXISTS (SELECT 1 FROM merchant_claims c WHERE c.ab_id = m.ab_id AND c.revoked_at IS NULL)",
-        );
+        const liveClaim = db
+          .select({ one: sql`1` })
+          .from(merchantClaims)
+          .where(and(eq(merchantClaims.abId, merchants.abId), isNull(merchantClaims.revokedAt)));
+        conditions.push(notExists(liveClaim));
       }
-      return sqlite
-        .prepare<Record<string, string | number>, LetterRecipient>(
-          `SELECT m.ab_id AS abId, m.siret, m.legal_name AS legalName, m.business_name AS businessName,
-                  m.street, m.postal_code AS postalCode, m.city
-           FROM merchants m WHERE ${conditions.join(" AND ")} ORDER BY m.postal_code, m.ab_id LIMIT @limit`,
-        )
-        .all(parameters);
+      return db
+        .select({
+          abId: merchants.abId,
+          siret: merchants.siret,
+          legalName: merchants.legalName,
+          businessName: merchants.businessName,
+          street: merchants.street,
+          postalCode: merchants.postalCode,
+          city: merchants.city,
+        })
+        .from(merchants)
+        .where(and(...conditions))
+        .orderBy(asc(merchants.postalCode), asc(merchants.abId))
+        .limit(filter.limit);
     },
     async unlisted(abIds) {
-      const listed = new Set(
-        sqlite
-          .prepare<[string], string>(
-            `SELECT ab_id FROM merchants WHERE ab_id IN (SELECT value FROM json_each(?)) AND status IN (${LISTED})`,
-          )
-          .pluck()
-          .all(JSON.stringify(abIds)),
-      );
-      return abIds.filter((abId) => !listed.has(abId));
+      const listed = await db
+        .select({ abId: merchants.abId })
+        .from(merchants)
+        .where(and(inArray(merchants.abId, [...abIds]), inArray(merchants.status, LISTED)));
+      const known = new Set(listed.map((row) => row.abId));
+      return abIds.filter((abId) => !known.has(abId));
     },
-    recordBatch: async (letters, at) => recordTx.immediate(letters, at),
+    recordBatch: (letters, at) =>
+      inTransaction(db, function* (tx) {
+        for (const letter of letters) {
+          yield* run(tx.insert(letterCodes).values(letter));
+          yield* run(
+            tx
+              .update(letterCodes)
+              .set({ supersededAt: at })
+              .where(
+                and(
+                  eq(letterCodes.abId, letter.abId),
+                  ne(letterCodes.letterId, letter.letterId),
+                  isNull(letterCodes.usedAt),
+                  isNull(letterCodes.lockedAt),
+                  isNull(letterCodes.supersededAt),
+                ),
+              ),
+          );
+        }
+      }),
     async findByLocator(locatorHash) {
-      const row = byLocator.get(locatorHash);
-      return row ? letterOf(row) : null;
+      return (await byLocator.get({ locatorHash })) ?? null;
     },
-    countWrongTry: async (letterId, at, lockAfter) => countTx.immediate(letterId, at, lockAfter),
-    spend: async (letterId, at, claim, event, notice) => spendTx.immediate(letterId, at, claim, event, notice),
-  };
-}
-
-export function letterOf(row: LetterDbRow): LetterRow {
-  return {
-    letterId: row.letter_id,
-    abId: row.ab_id,
-    batchId: row.batch_id,
-    locatorHash: row.locator_hash,
-    secretHash: row.secret_hash,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    usedAt: row.used_at,
-    failedAttempts: row.failed_attempts,
-    lockedAt: row.locked_at,
-    supersededAt: row.superseded_at,
+    countWrongTry: (letterId, at, lockAfter) =>
+      inTransaction(db, function* (tx) {
+        const [letter] = yield* rows(
+          tx
+            .update(letterCodes)
+            .set({
+              failedAttempts: sql`${letterCodes.failedAttempts} + 1`,
+              lockedAt: sql`CASE WHEN ${letterCodes.failedAttempts} + 1 >= ${lockAfter} THEN ${at} ELSE NULL END`,
+            })
+            .where(and(eq(letterCodes.letterId, letterId), isNull(letterCodes.lockedAt)))
+            .returning(),
+        );
+        if (!letter) return null;
+        if (letter.lockedAt !== null) {
+          // The lock goes in the merchant's audit log. No code, no email: the letter's id only.
+          yield* auditWrites(tx, letter.abId, {
+            at,
+            actor: `letter:${letterId}`,
+            action: "letter_locked",
+            changes: "{}",
+            reason: `${letter.failedAttempts} wrong tries; a new letter is needed`,
+          });
+        }
+        return letter;
+      }),
+    spend: (letterId, at, claim, event, notice) =>
+      inTransaction(db, function* (tx) {
+        const spent = yield* rows(
+          tx
+            .update(letterCodes)
+            .set({ usedAt: at })
+            .where(
+              and(
+                eq(letterCodes.letterId, letterId),
+                isNull(letterCodes.usedAt),
+                isNull(letterCodes.lockedAt),
+                isNull(letterCodes.supersededAt),
+                gt(letterCodes.expiresAt, at),
+              ),
+            )
+            .returning({ letterId: letterCodes.letterId }),
+        );
+        if (spent.length === 0) return null;
+        return yield* claimWrites(tx, claim, event, notice);
+      }),
   };
 }
 

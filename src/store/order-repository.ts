@@ -1,62 +1,60 @@
-import type { OrderIdempotency, OrderRecord, OrderRepository } from "../domain/orders/order-store.ts";
-import type { Db } from "./db.ts";
+/** Orders, on both engines: an order and its Idempotency-Key stored in one transaction. */
+import type { OrderRepository } from "../domain/orders/order-store.ts";
 import { and, eq, sql } from "./drizzle.ts";
 import { idempotencyKeys, merchants, orders } from "./schema.ts";
+import { byKey, inTransaction, rows, run, type StoreDb } from "./store-db.ts";
 
 export type { OrderIdempotency, OrderItem, OrderRecord, OrderRepository } from "../domain/orders/order-store.ts";
 
-export function createOrderRepository(db: Db): OrderRepository {
-  const byId = db
-    .select()
-    .from(orders)
-    .where(eq(orders.orderId, sql.placeholder("orderId") as unknown as string))
-    .prepare();
+const text = (name: string) => sql.placeholder(name);
+
+export function createOrderRepository(db: StoreDb): OrderRepository {
+  const byId = byKey(db, orders, orders.orderId, "orderId");
   const accountOf = db
     .select({ paymentSetup: merchants.paymentSetup, paymentAccountId: merchants.paymentAccountId })
     .from(merchants)
-    .where(eq(merchants.abId, sql.placeholder("abId") as unknown as string))
+    .where(eq(merchants.abId, text("abId")))
     .prepare();
   const idempotent = db
     .select({ requestHash: idempotencyKeys.requestHash, orderId: idempotencyKeys.resourceId })
     .from(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.scope, sql.placeholder("scope") as unknown as string),
-        eq(idempotencyKeys.key, sql.placeholder("key") as unknown as string),
-      ),
-    )
+    .where(and(eq(idempotencyKeys.scope, text("scope")), eq(idempotencyKeys.key, text("key"))))
     .prepare();
-  const insertTx = db.$client.transaction((order: OrderRecord, idempotency: OrderIdempotency | null) => {
-    const inserted = db.insert(orders).values(order).onConflictDoNothing({ target: orders.orderId }).run();
-    if (inserted.changes === 0) return "duplicate" as const;
-    if (idempotency) {
-      db.insert(idempotencyKeys)
-        .values({
-          scope: idempotency.scope,
-          key: idempotency.key,
-          requestHash: idempotency.requestHash,
-          resourceId: order.orderId,
-          createdAt: order.createdAt,
-        })
-        .run();
-    }
-    return "inserted" as const;
-  });
   return {
-    async insert(order, idempotency = null) {
-      return insertTx.immediate(order, idempotency);
-    },
+    insert: (order, idempotency = null) =>
+      inTransaction(db, function* (tx) {
+        const inserted = yield* rows(
+          tx
+            .insert(orders)
+            .values(order)
+            .onConflictDoNothing({ target: orders.orderId })
+            .returning({ orderId: orders.orderId }),
+        );
+        if (inserted.length === 0) return "duplicate" as const;
+        if (idempotency) {
+          yield* run(
+            tx.insert(idempotencyKeys).values({
+              scope: idempotency.scope,
+              key: idempotency.key,
+              requestHash: idempotency.requestHash,
+              resourceId: order.orderId,
+              createdAt: order.createdAt,
+            }),
+          );
+        }
+        return "inserted" as const;
+      }),
     async findIdempotent(scope, key) {
-      return idempotent.get({ scope, key }) ?? null;
+      return (await idempotent.get({ scope, key })) ?? null;
     },
     async findById(orderId) {
-      const row = byId.get({ orderId });
+      const row = await byId.get({ orderId });
       if (!row) return null;
       const { anonymizedAt: _anonymizedAt, ...order } = row;
       return { ...order, fulfillmentType: order.fulfillmentType === "delivery" ? "delivery" : "pickup" };
     },
     async paymentAccountFor(abId) {
-      const row = accountOf.get({ abId });
+      const row = await accountOf.get({ abId });
       return row?.paymentSetup && row.paymentAccountId ? row.paymentAccountId : null;
     },
   };

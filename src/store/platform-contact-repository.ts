@@ -1,8 +1,7 @@
-import type {
-  NewPlatformContact,
-  PlatformContactRepository,
-} from "../domain/platform-contact/platform-contact-store.ts";
-import type { StoreConnection } from "./connection.ts";
+/** Messages to the platform's team, on both engines: the contact and its outbox row in one transaction. */
+import type { PlatformContactRepository } from "../domain/platform-contact/platform-contact-store.ts";
+import { outbox, platformContacts } from "./schema.ts";
+import { byKey, inTransaction, run, type StoreDb } from "./store-db.ts";
 
 export type {
   NewPlatformContact,
@@ -10,51 +9,26 @@ export type {
   PlatformContactRepository,
 } from "../domain/platform-contact/platform-contact-store.ts";
 
-interface ContactRow {
-  contact_id: string;
-  type: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  company: string | null;
-  message: string;
-  status: string;
-  created_at: string;
-  anonymized_at: string | null;
-}
-
-export function createPlatformContactRepository(db: StoreConnection): PlatformContactRepository {
-  const sqlite = db.$client;
-  const insertContact = sqlite.prepare(
-    `INSERT INTO platform_contacts (contact_id, type, name, email, phone, company, message, status, created_at)
-     VALUES (@contactId, @type, @name, @email, @phone, @company, @message, 'received', @createdAt)`,
-  );
-  const insertOutbox = sqlite.prepare(
-    `INSERT INTO outbox (message_id, kind, subject_id, status, attempts, next_attempt_at, created_at)
-     VALUES (?, 'platform_contact', ?, 'pending', 0, ?, ?)`,
-  );
-  const byId = sqlite.prepare<[string], ContactRow>("SELECT * FROM platform_contacts WHERE contact_id = ?");
-  const insertTx = sqlite.transaction((contact: NewPlatformContact, outboxMessageId: string) => {
-    insertContact.run(contact);
-    insertOutbox.run(outboxMessageId, contact.contactId, contact.createdAt, contact.createdAt);
-  });
+export function createPlatformContactRepository(db: StoreDb): PlatformContactRepository {
+  const byId = byKey(db, platformContacts, platformContacts.contactId, "contactId");
   return {
-    insert: async (contact, outboxMessageId) => insertTx.immediate(contact, outboxMessageId),
+    insert: (contact, outboxMessageId) =>
+      inTransaction(db, function* (tx) {
+        yield* run(tx.insert(platformContacts).values({ ...contact, status: "received" }));
+        yield* run(
+          tx.insert(outbox).values({
+            messageId: outboxMessageId,
+            kind: "platform_contact",
+            subjectId: contact.contactId,
+            status: "pending",
+            attempts: 0,
+            nextAttemptAt: contact.createdAt,
+            createdAt: contact.createdAt,
+          }),
+        );
+      }),
     async find(contactId) {
-      const row = byId.get(contactId);
-      if (!row) return null;
-      return {
-        contactId: row.contact_id,
-        type: row.type,
-        name: row.name,
-        email: row.email,
-        phone: row.phone,
-        company: row.company,
-        message: row.message,
-        status: row.status,
-        createdAt: row.created_at,
-        anonymizedAt: row.anonymized_at,
-      };
+      return (await byId.get({ contactId })) ?? null;
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { BrandVoice, HoursException, MerchantClosure, SignalNotice } from "../domain/merchant.ts";
 import { index, integer, primaryKey, real, sql, sqliteTable, text, uniqueIndex } from "./drizzle.ts";
+import { NUMBERED_BY_THE_STORE } from "./rowid.ts";
 
 export type { BrandVoice } from "../domain/merchant.ts";
 
@@ -8,6 +9,9 @@ export type { BrandVoice } from "../domain/merchant.ts";
  * echo them unchanged; JSON columns hold small, bounded structures read as a whole.
  * Keep in step with src/store/migrations/ (test/unit/store-schema.test.ts checks both agree).
  */
+
+/** A rowid an insert leaves out, numbered by either engine (rowid.ts). */
+const numberedByTheStore = () => sql.raw(NUMBERED_BY_THE_STORE);
 
 export const merchants = sqliteTable(
   "merchants",
@@ -299,7 +303,7 @@ export const officialRowDigests = sqliteTable("official_row_digests", {
 export const merchantEvents = sqliteTable(
   "merchant_events",
   {
-    eventId: integer("event_id").primaryKey({ autoIncrement: true }),
+    eventId: integer("event_id").primaryKey({ autoIncrement: true }).$defaultFn(numberedByTheStore),
     abId: text("ab_id").notNull(),
     at: text("at").notNull(),
     actor: text("actor").notNull(),
@@ -316,7 +320,7 @@ export const merchantEvents = sqliteTable(
 export const merchantChanges = sqliteTable(
   "merchant_changes",
   {
-    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    seq: integer("seq").primaryKey({ autoIncrement: true }).$defaultFn(numberedByTheStore),
     abId: text("ab_id").notNull(),
     revision: integer("revision").notNull(),
     /** created, updated or withdrawn, as a reader of the listed registry sees it. */

@@ -1,28 +1,23 @@
 import type { SettingsRepository } from "../domain/settings-store.ts";
-import type { Db } from "./db.ts";
-import { eq, sql } from "./drizzle.ts";
 import { settings } from "./schema.ts";
+import { byKey, type StoreDb } from "./store-db.ts";
 
-/** Operator settings on SQLite, shared by every process on DATA_DIR. */
-export function createSettingsRepository(db: Db): SettingsRepository {
-  const byKey = db
-    .select()
-    .from(settings)
-    .where(eq(settings.key, sql.placeholder("key") as unknown as string))
-    .prepare();
+/** Operator settings (the kill switch, ...): one row each, shared by every process and machine, on both engines. */
+export function createSettingsRepository(db: StoreDb): SettingsRepository {
+  const byName = byKey(db, settings, settings.key, "key");
   return {
     async get(key) {
-      return byKey.get({ key })?.value ?? null;
+      return (await byName.get({ key }))?.value ?? null;
     },
     async find(key) {
-      return byKey.get({ key }) ?? null;
+      return (await byName.get({ key })) ?? null;
     },
     async set(key, value, now) {
       const updatedAt = now.toISOString();
-      db.insert(settings)
+      await db
+        .insert(settings)
         .values({ key, value, updatedAt })
-        .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt } })
-        .run();
+        .onConflictDoUpdate({ target: settings.key, set: { value, updatedAt } });
     },
   };
 }

@@ -15,7 +15,7 @@ import { createMerchantRegistryRepository } from "./merchant-registry-repository
 import { createMerchantRepository } from "./merchant-repository.ts";
 import { createMerchantSpaceRepository } from "./merchant-space-repository.ts";
 import { createOrderRepository } from "./order-repository.ts";
-import { createOutboxRepository } from "./outbox-repository.ts";
+import { createOutboxRepository, sqliteOutboxClaims } from "./outbox-repository.ts";
 import { createPlatformContactRepository } from "./platform-contact-repository.ts";
 import { createPublishSource } from "./publish-source.ts";
 import { createRetentionRepository } from "./retention-repository.ts";
@@ -44,7 +44,7 @@ export function sqliteStoreOf(db: Db): SqliteStore {
     db,
     agents: createAgentRepository(db),
     settings: createSettingsRepository(db),
-    outbox: createOutboxRepository(db),
+    outbox: createOutboxRepository(db, sqliteOutboxClaims(db)),
     merchants: createMerchantRepository(db),
     keptCards: createSearchCardStore(db),
     searchFeed: createSearchFeed(db),

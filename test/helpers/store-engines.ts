@@ -13,12 +13,15 @@ import { afterAll, beforeAll } from "vitest";
 import { type Db, openDatabase } from "../../src/store/db.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
 import { type PostgresStore, postgresStore } from "../../src/store/postgres/store.ts";
+import type { StoreDb } from "../../src/store/store-db.ts";
 import { startTestPostgres, type TestPostgres } from "./postgres.ts";
 
 export interface OpenedStore {
   /** The store itself on its engine (the other is null). */
   sqlite: Db | null;
   postgres: PostgresStore | null;
+  /** The one query builder of the repositories shared by both engines (src/store/store-db.ts), on this one. */
+  storeDb: StoreDb;
   /** The same store opened again, as another process or machine would. */
   another(): OpenedStore;
   run(sql: string, values?: unknown[]): Promise<void>;
@@ -72,6 +75,7 @@ export function storeEngines(): StoreEngine[] {
     return {
       sqlite: db,
       postgres: null,
+      storeDb: db,
       another: () => sqliteStore(file),
       async run(sql, values = []) {
         db.$client.prepare(sqliteParameters(sql)).run(...sqliteValues(values));
@@ -84,9 +88,11 @@ export function storeEngines(): StoreEngine[] {
   const postgresOpened = (url: string): OpenedStore => {
     const pool: pg.Pool = openPostgresPool({ url, poolMax: 4, poolTimeoutMs: 5_000 });
     closers.push(() => pool.end());
+    const postgres = postgresStore(pool);
     return {
       sqlite: null,
-      postgres: postgresStore(pool),
+      postgres,
+      storeDb: postgres.storeDb,
       another: () => postgresOpened(url),
       async run(sql, values = []) {
         await pool.query(sql, values);

@@ -16,8 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobArgv } from "../../jobs/compile-cache.ts";
 import { recordClaim } from "../../src/domain/merchant-space/claims.ts";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
-import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
+import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { openPostgresPool } from "../../src/store/postgres/pool.ts";
+import { postgresStore } from "../../src/store/postgres/store.ts";
 import { type FakeRechercheEntreprises, startFakeRechercheEntreprises } from "../helpers/fake-recherche-entreprises.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { readPublished } from "../helpers/published-packs.ts";
@@ -224,7 +225,7 @@ describe("operator commands with DATABASE_URL", () => {
     const abId = await oneWithStatus("ACTIVE");
     const [merchant] = await rows<{ siret: string }>("SELECT siret FROM merchants WHERE ab_id = $1", [abId]);
     const claim = await recordClaim(
-      { store: createPostgresMerchantSpaceRepository(pool), now: () => new Date() },
+      { store: createMerchantSpaceRepository(postgresStore(pool).storeDb), now: () => new Date() },
       {
         abId,
         siren: (merchant?.siret ?? "").slice(0, 9),

@@ -21,9 +21,8 @@ import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { createLeadEmailConfirmationRepository } from "../../src/store/lead-email-confirmation-repository.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
-import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
+import { createOutboxRepository, sqliteOutboxClaims } from "../../src/store/outbox-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "../../src/store/postgres/merchant-registry-repository.ts";
-import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
 import { createPostgresOutboxRepository } from "../../src/store/postgres/outbox-repository.ts";
 import { createPostgresLeadEmailConfirmationRepository } from "../../src/store/postgres/space-link-repositories.ts";
 import { type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
@@ -47,7 +46,7 @@ function portsOf(store: OpenedStore): Ports {
       registry: createMerchantRegistryRepository(store.sqlite),
       confirmations: createLeadEmailConfirmationRepository(store.sqlite),
       space: createMerchantSpaceRepository(store.sqlite),
-      outbox: createOutboxRepository(store.sqlite),
+      outbox: createOutboxRepository(store.sqlite, sqliteOutboxClaims(store.sqlite)),
     };
   }
   if (!store.postgres) throw new Error("no store");
@@ -55,8 +54,8 @@ function portsOf(store: OpenedStore): Ports {
   return {
     registry: createPostgresMerchantRegistryRepository(store.postgres),
     confirmations: createPostgresLeadEmailConfirmationRepository(pool),
-    space: createPostgresMerchantSpaceRepository(pool),
-    outbox: createPostgresOutboxRepository(pool),
+    space: createMerchantSpaceRepository(store.postgres.storeDb),
+    outbox: createPostgresOutboxRepository(store.postgres),
   };
 }
 

@@ -82,7 +82,11 @@ beforeEach(() => {
   abA = add(lifecycle, "0001", "Boulangerie Martin");
   abB = add(lifecycle, "0002", "Boulangerie Martin Gare");
   space = { store: createMerchantSpaceRepository(db), now, csrfSecret: () => Buffer.alloc(32, 3) };
-  letters = { letters: createLetterRepository(db), codeKeys: createLetterCodeKeys(() => Buffer.alloc(32, 4)), now };
+  letters = {
+    letters: createLetterRepository(db),
+    codeKeys: createLetterCodeKeys(() => Buffer.alloc(32, 4)),
+    now,
+  };
   links = {
     links: createSignInLinkRepository(db),
     linkTokens: createSignInLinkTokens(() => Buffer.alloc(32, 5)),

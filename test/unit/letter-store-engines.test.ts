@@ -1,6 +1,6 @@
 /**
- * The postal letters' store on both engines (src/store/letter-repository.ts on SQLite,
- * src/store/postgres/letter-repository.ts on PostgreSQL): who a batch may go to; a batch
+ * The postal letters' store on both engines (src/store/letter-repository.ts, one repository over
+ * each engine's StoreDb): who a batch may go to; a batch
  * superseding the older letters of its establishments; wrong tries counted and the letter locked
  * at the limit (the lock in the audit log); a spend that records its claim in the same
  * transaction, refused for a letter used, locked, superseded or expired; two spends of one code at
@@ -11,7 +11,6 @@ import type { LetterStore, NewLetter } from "../../src/domain/merchant-space/let
 import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimEvent, ClaimRecord } from "../../src/domain/merchant-space/space-store.ts";
 import { createLetterRepository } from "../../src/store/letter-repository.ts";
-import { createPostgresLetterRepository } from "../../src/store/postgres/letter-repository.ts";
 import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const T0 = "2026-11-26T10:00:00.000Z";
@@ -19,9 +18,7 @@ const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toIS
 const EXPIRES = at(60 * 24 * 90);
 
 function lettersOf(store: OpenedStore): LetterStore {
-  if (store.sqlite) return createLetterRepository(store.sqlite);
-  if (store.postgres) return createPostgresLetterRepository(store.postgres.pool);
-  throw new Error("no store");
+  return createLetterRepository(store.storeDb);
 }
 
 const letter = (letterId: string, abId: string, batchId = "batch-1"): NewLetter => ({

@@ -37,7 +37,7 @@ import {
   createMerchantRegistryRepository,
   createMerchantRegistryView,
 } from "../../src/store/merchant-registry-repository.ts";
-import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
+import { createOutboxRepository, sqliteOutboxClaims } from "../../src/store/outbox-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 import { createSpaceNoticeRepository } from "../../src/store/space-notice-repository.ts";
@@ -266,7 +266,7 @@ describe("pause and resume", () => {
 });
 
 describe("the lead email", () => {
-  const outbox = () => createOutboxRepository(db);
+  const outbox = () => createOutboxRepository(db, sqliteOutboxClaims(db));
   const composeDeps = () => ({
     leads: createLeadRepository(db),
     platformContacts: createPlatformContactRepository(db),

@@ -252,6 +252,8 @@ describe("claims", () => {
     const camille = (await openSession(deps, person())).session;
     const sacha = (await openSession(deps, person({ subject: "sub-sacha", email: "sacha@exemple.fr" }))).session;
     await createClaim(deps, camille, abA);
+    // A second later: claims of one instant are listed by id, on both engines.
+    clock += 1_000;
     await createClaim(deps, sacha, abA);
     expect((await claimsOfListing(deps, abA)).map((claim) => claim.subject)).toEqual(["sub-camille", "sub-sacha"]);
   });
@@ -324,8 +326,11 @@ describe("claims", () => {
       deps,
       person({ subject: "sub-camille-ministere", email: "Camille@Exemple.fr" }),
     );
+    // Each claim a second after the last: claims of one instant are listed by id, on both engines.
+    clock += 1_000;
     const held = await createClaim(deps, otherDoor.session, abA);
     const bystander = await openSession(deps, person({ subject: "sub-sacha", email: "sacha@exemple.fr" }));
+    clock += 1_000;
     await createClaim(deps, bystander.session, abA);
     await revokeClaim(deps, claim.claimId, { by: "operator:alice", reason: "usurpation" });
     expect((await claimsOfListing(deps, abA)).map((one) => [one.subject, one.revokedBy])).toEqual([

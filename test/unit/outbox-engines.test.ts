@@ -6,17 +6,15 @@
  * two machines claiming at once never take the same row.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createOutboxRepository } from "../../src/store/outbox-repository.ts";
-import {
-  type AsyncOutboxRepository,
-  createPostgresOutboxRepository,
-} from "../../src/store/postgres/outbox-repository.ts";
-import { asynchronous, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
+import type { OutboxRepository } from "../../src/domain/outbox-store.ts";
+import { createOutboxRepository, sqliteOutboxClaims } from "../../src/store/outbox-repository.ts";
+import { createPostgresOutboxRepository } from "../../src/store/postgres/outbox-repository.ts";
+import { type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 /** A machine's outbox on the store (another machine: the store opened again). */
-function outboxOf(store: OpenedStore): AsyncOutboxRepository {
-  if (store.sqlite) return asynchronous(createOutboxRepository(store.sqlite));
-  if (store.postgres) return createPostgresOutboxRepository(store.postgres.pool);
+function outboxOf(store: OpenedStore): OutboxRepository {
+  if (store.sqlite) return createOutboxRepository(store.sqlite, sqliteOutboxClaims(store.sqlite));
+  if (store.postgres) return createPostgresOutboxRepository(store.postgres);
   throw new Error("no store");
 }
 
@@ -33,7 +31,7 @@ async function pending(engine: OpenedStore, id: string, dueMinutes: number, kind
 for (const { name, open } of storeEngines()) {
   describe(`the outbox on ${name}`, () => {
     let engine: OpenedStore;
-    let outbox: AsyncOutboxRepository;
+    let outbox: OutboxRepository;
     beforeAll(async () => {
       engine = await open();
       outbox = outboxOf(engine);

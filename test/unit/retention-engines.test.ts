@@ -12,9 +12,6 @@ import { createLeadRepository } from "../../src/store/lead-repository.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
 import { createPostgresLeadRepository } from "../../src/store/postgres/lead-repository.ts";
-import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
-import { createPostgresPlatformContactRepository } from "../../src/store/postgres/platform-contact-repository.ts";
-import { createPostgresRetentionRepository } from "../../src/store/postgres/retention-repository.ts";
 import { postgresStore } from "../../src/store/postgres/store.ts";
 import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
@@ -34,9 +31,9 @@ function portsOf(store: OpenedStore) {
   const { pool } = store.postgres;
   return {
     leads: createPostgresLeadRepository(pool),
-    contacts: createPostgresPlatformContactRepository(postgresStore(pool)),
-    space: createPostgresMerchantSpaceRepository(pool),
-    retention: createPostgresRetentionRepository(pool),
+    contacts: createPlatformContactRepository(postgresStore(pool).storeDb),
+    space: createMerchantSpaceRepository(postgresStore(pool).storeDb),
+    retention: createRetentionRepository(postgresStore(pool).storeDb),
   };
 }
 

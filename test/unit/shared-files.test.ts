@@ -16,7 +16,6 @@ import { checkSharedFiles, requireSharedFiles, SharedFilesError } from "../../jo
 import { loadConfig } from "../../src/config/config.ts";
 import { createKeyStore } from "../../src/signing/key-store.ts";
 import { createDeploymentFileStore, type DeploymentFileStore } from "../../src/store/deployment-files.ts";
-import { createPostgresDeploymentFileStore } from "../../src/store/postgres/deployment-files.ts";
 import { type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "abeille-shared-files-"));
@@ -29,9 +28,7 @@ const RECORDED = `the deployment's was recorded by ${os.hostname()} at 2026-11-2
 const COPY = "copy it from the deployment's secret store or from another machine of the deployment";
 
 function fingerprintsOf(store: OpenedStore): DeploymentFileStore {
-  if (store.sqlite) return createDeploymentFileStore(store.sqlite);
-  if (!store.postgres) throw new Error("no store");
-  return createPostgresDeploymentFileStore(store.postgres.pool);
+  return createDeploymentFileStore(store.storeDb);
 }
 
 async function refusal(work: Promise<unknown>): Promise<Error> {

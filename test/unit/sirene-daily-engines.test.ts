@@ -21,7 +21,6 @@ import { createSireneApiClient } from "../../src/official/sirene-api.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "../../src/store/postgres/merchant-registry-repository.ts";
-import { createPostgresSettingsRepository } from "../../src/store/postgres/settings-repository.ts";
 import { createSettingsRepository } from "../../src/store/settings-repository.ts";
 import {
   establishmentRecord,
@@ -92,7 +91,7 @@ function portsOf(store: OpenedStore): { registry: MerchantRegistryStore; setting
   if (!store.postgres) throw new Error("no store");
   return {
     registry: createPostgresMerchantRegistryRepository(store.postgres),
-    settings: createPostgresSettingsRepository(store.postgres),
+    settings: createSettingsRepository(store.postgres.storeDb),
   };
 }
 

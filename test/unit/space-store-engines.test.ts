@@ -1,6 +1,6 @@
 /**
- * The merchant space's store on both engines (src/store/merchant-space-repository.ts on SQLite,
- * src/store/postgres/merchant-space-repository.ts on PostgreSQL): sessions replaced, touched and
+ * The merchant space's store on both engines (src/store/merchant-space-repository.ts, one
+ * repository over each engine's StoreDb): sessions replaced, touched and
  * ended; a sign-in taken once and only before it expires; listings by SIRET and SIREN; one live
  * claim per person and listing (also when claimed at once through two connections), its events in
  * the audit log, a revocation ending the person's sessions once.
@@ -9,16 +9,13 @@ import { describe, expect, it } from "vitest";
 import { claimNotice } from "../../src/domain/merchant-space/space-notices.ts";
 import type { ClaimRecord, SessionRecord, SpaceStore } from "../../src/domain/merchant-space/space-store.ts";
 import { createMerchantSpaceRepository } from "../../src/store/merchant-space-repository.ts";
-import { createPostgresMerchantSpaceRepository } from "../../src/store/postgres/merchant-space-repository.ts";
 import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const T0 = "2026-11-26T10:00:00.000Z";
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 
 function spaceOf(store: OpenedStore): SpaceStore {
-  if (store.sqlite) return createMerchantSpaceRepository(store.sqlite);
-  if (store.postgres) return createPostgresMerchantSpaceRepository(store.postgres.pool);
-  throw new Error("no store");
+  return createMerchantSpaceRepository(store.storeDb);
 }
 
 const session = (id: string, subject: string, tokenHash: string): SessionRecord => ({

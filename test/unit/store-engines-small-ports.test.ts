@@ -1,7 +1,7 @@
 /**
  * The small ports' contract on both store engines (docs/several-machines.md): settings, agents,
- * attribution sessions, orders and platform contacts answer the same on SQLite (src/store/*) and
- * on PostgreSQL (src/store/postgres/*): the same values back, the same refusals, and the writes
+ * attribution sessions, orders, platform contacts and space notices' delivery reads, one repository each (src/store/*) over either
+ * engine's StoreDb (src/store/store-db.ts), answer the same on SQLite and on PostgreSQL: the same values back, the same refusals, and the writes
  * that must be atomic or single (a conversion, an order with its Idempotency-Key, a contact with
  * its outbox row) single on both.
  */
@@ -12,33 +12,21 @@ import { createAgentRepository } from "../../src/store/agent-repository.ts";
 import { createAttributionRepository } from "../../src/store/attribution-repository.ts";
 import { createOrderRepository } from "../../src/store/order-repository.ts";
 import { createPlatformContactRepository } from "../../src/store/platform-contact-repository.ts";
-import { createPostgresAgentRepository } from "../../src/store/postgres/agent-repository.ts";
-import { createPostgresAttributionRepository } from "../../src/store/postgres/attribution-repository.ts";
-import { createPostgresOrderRepository } from "../../src/store/postgres/order-repository.ts";
-import { createPostgresPlatformContactRepository } from "../../src/store/postgres/platform-contact-repository.ts";
-import { createPostgresSettingsRepository } from "../../src/store/postgres/settings-repository.ts";
 import { createSettingsRepository } from "../../src/store/settings-repository.ts";
-import { asynchronous, insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
+import { createSpaceNoticeRepository } from "../../src/store/space-notice-repository.ts";
+import { insertMerchantRow, type OpenedStore, storeEngines } from "../helpers/store-engines.ts";
 
 const T0 = "2026-11-26T10:00:00.000Z";
 
+/** One repository of each per engine (src/store/*), built over the engine's StoreDb. */
 function ports(store: OpenedStore) {
-  if (store.sqlite) {
-    return {
-      settings: asynchronous(createSettingsRepository(store.sqlite)),
-      agents: asynchronous(createAgentRepository(store.sqlite)),
-      attribution: asynchronous(createAttributionRepository(store.sqlite)),
-      orders: asynchronous(createOrderRepository(store.sqlite)),
-      contacts: asynchronous(createPlatformContactRepository(store.sqlite)),
-    };
-  }
-  if (!store.postgres) throw new Error("no store");
   return {
-    settings: createPostgresSettingsRepository(store.postgres),
-    agents: createPostgresAgentRepository(store.postgres),
-    attribution: createPostgresAttributionRepository(store.postgres),
-    orders: createPostgresOrderRepository(store.postgres),
-    contacts: createPostgresPlatformContactRepository(store.postgres),
+    settings: createSettingsRepository(store.storeDb),
+    agents: createAgentRepository(store.storeDb),
+    attribution: createAttributionRepository(store.storeDb),
+    orders: createOrderRepository(store.storeDb),
+    contacts: createPlatformContactRepository(store.storeDb),
+    spaceNotices: createSpaceNoticeRepository(store.storeDb),
   };
 }
 
@@ -201,6 +189,64 @@ for (const engine of storeEngines()) {
       // A second contact whose outbox id is taken: neither is kept.
       await expect(contacts.insert({ ...contact, contactId: "c-2" }, "m-1")).rejects.toThrow();
       expect(await contacts.find("c-2")).toBeNull();
+    });
+
+    it("space notices: read for delivery with their listing and the claim that acted, if any", async () => {
+      const store = await engine.open();
+      await insertMerchantRow(store, "ab_shop0001");
+      await store.run(
+        `INSERT INTO merchant_claims (claim_id, ab_id, siren, subject, email, via, created_at)
+         VALUES ('cl-1', 'ab_shop0001', '732829320', 'sub-1', 'gerant@exemple.fr', 'proconnect', $1)`,
+        [T0],
+      );
+      const notice = `INSERT INTO space_notices
+          (notice_id, ab_id, what, at, by_claim_id, from_email, to_email, confirmation_id, recipient, recipient_role)
+        VALUES ($1, 'ab_shop0001', $2, $3, $4, $5, $6, NULL, $7, $8)`;
+      await store.run(notice, ["n-1", "claimed", T0, "cl-1", null, null, "contact@boulangerie.fr", "lead_address"]);
+      await store.run(notice, [
+        "n-2",
+        "lead_email_changed",
+        T0,
+        null,
+        "contact@boulangerie.fr",
+        "nouveau@boulangerie.fr",
+        "gerant@exemple.fr",
+        "claimant",
+      ]);
+      const { spaceNotices } = ports(store);
+      const listing = {
+        businessName: "Boulangerie Test",
+        legalName: "Boulangerie Test SARL",
+        siret: "73282932000074",
+        city: "Paris",
+      };
+      expect(await spaceNotices.findForDelivery("n-1")).toEqual({
+        noticeId: "n-1",
+        abId: "ab_shop0001",
+        what: "claimed",
+        at: T0,
+        byClaimId: "cl-1",
+        fromEmail: null,
+        toEmail: null,
+        confirmationId: null,
+        recipient: { email: "contact@boulangerie.fr", role: "lead_address" },
+        listing,
+        by: { via: "proconnect", siren: "732829320" },
+      });
+      expect(await spaceNotices.findForDelivery("n-2")).toEqual({
+        noticeId: "n-2",
+        abId: "ab_shop0001",
+        what: "lead_email_changed",
+        at: T0,
+        byClaimId: null,
+        fromEmail: "contact@boulangerie.fr",
+        toEmail: "nouveau@boulangerie.fr",
+        confirmationId: null,
+        recipient: { email: "gerant@exemple.fr", role: "claimant" },
+        listing,
+        by: null,
+      });
+      expect(await spaceNotices.findForDelivery("n-unknown")).toBeNull();
     });
   });
 }

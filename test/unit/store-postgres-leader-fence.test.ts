@@ -21,10 +21,11 @@ import { openPostgresPool } from "../../src/store/postgres/pool.ts";
 import { createPostgresPublishIndex } from "../../src/store/postgres/publish-index.ts";
 import { createPostgresSearchCardStore } from "../../src/store/postgres/registry-feeds.ts";
 import { postgresRegistryPorts } from "../../src/store/postgres/registry-ports.ts";
-import { createPostgresRetentionRepository } from "../../src/store/postgres/retention-repository.ts";
 import { createPostgresSearchSource } from "../../src/store/postgres/search-source.ts";
 import { postgresStore } from "../../src/store/postgres/store.ts";
+import { fencedStoreDb } from "../../src/store/postgres/store-db.ts";
 import { createPostgresTrustSweepStore } from "../../src/store/postgres/trust-sweep-store.ts";
+import { createRetentionRepository } from "../../src/store/retention-repository.ts";
 import { startTestPostgres, type TestPostgres } from "../helpers/postgres.ts";
 import { until, waitFor } from "../helpers/wait-for.ts";
 
@@ -157,7 +158,7 @@ describe("the leader's fence", () => {
        VALUES ('ab_fence001', 'x@exemple.fr', 'quote_request', 'anonymous', 'lead-1', '2000-01-01T00:00:00.000Z')`,
     );
     const fence = await deposed("retention");
-    const retention = createPostgresRetentionRepository(pool, fence);
+    const retention = createRetentionRepository(fencedStoreDb(pool, fence));
     const run = () =>
       retention.anonymizeBefore({
         cutoff: "2000-01-01T00:00:00.000Z",
@@ -178,7 +179,7 @@ describe("the leader's fence", () => {
     const command = createLeaderFence(pool);
     expect(
       (
-        await createPostgresRetentionRepository(pool, command).anonymizeBefore({
+        await createRetentionRepository(fencedStoreDb(pool, command)).anonymizeBefore({
           cutoff: "2000-01-01T00:00:00.000Z",
           now: "2026-11-27T00:00:00.000Z",
           idempotencyCutoff: "2000-01-01T00:00:00.000Z",

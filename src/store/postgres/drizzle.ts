@@ -33,3 +33,8 @@ export const drizzlePostgres = ((...args: Parameters<typeof import("drizzle-orm/
     ...args,
   )) as unknown as typeof import("drizzle-orm/node-postgres").drizzle;
 export type { NodePgDatabase } from "drizzle-orm/node-postgres";
+
+/** drizzle's SQLite query builder over a callback that runs its SQL (store-db.ts runs it on PostgreSQL). */
+export const { drizzle: drizzleSqliteProxy } = load(
+  "drizzle-orm/sqlite-proxy",
+) as typeof import("drizzle-orm/sqlite-proxy");

@@ -4,19 +4,22 @@
  */
 import type pg from "pg";
 import type { Config } from "../../config/config.ts";
+import { createAgentRepository } from "../agent-repository.ts";
+import { createAttributionRepository } from "../attribution-repository.ts";
+import { createDeploymentFileStore } from "../deployment-files.ts";
+import { createLetterRepository } from "../letter-repository.ts";
+import { createMerchantSpaceRepository } from "../merchant-space-repository.ts";
+import { createOrderRepository } from "../order-repository.ts";
+import { createPlatformContactRepository } from "../platform-contact-repository.ts";
+import { createRetentionRepository } from "../retention-repository.ts";
+import { createSettingsRepository } from "../settings-repository.ts";
+import { createSpaceNoticeRepository } from "../space-notice-repository.ts";
 import type { StorePorts } from "../store-ports.ts";
-import { createPostgresAgentRepository } from "./agent-repository.ts";
-import { createPostgresAttributionRepository } from "./attribution-repository.ts";
-import { createPostgresDeploymentFileStore } from "./deployment-files.ts";
 import { createPostgresLeadRepository } from "./lead-repository.ts";
 import { createLeaderFence, type LeaderFence } from "./leader-fence.ts";
-import { createPostgresLetterRepository } from "./letter-repository.ts";
 import { createPostgresMerchantRegistryRepository } from "./merchant-registry-repository.ts";
 import { createPostgresMerchantRepository } from "./merchant-repository.ts";
-import { createPostgresMerchantSpaceRepository } from "./merchant-space-repository.ts";
-import { createPostgresOrderRepository } from "./order-repository.ts";
 import { createPostgresOutboxRepository } from "./outbox-repository.ts";
-import { createPostgresPlatformContactRepository } from "./platform-contact-repository.ts";
 import { openPostgresPool } from "./pool.ts";
 import { createPostgresPublishSource } from "./publish-source.ts";
 import { createPostgresRateLimitStore } from "./rate-limit-store.ts";
@@ -26,15 +29,13 @@ import {
   createPostgresSearchFeed,
   postgresStoreRevisionReader,
 } from "./registry-feeds.ts";
-import { createPostgresRetentionRepository } from "./retention-repository.ts";
 import { type RevisionWatch, watchStoreRevision } from "./revision-watch.ts";
-import { createPostgresSettingsRepository } from "./settings-repository.ts";
 import {
   createPostgresLeadEmailConfirmationRepository,
   createPostgresSignInLinkRepository,
 } from "./space-link-repositories.ts";
-import { createPostgresSpaceNoticeRepository } from "./space-notice-repository.ts";
 import { postgresStore } from "./store.ts";
+import { fencedStoreDb } from "./store-db.ts";
 import { createPostgresTrustSweepStore } from "./trust-sweep-store.ts";
 
 export interface PostgresPorts extends StorePorts {
@@ -74,9 +75,9 @@ export function openPostgresStore(
     pool,
     revisionWatch,
     leaderFence,
-    agents: createPostgresAgentRepository(store),
-    settings: createPostgresSettingsRepository(store),
-    outbox: createPostgresOutboxRepository(pool),
+    agents: createAgentRepository(store.storeDb),
+    settings: createSettingsRepository(store.storeDb),
+    outbox: createPostgresOutboxRepository(store),
     // The caches' revision: what the notices say, else a read (revision-watch.ts).
     merchants: { ...merchants, revision: revisionWatch.read },
     keptCards: createPostgresSearchCardStore(pool, leaderFence),
@@ -85,17 +86,17 @@ export function openPostgresStore(
     leads: createPostgresLeadRepository(pool),
     changeFeed: createPostgresChangeFeed(pool),
     publishSource: { ...publishSource, revision: revisionWatch.read, knownRevision: revisionWatch.known },
-    orders: createPostgresOrderRepository(store),
-    attribution: createPostgresAttributionRepository(store),
-    platformContacts: createPostgresPlatformContactRepository(store),
-    retention: createPostgresRetentionRepository(pool, leaderFence),
+    orders: createOrderRepository(store.storeDb),
+    attribution: createAttributionRepository(store.storeDb),
+    platformContacts: createPlatformContactRepository(store.storeDb),
+    retention: createRetentionRepository(fencedStoreDb(pool, leaderFence)),
     signInLinks: createPostgresSignInLinkRepository(pool),
     leadEmailConfirmations: createPostgresLeadEmailConfirmationRepository(pool),
-    space: createPostgresMerchantSpaceRepository(pool),
+    space: createMerchantSpaceRepository(store.storeDb),
     merchantRegistry: createPostgresMerchantRegistryRepository(store),
-    letters: createPostgresLetterRepository(pool),
-    spaceNotices: createPostgresSpaceNoticeRepository(pool),
-    deploymentFiles: createPostgresDeploymentFileStore(pool),
+    letters: createLetterRepository(store.storeDb),
+    spaceNotices: createSpaceNoticeRepository(store.storeDb),
+    deploymentFiles: createDeploymentFileStore(store.storeDb),
     sharedLimits: createPostgresRateLimitStore(pool),
     probeDatabase: async () => {
       await pool.query("SELECT 1");
