@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
+import { threadId } from "node:worker_threads";
 
 /*
  * Records sorted by a number, whatever order they come in, in bounded memory: they are kept in a
@@ -20,6 +21,34 @@ const HEAD_BYTES = 12;
 /** The name of the folder a reading sorts in: its process id says whether it is still running. */
 const FOLDER_PREFIX = "sirene-sort-";
 
+/** Spills made by this thread so far: two made in the same millisecond get folders of their own. */
+let foldersMade = 0;
+
+/**
+ * A new folder of the reading's own inside `parent` (made), named after the process (a folder a
+ * killed reading left there, its process gone, is removed first): where a spill sorts, or where
+ * another thread's spills are made, removed whole by the one that made it.
+ */
+export function ownFolder(parent: string): string {
+  mkdirSync(parent, { recursive: true });
+  for (const entry of readdirSync(parent)) {
+    if (entry.startsWith(FOLDER_PREFIX) && !running(Number(entry.slice(FOLDER_PREFIX.length).split("-")[0]))) {
+      rmSync(path.join(parent, entry), { recursive: true, force: true });
+    }
+  }
+  foldersMade += 1;
+  const dir = path.join(parent, `${FOLDER_PREFIX}${process.pid}-${Date.now()}-${threadId}-${foldersMade}`);
+  mkdirSync(dir);
+  return dir;
+}
+
+/** A spill's runs, written out whole (finish): another thread merges them (mergedRuns), the folder removed by whoever owns it. */
+export interface SpilledRuns {
+  dir: string;
+  runs: string[];
+  count: number;
+}
+
 export class SortedSpill {
   readonly #dir: string;
   #buffer: Buffer;
@@ -36,14 +65,7 @@ export class SortedSpill {
    * reading left there (its process gone) is removed first.
    */
   constructor(parent: string, runBytes = RUN_BYTES) {
-    mkdirSync(parent, { recursive: true });
-    for (const entry of readdirSync(parent)) {
-      if (entry.startsWith(FOLDER_PREFIX) && !running(Number(entry.slice(FOLDER_PREFIX.length).split("-")[0]))) {
-        rmSync(path.join(parent, entry), { recursive: true, force: true });
-      }
-    }
-    this.#dir = path.join(parent, `${FOLDER_PREFIX}${process.pid}-${Date.now()}`);
-    mkdirSync(this.#dir);
+    this.#dir = ownFolder(parent);
     this.#buffer = Buffer.allocUnsafe(runBytes);
   }
 
@@ -91,42 +113,17 @@ export class SortedSpill {
     }
     if (this.#keys.length > 0) this.#spill();
     this.#buffer = Buffer.alloc(0);
-    const heads = this.#runs.map((file) => new RunReader(file));
-    // A heap of the runs by their head's key; the earlier run first on equal keys (its records were added first).
-    const heap: RunHead[] = [];
-    heads.forEach((reader, run) => {
-      if (reader.next()) heap.push({ reader, run });
-    });
-    const before = (a: RunHead, b: RunHead) =>
-      a.reader.key < b.reader.key || (a.reader.key === b.reader.key && a.run < b.run);
-    const down = (at: number) => {
-      for (;;) {
-        const left = 2 * at + 1;
-        const right = left + 1;
-        let least = at;
-        if (left < heap.length && before(heap[left] as RunHead, heap[least] as RunHead)) least = left;
-        if (right < heap.length && before(heap[right] as RunHead, heap[least] as RunHead)) least = right;
-        if (least === at) return;
-        [heap[at], heap[least]] = [heap[least] as RunHead, heap[at] as RunHead];
-        at = least;
-      }
-    };
-    for (let at = (heap.length >> 1) - 1; at >= 0; at--) down(at);
-    try {
-      while (heap.length > 0) {
-        const top = heap[0] as RunHead;
-        yield { key: top.reader.key, record: top.reader.record };
-        if (!top.reader.next()) {
-          top.reader.close();
-          const last = heap.pop() as RunHead;
-          if (heap.length === 0) break;
-          heap[0] = last;
-        }
-        down(0);
-      }
-    } finally {
-      for (const reader of heads) reader.close();
-    }
+    yield* mergedRuns(this.#runs);
+  }
+
+  /**
+   * Every record written to the runs' files and the memory of the runs let go: what another
+   * thread merges (mergedRuns). Call once, after the last `add`, instead of `sorted`.
+   */
+  finish(): SpilledRuns {
+    this.#spill();
+    this.#buffer = Buffer.alloc(0);
+    return { dir: this.#dir, runs: [...this.#runs], count: this.#count };
   }
 
   /** Removes the folder and its runs (after the reading, or when it failed). */
@@ -179,6 +176,50 @@ export class SortedSpill {
     this.#starts = [];
     this.#ends = [];
     this.#used = 0;
+  }
+}
+
+/**
+ * The records of sorted runs' files in key order, equal keys in the order of the runs (the order
+ * their records were added): a heap over their heads. The record's bytes are valid until the next
+ * step. The files stay (they may be merged again).
+ */
+export function* mergedRuns(runs: readonly string[]): Generator<{ key: number; record: Buffer }> {
+  const heads = runs.map((file) => new RunReader(file));
+  // A heap of the runs by their head's key; the earlier run first on equal keys (its records were added first).
+  const heap: RunHead[] = [];
+  heads.forEach((reader, run) => {
+    if (reader.next()) heap.push({ reader, run });
+  });
+  const before = (a: RunHead, b: RunHead) =>
+    a.reader.key < b.reader.key || (a.reader.key === b.reader.key && a.run < b.run);
+  const down = (at: number) => {
+    for (;;) {
+      const left = 2 * at + 1;
+      const right = left + 1;
+      let least = at;
+      if (left < heap.length && before(heap[left] as RunHead, heap[least] as RunHead)) least = left;
+      if (right < heap.length && before(heap[right] as RunHead, heap[least] as RunHead)) least = right;
+      if (least === at) return;
+      [heap[at], heap[least]] = [heap[least] as RunHead, heap[at] as RunHead];
+      at = least;
+    }
+  };
+  for (let at = (heap.length >> 1) - 1; at >= 0; at--) down(at);
+  try {
+    while (heap.length > 0) {
+      const top = heap[0] as RunHead;
+      yield { key: top.reader.key, record: top.reader.record };
+      if (!top.reader.next()) {
+        top.reader.close();
+        const last = heap.pop() as RunHead;
+        if (heap.length === 0) break;
+        heap[0] = last;
+      }
+      down(0);
+    }
+  } finally {
+    for (const reader of heads) reader.close();
   }
 }
 
