@@ -14,6 +14,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
 import { importSireneStock, SireneFileError } from "../../src/import/sirene/import-sirene.ts";
+import { mergedRuns } from "../../src/import/sirene/sorted-spill.ts";
+import { spillLegalUnits } from "../../src/import/sirene/stock-reader.ts";
 import { createCommuneLookup } from "../../src/seed/communes.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
@@ -147,5 +149,74 @@ describe("a SIRENE stock's companies read beside its establishments", () => {
     expect([(error as SireneFileError).file, (error as SireneFileError).line]).toEqual(["establishments", 7]);
     expect(named).toEqual({});
     expect(leftInSortDir).toEqual([]);
+  });
+});
+
+describe("a company packed from its bytes", () => {
+  it("is packed as the text reading (refusedRow, legalUnitOf) packs it, whatever its columns hold", async () => {
+    const name = (index: number) => makeSiren(String(30_000_000 + index));
+    const variants: Record<string, string>[] = [
+      {},
+      { denominationUniteLegale: "LE  FOURNIL" },
+      { denominationUniteLegale: " LE FOURNIL" },
+      { denominationUniteLegale: "LE FOURNIL " },
+      { denominationUniteLegale: "CAFÉ DES ARTS" },
+      { denominationUniteLegale: 'LE "BON" PAIN' },
+      { denominationUniteLegale: "LE\tFOURNIL" },
+      { denominationUniteLegale: "LE\u0001FOURNIL" },
+      { denominationUniteLegale: "LE \u202eFOURNIL" },
+      {
+        denominationUniteLegale: "",
+        prenomUsuelUniteLegale: "MARIE",
+        nomUsageUniteLegale: "DUPONT",
+        nomUniteLegale: "MARTIN",
+      },
+      { denominationUniteLegale: "", prenomUsuelUniteLegale: "MARIE", nomUniteLegale: "MARTIN" },
+      { denominationUniteLegale: "", nomUniteLegale: "MARTIN" },
+      { denominationUniteLegale: "", prenomUsuelUniteLegale: "MARIE" },
+      { denominationUniteLegale: "", prenomUsuelUniteLegale: "JEAN  PIERRE", nomUniteLegale: "MARTIN" },
+      { denominationUniteLegale: "" },
+      { statutDiffusionUniteLegale: "P" },
+      { statutDiffusionUniteLegale: " O" },
+      { statutDiffusionUniteLegale: "" },
+      { categorieJuridiqueUniteLegale: "549" },
+      { categorieJuridiqueUniteLegale: "ABCD" },
+      { categorieJuridiqueUniteLegale: "0000" },
+      { categorieJuridiqueUniteLegale: "" },
+      { dateCreationUniteLegale: "2011-9-15" },
+      { dateCreationUniteLegale: "" },
+      { dateCreationUniteLegale: "2011-09-15T00:00:00" },
+      { dateDernierTraitementUniteLegale: "2024-03-15T14:22:11" },
+      { dateDernierTraitementUniteLegale: " 2024-03-15T14:22:11 " },
+      { dateDernierTraitementUniteLegale: "2024-03-15T14:22:11.123" },
+      { dateDernierTraitementUniteLegale: "2024-03-15" },
+      { dateDernierTraitementUniteLegale: "2024-03-15T04:02:01" },
+      { denominationUniteLegale: "N".repeat(60) },
+      { denominationUniteLegale: "N".repeat(300) },
+      { nomUniteLegale: "M".repeat(300) },
+      { siren: "12345678X", denominationUniteLegale: "SOCIETE ODD" },
+    ];
+    const units = file(
+      "bytes.csv",
+      legalUnitsCsv(
+        // Each variant twice: the same SIREN listed twice too.
+        [...variants, ...variants].map((variant, index) => ({
+          ...publicCompany(name(index % variants.length), `SOCIETE ${index}`),
+          ...variant,
+        })),
+      ),
+    );
+    const spilled = async (fromBytes: boolean) => {
+      const folder = path.join(dir, `bytes-${fromBytes}`);
+      const result = await spillLegalUnits({ legalUnits: units, folder, fromBytes }, () => undefined);
+      const read = (runs: string[]) =>
+        [...mergedRuns(runs)].map(({ key, record }) => `${key} ${record.toString("base64")}`);
+      return { units: read(result.units.runs), odd: read(result.odd.runs), refusals: read(result.refusals.runs) };
+    };
+    const fromBytes = await spilled(true);
+    expect(fromBytes).toEqual(await spilled(false));
+    // Each variant twice: 28 of a nine-digit SIREN named (not the 2 over a limit, refused, nor the 3
+    // not public or naming nobody), the odd SIREN's.
+    expect([fromBytes.units.length, fromBytes.odd.length, fromBytes.refusals.length]).toEqual([56, 2, 4]);
   });
 });

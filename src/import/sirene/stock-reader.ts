@@ -187,6 +187,12 @@ export function errorOf(failure: ReadingFailure): Error {
 export interface UnitsReadingOptions {
   legalUnits: string;
   folder: string;
+  /**
+   * A company whose columns are plain ASCII, within every limit and already spaced is packed from
+   * its bytes (UnitPacker.fromBytes). False: every company read as text, through refusedRow and
+   * legalUnitOf (the reference the bytes are tested against).
+   */
+  fromBytes: boolean;
 }
 
 /** The companies' file read whole (spillLegalUnits): spilled, for the applying pass to walk. */
@@ -242,6 +248,15 @@ export async function spillLegalUnits(
           return;
         }
         const siren = nineDigits(record, columns.siren);
+        if (siren >= 0 && options.fromBytes) {
+          // Most companies: no string made (30 million of them, all read).
+          const packed = packer.fromBytes(record, columns);
+          if (packed === null) return;
+          if (packed !== undefined) {
+            units.add(siren, packed);
+            return;
+          }
+        }
         const row = rowOf(record, columns.kept);
         const refusal = refusedRow(row);
         if (refusal) {
@@ -281,7 +296,7 @@ interface CompaniesBeside {
 
 function readCompaniesBeside(legalUnits: string, sortDir: string): CompaniesBeside {
   const folder = ownFolder(sortDir);
-  const reading: UnitsReadingOptions = { legalUnits, folder };
+  const reading: UnitsReadingOptions = { legalUnits, folder, fromBytes: true };
   const worker = new Worker(new URL("./units-worker.ts", import.meta.url), { workerData: { unitsReading: reading } });
   let bytesRead = 0;
   const spilled = new Promise<UnitsSpilled>((resolve, reject) => {
@@ -878,6 +893,148 @@ class UnitPacker {
     const name = packed.write(unit.legalName, UNIT_HEAD_BYTES, "utf8");
     return packed.subarray(0, UNIT_HEAD_BYTES + name);
   }
+
+  /**
+   * The company packed from the record's bytes as `pack(legalUnitOf(row))` packs it, when its
+   * bytes say it for sure: null when legalUnitOf would give none (not public, no name), undefined
+   * when not sure (a column with anything but printable ASCII, doubled quotes, a value over the
+   * shortest limit refusedRow applies, spaces legalUnitOf's spacing would change): read as text.
+   */
+  fromBytes(record: ScannedRecord, columns: Columns): Buffer | null | undefined {
+    const unit = this.#columns(columns);
+    const { bytes } = record;
+    for (const index of columns.keptIndexes) {
+      if (index >= record.count) continue;
+      if (record.escaped[index]) return undefined;
+      const start = record.starts[index] as number;
+      const end = record.ends[index] as number;
+      if (end - start > SHORTEST_LIMIT) return undefined;
+      if (index === unit.processed) continue;
+      for (let at = start; at < end; at++) {
+        const byte = bytes[at] as number;
+        if (byte < 0x20 || byte > 0x7e) return undefined;
+        // A space first, last or after another: spaced() would change the text.
+        if (byte === SPACE_BYTE && (at === start || at === end - 1 || bytes[at - 1] === SPACE_BYTE)) return undefined;
+      }
+    }
+    const status = fieldIs(record, unit.status, "O");
+    if (status !== true) return status === null ? undefined : null;
+    let processedDay = 0;
+    let processedTime = 0;
+    if (unit.processed >= 0) {
+      const at = timestampAt(record, unit.processed);
+      if (at === null) return undefined;
+      if (at >= 0) {
+        processedDay = digitsIn(bytes, at, at + 10);
+        processedTime = digitsIn(bytes, at + 11, at + TIMESTAMP_BYTES);
+      }
+    }
+    const [denominationStart, denominationEnd] = bounds(record, unit.denomination);
+    let [firstStart, firstEnd] = bounds(record, unit.firstName);
+    let [lastStart, lastEnd] = bounds(record, unit.usedName);
+    if (lastStart === lastEnd) [lastStart, lastEnd] = bounds(record, unit.birthName);
+    let length = denominationEnd - denominationStart;
+    if (length === 0) {
+      // A person: the usual first name and the name of use (else the birth name), the ones given.
+      if (firstStart === firstEnd) [firstStart, firstEnd] = [lastStart, lastStart];
+      length = firstEnd - firstStart + (firstEnd > firstStart && lastEnd > lastStart ? 1 : 0) + lastEnd - lastStart;
+      if (length === 0) return null;
+    }
+    if (UNIT_HEAD_BYTES + length > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(UNIT_HEAD_BYTES + length);
+    const packed = this.#buffer;
+    const [formStart, formEnd] = bounds(record, unit.form);
+    const form = formEnd - formStart === 4 ? digitsIn(bytes, formStart, formEnd, 4) : -1;
+    packed.writeUInt16LE(form >= 0 ? form + 1 : 0, 0);
+    const [createdStart, createdEnd] = bounds(record, unit.created);
+    packed.writeUInt32LE(
+      createdEnd - createdStart >= 10 && isDay(bytes, createdStart)
+        ? digitsIn(bytes, createdStart, createdStart + 10)
+        : 0,
+      2,
+    );
+    packed.writeUInt32LE(processedDay, 6);
+    packed.writeUInt32LE(processedTime, 10);
+    if (denominationEnd > denominationStart) bytes.copy(packed, UNIT_HEAD_BYTES, denominationStart, denominationEnd);
+    else {
+      let at = UNIT_HEAD_BYTES + bytes.copy(packed, UNIT_HEAD_BYTES, firstStart, firstEnd);
+      if (firstEnd > firstStart && lastEnd > lastStart) packed[at++] = SPACE_BYTE;
+      bytes.copy(packed, at, lastStart, lastEnd);
+    }
+    return packed.subarray(0, UNIT_HEAD_BYTES + length);
+  }
+
+  #of: Columns | null = null;
+  #unit: UnitColumns = {
+    status: -1,
+    created: -1,
+    form: -1,
+    denomination: -1,
+    birthName: -1,
+    usedName: -1,
+    firstName: -1,
+    processed: -1,
+  };
+
+  /** The legal units' columns by index (the header's, found once a file). */
+  #columns(columns: Columns): UnitColumns {
+    if (this.#of === columns) return this.#unit;
+    const index = (name: string) => columns.kept.find(([column]) => column === name)?.[1] ?? -1;
+    this.#of = columns;
+    this.#unit = {
+      status: index("statutDiffusionUniteLegale"),
+      created: index("dateCreationUniteLegale"),
+      form: index("categorieJuridiqueUniteLegale"),
+      denomination: index("denominationUniteLegale"),
+      birthName: index("nomUniteLegale"),
+      usedName: index("nomUsageUniteLegale"),
+      firstName: index("prenomUsuelUniteLegale"),
+      processed: index(LEGAL_UNIT_PROCESSED_COLUMN),
+    };
+    return this.#unit;
+  }
+}
+
+/** The columns of StockUniteLegale legalUnitOf reads, by index (-1: not in the file). */
+interface UnitColumns {
+  status: number;
+  created: number;
+  form: number;
+  denomination: number;
+  birthName: number;
+  usedName: number;
+  firstName: number;
+  processed: number;
+}
+
+const SPACE_BYTE = 0x20;
+
+/** A field's bounds in the record's bytes (empty when the file has no such column). */
+function bounds(record: ScannedRecord, index: number): [start: number, end: number] {
+  if (index < 0 || index >= record.count) return [0, 0];
+  return [record.starts[index] as number, record.ends[index] as number];
+}
+
+/** The number the ASCII digits of bytes[from, to) make, others passed over; -1 when fewer than `digits` of them are digits. */
+function digitsIn(bytes: Buffer, from: number, to: number, digits = 0): number {
+  let number = 0;
+  let count = 0;
+  for (let at = from; at < to; at++) {
+    const digit = (bytes[at] as number) - 48;
+    if (digit >= 0 && digit <= 9) {
+      number = number * 10 + digit;
+      count += 1;
+    }
+  }
+  return count < digits ? -1 : number;
+}
+
+/** Whether the bytes at `start` are a day as dateOf reads one: YYYY-MM-DD. */
+function isDay(bytes: Buffer, start: number): boolean {
+  for (let at = 0; at < 10; at++) {
+    const byte = bytes[start + at] as number;
+    if (at === 4 || at === 7 ? byte !== 45 : byte < 48 || byte > 57) return false;
+  }
+  return true;
 }
 
 /** The number the digits of text[from, to) make, its other characters ("-", ":") passed over. */
