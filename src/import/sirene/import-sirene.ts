@@ -14,6 +14,7 @@ import { quoted, type RejectionList } from "../rejections.ts";
 import type { SireneFileKind } from "./layout.ts";
 import { SiretFilter } from "./raw-fields.ts";
 import {
+  errorOf,
   type ReadingProgress,
   type RowRejection,
   type RowToApply,
@@ -256,14 +257,7 @@ export async function importSireneStock(
         told(message.result.progress);
         settled = true;
         resolve(message.result.rejections);
-      } else {
-        const { fileError } = message;
-        fail(
-          fileError
-            ? new SireneFileError(fileError.file, fileError.path, fileError.line, fileError.message)
-            : Object.assign(new Error(message.message), { stack: message.stack ?? undefined }),
-        );
-      }
+      } else fail(errorOf(message.failure));
     };
     const next = () => {
       const message = queue.shift();

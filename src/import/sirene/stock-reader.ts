@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import type { Readable } from "node:stream";
+import { Worker } from "node:worker_threads";
 import type {
   OfficialEstablishment,
   OfficialLegalUnit,
@@ -36,7 +37,7 @@ import {
   timestampAt,
 } from "./raw-fields.ts";
 import { refusedRow } from "./row-check.ts";
-import { SortedSpill } from "./sorted-spill.ts";
+import { mergedRuns, ownFolder, SortedSpill, type SpilledRuns } from "./sorted-spill.ts";
 
 /*
  * The reading side of the SIRENE stock import (import-sirene.ts applies what it sends, on the main
@@ -47,8 +48,10 @@ import { SortedSpill } from "./sorted-spill.ts";
  *      is applied, naming the companies (and, with --geo, the establishments) to read, and, without
  *      --file-date, the stock's date: the latest processing date of its rows (every row's, from
  *      its bytes), as of which its active establishments are identity-verified;
- *   2. the legal units (StockUniteLegale) of those companies only, kept packed: numbers in typed
- *      arrays and their names' bytes, a few dozen bytes a company;
+ *   2. the legal units (StockUniteLegale), read at the same time as pass 1 by a thread of their
+ *      own (units-worker.ts, the other core): every company's few fields packed and sorted by
+ *      SIREN on disk (the companies wanted are not known yet), its lines set aside kept to be
+ *      counted once they are; the applying pass walks them forward beside the rows (CompanyWalk);
  *   3. with --geo, the positions of those establishments;
  *   4. the establishments again: each row is read from a few columns' bytes first (raw-fields.ts),
  *      and one the domain would set aside for sure (closed and unknown to the registry, of a trade
@@ -154,6 +157,172 @@ export const ROW_RULES_VERSION = 2;
 const SHORTEST_LIMIT = Math.min(...Object.values(MERCHANT_TEXT_LIMITS));
 const PROGRESS_EVERY_MS = 200;
 
+/** A reading thread's failure, said to the thread that started it as data (an error is not cloned whole). */
+export interface ReadingFailure {
+  fileError: { file: SireneFileError["file"]; path: string; line: number | null; message: string } | null;
+  message: string;
+  stack: string | null;
+}
+
+export function failureOf(error: unknown): ReadingFailure {
+  return {
+    fileError:
+      error instanceof SireneFileError
+        ? { file: error.file, path: error.path, line: error.line, message: error.message }
+        : null,
+    message: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? (error.stack ?? null) : null,
+  };
+}
+
+/** The error a failure said stands for, thrown again where it is heard. */
+export function errorOf(failure: ReadingFailure): Error {
+  const { fileError } = failure;
+  return fileError
+    ? new SireneFileError(fileError.file, fileError.path, fileError.line, fileError.message)
+    : Object.assign(new Error(failure.message), { stack: failure.stack ?? undefined });
+}
+
+/** What the companies' thread reads (units-worker.ts), and the folder its spills are made in (removed by the reading). */
+export interface UnitsReadingOptions {
+  legalUnits: string;
+  folder: string;
+  /**
+   * A company whose columns are plain ASCII, within every limit and already spaced is packed from
+   * its bytes (UnitPacker.fromBytes). False: every company read as text, through refusedRow and
+   * legalUnitOf (the reference the bytes are tested against).
+   */
+  fromBytes: boolean;
+}
+
+/** The companies' file read whole (spillLegalUnits): spilled, for the applying pass to walk. */
+export interface UnitsSpilled {
+  /** Each company of a nine-digit SIREN the file names, keyed by SIREN, packed (UnitPacker); one listed twice: both, in file order. */
+  units: SpilledRuns;
+  /** Those of another SIREN (a damaged column), in file order: [its SIREN's text as read, the unit] as JSON. */
+  odd: SpilledRuns;
+  /** The lines set aside, by line: [the company's SIREN (null: set aside whoever it is), the reason] as JSON. */
+  refusals: SpilledRuns;
+  bytesRead: number;
+}
+
+/** Run bytes of the spills of odd companies and of lines set aside (few, or none, in a sound file). */
+const SMALL_RUN_BYTES = 1 << 20;
+
+/**
+ * Reads the legal units file through, in the companies' thread beside the first pass: the
+ * companies wanted are not known yet, so every one's fields are kept, on disk (a national file's
+ * 30 million: about a gigabyte and a half), and a line the old reading would only have set aside
+ * for a wanted company is kept with its SIREN, to be counted (or not) once they are known.
+ */
+export async function spillLegalUnits(
+  options: UnitsReadingOptions,
+  told: (bytesRead: number) => void,
+): Promise<UnitsSpilled> {
+  const meter = new ReadMeter();
+  meter.plan([options.legalUnits]);
+  const units = new SortedSpill(options.folder);
+  const odd = new SortedSpill(options.folder, SMALL_RUN_BYTES);
+  const refusals = new SortedSpill(options.folder, SMALL_RUN_BYTES);
+  const refuse = (line: number, siren: number | string | null, text: string) =>
+    refusals.add(line, Buffer.from(JSON.stringify([siren, text]), "utf8"));
+  const packer = new UnitPacker();
+  let lastTold = 0;
+  let records = 0;
+  try {
+    await readFile("legalUnits", options.legalUnits, LEGAL_UNIT_COLUMNS, [LEGAL_UNIT_PROCESSED_COLUMN], meter, {
+      header: () => undefined,
+      record: (record, columns) => {
+        // The clock read every thousand records only (30 million of them).
+        if (++records % 1024 === 0 && performance.now() - lastTold >= PROGRESS_EVERY_MS) {
+          lastTold = performance.now();
+          told(meter.bytesRead);
+        }
+        if (record.oversized) {
+          refuse(record.line, null, oversized());
+          return;
+        }
+        if (emptyLine(record)) return;
+        if (record.count !== columns.width) {
+          refuse(record.line, null, widthError(record, columns));
+          return;
+        }
+        const siren = nineDigits(record, columns.siren);
+        if (siren >= 0 && options.fromBytes) {
+          // Most companies: no string made (30 million of them, all read).
+          const packed = packer.fromBytes(record, columns);
+          if (packed === null) return;
+          if (packed !== undefined) {
+            units.add(siren, packed);
+            return;
+          }
+        }
+        const row = rowOf(record, columns.kept);
+        const refusal = refusedRow(row);
+        if (refusal) {
+          refuse(record.line, siren >= 0 ? siren : fieldText(record, columns.siren), refusal);
+          return;
+        }
+        const unit = legalUnitOf(row);
+        // None (not public, no name): the company is not named, and an earlier listing of it stays.
+        if (!unit) return;
+        if (siren >= 0) units.add(siren, packer.pack(unit));
+        else odd.add(0, Buffer.from(JSON.stringify([fieldText(record, columns.siren), unit]), "utf8"));
+      },
+    });
+    return { units: units.finish(), odd: odd.finish(), refusals: refusals.finish(), bytesRead: meter.bytesRead };
+  } catch (error) {
+    units.close();
+    odd.close();
+    refusals.close();
+    throw error;
+  }
+}
+
+/** What the companies' thread says (units-worker.ts). */
+export type UnitsMessage =
+  | { type: "bytes"; bytesRead: number }
+  | { type: "done"; spilled: UnitsSpilled }
+  | { type: "failed"; failure: ReadingFailure };
+
+/** The companies' reading, started beside the first pass. */
+interface CompaniesBeside {
+  /** Settles when the file is read (or could not be): awaited after the first pass. */
+  spilled: Promise<UnitsSpilled>;
+  bytesRead(): number;
+  /** Ends the thread (if it still reads) and removes its spills. */
+  stop(): Promise<void>;
+}
+
+function readCompaniesBeside(legalUnits: string, sortDir: string): CompaniesBeside {
+  const folder = ownFolder(sortDir);
+  const reading: UnitsReadingOptions = { legalUnits, folder, fromBytes: true };
+  const worker = new Worker(new URL("./units-worker.ts", import.meta.url), { workerData: { unitsReading: reading } });
+  let bytesRead = 0;
+  const spilled = new Promise<UnitsSpilled>((resolve, reject) => {
+    worker.on("message", (message: UnitsMessage) => {
+      if (message.type === "bytes") bytesRead = message.bytesRead;
+      else if (message.type === "done") {
+        bytesRead = message.spilled.bytesRead;
+        resolve(message.spilled);
+      } else reject(errorOf(message.failure));
+    });
+    worker.on("error", reject);
+    // After "done", a settled promise: nothing more.
+    worker.on("exit", (code) => reject(new Error(`the SIRENE companies' reading thread stopped (exit code ${code})`)));
+  });
+  // Said when awaited, after the first pass (a fault of the establishments' file is said first).
+  spilled.catch(() => undefined);
+  return {
+    spilled,
+    bytesRead: () => bytesRead,
+    async stop() {
+      await worker.terminate();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
 export async function readStock(options: StockReadingOptions, sink: ReadingSink): Promise<ReadingResult> {
   const meter = new ReadMeter();
   const files = options;
@@ -167,9 +336,12 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
   const rejections: RejectionList<RowRejection> = { rejected: [], rejected_count: 0 };
   let phase: ReadingPhase = "checking";
   let rows = 0;
+  let companies: CompaniesBeside | null = null;
+  /** Bytes read of the files, the companies' thread's included. */
+  const bytesRead = () => meter.bytesRead + (companies?.bytesRead() ?? 0);
   const progress = (): ReadingProgress => ({
     phase,
-    bytesRead: meter.bytesRead,
+    bytesRead: bytesRead(),
     totalBytes: meter.totalBytes,
     file: meter.current,
     rows,
@@ -200,7 +372,12 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
   const keptSirets = options.fast ? SiretFilter.forCount(KEPT_SIRETS_EXPECTED) : null;
   const applying = { registry, sent: keptSirets, inDepartments: files.departments ? inDepartments : null };
   const spill = new SortedSpill(options.sortDir);
+  // The companies whose SIREN is not the first nine digits of their rows' SIRETs (a damaged
+  // column): the walk beside the rows cannot find them, they are looked up before it.
+  const strays = files.legalUnits ? new Set<number>() : null;
+  let walk: CompanyWalk | null = null;
   try {
+    if (files.legalUnits) companies = readCompaniesBeside(files.legalUnits, options.sortDir);
     const packer = new RowPacker();
     /** The names of the columns a row keeps, in the order they are packed. */
     let keptNames: string[] = [];
@@ -230,53 +407,48 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
             return;
           }
         }
+        const siret = siretNumber(record, columns.siret);
+        // A SIRET of another shape sorts last (the domain's reading sets it aside, with its line).
+        const key = siret !== null && siret >= 0 ? siret : Number.MAX_VALUE;
         // Kept (or not sure): its company is read. A superset of the companies the domain asks for.
         const siren = nineDigits(record, columns.siren);
-        if (siren >= 0) wanted.add(siren);
-        else wanted.addOdd(spaced(fieldText(record, columns.siren)));
+        if (siren >= 0) {
+          wanted.add(siren);
+          if (strays && !walked(siren, key)) strays.add(siren);
+        } else {
+          const text = fieldText(record, columns.siren);
+          wanted.addOdd(spaced(text));
+          // Its SIREN as the domain reads it (cleaned, spaced) may still be nine digits: these.
+          const digits = text.replace(/[^0-9]/g, "");
+          if (strays && digits.length === 9) strays.add(Number(digits));
+        }
         if (wantedSirets) wantedSirets.add(spaced(fieldText(record, columns.siret)));
-        const siret = siretNumber(record, columns.siret);
         if (siret !== null && siret >= 0) keptSirets?.add(siret);
-        // A SIRET of another shape sorts last (the domain's reading sets it aside, with its line).
-        spill.add(siret !== null && siret >= 0 ? siret : Number.MAX_VALUE, packer.pack(record, columns.kept));
+        spill.add(key, packer.pack(record, columns.kept));
       },
     });
     wanted.seal();
     const stockDate = files.fileDate ? `${files.fileDate}T00:00:00.000Z` : (latest?.instant() ?? null);
     sink.dated(stockDate);
 
-    // 2. Their companies.
-    let units: LegalUnits | null = null;
-    if (files.legalUnits) {
+    // 2. Their companies, read meanwhile: the lines set aside of the wanted ones (as the file lists
+    //    them), those of an odd SIREN, and the walk beside the rows.
+    if (companies) {
       phase = "companies";
-      const kept = new LegalUnits(wanted);
-      units = kept;
-      await readFile("legalUnits", files.legalUnits, LEGAL_UNIT_COLUMNS, [LEGAL_UNIT_PROCESSED_COLUMN], meter, {
-        header: () => undefined,
-        record: (record, columns) => {
-          tick();
-          if (record.oversized) {
-            reject({ file: "legalUnits", line: record.line, kind: "text", text: oversized() });
-            return;
-          }
-          if (emptyLine(record)) return;
-          if (record.count !== columns.width) {
-            reject({ file: "legalUnits", line: record.line, kind: "text", text: widthError(record, columns) });
-            return;
-          }
-          const siren = nineDigits(record, columns.siren);
-          const index = siren >= 0 ? wanted.indexOf(siren) : -1;
-          if (index < 0 && !(siren < 0 && wanted.hasOdd(fieldText(record, columns.siren)))) return;
-          const row = rowOf(record, columns.kept);
-          const refusal = refusedRow(row);
-          if (refusal) {
-            reject({ file: "legalUnits", line: record.line, kind: "text", text: refusal });
-            return;
-          }
-          const unit = legalUnitOf(row);
-          if (unit) kept.set(index, unit);
-        },
-      });
+      const waiting = setInterval(() => sink.progress(progress()), PROGRESS_EVERY_MS);
+      let spilled: UnitsSpilled;
+      try {
+        spilled = await companies.spilled;
+      } finally {
+        clearInterval(waiting);
+      }
+      for (const { key: line, record } of mergedRuns(spilled.refusals.runs)) {
+        const [siren, text] = JSON.parse(record.toString("utf8")) as [number | string | null, string];
+        if (siren === null || (typeof siren === "number" ? wanted.indexOf(siren) >= 0 : wanted.hasOdd(siren))) {
+          reject({ file: "legalUnits", line, kind: "text", text });
+        }
+      }
+      walk = new CompanyWalk(wanted, spilled, strays ?? new Set());
     }
 
     // 3. Their places.
@@ -320,7 +492,7 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
     const sentSirets = options.fast ? SiretFilter.forCount(spill.count * 2) : null;
     const establishmentsRows = counts.read;
     const establishmentsBytes = statSync(files.establishments).size;
-    const readBefore = meter.bytesRead;
+    const readBefore = bytesRead();
     let delivered = 0;
     // The rows sorted stand for a pass over the establishments' file (the meter planned it): the
     // rows and bytes of it their share of the rows kept stands for.
@@ -343,7 +515,7 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
       // Rows read count as the rows sent stand for: a report's progress follows the application.
       await sink.rows(rowsNow, { read: at.rows, skipped: { ...counts.skipped } }, at);
     };
-    for (const { record: packed } of spill.sorted()) {
+    for (const { key, record: packed } of spill.sorted()) {
       delivered += 1;
       const { line, row } = unpackRow(packed, keptNames);
       const refusal = refusedRow(row);
@@ -354,7 +526,7 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
       const read = establishmentOf(row);
       const establishment: OfficialEstablishment = {
         ...placedAt(read, positionOf(row) ?? positions?.get(read.siret) ?? null),
-        legalUnit: units?.get(read.siren) ?? null,
+        legalUnit: walk?.of(read.siren, key) ?? null,
         asOf: stockDate,
       };
       if (!isValidSiret(establishment.siret)) {
@@ -379,8 +551,18 @@ export async function readStock(options: StockReadingOptions, sink: ReadingSink)
     await send();
     return { counts, rejections, progress: position() };
   } finally {
+    walk?.close();
     spill.close();
+    await companies?.stop();
   }
+}
+
+/** What a SIRET's number is divided by to give its SIREN's. */
+const SIRET_OF_SIREN = 100_000;
+
+/** Whether a row of this SIREN, at this key of the SIRET order, finds its company by the walk: its SIRET begins with its SIREN. */
+function walked(siren: number, key: number): boolean {
+  return key !== Number.MAX_VALUE && Math.floor(key / SIRET_OF_SIREN) === siren;
 }
 
 /** The optional columns of the establishments' file the import reads (a geocoded file's, NAF 2025, the period's start). */
@@ -685,87 +867,268 @@ class SirenSet {
   }
 }
 
+/** A company's packed fields' head: legal form + 1 (0: none), creation day, processing day and time (0: none). */
+const UNIT_HEAD_BYTES = 14;
+
 /**
- * The legal units read, packed: for each SIREN of the set, its name's bytes in chunks of
- * NAME_CHUNK bytes (filled one after the other: nothing is copied as they grow), its legal form
- * and creation date as numbers (a few dozen bytes a company, where objects took a few hundred). A
- * unit of an odd SIREN is kept as it is.
+ * A company's fields in bytes (a few dozen, to be sorted by SIREN): its legal form and creation
+ * date as numbers, when INSEE last changed its record as two (YYYYMMDD and HHMMSS), then its
+ * name's UTF-8 bytes. Packed in a buffer of its own (30 million companies: no buffer made each).
  */
-class LegalUnits {
-  readonly #sirens: SirenSet;
-  /** Where the name is: its chunk times NAME_CHUNK plus its place in the chunk. */
-  readonly #nameAt: Float64Array;
-  readonly #nameLength: Uint16Array;
-  /** Legal form + 1 (0: none). */
-  readonly #form: Uint16Array;
-  /** YYYYMMDD (0: none). */
-  readonly #created: Uint32Array;
-  /** When INSEE last changed the company's record: YYYYMMDD and HHMMSS (0 and 0: none). */
-  readonly #processedDay: Uint32Array;
-  readonly #processedTime: Uint32Array;
-  readonly #has: Uint8Array;
-  readonly #chunks: Buffer[] = [];
-  #used = NAME_CHUNK;
-  readonly #odd = new Map<string, OfficialLegalUnit>();
+class UnitPacker {
+  #buffer = Buffer.allocUnsafe(4096);
 
-  constructor(sirens: SirenSet) {
-    this.#sirens = sirens;
-    const size = sirens.size;
-    this.#nameAt = new Float64Array(size);
-    this.#nameLength = new Uint16Array(size);
-    this.#form = new Uint16Array(size);
-    this.#created = new Uint32Array(size);
-    this.#processedDay = new Uint32Array(size);
-    this.#processedTime = new Uint32Array(size);
-    this.#has = new Uint8Array(size);
-  }
-
-  /** A unit read: at its SIREN's index, or by its SIREN when that is not nine digits (index -1). */
-  set(index: number, unit: OfficialLegalUnit): void {
-    if (index < 0) {
-      this.#odd.set(unit.siren, { ...unit, legalName: detach(unit.legalName) });
-      return;
-    }
-    const bytes = Buffer.byteLength(unit.legalName, "utf8");
-    if (this.#used + bytes > NAME_CHUNK) {
-      this.#chunks.push(Buffer.allocUnsafe(Math.max(NAME_CHUNK, bytes)));
-      this.#used = 0;
-    }
-    const chunk = this.#chunks.length - 1;
-    (this.#chunks[chunk] as Buffer).write(unit.legalName, this.#used, "utf8");
-    this.#nameAt[index] = chunk * NAME_CHUNK + this.#used;
-    this.#nameLength[index] = bytes;
-    this.#used += bytes;
-    this.#form[index] = unit.legalForm ? Number(unit.legalForm) + 1 : 0;
-    this.#created[index] = unit.createdOn ? Number(unit.createdOn.replaceAll("-", "")) : 0;
+  /** The packed company: a view of this packer's buffer, valid until the next call. */
+  pack(unit: OfficialLegalUnit): Buffer {
+    // A character is at most three bytes of UTF-8 (a surrogate pair: four for two).
+    const most = UNIT_HEAD_BYTES + 3 * unit.legalName.length;
+    if (most > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(most);
+    const packed = this.#buffer;
+    packed.writeUInt16LE(unit.legalForm ? Number(unit.legalForm) + 1 : 0, 0);
+    packed.writeUInt32LE(unit.createdOn ? digitsOf(unit.createdOn, 0, 10) : 0, 2);
     // processedAtOf's shape, YYYY-MM-DDTHH:MM:SS.000Z: its digits, in two numbers.
     const processed = unit.processedAt ?? null;
-    this.#processedDay[index] = processed ? Number(processed.slice(0, 10).replaceAll("-", "")) : 0;
-    this.#processedTime[index] = processed ? Number(processed.slice(11, 19).replaceAll(":", "")) : 0;
-    this.#has[index] = 1;
+    packed.writeUInt32LE(processed ? digitsOf(processed, 0, 10) : 0, 6);
+    packed.writeUInt32LE(processed ? digitsOf(processed, 11, 19) : 0, 10);
+    const name = packed.write(unit.legalName, UNIT_HEAD_BYTES, "utf8");
+    return packed.subarray(0, UNIT_HEAD_BYTES + name);
   }
 
-  get(siren: string): OfficialLegalUnit | null {
-    if (!/^\d{9}$/.test(siren)) return this.#odd.get(siren) ?? null;
-    const index = this.#sirens.indexOf(Number(siren));
-    if (index < 0 || !this.#has[index]) return this.#odd.get(siren) ?? null;
-    const at = this.#nameAt[index] as number;
-    const chunk = this.#chunks[Math.floor(at / NAME_CHUNK)] as Buffer;
-    const start = at % NAME_CHUNK;
-    const form = this.#form[index] as number;
-    const created = this.#created[index] as number;
-    const processedDay = this.#processedDay[index] as number;
-    const time = String(this.#processedTime[index] as number).padStart(6, "0");
-    return {
-      siren,
-      legalName: chunk.toString("utf8", start, start + (this.#nameLength[index] as number)),
-      legalForm: form === 0 ? null : String(form - 1).padStart(4, "0"),
-      createdOn: created === 0 ? null : dayOf(created),
-      // As legalUnitOf gives it: present only when the file gave one.
-      ...(processedDay === 0
-        ? {}
-        : { processedAt: `${dayOf(processedDay)}T${time.slice(0, 2)}:${time.slice(2, 4)}:${time.slice(4, 6)}.000Z` }),
+  /**
+   * The company packed from the record's bytes as `pack(legalUnitOf(row))` packs it, when its
+   * bytes say it for sure: null when legalUnitOf would give none (not public, no name), undefined
+   * when not sure (a column with anything but printable ASCII, doubled quotes, a value over the
+   * shortest limit refusedRow applies, spaces legalUnitOf's spacing would change): read as text.
+   */
+  fromBytes(record: ScannedRecord, columns: Columns): Buffer | null | undefined {
+    const unit = this.#columns(columns);
+    const { bytes } = record;
+    for (const index of columns.keptIndexes) {
+      if (index >= record.count) continue;
+      if (record.escaped[index]) return undefined;
+      const start = record.starts[index] as number;
+      const end = record.ends[index] as number;
+      if (end - start > SHORTEST_LIMIT) return undefined;
+      if (index === unit.processed) continue;
+      for (let at = start; at < end; at++) {
+        const byte = bytes[at] as number;
+        if (byte < 0x20 || byte > 0x7e) return undefined;
+        // A space first, last or after another: spaced() would change the text.
+        if (byte === SPACE_BYTE && (at === start || at === end - 1 || bytes[at - 1] === SPACE_BYTE)) return undefined;
+      }
+    }
+    const status = fieldIs(record, unit.status, "O");
+    if (status !== true) return status === null ? undefined : null;
+    let processedDay = 0;
+    let processedTime = 0;
+    if (unit.processed >= 0) {
+      const at = timestampAt(record, unit.processed);
+      if (at === null) return undefined;
+      if (at >= 0) {
+        processedDay = digitsIn(bytes, at, at + 10);
+        processedTime = digitsIn(bytes, at + 11, at + TIMESTAMP_BYTES);
+      }
+    }
+    const [denominationStart, denominationEnd] = bounds(record, unit.denomination);
+    let [firstStart, firstEnd] = bounds(record, unit.firstName);
+    let [lastStart, lastEnd] = bounds(record, unit.usedName);
+    if (lastStart === lastEnd) [lastStart, lastEnd] = bounds(record, unit.birthName);
+    let length = denominationEnd - denominationStart;
+    if (length === 0) {
+      // A person: the usual first name and the name of use (else the birth name), the ones given.
+      if (firstStart === firstEnd) [firstStart, firstEnd] = [lastStart, lastStart];
+      length = firstEnd - firstStart + (firstEnd > firstStart && lastEnd > lastStart ? 1 : 0) + lastEnd - lastStart;
+      if (length === 0) return null;
+    }
+    if (UNIT_HEAD_BYTES + length > this.#buffer.length) this.#buffer = Buffer.allocUnsafe(UNIT_HEAD_BYTES + length);
+    const packed = this.#buffer;
+    const [formStart, formEnd] = bounds(record, unit.form);
+    const form = formEnd - formStart === 4 ? digitsIn(bytes, formStart, formEnd, 4) : -1;
+    packed.writeUInt16LE(form >= 0 ? form + 1 : 0, 0);
+    const [createdStart, createdEnd] = bounds(record, unit.created);
+    packed.writeUInt32LE(
+      createdEnd - createdStart >= 10 && isDay(bytes, createdStart)
+        ? digitsIn(bytes, createdStart, createdStart + 10)
+        : 0,
+      2,
+    );
+    packed.writeUInt32LE(processedDay, 6);
+    packed.writeUInt32LE(processedTime, 10);
+    if (denominationEnd > denominationStart) bytes.copy(packed, UNIT_HEAD_BYTES, denominationStart, denominationEnd);
+    else {
+      let at = UNIT_HEAD_BYTES + bytes.copy(packed, UNIT_HEAD_BYTES, firstStart, firstEnd);
+      if (firstEnd > firstStart && lastEnd > lastStart) packed[at++] = SPACE_BYTE;
+      bytes.copy(packed, at, lastStart, lastEnd);
+    }
+    return packed.subarray(0, UNIT_HEAD_BYTES + length);
+  }
+
+  #of: Columns | null = null;
+  #unit: UnitColumns = {
+    status: -1,
+    created: -1,
+    form: -1,
+    denomination: -1,
+    birthName: -1,
+    usedName: -1,
+    firstName: -1,
+    processed: -1,
+  };
+
+  /** The legal units' columns by index (the header's, found once a file). */
+  #columns(columns: Columns): UnitColumns {
+    if (this.#of === columns) return this.#unit;
+    const index = (name: string) => columns.kept.find(([column]) => column === name)?.[1] ?? -1;
+    this.#of = columns;
+    this.#unit = {
+      status: index("statutDiffusionUniteLegale"),
+      created: index("dateCreationUniteLegale"),
+      form: index("categorieJuridiqueUniteLegale"),
+      denomination: index("denominationUniteLegale"),
+      birthName: index("nomUniteLegale"),
+      usedName: index("nomUsageUniteLegale"),
+      firstName: index("prenomUsuelUniteLegale"),
+      processed: index(LEGAL_UNIT_PROCESSED_COLUMN),
     };
+    return this.#unit;
+  }
+}
+
+/** The columns of StockUniteLegale legalUnitOf reads, by index (-1: not in the file). */
+interface UnitColumns {
+  status: number;
+  created: number;
+  form: number;
+  denomination: number;
+  birthName: number;
+  usedName: number;
+  firstName: number;
+  processed: number;
+}
+
+const SPACE_BYTE = 0x20;
+
+/** A field's bounds in the record's bytes (empty when the file has no such column). */
+function bounds(record: ScannedRecord, index: number): [start: number, end: number] {
+  if (index < 0 || index >= record.count) return [0, 0];
+  return [record.starts[index] as number, record.ends[index] as number];
+}
+
+/** The number the ASCII digits of bytes[from, to) make, others passed over; -1 when fewer than `digits` of them are digits. */
+function digitsIn(bytes: Buffer, from: number, to: number, digits = 0): number {
+  let number = 0;
+  let count = 0;
+  for (let at = from; at < to; at++) {
+    const digit = (bytes[at] as number) - 48;
+    if (digit >= 0 && digit <= 9) {
+      number = number * 10 + digit;
+      count += 1;
+    }
+  }
+  return count < digits ? -1 : number;
+}
+
+/** Whether the bytes at `start` are a day as dateOf reads one: YYYY-MM-DD. */
+function isDay(bytes: Buffer, start: number): boolean {
+  for (let at = 0; at < 10; at++) {
+    const byte = bytes[start + at] as number;
+    if (at === 4 || at === 7 ? byte !== 45 : byte < 48 || byte > 57) return false;
+  }
+  return true;
+}
+
+/** The number the digits of text[from, to) make, its other characters ("-", ":") passed over. */
+function digitsOf(text: string, from: number, to: number): number {
+  let number = 0;
+  for (let at = from; at < to; at++) {
+    const digit = text.charCodeAt(at) - 48;
+    if (digit >= 0 && digit <= 9) number = number * 10 + digit;
+  }
+  return number;
+}
+
+/** A company packed (UnitPacker) read back, as legalUnitOf gave it. */
+function unpackUnit(siren: number, packed: Buffer): OfficialLegalUnit {
+  const form = packed.readUInt16LE(0);
+  const created = packed.readUInt32LE(2);
+  const processedDay = packed.readUInt32LE(6);
+  const time = String(packed.readUInt32LE(10)).padStart(6, "0");
+  return {
+    siren: String(siren).padStart(9, "0"),
+    legalName: packed.toString("utf8", UNIT_HEAD_BYTES),
+    legalForm: form === 0 ? null : String(form - 1).padStart(4, "0"),
+    createdOn: created === 0 ? null : dayOf(created),
+    // As legalUnitOf gives it: present only when the file gave one.
+    ...(processedDay === 0
+      ? {}
+      : { processedAt: `${dayOf(processedDay)}T${time.slice(0, 2)}:${time.slice(2, 4)}:${time.slice(4, 6)}.000Z` }),
+  };
+}
+
+/**
+ * Each row's company, the rows coming in SIRET order: the companies' spill (sorted by SIREN, the
+ * first nine digits of a SIRET) is walked forward beside them, no map of the country's companies
+ * held. A company listed twice is named by its last listing that names it. What the first pass's
+ * reading of them did is kept: a row finds a company of a nine-digit SIREN when that SIREN was
+ * wanted (SirenSet), else, as any odd SIREN, the company listed under that text. A row whose SIRET
+ * does not begin with its SIREN (a damaged file) finds its company among the strays, looked up
+ * before the walk.
+ */
+class CompanyWalk {
+  readonly #wanted: SirenSet;
+  readonly #odd = new Map<string, OfficialLegalUnit>();
+  readonly #strays = new Map<number, OfficialLegalUnit>();
+  readonly #units: Generator<{ key: number; record: Buffer }>;
+  #head: { key: number; record: Buffer } | null;
+  #lastSiren = -1;
+  #last: OfficialLegalUnit | null = null;
+
+  constructor(wanted: SirenSet, spilled: UnitsSpilled, strays: ReadonlySet<number>) {
+    this.#wanted = wanted;
+    for (const { record } of mergedRuns(spilled.odd.runs)) {
+      const [text, unit] = JSON.parse(record.toString("utf8")) as [string, OfficialLegalUnit];
+      if (wanted.hasOdd(text)) this.#odd.set(unit.siren, unit);
+    }
+    if (strays.size > 0) {
+      for (const { key, record } of mergedRuns(spilled.units.runs)) {
+        if (strays.has(key)) this.#strays.set(key, unpackUnit(key, record));
+      }
+    }
+    this.#units = mergedRuns(spilled.units.runs);
+    this.#head = this.#next();
+  }
+
+  /** The company of a row: its SIREN as the domain reads it, and the row's key in the SIRET order. */
+  of(siren: string, key: number): OfficialLegalUnit | null {
+    if (!/^\d{9}$/.test(siren)) return this.#odd.get(siren) ?? null;
+    const number = Number(siren);
+    if (this.#wanted.indexOf(number) < 0) return this.#odd.get(siren) ?? null;
+    const found = walked(number, key) ? this.#at(number) : (this.#strays.get(number) ?? null);
+    return found ?? this.#odd.get(siren) ?? null;
+  }
+
+  /** Closes the runs' files (the walk may stop before their end). */
+  close(): void {
+    this.#units.return(undefined);
+  }
+
+  #at(siren: number): OfficialLegalUnit | null {
+    if (siren === this.#lastSiren) return this.#last;
+    if (siren < this.#lastSiren) throw new Error("the rows came out of SIRET order");
+    let found: OfficialLegalUnit | null = null;
+    while (this.#head !== null && this.#head.key < siren) this.#head = this.#next();
+    while (this.#head !== null && this.#head.key === siren) {
+      found = unpackUnit(siren, this.#head.record);
+      this.#head = this.#next();
+    }
+    this.#lastSiren = siren;
+    this.#last = found;
+    return found;
+  }
+
+  #next(): { key: number; record: Buffer } | null {
+    const step = this.#units.next();
+    return step.done ? null : step.value;
   }
 }
 
@@ -820,6 +1183,3 @@ function unpackRow(packed: Buffer, names: readonly string[]): { line: number; ro
   }
   return { line: packed.readUInt32LE(0), row };
 }
-
-/** Bytes of names a chunk of LegalUnits holds. */
-const NAME_CHUNK = 4 << 20;

@@ -1,10 +1,11 @@
 import { parentPort, workerData } from "node:worker_threads";
 import {
+  failureOf,
   type ReadCounts,
+  type ReadingFailure,
   type ReadingProgress,
   type RowToApply,
   readStock,
-  SireneFileError,
   type StockReadingOptions,
 } from "./stock-reader.ts";
 
@@ -22,12 +23,7 @@ export type ReadingMessage =
   | { type: "dated"; stockDate: string | null }
   | { type: "rows"; batch: RowToApply[]; counts: ReadCounts; progress: ReadingProgress }
   | { type: "done"; result: Awaited<ReturnType<typeof readStock>> }
-  | {
-      type: "failed";
-      fileError: { file: SireneFileError["file"]; path: string; line: number | null; message: string } | null;
-      message: string;
-      stack: string | null;
-    };
+  | { type: "failed"; failure: ReadingFailure };
 
 /** What the main thread answers: it has taken a batch. */
 export const TAKEN = "taken";
@@ -71,15 +67,7 @@ if (parentPort && started?.stockReading) {
     });
     post({ type: "done", result });
   } catch (error) {
-    post({
-      type: "failed",
-      fileError:
-        error instanceof SireneFileError
-          ? { file: error.file, path: error.path, line: error.line, message: error.message }
-          : null,
-      message: error instanceof Error ? error.message : String(error),
-      stack: error instanceof Error ? (error.stack ?? null) : null,
-    });
+    post({ type: "failed", failure: failureOf(error) });
   }
   port.close();
 }
