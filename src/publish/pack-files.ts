@@ -12,7 +12,13 @@ import {
 import path from "node:path";
 import type { DocumentLocation, PackRecord } from "../store/pack-index.ts";
 import { documentForm, packedForm } from "./snapshot-packing.ts";
-import { createFrameDecoder, createFrameEncoder, type FrameDecoder, type FrameEncoder } from "./zstd-frames.ts";
+import {
+  createFrameDecoder,
+  createFrameEncoder,
+  type FrameDecoder,
+  type FrameEncoder,
+  withRoom,
+} from "./zstd-frames.ts";
 
 /**
  * Pack files (issue 35): a batch of merchants' documents, each a zstd frame (zstd-frames.ts),
@@ -119,12 +125,7 @@ export class PackWriter {
 
   /** Appends a frame already encoded (compaction), with its document's size, hash and dictionary. */
   addFrame(frame: Buffer, from: DocumentLocation): DocumentLocation {
-    let target = this.buffer ?? this.buffers.take();
-    if (target.length - this.offset < frame.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(2 * target.length, this.offset + frame.length));
-      target.copy(grown, 0, 0, this.offset);
-      target = grown;
-    }
+    const target = withRoom(this.buffer ?? this.buffers.take(), this.offset, frame.length);
     frame.copy(target, this.offset);
     this.buffer = target;
     return this.placed(frame.length, from);

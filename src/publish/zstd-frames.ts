@@ -64,7 +64,7 @@ function frameBound(length: number): number {
 }
 
 /** `target`, or a larger copy of its first `used` bytes when `needed` more would not fit. */
-function withRoom(target: Buffer, used: number, needed: number): Buffer {
+export function withRoom(target: Buffer, used: number, needed: number): Buffer {
   if (target.length - used >= needed) return target;
   const grown = Buffer.allocUnsafeSlow(Math.max(2 * target.length, used + needed));
   target.copy(grown, 0, 0, used);
