@@ -234,8 +234,13 @@ function citableSnippets(view: MerchantView): AiDigest["citable_snippets"] {
 
 /** The digest in its published envelope: the bytes of GET /api/merchants/{ab_id}/ai-digest. */
 export function renderAiDigest(view: MerchantView): RenderedDocument {
+  return renderedDocument(aiDigestText(view), JSON_TYPE);
+}
+
+/** The text of renderAiDigest's document (the refresh encodes it into a buffer of its own). */
+export function aiDigestText(view: MerchantView): string {
   const { links, assessment, profile, options } = view;
-  const text = stableEnvelope({
+  return stableEnvelope({
     data: buildAiDigest(view),
     actions: merchantActions(options.baseUrl, profile.merchant.abId, profile.merchant.sector, assessment.capabilities),
     canonical: links.aiDigest,
@@ -243,5 +248,4 @@ export function renderAiDigest(view: MerchantView): RenderedDocument {
     state: assessment.capabilities.state,
     timestamp: view.generatedAt,
   });
-  return renderedDocument(text, JSON_TYPE);
 }

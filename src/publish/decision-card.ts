@@ -23,8 +23,13 @@ export function buildPublishedDecisionCard(view: MerchantView): DecisionCardDocu
 
 /** The bytes of GET /api/merchants/{ab_id}/decision-card, as published. */
 export function renderDecisionCard(view: MerchantView, card = buildPublishedDecisionCard(view)): RenderedDocument {
+  return renderedDocument(decisionCardText(view, card), JSON_TYPE);
+}
+
+/** The text of renderDecisionCard's document (the refresh encodes it into a buffer of its own). */
+export function decisionCardText(view: MerchantView, card: DecisionCardDocument): string {
   const { profile, assessment, links, options } = view;
-  const text = stableEnvelope({
+  return stableEnvelope({
     data: card,
     dataText: decisionCardDocumentText(card),
     actions: merchantActions(options.baseUrl, profile.merchant.abId, profile.merchant.sector, assessment.capabilities),
@@ -33,7 +38,6 @@ export function renderDecisionCard(view: MerchantView, card = buildPublishedDeci
     state: assessment.capabilities.state,
     timestamp: view.generatedAt,
   });
-  return renderedDocument(text, JSON_TYPE);
 }
 
 /**

@@ -1,8 +1,9 @@
-import { renderAiDigest } from "./ai-digest.ts";
-import { renderAiMd } from "./ai-md.ts";
-import { renderDecisionCard } from "./decision-card.ts";
+import type { DecisionCardDocument } from "../schemas/decision-card.ts";
+import { aiDigestText, renderAiDigest } from "./ai-digest.ts";
+import { buildAiMd, renderAiMd } from "./ai-md.ts";
+import { decisionCardText, renderDecisionCard } from "./decision-card.ts";
 import type { RenderedDocument } from "./document.ts";
-import { renderJsonLd } from "./jsonld.ts";
+import { jsonLdText, renderJsonLd } from "./jsonld.ts";
 import type { MerchantView } from "./view.ts";
 
 /**
@@ -46,6 +47,19 @@ export const MERCHANT_RENDERERS: Record<MerchantDocumentKind, (view: MerchantVie
   "decision-card": (view) => renderDecisionCard(view),
   "ai-md": renderAiMd,
 };
+
+/**
+ * The texts of MERCHANT_RENDERERS' documents, the decision card given (the refresh assembles it
+ * once for the card and the snapshot manifest): the refresh encodes each into one buffer it keeps
+ * (document.ts utf8Writer) instead of a buffer a document.
+ */
+export const MERCHANT_TEXTS: Record<MerchantDocumentKind, (view: MerchantView, card: DecisionCardDocument) => string> =
+  {
+    jsonld: jsonLdText,
+    "ai-digest": aiDigestText,
+    "decision-card": decisionCardText,
+    "ai-md": buildAiMd,
+  };
 
 /** Which published kind (and merchant) a request path names, or null. */
 export function matchPublishedPath(pathname: string, search: string): { kind: PublishedKind; abId: string } | null {

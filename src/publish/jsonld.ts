@@ -113,7 +113,12 @@ export function buildJsonLd(view: MerchantView): JsonLd {
 }
 
 export function renderJsonLd(view: MerchantView): RenderedDocument {
-  return renderedDocument(JSON.stringify(buildJsonLd(view)), JSONLD_TYPE);
+  return renderedDocument(jsonLdText(view), JSONLD_TYPE);
+}
+
+/** The text of renderJsonLd's document (the refresh encodes it into a buffer of its own). */
+export function jsonLdText(view: MerchantView): string {
+  return JSON.stringify(buildJsonLd(view));
 }
 
 function identifiers(view: MerchantView): JsonLd[] {

@@ -12,7 +12,13 @@ import {
 import path from "node:path";
 import type { DocumentLocation, PackRecord } from "../store/pack-index.ts";
 import { documentForm, packedForm } from "./snapshot-packing.ts";
-import { createFrameDecoder, createFrameEncoder, type FrameDecoder, type FrameEncoder } from "./zstd-frames.ts";
+import {
+  createFrameDecoder,
+  createFrameEncoder,
+  type FrameDecoder,
+  type FrameEncoder,
+  withRoom,
+} from "./zstd-frames.ts";
 
 /**
  * Pack files (issue 35): a batch of merchants' documents, each a zstd frame (zstd-frames.ts),
@@ -65,48 +71,78 @@ export function usePackWrites(port: PackWritePort): PackWritePort {
   return previous;
 }
 
+/**
+ * The buffers a thread's pack writers fill, kept from one pack to the next: a pack's frames are
+ * encoded straight into one buffer (zstd-frames.ts encodeInto), which goes back here once the
+ * pack is written, so a run allocates a few buffers, not one for every frame.
+ */
+export class PackBuffers {
+  private readonly spare: Buffer[] = [];
+
+  take(): Buffer {
+    return this.spare.pop() ?? Buffer.allocUnsafeSlow(256 * 1024);
+  }
+
+  give(buffer: Buffer): void {
+    // Two packs a batch are written at once (documents, snapshots): a few spares are enough.
+    if (this.spare.length < 4) this.spare.push(buffer);
+  }
+}
+
 /** One pack being written: frames appended in memory, the file written at `finish`. */
 export class PackWriter {
   readonly id: number;
   private readonly stateDir: string;
   private readonly encoder: FrameEncoder;
   private readonly dictionary: number;
-  private readonly frames: Buffer[] = [];
+  private readonly buffers: PackBuffers;
+  /** The frames one after the other, `offset` bytes of it; taken from `buffers` at the first frame. */
+  private buffer: Buffer | null = null;
   private offset = 0;
   private live = 0;
 
-  constructor(stateDir: string, id: number, encoder: FrameEncoder, dictionary: number) {
+  constructor(stateDir: string, id: number, encoder: FrameEncoder, dictionary: number, buffers = new PackBuffers()) {
     this.stateDir = stateDir;
     this.id = id;
     this.encoder = encoder;
     this.dictionary = dictionary;
+    this.buffers = buffers;
   }
 
-  /** Appends a document; answers where it will lie once the pack is written. */
-  add(body: Uint8Array, sha256: string): DocumentLocation {
+  /**
+   * Appends a document; answers where it will lie once the pack is written. `mayCarryJws`: false
+   * when the caller knows the document is no snapshot manifest (its form is looked for otherwise).
+   * `body` is read here and not kept (a caller may reuse its bytes).
+   */
+  add(body: Uint8Array, sha256: string, mayCarryJws = true): DocumentLocation {
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     // A snapshot manifest without the JWS payload its manifest gives back (snapshot-packing.ts).
-    const packed = packedForm(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-    const frame = this.encoder.encode(packed);
-    const location: DocumentLocation = {
-      pack: this.id,
-      offset: this.offset,
-      length: frame.length,
-      size: packed.length,
-      sha256,
-      dictionary: this.dictionary,
-    };
-    this.frames.push(frame);
-    this.offset += frame.length;
-    this.live += frame.length;
-    return location;
+    const packed = mayCarryJws ? packedForm(bytes) : bytes;
+    const { target, length } = this.encoder.encodeInto(packed, this.buffer ?? this.buffers.take(), this.offset);
+    this.buffer = target;
+    return this.placed(length, { size: packed.length, sha256, dictionary: this.dictionary });
   }
 
   /** Appends a frame already encoded (compaction), with its document's size, hash and dictionary. */
   addFrame(frame: Buffer, from: DocumentLocation): DocumentLocation {
-    const location: DocumentLocation = { ...from, pack: this.id, offset: this.offset };
-    this.frames.push(frame);
-    this.offset += frame.length;
-    this.live += frame.length;
+    const target = withRoom(this.buffer ?? this.buffers.take(), this.offset, frame.length);
+    frame.copy(target, this.offset);
+    this.buffer = target;
+    return this.placed(frame.length, from);
+  }
+
+  /** Records a frame of `length` bytes just put at the end of the buffer. */
+  private placed(length: number, of: Pick<DocumentLocation, "size" | "sha256" | "dictionary">): DocumentLocation {
+    const location: DocumentLocation = {
+      pack: this.id,
+      offset: this.offset,
+      length,
+      size: of.size,
+      sha256: of.sha256,
+      dictionary: of.dictionary,
+    };
+    this.offset += length;
+    this.live += length;
     return location;
   }
 
@@ -121,7 +157,8 @@ export class PackWriter {
 
   /** Writes the pack (nothing when no frame was added); answers its record for the index. */
   finish(): PackRecord | null {
-    if (this.frames.length === 0) return null;
+    const buffer = this.buffer;
+    if (buffer === null || this.offset === 0) return null;
     const dir = packsDirOf(this.stateDir);
     mkdirSync(dir, { recursive: true });
     const target = packFileOf(this.stateDir, this.id);
@@ -130,7 +167,7 @@ export class PackWriter {
     try {
       const fd = port.open(temp);
       try {
-        for (const frame of this.frames) port.write(fd, frame);
+        port.write(fd, buffer.subarray(0, this.offset));
         port.sync(fd);
       } finally {
         port.close(fd);
@@ -139,16 +176,19 @@ export class PackWriter {
     } catch (error) {
       port.remove(temp);
       throw error;
+    } finally {
+      this.buffer = null;
+      this.buffers.give(buffer);
     }
-    this.frames.length = 0;
     return { id: this.id, bytes: this.offset, live: this.live };
   }
 }
 
-/** Makes pack writers for a run's batches (one frame encoder, kept for the thread's batches). */
+/** Makes pack writers for a run's batches (one frame encoder and its buffers, kept for the thread's batches). */
 export function packWriters(stateDir: string, dictionary: PackDictionary): (id: number) => PackWriter {
   const encoder = createFrameEncoder(dictionary.body);
-  return (id) => new PackWriter(stateDir, id, encoder, dictionary.id);
+  const buffers = new PackBuffers();
+  return (id) => new PackWriter(stateDir, id, encoder, dictionary.id, buffers);
 }
 
 /** Pack files on disk (ids), and temporary files left by a killed writer. */

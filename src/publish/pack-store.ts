@@ -218,8 +218,11 @@ function compact(
 }
 
 /** Compaction copies frames already encoded. */
-const rawFrames = {
-  encode: (): Buffer => {
+const rawFrames: FrameEncoder = {
+  encode: () => {
+    throw new Error("compaction copies frames, it encodes none");
+  },
+  encodeInto: () => {
     throw new Error("compaction copies frames, it encodes none");
   },
   close: () => undefined,

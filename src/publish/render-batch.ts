@@ -1,9 +1,9 @@
 import { hash } from "node:crypto";
 import type { MerchantProfile } from "../domain/merchant.ts";
-import { utf8Bytes } from "../domain/utf8.ts";
 import type { DocumentLocation, PackRecord, StagedDocument } from "../store/pack-index.ts";
-import { buildPublishedDecisionCard, renderDecisionCard } from "./decision-card.ts";
-import { MERCHANT_DOCUMENT_KINDS, MERCHANT_RENDERERS, type PublishedKind, publishedPath } from "./documents.ts";
+import { buildPublishedDecisionCard } from "./decision-card.ts";
+import { bodyHash, utf8Writer } from "./document.ts";
+import { MERCHANT_DOCUMENT_KINDS, MERCHANT_TEXTS, type PublishedKind, publishedPath } from "./documents.ts";
 import type { PackWriter } from "./pack-files.ts";
 import { contentPeriod } from "./period.ts";
 import type { IndexEntry } from "./publish-folder.ts";
@@ -92,8 +92,15 @@ export function emptyCounters(): BatchCounters {
  * differ and be rendered again on every run.
  */
 export function profileFingerprint(profile: unknown): string {
-  return hash("sha256", utf8Bytes(JSON.stringify(profile)), "base64url").slice(0, 27);
+  return hash("sha256", documentBytes(JSON.stringify(profile)), "base64url").slice(0, 27);
 }
+
+/**
+ * This thread's buffer for the document being written (document.ts utf8Writer): a document's
+ * bytes (and a profile's JSON) are hashed and compressed into its pack from there, and the next
+ * one overwrites them.
+ */
+const documentBytes = utf8Writer();
 
 /**
  * Renders and writes one batch of published merchants. A merchant whose inputs (profile
@@ -114,7 +121,10 @@ export async function renderBatch(
   return renderItems(context, items, profiles, packs);
 }
 
-/** Where one merchant's documents go: written into the batch's packs, recorded once the merchant succeeded. */
+/**
+ * Where one merchant's documents go: written into the batch's packs, recorded once the merchant
+ * succeeded. `body` is valid during the call only (documentBytes).
+ */
 interface MerchantSink {
   write(kind: PublishedKind, body: Buffer, sha256: string, replaces: boolean): void;
   remove(kind: PublishedKind): void;
@@ -144,7 +154,7 @@ function renderItems(
     const sink: MerchantSink = {
       write(kind, body, sha256, replaces) {
         const pack = kind === "snapshot" ? snapshotsPack : documentsPack;
-        const location = pack.add(body, sha256);
+        const location = pack.add(body, sha256, kind === "snapshot");
         frames.push([pack, location]);
         staged.push({ path: publishedPath(kind, item.abId), location, replaces });
       },
@@ -188,7 +198,7 @@ function renderItems(
  */
 export function sampleDocuments(context: RenderContext, profiles: Iterable<MerchantProfile>): Buffer[] {
   const bodies: Buffer[] = [];
-  const sink: MerchantSink = { write: (_kind, body) => void bodies.push(body), remove: () => undefined };
+  const sink: MerchantSink = { write: (_kind, body) => void bodies.push(Buffer.from(body)), remove: () => undefined };
   for (const profile of profiles) {
     const item: BatchItem = { abId: profile.merchant.abId, stamp: "", status: profile.merchant.status, old: null };
     renderOne({ ...context, skipAllowed: false }, item, profile, emptyCounters(), sink);
@@ -259,14 +269,16 @@ function renderOne(
       );
       const card = buildPublishedDecisionCard(view);
       const issued = context.issueSnapshot(view, card, context.now);
-      sink.write("snapshot", issued.document.body, issued.document.hash, old.hashes.snapshot !== undefined);
+      const body = documentBytes(issued.text);
+      const snapshotHash = bodyHash(body);
+      sink.write("snapshot", body, snapshotHash, old.hashes.snapshot !== undefined);
       counters.written += 1;
       counters.snapshotsSigned += 1;
       return {
         ...old,
         status: item.status,
         stamp: item.stamp,
-        hashes: { ...old.hashes, snapshot: issued.document.hash },
+        hashes: { ...old.hashes, snapshot: snapshotHash },
         cardHash: card.decision_card.content_hash,
         snapshotExpiresAt: issued.expiresAt,
       };
@@ -282,12 +294,13 @@ function renderOne(
   const card = buildPublishedDecisionCard(view);
   const hashes: Partial<Record<PublishedKind, string>> = {};
   for (const kind of MERCHANT_DOCUMENT_KINDS) {
-    const document = kind === "decision-card" ? renderDecisionCard(view, card) : MERCHANT_RENDERERS[kind](view);
-    hashes[kind] = document.hash;
-    if (old?.hashes[kind] === document.hash) {
+    const body = documentBytes(MERCHANT_TEXTS[kind](view, card));
+    const documentHash = bodyHash(body);
+    hashes[kind] = documentHash;
+    if (old?.hashes[kind] === documentHash) {
       counters.unchanged += 1;
     } else {
-      sink.write(kind, document.body, document.hash, old?.hashes[kind] !== undefined);
+      sink.write(kind, body, documentHash, old?.hashes[kind] !== undefined);
       counters.written += 1;
     }
   }
@@ -297,8 +310,9 @@ function renderOne(
   if (context.issueSnapshot) {
     if (snapshotDue(context, old, cardHash)) {
       const issued = context.issueSnapshot(view, card, context.now);
-      sink.write("snapshot", issued.document.body, issued.document.hash, old?.hashes.snapshot !== undefined);
-      hashes.snapshot = issued.document.hash;
+      const body = documentBytes(issued.text);
+      hashes.snapshot = bodyHash(body);
+      sink.write("snapshot", body, hashes.snapshot, old?.hashes.snapshot !== undefined);
       snapshotExpiresAt = issued.expiresAt;
       counters.written += 1;
       counters.snapshotsSigned += 1;

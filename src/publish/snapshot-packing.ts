@@ -29,10 +29,14 @@ export function packedForm(body: Buffer): Buffer {
   if (jwsEnd < 0 || firstDot < 0 || secondDot < 0 || secondDot > jwsEnd) return body;
   const payloadStart = firstDot + 1;
   const payload = body.subarray(payloadStart, secondDot);
-  const manifest = Buffer.from(payload.toString("latin1"), "base64url");
-  const manifestStart = manifest.length > 0 ? body.indexOf(manifest) : -1;
+  const payloadText = payload.toString("latin1");
+  const manifest = Buffer.from(payloadText, "base64url");
+  // Only a payload that is exactly its manifest's base64url gives the same bytes back (not one
+  // with padding, or another encoding): then putting the manifest's encoding back is the document.
+  if (manifest.length === 0 || manifest.toString("base64url") !== payloadText) return body;
+  const manifestStart = manifestOffset(body, manifest, payloadStart);
   // The manifest must lie before the payload (its offset then holds in the packed form).
-  if (manifestStart < 0 || manifestStart + manifest.length > payloadStart) return body;
+  if (manifestStart < 0) return body;
   const packed = Buffer.allocUnsafe(HEADER + body.length - payload.length);
   packed[0] = MARK;
   packed.writeUInt32BE(manifestStart, 1);
@@ -40,8 +44,23 @@ export function packedForm(body: Buffer): Buffer {
   packed.writeUInt32BE(payloadStart, 9);
   body.copy(packed, HEADER, 0, payloadStart);
   body.copy(packed, HEADER + payloadStart, secondDot);
-  // Only a form that gives the same bytes back is kept (a payload with padding, another encoding).
-  return documentForm(packed).equals(body) ? packed : body;
+  return packed;
+}
+
+/** Bytes of the manifest looked for first: enough to be found once, a cheaper search than the whole. */
+const PROBE = 64;
+
+/**
+ * Where the manifest's bytes lie in the document wholly before `end`, or -1: its first bytes
+ * looked for, each place they are found compared whole (searching for all of it cost a snapshot
+ * more than its compression).
+ */
+function manifestOffset(body: Buffer, manifest: Buffer, end: number): number {
+  const probe = manifest.subarray(0, PROBE);
+  for (let at = body.indexOf(probe); at >= 0 && at + manifest.length <= end; at = body.indexOf(probe, at + 1)) {
+    if (body.compare(manifest, 0, manifest.length, at, at + manifest.length) === 0) return at;
+  }
+  return -1;
 }
 
 /** The document a packed form stands for (the payload put back), or the bytes as they are. */

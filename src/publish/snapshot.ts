@@ -6,7 +6,10 @@ import { JSON_TYPE, jsonWithKnown, type RenderedDocument, renderedDocument, stab
 import type { MerchantView } from "./view.ts";
 
 export interface IssuedSnapshot {
-  document: RenderedDocument;
+  /** The document's text: what the refresh encodes (into a buffer it keeps: document.ts utf8Writer). */
+  text: string;
+  /** The document (its bytes encoded on each read). */
+  readonly document: RenderedDocument;
   issuedAt: string;
   expiresAt: string;
 }
@@ -43,7 +46,10 @@ export function snapshotIssuer(signer: JwsSigner): SnapshotIssuer {
       timestamp: issued.manifest.issued_at,
     });
     return {
-      document: renderedDocument(text, JSON_TYPE),
+      text,
+      get document() {
+        return renderedDocument(text, JSON_TYPE);
+      },
       issuedAt: issued.manifest.issued_at,
       expiresAt: issued.manifest.expires_at,
     };

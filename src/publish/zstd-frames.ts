@@ -49,7 +49,26 @@ function internalsOf(stream: object): { handle: NativeHandle; state: Uint32Array
 
 export interface FrameEncoder {
   encode(body: Uint8Array): Buffer;
+  /**
+   * Encodes a frame into `target` from `offset` on, growing it when the frame may not fit (the
+   * caller keeps the buffer answered); answers that buffer and the frame's length. A pack's frames
+   * go straight into its one buffer: no buffer a frame for the collector to follow.
+   */
+  encodeInto(body: Uint8Array, target: Buffer, offset: number): { target: Buffer; length: number };
   close(): void;
+}
+
+/** zstd's bound on a frame's length (ZSTD_compressBound, with room to spare). */
+function frameBound(length: number): number {
+  return length + (length >> 7) + 1024;
+}
+
+/** `target`, or a larger copy of its first `used` bytes when `needed` more would not fit. */
+export function withRoom(target: Buffer, used: number, needed: number): Buffer {
+  if (target.length - used >= needed) return target;
+  const grown = Buffer.allocUnsafeSlow(Math.max(2 * target.length, used + needed));
+  target.copy(grown, 0, 0, used);
+  return grown;
 }
 
 export interface FrameDecoder {
@@ -64,23 +83,39 @@ export function createFrameEncoder(dictionary: Buffer): FrameEncoder {
   const internals = internalsOf(stream);
   if (!internals) {
     stream.destroy();
+    const encode = (body: Uint8Array) => zlib.zstdCompressSync(body, { params, dictionary });
     return {
-      encode: (body) => zlib.zstdCompressSync(body, { params, dictionary }),
+      encode,
+      encodeInto(body, target, offset) {
+        const frame = encode(body);
+        const room = withRoom(target, offset, frame.length);
+        frame.copy(room, offset);
+        return { target: room, length: frame.length };
+      },
       close: () => undefined,
     };
   }
   const { handle, state } = internals;
+  /** Ends `body` as one frame into `target` at `offset` (room for zstd's bound checked by the caller). */
+  const frameInto = (body: Uint8Array, target: Buffer, offset: number): number => {
+    const room = target.length - offset;
+    handle.writeSync(ZSTD_e_end, body, 0, body.length, target, offset, room);
+    const [availableOut = 0, availableIn = 0] = state;
+    if (availableIn !== 0 || availableOut === 0) throw new Error("zstd: a frame did not end in one call");
+    return room - availableOut;
+  };
   let output = Buffer.allocUnsafe(256 * 1024);
   return {
     encode(body) {
       // A frame is at most a little larger than its input (zstd's bound): one output buffer that
       // size takes the whole frame in one call.
-      const bound = body.length + (body.length >> 7) + 1024;
+      const bound = frameBound(body.length);
       if (output.length < bound) output = Buffer.allocUnsafe(bound * 2);
-      handle.writeSync(ZSTD_e_end, body, 0, body.length, output, 0, output.length);
-      const [availableOut = 0, availableIn = 0] = state;
-      if (availableIn !== 0 || availableOut === 0) throw new Error("zstd: a frame did not end in one call");
-      return Buffer.from(output.subarray(0, output.length - availableOut));
+      return Buffer.from(output.subarray(0, frameInto(body, output, 0)));
+    },
+    encodeInto(body, target, offset) {
+      const room = withRoom(target, offset, frameBound(body.length));
+      return { target: room, length: frameInto(body, room, offset) };
     },
     close: () => stream.destroy(),
   };
