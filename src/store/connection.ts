@@ -83,12 +83,15 @@ export function openConnection(file: string, options: OpenOptions = {}): Databas
 
 /**
  * DATA_DIR holds personal data (leads) and secrets: readable by the service's user only. Made
- * 0700 when created, and when it already exists with wider permissions and belongs to us.
+ * 0700 when created, and when it already exists with wider permissions and belongs to us; never
+ * a shared directory (the sticky bit: /tmp), which everyone else on the machine needs as it is
+ * (a database given a path right in /tmp once took /tmp from every other user).
  */
 export function makePrivateDirectory(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
-    if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+    const { mode } = statSync(dir);
+    if ((mode & 0o077) !== 0 && (mode & 0o1000) === 0) chmodSync(dir, 0o700);
   } catch {
     // Not ours to change (a shared mount): the files inside are still 0600.
   }

@@ -100,7 +100,7 @@ export function createPostgresSearchSource(pool: pg.Pool): SearchSource {
   }
 
   async function identifierMatches(identifier: Identifier): Promise<string[]> {
-    const { sql, params } = identifierStatement(identifier);
+    const { sql, params } = identifierStatement(identifier, "postgres");
     const { text, values } = numbered(sql, params);
     return (await pool.query<{ ab_id: string }>(text, values)).rows.map((row) => row.ab_id);
   }
