@@ -6,7 +6,8 @@
  *   1. the embedded search index's first build (`npm run search -- rebuild` over an index folder
  *      removed first), then the search cards the server would otherwise build at its start
  *      (`npm run search -- cards`): wall and CPU time, peak RSS of the process tree, the longest a
- *      writer beside it waited for the write lock (bench/child-measure.ts);
+ *      writer beside it waited for the write lock (bench/child-measure.ts); --skip-index keeps
+ *      the index and cards a previous run built (to measure the server again after a change);
  *   2. the first publication into an empty publish folder and an unchanged one (`npm run refresh`,
  *      bench/refresh-runs.ts): time, ms a merchant, peak RSS, bytes on disk, files and folders;
  *      --skip-publication leaves the publish folder as it is (at 5 million merchants a first
@@ -24,7 +25,7 @@
  * Prints and writes bench/results/national-serving-latest.{md,json}, with the machine's load
  * average before and after (the machine is shared: a figure means little without it).
  *
- *   node bench/national-serving.ts --files DIR [--skip-publication] [--skip-meilisearch]
+ *   node bench/national-serving.ts --files DIR [--skip-index] [--skip-publication] [--skip-meilisearch]
  *     [--questions 5000] [--duration 10] [--connections 10] [--processes 2] [--port 4399]
  */
 import { execFileSync, spawnSync } from "node:child_process";
@@ -57,6 +58,7 @@ const root = path.resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
   options: {
     files: { type: "string" },
+    "skip-index": { type: "boolean", default: false },
     "skip-publication": { type: "boolean", default: false },
     "skip-meilisearch": { type: "boolean", default: false },
     questions: { type: "string", default: "5000" },
@@ -143,11 +145,12 @@ async function jobStep(name: string, script: string, args: string[]): Promise<St
 }
 
 // 1. The index's first build, from no index at all; the search cards in step.
-rmSync(path.join(dataDir, SEARCH_INDEX_DIR), { recursive: true, force: true });
-const steps: Step[] = [
-  await jobStep("search index: first build", "jobs/search.ts", ["rebuild"]),
-  await jobStep("search cards", "jobs/search.ts", ["cards"]),
-];
+const steps: Step[] = [];
+if (!values["skip-index"]) {
+  rmSync(path.join(dataDir, SEARCH_INDEX_DIR), { recursive: true, force: true });
+  steps.push(await jobStep("search index: first build", "jobs/search.ts", ["rebuild"]));
+  steps.push(await jobStep("search cards", "jobs/search.ts", ["cards"]));
+}
 
 // 2. The first publication into an empty publish folder, then one with nothing changed. The
 // previous folder is moved aside and deleted at the end (bench/refresh.ts says why).
