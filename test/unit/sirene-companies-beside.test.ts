@@ -8,18 +8,16 @@
  * when the company is wanted, in the file's order; a fault in either file refuses the import
  * before anything is applied, and nothing stays in the sorting folder.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeSiren, makeSiret } from "../../src/domain/siret.ts";
-import { importSireneStock, SireneFileError } from "../../src/import/sirene/import-sirene.ts";
+import { SireneFileError } from "../../src/import/sirene/import-sirene.ts";
 import { mergedRuns } from "../../src/import/sirene/sorted-spill.ts";
 import { spillLegalUnits } from "../../src/import/sirene/stock-reader.ts";
-import { createCommuneLookup } from "../../src/seed/communes.ts";
-import { openDatabase } from "../../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { ESTABLISHMENT_HEADER, legalUnitsCsv, publicCompany, stockRow } from "../helpers/sirene-stock.ts";
+import { importedStock } from "../helpers/stock-imported.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-companies-beside-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -83,29 +81,10 @@ const companies = () =>
   ]);
 
 async function imported(name: string, stock: string, units: string) {
-  const db = openDatabase(path.join(dir, `${name}.db`));
-  const registry = createMerchantRegistryRepository(db);
-  const sortDir = path.join(dir, `${name}-sort`);
-  const changed: string[] = [];
-  try {
-    const outcome = await importSireneStock(
-      { registry, communes: createCommuneLookup(), now: () => new Date("2026-12-01T10:00:00Z") },
-      { establishments: stock, legalUnits: units, sortDir },
-      "import:test",
-      { onChanged: (abId) => changed.push(abId) },
-    ).then(
-      (report) => ({ report, error: null }),
-      (error: unknown) => ({ report: null, error }),
-    );
-    const named: Record<string, string | null> = {};
-    for (const abId of changed) {
-      const merchant = (await registry.find(abId))?.merchant;
-      if (merchant) named[merchant.siret ?? abId] = merchant.legalName ?? null;
-    }
-    return { ...outcome, named, leftInSortDir: readdirSync(sortDir) };
-  } finally {
-    db.$client.close();
-  }
+  const { merchants, ...outcome } = await importedStock(dir, name, stock, units);
+  const named: Record<string, string | null> = {};
+  for (const merchant of merchants) if (merchant) named[merchant.siret] = merchant.legalName ?? null;
+  return { ...outcome, named };
 }
 
 describe("a SIRENE stock's companies read beside its establishments", () => {

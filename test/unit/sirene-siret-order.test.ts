@@ -3,37 +3,20 @@
  * rows (stock-reader.ts sorts the rows it keeps, sorted-spill.ts), and the registry is the same
  * as from the file in order: the same merchants, the same counts.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { importSireneStock } from "../../src/import/sirene/import-sirene.ts";
-import { createCommuneLookup } from "../../src/seed/communes.ts";
-import { openDatabase } from "../../src/store/db.ts";
-import { createMerchantRegistryRepository } from "../../src/store/merchant-registry-repository.ts";
 import { legalUnitsFileOf, writeStockFile } from "../helpers/generated-stock.ts";
+import { importedStock } from "../helpers/stock-imported.ts";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "abeille-siret-order-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function imported(name: string, stock: string, units: string) {
-  const db = openDatabase(path.join(dir, `${name}.db`));
-  const registry = createMerchantRegistryRepository(db);
-  const sortDir = path.join(dir, `${name}-sort`);
-  const changed: string[] = [];
-  try {
-    const report = await importSireneStock(
-      { registry, communes: createCommuneLookup(), now: () => new Date("2026-12-01T10:00:00Z") },
-      { establishments: stock, legalUnits: units, sortDir },
-      "import:test",
-      { onChanged: (abId) => changed.push(abId) },
-    );
-    const sirets: string[] = [];
-    for (const abId of changed) sirets.push((await registry.find(abId))?.merchant.siret ?? "missing");
-    return { report, sirets, leftInSortDir: readdirSync(sortDir) };
-  } finally {
-    db.$client.close();
-  }
+  const { report, error, merchants, leftInSortDir } = await importedStock(dir, name, stock, units);
+  if (error) throw error;
+  return { report, sirets: merchants.map((merchant) => merchant?.siret ?? "missing"), leftInSortDir };
 }
 
 describe("a SIRENE stock whose rows come in no order", () => {
